@@ -1,0 +1,10 @@
+/**
+ * The single DynamoDB table's key layout, shared by the CDK construct (which creates the
+ * table) and the adapters and local mode (which use it), so the three cannot drift.
+ */
+export const TABLE_LAYOUT = {
+  partitionKey: 'pk',
+  sortKey: 'sk',
+  /** Waiting approval cards, newest first: partition `WAITING`, sort `<pausedAt>#<runId>`. */
+  inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
+} as const;

@@ -1,0 +1,58 @@
+/**
+ * The one error root of countersign. Every error that may reach a client carries a `code`;
+ * the HTTP status is chosen at the edge (see `lambdas/handlers/http/`), never here.
+ *
+ * `expose` says whether `message` was written for a client. Errors with `expose: false`
+ * reach a client only as a generic message; their text goes to no log either unless it
+ * was written to be safe.
+ *
+ * @example
+ * throw new CountersignError('not-found', 'Run not found.');
+ */
+export type ErrorCode =
+  | 'bad-request'
+  | 'unauthenticated'
+  | 'forbidden'
+  | 'not-found'
+  | 'stale-digest'
+  | 'conflict'
+  | 'gone'
+  | 'payload-too-large'
+  | 'sealed-state-rejected'
+  | 'model-failed'
+  | 'tool-failed'
+  | 'configuration'
+  | 'internal';
+
+export class CountersignError extends Error {
+  public readonly code: ErrorCode;
+  public readonly expose: boolean;
+  /** The request field the error is about, when there is one (`body.digest`). */
+  public readonly field?: string;
+
+  public constructor(
+    code: ErrorCode,
+    message: string,
+    options: { expose?: boolean; field?: string; cause?: unknown } = {},
+  ) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = 'CountersignError';
+    this.code = code;
+    this.expose = options.expose ?? code !== 'internal';
+    if (options.field !== undefined) this.field = options.field;
+  }
+}
+
+/** True when `error` is a countersign error with the given code. */
+export function isCountersignError(error: unknown, code?: ErrorCode): error is CountersignError {
+  return error instanceof CountersignError && (code === undefined || error.code === code);
+}
+
+/**
+ * The class name of a thrown value, and nothing else: the seed withholds exception text
+ * because it can carry credentials ("Access denied for user x@host").
+ */
+export function describeErrorClass(error: unknown): string {
+  if (error instanceof Error) return error.constructor?.name || error.name || 'Error';
+  return typeof error;
+}

@@ -1,0 +1,37 @@
+import { z } from 'zod';
+
+/** What a user may do in countersign. Grants are data (user records), not code. */
+export const GRANTS = ['agent_run', 'agent_approve', 'admin'] as const;
+export type Grant = (typeof GRANTS)[number];
+
+/** `'*'` means every page (or every language); otherwise an explicit allow-list. */
+export const accessListSchema = z.union([z.literal('*'), z.array(z.string().min(1).max(200)).max(10_000)]);
+export type AccessList = z.infer<typeof accessListSchema>;
+
+export const userProfileSchema = z.object({
+  userId: z.string().min(1).max(200),
+  displayName: z.string().max(200).default(''),
+  grants: z.array(z.enum(GRANTS)).default([]),
+  pageAccess: accessListSchema.default([]),
+  languageAccess: accessListSchema.default([]),
+});
+
+/**
+ * A user as the domain sees them: who they are, what they may do, which pages and
+ * languages they may touch. A run executes under its owner's profile (the acting user);
+ * a card is rendered for a viewer's profile. Never an ambient identity.
+ */
+export type UserProfile = z.infer<typeof userProfileSchema>;
+
+export function hasGrant(user: UserProfile | undefined, grant: Grant): boolean {
+  if (!user) return false;
+  return user.grants.includes(grant) || user.grants.includes('admin');
+}
+
+export function isAdmin(user: UserProfile | undefined): boolean {
+  return user?.grants.includes('admin') ?? false;
+}
+
+export function allows(list: AccessList, item: string): boolean {
+  return list === '*' || list.includes(item);
+}

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+import { allows, isAdmin, type UserProfile } from './identity.js';
+
+/** The metadata fields `update_page_metadata` may set: absolute values, never relative edits. */
+export const PAGE_METADATA_FIELDS = [
+  'title',
+  'description',
+  'keywords',
+  'author',
+  'ogTitle',
+  'ogDescription',
+] as const;
+export type PageMetadataField = (typeof PAGE_METADATA_FIELDS)[number];
+
+export const pageSchema = z.object({
+  pageId: z.string().min(1).max(100),
+  language: z.string().min(2).max(20),
+  slug: z.string().max(500).default(''),
+  body: z.string().max(100_000).default(''),
+  title: z.string().max(1000).default(''),
+  description: z.string().max(5000).default(''),
+  keywords: z.string().max(2000).default(''),
+  author: z.string().max(500).default(''),
+  ogTitle: z.string().max(1000).default(''),
+  ogDescription: z.string().max(5000).default(''),
+  updatedAt: z.string().default(''),
+  updatedBy: z.string().default(''),
+});
+
+/** A page of the built-in content store (DynamoDB deployed, dynalite locally). */
+export type Page = z.infer<typeof pageSchema>;
+
+export type PageMetadataPatch = Partial<Record<PageMetadataField, string>>;
+
+/**
+ * Port: the built-in page store. Reads are bounded (one item per page).
+ */
+export interface PageStore {
+  getPage(pageId: string): Promise<Page | undefined>;
+  /** Reads many pages with one batched request where the backend allows it. */
+  getPages(pageIds: readonly string[]): Promise<Map<string, Page>>;
+  listPages(options: { limit: number; cursor?: string }): Promise<{ pages: Page[]; cursor?: string }>;
+  /** Sets absolute values; returns the page as written. */
+  updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page>;
+  putPage(page: Page): Promise<void>;
+}
+
+/**
+ * The one string a tool answers for "no such page" and "you may not touch this page":
+ * the same text for both, so a tool cannot be used to probe the page tree.
+ */
+export const PAGE_NOT_AVAILABLE = 'The page does not exist or you do not have access to it.';
+
+/** Page access and language access, the two record checks a page tool makes for a user. */
+export function mayAccessPage(user: UserProfile | undefined, page: Page | undefined): page is Page {
+  if (!user || !page) return false;
+  if (isAdmin(user)) return true;
+  return allows(user.pageAccess, page.pageId) && allows(user.languageAccess, page.language);
+}

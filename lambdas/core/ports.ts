@@ -1,0 +1,108 @@
+import type { UserProfile } from './identity.js';
+import type { DecisionRecord, StoredCard } from './runs/approval-card.js';
+import type { RunRecord, RunStatus } from './runs/run-record.js';
+
+/** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
+export type SealPurpose = 'run-state' | 'approval-card' | 'task-token';
+
+/**
+ * Port: envelope encryption of run state. The encryption context names the run and the
+ * purpose; `unseal` refuses bytes sealed for another run or purpose, or tampered with, by
+ * throwing `CountersignError('sealed-state-rejected')`.
+ */
+export interface StateSealer {
+  seal(purpose: SealPurpose, runId: string, plaintext: Uint8Array): Promise<Uint8Array>;
+  unseal(purpose: SealPurpose, runId: string, sealed: Uint8Array): Promise<Uint8Array>;
+}
+
+export interface StoredRun {
+  record: RunRecord;
+  sealedState: Uint8Array;
+}
+
+export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
+
+export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
+
+/**
+ * Port: runs, their sealed state, approval cards and decisions. DynamoDB deployed and
+ * dynalite locally, behind the same adapter. Large sealed state is the adapter's business
+ * (it overflows to S3); the core never sees the 400 KB item limit.
+ */
+export interface RunRepository {
+  createRun(record: RunRecord, sealedState: Uint8Array): Promise<void>;
+  getRun(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * Writes the record changes (and the sealed state when given) if the run is still in one
+   * of `expectStatus`.
+   */
+  updateRun(
+    runId: string,
+    changes: Partial<Omit<RunRecord, 'runId'>>,
+    options?: {
+      sealedState?: Uint8Array;
+      expectStatus?: readonly RunStatus[];
+      removeFields?: ReadonlyArray<keyof RunRecord>;
+    },
+  ): Promise<ConditionalOutcome>;
+  putCard(card: StoredCard): Promise<void>;
+  getCard(runId: string): Promise<StoredCard | undefined>;
+  /** Waiting cards, newest first, with an opaque cursor. One query per page. */
+  listWaitingCards(options: {
+    limit: number;
+    cursor?: string;
+  }): Promise<{ cards: StoredCard[]; cursor?: string }>;
+  /** Takes the card out of the inbox (the decision was delivered or the run ended). */
+  closeCard(runId: string): Promise<void>;
+  /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */
+  claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
+  getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;
+}
+
+/** Port: users, their grants and their page and language access. */
+export interface UserDirectory {
+  getUser(userId: string): Promise<UserProfile | undefined>;
+  putUser(user: UserProfile): Promise<void>;
+  listUsers(): Promise<UserProfile[]>;
+}
+
+/** Port: Step Functions, as the API sees it. */
+export interface RunExecutions {
+  /** Starts the run's state machine execution; the name makes a retry idempotent. */
+  start(input: { runId: string; executionName: string }): Promise<void>;
+  /** Resumes a waiting task. Outcome `token-spent` means the token was used or timed out. */
+  resume(
+    taskToken: string,
+    decision: { kind: 'approve' } | { kind: 'reject'; reason?: string },
+  ): Promise<{ kind: 'delivered' } | { kind: 'token-spent' }>;
+}
+
+/** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
+export interface RunNotifier {
+  runAwaitingApproval(event: { runId: string; toolNames: string[]; pausedAt: string }): Promise<void>;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+/**
+ * Port: structured logging. Fields are safe by construction: callers never pass tokens,
+ * transcript text, preview lines, skill bodies or tool exception messages.
+ */
+export interface Logger {
+  debug(message: string, fields?: Record<string, unknown>): void;
+  info(message: string, fields?: Record<string, unknown>): void;
+  warn(message: string, fields?: Record<string, unknown>): void;
+  error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/** Port: metrics (CloudWatch embedded metric format deployed). */
+export interface Metrics {
+  count(name: string, value?: number, dimensions?: Record<string, string>): void;
+  observe(name: string, value: number, unit: 'Milliseconds' | 'Bytes' | 'Count'): void;
+}
+
+export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
+export const noMetrics: Metrics = { count() {}, observe() {} };
+export const systemClock: Clock = { now: () => new Date() };

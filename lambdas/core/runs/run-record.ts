@@ -1,0 +1,35 @@
+import { z } from 'zod';
+
+export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Terminal statuses: nothing resumes a run in one of these. */
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'expired']);
+
+/**
+ * The plaintext, queryable part of a run. Nothing here is secret: no transcript, no
+ * arguments, no token. Those live in the sealed state.
+ */
+export const runRecordSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  configurationId: z.string(),
+  taskId: z.string().optional(),
+  status: z.enum(RUN_STATUSES),
+  turn: z.number().int().nonnegative(),
+  /** How many executions this run has used; a long run continues as a new execution. */
+  executionCount: z.number().int().positive(),
+  /** The turn the current execution started at (turns per execution are bounded). */
+  executionStartTurn: z.number().int().nonnegative(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  pausedAt: z.string().optional(),
+  expiresAt: z.string().optional(),
+  endedAt: z.string().optional(),
+  /** A readable, client-safe reason for `failed` or `expired`. */
+  failureReason: z.string().optional(),
+  /** Tool names of the turn waiting for a decision (no arguments). */
+  pendingToolNames: z.array(z.string()).optional(),
+});
+export type RunRecord = z.infer<typeof runRecordSchema>;

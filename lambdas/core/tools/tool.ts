@@ -1,0 +1,107 @@
+import { z } from 'zod';
+import type { UserProfile } from '../identity.js';
+import type { ToolSpecification } from '../model.js';
+import type { PageStore } from '../pages.js';
+
+/** What a tool does to the world. A write always requires approval. */
+export type ToolEffect = 'read' | 'write';
+
+/** What a tool's `execute` returns: text for the model, flagged when it is a refusal or failure. */
+export interface ToolOutcome {
+  content: string;
+  isError: boolean;
+}
+
+/**
+ * What a tool may use while it runs. `actingUser` is the run owner's profile: tools
+ * authorise against it and never against an ambient identity.
+ */
+export interface ToolContext {
+  actingUser: UserProfile;
+  runId: string;
+  pages: PageStore;
+}
+
+/**
+ * A tool of the loop. No base class: a plain object with a zod input schema (its JSON
+ * schema is what the model sees), an effect, and `execute`.
+ *
+ * Opt-in preview contract (seed 000): `preview` returns human-readable lines that say what
+ * the call would do and what it would replace, under the acting user; `mayViewerReadPreview`
+ * answers whether a given viewer may be shown them. Tools without them render no preview.
+ *
+ * @example
+ * const echo = defineTool({
+ *   name: 'echo', description: 'Repeats its input.', effect: 'read',
+ *   input: z.object({ text: z.string() }),
+ *   execute: async ({ text }) => ({ content: text, isError: false }),
+ * });
+ */
+export interface Tool<Arguments = unknown> {
+  readonly name: string;
+  readonly description: string;
+  readonly input: z.ZodType<Arguments>;
+  readonly effect: ToolEffect;
+  /** Ask a human even for a read. Ignored for writes, which always ask. @default false */
+  readonly requiresApproval?: boolean;
+  execute(args: Arguments, context: ToolContext): Promise<ToolOutcome>;
+  preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[]>;
+  mayViewerReadPreview?(args: Arguments, viewer: UserProfile, context: ToolContext): Promise<boolean>;
+}
+
+/** Identity function that keeps the argument type of a tool definition. */
+export function defineTool<Arguments>(tool: Tool<Arguments>): Tool<Arguments> {
+  return tool;
+}
+
+/** A write effect implies approval; a read needs it only when the tool asks. */
+export function needsApproval(tool: Pick<Tool, 'effect' | 'requiresApproval'>): boolean {
+  return tool.effect === 'write' || tool.requiresApproval === true;
+}
+
+export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
+
+/**
+ * The tools a deployment knows, by name. A name registered twice is a configuration error
+ * raised at cold start, not a silent override.
+ */
+export class ToolRegistry {
+  private readonly tools = new Map<string, Tool>();
+
+  public constructor(tools: ReadonlyArray<Tool<never>> = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  public register(tool: Tool<never>): void {
+    if (!TOOL_NAME_PATTERN.test(tool.name)) {
+      throw new Error(`Tool name "${tool.name}" is invalid: use letters, digits, "_" or "-", at most 64.`);
+    }
+    if (this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice.`);
+    this.tools.set(tool.name, tool as unknown as Tool);
+  }
+
+  public get(name: string): Tool | undefined {
+    return this.tools.get(name);
+  }
+
+  public names(): string[] {
+    return [...this.tools.keys()].sort();
+  }
+
+  /** The specifications offered to the model: only the allowed tools that are registered. */
+  public specificationsFor(allowed: readonly string[]): ToolSpecification[] {
+    return allowed
+      .map((name) => this.tools.get(name))
+      .filter((tool): tool is Tool => tool !== undefined)
+      .map((tool) => toSpecification(tool));
+  }
+}
+
+export function toSpecification(tool: Tool): ToolSpecification {
+  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
+    string,
+    unknown
+  >;
+  delete schema.$schema;
+  return { name: tool.name, description: tool.description, inputSchema: schema };
+}

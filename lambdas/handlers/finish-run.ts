@@ -1,0 +1,4 @@
+// Placeholder while the run engine lands; replaced by the real wiring.
+export async function handler(): Promise<never> {
+  throw new Error('finish-run: not wired yet');
+}

@@ -1,0 +1,4 @@
+// Placeholder while the run engine lands; replaced by the real wiring.
+export async function handler(): Promise<never> {
+  throw new Error('model-turn: not wired yet');
+}
