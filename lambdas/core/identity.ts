@@ -14,6 +14,8 @@ export const userProfileSchema = z.object({
   grants: z.array(z.enum(GRANTS)).default([]),
   pageAccess: accessListSchema.default([]),
   languageAccess: accessListSchema.default([]),
+  /** Tools whose writes this user may release as an approver (tool-level authority). */
+  toolAccess: accessListSchema.default([]),
 });
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CountersignError } from '../errors.js';
 
 /**
  * What an approver's card needs, sealed apart from the transcript so that rendering the
@@ -57,9 +58,13 @@ export interface StoredCard {
 
 export type Decision = 'approve' | 'reject';
 
-/** What the approver was shown, recorded with the decision for the audit. */
+/**
+ * What the card put before the approver, recorded with the decision for the audit: each call
+ * and whether a preview was captured for it. The per-viewer read gate is not re-run here: it
+ * would cost a record read per previewing call on the resume path.
+ */
 export interface CardShown {
-  calls: Array<{ index: number; tool: string; preview: 'shown' | 'withheld' | 'failed' | 'none' }>;
+  calls: Array<{ index: number; tool: string; arguments: unknown; preview: 'captured' | 'failed' | 'none' }>;
 }
 
 /** The append-only audit record of a decision; it is also the exactly-once claim. */
@@ -73,3 +78,54 @@ export interface DecisionRecord {
   reason?: string;
   cardShown: CardShown;
 }
+
+/**
+ * Reads a decrypted approval card. A card of an unknown shape is refused; within a known
+ * shape it degrades rather than fails (seed 000):
+ * - pending calls that are not usable at all are dropped, which renumbers the rest;
+ * - previews are translated from their stored positions onto the surviving list, and a
+ *   preview whose call did not survive, or which names a different tool, is dropped;
+ * - missing or malformed `callPreviews` mean "no preview": the run still resumes.
+ */
+export function parseApprovalCard(value: unknown): ApprovalCard {
+  const header = approvalCardHeaderSchema.safeParse(value);
+  if (!header.success) {
+    throw new CountersignError('sealed-state-rejected', 'The sealed approval card has an unknown shape.');
+  }
+  const raw = value as { pendingCalls?: unknown; callPreviews?: unknown };
+  const rawCalls = Array.isArray(raw.pendingCalls) ? raw.pendingCalls : [];
+  const survivorPosition = new Map<number, number>();
+  const pendingCalls: CardCall[] = [];
+  rawCalls.forEach((rawCall, storedPosition) => {
+    const parsed = cardCallSchema.safeParse(rawCall);
+    if (!parsed.success || parsed.data.index !== storedPosition) return;
+    survivorPosition.set(storedPosition, pendingCalls.length);
+    pendingCalls.push({ ...parsed.data, index: pendingCalls.length });
+  });
+  const card: ApprovalCard = {
+    schemaVersion: 1,
+    runId: header.data.runId,
+    turn: header.data.turn,
+    digest: header.data.digest,
+    pendingCalls,
+  };
+  if (!Array.isArray(raw.callPreviews)) return card;
+  const callPreviews: CallPreview[] = [];
+  for (const rawPreview of raw.callPreviews) {
+    const parsed = callPreviewSchema.safeParse(rawPreview);
+    if (!parsed.success) continue;
+    const position = survivorPosition.get(parsed.data.index);
+    if (position === undefined) continue;
+    if (pendingCalls[position]?.tool !== parsed.data.tool) continue;
+    callPreviews.push({ ...parsed.data, index: position });
+  }
+  card.callPreviews = callPreviews;
+  return card;
+}
+
+const approvalCardHeaderSchema = z.object({
+  schemaVersion: z.literal(APPROVAL_CARD_SCHEMA_VERSION),
+  runId: z.string().min(1),
+  turn: z.number().int().nonnegative(),
+  digest: z.string().min(1),
+});

@@ -20,6 +20,8 @@ export const runRecordSchema = z.object({
   turn: z.number().int().nonnegative(),
   /** How many executions this run has used; a long run continues as a new execution. */
   executionCount: z.number().int().positive(),
+  /** The Step Functions execution currently driving the run. */
+  executionId: z.string().optional(),
   /** The turn the current execution started at (turns per execution are bounded). */
   executionStartTurn: z.number().int().nonnegative(),
   createdAt: z.string(),
@@ -29,6 +31,11 @@ export const runRecordSchema = z.object({
   endedAt: z.string().optional(),
   /** A readable, client-safe reason for `failed` or `expired`. */
   failureReason: z.string().optional(),
+  /**
+   * The configuration's approval policy as it was when the run started: it governs the whole
+   * run, and keeps the pause and the decision to one read.
+   */
+  policy: z.object({ fourEyes: z.boolean(), revealRejectionReason: z.boolean() }),
   /** Tool names of the turn waiting for a decision (no arguments). */
   pendingToolNames: z.array(z.string()).optional(),
 });

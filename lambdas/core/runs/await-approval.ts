@@ -1,0 +1,127 @@
+import { CountersignError } from '../errors.js';
+import { capturePreviews } from '../previews/capture-previews.js';
+import { needsApproval } from '../tools/tool.js';
+import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
+import { loadRun, unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import { sealJson } from './sealed-json.js';
+import { computeTurnDigest } from './turn-digest.js';
+
+export interface AwaitApprovalInput {
+  runId: string;
+  turn: number;
+  /** The Step Functions task token: a bearer secret, sealed at once and never logged. */
+  taskToken: string;
+}
+
+type AwaitDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'notifier' | 'clock' | 'logger' | 'metrics' | 'settings'
+>;
+
+/**
+ * The approval scan: build the suspended state of the turn (pending calls, previews, turn
+ * digest), seal it with the task token, and put the run in the inbox. The card is sealed apart
+ * from the transcript so the inbox never decrypts a transcript.
+ *
+ * Idempotent: a retried or re-driven wait for a turn that already has its card only re-seals
+ * the new token, so the previews stay those captured when the run first paused.
+ */
+export async function awaitApproval(
+  dependencies: AwaitDependencies,
+  input: AwaitApprovalInput,
+): Promise<void> {
+  const run = await loadRun(dependencies, input.runId);
+  const { record } = run;
+  if (record.turn !== input.turn || (record.status !== 'running' && record.status !== 'waiting')) {
+    throw new CountersignError(
+      'conflict',
+      `The run is ${record.status} at turn ${record.turn}, not waiting at ${input.turn}.`,
+    );
+  }
+  const sealedToken = await sealJson(dependencies.sealer, 'task-token', input.runId, {
+    taskToken: input.taskToken,
+  });
+  if (record.status === 'waiting') {
+    const existing = await dependencies.runs.getCard(input.runId);
+    if (existing && existing.turn === input.turn) {
+      await dependencies.runs.putCard({ ...existing, state: 'waiting', sealedToken });
+      dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
+      return;
+    }
+  }
+
+  const state = await unsealRunState(dependencies, run);
+  const calls = state.pendingCalls;
+  const digest = computeTurnDigest(input.runId, input.turn, calls);
+  const needsPreview = calls.some(
+    (call) => call.offered && dependencies.tools.get(call.tool)?.preview !== undefined,
+  );
+  const actingUser = needsPreview ? await dependencies.users.getUser(record.owner) : undefined;
+  const callPreviews = actingUser
+    ? await capturePreviews({
+        calls,
+        tools: dependencies.tools,
+        actingUser,
+        context: { actingUser, runId: input.runId, pages: dependencies.pages },
+        logger: dependencies.logger,
+      })
+    : [];
+  const card: ApprovalCard = {
+    schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,
+    runId: input.runId,
+    turn: input.turn,
+    digest,
+    pendingCalls: calls.map((call) => ({ index: call.index, tool: call.tool, arguments: call.arguments })),
+    callPreviews,
+  };
+  const now = dependencies.clock.now();
+  const pausedAt = now.toISOString();
+  const expiresAt = new Date(
+    now.getTime() + dependencies.settings.approvalTimeoutSeconds * 1000,
+  ).toISOString();
+  const toolNames = [...new Set(calls.map((call) => call.tool))];
+  const writeToolNames = [
+    ...new Set(
+      calls
+        .filter((call) => {
+          const tool = dependencies.tools.get(call.tool);
+          return call.offered && tool !== undefined && needsApproval(tool);
+        })
+        .map((call) => call.tool),
+    ),
+  ];
+  const storedCard: StoredCard = {
+    runId: input.runId,
+    owner: record.owner,
+    label: record.label,
+    configurationId: record.configurationId,
+    turn: input.turn,
+    digest,
+    pausedAt,
+    expiresAt,
+    toolNames,
+    writeToolNames,
+    fourEyes: record.policy.fourEyes,
+    revealRejectionReason: record.policy.revealRejectionReason,
+    state: 'waiting',
+    sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
+    sealedToken,
+  };
+  await dependencies.runs.putCard(storedCard);
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    { status: 'waiting', pausedAt, expiresAt, pendingToolNames: toolNames, updatedAt: pausedAt },
+    { expectStatus: ['running', 'waiting'] },
+  );
+  if (outcome.kind === 'condition-failed')
+    throw new CountersignError('conflict', 'The run ended while it was pausing.');
+  dependencies.metrics.count('RunsSuspended');
+  dependencies.metrics.count('PreviewsFailed', callPreviews.filter((preview) => preview.failed).length);
+  dependencies.logger.info('run awaiting approval', {
+    runId: input.runId,
+    turn: input.turn,
+    tools: toolNames,
+  });
+  await dependencies.notifier.runAwaitingApproval({ runId: input.runId, toolNames, pausedAt });
+}

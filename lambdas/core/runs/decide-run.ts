@@ -1,0 +1,177 @@
+import { z } from 'zod';
+import { CountersignError } from '../errors.js';
+import { allows, hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import { TEXTS } from '../texts.js';
+import {
+  type CardShown,
+  type Decision,
+  type DecisionRecord,
+  parseApprovalCard,
+  type StoredCard,
+} from './approval-card.js';
+import type { RunDependencies } from './run-dependencies.js';
+import { unsealJson } from './sealed-json.js';
+
+export const decisionRequestSchema = z
+  .object({
+    digest: z.string().min(1).max(200),
+    decision: z.enum(['approve', 'reject']),
+    reason: z.string().max(2000).optional(),
+  })
+  .strict();
+export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
+
+export type DecisionOutcome = {
+  kind: 'decided';
+  runId: string;
+  turn: number;
+  decision: Decision;
+  /** True when this request repeated a decision already on record (same answer). */
+  repeated: boolean;
+};
+
+type DecideDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics'
+>;
+
+/** A claim older than this that was never delivered is delivered again by a repeat. */
+const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
+
+/**
+ * An approver's decision on a waiting turn (seed 000, DESIGN "Decisions"). Order matters:
+ * 1. seeing the card needs `agent_approve`; the digest must name the turn that was reviewed;
+ * 2. approving also passes the decision gate (tool-level authority, four-eyes);
+ * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
+ *    so a double submission never resumes twice and an unrecorded approval never executes.
+ */
+export async function decideRun(
+  dependencies: DecideDependencies,
+  principal: UserProfile,
+  runId: string,
+  request: DecisionRequest,
+): Promise<DecisionOutcome> {
+  if (!hasGrant(principal, 'agent_approve'))
+    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
+  const card = await dependencies.runs.getCard(runId);
+  if (!card) throw new CountersignError('not-found', TEXTS.runNotFound);
+
+  if (card.state === 'decided') return answerDecidedCard(dependencies, card, request);
+  const now = dependencies.clock.now();
+  if (now.getTime() >= Date.parse(card.expiresAt)) throw new CountersignError('gone', TEXTS.decisionExpired);
+  if (request.digest !== card.digest) {
+    dependencies.metrics.count('StaleDigestRefusals');
+    throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'digest' });
+  }
+  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies.metrics);
+
+  const record: DecisionRecord = {
+    runId,
+    turn: card.turn,
+    decision: request.decision,
+    digest: card.digest,
+    decidedBy: principal.userId,
+    decidedAt: now.toISOString(),
+    ...(request.reason ? { reason: request.reason } : {}),
+    cardShown: await describeCardShown(dependencies, card),
+  };
+  const claim = await dependencies.runs.claimDecision(record);
+  if (claim.kind === 'already-decided')
+    return answerExistingClaim(dependencies, card, claim.existing, request);
+  await deliver(dependencies, card, record);
+  dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
+  dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
+  dependencies.logger.info('decision recorded', { runId, turn: card.turn, decision: request.decision });
+  return { kind: 'decided', runId, turn: card.turn, decision: request.decision, repeated: false };
+}
+
+function assertDecisionGate(
+  principal: UserProfile,
+  card: StoredCard,
+  metrics: DecideDependencies['metrics'],
+): void {
+  if (!isAdmin(principal)) {
+    const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
+    if (refused) {
+      metrics.count('GateRefusals', 1, { gate: 'tool' });
+      throw new CountersignError('forbidden', TEXTS.gateToolRefused(refused));
+    }
+  }
+  if (card.fourEyes && card.owner === principal.userId) {
+    metrics.count('GateRefusals', 1, { gate: 'four-eyes' });
+    throw new CountersignError('forbidden', TEXTS.gateFourEyes);
+  }
+}
+
+async function answerDecidedCard(
+  dependencies: DecideDependencies,
+  card: StoredCard,
+  request: DecisionRequest,
+): Promise<DecisionOutcome> {
+  const existing = await dependencies.runs.getDecision(card.runId, card.turn);
+  if (!existing) {
+    // The card closed without a decision: the run ended (expired or failed).
+    throw new CountersignError('gone', TEXTS.decisionExpired);
+  }
+  return answerExistingClaim(dependencies, card, existing, request);
+}
+
+/** The same decision repeated gets the same answer; a different one is a conflict. */
+async function answerExistingClaim(
+  dependencies: DecideDependencies,
+  card: StoredCard,
+  existing: DecisionRecord,
+  request: DecisionRequest,
+): Promise<DecisionOutcome> {
+  if (existing.decision !== request.decision || existing.digest !== request.digest) {
+    throw new CountersignError('conflict', TEXTS.alreadyDecided);
+  }
+  const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
+  if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
+    // The first request claimed but never delivered (it crashed in between): deliver now.
+    await deliver(dependencies, card, existing);
+  }
+  return { kind: 'decided', runId: card.runId, turn: card.turn, decision: existing.decision, repeated: true };
+}
+
+async function deliver(
+  dependencies: DecideDependencies,
+  card: StoredCard,
+  record: DecisionRecord,
+): Promise<void> {
+  const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
+    taskToken?: unknown;
+  };
+  if (typeof sealed.taskToken !== 'string') {
+    throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
+  }
+  const outcome = await dependencies.executions.resume(
+    sealed.taskToken,
+    record.decision === 'approve'
+      ? { kind: 'approve' }
+      : { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) },
+  );
+  if (outcome.kind === 'token-spent' && dependencies.clock.now().getTime() >= Date.parse(card.expiresAt)) {
+    throw new CountersignError('gone', TEXTS.decisionExpired);
+  }
+  // A spent token after our own claim means an earlier attempt already delivered it.
+  await dependencies.runs.closeCard(card.runId);
+}
+
+async function describeCardShown(dependencies: DecideDependencies, card: StoredCard): Promise<CardShown> {
+  const approvalCard = parseApprovalCard(
+    await unsealJson(dependencies.sealer, 'approval-card', card.runId, card.sealedCard),
+  );
+  const previews = new Map((approvalCard.callPreviews ?? []).map((preview) => [preview.index, preview]));
+  return {
+    calls: approvalCard.pendingCalls.map((call) => {
+      const preview = previews.get(call.index);
+      return {
+        index: call.index,
+        tool: call.tool,
+        arguments: call.arguments,
+        preview: preview === undefined ? 'none' : preview.failed ? 'failed' : 'captured',
+      };
+    }),
+  };
+}

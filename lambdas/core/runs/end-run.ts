@@ -1,0 +1,83 @@
+import { TEXTS } from '../texts.js';
+import type { RunDependencies } from './run-dependencies.js';
+
+type EndDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'settings'>;
+
+const OPEN_STATUSES = ['running', 'waiting'] as const;
+
+/** The run gave its final answer. */
+export async function finishRun(dependencies: EndDependencies, input: { runId: string }): Promise<void> {
+  const now = dependencies.clock.now().toISOString();
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    { status: 'completed', endedAt: now, updatedAt: now },
+    { expectStatus: ['running'] },
+  );
+  if (outcome.kind === 'written') dependencies.metrics.count('RunsCompleted');
+  dependencies.logger.info('run completed', { runId: input.runId });
+}
+
+/**
+ * The failure the state machine caught. Our own step errors are named `countersign.<code>`
+ * and carry a client-safe message; anything else is reported generically (its cause may hold
+ * text nobody vetted).
+ */
+export interface CaughtFailure {
+  Error?: string;
+  Cause?: string;
+}
+
+export async function markRunFailed(
+  dependencies: EndDependencies,
+  input: { runId: string; failure?: CaughtFailure },
+): Promise<void> {
+  const reason = readableReason(input.failure);
+  const now = dependencies.clock.now().toISOString();
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    { status: 'failed', failureReason: reason, endedAt: now, updatedAt: now },
+    { expectStatus: OPEN_STATUSES, removeFields: ['pendingToolNames'] },
+  );
+  if (outcome.kind === 'written') {
+    await dependencies.runs.closeCard(input.runId);
+    dependencies.metrics.count('RunsFailed');
+  }
+  dependencies.logger.warn('run failed', { runId: input.runId, error: input.failure?.Error ?? 'unknown' });
+}
+
+export async function markRunExpired(dependencies: EndDependencies, input: { runId: string }): Promise<void> {
+  const now = dependencies.clock.now().toISOString();
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    {
+      status: 'expired',
+      failureReason: TEXTS.expired(dependencies.settings.approvalTimeoutSeconds),
+      endedAt: now,
+      updatedAt: now,
+    },
+    { expectStatus: OPEN_STATUSES },
+  );
+  if (outcome.kind === 'written') {
+    await dependencies.runs.closeCard(input.runId);
+    dependencies.metrics.count('RunsExpired');
+  }
+  dependencies.logger.info('run expired', { runId: input.runId });
+}
+
+function readableReason(failure: CaughtFailure | undefined): string {
+  const error = failure?.Error ?? '';
+  if (!error.startsWith('countersign.')) return TEXTS.internalFailure;
+  const message = messageOf(failure?.Cause);
+  return message ? message.slice(0, 500) : TEXTS.internalFailure;
+}
+
+/** Lambda wraps a thrown error as `{"errorType","errorMessage",...}`; the local runner passes the text. */
+function messageOf(cause: string | undefined): string | undefined {
+  if (!cause) return undefined;
+  try {
+    const parsed = JSON.parse(cause) as { errorMessage?: unknown };
+    return typeof parsed.errorMessage === 'string' ? parsed.errorMessage : undefined;
+  } catch {
+    return cause;
+  }
+}

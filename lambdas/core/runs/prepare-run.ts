@@ -1,0 +1,44 @@
+import { CountersignError } from '../errors.js';
+import { loadRun } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import { TERMINAL_STATUSES } from './run-record.js';
+
+export interface PrepareRunInput {
+  runId: string;
+  executionId: string;
+}
+
+export interface PrepareRunOutput {
+  runId: string;
+  turn: number;
+  /** `await` re-enters the approval wait of a run that is already waiting (a re-drive). */
+  next: 'model' | 'await';
+}
+
+/**
+ * First step of every execution. A run continues as a new execution when one execution's
+ * history would grow too long; the new execution starts counting its turns here.
+ */
+export async function prepareRun(
+  dependencies: Pick<RunDependencies, 'runs' | 'clock'>,
+  input: PrepareRunInput,
+): Promise<PrepareRunOutput> {
+  const { record } = await loadRun(dependencies, input.runId);
+  if (TERMINAL_STATUSES.has(record.status)) {
+    throw new CountersignError('conflict', `The run has already ended (${record.status}).`);
+  }
+  const isNewExecution = record.executionId !== undefined && record.executionId !== input.executionId;
+  if (record.executionId !== input.executionId) {
+    await dependencies.runs.updateRun(
+      input.runId,
+      {
+        executionId: input.executionId,
+        executionCount: isNewExecution ? record.executionCount + 1 : record.executionCount,
+        executionStartTurn: record.turn,
+        updatedAt: dependencies.clock.now().toISOString(),
+      },
+      { expectStatus: ['running', 'waiting'] },
+    );
+  }
+  return { runId: input.runId, turn: record.turn, next: record.status === 'waiting' ? 'await' : 'model' };
+}

@@ -1,0 +1,34 @@
+import { CountersignError } from '../errors.js';
+import type { ToolResultBlock } from '../model.js';
+import { TEXTS } from '../texts.js';
+import { type StepInput, saveResults } from './execute-tools.js';
+import { loadRun, unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+
+/**
+ * Tells the model its proposed calls were denied, and lets it take another turn. The
+ * approver's reason reaches the model only when the configuration allows it.
+ */
+export async function recordRejection(
+  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger' | 'metrics'>,
+  input: StepInput,
+): Promise<StepInput> {
+  const run = await loadRun(dependencies, input.runId);
+  if (run.record.turn !== input.turn) {
+    throw new CountersignError('conflict', `The run is at turn ${run.record.turn}, not ${input.turn}.`);
+  }
+  const state = await unsealRunState(dependencies, run);
+  if (state.pendingCalls.length === 0) return input;
+  const decision = await dependencies.runs.getDecision(input.runId, input.turn);
+  const reason =
+    run.record.policy.revealRejectionReason && decision?.reason ? ` Reason given: ${decision.reason}` : '';
+  const results: ToolResultBlock[] = state.pendingCalls.map((call) => ({
+    type: 'tool_result',
+    callId: call.callId,
+    content: `${TEXTS.toolDenied(call.tool)}${reason}`,
+    isError: true,
+  }));
+  await saveResults(dependencies, run.record.status, input, state, results);
+  dependencies.logger.info('rejection recorded', { runId: input.runId, turn: input.turn });
+  return input;
+}

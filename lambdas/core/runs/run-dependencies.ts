@@ -1,0 +1,43 @@
+import type { ConfigurationRepository } from '../configurations.js';
+import type { ModelProviderResolver } from '../model.js';
+import type { PageStore } from '../pages.js';
+import type {
+  Clock,
+  Logger,
+  Metrics,
+  RunExecutions,
+  RunNotifier,
+  RunRepository,
+  StateSealer,
+  UserDirectory,
+} from '../ports.js';
+import type { ToolRegistry } from '../tools/tool.js';
+
+/** Deployment-wide settings the use cases need (read once by the config module). */
+export interface RunSettings {
+  /** How long a run waits for a decision before it ends as `expired`. */
+  approvalTimeoutSeconds: number;
+  /** A deployment-wide cap on model turns, over any configuration's own. */
+  maxTurns: number;
+}
+
+/**
+ * Everything the run use cases may touch. Each use case asks for the part it needs with
+ * `Pick<RunDependencies, ...>`, so a handler's wiring shows its reach.
+ */
+export interface RunDependencies {
+  runs: RunRepository;
+  sealer: StateSealer;
+  configurations: ConfigurationRepository;
+  users: UserDirectory;
+  pages: PageStore;
+  tools: ToolRegistry;
+  models: ModelProviderResolver;
+  executions: RunExecutions;
+  notifier: RunNotifier;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  settings: RunSettings;
+  newId: () => string;
+}

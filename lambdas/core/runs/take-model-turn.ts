@@ -1,0 +1,123 @@
+import { CountersignError } from '../errors.js';
+import type { ToolCallBlock } from '../model.js';
+import { TEXTS } from '../texts.js';
+import { needsApproval } from '../tools/tool.js';
+import { loadRun, unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import type { PendingCall, RunState } from './run-state.js';
+import { sealJson } from './sealed-json.js';
+
+export interface ModelTurnInput {
+  runId: string;
+  turn: number;
+}
+
+export type ModelTurnRoute = 'final' | 'tools' | 'approval' | 'continue';
+
+export interface ModelTurnOutput {
+  runId: string;
+  turn: number;
+  route: ModelTurnRoute;
+}
+
+type TurnDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'configurations' | 'tools' | 'models' | 'clock' | 'logger' | 'metrics' | 'settings'
+>;
+
+/**
+ * One model turn: send the transcript and the offered tools, record the reply, and say where
+ * the run goes next. Only offered tools (allowed by the configuration and registered) count
+ * as calls that may run; the rest are answered with an error at execution.
+ */
+export async function takeModelTurn(
+  dependencies: TurnDependencies,
+  input: ModelTurnInput,
+): Promise<ModelTurnOutput> {
+  const run = await loadRun(dependencies, input.runId);
+  const { record } = run;
+  const configuration = await dependencies.configurations.getConfiguration(record.configurationId);
+  if (!configuration)
+    throw new CountersignError('configuration', "The run's configuration no longer exists.");
+
+  if (record.turn > input.turn) {
+    // A retried step whose first attempt already recorded the reply: answer from the state.
+    const state = await unsealRunState(dependencies, run);
+    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies) };
+  }
+  if (record.status !== 'running') {
+    throw new CountersignError('conflict', `The run is ${record.status}, not running.`);
+  }
+  const maxTurns = Math.min(configuration.options.maxTurns, dependencies.settings.maxTurns);
+  if (record.turn >= maxTurns) throw new CountersignError('model-failed', TEXTS.maxTurnsReached(maxTurns));
+  if (record.turn - record.executionStartTurn >= configuration.options.turnsPerExecution) {
+    return { runId: input.runId, turn: record.turn, route: 'continue' };
+  }
+
+  const state = await unsealRunState(dependencies, run);
+  const offered = dependencies.tools.specificationsFor(configuration.allowedTools);
+  const offeredNames = new Set(offered.map((tool) => tool.name));
+  const model = dependencies.models.resolve(configuration.provider);
+  const reply = await model.converse({
+    model: configuration.model,
+    ...(state.system ? { system: state.system } : {}),
+    messages: state.transcript,
+    tools: offered,
+    maxTokens: configuration.options.maxTokens,
+    temperature: configuration.options.temperature,
+  });
+  const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
+  const pendingCalls: PendingCall[] = calls.map((call, index) => ({
+    index,
+    callId: call.callId || `call-${record.turn}-${index}`,
+    tool: call.name,
+    arguments: call.arguments ?? null,
+    offered: offeredNames.has(call.name),
+  }));
+  const content = reply.content.map((block) =>
+    block.type === 'tool_call'
+      ? { ...block, callId: pendingCalls[calls.indexOf(block)]?.callId ?? block.callId }
+      : block,
+  );
+  if (content.length === 0) throw new CountersignError('model-failed', 'The model returned an empty reply.');
+
+  const nextTurn = record.turn + 1;
+  const finalText =
+    calls.length === 0
+      ? content.map((block) => (block.type === 'text' ? block.text : '')).join('\n')
+      : undefined;
+  const nextState: RunState = {
+    ...state,
+    turn: nextTurn,
+    transcript: [...state.transcript, { role: 'assistant', content }],
+    pendingCalls,
+    ...(finalText === undefined ? {} : { finalText }),
+  };
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    { turn: nextTurn, updatedAt: dependencies.clock.now().toISOString() },
+    {
+      sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, nextState),
+      expectStatus: ['running'],
+    },
+  );
+  if (outcome.kind === 'condition-failed')
+    throw new CountersignError('conflict', 'The run changed during the model turn.');
+  const route = routeFor(nextState, dependencies);
+  dependencies.logger.info('model turn recorded', {
+    runId: input.runId,
+    turn: nextTurn,
+    route,
+    calls: pendingCalls.length,
+  });
+  return { runId: input.runId, turn: nextTurn, route };
+}
+
+function routeFor(state: RunState, dependencies: Pick<RunDependencies, 'tools'>): ModelTurnRoute {
+  if (state.pendingCalls.length === 0) return 'final';
+  const waitsForHuman = state.pendingCalls.some((call) => {
+    const tool = dependencies.tools.get(call.tool);
+    return call.offered && tool !== undefined && needsApproval(tool);
+  });
+  return waitsForHuman ? 'approval' : 'tools';
+}

@@ -1,0 +1,87 @@
+import { CountersignError } from '../errors.js';
+import { isAdmin, type UserProfile } from '../identity.js';
+import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
+import { TEXTS } from '../texts.js';
+import { parseApprovalCard } from './approval-card.js';
+import { unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import type { RunStatus } from './run-record.js';
+import { unsealJson } from './sealed-json.js';
+
+/** GET /runs/{id}: what the run's owner (or an admin) sees. */
+export interface RunView {
+  runId: string;
+  owner: string;
+  label: string;
+  status: RunStatus;
+  turn: number;
+  createdAt: string;
+  updatedAt: string;
+  endedAt?: string;
+  failureReason?: string;
+  pausedAt?: string;
+  expiresAt?: string;
+  transcript: { messages: number; toolCalls: number; finalAnswer?: string };
+  /** Present while the run waits for a decision. */
+  digest?: string;
+  pendingTools?: PendingToolView[];
+}
+
+type ViewDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'>;
+
+/**
+ * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
+ * does not exist, so run ids cannot be probed.
+ */
+export async function viewRun(
+  dependencies: ViewDependencies,
+  viewer: UserProfile,
+  runId: string,
+): Promise<RunView> {
+  const run = await dependencies.runs.getRun(runId);
+  if (!run || (run.record.owner !== viewer.userId && !isAdmin(viewer))) {
+    throw new CountersignError('not-found', TEXTS.runNotFound);
+  }
+  const { record } = run;
+  const state = await unsealRunState(dependencies, run);
+  const view: RunView = {
+    runId,
+    owner: record.owner,
+    label: record.label,
+    status: record.status,
+    turn: record.turn,
+    createdAt: record.createdAt,
+    updatedAt: record.updatedAt,
+    ...(record.endedAt ? { endedAt: record.endedAt } : {}),
+    ...(record.failureReason ? { failureReason: record.failureReason } : {}),
+    transcript: {
+      messages: state.transcript.length,
+      toolCalls: state.transcript.reduce(
+        (count, message) => count + message.content.filter((block) => block.type === 'tool_call').length,
+        0,
+      ),
+      ...(record.status === 'completed' && state.finalText !== undefined
+        ? { finalAnswer: state.finalText }
+        : {}),
+    },
+  };
+  if (record.status !== 'waiting') return view;
+  const stored = await dependencies.runs.getCard(runId);
+  if (stored?.state !== 'waiting') return view;
+  const card = parseApprovalCard(
+    await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
+  );
+  return {
+    ...view,
+    pausedAt: stored.pausedAt,
+    expiresAt: stored.expiresAt,
+    digest: stored.digest,
+    pendingTools: await buildPendingTools({
+      card,
+      viewer,
+      tools: dependencies.tools,
+      context: { runId, pages: dependencies.pages },
+      logger: dependencies.logger,
+    }),
+  };
+}

@@ -1,0 +1,59 @@
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type { ZodError } from 'zod';
+import { CountersignError, type ErrorCode } from '../../core/errors.js';
+
+const STATUS_BY_CODE: Record<ErrorCode, number> = {
+  'bad-request': 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  'stale-digest': 409,
+  conflict: 409,
+  gone: 410,
+  'payload-too-large': 413,
+  'sealed-state-rejected': 500,
+  'model-failed': 500,
+  'tool-failed': 500,
+  configuration: 500,
+  internal: 500,
+};
+
+export const JSON_HEADERS = {
+  'content-type': 'application/json; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+} as const;
+
+/** The HTTP status of an error code: the only place codes become statuses. */
+export function statusOf(code: ErrorCode): number {
+  return STATUS_BY_CODE[code];
+}
+
+/**
+ * `{"error": {"code", "message"}}`. Only client-facing (4xx, `expose`) messages are passed on;
+ * a 5xx says nothing about its cause.
+ */
+export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
+  const known = error instanceof CountersignError ? error : undefined;
+  const status = known ? statusOf(known.code) : 500;
+  const exposed = known?.expose && status < 500;
+  const body = {
+    error: {
+      code: exposed ? known.code : 'internal',
+      message: exposed ? known.message : 'Internal error.',
+      ...(exposed && known.field ? { field: known.field } : {}),
+    },
+  };
+  return { statusCode: exposed ? status : 500, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+}
+
+/** A zod failure on client input as a 400 that names the first offending field. */
+export function badRequestFrom(error: ZodError, prefix: string): CountersignError {
+  const issue = error.issues[0];
+  const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
+  const message =
+    issue?.code === 'unrecognized_keys'
+      ? `unknown field(s) ${issue.keys.join(', ')}`
+      : (issue?.message ?? 'invalid');
+  return new CountersignError('bad-request', `${path}: ${message}`, { field: path });
+}
