@@ -1,0 +1,82 @@
+import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
+import type { z } from 'zod';
+import { CountersignError } from '../../core/errors.js';
+
+/** A DynamoDB key as the adapters use it: string attributes only. */
+export type ItemKey = Record<string, string>;
+
+const MAX_CURSOR_LENGTH = 2048;
+/** DynamoDB caps a response at 1 MB anyway; a page larger than this is a client mistake. */
+const MAX_PAGE_LIMIT = 1000;
+
+/** An opaque cursor: base64url of the LastEvaluatedKey. */
+export function encodeCursor(key: Record<string, unknown> | undefined): string | undefined {
+  if (!key) return undefined;
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+/**
+ * The key a cursor stands for, if it has exactly the attributes `isValid` expects; anything
+ * else is the client's mistake, never a 500.
+ */
+export function decodeCursor(cursor: string, isValid: (key: ItemKey) => boolean): ItemKey {
+  const refuse = (): never => {
+    throw new CountersignError('bad-request', 'The cursor is not valid.', { field: 'cursor' });
+  };
+  if (typeof cursor !== 'string' || cursor.length === 0 || cursor.length > MAX_CURSOR_LENGTH) refuse();
+  if (!/^[A-Za-z0-9_-]+$/.test(cursor)) refuse();
+  let decoded: unknown;
+  try {
+    decoded = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    return refuse();
+  }
+  if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) return refuse();
+  const entries = Object.entries(decoded);
+  if (entries.some(([, value]) => typeof value !== 'string')) return refuse();
+  const key = Object.fromEntries(entries) as ItemKey;
+  return isValid(key) ? key : refuse();
+}
+
+/** True when `key` has exactly the attribute names `names`. */
+export function hasExactAttributes(key: ItemKey, names: readonly string[]): boolean {
+  const keyNames = Object.keys(key);
+  return keyNames.length === names.length && names.every((name) => typeof key[name] === 'string');
+}
+
+/** Refuses a page size that is not a positive integer up to 1000. */
+export function assertPageLimit(limit: number): void {
+  if (!Number.isInteger(limit) || limit < 1 || limit > MAX_PAGE_LIMIT) {
+    throw new CountersignError('bad-request', `The limit must be an integer from 1 to ${MAX_PAGE_LIMIT}.`, {
+      field: 'limit',
+    });
+  }
+}
+
+/** Drops `undefined` members: the caller's document client may not be set to remove them. */
+export function withoutUndefined<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+}
+
+/**
+ * Parses a stored item through the core's schema (extra attributes such as pk/sk are
+ * stripped). A stored item that does not parse is our fault, not the client's.
+ */
+export function parseItem<Schema extends z.ZodType>(
+  schema: Schema,
+  item: Record<string, unknown>,
+  what: string,
+): z.output<Schema> {
+  const parsed = schema.safeParse(item);
+  if (!parsed.success) {
+    throw new CountersignError('internal', `A stored ${what} has an unexpected shape.`, { expose: false });
+  }
+  return parsed.data;
+}
+
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return (
+    error instanceof ConditionalCheckFailedException ||
+    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
+  );
+}

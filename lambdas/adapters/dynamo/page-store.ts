@@ -1,0 +1,189 @@
+import {
+  BatchGetCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { CountersignError } from '../../core/errors.js';
+import {
+  PAGE_NOT_AVAILABLE,
+  type Page,
+  type PageMetadataField,
+  type PageMetadataPatch,
+  type PageStore,
+  pageSchema,
+} from '../../core/pages.js';
+import { type Clock, systemClock } from '../../core/ports.js';
+import {
+  assertPageLimit,
+  decodeCursor,
+  encodeCursor,
+  hasExactAttributes,
+  isConditionalCheckFailed,
+  parseItem,
+} from './item-codec.js';
+import type { DynamoRepositoryProps } from './run-repository.js';
+import { TABLE_LAYOUT } from './table-layout.js';
+
+const PK = TABLE_LAYOUT.partitionKey;
+const SK = TABLE_LAYOUT.sortKey;
+const PAGES_PARTITION = 'PAGES';
+const PAGE_PREFIX = 'PAGE#';
+/** BatchGetItem reads at most 100 keys per request. */
+const BATCH_GET_MAX_KEYS = 100;
+const UNPROCESSED_RETRIES = 8;
+
+const pageKey = (pageId: string): Record<string, string> => ({
+  [PK]: PAGES_PARTITION,
+  [SK]: `${PAGE_PREFIX}${pageId}`,
+});
+const metadataPatchSchema = pageSchema
+  .pick({
+    title: true,
+    description: true,
+    keywords: true,
+    author: true,
+    ogTitle: true,
+    ogDescription: true,
+  } satisfies Record<PageMetadataField, true>)
+  .partial()
+  .strict();
+
+export interface DynamoPageStoreProps extends Pick<DynamoRepositoryProps, 'client' | 'tableName'> {
+  /** Stamps `updatedAt`. @default systemClock */
+  readonly clock?: Clock;
+}
+
+/**
+ * `PageStore` on DynamoDB: the built-in content store, pages in the fixed partition `PAGES`
+ * (item layout in `run-repository.ts`).
+ *
+ * @example
+ * const pages = new DynamoPageStore({ client, tableName });
+ * const page = await pages.updateMetadata('home', { title: 'Welcome' }, 'alice');
+ */
+export class DynamoPageStore implements PageStore {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly clock: Clock;
+
+  public constructor(props: DynamoPageStoreProps) {
+    this.client = props.client;
+    this.tableName = props.tableName;
+    this.clock = props.clock ?? systemClock;
+  }
+
+  public async getPage(pageId: string): Promise<Page | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: pageKey(pageId), ConsistentRead: true }),
+    );
+    return item ? parseItem(pageSchema, item, 'page') : undefined;
+  }
+
+  public async getPages(pageIds: readonly string[]): Promise<Map<string, Page>> {
+    const pages = new Map<string, Page>();
+    const uniqueIds = [...new Set(pageIds)];
+    for (let start = 0; start < uniqueIds.length; start += BATCH_GET_MAX_KEYS) {
+      let keys: Record<string, unknown>[] = uniqueIds.slice(start, start + BATCH_GET_MAX_KEYS).map(pageKey);
+      for (let attempt = 0; keys.length > 0; attempt += 1) {
+        if (attempt > UNPROCESSED_RETRIES) {
+          throw new CountersignError('internal', 'Pages could not be read: the table kept throttling.', {
+            expose: false,
+          });
+        }
+        // Back off before a retry of unprocessed keys, as DynamoDB asks.
+        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
+        const output = await this.client.send(
+          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+        );
+        for (const item of output.Responses?.[this.tableName] ?? []) {
+          const page = parseItem(pageSchema, item, 'page');
+          pages.set(page.pageId, page);
+        }
+        keys = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
+      }
+    }
+    return pages;
+  }
+
+  public async listPages(options: {
+    limit: number;
+    cursor?: string;
+  }): Promise<{ pages: Page[]; cursor?: string }> {
+    assertPageLimit(options.limit);
+    const startKey =
+      options.cursor === undefined
+        ? undefined
+        : decodeCursor(
+            options.cursor,
+            (key) =>
+              hasExactAttributes(key, [PK, SK]) &&
+              key[PK] === PAGES_PARTITION &&
+              key[SK]?.startsWith(PAGE_PREFIX) === true,
+          );
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        KeyConditionExpression: '#pk = :pages',
+        ExpressionAttributeNames: { '#pk': PK },
+        ExpressionAttributeValues: { ':pages': PAGES_PARTITION },
+        Limit: options.limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const pages = (output.Items ?? []).map((item) => parseItem(pageSchema, item, 'page'));
+    const cursor = encodeCursor(output.LastEvaluatedKey);
+    return cursor === undefined ? { pages } : { pages, cursor };
+  }
+
+  public async updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page> {
+    const parsedPatch = metadataPatchSchema.safeParse(patch);
+    if (!parsedPatch.success) {
+      const field = parsedPatch.error.issues[0]?.path.join('.') || undefined;
+      throw new CountersignError('bad-request', 'The page metadata is not valid.', field ? { field } : {});
+    }
+    const names: Record<string, string> = { '#pk': PK, '#updatedAt': 'updatedAt', '#updatedBy': 'updatedBy' };
+    const values: Record<string, unknown> = {
+      ':updatedAt': this.clock.now().toISOString(),
+      ':updatedBy': updatedBy,
+    };
+    const setClauses = ['#updatedAt = :updatedAt', '#updatedBy = :updatedBy'];
+    Object.entries(parsedPatch.data).forEach(([field, value], index) => {
+      if (value === undefined) return;
+      names[`#field${index}`] = field;
+      values[`:field${index}`] = value;
+      setClauses.push(`#field${index} = :field${index}`);
+    });
+    try {
+      const { Attributes: written } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: pageKey(pageId),
+          UpdateExpression: `SET ${setClauses.join(', ')}`,
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return parseItem(pageSchema, written ?? {}, 'page');
+    } catch (error) {
+      // The same neutral text as a tool's "not found": the store never tells more than the tool.
+      if (isConditionalCheckFailed(error)) throw new CountersignError('not-found', PAGE_NOT_AVAILABLE);
+      throw error;
+    }
+  }
+
+  public async putPage(page: Page): Promise<void> {
+    const parsed = pageSchema.parse(page);
+    await this.client.send(
+      new PutCommand({ TableName: this.tableName, Item: { ...parsed, ...pageKey(parsed.pageId) } }),
+    );
+  }
+}
+
+function sleep(milliseconds: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, milliseconds));
+}

@@ -1,0 +1,452 @@
+/**
+ * The DynamoDB adapters share ONE table (key layout in `table-layout.ts`: string `pk`/`sk`,
+ * GSI `inbox` on `inboxPk`/`inboxSk`, projection ALL). Item layout:
+ *
+ * | item          | pk                | sk                          | attributes                                   |
+ * |---------------|-------------------|-----------------------------|----------------------------------------------|
+ * | run           | `RUN#<runId>`     | `RUN`                       | RunRecord fields; `sealedState` (B) or, over  |
+ * |               |                   |                             | 300,000 bytes, `sealedStatePointer` {key,     |
+ * |               |                   |                             | sha256, size} to `runs/<runId>/state/<sha>`  |
+ * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while `state = waiting`:  |
+ * |               |                   |                             | `inboxPk = WAITING`, `inboxSk = <pausedAt>#<runId>` |
+ * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
+ * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
+ * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
+ * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
+ * | page          | `PAGES`           | `PAGE#<pageId>`             | Page fields                                  |
+ *
+ * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
+ * one Query on the `inbox` index, newest first; `closeCard` REMOVEs the index attributes so a
+ * decided card leaves the index (a sparse index).
+ */
+import { createHash } from 'node:crypto';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import { z } from 'zod';
+import { CountersignError } from '../../core/errors.js';
+import type { ClaimOutcome, ConditionalOutcome, RunRepository, StoredRun } from '../../core/ports.js';
+import type { CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
+import { type RunRecord, type RunStatus, runRecordSchema } from '../../core/runs/run-record.js';
+import type { BlobStore } from '../blob-store.js';
+import {
+  assertPageLimit,
+  decodeCursor,
+  encodeCursor,
+  hasExactAttributes,
+  isConditionalCheckFailed,
+  parseItem,
+  withoutUndefined,
+} from './item-codec.js';
+import { TABLE_LAYOUT } from './table-layout.js';
+
+/** Sealed state above this goes to the blob store: the item stays well under DynamoDB's 400 KB. */
+export const SEALED_STATE_INLINE_LIMIT_BYTES = 300_000;
+
+const PK = TABLE_LAYOUT.partitionKey;
+const SK = TABLE_LAYOUT.sortKey;
+const INBOX = TABLE_LAYOUT.inboxIndex;
+const WAITING_PARTITION = 'WAITING';
+const RUN_SORT_KEY = 'RUN';
+const CARD_SORT_KEY = 'CARD';
+
+export interface DynamoRepositoryProps {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /**
+   * Where sealed state over 300,000 bytes goes.
+   * @default - none: such a state is refused with a `configuration` error
+   */
+  readonly blobStore?: BlobStore;
+}
+
+const sealedStatePointerSchema = z.object({
+  key: z.string().min(1),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  size: z.number().int().nonnegative(),
+});
+type SealedStatePointer = z.infer<typeof sealedStatePointerSchema>;
+
+const binarySchema = z.instanceof(Uint8Array);
+
+const storedCardSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  configurationId: z.string(),
+  turn: z.number().int().nonnegative(),
+  digest: z.string(),
+  pausedAt: z.string(),
+  expiresAt: z.string(),
+  toolNames: z.array(z.string()),
+  writeToolNames: z.array(z.string()),
+  fourEyes: z.boolean(),
+  revealRejectionReason: z.boolean(),
+  state: z.enum(['waiting', 'decided']),
+  sealedCard: binarySchema,
+  sealedToken: binarySchema,
+});
+
+const decisionRecordSchema = z.object({
+  runId: z.string(),
+  turn: z.number().int().nonnegative(),
+  decision: z.enum(['approve', 'reject']),
+  digest: z.string(),
+  decidedBy: z.string(),
+  decidedAt: z.string(),
+  reason: z.string().optional(),
+  // The audit shape belongs to the core; the adapter checks only that it is a list of calls.
+  cardShown: z.custom<CardShown>(
+    (value) =>
+      typeof value === 'object' && value !== null && Array.isArray((value as { calls?: unknown }).calls),
+  ),
+});
+
+const runChangesSchema = runRecordSchema.omit({ runId: true }).partial().strict();
+
+const runPartition = (runId: string): string => `RUN#${runId}`;
+const decisionSortKey = (turn: number): string => `DECISION#${String(turn).padStart(6, '0')}`;
+
+/**
+ * `RunRepository` on DynamoDB: runs with their sealed state, approval cards (and the inbox
+ * index), and the append-only decision records.
+ *
+ * @example
+ * const runs = new DynamoRunRepository({ client: DynamoDBDocumentClient.from(new DynamoDBClient({})), tableName });
+ * const claim = await runs.claimDecision(record);
+ */
+export class DynamoRunRepository implements RunRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+  private readonly blobStore: BlobStore | undefined;
+
+  public constructor(props: DynamoRepositoryProps) {
+    this.client = props.client;
+    this.tableName = props.tableName;
+    this.blobStore = props.blobStore;
+  }
+
+  public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
+    const state = await this.storeSealedState(record.runId, sealedState);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...withoutUndefined(runRecordSchema.parse(record)),
+            ...state.attributes,
+            [PK]: runPartition(record.runId),
+            [SK]: RUN_SORT_KEY,
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        throw new CountersignError('conflict', 'A run with this id already exists.');
+      }
+      throw error;
+    }
+  }
+
+  public async getRun(runId: string): Promise<StoredRun | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PK]: runPartition(runId), [SK]: RUN_SORT_KEY },
+        ConsistentRead: true,
+      }),
+    );
+    if (!item) return undefined;
+    const record = parseItem(runRecordSchema, item, 'run');
+    return { record, sealedState: await this.loadSealedState(runId, item) };
+  }
+
+  public async updateRun(
+    runId: string,
+    changes: Partial<Omit<RunRecord, 'runId'>>,
+    options: {
+      sealedState?: Uint8Array;
+      expectStatus?: readonly RunStatus[];
+      removeFields?: ReadonlyArray<keyof RunRecord>;
+    } = {},
+  ): Promise<ConditionalOutcome> {
+    const { runId: _ignored, ...definedChanges } = withoutUndefined(changes as Partial<RunRecord>);
+    const parsedChanges = runChangesSchema.safeParse(definedChanges);
+    if (!parsedChanges.success) {
+      throw new CountersignError('internal', 'A run update has fields of an unexpected shape.', {
+        expose: false,
+      });
+    }
+    if (options.expectStatus && options.expectStatus.length === 0) return { kind: 'condition-failed' };
+
+    const names: Record<string, string> = { '#pk': PK, '#runId': 'runId' };
+    const values: Record<string, unknown> = { ':runId': runId };
+    // Setting runId to itself keeps the expression valid when nothing else changes.
+    const setClauses = ['#runId = :runId'];
+    const removeClauses: string[] = [];
+    Object.entries(parsedChanges.data).forEach(([field, value], index) => {
+      names[`#set${index}`] = field;
+      values[`:set${index}`] = value;
+      setClauses.push(`#set${index} = :set${index}`);
+    });
+    (options.removeFields ?? []).forEach((field, index) => {
+      if (field === 'runId' || !(field in runRecordSchema.shape)) {
+        throw new CountersignError('internal', 'A run update removes an unknown field.', { expose: false });
+      }
+      if (field in parsedChanges.data) {
+        throw new CountersignError('internal', 'A run update both sets and removes a field.', {
+          expose: false,
+        });
+      }
+      names[`#remove${index}`] = field;
+      removeClauses.push(`#remove${index}`);
+    });
+    if (options.sealedState) {
+      const state = await this.storeSealedState(runId, options.sealedState);
+      names['#sealedState'] = 'sealedState';
+      names['#sealedStatePointer'] = 'sealedStatePointer';
+      if (state.pointer) {
+        values[':sealedStatePointer'] = state.pointer;
+        setClauses.push('#sealedStatePointer = :sealedStatePointer');
+        removeClauses.push('#sealedState');
+      } else {
+        values[':sealedState'] = options.sealedState;
+        setClauses.push('#sealedState = :sealedState');
+        removeClauses.push('#sealedStatePointer');
+      }
+    }
+
+    let condition = 'attribute_exists(#pk)';
+    if (options.expectStatus) {
+      names['#status'] = 'status';
+      const placeholders = options.expectStatus.map((status, index) => {
+        values[`:expect${index}`] = status;
+        return `:expect${index}`;
+      });
+      condition += ` AND #status IN (${placeholders.join(', ')})`;
+    }
+    const updateExpression =
+      `SET ${setClauses.join(', ')}` +
+      (removeClauses.length > 0 ? ` REMOVE ${removeClauses.join(', ')}` : '');
+
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: runPartition(runId), [SK]: RUN_SORT_KEY },
+          UpdateExpression: updateExpression,
+          ConditionExpression: condition,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return { kind: 'written' };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
+  }
+
+  public async putCard(card: StoredCard): Promise<void> {
+    const parsed = storedCardSchema.parse(card);
+    const inboxAttributes =
+      parsed.state === 'waiting'
+        ? { [INBOX.partitionKey]: WAITING_PARTITION, [INBOX.sortKey]: `${parsed.pausedAt}#${parsed.runId}` }
+        : {};
+    await this.client.send(
+      new PutCommand({
+        TableName: this.tableName,
+        Item: {
+          ...parsed,
+          ...inboxAttributes,
+          [PK]: runPartition(parsed.runId),
+          [SK]: CARD_SORT_KEY,
+        },
+      }),
+    );
+  }
+
+  public async getCard(runId: string): Promise<StoredCard | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PK]: runPartition(runId), [SK]: CARD_SORT_KEY },
+        ConsistentRead: true,
+      }),
+    );
+    return item ? parseItem(storedCardSchema, item, 'card') : undefined;
+  }
+
+  public async listWaitingCards(options: {
+    limit: number;
+    cursor?: string;
+  }): Promise<{ cards: StoredCard[]; cursor?: string }> {
+    assertPageLimit(options.limit);
+    const startKey =
+      options.cursor === undefined
+        ? undefined
+        : decodeCursor(
+            options.cursor,
+            (key) =>
+              hasExactAttributes(key, [PK, SK, INBOX.partitionKey, INBOX.sortKey]) &&
+              key[INBOX.partitionKey] === WAITING_PARTITION &&
+              key[SK] === CARD_SORT_KEY &&
+              key[PK]?.startsWith('RUN#') === true,
+          );
+    const output = await this.client.send(
+      new QueryCommand({
+        TableName: this.tableName,
+        IndexName: INBOX.name,
+        KeyConditionExpression: '#inboxPk = :waiting',
+        ExpressionAttributeNames: { '#inboxPk': INBOX.partitionKey },
+        ExpressionAttributeValues: { ':waiting': WAITING_PARTITION },
+        ScanIndexForward: false,
+        Limit: options.limit,
+        ExclusiveStartKey: startKey,
+      }),
+    );
+    const cards = (output.Items ?? []).map((item) => parseItem(storedCardSchema, item, 'card'));
+    const cursor = encodeCursor(output.LastEvaluatedKey);
+    return cursor === undefined ? { cards } : { cards, cursor };
+  }
+
+  public async closeCard(runId: string): Promise<void> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: runPartition(runId), [SK]: CARD_SORT_KEY },
+          UpdateExpression: 'SET #state = :decided REMOVE #inboxPk, #inboxSk',
+          ConditionExpression: 'attribute_exists(#pk)',
+          ExpressionAttributeNames: {
+            '#pk': PK,
+            '#state': 'state',
+            '#inboxPk': INBOX.partitionKey,
+            '#inboxSk': INBOX.sortKey,
+          },
+          ExpressionAttributeValues: { ':decided': 'decided' },
+        }),
+      );
+    } catch (error) {
+      // No card: nothing is in the inbox, which is what closing wants.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+    const parsed = decisionRecordSchema.parse(record);
+    assertTurn(parsed.turn);
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...withoutUndefined(parsed),
+            [PK]: runPartition(parsed.runId),
+            [SK]: decisionSortKey(parsed.turn),
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        }),
+      );
+      return { kind: 'claimed' };
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    const existing = await this.getDecision(parsed.runId, parsed.turn);
+    if (!existing) {
+      // Decisions are never deleted, so a failed claim always has a winner to read back.
+      throw new CountersignError('internal', 'A decision claim failed but no decision was found.', {
+        expose: false,
+      });
+    }
+    return { kind: 'already-decided', existing };
+  }
+
+  public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
+    assertTurn(turn);
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PK]: runPartition(runId), [SK]: decisionSortKey(turn) },
+        ConsistentRead: true,
+      }),
+    );
+    return item ? parseItem(decisionRecordSchema, item, 'decision') : undefined;
+  }
+
+  /** The attributes that hold a sealed state: inline, or a pointer to a blob written first. */
+  private async storeSealedState(
+    runId: string,
+    sealedState: Uint8Array,
+  ): Promise<{ attributes: Record<string, unknown>; pointer?: SealedStatePointer }> {
+    if (sealedState.byteLength <= SEALED_STATE_INLINE_LIMIT_BYTES) {
+      return { attributes: { sealedState } };
+    }
+    if (!this.blobStore) {
+      throw new CountersignError(
+        'configuration',
+        'The sealed run state is larger than a DynamoDB item allows and no blob store is configured.',
+        { expose: false },
+      );
+    }
+    const sha256 = createHash('sha256').update(sealedState).digest('hex');
+    const pointer = { key: sealedStateBlobKey(runId, sha256), sha256, size: sealedState.byteLength };
+    await this.blobStore.put(pointer.key, sealedState);
+    return { attributes: { sealedStatePointer: pointer }, pointer };
+  }
+
+  private async loadSealedState(runId: string, item: Record<string, unknown>): Promise<Uint8Array> {
+    if (item.sealedState instanceof Uint8Array) return item.sealedState;
+    const pointer = sealedStatePointerSchema.safeParse(item.sealedStatePointer);
+    if (!pointer.success) {
+      throw new CountersignError('sealed-state-rejected', 'The sealed run state was refused: it is missing.');
+    }
+    const { key, sha256, size } = pointer.data;
+    if (key !== sealedStateBlobKey(runId, sha256)) {
+      throw new CountersignError(
+        'sealed-state-rejected',
+        'The sealed run state was refused: its pointer names another blob.',
+      );
+    }
+    if (!this.blobStore) {
+      throw new CountersignError(
+        'configuration',
+        'A sealed run state is stored in a blob store and none is configured.',
+        { expose: false },
+      );
+    }
+    const bytes = await this.blobStore.get(key);
+    if (!bytes) {
+      throw new CountersignError(
+        'sealed-state-rejected',
+        'The sealed run state was refused: its blob is missing.',
+      );
+    }
+    const actual = createHash('sha256').update(bytes).digest('hex');
+    if (bytes.byteLength !== size || actual !== sha256) {
+      throw new CountersignError(
+        'sealed-state-rejected',
+        'The sealed run state was refused: its blob does not match its checksum.',
+      );
+    }
+    return bytes;
+  }
+}
+
+/** Where an overflowing sealed state lives: content-addressed, so a retried write is idempotent. */
+export function sealedStateBlobKey(runId: string, sha256: string): string {
+  return `runs/${runId}/state/${sha256}`;
+}
+
+function assertTurn(turn: number): void {
+  if (!Number.isInteger(turn) || turn < 0 || turn > 999_999) {
+    throw new CountersignError('internal', 'A decision names a turn out of range.', { expose: false });
+  }
+}

@@ -1,0 +1,376 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
+import { brotliCompress, brotliDecompress, constants as zlibConstants } from 'node:zlib';
+import {
+  AlgorithmSuiteIdentifier,
+  buildClient,
+  CommitmentPolicy,
+  getClient,
+  type KeyringNode,
+  KMS,
+  KmsKeyringNode,
+  RawAesKeyringNode,
+  RawAesWrappingSuiteIdentifier,
+} from '@aws-crypto/client-node';
+import type { KMSClientConfig } from '@aws-sdk/client-kms';
+import { CountersignError } from '../core/errors.js';
+import { type Clock, type SealPurpose, type StateSealer, systemClock } from '../core/ports.js';
+import type { AwsCallCounter } from './aws-call-counter.js';
+
+/**
+ * The keyring that wraps sealing keys. `kms` calls KMS through an SDK client (whose own
+ * middleware counts the calls); `local` stands in for KMS in local mode, so the sealer
+ * counts its wraps and unwraps as the KMS calls they replace.
+ */
+export type KeyWrapping =
+  | { readonly kind: 'kms'; readonly keyring: KeyringNode }
+  | { readonly kind: 'local'; readonly keyring: KeyringNode };
+
+export interface KmsKeyWrappingProps {
+  /** The ARN of the KMS key that wraps sealing keys (a full key ARN: the ESDK filters on it). */
+  readonly keyArn: string;
+  /**
+   * Configuration of the KMS client (region, endpoint, credentials).
+   * @default - the SDK's defaults, region taken from the key ARN
+   */
+  readonly clientConfig?: KMSClientConfig;
+  /**
+   * Counts the KMS calls through the client's middleware.
+   * @default - calls are not counted
+   */
+  readonly callCounter?: AwsCallCounter;
+}
+
+/**
+ * The deployed key wrapping: a KMS keyring over one customer managed key. One KMS client per
+ * region is built and reused (the ESDK would otherwise build one per call).
+ *
+ * @example
+ * const sealer = new EnvelopeSealer({ keyWrapping: createKmsKeyWrapping({ keyArn }) });
+ */
+export function createKmsKeyWrapping(props: KmsKeyWrappingProps): KeyWrapping {
+  const createClient = getClient(KMS, { ...props.clientConfig });
+  const clients = new Map<string, KMS>();
+  const clientProvider = (region: string): KMS | false => {
+    const known = clients.get(region);
+    if (known) return known;
+    const client = createClient(region);
+    if (!client) return false;
+    props.callCounter?.attachTo(client);
+    clients.set(region, client);
+    return client;
+  };
+  return {
+    kind: 'kms',
+    keyring: new KmsKeyringNode({ generatorKeyId: props.keyArn, clientProvider }),
+  };
+}
+
+export interface EnvelopeSealerProps {
+  readonly keyWrapping: KeyWrapping;
+  /**
+   * Where the local keyring's wraps and unwraps are recorded as `KMS:GenerateDataKey` and
+   * `KMS:Decrypt`. With the KMS keyring, attach the counter to the KMS client instead
+   * (`createKmsKeyWrapping({ callCounter })`): the sealer records nothing itself then.
+   * @default - nothing is recorded
+   */
+  readonly callCounter?: AwsCallCounter;
+  /** @default systemClock */
+  readonly clock?: Clock;
+  /** Unwrapped sealing keys kept in memory. @default 64 */
+  readonly maxCachedKeys?: number;
+  /** How long an unwrapped sealing key stays in memory. @default 300000 (5 minutes) */
+  readonly cachedKeyLifetimeMs?: number;
+  /** Blobs one sealing key may seal before a new one is generated. @default 1000 */
+  readonly maxBlobsPerSealingKey?: number;
+  /** How long after this container obtained it a sealing key may seal new blobs. @default 300000 */
+  readonly sealingKeyLifetimeMs?: number;
+}
+
+interface SealingKey {
+  /** sha256 (hex) of the wrapped key: names the key in the cache and in the blob keyring. */
+  readonly id: string;
+  readonly wrapped: Uint8Array;
+  readonly keyring: RawAesKeyringNode;
+  readonly obtainedAt: number;
+  blobsSealed: number;
+}
+
+/** "CSE" and the format version. */
+const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
+const BLOB_VERSION = 1;
+const HEADER_BYTES = BLOB_MAGIC.length + 1 + 4;
+/** A wrapped sealing key is a few hundred bytes; anything much larger is not one. */
+const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
+/** Bounds what a forged blob can make this process allocate. */
+const MAX_PLAINTEXT_BYTES = 64 * 1024 * 1024;
+const SEALING_KEY_BYTES = 32;
+
+const SUITE = AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY;
+const CONTEXT_RUN = 'countersign:run';
+const CONTEXT_PURPOSE = 'countersign:purpose';
+const SEALING_KEY_PURPOSE = 'sealing-key';
+const SEAL_PURPOSES: ReadonlySet<string> = new Set<SealPurpose>(['run-state', 'approval-card', 'task-token']);
+
+const compress = promisify(brotliCompress);
+const decompress = promisify(brotliDecompress);
+
+/**
+ * Envelope encryption of run state (`StateSealer`) with the AWS Encryption SDK, built so that
+ * KMS is called per sealing key, not per blob:
+ *
+ * - a 256-bit sealing key is wrapped by the key-wrapping keyring (KMS deployed, a local AES
+ *   key in local mode) under the context `{countersign:purpose: 'sealing-key'}`;
+ * - each blob is an ESDK message (committing suite, no signature) under a raw AES keyring over
+ *   the sealing key, with the context `{countersign:run, countersign:purpose}` which `unseal`
+ *   checks, since the ESDK does not;
+ * - blob = `CSE` + version byte + uint32 length + wrapped sealing key + ESDK message.
+ *
+ * Unwrapped keys are cached (bounded count and age), and a key this container unwrapped may
+ * seal new blobs, so pausing a run (unseal one, seal two) costs at most one KMS call.
+ *
+ * @example
+ * const sealer = new EnvelopeSealer({ keyWrapping: await new LocalKeyring(dir).keyWrapping() });
+ * const sealed = await sealer.seal('run-state', runId, bytes);
+ * const bytesAgain = await sealer.unseal('run-state', runId, sealed);
+ */
+export class EnvelopeSealer implements StateSealer {
+  private readonly keyWrapping: KeyWrapping;
+  private readonly callCounter: AwsCallCounter | undefined;
+  private readonly clock: Clock;
+  private readonly maxCachedKeys: number;
+  private readonly cachedKeyLifetimeMs: number;
+  private readonly maxBlobsPerSealingKey: number;
+  private readonly sealingKeyLifetimeMs: number;
+  private readonly encryptionSdk = buildClient({
+    commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
+    // One wrapping key per message: refuse messages that would make us try many.
+    maxEncryptedDataKeys: 1,
+  });
+  /** Unwrapped keys by id, least recently used first. */
+  private readonly cache = new Map<string, SealingKey>();
+  private readonly pendingUnwraps = new Map<string, Promise<SealingKey>>();
+  private currentKey: SealingKey | undefined;
+  private pendingGeneration: Promise<SealingKey> | undefined;
+
+  public constructor(props: EnvelopeSealerProps) {
+    this.keyWrapping = props.keyWrapping;
+    this.callCounter = props.callCounter;
+    this.clock = props.clock ?? systemClock;
+    this.maxCachedKeys = requirePositiveInteger('maxCachedKeys', props.maxCachedKeys ?? 64);
+    this.cachedKeyLifetimeMs = requirePositiveInteger(
+      'cachedKeyLifetimeMs',
+      props.cachedKeyLifetimeMs ?? 300_000,
+    );
+    this.maxBlobsPerSealingKey = requirePositiveInteger(
+      'maxBlobsPerSealingKey',
+      props.maxBlobsPerSealingKey ?? 1000,
+    );
+    this.sealingKeyLifetimeMs = requirePositiveInteger(
+      'sealingKeyLifetimeMs',
+      props.sealingKeyLifetimeMs ?? 300_000,
+    );
+  }
+
+  public async seal(purpose: SealPurpose, runId: string, plaintext: Uint8Array): Promise<Uint8Array> {
+    assertSealTarget(purpose, runId);
+    try {
+      const sealingKey = await this.acquireSealingKey();
+      const compressed = await compress(plaintext, {
+        params: {
+          [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plaintext.byteLength,
+        },
+      });
+      const { result } = await this.encryptionSdk.encrypt(sealingKey.keyring, compressed, {
+        suiteId: SUITE,
+        encryptionContext: { [CONTEXT_RUN]: runId, [CONTEXT_PURPOSE]: purpose },
+      });
+      return frameBlob(sealingKey.wrapped, result);
+    } catch (error) {
+      throw new CountersignError('internal', 'The run state could not be sealed.', {
+        expose: false,
+        cause: error,
+      });
+    }
+  }
+
+  public async unseal(purpose: SealPurpose, runId: string, sealed: Uint8Array): Promise<Uint8Array> {
+    assertSealTarget(purpose, runId);
+    const { wrappedKey, message } = parseBlob(sealed);
+    const sealingKey = await this.sealingKeyFor(wrappedKey);
+    let decrypted: Awaited<ReturnType<typeof this.encryptionSdk.decrypt>>;
+    try {
+      decrypted = await this.encryptionSdk.decrypt(sealingKey.keyring, message, {
+        maxBodySize: MAX_PLAINTEXT_BYTES,
+      });
+    } catch {
+      throw rejected('it failed authentication');
+    }
+    const context = decrypted.messageHeader.encryptionContext;
+    if (decrypted.messageHeader.suiteId !== SUITE) throw rejected('it uses an unexpected algorithm');
+    if (context[CONTEXT_RUN] !== runId) throw rejected('it was sealed for another run');
+    if (context[CONTEXT_PURPOSE] !== purpose) throw rejected('it was sealed for another purpose');
+    try {
+      const plaintext = await decompress(decrypted.plaintext, { maxOutputLength: MAX_PLAINTEXT_BYTES });
+      return new Uint8Array(plaintext);
+    } catch {
+      throw rejected('it could not be decompressed');
+    }
+  }
+
+  /** The current sealing key if it may still seal, else a new one (one generation at a time). */
+  private async acquireSealingKey(): Promise<SealingKey> {
+    for (;;) {
+      const current = this.currentKey;
+      if (current && this.maySeal(current)) {
+        // Count before any await, so concurrent seals cannot overrun the bound.
+        current.blobsSealed += 1;
+        return current;
+      }
+      if (!this.pendingGeneration) {
+        this.pendingGeneration = this.generateSealingKey().finally(() => {
+          this.pendingGeneration = undefined;
+        });
+      }
+      await this.pendingGeneration;
+    }
+  }
+
+  private async generateSealingKey(): Promise<SealingKey> {
+    const keyBytes = new Uint8Array(randomBytes(SEALING_KEY_BYTES));
+    if (this.keyWrapping.kind === 'local') this.callCounter?.record('KMS', 'GenerateDataKey');
+    const { result: wrapped } = await this.encryptionSdk.encrypt(this.keyWrapping.keyring, keyBytes, {
+      suiteId: SUITE,
+      encryptionContext: { [CONTEXT_PURPOSE]: SEALING_KEY_PURPOSE },
+    });
+    const sealingKey = createSealingKey(new Uint8Array(wrapped), keyBytes, this.nowMs());
+    this.remember(sealingKey);
+    this.currentKey = sealingKey;
+    return sealingKey;
+  }
+
+  /** The unwrapped key for a blob: from memory, or from one unwrap shared by concurrent callers. */
+  private async sealingKeyFor(wrappedKey: Uint8Array): Promise<SealingKey> {
+    const id = sha256Hex(wrappedKey);
+    const cached = this.cache.get(id);
+    if (cached && this.nowMs() - cached.obtainedAt < this.cachedKeyLifetimeMs) {
+      this.cache.delete(id);
+      this.cache.set(id, cached);
+      return cached;
+    }
+    if (cached) this.cache.delete(id);
+    let pending = this.pendingUnwraps.get(id);
+    if (!pending) {
+      pending = this.unwrapSealingKey(wrappedKey).finally(() => this.pendingUnwraps.delete(id));
+      this.pendingUnwraps.set(id, pending);
+    }
+    return pending;
+  }
+
+  private async unwrapSealingKey(wrappedKey: Uint8Array): Promise<SealingKey> {
+    if (this.keyWrapping.kind === 'local') this.callCounter?.record('KMS', 'Decrypt');
+    let unwrapped: Awaited<ReturnType<typeof this.encryptionSdk.decrypt>>;
+    try {
+      unwrapped = await this.encryptionSdk.decrypt(this.keyWrapping.keyring, wrappedKey, {
+        maxBodySize: SEALING_KEY_BYTES,
+      });
+    } catch {
+      throw rejected('its key could not be unwrapped');
+    }
+    if (
+      unwrapped.messageHeader.encryptionContext[CONTEXT_PURPOSE] !== SEALING_KEY_PURPOSE ||
+      unwrapped.plaintext.byteLength !== SEALING_KEY_BYTES
+    ) {
+      throw rejected('its key is not a sealing key');
+    }
+    const sealingKey = createSealingKey(wrappedKey, new Uint8Array(unwrapped.plaintext), this.nowMs());
+    this.remember(sealingKey);
+    // A pause unseals the run state and then seals two blobs: reusing this key makes that one call.
+    if (!this.currentKey || !this.maySeal(this.currentKey)) this.currentKey = sealingKey;
+    return sealingKey;
+  }
+
+  private remember(sealingKey: SealingKey): void {
+    this.cache.delete(sealingKey.id);
+    this.cache.set(sealingKey.id, sealingKey);
+    for (const id of this.cache.keys()) {
+      if (this.cache.size <= this.maxCachedKeys) break;
+      this.cache.delete(id);
+    }
+  }
+
+  private maySeal(sealingKey: SealingKey): boolean {
+    return (
+      sealingKey.blobsSealed < this.maxBlobsPerSealingKey &&
+      this.nowMs() - sealingKey.obtainedAt < this.sealingKeyLifetimeMs
+    );
+  }
+
+  private nowMs(): number {
+    return this.clock.now().getTime();
+  }
+}
+
+function createSealingKey(wrapped: Uint8Array, keyBytes: Uint8Array, obtainedAt: number): SealingKey {
+  const id = sha256Hex(wrapped);
+  const keyring = new RawAesKeyringNode({
+    keyNamespace: 'countersign',
+    keyName: `sealing-key/${id}`,
+    unencryptedMasterKey: keyBytes,
+    wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+  });
+  return { id, wrapped, keyring, obtainedAt, blobsSealed: 0 };
+}
+
+function frameBlob(wrappedKey: Uint8Array, message: Uint8Array): Uint8Array {
+  const blob = new Uint8Array(HEADER_BYTES + wrappedKey.byteLength + message.byteLength);
+  blob.set(BLOB_MAGIC, 0);
+  blob[BLOB_MAGIC.length] = BLOB_VERSION;
+  new DataView(blob.buffer).setUint32(BLOB_MAGIC.length + 1, wrappedKey.byteLength);
+  blob.set(wrappedKey, HEADER_BYTES);
+  blob.set(message, HEADER_BYTES + wrappedKey.byteLength);
+  return blob;
+}
+
+function parseBlob(sealed: Uint8Array): { wrappedKey: Uint8Array; message: Uint8Array } {
+  if (!(sealed instanceof Uint8Array) || sealed.byteLength < HEADER_BYTES) throw rejected('it is truncated');
+  if (BLOB_MAGIC.some((byte, index) => sealed[index] !== byte)) throw rejected('it has an unknown format');
+  if (sealed[BLOB_MAGIC.length] !== BLOB_VERSION) throw rejected('it has an unknown version');
+  const wrappedLength = new DataView(sealed.buffer, sealed.byteOffset, sealed.byteLength).getUint32(
+    BLOB_MAGIC.length + 1,
+  );
+  if (wrappedLength === 0 || wrappedLength > MAX_WRAPPED_KEY_BYTES)
+    throw rejected('it has an unknown format');
+  if (sealed.byteLength <= HEADER_BYTES + wrappedLength) throw rejected('it is truncated');
+  return {
+    wrappedKey: sealed.slice(HEADER_BYTES, HEADER_BYTES + wrappedLength),
+    message: sealed.subarray(HEADER_BYTES + wrappedLength),
+  };
+}
+
+function assertSealTarget(purpose: SealPurpose, runId: string): void {
+  if (!SEAL_PURPOSES.has(purpose) || typeof runId !== 'string' || runId.length === 0) {
+    throw new CountersignError('internal', 'A seal was asked for an unknown purpose or an empty run.', {
+      expose: false,
+    });
+  }
+}
+
+function rejected(reason: string): CountersignError {
+  return new CountersignError('sealed-state-rejected', `The sealed run state was refused: ${reason}.`);
+}
+
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+function requirePositiveInteger(name: string, value: number): number {
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new CountersignError(
+      'configuration',
+      `EnvelopeSealer: ${name} must be a positive integer, got ${value}.`,
+    );
+  }
+  return value;
+}

@@ -1,0 +1,66 @@
+import { randomBytes } from 'node:crypto';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/client-node';
+import { CountersignError } from '../core/errors.js';
+import type { KeyWrapping } from './envelope-sealer.js';
+
+const MASTER_KEY_FILE = 'master-key.bin';
+const MASTER_KEY_BYTES = 32;
+
+/**
+ * The local stand-in for the KMS key: a 256-bit master key in a file (mode 0600) that is
+ * created on first use and loaded afterwards, so a restart can still unseal waiting runs.
+ *
+ * @example
+ * const keyWrapping = await new LocalKeyring('.countersign/keys').keyWrapping();
+ * const sealer = new EnvelopeSealer({ keyWrapping, callCounter });
+ */
+export class LocalKeyring {
+  private readonly directory: string;
+  private loaded: Promise<KeyWrapping> | undefined;
+
+  public constructor(directory: string) {
+    this.directory = directory;
+  }
+
+  /** The key-wrapping keyring over the local master key (created if the file is missing). */
+  public keyWrapping(): Promise<KeyWrapping> {
+    this.loaded ??= this.loadOrCreate().catch((error: unknown) => {
+      this.loaded = undefined;
+      throw error;
+    });
+    return this.loaded;
+  }
+
+  private async loadOrCreate(): Promise<KeyWrapping> {
+    const masterKey = await this.readOrCreateMasterKey();
+    const keyring = new RawAesKeyringNode({
+      keyNamespace: 'countersign-local',
+      keyName: 'master-key',
+      unencryptedMasterKey: masterKey,
+      wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+    });
+    return { kind: 'local', keyring };
+  }
+
+  private async readOrCreateMasterKey(): Promise<Uint8Array> {
+    const path = join(this.directory, MASTER_KEY_FILE);
+    await mkdir(this.directory, { recursive: true, mode: 0o700 });
+    try {
+      // `wx`: never overwrite a key another process created first.
+      await writeFile(path, randomBytes(MASTER_KEY_BYTES), { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    await chmod(path, 0o600);
+    const masterKey = new Uint8Array(await readFile(path));
+    if (masterKey.byteLength !== MASTER_KEY_BYTES) {
+      throw new CountersignError(
+        'configuration',
+        `The local master key file ${MASTER_KEY_FILE} must hold ${MASTER_KEY_BYTES} bytes; it holds ${masterKey.byteLength}. Restore it, or delete it to start over (waiting runs are then lost).`,
+      );
+    }
+    return masterKey;
+  }
+}
