@@ -1,0 +1,60 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import type { Construct } from 'constructs';
+import { Countersign, type CountersignProps } from './countersign.js';
+
+/** The construct id of the stack in bin/app.ts and in the local mode's synthesis. */
+export const COUNTERSIGN_STACK_ID = 'Countersign';
+
+/** Properties of {@link CountersignStack}. */
+export interface CountersignStackProps extends StackProps {
+  /**
+   * Settings of the Countersign construct, except the OpenAI-compatible secret (see below).
+   *
+   * @default - the construct defaults
+   */
+  readonly countersign?: Omit<CountersignProps, 'openAiCompatible'>;
+  /**
+   * An OpenAI-compatible endpoint whose API key is an existing Secrets Manager secret, by name.
+   *
+   * @default - none
+   */
+  readonly openAiCompatible?: { readonly baseUrl: string; readonly apiKeySecretName: string };
+}
+
+/**
+ * The deployable stack: one {@link Countersign} construct and its outputs. Teams that own a
+ * CDK app embed the construct in their own stack instead.
+ *
+ * @example
+ * new CountersignStack(app, COUNTERSIGN_STACK_ID, { countersign: { approvalTimeout: Duration.days(3) } });
+ */
+export class CountersignStack extends Stack {
+  public readonly countersign: Countersign;
+
+  public constructor(scope: Construct, id: string, props: CountersignStackProps = {}) {
+    super(scope, id, {
+      description: 'countersign: LLM agent runs whose every write waits for a human approval',
+      ...props,
+    });
+    const openAiCompatible =
+      props.openAiCompatible === undefined
+        ? undefined
+        : {
+            baseUrl: props.openAiCompatible.baseUrl,
+            apiKeySecret: Secret.fromSecretNameV2(
+              this,
+              'OpenAiApiKey',
+              props.openAiCompatible.apiKeySecretName,
+            ),
+          };
+    this.countersign = new Countersign(this, 'Countersign', {
+      ...props.countersign,
+      ...(openAiCompatible === undefined ? {} : { openAiCompatible }),
+    });
+
+    new CfnOutput(this, 'ApiUrl', { value: this.countersign.apiUrl });
+    new CfnOutput(this, 'StateMachineArn', { value: this.countersign.stateMachine.stateMachineArn });
+    new CfnOutput(this, 'TableName', { value: this.countersign.table.tableName });
+  }
+}

@@ -1,0 +1,330 @@
+import { existsSync, statSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import type { Table } from 'aws-cdk-lib/aws-dynamodb';
+import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
+import type { Key } from 'aws-cdk-lib/aws-kms';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import { Construct } from 'constructs';
+import { CountersignApi } from './api.js';
+import { CountersignData } from './data.js';
+import {
+  CountersignFunctions,
+  type HandlerName,
+  type ModelProvider,
+  type OpenAiCompatibleEndpoint,
+  resolveProjectPath,
+} from './functions.js';
+import { CountersignWorkflow } from './workflow.js';
+
+export type { HandlerName, ModelProvider, OpenAiCompatibleEndpoint } from './functions.js';
+
+/** Properties of the {@link Countersign} construct. */
+export interface CountersignProps {
+  /**
+   * How long a run waits for a human decision before it ends as expired. Between 1 minute and
+   * 24 days, in whole seconds: the local runner overflows its timer above about 24.8 days.
+   *
+   * @default - Duration.days(7)
+   */
+  readonly approvalTimeout?: Duration;
+  /**
+   * Retention of every log group (functions, state machine, API access logs).
+   *
+   * @default - RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the table, the KMS key, the buckets and the log groups when they leave the
+   * stack. With DESTROY, a non-empty overflow bucket still blocks deletion until emptied.
+   *
+   * @default - RemovalPolicy.RETAIN: run data outlives the stack.
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Which model provider `model-turn` uses.
+   *
+   * @default - 'bedrock'
+   */
+  readonly modelProvider?: ModelProvider;
+  /**
+   * The Bedrock model or cross-Region inference profile id (used when `modelProvider` is
+   * `'bedrock'`); the model-turn role may invoke this model only.
+   *
+   * @default - 'global.anthropic.claude-sonnet-4-5-20250929-v1:0' (Claude Sonnet 4.5, global inference profile)
+   */
+  readonly bedrockModelId?: string;
+  /**
+   * The OpenAI-compatible endpoint; required when `modelProvider` is `'openai-compatible'`.
+   *
+   * @default - none
+   */
+  readonly openAiCompatible?: OpenAiCompatibleEndpoint;
+  /**
+   * Path of a TypeScript module that exports `teamTools: Tool[]`, bundled into the Lambdas
+   * in place of the import `countersign-team-tools`. A relative path resolves against the
+   * working directory of the CDK app.
+   *
+   * @default - lambdas/tools/no-team-tools.ts (no team tools)
+   */
+  readonly toolsModule?: string;
+  /**
+   * Byte budget of the skills block prepended to the first user message (seed 003).
+   *
+   * @default - 24000
+   */
+  readonly skillsMaxBytes?: number;
+  /**
+   * The deployment-wide cap on model turns per run; a configuration may ask for fewer.
+   *
+   * @default - 50
+   */
+  readonly maxTurns?: number;
+}
+
+/** The defaults of {@link CountersignProps}, in one place for the construct and its tests. */
+export const COUNTERSIGN_DEFAULTS = {
+  approvalTimeout: Duration.days(7),
+  logRetention: RetentionDays.ONE_MONTH,
+  removalPolicy: RemovalPolicy.RETAIN,
+  modelProvider: 'bedrock' as ModelProvider,
+  bedrockModelId: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
+  toolsModule: 'lambdas/tools/no-team-tools.ts',
+  skillsMaxBytes: 24_000,
+  maxTurns: 50,
+} as const;
+
+const MINIMUM_APPROVAL_TIMEOUT_SECONDS = Duration.minutes(1).toSeconds();
+// aws-local-stepfunctions waits with setTimeout, which overflows at 2^31 ms (about 24.8 days).
+const MAXIMUM_APPROVAL_TIMEOUT_SECONDS = Duration.days(24).toSeconds();
+const MAXIMUM_TURNS = 200;
+const MAXIMUM_SKILLS_BYTES = 1_000_000;
+const MODEL_PROVIDERS: readonly ModelProvider[] = ['bedrock', 'openai-compatible', 'scripted'];
+const TOOLS_MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
+const BEDROCK_MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
+
+interface ResolvedSettings {
+  readonly approvalTimeout: Duration;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly modelProvider: ModelProvider;
+  readonly bedrockModelId: string;
+  readonly openAiCompatible?: OpenAiCompatibleEndpoint;
+  readonly toolsModulePath: string;
+  readonly skillsMaxBytes: number;
+  readonly maxTurns: number;
+}
+
+/**
+ * countersign on AWS: LLM agents run tool loops in a Step Functions workflow, and every write
+ * they propose waits for a human to countersign it. Composes the data layer (table, key,
+ * overflow bucket), the handler functions, the run workflow and the HTTP API.
+ *
+ * @example
+ * const countersign = new Countersign(this, 'Countersign', {
+ *   approvalTimeout: Duration.days(3),
+ *   toolsModule: 'src/team-tools.ts',
+ * });
+ * countersign.grantStartRun(myScheduler);
+ */
+export class Countersign extends Construct {
+  /** The single table of runs, sealed state, skills, pages, grants and audit records. */
+  public readonly table: Table;
+  /** The customer-managed key: table, overflow objects and run state sealing. */
+  public readonly key: Key;
+  /** Sealed run state too large for a DynamoDB item. */
+  public readonly overflowBucket: Bucket;
+  /** The run workflow, one execution per run (continued as new for long runs). */
+  public readonly stateMachine: StateMachine;
+  /** The HTTP API of runs, inbox and decisions. */
+  public readonly httpApi: HttpApi;
+  /** The base URL of the API's default stage. */
+  public readonly apiUrl: string;
+  /** Every handler function by name. */
+  public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+
+  private readonly data: CountersignData;
+
+  public constructor(scope: Construct, id: string, props: CountersignProps = {}) {
+    super(scope, id);
+    const settings = resolveSettings(props);
+
+    this.data = new CountersignData(this, 'Data', { removalPolicy: settings.removalPolicy });
+    const functions = new CountersignFunctions(this, 'Functions', { data: this.data, ...settings });
+    const workflow = new CountersignWorkflow(this, 'Workflow', {
+      functions,
+      approvalTimeout: settings.approvalTimeout,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+    const api = new CountersignApi(this, 'Api', {
+      functions,
+      logRetention: settings.logRetention,
+      removalPolicy: settings.removalPolicy,
+    });
+
+    this.table = this.data.table;
+    this.key = this.data.key;
+    this.overflowBucket = this.data.overflowBucket;
+    this.stateMachine = workflow.stateMachine;
+    this.httpApi = api.httpApi;
+    this.apiUrl = api.url;
+    this.functions = functions.functions;
+
+    const apiRuns = functions.get('api-runs');
+    apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
+    this.grantStartRun(apiRuns);
+    this.grantDecision(functions.get('api-decision'));
+  }
+
+  /** Lets `grantee` start run executions (states:StartExecution on this state machine only). */
+  public grantStartRun(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['states:StartExecution'],
+      resourceArns: [this.stateMachine.stateMachineArn],
+    });
+  }
+
+  /**
+   * Lets `grantee` resume or refuse a waiting run with its task token (states:SendTaskSuccess and
+   * states:SendTaskFailure). Only the decision handler should hold this: it claims the decision
+   * atomically before it uses the token.
+   */
+  public grantDecision(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
+      resourceArns: [this.stateMachine.stateMachineArn],
+    });
+  }
+
+  /** Lets `grantee` read the table (and decrypt it), e.g. for a reporting job. */
+  public grantReadData(grantee: IGrantable): Grant {
+    return this.data.grantTable(grantee, 'read');
+  }
+}
+
+/** Applies the defaults and refuses values that would deploy a broken runtime. */
+function resolveSettings(props: CountersignProps): ResolvedSettings {
+  const approvalTimeout = props.approvalTimeout ?? COUNTERSIGN_DEFAULTS.approvalTimeout;
+  validateApprovalTimeout(approvalTimeout);
+
+  const logRetention = props.logRetention ?? COUNTERSIGN_DEFAULTS.logRetention;
+  if (!Object.values(RetentionDays).includes(logRetention)) {
+    throw new Error(
+      `Countersign: logRetention ${JSON.stringify(logRetention)} is not a RetentionDays value; use e.g. RetentionDays.ONE_MONTH.`,
+    );
+  }
+
+  const removalPolicy = props.removalPolicy ?? COUNTERSIGN_DEFAULTS.removalPolicy;
+  if (!Object.values(RemovalPolicy).includes(removalPolicy)) {
+    throw new Error(
+      `Countersign: removalPolicy ${JSON.stringify(removalPolicy)} is not a RemovalPolicy value; use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.`,
+    );
+  }
+
+  const modelProvider = props.modelProvider ?? COUNTERSIGN_DEFAULTS.modelProvider;
+  if (!MODEL_PROVIDERS.includes(modelProvider)) {
+    throw new Error(
+      `Countersign: modelProvider ${JSON.stringify(modelProvider)} is not supported; use one of ${MODEL_PROVIDERS.map((provider) => `'${provider}'`).join(', ')}.`,
+    );
+  }
+
+  const bedrockModelId = props.bedrockModelId ?? COUNTERSIGN_DEFAULTS.bedrockModelId;
+  if (!BEDROCK_MODEL_ID_PATTERN.test(bedrockModelId)) {
+    throw new Error(
+      `Countersign: bedrockModelId ${JSON.stringify(bedrockModelId)} is not a Bedrock model id; use an id such as 'anthropic.claude-3-5-haiku-20241022-v1:0' or an inference profile id such as 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'.`,
+    );
+  }
+
+  validateOpenAiCompatible(modelProvider, props.openAiCompatible);
+
+  const skillsMaxBytes = props.skillsMaxBytes ?? COUNTERSIGN_DEFAULTS.skillsMaxBytes;
+  if (!Number.isInteger(skillsMaxBytes) || skillsMaxBytes < 1 || skillsMaxBytes > MAXIMUM_SKILLS_BYTES) {
+    throw new Error(
+      `Countersign: skillsMaxBytes ${JSON.stringify(skillsMaxBytes)} is invalid; use a whole number of bytes between 1 and ${MAXIMUM_SKILLS_BYTES} (default ${COUNTERSIGN_DEFAULTS.skillsMaxBytes}).`,
+    );
+  }
+
+  const maxTurns = props.maxTurns ?? COUNTERSIGN_DEFAULTS.maxTurns;
+  if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAXIMUM_TURNS) {
+    throw new Error(
+      `Countersign: maxTurns ${JSON.stringify(maxTurns)} is invalid; use a whole number between 1 and ${MAXIMUM_TURNS} (default ${COUNTERSIGN_DEFAULTS.maxTurns}).`,
+    );
+  }
+
+  return {
+    approvalTimeout,
+    logRetention,
+    removalPolicy,
+    modelProvider,
+    bedrockModelId,
+    ...(props.openAiCompatible === undefined ? {} : { openAiCompatible: props.openAiCompatible }),
+    toolsModulePath: resolveToolsModule(props.toolsModule),
+    skillsMaxBytes,
+    maxTurns,
+  };
+}
+
+function validateApprovalTimeout(approvalTimeout: Duration): void {
+  let seconds: number;
+  try {
+    seconds = approvalTimeout.toSeconds({ integral: true });
+  } catch {
+    throw new Error(
+      `Countersign: approvalTimeout ${approvalTimeout.toHumanString()} is not a whole number of seconds; use e.g. Duration.hours(12).`,
+    );
+  }
+  if (seconds < MINIMUM_APPROVAL_TIMEOUT_SECONDS || seconds > MAXIMUM_APPROVAL_TIMEOUT_SECONDS) {
+    throw new Error(
+      `Countersign: approvalTimeout ${approvalTimeout.toHumanString()} is out of range; use between Duration.minutes(1) and Duration.days(24) (the local runner cannot wait longer than about 24.8 days).`,
+    );
+  }
+}
+
+function validateOpenAiCompatible(modelProvider: ModelProvider, endpoint?: OpenAiCompatibleEndpoint): void {
+  if (modelProvider === 'openai-compatible' && endpoint === undefined) {
+    throw new Error(
+      "Countersign: modelProvider 'openai-compatible' needs openAiCompatible: { baseUrl, apiKeySecret }; set it or choose modelProvider 'bedrock'.",
+    );
+  }
+  if (endpoint === undefined) return;
+  if (modelProvider !== 'openai-compatible') {
+    throw new Error(
+      `Countersign: openAiCompatible is set but modelProvider is '${modelProvider}'; set modelProvider: 'openai-compatible' or remove openAiCompatible.`,
+    );
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(endpoint.baseUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:') {
+    // The API key travels in a header: never over plain HTTP.
+    throw new Error(
+      `Countersign: openAiCompatible.baseUrl ${JSON.stringify(endpoint.baseUrl)} is not an https URL; use e.g. 'https://api.example.com/v1'.`,
+    );
+  }
+}
+
+function resolveToolsModule(toolsModule?: string): string {
+  if (toolsModule === undefined) return resolveProjectPath(COUNTERSIGN_DEFAULTS.toolsModule);
+  const path = resolve(toolsModule);
+  if (!existsSync(path) || !statSync(path).isFile()) {
+    throw new Error(
+      `Countersign: toolsModule ${JSON.stringify(toolsModule)} does not exist (resolved to ${JSON.stringify(path)}); give the path of a module exporting teamTools, relative to the CDK app's working directory.`,
+    );
+  }
+  if (!TOOLS_MODULE_EXTENSIONS.includes(extname(path))) {
+    throw new Error(
+      `Countersign: toolsModule ${JSON.stringify(toolsModule)} is not a TypeScript or JavaScript module; use a ${TOOLS_MODULE_EXTENSIONS.join(', ')} file.`,
+    );
+  }
+  return path;
+}

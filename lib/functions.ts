@@ -1,0 +1,278 @@
+import { fileURLToPath } from 'node:url';
+import { type Duration, Duration as Durations, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Grant, type IGrantable, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { CountersignData, DataAccess } from './data.js';
+
+/** The Lambda handlers, one per file in `lambdas/handlers/`. */
+export const HANDLER_NAMES = [
+  'prepare',
+  'model-turn',
+  'await-approval',
+  'execute-tools',
+  'record-rejection',
+  'finish-run',
+  'mark-failed',
+  'mark-expired',
+  'api-runs',
+  'api-inbox',
+  'api-decision',
+  'api-admin',
+] as const;
+
+/** The name of one handler file (without `.ts`). */
+export type HandlerName = (typeof HANDLER_NAMES)[number];
+
+/** Which model backs `model-turn`. */
+export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
+
+/** An OpenAI-compatible chat completions endpoint and the secret that holds its API key. */
+export interface OpenAiCompatibleEndpoint {
+  /** Base URL of the endpoint, `https://...`. */
+  readonly baseUrl: string;
+  /** The secret whose value is the API key; only `model-turn` may read it. */
+  readonly apiKeySecret: ISecret;
+}
+
+/** The resolved settings the functions are built with (every default already applied). */
+export interface CountersignFunctionsProps {
+  readonly data: CountersignData;
+  readonly approvalTimeout: Duration;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly modelProvider: ModelProvider;
+  readonly bedrockModelId: string;
+  readonly openAiCompatible?: OpenAiCompatibleEndpoint;
+  /** Absolute path of the module bundled as `countersign-team-tools`. */
+  readonly toolsModulePath: string;
+  readonly skillsMaxBytes: number;
+  readonly maxTurns: number;
+}
+
+/** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
+export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/** The esbuild alias the handlers import team tools through. */
+export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
+
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+/** Resolves a path inside this project, independent of the working directory of the CDK app. */
+export function resolveProjectPath(relativePath: string): string {
+  return fileURLToPath(new URL(`../${relativePath}`, import.meta.url));
+}
+
+interface FunctionSizing {
+  readonly timeout: Duration;
+  readonly memorySize: number;
+}
+
+// API handlers stay under the 30 s HTTP API integration limit; model and tool steps get minutes.
+const SIZING: Record<HandlerName, FunctionSizing> = {
+  prepare: { timeout: Durations.seconds(30), memorySize: 512 },
+  'model-turn': { timeout: Durations.minutes(5), memorySize: 1024 },
+  'await-approval': { timeout: Durations.minutes(1), memorySize: 1024 },
+  'execute-tools': { timeout: Durations.minutes(5), memorySize: 1024 },
+  'record-rejection': { timeout: Durations.seconds(30), memorySize: 512 },
+  'finish-run': { timeout: Durations.seconds(30), memorySize: 512 },
+  'mark-failed': { timeout: Durations.seconds(30), memorySize: 512 },
+  'mark-expired': { timeout: Durations.seconds(30), memorySize: 512 },
+  'api-runs': { timeout: Durations.seconds(29), memorySize: 1024 },
+  'api-inbox': { timeout: Durations.seconds(29), memorySize: 1024 },
+  'api-decision': { timeout: Durations.seconds(29), memorySize: 1024 },
+  'api-admin': { timeout: Durations.seconds(29), memorySize: 1024 },
+};
+
+// The least-privilege matrix. Only api-inbox is a pure reader of the table.
+const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
+  prepare: 'read-write',
+  'model-turn': 'read-write',
+  'await-approval': 'read-write',
+  'execute-tools': 'read-write',
+  'record-rejection': 'read-write',
+  'finish-run': 'read-write',
+  'mark-failed': 'read-write',
+  'mark-expired': 'read-write',
+  'api-runs': 'read-write',
+  'api-inbox': 'read',
+  'api-decision': 'read-write',
+  'api-admin': 'read-write',
+};
+
+// Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
+const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
+  'model-turn': 'read-write',
+  'await-approval': 'read-write',
+  'execute-tools': 'read-write',
+  'record-rejection': 'read-write',
+  'api-runs': 'read',
+  'api-decision': 'read',
+  'api-inbox': 'read',
+};
+
+/** Bedrock geography prefixes of cross-Region inference profile ids (`us.anthropic...`). */
+const INFERENCE_PROFILE_PREFIXES = ['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca', 'global'];
+
+// esbuild emits ESM; CommonJS dependencies (X-Ray SDK, crypto client) still call require().
+const REQUIRE_BANNER =
+  "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
+
+function toConstructId(name: HandlerName): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/**
+ * The twelve Lambda functions of countersign, each with its own role, log group and exactly
+ * the permissions its handler needs. Step Functions and API permissions that depend on the
+ * state machine are granted by the composing construct.
+ *
+ * @example
+ * const functions = new CountersignFunctions(this, 'Functions', resolvedSettings);
+ * functions.get('api-runs').addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', arn);
+ */
+export class CountersignFunctions extends Construct {
+  /** Every function by handler name. */
+  public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+
+  public constructor(scope: Construct, id: string, props: CountersignFunctionsProps) {
+    super(scope, id);
+    const environment = this.environmentFor(props);
+    const created: Partial<Record<HandlerName, NodejsFunction>> = {};
+    for (const name of HANDLER_NAMES) {
+      created[name] = this.createFunction(name, props, environment);
+    }
+    this.functions = created as Record<HandlerName, NodejsFunction>;
+
+    for (const name of HANDLER_NAMES) {
+      const handler = this.get(name);
+      props.data.grantTable(handler, TABLE_ACCESS[name]);
+      const overflowAccess = OVERFLOW_ACCESS[name];
+      if (overflowAccess !== undefined) {
+        props.data.grantOverflow(handler, overflowAccess);
+        props.data.acknowledgeOverflowWildcard(handler.role ?? handler);
+      }
+    }
+
+    const awaitApproval = this.get('await-approval');
+    EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
+    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME', 'default');
+
+    const modelTurn = this.get('model-turn');
+    if (props.modelProvider === 'bedrock') this.grantModelInvocation(modelTurn, props.bedrockModelId);
+    if (props.modelProvider === 'openai-compatible' && props.openAiCompatible !== undefined) {
+      props.openAiCompatible.apiKeySecret.grantRead(modelTurn);
+    }
+  }
+
+  /** The function of one handler. */
+  public get(name: HandlerName): NodejsFunction {
+    return this.functions[name];
+  }
+
+  private environmentFor(props: CountersignFunctionsProps): Record<string, string> {
+    const environment: Record<string, string> = {
+      COUNTERSIGN_TABLE_NAME: props.data.table.tableName,
+      COUNTERSIGN_SEALING_KEY_ARN: props.data.key.keyArn,
+      COUNTERSIGN_OVERFLOW_BUCKET: props.data.overflowBucket.bucketName,
+      COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: String(props.approvalTimeout.toSeconds()),
+      COUNTERSIGN_MODEL_PROVIDER: props.modelProvider,
+      COUNTERSIGN_BEDROCK_MODEL_ID: props.bedrockModelId,
+      COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
+      COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
+    };
+    if (props.openAiCompatible !== undefined) {
+      environment.COUNTERSIGN_OPENAI_BASE_URL = props.openAiCompatible.baseUrl;
+      environment.COUNTERSIGN_OPENAI_SECRET_ARN = props.openAiCompatible.apiKeySecret.secretArn;
+    }
+    return environment;
+  }
+
+  private createFunction(
+    name: HandlerName,
+    props: CountersignFunctionsProps,
+    environment: Record<string, string>,
+  ): NodejsFunction {
+    const constructId = toConstructId(name);
+    const logGroup = new LogGroup(this, `${constructId}LogGroup`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // An own role instead of AWSLambdaBasicExecutionRole: logging is granted on this log group only.
+    const role = new Role(this, `${constructId}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `countersign ${name} handler`,
+    });
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which AWS X-Ray does not support on any resource narrower than "*".',
+    });
+
+    const sizing = SIZING[name];
+    return new NodejsFunction(this, constructId, {
+      entry: resolveProjectPath(`lambdas/handlers/${name}.ts`),
+      handler: 'handler',
+      projectRoot: PROJECT_ROOT,
+      depsLockFilePath: resolveProjectPath('package-lock.json'),
+      runtime: LAMBDA_RUNTIME,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      timeout: sizing.timeout,
+      memorySize: sizing.memorySize,
+      role,
+      logGroup,
+      environment: { ...environment },
+      bundling: {
+        forceDockerBundling: false,
+        format: OutputFormat.ESM,
+        mainFields: ['module', 'main'],
+        banner: REQUIRE_BANNER,
+        minify: true,
+        externalModules: ['@aws-sdk/*'],
+        esbuildArgs: { [`--alias:${TEAM_TOOLS_ALIAS}`]: props.toolsModulePath },
+      },
+    });
+  }
+
+  /**
+   * bedrock:InvokeModel on the configured model only. An inference profile also needs the
+   * foundation model in every Region the profile may route to.
+   */
+  private grantModelInvocation(grantee: IGrantable & Construct, modelId: string): void {
+    const stack = Stack.of(this);
+    const [prefix] = modelId.split('.');
+    const isInferenceProfile = prefix !== undefined && INFERENCE_PROFILE_PREFIXES.includes(prefix);
+    if (!isInferenceProfile) {
+      Grant.addToPrincipal({
+        grantee,
+        actions: ['bedrock:InvokeModel'],
+        resourceArns: [`arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${modelId}`],
+      });
+      return;
+    }
+    const foundationModelId = modelId.slice(`${prefix}.`.length);
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['bedrock:InvokeModel'],
+      resourceArns: [
+        `arn:${stack.partition}:bedrock:${stack.region}:${stack.account}:inference-profile/${modelId}`,
+        `arn:${stack.partition}:bedrock:*::foundation-model/${foundationModelId}`,
+      ],
+    });
+    const role = (grantee as NodejsFunction).role ?? grantee;
+    Validations.of(role).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModelId}]`,
+      reason:
+        'A Bedrock cross-Region inference profile routes each call to the foundation model in a Region Bedrock picks at call time, so the model ARN must allow any Region; it names one model only.',
+    });
+  }
+}

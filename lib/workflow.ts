@@ -1,0 +1,227 @@
+import { ArnFormat, Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  Choice,
+  Condition,
+  CustomState,
+  DefinitionBody,
+  Fail,
+  IntegrationPattern,
+  JsonPath,
+  LogLevel,
+  StateMachine,
+  StateMachineType,
+  Succeed,
+  TaskInput,
+  Timeout,
+} from 'aws-cdk-lib/aws-stepfunctions';
+import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { Construct } from 'constructs';
+import type { CountersignFunctions, HandlerName } from './functions.js';
+
+/** The error name await-approval's decision fails the task token with when a turn is rejected. */
+export const REJECTED_ERROR = 'countersign.Rejected';
+
+/** The state names of the run workflow: a contract with the local runner and the handlers. */
+export const STATE_NAMES = {
+  prepare: 'Prepare',
+  resume: 'Resume?',
+  modelTurn: 'ModelTurn',
+  route: 'Route',
+  awaitApproval: 'AwaitApproval',
+  executeTools: 'ExecuteTools',
+  recordRejection: 'RecordRejection',
+  finish: 'Finish',
+  continueAsNew: 'ContinueAsNew',
+  markFailed: 'MarkFailed',
+  markExpired: 'MarkExpired',
+  done: 'Done',
+  expired: 'Expired',
+  runFailed: 'RunFailed',
+} as const;
+
+/** Properties of {@link CountersignWorkflow}. */
+export interface CountersignWorkflowProps {
+  readonly functions: CountersignFunctions;
+  /** How long AwaitApproval waits for a decision before the run ends as expired. */
+  readonly approvalTimeout: Duration;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+}
+
+// Lambda keeps the step short of the Task timeout, so a slow handler fails as a Lambda timeout.
+const TASK_TIMEOUT_MARGIN = Duration.seconds(30);
+// StartExecution is a single API call; a minute covers throttling retries inside the service.
+const START_EXECUTION_TIMEOUT = Duration.seconds(60);
+
+/**
+ * The run state machine (Standard, JSONPath): one execution per run, carrying only the run id
+ * and turn; everything else lives sealed in DynamoDB. Long runs continue as a new execution
+ * (`ContinueAsNew`) before the 25,000-event history limit.
+ *
+ * Every Task has an explicit timeout: the local runner defaults Tasks to 60 s otherwise.
+ *
+ * @example
+ * const workflow = new CountersignWorkflow(this, 'Workflow', { functions, approvalTimeout, ... });
+ * workflow.stateMachine.grantStartExecution(apiRuns);
+ */
+export class CountersignWorkflow extends Construct {
+  public readonly stateMachine: StateMachine;
+  public readonly logGroup: LogGroup;
+
+  public constructor(scope: Construct, id: string, props: CountersignWorkflowProps) {
+    super(scope, id);
+    const { functions } = props;
+    const stack = Stack.of(this);
+
+    const timeoutOf = (name: HandlerName): Timeout => {
+      const lambdaTimeout = functions.get(name).timeout ?? Duration.seconds(3);
+      return Timeout.duration(Duration.seconds(lambdaTimeout.toSeconds() + TASK_TIMEOUT_MARGIN.toSeconds()));
+    };
+    const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke =>
+      new LambdaInvoke(this, stateName, {
+        lambdaFunction: functions.get(name) as IFunction,
+        payload: TaskInput.fromObject(payload),
+        payloadResponseOnly: true,
+        taskTimeout: timeoutOf(name),
+      });
+    const runAndTurn = { runId: JsonPath.stringAt('$.runId'), turn: JsonPath.numberAt('$.turn') };
+
+    const runFailed = new Fail(this, STATE_NAMES.runFailed, { error: 'countersign.RunFailed' });
+    // MarkFailed records the failure and does not catch its own errors: that would loop.
+    const markFailed = invoke(STATE_NAMES.markFailed, 'mark-failed', {
+      runId: JsonPath.stringAt('$.runId'),
+      failure: JsonPath.objectAt('$.failure'),
+    }).next(runFailed);
+    const catchFailure = { resultPath: '$.failure' };
+
+    const done = new Succeed(this, STATE_NAMES.done);
+    const expired = new Succeed(this, STATE_NAMES.expired);
+
+    const prepare = invoke(STATE_NAMES.prepare, 'prepare', {
+      runId: JsonPath.stringAt('$.runId'),
+      executionId: JsonPath.stringAt('$$.Execution.Id'),
+    });
+    const modelTurn = invoke(STATE_NAMES.modelTurn, 'model-turn', runAndTurn);
+    const executeTools = invoke(STATE_NAMES.executeTools, 'execute-tools', runAndTurn);
+    const recordRejection = invoke(STATE_NAMES.recordRejection, 'record-rejection', runAndTurn);
+    const finish = invoke(STATE_NAMES.finish, 'finish-run', { runId: JsonPath.stringAt('$.runId') });
+    const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
+
+    const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
+      lambdaFunction: functions.get('await-approval'),
+      integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
+      payload: TaskInput.fromObject({ ...runAndTurn, taskToken: JsonPath.taskToken }),
+      resultPath: '$.decision',
+      // The whole human wait: the run then ends as expired, never silently.
+      taskTimeout: Timeout.duration(props.approvalTimeout),
+    });
+
+    const continueAsNew = new CustomState(this, STATE_NAMES.continueAsNew, {
+      stateJson: {
+        Type: 'Task',
+        Resource: `arn:${stack.partition}:states:::states:startExecution`,
+        Parameters: {
+          'StateMachineArn.$': '$$.StateMachine.Id',
+          Input: {
+            'runId.$': '$.runId',
+            'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id',
+          },
+          // The name makes a retried hand-over idempotent: a second start of the same turn is refused.
+          'Name.$': "States.Format('{}-{}', $.runId, $.turn)",
+        },
+        TimeoutSeconds: START_EXECUTION_TIMEOUT.toSeconds(),
+      },
+    });
+
+    for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
+      task.addCatch(markFailed, catchFailure);
+    }
+    awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
+    awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });
+    awaitApproval.addCatch(markFailed, catchFailure);
+    continueAsNew.addCatch(markFailed, catchFailure);
+
+    awaitApproval.next(executeTools);
+    executeTools.next(modelTurn);
+    recordRejection.next(modelTurn);
+    finish.next(done);
+    continueAsNew.next(done);
+    markExpired.next(expired);
+
+    const route = new Choice(this, STATE_NAMES.route)
+      .when(Condition.stringEquals('$.route', 'tools'), executeTools)
+      .when(Condition.stringEquals('$.route', 'approval'), awaitApproval)
+      .when(Condition.stringEquals('$.route', 'continue'), continueAsNew)
+      .otherwise(finish);
+    modelTurn.next(route);
+
+    const resume = new Choice(this, STATE_NAMES.resume)
+      .when(Condition.stringEquals('$.next', 'await'), awaitApproval)
+      .otherwise(modelTurn);
+    const definition = prepare.next(resume);
+
+    this.logGroup = new LogGroup(this, 'LogGroup', {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+
+    // An explicit name lets the role be granted StartExecution on its own ARN without a
+    // reference from the role's policy back to the state machine (a dependency cycle).
+    const stateMachineName = this.nameStateMachine();
+    this.stateMachine = new StateMachine(this, 'StateMachine', {
+      stateMachineName,
+      stateMachineType: StateMachineType.STANDARD,
+      definitionBody: DefinitionBody.fromChainable(definition),
+      tracingEnabled: true,
+      // ALL shows every transition; no execution data, so no input, output or task token in logs.
+      logs: { destination: this.logGroup, level: LogLevel.ALL, includeExecutionData: false },
+    });
+    this.stateMachine.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['states:StartExecution'],
+        resources: [
+          stack.formatArn({
+            service: 'states',
+            resource: 'stateMachine',
+            resourceName: stateMachineName,
+            arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+          }),
+        ],
+      }),
+    );
+    this.acknowledgeRoleWildcards(functions);
+  }
+
+  private nameStateMachine(): string {
+    const stackName = Stack.of(this).stackName;
+    if (Token.isUnresolved(stackName)) {
+      throw new Error(
+        'CountersignWorkflow needs a concrete stack name to name its state machine; give the stack a literal `stackName`.',
+      );
+    }
+    // Names allow 80 characters; the address suffix keeps two instances in one stack apart.
+    const safeStackName = stackName.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 62);
+    return `${safeStackName}-runs-${this.node.addr.slice(0, 12)}`;
+  }
+
+  private acknowledgeRoleWildcards(functions: CountersignFunctions): void {
+    const stack = Stack.of(this);
+    const role = this.stateMachine.role;
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs vended log delivery (CreateLogDelivery, PutResourcePolicy, DescribeLogGroups, ...) do not support resource-level permissions, so AWS requires "*" for state machine tracing and logging.',
+    });
+    for (const handler of Object.values(functions.functions)) {
+      const functionLogicalId = stack.getLogicalId(handler.node.defaultChild as never);
+      Validations.of(role).acknowledge({
+        id: `AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`,
+        reason:
+          'The Step Functions Lambda integration grants lambda:InvokeFunction on the function and its qualified ARNs (versions, aliases) of this one function; the ":*" cannot be narrowed without pinning a version.',
+      });
+    }
+  }
+}
