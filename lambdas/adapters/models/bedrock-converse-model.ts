@@ -1,0 +1,173 @@
+import {
+  type ContentBlock as BedrockContentBlock,
+  type Message as BedrockMessage,
+  type BedrockRuntimeClient,
+  type Tool as BedrockTool,
+  ConverseCommand,
+  type ConverseCommandInput,
+  type ConverseCommandOutput,
+  type ToolUseBlock,
+} from '@aws-sdk/client-bedrock-runtime';
+import type {
+  Message,
+  ModelProvider,
+  ModelReply,
+  ModelRequest,
+  TextBlock,
+  ToolCallBlock,
+  ToolSpecification,
+} from '../../core/model.js';
+import { asRecord, modelFailed } from './model-failure.js';
+
+/** The SDK's JSON document type, taken from the client so no transitive package is imported. */
+type DocumentType = NonNullable<ToolUseBlock['input']>;
+
+/**
+ * The Bedrock Converse API as a `ModelProvider`: one `ConverseCommand` per model turn, with
+ * tool use. Errors become `CountersignError('model-failed')` naming the error class and HTTP
+ * status only; Bedrock's message text is never passed on.
+ *
+ * @example
+ * const model = new BedrockConverseModel(new BedrockRuntimeClient({}));
+ * const reply = await model.converse({ model: 'anthropic.claude-3-5-sonnet-20240620-v1:0', messages, tools });
+ */
+export class BedrockConverseModel implements ModelProvider {
+  public readonly name = 'bedrock';
+
+  public constructor(private readonly client: BedrockRuntimeClient) {}
+
+  public async converse(request: ModelRequest): Promise<ModelReply> {
+    let output: ConverseCommandOutput;
+    try {
+      output = await this.client.send(new ConverseCommand(toConverseInput(request)));
+    } catch (error) {
+      throw describeBedrockFailure(error);
+    }
+    return fromConverseOutput(output);
+  }
+}
+
+/** Our request in Converse terms. Exported for tests and for a caller that wants to log shapes. */
+export function toConverseInput(request: ModelRequest): ConverseCommandInput {
+  const input: ConverseCommandInput = {
+    modelId: request.model,
+    messages: request.messages.map(toBedrockMessage),
+  };
+  if (request.system !== undefined && request.system.trim() !== '') input.system = [{ text: request.system }];
+  if (request.tools.length > 0) input.toolConfig = { tools: request.tools.map(toBedrockTool) };
+  const inferenceConfig: NonNullable<ConverseCommandInput['inferenceConfig']> = {};
+  if (request.maxTokens !== undefined) inferenceConfig.maxTokens = request.maxTokens;
+  if (request.temperature !== undefined) inferenceConfig.temperature = request.temperature;
+  if (Object.keys(inferenceConfig).length > 0) input.inferenceConfig = inferenceConfig;
+  return input;
+}
+
+function toBedrockMessage(message: Message): BedrockMessage {
+  const content: BedrockContentBlock[] = [];
+  for (const block of message.content) {
+    switch (block.type) {
+      case 'text':
+        // Converse rejects blank text blocks; an empty text carries nothing the model needs.
+        if (block.text.trim() !== '') content.push({ text: block.text });
+        break;
+      case 'tool_call':
+        content.push({
+          toolUse: { toolUseId: block.callId, name: block.name, input: toToolInputDocument(block.arguments) },
+        });
+        break;
+      case 'tool_result':
+        content.push({
+          toolResult: {
+            toolUseId: block.callId,
+            content: [{ text: block.content === '' ? '(no output)' : block.content }],
+            // Only some models accept `status`; it is sent when it carries information.
+            ...(block.isError ? { status: 'error' as const } : {}),
+          },
+        });
+        break;
+    }
+  }
+  // A message must have content; this only happens when every text block was blank.
+  if (content.length === 0) content.push({ text: '(empty)' });
+  return { role: message.role, content };
+}
+
+/** Converse wants an object as tool input; arguments that were not one (unparsable elsewhere) are wrapped. */
+function toToolInputDocument(argumentsValue: unknown): DocumentType {
+  const record = asRecord(argumentsValue);
+  return (record ?? { value: argumentsValue ?? null }) as DocumentType;
+}
+
+function toBedrockTool(tool: ToolSpecification): BedrockTool {
+  return {
+    toolSpec: {
+      name: tool.name,
+      description: tool.description,
+      inputSchema: { json: tool.inputSchema as DocumentType },
+    },
+  };
+}
+
+/** Converse's reply in our terms; a reply without a message is unreadable, not an empty answer. */
+export function fromConverseOutput(output: ConverseCommandOutput): ModelReply {
+  const blocks = output.output?.message?.content;
+  if (!Array.isArray(blocks)) throw modelFailed('Bedrock returned a reply without a message.');
+  const content: Array<TextBlock | ToolCallBlock> = [];
+  for (const block of blocks) {
+    if (typeof block.text === 'string') {
+      content.push({ type: 'text', text: block.text });
+    } else if (block.toolUse !== undefined) {
+      const { toolUseId, name, input } = block.toolUse;
+      if (typeof toolUseId !== 'string' || typeof name !== 'string') {
+        throw modelFailed('Bedrock returned a tool call without an id or a name.');
+      }
+      content.push({ type: 'tool_call', callId: toolUseId, name, arguments: input ?? {} });
+    }
+    // Reasoning, citations and other block kinds are not part of the loop's transcript.
+  }
+  const reply: ModelReply = { content, stopReason: toStopReason(output.stopReason) };
+  const usage = output.usage;
+  if (usage?.inputTokens !== undefined && usage.outputTokens !== undefined) {
+    reply.usage = { inputTokens: usage.inputTokens, outputTokens: usage.outputTokens };
+  }
+  return reply;
+}
+
+function toStopReason(stopReason: string | undefined): ModelReply['stopReason'] {
+  switch (stopReason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'end_turn';
+    case 'tool_use':
+      return 'tool_use';
+    case 'max_tokens':
+    case 'model_context_window_exceeded':
+      return 'max_tokens';
+    default:
+      return 'other';
+  }
+}
+
+/**
+ * A safe reason for a failed Converse call: the SDK error class and HTTP status, which say
+ * what went wrong (throttled, refused, unreachable, unreadable) without Bedrock's message text.
+ */
+function describeBedrockFailure(error: unknown) {
+  const record = asRecord(error);
+  const errorName = typeof record?.name === 'string' ? record.name : 'Error';
+  const metadata = asRecord(record?.$metadata);
+  const status = typeof metadata?.httpStatusCode === 'number' ? metadata.httpStatusCode : undefined;
+  const safeName = /^[A-Za-z][A-Za-z0-9.]{0,80}$/.test(errorName) ? errorName : 'Error';
+  if (safeName === 'ThrottlingException' || status === 429) {
+    return modelFailed('Bedrock is throttling requests (ThrottlingException); try again later.');
+  }
+  if (status !== undefined && status >= 200 && status < 300) {
+    // The call succeeded but the SDK could not deserialise the body.
+    return modelFailed('Bedrock returned a reply that could not be read.');
+  }
+  if (status !== undefined) return modelFailed(`Bedrock refused the request (${safeName}, HTTP ${status}).`);
+  if (record !== undefined && '$response' in record) {
+    return modelFailed('Bedrock returned a reply that could not be read.');
+  }
+  return modelFailed(`Bedrock could not be reached (${safeName}).`);
+}
