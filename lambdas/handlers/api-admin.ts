@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('api-admin: not wired yet');
-}
+import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
+import { awsDependencies } from './aws-dependencies.js';
+
+let api: ApiHandlers['admin'] | undefined;
+
+/** Lambda entry point of the HTTP API's `admin` routes. */
+export const handler: ApiHandlers['admin'] = (event) => {
+  api ??= createApiHandlers(awsDependencies()).admin;
+  return api(event);
+};

@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('api-decision: not wired yet');
-}
+import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
+import { awsDependencies } from './aws-dependencies.js';
+
+let api: ApiHandlers['decision'] | undefined;
+
+/** Lambda entry point of the HTTP API's `decision` routes. */
+export const handler: ApiHandlers['decision'] = (event) => {
+  api ??= createApiHandlers(awsDependencies()).decision;
+  return api(event);
+};

@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('api-runs: not wired yet');
-}
+import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
+import { awsDependencies } from './aws-dependencies.js';
+
+let api: ApiHandlers['runs'] | undefined;
+
+/** Lambda entry point of the HTTP API's `runs` routes. */
+export const handler: ApiHandlers['runs'] = (event) => {
+  api ??= createApiHandlers(awsDependencies()).runs;
+  return api(event);
+};

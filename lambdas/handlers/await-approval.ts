@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('await-approval: not wired yet');
-}
+import { awsDependencies } from './aws-dependencies.js';
+import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+
+let step: StepHandlers['AwaitApproval'] | undefined;
+
+/** Lambda entry point of the state machine's `AwaitApproval` state. */
+export const handler: StepHandlers['AwaitApproval'] = (event) => {
+  step ??= createStepHandlers(awsDependencies()).AwaitApproval;
+  return step(event);
+};

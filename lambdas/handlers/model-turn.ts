@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('model-turn: not wired yet');
-}
+import { awsDependencies } from './aws-dependencies.js';
+import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+
+let step: StepHandlers['ModelTurn'] | undefined;
+
+/** Lambda entry point of the state machine's `ModelTurn` state. */
+export const handler: StepHandlers['ModelTurn'] = (event) => {
+  step ??= createStepHandlers(awsDependencies()).ModelTurn;
+  return step(event);
+};

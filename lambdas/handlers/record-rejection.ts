@@ -1,4 +1,10 @@
-// Placeholder while the run engine lands; replaced by the real wiring.
-export async function handler(): Promise<never> {
-  throw new Error('record-rejection: not wired yet');
-}
+import { awsDependencies } from './aws-dependencies.js';
+import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+
+let step: StepHandlers['RecordRejection'] | undefined;
+
+/** Lambda entry point of the state machine's `RecordRejection` state. */
+export const handler: StepHandlers['RecordRejection'] = (event) => {
+  step ??= createStepHandlers(awsDependencies()).RecordRejection;
+  return step(event);
+};

@@ -68,16 +68,16 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
 
-  public constructor(tools: ReadonlyArray<Tool<never>> = []) {
+  public constructor(tools: ReadonlyArray<Tool> = []) {
     for (const tool of tools) this.register(tool);
   }
 
-  public register(tool: Tool<never>): void {
+  public register(tool: Tool): void {
     if (!TOOL_NAME_PATTERN.test(tool.name)) {
       throw new Error(`Tool name "${tool.name}" is invalid: use letters, digits, "_" or "-", at most 64.`);
     }
     if (this.tools.has(tool.name)) throw new Error(`Tool "${tool.name}" is registered twice.`);
-    this.tools.set(tool.name, tool as unknown as Tool);
+    this.tools.set(tool.name, tool);
   }
 
   public get(name: string): Tool | undefined {

@@ -1,0 +1,150 @@
+import type { Configuration, ConfigurationRepository, Task } from '../core/configurations.js';
+import type { UserProfile } from '../core/identity.js';
+import type { Page, PageStore } from '../core/pages.js';
+import type { UserDirectory } from '../core/ports.js';
+
+/**
+ * The demo users of local mode, one per kind of person the product serves: an editor who
+ * starts runs, an approver with rights on the demo pages, an operations approver without
+ * page rights (who sees cards but not what a write would replace), and an admin.
+ */
+export const DEMO_USERS: readonly UserProfile[] = [
+  {
+    userId: 'editor',
+    displayName: 'Eda Editor',
+    grants: ['agent_run'],
+    pageAccess: ['12', '14'],
+    languageAccess: ['en', 'de'],
+    toolAccess: [],
+  },
+  {
+    userId: 'approver',
+    displayName: 'Abe Approver',
+    grants: ['agent_approve'],
+    pageAccess: ['12', '14', '20'],
+    languageAccess: '*',
+    toolAccess: ['update_page_metadata'],
+  },
+  {
+    userId: 'ops-approver',
+    displayName: 'Ola Operations',
+    grants: ['agent_approve'],
+    pageAccess: [],
+    languageAccess: [],
+    toolAccess: ['update_page_metadata'],
+  },
+  {
+    userId: 'admin',
+    displayName: 'Ada Admin',
+    grants: ['admin'],
+    pageAccess: '*',
+    languageAccess: '*',
+    toolAccess: '*',
+  },
+];
+
+const page = (fields: Partial<Page> & Pick<Page, 'pageId' | 'language' | 'title'>): Page => ({
+  slug: '',
+  body: '',
+  description: '',
+  keywords: '',
+  author: '',
+  ogTitle: '',
+  ogDescription: '',
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  updatedBy: 'seed',
+  ...fields,
+});
+
+export const DEMO_PAGES: readonly Page[] = [
+  page({
+    pageId: '12',
+    language: 'en',
+    slug: '/spring',
+    title: 'Spring campaign',
+    description: 'Hand-written by the marketing team: our spring range, in stores from March.',
+    keywords: 'spring, campaign, garden',
+    body: 'Our spring range arrives in March: seeds, tools and furniture for the garden.',
+  }),
+  page({
+    pageId: '14',
+    language: 'de',
+    slug: '/impressum',
+    title: 'Impressum',
+    description: 'Angaben gemäß § 5 TMG.',
+    body: 'Verantwortlich für den Inhalt: Beispiel GmbH.',
+  }),
+  page({
+    pageId: '20',
+    language: 'en',
+    slug: '/internal/pricing',
+    title: 'Internal pricing notes',
+    description: 'Margins per product line; not for the public site.',
+    body: 'Confidential.',
+  }),
+];
+
+const ALL_PAGE_TOOLS = ['get_page', 'list_pages', 'search_pages', 'update_page_metadata'];
+
+export const DEMO_CONFIGURATIONS: readonly Configuration[] = [
+  {
+    configurationId: 'demo-scripted',
+    label: 'Page assistant (scripted model)',
+    provider: 'scripted',
+    model: 'scripted-v1',
+    systemPrompt: 'You maintain the metadata of the website pages. Use the tools; never guess page contents.',
+    allowedTools: ALL_PAGE_TOOLS,
+    options: {
+      maxTurns: 12,
+      turnsPerExecution: 40,
+      maxTokens: 2048,
+      temperature: 0,
+      fourEyes: false,
+      revealRejectionReason: true,
+    },
+    skillIds: [],
+  },
+  {
+    configurationId: 'demo-four-eyes',
+    label: 'Page assistant, four-eyes (scripted model)',
+    provider: 'scripted',
+    model: 'scripted-v1',
+    systemPrompt: 'You maintain the metadata of the website pages.',
+    allowedTools: ALL_PAGE_TOOLS,
+    options: {
+      maxTurns: 12,
+      turnsPerExecution: 40,
+      maxTokens: 2048,
+      temperature: 0,
+      fourEyes: true,
+      revealRejectionReason: false,
+    },
+    skillIds: [],
+  },
+];
+
+export const DEMO_TASKS: readonly Task[] = [
+  {
+    taskId: 'page-metadata',
+    label: 'Update page metadata',
+    configurationId: 'demo-scripted',
+    promptTemplate: '{{input}}',
+    skillIds: [],
+  },
+];
+
+/** Writes the demo records; existing pages are left as they are, so a restart loses no edit. */
+export async function seedDemoData(stores: {
+  users: UserDirectory;
+  pages: PageStore;
+  configurations: ConfigurationRepository;
+}): Promise<void> {
+  for (const user of DEMO_USERS) await stores.users.putUser(user);
+  for (const configuration of DEMO_CONFIGURATIONS)
+    await stores.configurations.putConfiguration(configuration);
+  for (const task of DEMO_TASKS) await stores.configurations.putTask(task);
+  const existing = await stores.pages.getPages(DEMO_PAGES.map((demoPage) => demoPage.pageId));
+  for (const demoPage of DEMO_PAGES) {
+    if (!existing.has(demoPage.pageId)) await stores.pages.putPage(demoPage);
+  }
+}

@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import { computeTurnDigest } from '../../../lambdas/core/runs/turn-digest.js';
+
+const calls = [
+  { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', description: 'Spring sale' } },
+];
+
+describe('computeTurnDigest', () => {
+  it('is stable for the same run, turn and calls whatever the key order', () => {
+    // Act
+    const first = computeTurnDigest('run-1', 2, calls);
+    const second = computeTurnDigest('run-1', 2, [
+      { tool: 'update_page_metadata', index: 0, arguments: { description: 'Spring sale', pageId: '12' } },
+    ]);
+
+    // Assess
+    expect(first).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(second).toBe(first);
+  });
+
+  it('changes when the arguments, the turn or the run change', () => {
+    const base = computeTurnDigest('run-1', 2, calls);
+    expect(computeTurnDigest('run-1', 3, calls)).not.toBe(base);
+    expect(computeTurnDigest('run-2', 2, calls)).not.toBe(base);
+    expect(
+      computeTurnDigest('run-1', 2, [
+        { ...calls[0], arguments: { pageId: '12', description: 'Spring sale!' } },
+      ] as never),
+    ).not.toBe(base);
+  });
+});
