@@ -1,0 +1,575 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
+import { FileBlobStore } from '../../lambdas/adapters/blob-store.js';
+import { DynamoConfigurationRepository } from '../../lambdas/adapters/dynamo/configuration-repository.js';
+import { DynamoPageStore } from '../../lambdas/adapters/dynamo/page-store.js';
+import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
+import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
+import {
+  type ConfigurationRepository,
+  configurationSchema,
+  taskSchema,
+} from '../../lambdas/core/configurations.js';
+import { CountersignError } from '../../lambdas/core/errors.js';
+import { userProfileSchema } from '../../lambdas/core/identity.js';
+import { PAGE_NOT_AVAILABLE, type PageStore, pageSchema } from '../../lambdas/core/pages.js';
+import type { Clock, RunRepository, UserDirectory } from '../../lambdas/core/ports.js';
+import type { DecisionRecord, StoredCard } from '../../lambdas/core/runs/approval-card.js';
+import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
+import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
+
+/** One adapter set under contract: every port the persistence layer serves. */
+interface AdapterSet {
+  readonly runs: RunRepository;
+  /** Same table, no blob store: an oversized state must be refused, not truncated. */
+  readonly runsWithoutBlobStore: RunRepository;
+  readonly users: UserDirectory;
+  readonly configurations: ConfigurationRepository;
+  readonly pages: PageStore;
+  readonly counter: AwsCallCounter;
+  /** Where overflowing sealed state lands, for tampering with it. */
+  readonly blobDirectory: string;
+  close(): Promise<void>;
+}
+
+const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
+
+async function startDynamoAdapters(): Promise<AdapterSet> {
+  const dynamo: RunningDynalite = await startDynalite();
+  const blobDirectory = await mkdtemp(join(tmpdir(), 'countersign-blobs-'));
+  const counter = new AwsCallCounter();
+  counter.attachTo(dynamo.client);
+  const props = { client: dynamo.documentClient, tableName: dynamo.tableName };
+  return {
+    runs: new DynamoRunRepository({ ...props, blobStore: new FileBlobStore(blobDirectory) }),
+    runsWithoutBlobStore: new DynamoRunRepository(props),
+    users: new DynamoUserDirectory(props),
+    configurations: new DynamoConfigurationRepository(props),
+    pages: new DynamoPageStore({ ...props, clock: fixedClock }),
+    counter,
+    blobDirectory,
+    close: async () => {
+      await dynamo.stop();
+      await rm(blobDirectory, { recursive: true, force: true });
+    },
+  };
+}
+
+function makeRun(runId: string, overrides: Partial<RunRecord> = {}): RunRecord {
+  return {
+    runId,
+    owner: 'olivia',
+    label: 'Tidy the home page',
+    configurationId: 'default',
+    taskId: 'seo',
+    status: 'running',
+    turn: 0,
+    executionCount: 1,
+    executionStartTurn: 0,
+    createdAt: '2026-03-01T10:00:00.000Z',
+    updatedAt: '2026-03-01T10:00:00.000Z',
+    policy: { fourEyes: true, revealRejectionReason: false },
+    ...overrides,
+  };
+}
+
+function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard> = {}): StoredCard {
+  return {
+    runId,
+    owner: 'olivia',
+    label: `Run ${runId}`,
+    configurationId: 'default',
+    turn: 2,
+    digest: 'a'.repeat(64),
+    pausedAt,
+    expiresAt: '2026-03-08T10:00:00.000Z',
+    toolNames: ['get_page', 'update_page_metadata'],
+    writeToolNames: ['update_page_metadata'],
+    fourEyes: false,
+    revealRejectionReason: true,
+    state: 'waiting',
+    sealedCard: Uint8Array.from([1, 2, 3]),
+    sealedToken: Uint8Array.from([4, 5, 6]),
+    ...overrides,
+  };
+}
+
+function makeDecision(
+  runId: string,
+  decidedBy: string,
+  overrides: Partial<DecisionRecord> = {},
+): DecisionRecord {
+  return {
+    runId,
+    turn: 3,
+    decision: 'approve',
+    digest: 'b'.repeat(64),
+    decidedBy,
+    decidedAt: '2026-03-01T11:00:00.000Z',
+    cardShown: {
+      calls: [{ index: 0, tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }],
+    },
+    ...overrides,
+  };
+}
+
+async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {
+  const error = await promise.then(
+    () => undefined,
+    (thrown: unknown) => thrown,
+  );
+  expect(error).toBeInstanceOf(CountersignError);
+  return error as CountersignError;
+}
+
+async function listAllFiles(directory: string): Promise<string[]> {
+  const entries = await readdir(directory, { recursive: true, withFileTypes: true });
+  return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
+}
+
+describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapters }])(
+  'persistence contract: $name',
+  ({ start }) => {
+    let adapters: AdapterSet;
+
+    beforeAll(async () => {
+      adapters = await start();
+    });
+    afterAll(async () => {
+      await adapters.close();
+    });
+
+    describe('runs', () => {
+      it('stores a run with its sealed state and reads it back', async () => {
+        // Prepare
+        const record = makeRun('run-create', { pendingToolNames: ['get_page'] });
+
+        // Act
+        await adapters.runs.createRun(record, Uint8Array.from([9, 8, 7]));
+        const stored = await adapters.runs.getRun('run-create');
+
+        // Assess
+        expect(stored?.record).toEqual(record);
+        expect(Array.from(stored?.sealedState ?? [])).toEqual([9, 8, 7]);
+        expect(await adapters.runs.getRun('run-missing')).toBeUndefined();
+      });
+
+      it('refuses to create a run twice', async () => {
+        // Prepare
+        await adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([1]));
+
+        // Act
+        const error = await errorOf(adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([2])));
+
+        // Assess
+        expect(error.code).toBe('conflict');
+        expect(Array.from((await adapters.runs.getRun('run-twice'))?.sealedState ?? [])).toEqual([1]);
+      });
+
+      it('updates a run only while it is in an expected status', async () => {
+        // Prepare
+        await adapters.runs.createRun(
+          makeRun('run-update', { status: 'waiting', pausedAt: '2026-03-01T10:05:00.000Z' }),
+          Uint8Array.from([1]),
+        );
+
+        // Act
+        const refused = await adapters.runs.updateRun(
+          'run-update',
+          { status: 'completed' },
+          { expectStatus: ['running'], sealedState: Uint8Array.from([2]) },
+        );
+        const afterRefusal = await adapters.runs.getRun('run-update');
+        const written = await adapters.runs.updateRun(
+          'run-update',
+          { status: 'running', turn: 4, policy: { fourEyes: false, revealRejectionReason: true } },
+          {
+            expectStatus: ['waiting', 'running'],
+            sealedState: Uint8Array.from([3]),
+            removeFields: ['pausedAt'],
+          },
+        );
+        const afterWrite = await adapters.runs.getRun('run-update');
+
+        // Assess
+        expect(refused).toEqual({ kind: 'condition-failed' });
+        expect(afterRefusal?.record.status).toBe('waiting');
+        expect(Array.from(afterRefusal?.sealedState ?? [])).toEqual([1]);
+        expect(written).toEqual({ kind: 'written' });
+        expect(afterWrite?.record).toEqual(
+          makeRun('run-update', {
+            status: 'running',
+            turn: 4,
+            policy: { fourEyes: false, revealRejectionReason: true },
+          }),
+        );
+        expect(Array.from(afterWrite?.sealedState ?? [])).toEqual([3]);
+      });
+
+      it('does not create a run by updating one that does not exist', async () => {
+        // Act
+        const outcome = await adapters.runs.updateRun('run-ghost', { status: 'failed' });
+
+        // Assess
+        expect(outcome).toEqual({ kind: 'condition-failed' });
+        expect(await adapters.runs.getRun('run-ghost')).toBeUndefined();
+      });
+
+      it('keeps a 2 MB incompressible sealed state outside the item and reads it back', async () => {
+        // Prepare
+        const large = new Uint8Array(randomBytes(2 * 1024 * 1024));
+        const larger = new Uint8Array(randomBytes(2 * 1024 * 1024 + 1));
+
+        // Act
+        await adapters.runs.createRun(makeRun('run-large'), large);
+        const first = await adapters.runs.getRun('run-large');
+        await adapters.runs.updateRun('run-large', { turn: 1 }, { sealedState: larger });
+        const second = await adapters.runs.getRun('run-large');
+        await adapters.runs.updateRun('run-large', { turn: 2 }, { sealedState: Uint8Array.from([5]) });
+        const third = await adapters.runs.getRun('run-large');
+
+        // Assess
+        expect(Buffer.from(first?.sealedState ?? []).equals(Buffer.from(large))).toBe(true);
+        expect(Buffer.from(second?.sealedState ?? []).equals(Buffer.from(larger))).toBe(true);
+        expect(Array.from(third?.sealedState ?? [])).toEqual([5]);
+        const blobs = await listAllFiles(adapters.blobDirectory);
+        expect(blobs.some((path) => path.includes(join('runs', 'run-large', 'state')))).toBe(true);
+      });
+
+      it('refuses an overflowed sealed state whose blob was tampered with', async () => {
+        // Prepare
+        await adapters.runs.createRun(makeRun('run-tampered'), new Uint8Array(randomBytes(400_000)));
+        const [blobPath] = (await listAllFiles(adapters.blobDirectory)).filter((path) =>
+          path.includes(join('runs', 'run-tampered')),
+        );
+        const bytes = await readFile(blobPath ?? '');
+        bytes[1000] = (bytes[1000] ?? 0) ^ 0xff;
+        await writeFile(blobPath ?? '', bytes);
+
+        // Act
+        const error = await errorOf(adapters.runs.getRun('run-tampered'));
+
+        // Assess
+        expect(error.code).toBe('sealed-state-rejected');
+      });
+
+      it('refuses an oversized sealed state when there is nowhere to put it', async () => {
+        // Act
+        const error = await errorOf(
+          adapters.runsWithoutBlobStore.createRun(makeRun('run-nowhere'), new Uint8Array(300_001)),
+        );
+
+        // Assess
+        expect(error.code).toBe('configuration');
+        expect(await adapters.runs.getRun('run-nowhere')).toBeUndefined();
+      });
+    });
+
+    describe('cards and the inbox', () => {
+      it('lists waiting cards newest first, page by page, and drops closed ones', async () => {
+        // Prepare
+        const pausedTimes = ['10:01', '10:05', '10:03', '10:04', '10:02'];
+        for (const [index, time] of pausedTimes.entries()) {
+          await adapters.runs.putCard(makeCard(`run-card-${index}`, `2026-03-01T${time}:00.000Z`));
+        }
+        await adapters.runs.closeCard('run-card-3');
+
+        // Act
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        let pagesRead = 0;
+        do {
+          const page = await adapters.runs.listWaitingCards(
+            cursor === undefined ? { limit: 2 } : { limit: 2, cursor },
+          );
+          seen.push(...page.cards.map((card) => card.runId));
+          for (const card of page.cards) expect(card.state).toBe('waiting');
+          cursor = page.cursor;
+          pagesRead += 1;
+        } while (cursor !== undefined && pagesRead < 10);
+
+        // Assess
+        expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
+        const closed = await adapters.runs.getCard('run-card-3');
+        expect(closed?.state).toBe('decided');
+        expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
+      });
+
+      it('reads a card back as it was stored', async () => {
+        // Prepare
+        const card = makeCard('run-card-read', '2026-02-01T09:00:00.000Z', {
+          toolNames: [],
+          writeToolNames: [],
+        });
+
+        // Act
+        await adapters.runs.putCard(card);
+
+        // Assess
+        expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
+        expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
+        await expect(adapters.runs.closeCard('run-card-none')).resolves.toBeUndefined();
+      });
+
+      it('lists one page with exactly one query', async () => {
+        // Prepare
+        adapters.counter.reset();
+
+        // Act
+        await adapters.runs.listWaitingCards({ limit: 3 });
+
+        // Assess
+        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:Query': 1 });
+      });
+
+      it.each([
+        ['not base64url', 'not a cursor!'],
+        ['not JSON', Buffer.from('{"pk":').toString('base64url')],
+        [
+          'a key of another index',
+          Buffer.from(JSON.stringify({ pk: 'PAGES', sk: 'PAGE#1' })).toString('base64url'),
+        ],
+        [
+          'a key with a non-string attribute',
+          Buffer.from(JSON.stringify({ pk: 'RUN#1', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 7 })).toString(
+            'base64url',
+          ),
+        ],
+        ['too long', 'a'.repeat(5000)],
+      ])('refuses a cursor that is %s as a bad request', async (_label, cursor) => {
+        // Act
+        const error = await errorOf(adapters.runs.listWaitingCards({ limit: 2, cursor }));
+
+        // Assess
+        expect(error.code).toBe('bad-request');
+        expect(error.field).toBe('cursor');
+      });
+
+      it('refuses a page size that is not a positive integer', async () => {
+        // Act
+        const error = await errorOf(adapters.runs.listWaitingCards({ limit: 0 }));
+
+        // Assess
+        expect(error.code).toBe('bad-request');
+        expect(error.field).toBe('limit');
+      });
+    });
+
+    describe('decisions', () => {
+      it('lets exactly one of 50 concurrent claims win and shows the others the winner', async () => {
+        // Prepare
+        const claims = Array.from({ length: 50 }, (_, index) =>
+          makeDecision('run-race', `approver-${index}`, { decision: index % 2 === 0 ? 'approve' : 'reject' }),
+        );
+
+        // Act
+        const outcomes = await Promise.all(claims.map((claim) => adapters.runs.claimDecision(claim)));
+
+        // Assess
+        const winners = outcomes.flatMap((outcome, index) =>
+          outcome.kind === 'claimed' ? [claims[index]] : [],
+        );
+        expect(winners).toHaveLength(1);
+        const stored = await adapters.runs.getDecision('run-race', 3);
+        expect(stored).toEqual(winners[0]);
+        for (const outcome of outcomes) {
+          if (outcome.kind === 'already-decided') expect(outcome.existing).toEqual(stored);
+        }
+      });
+
+      it('keeps one record per turn and never overwrites it', async () => {
+        // Prepare
+        const first = makeDecision('run-turns', 'alice', { turn: 1, reason: 'looks right' });
+        const second = makeDecision('run-turns', 'bob', { turn: 2, decision: 'reject' });
+
+        // Act
+        const firstOutcome = await adapters.runs.claimDecision(first);
+        const secondOutcome = await adapters.runs.claimDecision(second);
+        const again = await adapters.runs.claimDecision({
+          ...first,
+          decidedBy: 'mallory',
+          decision: 'reject',
+        });
+
+        // Assess
+        expect(firstOutcome).toEqual({ kind: 'claimed' });
+        expect(secondOutcome).toEqual({ kind: 'claimed' });
+        expect(again).toEqual({ kind: 'already-decided', existing: first });
+        expect(await adapters.runs.getDecision('run-turns', 2)).toEqual(second);
+        expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
+      });
+    });
+
+    describe('users', () => {
+      it('stores, reads and lists users with the schema defaults', async () => {
+        // Prepare
+        const alice = userProfileSchema.parse({
+          userId: 'alice',
+          grants: ['agent_approve'],
+          pageAccess: ['home'],
+        });
+        const root = userProfileSchema.parse({
+          userId: 'root',
+          grants: ['admin'],
+          pageAccess: '*',
+          languageAccess: '*',
+        });
+
+        // Act
+        await adapters.users.putUser(alice);
+        await adapters.users.putUser(root);
+        await adapters.users.putUser({ ...alice, displayName: 'Alice' });
+
+        // Assess
+        expect(await adapters.users.getUser('alice')).toEqual({ ...alice, displayName: 'Alice' });
+        expect(await adapters.users.getUser('nobody')).toBeUndefined();
+        const listed = await adapters.users.listUsers();
+        expect(listed.map((user) => user.userId).sort()).toEqual(['alice', 'root']);
+        expect(listed.find((user) => user.userId === 'root')).toEqual(root);
+      });
+    });
+
+    describe('configurations and tasks', () => {
+      it('stores, lists and deletes configurations and tasks', async () => {
+        // Prepare
+        const configuration = configurationSchema.parse({
+          configurationId: 'default',
+          label: 'Default',
+          provider: 'scripted',
+          model: 'demo',
+          allowedTools: ['get_page'],
+        });
+        const task = taskSchema.parse({
+          taskId: 'seo',
+          label: 'SEO',
+          configurationId: 'default',
+          promptTemplate: 'Improve {{input}}',
+        });
+
+        // Act
+        await adapters.configurations.putConfiguration(configuration);
+        await adapters.configurations.putTask(task);
+        const listedConfigurations = await adapters.configurations.listConfigurations();
+        const listedTasks = await adapters.configurations.listTasks();
+        const deleted = await adapters.configurations.deleteTask('seo');
+        const deletedAgain = await adapters.configurations.deleteTask('seo');
+
+        // Assess
+        expect(await adapters.configurations.getConfiguration('default')).toEqual(configuration);
+        expect(listedConfigurations).toEqual([configuration]);
+        expect(listedTasks).toEqual([task]);
+        expect(deleted).toBe(true);
+        expect(deletedAgain).toBe(false);
+        expect(await adapters.configurations.getTask('seo')).toBeUndefined();
+        expect(await adapters.configurations.deleteConfiguration('default')).toBe(true);
+        expect(await adapters.configurations.listConfigurations()).toEqual([]);
+      });
+    });
+
+    describe('pages', () => {
+      it('reads many pages in batches of 100 and skips the missing ones', async () => {
+        // Prepare
+        const ids = Array.from({ length: 150 }, (_, index) => `page-${String(index).padStart(3, '0')}`);
+        for (const pageId of ids) await adapters.pages.putPage(pageSchema.parse({ pageId, language: 'en' }));
+        adapters.counter.reset();
+
+        // Act
+        const found = await adapters.pages.getPages([...ids, 'page-missing', 'page-000']);
+
+        // Assess
+        expect(found.size).toBe(150);
+        expect(found.get('page-149')?.pageId).toBe('page-149');
+        expect(found.has('page-missing')).toBe(false);
+        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 2 });
+      });
+
+      it('lists pages with a cursor and refuses a forged one', async () => {
+        // Act
+        const first = await adapters.pages.listPages({ limit: 100 });
+        const second = await adapters.pages.listPages({ limit: 100, cursor: first.cursor ?? '' });
+        const error = await errorOf(
+          adapters.pages.listPages({
+            limit: 10,
+            cursor: Buffer.from(JSON.stringify({ pk: 'USERS', sk: 'USER#alice' })).toString('base64url'),
+          }),
+        );
+
+        // Assess
+        const ids = [...first.pages, ...second.pages].map((page) => page.pageId);
+        expect(new Set(ids).size).toBe(ids.length);
+        expect(ids.filter((id) => id.startsWith('page-')).length).toBe(150);
+        expect(error.field).toBe('cursor');
+      });
+
+      it('sets absolute metadata values and stamps who and when', async () => {
+        // Prepare
+        await adapters.pages.putPage(
+          pageSchema.parse({ pageId: 'home', language: 'en', title: 'Old', body: 'Welcome' }),
+        );
+
+        // Act
+        const written = await adapters.pages.updateMetadata(
+          'home',
+          { title: 'New', keywords: 'a, b' },
+          'alice',
+        );
+
+        // Assess
+        expect(written).toEqual(
+          pageSchema.parse({
+            pageId: 'home',
+            language: 'en',
+            title: 'New',
+            keywords: 'a, b',
+            body: 'Welcome',
+            updatedAt: '2026-03-01T12:00:00.000Z',
+            updatedBy: 'alice',
+          }),
+        );
+        expect(await adapters.pages.getPage('home')).toEqual(written);
+      });
+
+      it('answers a missing page with the neutral text and refuses fields it may not set', async () => {
+        // Act
+        const missing = await errorOf(adapters.pages.updateMetadata('nowhere', { title: 'x' }, 'alice'));
+        const forbidden = await errorOf(
+          adapters.pages.updateMetadata('home', { body: 'x' } as unknown as { title: string }, 'alice'),
+        );
+
+        // Assess
+        expect(missing.code).toBe('not-found');
+        expect(missing.message).toBe(PAGE_NOT_AVAILABLE);
+        expect(await adapters.pages.getPage('nowhere')).toBeUndefined();
+        expect(forbidden.code).toBe('bad-request');
+        expect((await adapters.pages.getPage('home'))?.body).toBe('Welcome');
+      });
+    });
+
+    describe('call counting', () => {
+      it('counts DynamoDB calls by operation through the client middleware', async () => {
+        // Prepare
+        await adapters.runs.createRun(makeRun('run-counted'), Uint8Array.from([1]));
+        await adapters.runs.claimDecision(makeDecision('run-counted', 'alice'));
+        adapters.counter.reset();
+
+        // Act
+        await adapters.runs.getRun('run-counted');
+        await adapters.runs.updateRun('run-counted', { turn: 1 }, { expectStatus: ['running'] });
+        await adapters.runs.claimDecision(makeDecision('run-counted', 'bob'));
+
+        // Assess
+        expect(adapters.counter.snapshot()).toEqual({
+          'DynamoDB:GetItem': 2,
+          'DynamoDB:PutItem': 1,
+          'DynamoDB:UpdateItem': 1,
+        });
+        expect(adapters.counter.total('DynamoDB')).toBe(4);
+        expect(adapters.counter.total('KMS')).toBe(0);
+      });
+    });
+  },
+);
