@@ -11,6 +11,9 @@ import type {
 } from '../../core/model.js';
 import { modelFailed } from './model-failure.js';
 
+// The deployed key source lives beside the model it feeds; re-exported so wiring imports one module.
+export { API_KEY_CACHE_MILLISECONDS, createSecretsManagerKeySource } from './secrets-manager-key-source.js';
+
 /**
  * Where the bearer key comes from: Secrets Manager when deployed
  * (`createSecretsManagerKeySource`), a value the local entry point read from its environment
