@@ -253,6 +253,9 @@ export class EnvelopeSealer implements StateSealer {
   /** The unwrapped key for a blob: from memory, or from one unwrap shared by concurrent callers. */
   private async sealingKeyFor(wrappedKey: Uint8Array): Promise<SealingKey> {
     const id = sha256Hex(wrappedKey);
+    // The current key may have left the bounded cache while still sealing: keep it readable.
+    const current = this.currentKey;
+    if (current?.id === id && this.nowMs() - current.obtainedAt < this.cachedKeyLifetimeMs) return current;
     const cached = this.cache.get(id);
     if (cached && this.nowMs() - cached.obtainedAt < this.cachedKeyLifetimeMs) {
       this.cache.delete(id);

@@ -384,7 +384,13 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
       it('keeps one record per turn and never overwrites it', async () => {
         // Prepare
         const first = makeDecision('run-turns', 'alice', { turn: 1, reason: 'looks right' });
-        const second = makeDecision('run-turns', 'bob', { turn: 2, decision: 'reject' });
+        const second = makeDecision('run-turns', 'bob', {
+          turn: 2,
+          decision: 'reject',
+          cardShown: {
+            calls: [{ index: 0, tool: 'x', arguments: { kept: 1, dropped: undefined }, preview: 'none' }],
+          },
+        });
 
         // Act
         const firstOutcome = await adapters.runs.claimDecision(first);
@@ -399,7 +405,10 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         expect(firstOutcome).toEqual({ kind: 'claimed' });
         expect(secondOutcome).toEqual({ kind: 'claimed' });
         expect(again).toEqual({ kind: 'already-decided', existing: first });
-        expect(await adapters.runs.getDecision('run-turns', 2)).toEqual(second);
+        expect(await adapters.runs.getDecision('run-turns', 2)).toEqual({
+          ...second,
+          cardShown: { calls: [{ index: 0, tool: 'x', arguments: { kept: 1 }, preview: 'none' }] },
+        });
         expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
       });
     });

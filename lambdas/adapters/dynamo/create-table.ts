@@ -23,6 +23,15 @@ export async function ensureTable(
   options: { timeoutMs?: number } = {},
 ): Promise<void> {
   const existing = await describeTable(client, tableName);
+  if (
+    existing &&
+    !existing.GlobalSecondaryIndexes?.some((index) => index.IndexName === TABLE_LAYOUT.inboxIndex.name)
+  ) {
+    throw new CountersignError(
+      'configuration',
+      `The table ${tableName} exists without the ${TABLE_LAYOUT.inboxIndex.name} index; delete it or use another table name.`,
+    );
+  }
   if (!existing) {
     try {
       await client.send(

@@ -53,9 +53,24 @@ export function assertPageLimit(limit: number): void {
   }
 }
 
-/** Drops `undefined` members: the caller's document client may not be set to remove them. */
+/**
+ * Drops `undefined` members, nested ones too (tool arguments are `unknown`): the caller's
+ * document client may not be set to remove them, and DynamoDB has no `undefined`.
+ */
 export function withoutUndefined<T extends object>(value: T): T {
-  return Object.fromEntries(Object.entries(value).filter(([, member]) => member !== undefined)) as T;
+  return stripUndefined(value) as T;
+}
+
+function stripUndefined(value: unknown): unknown {
+  if (Array.isArray(value)) return value.filter((member) => member !== undefined).map(stripUndefined);
+  if (value === null || typeof value !== 'object' || Object.getPrototypeOf(value) !== Object.prototype) {
+    return value;
+  }
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, member]) => member !== undefined)
+      .map(([name, member]) => [name, stripUndefined(member)]),
+  );
 }
 
 /**
