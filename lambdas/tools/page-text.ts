@@ -18,5 +18,5 @@ export function summarisePage(page: Page): { pageId: string; language: string; s
   return { pageId: page.pageId, language: page.language, slug: page.slug, title: page.title };
 }
 
-/** The `pageId` input field every page tool shares. */
+/** The longest page id a page tool accepts: the page schema's own limit. */
 export const PAGE_ID_MAX_LENGTH = 100;

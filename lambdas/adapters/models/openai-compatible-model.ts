@@ -149,7 +149,11 @@ function toChatMessages(message: Message): ChatMessage[] {
       .map((block) => block.text)
       .join('\n');
     const calls = message.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-    const assistant: ChatMessage = { role: 'assistant', content: text === '' ? null : text };
+    // `null` content is only valid beside tool calls; some servers reject it otherwise.
+    const assistant: ChatMessage = {
+      role: 'assistant',
+      content: text === '' && calls.length > 0 ? null : text,
+    };
     if (calls.length > 0) {
       assistant.tool_calls = calls.map((call) => ({
         id: call.callId,
