@@ -98,11 +98,6 @@ export class CountersignData extends Construct {
       lifecycleRules: [{ expiration: Duration.days(365) }],
       removalPolicy,
     });
-    Validations.of(this.accessLogBucket).acknowledge({
-      id: 'AwsSolutions-S1',
-      reason:
-        'This bucket is the server access log destination; S3 would log its own log deliveries in a loop.',
-    });
 
     this.overflowBucket = new Bucket(this, 'OverflowBucket', {
       encryption: BucketEncryption.KMS,

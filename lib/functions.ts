@@ -3,7 +3,7 @@ import { type Duration, Duration as Durations, type RemovalPolicy, Stack, Valida
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Grant, type IGrantable, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -237,6 +237,7 @@ export class CountersignFunctions extends Construct {
         mainFields: ['module', 'main'],
         banner: REQUIRE_BANNER,
         minify: true,
+        logLevel: LogLevel.WARNING,
         externalModules: ['@aws-sdk/*'],
         esbuildArgs: { [`--alias:${TEAM_TOOLS_ALIAS}`]: props.toolsModulePath },
       },

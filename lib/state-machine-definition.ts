@@ -93,7 +93,12 @@ export function extractStateMachineDefinition(template: object): Record<string, 
 export function synthesizeStateMachineDefinition(props: CountersignStackProps = {}): Record<string, unknown> {
   const outdir = mkdtempSync(join(tmpdir(), 'countersign-synth-'));
   try {
-    const app = new App({ outdir, context: { 'aws:cdk:bundling-stacks': [] } });
+    // No bundling and no built-in template validation: only the definition is wanted here.
+    const app = new App({
+      outdir,
+      context: { 'aws:cdk:bundling-stacks': [] },
+      builtinCloudFormationValidation: false,
+    });
     const stack = new CountersignStack(app, COUNTERSIGN_STACK_ID, props);
     const assembly = app.synth();
     return extractStateMachineDefinition(assembly.getStackArtifact(stack.artifactId).template as object);
