@@ -1,0 +1,212 @@
+import './promise-with-resolvers.js';
+import { AwsCallCounter } from '../adapters/aws-call-counter.js';
+import { FileBlobStore } from '../adapters/blob-store.js';
+import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
+import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
+import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
+import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
+import { JsonLogger } from '../adapters/json-logger.js';
+import { LocalKeyring } from '../adapters/local-keyring.js';
+import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
+import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
+import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import { noMetrics, systemClock } from '../core/ports.js';
+import { markRunExpired } from '../core/runs/end-run.js';
+import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import { type Tool, ToolRegistry } from '../core/tools/tool.js';
+import { createApiHandlers } from '../handlers/api-handlers.js';
+import { createStepHandlers } from '../handlers/step-handlers.js';
+import { createBuiltInTools } from '../tools/built-in-tools.js';
+import { DEMO_USERS, seedDemoData } from './demo-data.js';
+import { LocalDataDirectory } from './local-data-directory.js';
+import { startLocalDynamo } from './local-dynamo.js';
+import { LocalHttpServer, type LocalRoute } from './local-http-server.js';
+import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalStateMachineRunner } from './local-state-machine-runner.js';
+
+export interface EmbeddedRuntimeOptions {
+  /** The state machine definition: the ASL synthesized from the CDK app. */
+  readonly definition: Record<string, unknown>;
+  /** Where the git-ignored data folder lives (dynalite data, blobs, keys). */
+  readonly baseDirectory: string;
+  /** @default - `<baseDirectory>/.countersign` */
+  readonly dataDirectory?: string;
+  /** @default 0 (a free port) */
+  readonly port?: number;
+  /** @default 604800 (7 days) */
+  readonly approvalTimeoutSeconds?: number;
+  /** A real OpenAI-compatible provider for configurations that name `openai-compatible`. */
+  readonly openAiCompatible?: { baseUrl: string; apiKey: string };
+  /** Extra tools (a team's module), registered beside the built-ins. */
+  readonly extraTools?: readonly Tool[];
+  /** @default - JSON lines on stdout */
+  readonly logger?: Logger;
+  /** Keep the data folder's contents in memory only (tests). @default false */
+  readonly inMemory?: boolean;
+}
+
+export interface EmbeddedRuntime {
+  readonly url: string;
+  /** Bearer tokens of the demo users, by user id. */
+  readonly tokens: Readonly<Record<string, string>>;
+  readonly dependencies: RunDependencies;
+  readonly calls: AwsCallCounter;
+  readonly runner: LocalStateMachineRunner;
+  readonly notifications: ReadonlyArray<{ runId: string; toolNames: string[]; pausedAt: string }>;
+  stop(): Promise<void>;
+}
+
+/**
+ * countersign in one process on 127.0.0.1: the same handlers and the same ASL as the
+ * deployed stack, with local stand-ins behind the same ports: dynalite (data on disk), a raw
+ * AES keyring for the envelope encryption, aws-local-stepfunctions, a local JWT issuer, and
+ * the scripted model.
+ */
+export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
+  const logger = options.logger ?? new JsonLogger({ service: 'countersign-local' });
+  const directory = await LocalDataDirectory.prepare({
+    baseDirectory: options.baseDirectory,
+    configuredPath: options.dataDirectory,
+  });
+  const calls = new AwsCallCounter();
+  const dynamo = await startLocalDynamo({
+    ...(options.inMemory ? {} : { path: directory.dynaliteDirectory }),
+    tableName: 'countersign',
+  });
+  calls.attachTo(dynamo.client);
+  const tableName = dynamo.tableName;
+  const client = dynamo.documentClient;
+  const notifications: Array<{ runId: string; toolNames: string[]; pausedAt: string }> = [];
+  const notifier: RunNotifier = {
+    async runAwaitingApproval(event) {
+      calls.record('EventBridge', 'PutEvents');
+      notifications.push(event);
+      logger.info('Run Awaiting Approval', { runId: event.runId, toolNames: event.toolNames });
+    },
+  };
+  let runner: LocalStateMachineRunner | undefined;
+  const executions: RunExecutions = {
+    async start(input) {
+      calls.record('SFN', 'StartExecution');
+      return requireRunner(runner).start(input);
+    },
+    async resume(taskToken, decision) {
+      calls.record('SFN', decision.kind === 'approve' ? 'SendTaskSuccess' : 'SendTaskFailure');
+      return requireRunner(runner).resume(taskToken, decision);
+    },
+  };
+  const dependencies: RunDependencies = {
+    runs: new DynamoRunRepository({
+      client,
+      tableName,
+      blobStore: new FileBlobStore(directory.blobsDirectory),
+    }),
+    sealer: new EnvelopeSealer({
+      keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
+      callCounter: calls,
+    }),
+    configurations: new DynamoConfigurationRepository({ client, tableName }),
+    users: new DynamoUserDirectory({ client, tableName }),
+    pages: new DynamoPageStore({ client, tableName }),
+    tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])]),
+    models: createModelProviderResolver({
+      scripted: new ScriptedModel(),
+      ...(options.openAiCompatible
+        ? {
+            openAiCompatible: new OpenAiCompatibleModel({
+              baseUrl: options.openAiCompatible.baseUrl,
+              apiKey: async () => options.openAiCompatible?.apiKey ?? '',
+            }),
+          }
+        : {}),
+    }),
+    executions,
+    notifier,
+    clock: systemClock,
+    logger,
+    metrics: noMetrics,
+    settings: { approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400, maxTurns: 50 },
+    newId: () => crypto.randomUUID(),
+  };
+  runner = new LocalStateMachineRunner({
+    definition: options.definition,
+    stepHandlers: createStepHandlers(dependencies),
+    logger,
+  });
+
+  await seedDemoData(dependencies);
+  await resumeWaitingRuns(dependencies, runner);
+
+  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
+  const api = createApiHandlers(dependencies);
+  const jwt = 'jwt' as const;
+  const routes: LocalRoute[] = [
+    { method: 'POST', path: '/runs', authentication: jwt, handler: api.runs },
+    { method: 'GET', path: '/runs/{id}', authentication: jwt, handler: api.runs },
+    { method: 'GET', path: '/inbox', authentication: jwt, handler: api.inbox },
+    { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
+    { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
+    ...['GET', 'PUT', 'DELETE'].map(
+      (method): LocalRoute => ({
+        method,
+        path: '/admin/{proxy+}',
+        routeKey: 'ANY /admin/{proxy+}',
+        authentication: jwt,
+        handler: api.admin,
+      }),
+    ),
+  ];
+  const server = new LocalHttpServer({ port: options.port ?? 0, routes, verifier: issuer, logger });
+  const { url } = await server.start();
+  const tokens: Record<string, string> = {};
+  for (const user of DEMO_USERS) {
+    tokens[user.userId] = await issuer.issue(
+      { sub: user.userId, name: user.displayName, groups: user.grants },
+      { expiresInSeconds: 12 * 3600 },
+    );
+  }
+  return {
+    url,
+    tokens,
+    dependencies,
+    calls,
+    runner,
+    notifications,
+    stop: async () => {
+      await server.stop();
+      await runner?.stop();
+      await dynamo.stop();
+    },
+  };
+}
+
+function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateMachineRunner {
+  if (!runner) throw new Error('The local state machine runner is not ready yet.');
+  return runner;
+}
+
+/**
+ * A waiting run outlives the process that paused it: its execution is started again and its
+ * Prepare step routes straight back into the approval wait, which keeps the card and its
+ * previews and only seals the new task token. A run whose wait already ran out expires.
+ */
+async function resumeWaitingRuns(
+  dependencies: RunDependencies,
+  runner: LocalStateMachineRunner,
+): Promise<void> {
+  let cursor: string | undefined;
+  const now = dependencies.clock.now().getTime();
+  do {
+    const page = await dependencies.runs.listWaitingCards({ limit: 100, ...(cursor ? { cursor } : {}) });
+    for (const card of page.cards) {
+      if (Date.parse(card.expiresAt) <= now) {
+        await markRunExpired(dependencies, { runId: card.runId });
+        continue;
+      }
+      await runner.start({ runId: card.runId, executionName: `${card.runId}-restart-${now}` });
+    }
+    cursor = page.cursor;
+  } while (cursor);
+}
