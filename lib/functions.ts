@@ -3,7 +3,7 @@ import { type Duration, Duration as Durations, type RemovalPolicy, Stack, Valida
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Grant, type IGrantable, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -122,6 +122,26 @@ const INFERENCE_PROFILE_PREFIXES = ['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'c
 const REQUIRE_BANNER =
   "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
 
+/**
+ * How every handler is bundled: the local esbuild (never Docker), ESM with a `require` shim,
+ * minified, the AWS SDK v3 from the runtime, and the team tools module behind its alias.
+ *
+ * @example
+ * createBundlingOptions(resolveProjectPath('lambdas/tools/no-team-tools.ts'));
+ */
+export function createBundlingOptions(toolsModulePath: string): BundlingOptions {
+  return {
+    forceDockerBundling: false,
+    format: OutputFormat.ESM,
+    mainFields: ['module', 'main'],
+    banner: REQUIRE_BANNER,
+    minify: true,
+    logLevel: LogLevel.WARNING,
+    externalModules: ['@aws-sdk/*'],
+    esbuildArgs: { [`--alias:${TEAM_TOOLS_ALIAS}`]: toolsModulePath },
+  };
+}
+
 function toConstructId(name: HandlerName): string {
   return name
     .split('-')
@@ -231,16 +251,7 @@ export class CountersignFunctions extends Construct {
       role,
       logGroup,
       environment: { ...environment },
-      bundling: {
-        forceDockerBundling: false,
-        format: OutputFormat.ESM,
-        mainFields: ['module', 'main'],
-        banner: REQUIRE_BANNER,
-        minify: true,
-        logLevel: LogLevel.WARNING,
-        externalModules: ['@aws-sdk/*'],
-        esbuildArgs: { [`--alias:${TEAM_TOOLS_ALIAS}`]: props.toolsModulePath },
-      },
+      bundling: createBundlingOptions(props.toolsModulePath),
     });
   }
 

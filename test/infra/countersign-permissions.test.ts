@@ -1,0 +1,167 @@
+import { Match } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
+import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
+
+describe('Countersign least privilege', () => {
+  let synthesized: SynthesizedStack;
+  beforeAll(() => {
+    synthesized = synthesizeTestStack();
+  });
+
+  const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
+
+  it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
+    // Prepare
+    const expected = rolesOf('api-decision');
+
+    // Act
+    const successRoles = synthesized.rolesGranted('states:SendTaskSuccess');
+    const failureRoles = synthesized.rolesGranted('states:SendTaskFailure');
+
+    // Assess
+    expect(successRoles).toEqual(expected);
+    expect(failureRoles).toEqual(expected);
+    expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
+  });
+
+  it('grants StartExecution to api-runs and to the state machine itself only', () => {
+    // Prepare
+    const expected = [...rolesOf('api-runs'), synthesized.stateMachineRole()].sort();
+
+    // Act
+    const roles = synthesized.rolesGranted('states:StartExecution');
+
+    // Assess
+    expect(roles).toEqual(expected);
+  });
+
+  it('scopes the state machine StartExecution to its own name, without a reference cycle', () => {
+    // Prepare
+    const [stateMachine] = Object.values(
+      synthesized.template.findResources('AWS::StepFunctions::StateMachine'),
+    );
+    const stateMachineName = (stateMachine as { Properties: { StateMachineName: string } }).Properties
+      .StateMachineName;
+    const statements = synthesized.statementsOf(synthesized.stateMachineRole());
+
+    // Act
+    const startStatement = statements.find((statement) => statement.Action === 'states:StartExecution');
+
+    // Assess
+    expect(JSON.stringify(startStatement?.Resource)).toContain(`:stateMachine:${stateMachineName}"`);
+    expect(JSON.stringify(startStatement?.Resource)).not.toContain('Ref":"CountersignWorkflowStateMachine');
+  });
+
+  it('grants bedrock:InvokeModel to model-turn only, on the configured model', () => {
+    // Act
+    const roles = synthesized.rolesGranted('bedrock:InvokeModel');
+    const statement = synthesized
+      .statementsOf(synthesized.roleOf('model-turn'))
+      .find((candidate) => candidate.Action === 'bedrock:InvokeModel');
+
+    // Assess
+    expect(roles).toEqual(rolesOf('model-turn'));
+    expect(JSON.stringify(statement?.Resource)).toContain('anthropic.claude-sonnet-4-5-20250929-v1:0');
+  });
+
+  it('grants events:PutEvents to await-approval only and tells it the default bus', () => {
+    // Act
+    const roles = synthesized.rolesGranted('events:PutEvents');
+
+    // Assess
+    expect(roles).toEqual(rolesOf('await-approval'));
+    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [synthesized.roleOf('await-approval'), 'Arn'] },
+      Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
+    });
+  });
+
+  it('lets only the turn, suspension and card handlers touch overflow objects, writers being the run steps', () => {
+    // Act
+    const readers = synthesized.rolesGranted('s3:GetObject');
+    const writers = synthesized.rolesGranted('s3:PutObject');
+
+    // Assess
+    expect(readers).toEqual(
+      rolesOf(
+        'model-turn',
+        'await-approval',
+        'execute-tools',
+        'record-rejection',
+        'api-runs',
+        'api-decision',
+        'api-inbox',
+      ),
+    );
+    expect(writers).toEqual(rolesOf('model-turn', 'await-approval', 'execute-tools', 'record-rejection'));
+  });
+
+  it('gives api-inbox read-only table access and every other handler read-write', () => {
+    // Act
+    const inboxActions = synthesized.actionsOf(synthesized.roleOf('api-inbox'));
+    const writers = synthesized.rolesGranted('dynamodb:PutItem');
+
+    // Assess
+    expect(inboxActions.has('dynamodb:Query')).toBe(true);
+    expect(
+      [...inboxActions].filter((action) => /^(dynamodb|s3):(Put|Update|Delete|BatchWrite)/.test(action)),
+    ).toEqual([]);
+    expect(inboxActions.has('kms:Encrypt')).toBe(false);
+    expect(writers).toEqual(rolesOf(...HANDLER_NAMES.filter((name) => name !== 'api-inbox')));
+  });
+
+  it('grants every handler the sealing key and nothing outside the table, key and bucket by wildcard', () => {
+    // Act
+    const decryptors = synthesized.rolesGranted('kms:Decrypt');
+    const wildcardResources = HANDLER_NAMES.flatMap((name) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => statement.Resource === '*')
+        .flatMap((statement) => [statement.Action].flat()),
+    );
+
+    // Assess
+    expect(decryptors).toEqual(rolesOf(...HANDLER_NAMES));
+    expect(new Set(wildcardResources)).toEqual(
+      new Set(['xray:PutTraceSegments', 'xray:PutTelemetryRecords']),
+    );
+  });
+
+  it('attaches no AWS managed policy to any handler role', () => {
+    // Act
+    const roles = synthesized.template.findResources('AWS::IAM::Role');
+
+    // Assess
+    for (const role of Object.values(roles)) {
+      expect((role as { Properties: Record<string, unknown> }).Properties.ManagedPolicyArns).toBeUndefined();
+    }
+  });
+
+  it('grants secretsmanager:GetSecretValue to model-turn only, and only with an OpenAI-compatible endpoint', () => {
+    // Prepare
+    const withEndpoint = synthesizeTestStack({
+      countersign: { modelProvider: 'openai-compatible' },
+      openAiCompatible: { baseUrl: 'https://models.example.com/v1', apiKeySecretName: 'countersign/openai' },
+    });
+
+    // Act
+    const defaultRoles = synthesized.rolesGranted('secretsmanager:GetSecretValue');
+    const endpointRoles = withEndpoint.rolesGranted('secretsmanager:GetSecretValue');
+
+    // Assess
+    expect(defaultRoles).toEqual([]);
+    expect(endpointRoles).toEqual([withEndpoint.roleOf('model-turn')]);
+    expect(withEndpoint.rolesGranted('bedrock:InvokeModel')).toEqual([]);
+    withEndpoint.template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [withEndpoint.roleOf('model-turn'), 'Arn'] },
+      Environment: {
+        Variables: Match.objectLike({
+          COUNTERSIGN_MODEL_PROVIDER: 'openai-compatible',
+          COUNTERSIGN_OPENAI_BASE_URL: 'https://models.example.com/v1',
+          COUNTERSIGN_OPENAI_SECRET_ARN: Match.anyValue(),
+        }),
+      },
+    });
+  });
+});

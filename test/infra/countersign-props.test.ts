@@ -1,0 +1,117 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { App, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { describe, expect, it } from 'vitest';
+import { Countersign, type CountersignProps } from '../../lib/countersign.js';
+
+function buildCountersign(props: CountersignProps | ((stack: Stack) => CountersignProps)): Countersign {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'PropsTest');
+  return new Countersign(stack, 'Countersign', typeof props === 'function' ? props(stack) : props);
+}
+
+describe('Countersign props validation', () => {
+  it.each([
+    ['too short', Duration.seconds(59), /approvalTimeout 59 seconds is out of range.*Duration\.minutes\(1\)/],
+    [
+      'too long for the local runner',
+      Duration.days(25),
+      /approvalTimeout 25 days is out of range.*Duration\.days\(24\)/,
+    ],
+    ['not whole seconds', Duration.millis(90_500), /approvalTimeout .* is not a whole number of seconds/],
+  ])('refuses an approvalTimeout that is %s', (_case, approvalTimeout, message) => {
+    // Act
+    const build = () => buildCountersign({ approvalTimeout });
+
+    // Assess
+    expect(build).toThrow(message);
+  });
+
+  it('accepts the approvalTimeout bounds', () => {
+    // Act
+    const build = () => {
+      buildCountersign({ approvalTimeout: Duration.minutes(1) });
+      buildCountersign({ approvalTimeout: Duration.days(24) });
+    };
+
+    // Assess
+    expect(build).not.toThrow();
+  });
+
+  it.each([
+    [{ skillsMaxBytes: 0 }, /skillsMaxBytes 0 is invalid; use a whole number of bytes between 1 and/],
+    [{ skillsMaxBytes: 1.5 }, /skillsMaxBytes 1.5 is invalid/],
+    [{ maxTurns: 0 }, /maxTurns 0 is invalid; use a whole number between 1 and 200/],
+    [{ maxTurns: 201 }, /maxTurns 201 is invalid/],
+    [{ modelProvider: 'gpt' as never }, /modelProvider "gpt" is not supported; use one of 'bedrock'/],
+    [{ bedrockModelId: 'claude sonnet' }, /bedrockModelId "claude sonnet" is not a Bedrock model id/],
+    [{ logRetention: 12345 as RetentionDays }, /logRetention 12345 is not a RetentionDays value/],
+    [{ removalPolicy: 'keep' as RemovalPolicy }, /removalPolicy "keep" is not a RemovalPolicy value/],
+    [{ modelProvider: 'openai-compatible' as const }, /'openai-compatible' needs openAiCompatible/],
+    [{ toolsModule: 'does/not/exist.ts' }, /toolsModule "does\/not\/exist.ts" does not exist/],
+  ])('refuses %o with a message that quotes the value and says how to fix it', (props, message) => {
+    // Act
+    const build = () => buildCountersign(props);
+
+    // Assess
+    expect(build).toThrow(message);
+  });
+
+  it('refuses an OpenAI-compatible endpoint over plain HTTP', () => {
+    // Act
+    const build = () =>
+      buildCountersign((stack) => ({
+        modelProvider: 'openai-compatible',
+        openAiCompatible: {
+          baseUrl: 'http://models.example.com/v1',
+          apiKeySecret: Secret.fromSecretNameV2(stack, 'Key', 'openai'),
+        },
+      }));
+
+    // Assess
+    expect(build).toThrow(/baseUrl "http:\/\/models.example.com\/v1" is not an https URL/);
+  });
+
+  it('refuses an OpenAI-compatible endpoint when another provider is chosen', () => {
+    // Act
+    const build = () =>
+      buildCountersign((stack) => ({
+        openAiCompatible: {
+          baseUrl: 'https://models.example.com/v1',
+          apiKeySecret: Secret.fromSecretNameV2(stack, 'Key', 'openai'),
+        },
+      }));
+
+    // Assess
+    expect(build).toThrow(/openAiCompatible is set but modelProvider is 'bedrock'/);
+  });
+
+  it('refuses a tools module that is not a script', () => {
+    // Prepare
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-tools-'));
+    const notAModule = join(directory, 'tools.json');
+    writeFileSync(notAModule, '{}');
+
+    // Act
+    const build = () => buildCountersign({ toolsModule: notAModule });
+
+    // Assess
+    expect(build).toThrow(/is not a TypeScript or JavaScript module/);
+  });
+
+  it('resolves a relative tools module against the working directory', () => {
+    // Prepare
+    const directory = mkdtempSync(join(tmpdir(), 'countersign-tools-'));
+    writeFileSync(join(directory, 'team-tools.ts'), 'export const teamTools = [];\n');
+    const relativePath = relative(process.cwd(), join(directory, 'team-tools.ts'));
+
+    // Act
+    const build = () => buildCountersign({ toolsModule: relativePath });
+
+    // Assess
+    expect(build).not.toThrow();
+  });
+});

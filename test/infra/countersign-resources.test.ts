@@ -1,0 +1,209 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { HANDLER_NAMES } from '../../lib/functions.js';
+import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
+
+interface LambdaProperties {
+  Runtime: string;
+  Architectures: string[];
+  TracingConfig: { Mode: string };
+  Handler: string;
+  LoggingConfig: { LogGroup: unknown };
+  Environment: { Variables: Record<string, unknown> };
+}
+
+const COMMON_VARIABLES = [
+  'COUNTERSIGN_TABLE_NAME',
+  'COUNTERSIGN_SEALING_KEY_ARN',
+  'COUNTERSIGN_OVERFLOW_BUCKET',
+  'COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS',
+  'COUNTERSIGN_MODEL_PROVIDER',
+  'COUNTERSIGN_BEDROCK_MODEL_ID',
+  'COUNTERSIGN_SKILLS_MAX_BYTES',
+  'COUNTERSIGN_MAX_TURNS',
+];
+
+describe('Countersign resources', () => {
+  let synthesized: SynthesizedStack;
+  let functions: Array<[string, LambdaProperties]>;
+  beforeAll(() => {
+    synthesized = synthesizeTestStack();
+    functions = Object.entries(synthesized.template.findResources('AWS::Lambda::Function')).map(
+      ([logicalId, resource]) => [logicalId, (resource as { Properties: LambdaProperties }).Properties],
+    );
+  });
+
+  it('keeps data in one on-demand table with point-in-time recovery, the customer key and the inbox index', () => {
+    // Act
+    const tables = synthesized.template.findResources('AWS::DynamoDB::Table');
+
+    // Assess
+    expect(Object.keys(tables)).toHaveLength(1);
+    synthesized.template.hasResource('AWS::DynamoDB::Table', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({
+        KeySchema: [
+          { AttributeName: TABLE_LAYOUT.partitionKey, KeyType: 'HASH' },
+          { AttributeName: TABLE_LAYOUT.sortKey, KeyType: 'RANGE' },
+        ],
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: {
+          SSEEnabled: true,
+          SSEType: 'KMS',
+          KMSMasterKeyId: {
+            'Fn::GetAtt': [synthesized.logicalIdOf(synthesized.stack.countersign.key), 'Arn'],
+          },
+        },
+        GlobalSecondaryIndexes: [
+          {
+            IndexName: TABLE_LAYOUT.inboxIndex.name,
+            KeySchema: [
+              { AttributeName: TABLE_LAYOUT.inboxIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: TABLE_LAYOUT.inboxIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+      }),
+    });
+  });
+
+  it('rotates the one KMS key', () => {
+    // Act
+    const keys = synthesized.template.findResources('AWS::KMS::Key');
+
+    // Assess
+    expect(Object.keys(keys)).toHaveLength(1);
+    synthesized.template.hasResource('AWS::KMS::Key', {
+      DeletionPolicy: 'Retain',
+      Properties: Match.objectLike({ EnableKeyRotation: true }),
+    });
+  });
+
+  it('encrypts the overflow bucket with the key, blocks public access and refuses plain HTTP', () => {
+    // Prepare
+    const bucketLogicalId = synthesized.logicalIdOf(synthesized.stack.countersign.overflowBucket);
+
+    // Act
+    const bucket = synthesized.template.toJSON().Resources[bucketLogicalId];
+
+    // Assess
+    expect(bucket.Properties.BucketEncryption.ServerSideEncryptionConfiguration[0]).toMatchObject({
+      ServerSideEncryptionByDefault: {
+        SSEAlgorithm: 'aws:kms',
+        KMSMasterKeyID: { 'Fn::GetAtt': [synthesized.logicalIdOf(synthesized.stack.countersign.key), 'Arn'] },
+      },
+    });
+    expect(bucket.Properties.PublicAccessBlockConfiguration).toEqual({
+      BlockPublicAcls: true,
+      BlockPublicPolicy: true,
+      IgnorePublicAcls: true,
+      RestrictPublicBuckets: true,
+    });
+    synthesized.template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      Bucket: { Ref: bucketLogicalId },
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Effect: 'Deny', Condition: { Bool: { 'aws:SecureTransport': 'false' } } }),
+        ]),
+      },
+    });
+  });
+
+  it('applies the removal policy prop to data', () => {
+    // Prepare
+    const destroyable = synthesizeTestStack({ countersign: { removalPolicy: RemovalPolicy.DESTROY } });
+
+    // Act
+    const table = Object.values(destroyable.template.findResources('AWS::DynamoDB::Table'))[0];
+
+    // Assess
+    expect(table?.DeletionPolicy).toBe('Delete');
+    expect(table?.Properties.DeletionProtectionEnabled).toBe(false);
+    destroyable.template.hasResource('AWS::KMS::Key', { DeletionPolicy: 'Delete' });
+  });
+
+  it('runs one arm64 function per handler on the newest Node.js runtime, traced', () => {
+    // Act
+    const runtimes = new Set(functions.map(([, properties]) => properties.Runtime));
+
+    // Assess
+    expect(functions).toHaveLength(HANDLER_NAMES.length);
+    expect(runtimes).toEqual(new Set(['nodejs24.x']));
+    for (const [logicalId, properties] of functions) {
+      expect(properties.Architectures, logicalId).toEqual(['arm64']);
+      expect(properties.TracingConfig, logicalId).toEqual({ Mode: 'Active' });
+      expect(properties.Handler, logicalId).toBe('index.handler');
+    }
+  });
+
+  it('gives every function its own log group with the retention prop', () => {
+    // Prepare
+    const retained = synthesizeTestStack({ countersign: { logRetention: RetentionDays.ONE_WEEK } });
+
+    // Act
+    const defaultLogGroups = synthesized.template.findResources('AWS::Logs::LogGroup');
+    const logGroupReferences = new Set(
+      functions.map(([, properties]) => JSON.stringify(properties.LoggingConfig.LogGroup)),
+    );
+
+    // Assess
+    expect(logGroupReferences.size).toBe(HANDLER_NAMES.length);
+    for (const logGroup of Object.values(defaultLogGroups)) {
+      expect(logGroup.Properties.RetentionInDays).toBe(30);
+    }
+    for (const logGroup of Object.values(retained.template.findResources('AWS::Logs::LogGroup'))) {
+      expect(logGroup.Properties.RetentionInDays).toBe(7);
+    }
+  });
+
+  it('passes the settings every handler reads, and the state machine ARN to api-runs only', () => {
+    // Prepare
+    const configured = synthesizeTestStack({ countersign: { skillsMaxBytes: 16000, maxTurns: 20 } });
+    const apiRunsId = configured.logicalIdOf(configured.stack.countersign.functions['api-runs']);
+
+    // Act
+    const variables = Object.entries(configured.template.findResources('AWS::Lambda::Function')).map(
+      ([logicalId, resource]) => [logicalId, resource.Properties.Environment.Variables] as const,
+    );
+
+    // Assess
+    for (const [logicalId, environment] of variables) {
+      expect(Object.keys(environment), logicalId).toEqual(expect.arrayContaining(COMMON_VARIABLES));
+      expect(environment.COUNTERSIGN_SKILLS_MAX_BYTES).toBe('16000');
+      expect(environment.COUNTERSIGN_MAX_TURNS).toBe('20');
+      expect(environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS).toBe('604800');
+      expect(environment.COUNTERSIGN_MODEL_PROVIDER).toBe('bedrock');
+      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(logicalId === apiRunsId);
+    }
+  });
+
+  it('routes the HTTP API to the api handlers and logs access on the default stage', () => {
+    // Act
+    const routes = Object.values(synthesized.template.findResources('AWS::ApiGatewayV2::Route')).map(
+      (route) => route.Properties.RouteKey,
+    );
+
+    // Assess
+    expect(routes.sort()).toEqual(
+      [
+        'ANY /admin/{proxy+}',
+        'GET /',
+        'GET /inbox',
+        'GET /runs/{id}',
+        'GET /runs/{id}/events',
+        'POST /runs',
+        'POST /runs/{id}/decision',
+      ].sort(),
+    );
+    synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
+      StageName: '$default',
+      AutoDeploy: true,
+      AccessLogSettings: { DestinationArn: Match.anyValue(), Format: Match.stringLikeRegexp('requestId') },
+    });
+  });
+});

@@ -1,0 +1,204 @@
+import { Duration } from 'aws-cdk-lib';
+import { Match } from 'aws-cdk-lib/assertions';
+import { StateMachine } from 'aws-local-stepfunctions';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
+import { STATE_NAMES } from '../../lib/workflow.js';
+import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
+
+type Handler = (input: Record<string, unknown>) => Promise<Record<string, unknown>>;
+
+describe('Countersign workflow', () => {
+  let synthesized: SynthesizedStack;
+  let definition: Record<string, unknown>;
+  let states: Record<string, Record<string, unknown>>;
+  beforeAll(() => {
+    synthesized = synthesizeTestStack();
+    definition = extractStateMachineDefinition(synthesized.template.toJSON());
+    states = definitionStatesOf(definition);
+  });
+
+  it('is a Standard, traced state machine that logs without execution data', () => {
+    // Act
+    const stateMachines = synthesized.template.findResources('AWS::StepFunctions::StateMachine');
+
+    // Assess
+    expect(Object.keys(stateMachines)).toHaveLength(1);
+    synthesized.template.hasResourceProperties('AWS::StepFunctions::StateMachine', {
+      StateMachineType: 'STANDARD',
+      TracingConfiguration: { Enabled: true },
+      LoggingConfiguration: Match.objectLike({ IncludeExecutionData: false, Level: 'ALL' }),
+    });
+  });
+
+  it('uses JSONPath only', () => {
+    // Act
+    const languages = Object.values(states).map((state) => state.QueryLanguage);
+
+    // Assess
+    expect(definition.QueryLanguage ?? 'JSONPath').toBe('JSONPath');
+    expect(languages.filter((language) => language !== undefined && language !== 'JSONPath')).toEqual([]);
+  });
+
+  it('waits 7 days for an approval by default and the configured time otherwise', () => {
+    // Prepare
+    const configured = synthesizeTestStack({ countersign: { approvalTimeout: Duration.hours(36) } });
+
+    // Act
+    const defaultTimeout = states[STATE_NAMES.awaitApproval]?.TimeoutSeconds;
+    const configuredTimeout = definitionStatesOf(extractStateMachineDefinition(configured.template.toJSON()))[
+      STATE_NAMES.awaitApproval
+    ]?.TimeoutSeconds;
+
+    // Assess
+    expect(defaultTimeout).toBe(604800);
+    expect(configuredTimeout).toBe(129600);
+  });
+
+  it('gives every Task an explicit timeout longer than its Lambda timeout', () => {
+    // Prepare
+    const functionTimeouts = new Map(
+      Object.entries(synthesized.template.findResources('AWS::Lambda::Function')).map(
+        ([logicalId, resource]) => [
+          `arn:aws:lambda:us-east-1:123456789012:function:${logicalId}`,
+          (resource as { Properties: { Timeout: number } }).Properties.Timeout,
+        ],
+      ),
+    );
+
+    // Act
+    const tasks = Object.entries(states).filter(([, state]) => state.Type === 'Task');
+
+    // Assess
+    expect(tasks).toHaveLength(9);
+    for (const [name, task] of tasks) {
+      expect(task.TimeoutSeconds, name).toEqual(expect.any(Number));
+      const functionArn =
+        task.Resource === 'arn:aws:states:::lambda:invoke.waitForTaskToken' ? undefined : task.Resource;
+      const lambdaTimeout = functionTimeouts.get(String(functionArn));
+      if (lambdaTimeout !== undefined)
+        expect(task.TimeoutSeconds as number, name).toBeGreaterThan(lambdaTimeout);
+    }
+  });
+
+  it('wires the states the local runner and the handlers rely on', () => {
+    // Act
+    const awaitApproval = states[STATE_NAMES.awaitApproval];
+    const continueAsNew = states[STATE_NAMES.continueAsNew];
+
+    // Assess
+    expect(definition.StartAt).toBe('Prepare');
+    expect(states.Prepare).toMatchObject({
+      Parameters: { 'runId.$': '$.runId', 'executionId.$': '$$.Execution.Id' },
+      Next: 'Resume?',
+    });
+    expect(states['Resume?']).toMatchObject({
+      Choices: [{ Variable: '$.next', StringEquals: 'await', Next: 'AwaitApproval' }],
+      Default: 'ModelTurn',
+    });
+    expect(states.Route).toMatchObject({
+      Choices: [
+        { Variable: '$.route', StringEquals: 'tools', Next: 'ExecuteTools' },
+        { Variable: '$.route', StringEquals: 'approval', Next: 'AwaitApproval' },
+        { Variable: '$.route', StringEquals: 'continue', Next: 'ContinueAsNew' },
+      ],
+      Default: 'Finish',
+    });
+    expect(awaitApproval).toMatchObject({
+      Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
+      Parameters: { Payload: { 'runId.$': '$.runId', 'turn.$': '$.turn', 'taskToken.$': '$$.Task.Token' } },
+      ResultPath: '$.decision',
+      Next: 'ExecuteTools',
+      Catch: [
+        { ErrorEquals: ['countersign.Rejected'], ResultPath: '$.rejection', Next: 'RecordRejection' },
+        { ErrorEquals: ['States.Timeout'], ResultPath: '$.timeout', Next: 'MarkExpired' },
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'MarkFailed' },
+      ],
+    });
+    expect(continueAsNew).toMatchObject({
+      Resource: 'arn:aws:states:::states:startExecution',
+      Parameters: {
+        'StateMachineArn.$': '$$.StateMachine.Id',
+        Input: { 'runId.$': '$.runId', 'AWS_STEP_FUNCTIONS_STARTED_BY_EXECUTION_ID.$': '$$.Execution.Id' },
+        'Name.$': "States.Format('{}-{}', $.runId, $.turn)",
+      },
+      Next: 'Done',
+    });
+    expect(states.MarkFailed).toMatchObject({
+      Parameters: { 'runId.$': '$.runId', 'failure.$': '$.failure' },
+      Next: 'RunFailed',
+    });
+    expect(states.MarkExpired).toMatchObject({ Next: 'Expired' });
+    expect(states.RunFailed?.Type).toBe('Fail');
+    expect(states.Done?.Type).toBe('Succeed');
+    expect(states.Expired?.Type).toBe('Succeed');
+  });
+
+  it('routes every Lambda Task failure to MarkFailed with the failure in $.failure', () => {
+    // Act
+    const lambdaTasks = Object.entries(states).filter(
+      ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.markFailed,
+    );
+
+    // Assess
+    for (const [name, task] of lambdaTasks) {
+      const catchers = task.Catch as Array<{ ErrorEquals: string[]; ResultPath: string; Next: string }>;
+      expect(catchers.at(-1), name).toEqual({
+        ErrorEquals: ['States.ALL'],
+        ResultPath: '$.failure',
+        Next: 'MarkFailed',
+      });
+    }
+  });
+
+  it('is accepted and run by aws-local-stepfunctions with path checks on', async () => {
+    // Prepare
+    const visited: string[] = [];
+    const handlers: Record<string, Handler> = {
+      Prepare: async (input) => {
+        visited.push('Prepare');
+        return { runId: input.runId, turn: 0, next: 'model' };
+      },
+      ModelTurn: async (input) => {
+        visited.push('ModelTurn');
+        const turn = Number(input.turn) + 1;
+        return { runId: input.runId, turn, route: turn === 1 ? 'approval' : 'final' };
+      },
+      AwaitApproval: async () => {
+        visited.push('AwaitApproval');
+        return { approved: true };
+      },
+      ExecuteTools: async (input) => {
+        visited.push('ExecuteTools');
+        return { runId: input.runId, turn: input.turn };
+      },
+      Finish: async (input) => {
+        visited.push(`Finish:${String(input.runId)}`);
+        return {};
+      },
+    };
+
+    // Act
+    const stateMachine = new StateMachine(definition as never, {
+      validationOptions: { checkPaths: true, checkArn: false },
+    });
+    const execution = stateMachine.run(
+      { runId: 'run-1' },
+      {
+        overrides: { taskResourceLocalHandlers: handlers as never },
+        context: { Execution: { Id: 'execution-1' }, Task: { Token: 'token-1' } } as never,
+      },
+    );
+    await execution.result;
+
+    // Assess
+    expect(visited).toEqual([
+      'Prepare',
+      'ModelTurn',
+      'AwaitApproval',
+      'ExecuteTools',
+      'ModelTurn',
+      'Finish:run-1',
+    ]);
+  });
+});
