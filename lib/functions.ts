@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { type Duration, Duration as Durations, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
-import { Grant, type IGrantable, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -259,7 +259,7 @@ export class CountersignFunctions extends Construct {
    * bedrock:InvokeModel on the configured model only. An inference profile also needs the
    * foundation model in every Region the profile may route to.
    */
-  private grantModelInvocation(grantee: IGrantable & Construct, modelId: string): void {
+  private grantModelInvocation(grantee: NodejsFunction, modelId: string): void {
     const stack = Stack.of(this);
     const [prefix] = modelId.split('.');
     const isInferenceProfile = prefix !== undefined && INFERENCE_PROFILE_PREFIXES.includes(prefix);
@@ -280,7 +280,7 @@ export class CountersignFunctions extends Construct {
         `arn:${stack.partition}:bedrock:*::foundation-model/${foundationModelId}`,
       ],
     });
-    const role = (grantee as NodejsFunction).role ?? grantee;
+    const role = grantee.role ?? grantee;
     Validations.of(role).acknowledge({
       id: `AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:bedrock:*::foundation-model/${foundationModelId}]`,
       reason:

@@ -21,6 +21,32 @@ describe('cdk-nag AWS Solutions checks', () => {
     expect(report.success).toBe(true);
   });
 
+  it.each([
+    [
+      'a foundation model id',
+      { countersign: { bedrockModelId: 'anthropic.claude-3-5-haiku-20241022-v1:0' } },
+    ],
+    [
+      'an OpenAI-compatible endpoint',
+      {
+        countersign: { modelProvider: 'openai-compatible' as const },
+        openAiCompatible: {
+          baseUrl: 'https://models.example.com/v1',
+          apiKeySecretName: 'countersign/openai',
+        },
+      },
+    ],
+  ])('leaves no unacknowledged finding with %s', (_variant, props) => {
+    // Prepare
+    const { app } = synthesizeTestStack(props);
+
+    // Act
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+
+    // Assess
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+  });
+
   it('still reports a finding nobody acknowledged (the check is live)', () => {
     // Prepare
     const { app, stack } = synthesizeTestStack();

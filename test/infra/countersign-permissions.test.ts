@@ -65,6 +65,32 @@ describe('Countersign least privilege', () => {
     expect(JSON.stringify(statement?.Resource)).toContain('anthropic.claude-sonnet-4-5-20250929-v1:0');
   });
 
+  it('grants a foundation model in the stack Region only, without a wildcard', () => {
+    // Prepare
+    const foundationModel = synthesizeTestStack({
+      countersign: { bedrockModelId: 'anthropic.claude-3-5-haiku-20241022-v1:0' },
+    });
+
+    // Act
+    const statement = foundationModel
+      .statementsOf(foundationModel.roleOf('model-turn'))
+      .find((candidate) => candidate.Action === 'bedrock:InvokeModel');
+
+    // Assess
+    expect(statement?.Resource).toEqual({
+      'Fn::Join': [
+        '',
+        [
+          'arn:',
+          { Ref: 'AWS::Partition' },
+          ':bedrock:',
+          { Ref: 'AWS::Region' },
+          '::foundation-model/anthropic.claude-3-5-haiku-20241022-v1:0',
+        ],
+      ],
+    });
+  });
+
   it('grants events:PutEvents to await-approval only and tells it the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
