@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { type Duration, Duration as Durations, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
@@ -74,18 +74,18 @@ interface FunctionSizing {
 
 // API handlers stay under the 30 s HTTP API integration limit; model and tool steps get minutes.
 const SIZING: Record<HandlerName, FunctionSizing> = {
-  prepare: { timeout: Durations.seconds(30), memorySize: 512 },
-  'model-turn': { timeout: Durations.minutes(5), memorySize: 1024 },
-  'await-approval': { timeout: Durations.minutes(1), memorySize: 1024 },
-  'execute-tools': { timeout: Durations.minutes(5), memorySize: 1024 },
-  'record-rejection': { timeout: Durations.seconds(30), memorySize: 512 },
-  'finish-run': { timeout: Durations.seconds(30), memorySize: 512 },
-  'mark-failed': { timeout: Durations.seconds(30), memorySize: 512 },
-  'mark-expired': { timeout: Durations.seconds(30), memorySize: 512 },
-  'api-runs': { timeout: Durations.seconds(29), memorySize: 1024 },
-  'api-inbox': { timeout: Durations.seconds(29), memorySize: 1024 },
-  'api-decision': { timeout: Durations.seconds(29), memorySize: 1024 },
-  'api-admin': { timeout: Durations.seconds(29), memorySize: 1024 },
+  prepare: { timeout: Duration.seconds(30), memorySize: 512 },
+  'model-turn': { timeout: Duration.minutes(5), memorySize: 1024 },
+  'await-approval': { timeout: Duration.minutes(1), memorySize: 1024 },
+  'execute-tools': { timeout: Duration.minutes(5), memorySize: 1024 },
+  'record-rejection': { timeout: Duration.seconds(30), memorySize: 512 },
+  'finish-run': { timeout: Duration.seconds(30), memorySize: 512 },
+  'mark-failed': { timeout: Duration.seconds(30), memorySize: 512 },
+  'mark-expired': { timeout: Duration.seconds(30), memorySize: 512 },
+  'api-runs': { timeout: Duration.seconds(29), memorySize: 1024 },
+  'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
+  'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
+  'api-admin': { timeout: Duration.seconds(29), memorySize: 1024 },
 };
 
 // The least-privilege matrix. Only api-inbox is a pure reader of the table.

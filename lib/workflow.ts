@@ -1,6 +1,13 @@
-import { ArnFormat, Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import {
+  ArnFormat,
+  type CfnElement,
+  Duration,
+  type RemovalPolicy,
+  Stack,
+  Token,
+  Validations,
+} from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   Choice,
@@ -82,7 +89,7 @@ export class CountersignWorkflow extends Construct {
     };
     const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke =>
       new LambdaInvoke(this, stateName, {
-        lambdaFunction: functions.get(name) as IFunction,
+        lambdaFunction: functions.get(name),
         payload: TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
@@ -216,7 +223,7 @@ export class CountersignWorkflow extends Construct {
         'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs vended log delivery (CreateLogDelivery, PutResourcePolicy, DescribeLogGroups, ...) do not support resource-level permissions, so AWS requires "*" for state machine tracing and logging.',
     });
     for (const handler of Object.values(functions.functions)) {
-      const functionLogicalId = stack.getLogicalId(handler.node.defaultChild as never);
+      const functionLogicalId = stack.getLogicalId(handler.node.defaultChild as CfnElement);
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`,
         reason:
