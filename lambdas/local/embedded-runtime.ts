@@ -21,7 +21,7 @@ import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { LocalDataDirectory } from './local-data-directory.js';
-import { startLocalDynamo } from './local-dynamo.js';
+import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer, type LocalRoute } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
@@ -53,6 +53,8 @@ export interface EmbeddedRuntime {
   readonly tokens: Readonly<Record<string, string>>;
   readonly dependencies: RunDependencies;
   readonly calls: AwsCallCounter;
+  /** The local DynamoDB (dynalite) the stores use. */
+  readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
   readonly notifications: ReadonlyArray<{ runId: string; toolNames: string[]; pausedAt: string }>;
   stop(): Promise<void>;
@@ -172,6 +174,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     tokens,
     dependencies,
     calls,
+    dynamo,
     runner,
     notifications,
     stop: async () => {

@@ -57,7 +57,9 @@ export async function awaitApproval(
   const needsPreview = calls.some(
     (call) => call.offered && dependencies.tools.get(call.tool)?.preview !== undefined,
   );
-  const actingUser = needsPreview ? await dependencies.users.getUser(record.owner) : undefined;
+  const actingUser = needsPreview
+    ? (state.actingUser ?? (await dependencies.users.getUser(record.owner)))
+    : undefined;
   const callPreviews = actingUser
     ? await capturePreviews({
         calls,

@@ -75,10 +75,12 @@ export async function decideRun(
     ...(request.reason ? { reason: request.reason } : {}),
     cardShown: await describeCardShown(dependencies, card),
   };
+  // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
+  const taskToken = await unsealTaskToken(dependencies, card);
   const claim = await dependencies.runs.claimDecision(record);
   if (claim.kind === 'already-decided')
     return answerExistingClaim(dependencies, card, claim.existing, request);
-  await deliver(dependencies, card, record);
+  await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
   dependencies.logger.info('decision recorded', { runId, turn: card.turn, decision: request.decision });
@@ -129,24 +131,29 @@ async function answerExistingClaim(
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
   if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
-    await deliver(dependencies, card, existing);
+    await deliver(dependencies, card, existing, await unsealTaskToken(dependencies, card));
   }
   return { kind: 'decided', runId: card.runId, turn: card.turn, decision: existing.decision, repeated: true };
+}
+
+async function unsealTaskToken(dependencies: DecideDependencies, card: StoredCard): Promise<string> {
+  const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
+    taskToken?: unknown;
+  } | null;
+  if (typeof sealed?.taskToken !== 'string') {
+    throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
+  }
+  return sealed.taskToken;
 }
 
 async function deliver(
   dependencies: DecideDependencies,
   card: StoredCard,
   record: DecisionRecord,
+  taskToken: string,
 ): Promise<void> {
-  const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
-    taskToken?: unknown;
-  };
-  if (typeof sealed.taskToken !== 'string') {
-    throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
-  }
   const outcome = await dependencies.executions.resume(
-    sealed.taskToken,
+    taskToken,
     record.decision === 'approve'
       ? { kind: 'approve' }
       : { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) },

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { CountersignError } from '../errors.js';
+import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';
 
 /**
@@ -52,6 +53,11 @@ export const runStateSchema = z.object({
   transcript: z.array(messageSchema),
   pendingCalls: z.array(pendingCallSchema),
   finalText: z.string().optional(),
+  /**
+   * The acting user as they were when the run started. Previews are produced under it at the
+   * pause; every execution re-reads the user, so a revoked right still stops the write.
+   */
+  actingUser: userProfileSchema.optional(),
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 

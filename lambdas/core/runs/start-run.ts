@@ -63,6 +63,7 @@ export async function startRun(
     ...(configuration.systemPrompt ? { system: configuration.systemPrompt } : {}),
     transcript: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
     pendingCalls: [],
+    actingUser: principal,
   };
   const record: RunRecord = {
     runId,

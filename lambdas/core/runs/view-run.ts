@@ -1,4 +1,4 @@
-import { CountersignError } from '../errors.js';
+import { CountersignError, isCountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
@@ -21,7 +21,8 @@ export interface RunView {
   failureReason?: string;
   pausedAt?: string;
   expiresAt?: string;
-  transcript: { messages: number; toolCalls: number; finalAnswer?: string };
+  /** `sealed: 'refused'` when the run's sealed state could not be read (the run cannot continue). */
+  transcript: { messages: number; toolCalls: number; finalAnswer?: string; sealed?: 'refused' };
   /** Present while the run waits for a decision. */
   digest?: string;
   pendingTools?: PendingToolView[];
@@ -43,7 +44,11 @@ export async function viewRun(
     throw new CountersignError('not-found', TEXTS.runNotFound);
   }
   const { record } = run;
-  const state = await unsealRunState(dependencies, run);
+  const state = await unsealRunState(dependencies, run).catch((error: unknown) => {
+    // A refused state must not hide the run's status and failure reason from its owner.
+    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
+    throw error;
+  });
   const view: RunView = {
     runId,
     owner: record.owner,
@@ -54,16 +59,20 @@ export async function viewRun(
     updatedAt: record.updatedAt,
     ...(record.endedAt ? { endedAt: record.endedAt } : {}),
     ...(record.failureReason ? { failureReason: record.failureReason } : {}),
-    transcript: {
-      messages: state.transcript.length,
-      toolCalls: state.transcript.reduce(
-        (count, message) => count + message.content.filter((block) => block.type === 'tool_call').length,
-        0,
-      ),
-      ...(record.status === 'completed' && state.finalText !== undefined
-        ? { finalAnswer: state.finalText }
-        : {}),
-    },
+    transcript:
+      state === undefined
+        ? { messages: 0, toolCalls: 0, sealed: 'refused' }
+        : {
+            messages: state.transcript.length,
+            toolCalls: state.transcript.reduce(
+              (count, message) =>
+                count + message.content.filter((block) => block.type === 'tool_call').length,
+              0,
+            ),
+            ...(record.status === 'completed' && state.finalText !== undefined
+              ? { finalAnswer: state.finalText }
+              : {}),
+          },
   };
   if (record.status !== 'waiting') return view;
   const stored = await dependencies.runs.getCard(runId);

@@ -36,7 +36,8 @@ export function statusOf(code: ErrorCode): number {
 export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
   const known = error instanceof CountersignError ? error : undefined;
   const status = known ? statusOf(known.code) : 500;
-  const exposed = known?.expose && status < 500;
+  // A refused sealed state is an integrity failure, not the client's: 500, but said plainly.
+  const exposed = known?.expose === true && (status < 500 || known.code === 'sealed-state-rejected');
   const body = {
     error: {
       code: exposed ? known.code : 'internal',
@@ -44,7 +45,7 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
       ...(exposed && known.field ? { field: known.field } : {}),
     },
   };
-  return { statusCode: exposed ? status : 500, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+  return { statusCode: known && exposed ? status : 500, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
 }
 
 /** A zod failure on client input as a 400 that names the first offending field. */
