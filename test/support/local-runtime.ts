@@ -6,6 +6,10 @@ import { synthesizeStateMachineDefinition } from '../../lib/state-machine-defini
 
 let definition: Record<string, unknown> | undefined;
 
+/** JSON bodies in tests are asserted field by field; typing each response would only restate the API. */
+// biome-ignore lint/suspicious/noExplicitAny: see above
+export type ResponseJson = any;
+
 /** The ASL synthesized from the CDK app, once per test file (synthesis takes seconds). */
 export function stateMachineDefinition(): Record<string, unknown> {
   definition ??= synthesizeStateMachineDefinition();
@@ -20,7 +24,7 @@ export interface TestRuntime extends EmbeddedRuntime {
     method: string,
     path: string,
     options?: { as?: string; body?: unknown; headers?: Record<string, string> },
-  ): Promise<{ status: number; json: any; text: string }>;
+  ): Promise<{ status: number; json: ResponseJson; text: string }>;
 }
 
 /** Starts the embedded runtime on a random port with its data in a temporary folder. */
@@ -102,7 +106,7 @@ export async function startRunAndSettle(
   runtime: TestRuntime,
   input: string,
   options: { as?: string; taskId?: string; configurationId?: string } = {},
-): Promise<{ runId: string; view: any }> {
+): Promise<{ runId: string; view: ResponseJson }> {
   const started = await runtime.request('POST', '/runs', {
     as: options.as ?? 'editor',
     body: options.configurationId
@@ -124,7 +128,7 @@ export async function settle(
   runId: string,
   as = 'editor',
   decidedTurn?: number,
-): Promise<any> {
+): Promise<ResponseJson> {
   return eventually(async () => {
     const response = await runtime.request('GET', `/runs/${runId}`, { as });
     const view = response.json;

@@ -45,7 +45,11 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
       ...(exposed && known.field ? { field: known.field } : {}),
     },
   };
-  return { statusCode: known && exposed ? status : 500, headers: { ...JSON_HEADERS }, body: JSON.stringify(body) };
+  return {
+    statusCode: known && exposed ? status : 500,
+    headers: { ...JSON_HEADERS },
+    body: JSON.stringify(body),
+  };
 }
 
 /** A zod failure on client input as a 400 that names the first offending field. */
