@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** What a user may do in countersign. Grants are data (user records), not code. */
 export const GRANTS = ['agent_run', 'agent_approve', 'admin'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { allows, isAdmin, type UserProfile } from './identity.js';
 
 /** The metadata fields `update_page_metadata` may set: absolute values, never relative edits. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { CountersignError } from '../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../core/identity.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
 import { awaitApproval } from '../core/runs/await-approval.js';
 import { finishRun, markRunExpired, markRunFailed } from '../core/runs/end-run.js';

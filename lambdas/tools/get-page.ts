@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mayAccessPage, PAGE_NOT_AVAILABLE } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
 import { excerptOf, PAGE_ID_MAX_LENGTH } from './page-text.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { isCountersignError } from '../core/errors.js';
 import { mayAccessPage, type Page } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { mayAccessPage } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
 import { excerptOf, summarisePage } from './page-text.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from '../core/errors.js';
 import type { UserProfile } from '../core/identity.js';
 import {

@@ -27,7 +27,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from '../../core/errors.js';
 import type { ClaimOutcome, ConditionalOutcome, RunRepository, StoredRun } from '../../core/ports.js';
 import type { CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { CountersignError } from '../errors.js';
 import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';

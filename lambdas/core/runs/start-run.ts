@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { renderPrompt } from '../configurations.js';
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { UserProfile } from '../identity.js';
 import type { ToolSpecification } from '../model.js';
 import type { PageStore } from '../pages.js';
