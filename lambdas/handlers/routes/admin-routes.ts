@@ -1,0 +1,94 @@
+import type * as z from 'zod';
+import { configurationSchema, taskSchema } from '../../core/configurations.js';
+import { CountersignError } from '../../core/errors.js';
+import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
+import { pageSchema } from '../../core/pages.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { TEXTS } from '../../core/texts.js';
+import type { HttpRequest, HttpResponse, RouteHandler } from '../http/http-route.js';
+import { parseInput } from './request-parsing.js';
+
+/** ANY /admin/{proxy+}: configurations, tasks, users (grants and access) and pages. */
+export function createAdminRoutes(dependencies: RunDependencies): Record<string, RouteHandler> {
+  return { 'ANY /admin/{proxy+}': (request) => routeAdmin(dependencies, request) };
+}
+
+const adminCollections = {
+  configurations: { schema: configurationSchema, idField: 'configurationId' },
+  tasks: { schema: taskSchema, idField: 'taskId' },
+  users: { schema: userProfileSchema, idField: 'userId' },
+  pages: { schema: pageSchema, idField: 'pageId' },
+} as const;
+
+/**
+ * Admin CRUD: `GET /admin/<collection>`, `PUT /admin/<collection>/<id>` (the body's id field
+ * must match the path), `DELETE /admin/configurations|tasks/<id>`.
+ */
+async function routeAdmin(dependencies: RunDependencies, request: HttpRequest): Promise<HttpResponse> {
+  assertAdmin(request.principal);
+  const [collection, id, ...rest] = (request.pathParameters.proxy ?? '').split('/').filter(Boolean);
+  const method = request.method.toUpperCase();
+  if (!collection || !(collection in adminCollections) || rest.length > 0) {
+    throw new CountersignError('not-found', 'No such admin resource.');
+  }
+  const name = collection as keyof typeof adminCollections;
+  if (method === 'GET' && id === undefined)
+    return { statusCode: 200, json: { items: await listAdmin(dependencies, name) } };
+  if (method === 'PUT' && id !== undefined) {
+    const { schema, idField } = adminCollections[name];
+    const item = parseInput(schema as z.ZodType, request.body, 'body') as Record<string, unknown>;
+    if (item[idField] !== id) {
+      throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
+        field: `body.${idField}`,
+      });
+    }
+    await putAdmin(dependencies, name, item);
+    return { statusCode: 200, json: item };
+  }
+  if (method === 'DELETE' && id !== undefined && (name === 'configurations' || name === 'tasks')) {
+    const deleted =
+      name === 'configurations'
+        ? await dependencies.configurations.deleteConfiguration(id)
+        : await dependencies.configurations.deleteTask(id);
+    if (!deleted) throw new CountersignError('not-found', `No ${name.slice(0, -1)} "${id}".`);
+    return { statusCode: 200, json: { deleted: id } };
+  }
+  throw new CountersignError('not-found', 'No such admin resource.');
+}
+
+function assertAdmin(principal: UserProfile): void {
+  if (!isAdmin(principal)) throw new CountersignError('forbidden', TEXTS.grantRefused('admin'));
+}
+
+async function listAdmin(
+  dependencies: RunDependencies,
+  name: keyof typeof adminCollections,
+): Promise<unknown[]> {
+  switch (name) {
+    case 'configurations':
+      return dependencies.configurations.listConfigurations();
+    case 'tasks':
+      return dependencies.configurations.listTasks();
+    case 'users':
+      return dependencies.users.listUsers();
+    case 'pages':
+      return (await dependencies.pages.listPages({ limit: 100 })).pages;
+  }
+}
+
+async function putAdmin(
+  dependencies: RunDependencies,
+  name: keyof typeof adminCollections,
+  item: Record<string, unknown>,
+): Promise<void> {
+  switch (name) {
+    case 'configurations':
+      return dependencies.configurations.putConfiguration(configurationSchema.parse(item));
+    case 'tasks':
+      return dependencies.configurations.putTask(taskSchema.parse(item));
+    case 'users':
+      return dependencies.users.putUser(userProfileSchema.parse(item));
+    case 'pages':
+      return dependencies.pages.putPage(pageSchema.parse(item));
+  }
+}
