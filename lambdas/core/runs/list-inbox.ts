@@ -36,11 +36,17 @@ export async function listInbox(
   if (!hasGrant(viewer, 'agent_approve'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   const page = await dependencies.runs.listWaitingCards(options);
-  const cards = await Promise.all(
-    page.cards.map(async (stored): Promise<InboxCard> => {
-      const card = parseApprovalCard(
+  const unsealed = await Promise.all(
+    page.cards.map(async (stored) => ({
+      stored,
+      card: parseApprovalCard(
         await unsealJson(dependencies.sealer, 'approval-card', stored.runId, stored.sealedCard),
-      );
+      ),
+    })),
+  );
+  // Every card's read gate starts in the same tick, so its page reads become one batch (seed 000, cost).
+  const cards = await Promise.all(
+    unsealed.map(async ({ stored, card }): Promise<InboxCard> => {
       return {
         runId: stored.runId,
         owner: stored.owner,
