@@ -2,6 +2,7 @@ import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { createHttpHandler } from './http/http-route.js';
 import { createAdminRoutes } from './routes/admin-routes.js';
 import { createDecisionRoutes } from './routes/decision-routes.js';
+import { createRunEventsRoute } from './routes/events-routes.js';
 import { createInboxRoutes } from './routes/inbox-routes.js';
 import { createRunsRoutes } from './routes/runs-routes.js';
 
@@ -16,6 +17,8 @@ export function createApiHandlers(dependencies: RunDependencies) {
     inbox: createHttpHandler(createInboxRoutes(dependencies), edge, { publicRoutes: ['GET /'] }),
     decision: createHttpHandler(createDecisionRoutes(dependencies), edge),
     admin: createHttpHandler(createAdminRoutes(dependencies), edge),
+    /** GET /runs/{id}/events: a streaming route (server-sent events), not an HTTP API Lambda. */
+    events: createRunEventsRoute(dependencies),
   };
 }
 

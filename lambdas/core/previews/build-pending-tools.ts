@@ -4,6 +4,7 @@ import type { Logger } from '../ports.js';
 import type { ApprovalCard } from '../runs/approval-card.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext, type ToolRegistry } from '../tools/tool.js';
+import { readGatePagesFor } from './read-gate-pages.js';
 
 export type PreviewView =
   | { status: 'shown'; lines: string[]; caveat: string }
@@ -30,6 +31,10 @@ export interface PendingToolView {
  * asked with `mayViewerReadPreview`, says this viewer may read it. It fails closed when there
  * is no viewer, the tool is no longer registered, or the tool has no preview contract: the
  * persisted preview outlives the registration that produced it.
+ *
+ * The gate's page reads go through {@link readGatePagesFor}: the reads of every card a viewer's
+ * render asks for in one turn of the event loop become one batched read, reused for that
+ * viewer for a bounded time. Build the cards of one render concurrently to get one batch.
  */
 export async function buildPendingTools(input: {
   card: ApprovalCard;
@@ -79,6 +84,7 @@ async function mayViewerRead(
     return (
       (await tool.mayViewerReadPreview(parsed.data, input.viewer, {
         ...input.context,
+        pages: readGatePagesFor(input.context.pages, input.viewer),
         actingUser: input.viewer,
       })) === true
     );

@@ -1,0 +1,90 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { describeErrorClass } from '../../core/errors.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
+import { errorResponse } from '../http/http-errors.js';
+import { readPrincipal } from '../http/read-principal.js';
+import { runIdOf } from './request-parsing.js';
+
+/**
+ * Where a streamed response goes: the local HTTP server's event stream, or a Lambda response
+ * stream deployed. `setHeaders` comes first or not at all (then 200 and the SSE headers).
+ */
+export interface EventStreamResponse {
+  setHeaders(statusCode: number, headers: Record<string, string>): void;
+  write(chunk: string): void;
+  end(): void;
+  /** Called once when the response is over, also when the client went away. */
+  onClose(callback: () => void): void;
+}
+
+/** A streaming route: an HTTP API payload v2 event in, a stream of bytes out. */
+export type StreamRouteHandler = (
+  event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext' | 'pathParameters'>,
+  response: EventStreamResponse,
+) => Promise<void>;
+
+/**
+ * The headers of the event stream. `text/event-stream` and `nosniff` keep a browser from
+ * reading it as a page: every value in it is JSON, and run output is untrusted text.
+ */
+export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'x-accel-buffering': 'no',
+};
+
+/** One server-sent event: a fixed event name and one line of JSON (JSON never holds a raw newline). */
+export function formatServerSentEvent(event: RunEvent): string {
+  return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+}
+
+/**
+ * GET /runs/{id}/events as a streaming route. The principal comes from the verified JWT
+ * claims, as on every route. Anything refused before the first event (404 for a run the
+ * viewer may not see, exactly as GET /runs/{id}) is an ordinary JSON error response; a
+ * failure after it ends the stream, and only its class is logged.
+ */
+export function createRunEventsRoute(
+  dependencies: RunDependencies,
+  options: RunEventsOptions = {},
+): StreamRouteHandler {
+  return async (event, response) => {
+    const aborted = new AbortController();
+    response.onClose(() => aborted.abort());
+    let events: AsyncGenerator<RunEvent, void, undefined>;
+    try {
+      const principal = await readPrincipal(event, dependencies.users);
+      const runId = runIdOf({
+        principal,
+        method: 'GET',
+        pathParameters: event.pathParameters ?? {},
+        query: {},
+        headers: {},
+        body: undefined,
+      });
+      events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
+    } catch (error) {
+      const result = errorResponse(error);
+      if (result.statusCode === 500) {
+        dependencies.logger.error('run events refused', { errorClass: describeErrorClass(error) });
+      }
+      response.setHeaders(result.statusCode ?? 500, { ...(result.headers as Record<string, string>) });
+      response.write(typeof result.body === 'string' ? result.body : '');
+      response.end();
+      return;
+    }
+    response.setHeaders(200, { ...EVENT_STREAM_HEADERS });
+    try {
+      for await (const runEvent of events) {
+        if (aborted.signal.aborted) break;
+        response.write(formatServerSentEvent(runEvent));
+      }
+    } catch (error) {
+      dependencies.logger.error('run events failed', { errorClass: describeErrorClass(error) });
+    } finally {
+      response.end();
+    }
+  };
+}
