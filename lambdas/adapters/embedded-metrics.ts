@@ -1,0 +1,133 @@
+import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
+import type { Logger, Metrics } from '../core/ports.js';
+import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
+import { type LogLineWriter, writeLineToStdout } from './structured-logger.js';
+
+/** The CloudWatch namespace of countersign's own metrics (the dashboard and alarms read it). */
+export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
+
+type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';
+
+interface MetricEntry {
+  readonly name: string;
+  readonly unit: MetricUnit;
+  readonly value: number;
+  readonly dimensions: Readonly<Record<string, string>>;
+}
+
+export interface EmbeddedMetricsOptions {
+  /** @default - {@link COUNTERSIGN_METRICS_NAMESPACE} (the dashboard and alarms read it) */
+  readonly namespace?: string;
+  /** The `service` dimension of every metric. @default - POWERTOOLS_SERVICE_NAME, else 'countersign' */
+  readonly service?: string;
+  /** @default - one line per metric document on stdout */
+  readonly writeLine?: LogLineWriter;
+  /** Where Powertools' own warnings (an invalid dimension) go. @default - dropped */
+  readonly logger?: Logger;
+}
+
+// Powertools flushes by itself (to its own console) at 100 metrics or 100 values of one
+// metric; documents are cut below that so every line goes through `writeLine`.
+const VALUES_PER_DOCUMENT = 90;
+
+/**
+ * Metrics in CloudWatch embedded metric format, serialized by Powertools Metrics: Lambda
+ * ships the JSON lines to CloudWatch Logs, which turns them into metrics with no API call.
+ *
+ * Entries are buffered per invocation (an API request or a step, see
+ * {@link runInInvocationScope}) and written when it ends, grouped by dimension set. A
+ * long-lived local process therefore never mixes two requests' metrics in one document and
+ * never holds metrics past the request that recorded them. Outside any invocation an entry
+ * is written at once.
+ *
+ * @example
+ * const metrics = new EmbeddedMetrics({ service: 'countersign' });
+ * await runInInvocationScope({ correlationId }, async () => {
+ *   metrics.count('Decisions', 1, { outcome: 'approve' });
+ * }); // one EMF line: {"_aws":{...},"service":"countersign","outcome":"approve","Decisions":1}
+ */
+export class EmbeddedMetrics implements Metrics {
+  private readonly buffers = new WeakMap<object, InvocationBuffer>();
+  private readonly serializers = new Map<string, PowertoolsMetrics>();
+  private readonly writeLine: LogLineWriter;
+
+  public constructor(private readonly options: EmbeddedMetricsOptions = {}) {
+    this.writeLine = options.writeLine ?? writeLineToStdout;
+  }
+
+  public count(name: string, value = 1, dimensions: Record<string, string> = {}): void {
+    this.record({ name, unit: 'Count', value, dimensions });
+  }
+
+  public observe(name: string, value: number, unit: MetricUnit): void {
+    this.record({ name, unit, value, dimensions: {} });
+  }
+
+  private record(entry: MetricEntry): void {
+    if (!Number.isFinite(entry.value)) return;
+    const key = currentInvocationKey();
+    if (!key) {
+      this.write([entry]);
+      return;
+    }
+    let buffer = this.buffers.get(key);
+    if (!buffer) {
+      buffer = new InvocationBuffer((entries) => this.write(entries));
+      this.buffers.set(key, buffer);
+      flushWhenInvocationEnds(buffer);
+    }
+    buffer.entries.push(entry);
+  }
+
+  private write(entries: readonly MetricEntry[]): void {
+    const groups = new Map<string, MetricEntry[]>();
+    for (const entry of entries) {
+      const key = JSON.stringify(Object.entries(entry.dimensions).sort(([a], [b]) => a.localeCompare(b)));
+      groups.set(key, [...(groups.get(key) ?? []), entry]);
+    }
+    for (const [key, group] of groups) {
+      const serializer = this.serializerFor(key, group[0]?.dimensions ?? {});
+      for (let start = 0; start < group.length; start += VALUES_PER_DOCUMENT) {
+        for (const entry of group.slice(start, start + VALUES_PER_DOCUMENT)) {
+          serializer.addMetric(entry.name, entry.unit, entry.value);
+        }
+        try {
+          this.writeLine(JSON.stringify(serializer.serializeMetrics()));
+        } finally {
+          serializer.clearMetrics();
+        }
+      }
+    }
+  }
+
+  /** One Powertools instance per dimension set: its dimensions are its defaults. */
+  private serializerFor(key: string, dimensions: Readonly<Record<string, string>>): PowertoolsMetrics {
+    let serializer = this.serializers.get(key);
+    if (!serializer) {
+      const logger = this.options.logger;
+      serializer = new PowertoolsMetrics({
+        namespace: this.options.namespace ?? COUNTERSIGN_METRICS_NAMESPACE,
+        ...(this.options.service === undefined ? {} : { serviceName: this.options.service }),
+        defaultDimensions: { ...dimensions },
+        logger: {
+          debug: () => {},
+          info: () => {},
+          warn: (message: unknown) => logger?.warn('metrics warning', { detail: String(message) }),
+          error: (message: unknown) => logger?.error('metrics error', { detail: String(message) }),
+        },
+      });
+      this.serializers.set(key, serializer);
+    }
+    return serializer;
+  }
+}
+
+class InvocationBuffer implements InvocationFlusher {
+  public readonly entries: MetricEntry[] = [];
+
+  public constructor(private readonly writeEntries: (entries: readonly MetricEntry[]) => void) {}
+
+  public flush(): void {
+    if (this.entries.length > 0) this.writeEntries(this.entries.splice(0));
+  }
+}
