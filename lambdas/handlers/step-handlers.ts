@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { type InvocationFields, runInInvocationScope } from '../adapters/invocation-scope.js';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
 import { awaitApproval } from '../core/runs/await-approval.js';
 import { finishRun, markRunExpired, markRunFailed } from '../core/runs/end-run.js';
@@ -24,22 +25,23 @@ export function createStepHandlers(dependencies: RunDependencies) {
     schema: Schema,
     run: (input: z.infer<Schema>) => Promise<Output>,
   ) => {
-    return async (event: unknown): Promise<Output> => {
-      const parsed = schema.safeParse(event);
-      if (!parsed.success)
-        throw stepError(new CountersignError('bad-request', `${stateName}: malformed step input.`));
-      try {
-        return await run(parsed.data);
-      } catch (error) {
-        dependencies.logger.warn('step failed', {
-          state: stateName,
-          runId: (parsed.data as { runId?: string }).runId,
-          errorClass: describeErrorClass(error),
-          code: error instanceof CountersignError ? error.code : undefined,
-        });
-        throw stepError(error);
-      }
-    };
+    return async (event: unknown): Promise<Output> =>
+      runInInvocationScope(describeStepInvocation(stateName, event), async () => {
+        const parsed = schema.safeParse(event);
+        if (!parsed.success)
+          throw stepError(new CountersignError('bad-request', `${stateName}: malformed step input.`));
+        try {
+          return await run(parsed.data);
+        } catch (error) {
+          dependencies.logger.warn('step failed', {
+            state: stateName,
+            runId: (parsed.data as { runId?: string }).runId,
+            errorClass: describeErrorClass(error),
+            code: error instanceof CountersignError ? error.code : undefined,
+          });
+          throw stepError(error);
+        }
+      });
   };
   return {
     Prepare: step('Prepare', z.object({ runId, executionId: z.string().min(1) }), (input) =>
@@ -79,6 +81,23 @@ export function createStepHandlers(dependencies: RunDependencies) {
 }
 
 export type StepHandlers = ReturnType<typeof createStepHandlers>;
+
+/**
+ * The identifiers a step's log lines carry; the execution id is the correlation id. Read
+ * loosely (the input is validated after): the task token in the event is never copied.
+ */
+function describeStepInvocation(stateName: string, event: unknown): InvocationFields {
+  const input = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
+  const runId = typeof input.runId === 'string' ? input.runId : undefined;
+  const executionId = typeof input.executionId === 'string' ? input.executionId : undefined;
+  return {
+    correlationId: executionId ?? runId ?? 'unknown',
+    operation: stateName,
+    ...(runId === undefined ? {} : { runId }),
+    ...(executionId === undefined ? {} : { executionId }),
+    ...(typeof input.turn === 'number' ? { turn: input.turn } : {}),
+  };
+}
 
 /** An error the state machine can route on by name, carrying only a client-safe message. */
 export function stepError(error: unknown): Error {

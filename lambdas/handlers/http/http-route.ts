@@ -1,5 +1,6 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
@@ -58,19 +59,31 @@ export function createHttpHandler(
     });
     return toResult(response);
   };
-  return middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2>(handle).onError(
-    async (request) => {
-      const error = request.error;
-      if (!(error instanceof CountersignError) || !error.expose) {
-        dependencies.logger.error('request failed', {
-          routeKey: request.event?.routeKey,
-          errorClass: error?.constructor?.name ?? typeof error,
-          code: error instanceof CountersignError ? error.code : undefined,
-        });
-      }
-      request.response = errorResponse(error);
-    },
-  ) as unknown as HttpLambdaHandler;
+  const handler = middy<APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2>(
+    handle,
+  ).onError(async (request) => {
+    const error = request.error;
+    if (!(error instanceof CountersignError) || !error.expose) {
+      dependencies.logger.error('request failed', {
+        routeKey: request.event?.routeKey,
+        errorClass: error?.constructor?.name ?? typeof error,
+        code: error instanceof CountersignError ? error.code : undefined,
+      });
+    }
+    request.response = errorResponse(error);
+  }) as unknown as HttpLambdaHandler;
+  return (event) => runInInvocationScope(describeHttpInvocation(event), () => handler(event));
+}
+
+/** The identifiers a request's log lines carry; API Gateway's request id is the correlation id. */
+function describeHttpInvocation(event: APIGatewayProxyEventV2WithJWTAuthorizer): InvocationFields {
+  // A path parameter is client input: an identifier's length at most.
+  const runId = event.pathParameters?.id?.slice(0, 100);
+  return {
+    correlationId: event.requestContext?.requestId ?? 'unknown',
+    operation: event.routeKey,
+    ...(runId === undefined ? {} : { runId }),
+  };
 }
 
 const anonymous: UserProfile = {
