@@ -1,0 +1,159 @@
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
+import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
+import {
+  AccountRecovery,
+  FeaturePlan,
+  Mfa,
+  StandardThreatProtectionMode,
+  UserPool,
+  type UserPoolClient,
+} from 'aws-cdk-lib/aws-cognito';
+import { Construct } from 'constructs';
+
+/**
+ * The Cognito groups the construct creates. They carry the grant names of countersign on
+ * purpose: a signed-in user without a user record gets the grants their groups name (see
+ * lambdas/handlers/http/read-principal.ts), and no page or tool access.
+ */
+export const COUNTERSIGN_USER_GROUPS = ['agent_run', 'agent_approve', 'admin'] as const;
+
+/** An OpenID Connect identity provider that issues the tokens the HTTP API accepts. */
+export interface ExternalIdentityProvider {
+  /**
+   * The issuer URL, exactly as the tokens' `iss` claim says it (`https://...`, no query or
+   * fragment). API Gateway fetches `<issuer>/.well-known/openid-configuration` to find the keys.
+   */
+  readonly issuerUrl: string;
+  /** The audiences a token must name (`aud`, or `client_id` for access tokens); at least one. */
+  readonly audience: readonly string[];
+}
+
+/** Properties of {@link CountersignAuth}. */
+export interface CountersignAuthProps {
+  /**
+   * Verify tokens of this identity provider instead of a user pool the construct creates.
+   *
+   * @default - a Cognito user pool with groups `agent_run`, `agent_approve` and `admin`, and one app client
+   */
+  readonly externalIdentityProvider?: ExternalIdentityProvider;
+  /**
+   * What happens to the user pool when it leaves the stack.
+   *
+   * @default - RemovalPolicy.RETAIN: users and their MFA devices outlive the stack.
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+// API Gateway's JWT authorizer accepts at most 50 audiences.
+const MAXIMUM_AUDIENCES = 50;
+
+/**
+ * Authentication of the HTTP API: API Gateway's native JWT authorizer, checking issuer,
+ * audience, signature and expiry before any Lambda runs. By default the tokens come from a
+ * Cognito user pool created here (self sign-up off, strong passwords, TOTP MFA required, the
+ * Plus feature plan with threat protection enforced); with `externalIdentityProvider` they
+ * come from the team's own OIDC provider and no user pool is created.
+ *
+ * @example
+ * const auth = new CountersignAuth(this, 'Auth', {
+ *   externalIdentityProvider: { issuerUrl: 'https://login.example.com', audience: ['countersign'] },
+ * });
+ * new CountersignApi(this, 'Api', { functions, authorizer: auth.authorizer, ... });
+ */
+export class CountersignAuth extends Construct {
+  /** The JWT authorizer every route but `GET /` uses. */
+  public readonly authorizer: IHttpRouteAuthorizer;
+  /** The issuer tokens must come from. */
+  public readonly issuerUrl: string;
+  /** The user pool, when the construct created one. */
+  public readonly userPool?: UserPool;
+  /** The app client approvers sign in with, when the construct created the user pool. */
+  public readonly userPoolClient?: UserPoolClient;
+
+  public constructor(scope: Construct, id: string, props: CountersignAuthProps = {}) {
+    super(scope, id);
+    const external = props.externalIdentityProvider;
+    if (external !== undefined) {
+      validateExternalIdentityProvider(external);
+      this.issuerUrl = external.issuerUrl;
+      this.authorizer = new HttpJwtAuthorizer('JwtAuthorizer', external.issuerUrl, {
+        jwtAudience: [...external.audience],
+      });
+      return;
+    }
+
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    // Approvers release writes: sign-in is as strong as Cognito offers without a custom flow.
+    this.userPool = new UserPool(this, 'UserPool', {
+      selfSignUpEnabled: false,
+      signInAliases: { email: true, username: true },
+      passwordPolicy: {
+        minLength: 12,
+        requireLowercase: true,
+        requireUppercase: true,
+        requireDigits: true,
+        requireSymbols: true,
+        tempPasswordValidity: Duration.days(3),
+      },
+      mfa: Mfa.REQUIRED,
+      mfaSecondFactor: { otp: true, sms: false },
+      accountRecovery: AccountRecovery.EMAIL_ONLY,
+      featurePlan: FeaturePlan.PLUS,
+      standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
+      deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      removalPolicy,
+    });
+    for (const groupName of COUNTERSIGN_USER_GROUPS) {
+      this.userPool.addGroup(`Group-${groupName}`, {
+        groupName,
+        description: `countersign grant ${groupName}`,
+      });
+    }
+    this.userPoolClient = this.userPool.addClient('InboxClient', {
+      generateSecret: false,
+      // SRP for apps; USER_PASSWORD_AUTH so an approver can get a token with the AWS CLI (then TOTP).
+      authFlows: { userSrp: true, userPassword: true },
+      preventUserExistenceErrors: true,
+      enableTokenRevocation: true,
+      idTokenValidity: Duration.hours(1),
+      accessTokenValidity: Duration.hours(1),
+      refreshTokenValidity: Duration.hours(12),
+      disableOAuth: true,
+    });
+    this.issuerUrl = this.userPool.userPoolProviderUrl;
+    this.authorizer = new HttpUserPoolAuthorizer('UserPoolAuthorizer', this.userPool, {
+      userPoolClients: [this.userPoolClient],
+    });
+  }
+}
+
+/** Refuses an external identity provider API Gateway could not use, quoting the bad value. */
+export function validateExternalIdentityProvider(provider: ExternalIdentityProvider): void {
+  const { issuerUrl, audience } = provider;
+  if (!Token.isUnresolved(issuerUrl)) {
+    let url: URL | undefined;
+    try {
+      url = new URL(issuerUrl);
+    } catch {
+      url = undefined;
+    }
+    if (url?.protocol !== 'https:' || url.search !== '' || url.hash !== '') {
+      throw new Error(
+        `Countersign: externalIdentityProvider.issuerUrl ${JSON.stringify(issuerUrl)} is not an https issuer URL; use the exact "iss" of your tokens, e.g. 'https://login.example.com/realms/team'.`,
+      );
+    }
+  }
+  if (!Array.isArray(audience) || audience.length === 0 || audience.length > MAXIMUM_AUDIENCES) {
+    throw new Error(
+      `Countersign: externalIdentityProvider.audience ${JSON.stringify(audience)} must list between 1 and ${MAXIMUM_AUDIENCES} audiences, e.g. ['countersign'] or your app client id.`,
+    );
+  }
+  for (const entry of audience) {
+    if (typeof entry !== 'string' || (!Token.isUnresolved(entry) && entry.trim() === '')) {
+      throw new Error(
+        `Countersign: externalIdentityProvider.audience contains ${JSON.stringify(entry)}; each audience must be a non-empty string.`,
+      );
+    }
+  }
+}
