@@ -11,6 +11,7 @@ import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { CountersignApi } from './api.js';
+import { CountersignAuth, type ExternalIdentityProvider, validateExternalIdentityProvider } from './auth.js';
 import { CountersignData } from './data.js';
 import {
   CountersignFunctions,
@@ -21,6 +22,7 @@ import {
 } from './functions.js';
 import { CountersignWorkflow } from './workflow.js';
 
+export type { ExternalIdentityProvider } from './auth.js';
 export type { HandlerName, ModelProvider, OpenAiCompatibleEndpoint } from './functions.js';
 
 /** Properties of the {@link Countersign} construct. */
@@ -84,6 +86,14 @@ export interface CountersignProps {
    * @default - 50
    */
   readonly maxTurns?: number;
+  /**
+   * Who may call the API: tokens of this OpenID Connect provider (issuer URL and audiences),
+   * checked by the HTTP API's JWT authorizer. Group claims named `agent_run`, `agent_approve` or
+   * `admin` become grants for users without a user record.
+   *
+   * @default - a Cognito user pool created by the construct (groups `agent_run`, `agent_approve`, `admin`; TOTP MFA required) and one app client
+   */
+  readonly externalIdentityProvider?: ExternalIdentityProvider;
 }
 
 /** The defaults of {@link CountersignProps}, in one place for the construct and its tests. */
@@ -146,6 +156,8 @@ export class Countersign extends Construct {
   public readonly apiUrl: string;
   /** Every handler function by name. */
   public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
+  public readonly auth: CountersignAuth;
 
   private readonly data: CountersignData;
 
@@ -161,10 +173,17 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+    this.auth = new CountersignAuth(this, 'Auth', {
+      removalPolicy: settings.removalPolicy,
+      ...(props.externalIdentityProvider === undefined
+        ? {}
+        : { externalIdentityProvider: props.externalIdentityProvider }),
+    });
     const api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
+      authorizer: this.auth.authorizer,
     });
 
     this.table = this.data.table;
@@ -243,6 +262,9 @@ function resolveSettings(props: CountersignProps): ResolvedSettings {
   }
 
   validateOpenAiCompatible(modelProvider, props.openAiCompatible);
+  if (props.externalIdentityProvider !== undefined) {
+    validateExternalIdentityProvider(props.externalIdentityProvider);
+  }
 
   const skillsMaxBytes = props.skillsMaxBytes ?? COUNTERSIGN_DEFAULTS.skillsMaxBytes;
   if (!Number.isInteger(skillsMaxBytes) || skillsMaxBytes < 1 || skillsMaxBytes > MAXIMUM_SKILLS_BYTES) {
