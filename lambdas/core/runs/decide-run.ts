@@ -14,7 +14,8 @@ import { unsealJson } from './sealed-json.js';
 
 export const decisionRequestSchema = z
   .object({
-    digest: z.string().min(1).max(200),
+    // Optional here so that a missing digest is answered like a stale one (409), not a 400.
+    digest: z.string().max(200).optional(),
     decision: z.enum(['approve', 'reject']),
     reason: z.string().max(2000).optional(),
   })
@@ -56,12 +57,15 @@ export async function decideRun(
   const card = await dependencies.runs.getCard(runId);
   if (!card) throw new CountersignError('not-found', TEXTS.runNotFound);
 
+  // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
+  if (!request.digest)
+    throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   if (card.state === 'decided') return answerDecidedCard(dependencies, card, request);
   const now = dependencies.clock.now();
   if (now.getTime() >= Date.parse(card.expiresAt)) throw new CountersignError('gone', TEXTS.decisionExpired);
   if (request.digest !== card.digest) {
     dependencies.metrics.count('StaleDigestRefusals');
-    throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'digest' });
+    throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
   if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies.metrics);
 

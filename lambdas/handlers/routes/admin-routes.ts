@@ -20,23 +20,38 @@ const adminCollections = {
   pages: { schema: pageSchema, idField: 'pageId' },
 } as const;
 
+type AdminCollection = keyof typeof adminCollections;
+
+const NO_SUCH_RESOURCE = 'No such admin resource.';
+const MAX_ID_LENGTH = 200;
+
 /**
- * Admin CRUD: `GET /admin/<collection>`, `PUT /admin/<collection>/<id>` (the body's id field
- * must match the path), `DELETE /admin/configurations|tasks/<id>`.
+ * Admin CRUD: `GET /admin/<collection>[/<id>]`, `PUT /admin/<collection>/<id>` (the body's id
+ * field must match the path), `DELETE /admin/configurations|tasks/<id>`. Grants are data: a
+ * user's grants, page, language and tool access are written here, so an unknown field is
+ * refused (a misspelt `toolAccess` must not silently grant nothing or keep an old value).
  */
 async function routeAdmin(dependencies: RunDependencies, request: HttpRequest): Promise<HttpResponse> {
   assertAdmin(request.principal);
   const [collection, id, ...rest] = (request.pathParameters.proxy ?? '').split('/').filter(Boolean);
   const method = request.method.toUpperCase();
-  if (!collection || !(collection in adminCollections) || rest.length > 0) {
-    throw new CountersignError('not-found', 'No such admin resource.');
+  if (!collection || !Object.hasOwn(adminCollections, collection) || rest.length > 0) {
+    throw new CountersignError('not-found', NO_SUCH_RESOURCE);
   }
-  const name = collection as keyof typeof adminCollections;
+  const name = collection as AdminCollection;
+  if (id !== undefined && id.length > MAX_ID_LENGTH) {
+    throw new CountersignError('not-found', `No ${singular(name)} with this id.`);
+  }
   if (method === 'GET' && id === undefined)
     return { statusCode: 200, json: { items: await listAdmin(dependencies, name) } };
+  if (method === 'GET' && id !== undefined) {
+    const item = await getAdmin(dependencies, name, id);
+    if (item === undefined) throw new CountersignError('not-found', `No ${singular(name)} "${id}".`);
+    return { statusCode: 200, json: item };
+  }
   if (method === 'PUT' && id !== undefined) {
     const { schema, idField } = adminCollections[name];
-    const item = parseInput(schema as z.ZodType, request.body, 'body') as Record<string, unknown>;
+    const item = parseInput(schema.strict() as z.ZodType, request.body, 'body') as Record<string, unknown>;
     if (item[idField] !== id) {
       throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
         field: `body.${idField}`,
@@ -50,20 +65,38 @@ async function routeAdmin(dependencies: RunDependencies, request: HttpRequest): 
       name === 'configurations'
         ? await dependencies.configurations.deleteConfiguration(id)
         : await dependencies.configurations.deleteTask(id);
-    if (!deleted) throw new CountersignError('not-found', `No ${name.slice(0, -1)} "${id}".`);
+    if (!deleted) throw new CountersignError('not-found', `No ${singular(name)} "${id}".`);
     return { statusCode: 200, json: { deleted: id } };
   }
-  throw new CountersignError('not-found', 'No such admin resource.');
+  throw new CountersignError('not-found', NO_SUCH_RESOURCE);
+}
+
+function singular(name: AdminCollection): string {
+  return name.slice(0, -1);
 }
 
 function assertAdmin(principal: UserProfile): void {
   if (!isAdmin(principal)) throw new CountersignError('forbidden', TEXTS.grantRefused('admin'));
 }
 
-async function listAdmin(
+async function getAdmin(
   dependencies: RunDependencies,
-  name: keyof typeof adminCollections,
-): Promise<unknown[]> {
+  name: AdminCollection,
+  id: string,
+): Promise<unknown | undefined> {
+  switch (name) {
+    case 'configurations':
+      return dependencies.configurations.getConfiguration(id);
+    case 'tasks':
+      return dependencies.configurations.getTask(id);
+    case 'users':
+      return dependencies.users.getUser(id);
+    case 'pages':
+      return dependencies.pages.getPage(id);
+  }
+}
+
+async function listAdmin(dependencies: RunDependencies, name: AdminCollection): Promise<unknown[]> {
   switch (name) {
     case 'configurations':
       return dependencies.configurations.listConfigurations();
@@ -78,7 +111,7 @@ async function listAdmin(
 
 async function putAdmin(
   dependencies: RunDependencies,
-  name: keyof typeof adminCollections,
+  name: AdminCollection,
   item: Record<string, unknown>,
 ): Promise<void> {
   switch (name) {
