@@ -11,9 +11,10 @@ import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
+import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { createKmsKeyWrapping, EnvelopeSealer } from '../adapters/envelope-sealer.js';
 import { EventBridgeRunNotifier } from '../adapters/event-bridge-run-notifier.js';
-import { JsonLogger } from '../adapters/json-logger.js';
+import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { BedrockConverseModel } from '../adapters/models/bedrock-converse-model.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import {
@@ -22,7 +23,8 @@ import {
 } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
 import { StepFunctionsRunExecutions } from '../adapters/step-functions-run-executions.js';
-import { noMetrics, systemClock } from '../core/ports.js';
+import { StructuredLogger } from '../adapters/structured-logger.js';
+import { systemClock } from '../core/ports.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { ToolRegistry } from '../core/tools/tool.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
@@ -61,8 +63,14 @@ function buildAwsDependencies(): RunDependencies {
           ),
         })
       : undefined;
+  // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
+  const logger = new StructuredLogger();
+  const metrics = new EmbeddedMetrics({ logger });
   return {
-    runs: new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
+    runs: meterRunRepository(
+      new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
+      metrics,
+    ),
     sealer: new EnvelopeSealer({
       keyWrapping: createKmsKeyWrapping({ keyArn: environment.COUNTERSIGN_SEALING_KEY_ARN }),
     }),
@@ -86,8 +94,8 @@ function buildAwsDependencies(): RunDependencies {
       eventBusName: environment.COUNTERSIGN_EVENT_BUS_NAME,
     }),
     clock: systemClock,
-    logger: new JsonLogger({ service: 'countersign' }),
-    metrics: noMetrics,
+    logger,
+    metrics,
     settings: {
       approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
       maxTurns: environment.COUNTERSIGN_MAX_TURNS,
