@@ -5,14 +5,21 @@ import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
+import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
-import { JsonLogger } from '../adapters/json-logger.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
+import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import {
+  type LogLineWriter,
+  StructuredLogger,
+  type StructuredLogLevel,
+  writeLineToStdout,
+} from '../adapters/structured-logger.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
-import { noMetrics, systemClock } from '../core/ports.js';
+import { systemClock } from '../core/ports.js';
 import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
@@ -41,8 +48,17 @@ export interface EmbeddedRuntimeOptions {
   readonly openAiCompatible?: { baseUrl: string; apiKey: string };
   /** Extra tools (a team's module), registered beside the built-ins. */
   readonly extraTools?: readonly Tool[];
-  /** @default - JSON lines on stdout */
+  /**
+   * A logger in place of the structured one. Leave it unset to log like the Lambdas do.
+   * @default - the deployed StructuredLogger, writing JSON lines to `writeLogLine`
+   */
   readonly logger?: Logger;
+  /** Where JSON log lines go (the runner's, the HTTP server's and the handlers'). @default - stdout */
+  readonly writeLogLine?: LogLineWriter;
+  /** Where EMF metric lines go, flushed per request and per step. @default - `writeLogLine` */
+  readonly writeMetricLine?: LogLineWriter;
+  /** @default 'INFO' */
+  readonly logLevel?: StructuredLogLevel;
   /** Keep the data folder's contents in memory only (tests). @default false */
   readonly inMemory?: boolean;
 }
@@ -67,7 +83,19 @@ export interface EmbeddedRuntime {
  * the scripted model.
  */
 export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
-  const logger = options.logger ?? new JsonLogger({ service: 'countersign-local' });
+  const writeLogLine = options.writeLogLine ?? writeLineToStdout;
+  const logger =
+    options.logger ??
+    new StructuredLogger({
+      service: 'countersign-local',
+      level: options.logLevel ?? 'INFO',
+      writeLine: writeLogLine,
+    });
+  const metrics = new EmbeddedMetrics({
+    service: 'countersign-local',
+    writeLine: options.writeMetricLine ?? writeLogLine,
+    logger,
+  });
   const directory = await LocalDataDirectory.prepare({
     baseDirectory: options.baseDirectory,
     configuredPath: options.dataDirectory,
@@ -100,11 +128,10 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
   };
   const dependencies: RunDependencies = {
-    runs: new DynamoRunRepository({
-      client,
-      tableName,
-      blobStore: new FileBlobStore(directory.blobsDirectory),
-    }),
+    runs: meterRunRepository(
+      new DynamoRunRepository({ client, tableName, blobStore: new FileBlobStore(directory.blobsDirectory) }),
+      metrics,
+    ),
     sealer: new EnvelopeSealer({
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
       callCounter: calls,
@@ -128,7 +155,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifier,
     clock: systemClock,
     logger,
-    metrics: noMetrics,
+    metrics,
     settings: { approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400, maxTurns: 50 },
     newId: () => crypto.randomUUID(),
   };
