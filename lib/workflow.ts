@@ -29,6 +29,9 @@ import { Construct } from 'constructs';
 import type { CountersignFunctions, HandlerName } from './functions.js';
 
 /** The error name await-approval's decision fails the task token with when a turn is rejected. */
+/** The error name of an unexpected failure in a step (see lambdas/handlers/step-handlers.ts). */
+export const INTERNAL_ERROR = 'countersign.internal';
+
 export const REJECTED_ERROR = 'countersign.Rejected';
 
 /** The state names of the run workflow: a contract with the local runner and the handlers. */
@@ -64,6 +67,12 @@ const TASK_TIMEOUT_MARGIN = Duration.seconds(30);
 const START_EXECUTION_TIMEOUT = Duration.seconds(60);
 
 /**
+ * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
+ * countersign.internal; every step is idempotent, so it is tried again before the run fails.
+ */
+const RETRY_INTERNAL = { errors: [INTERNAL_ERROR], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 };
+
+/**
  * The run state machine (Standard, JSONPath): one execution per run, carrying only the run id
  * and turn; everything else lives sealed in DynamoDB. Long runs continue as a new execution
  * (`ContinueAsNew`) before the 25,000-event history limit.
@@ -87,13 +96,16 @@ export class CountersignWorkflow extends Construct {
       const lambdaTimeout = functions.get(name).timeout ?? Duration.seconds(3);
       return Timeout.duration(Duration.seconds(lambdaTimeout.toSeconds() + TASK_TIMEOUT_MARGIN.toSeconds()));
     };
-    const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke =>
-      new LambdaInvoke(this, stateName, {
+    const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke => {
+      const task = new LambdaInvoke(this, stateName, {
         lambdaFunction: functions.get(name),
         payload: TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
       });
+      task.addRetry(RETRY_INTERNAL);
+      return task;
+    };
     const runAndTurn = { runId: JsonPath.stringAt('$.runId'), turn: JsonPath.numberAt('$.turn') };
 
     const runFailed = new Fail(this, STATE_NAMES.runFailed, { error: 'countersign.RunFailed' });
@@ -146,6 +158,7 @@ export class CountersignWorkflow extends Construct {
     for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
       task.addCatch(markFailed, catchFailure);
     }
+    awaitApproval.addRetry(RETRY_INTERNAL);
     awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailed, catchFailure);
