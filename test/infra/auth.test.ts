@@ -1,0 +1,174 @@
+import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Match, type Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { describe, expect, it } from 'vitest';
+import { CountersignAuth } from '../../lib/auth.js';
+import { synthesizeTestStack } from './synthesize-test-stack.js';
+
+const EXTERNAL = {
+  issuerUrl: 'https://login.example.com/realms/team',
+  audience: ['countersign', 'inbox-app'],
+};
+
+interface RouteResource {
+  Properties: { RouteKey: string; AuthorizationType?: string; AuthorizerId?: unknown };
+}
+
+function routesOf(template: Template): Record<string, RouteResource['Properties']> {
+  const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')) as RouteResource[];
+  return Object.fromEntries(routes.map((route) => [route.Properties.RouteKey, route.Properties]));
+}
+
+describe('authentication of the HTTP API', () => {
+  it('puts the JWT authorizer on every route except GET /', () => {
+    // Prepare
+    const { template } = synthesizeTestStack();
+
+    // Act
+    const routes = routesOf(template);
+
+    // Assess
+    expect(Object.keys(routes).sort()).toEqual([
+      'ANY /admin/{proxy+}',
+      'GET /',
+      'GET /inbox',
+      'GET /runs/{id}',
+      'GET /runs/{id}/events',
+      'POST /runs',
+      'POST /runs/{id}/decision',
+    ]);
+    for (const [routeKey, route] of Object.entries(routes)) {
+      if (routeKey === 'GET /') {
+        expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
+        expect(route.AuthorizerId).toBeUndefined();
+      } else {
+        expect(route.AuthorizationType, routeKey).toBe('JWT');
+        expect(route.AuthorizerId, routeKey).toBeDefined();
+      }
+    }
+  });
+
+  it('creates a Cognito user pool with the three grant groups, MFA and no self sign-up by default', () => {
+    // Prepare
+    const { template } = synthesizeTestStack();
+
+    // Act
+    const groups = Object.values(template.findResources('AWS::Cognito::UserPoolGroup')).map(
+      (group) => (group as { Properties: { GroupName: string } }).Properties.GroupName,
+    );
+
+    // Assess
+    expect(groups.sort()).toEqual(['admin', 'agent_approve', 'agent_run']);
+    template.resourceCountIs('AWS::Cognito::UserPool', 1);
+    template.hasResourceProperties('AWS::Cognito::UserPool', {
+      AdminCreateUserConfig: { AllowAdminCreateUserOnly: true },
+      MfaConfiguration: 'ON',
+      EnabledMfas: ['SOFTWARE_TOKEN_MFA'],
+      UserPoolTier: 'PLUS',
+      Policies: { PasswordPolicy: Match.objectLike({ MinimumLength: 12, RequireSymbols: true }) },
+    });
+    template.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Retain' });
+    template.hasResourceProperties('AWS::Cognito::UserPoolClient', {
+      GenerateSecret: false,
+      PreventUserExistenceErrors: 'ENABLED',
+      ExplicitAuthFlows: Match.arrayWith(['ALLOW_USER_SRP_AUTH']),
+    });
+  });
+
+  it('makes the authorizer trust that user pool and its app client only', () => {
+    // Prepare
+    const { template, stack, logicalIdOf } = synthesizeTestStack();
+    const userPool = stack.countersign.auth.userPool;
+    const client = stack.countersign.auth.userPoolClient;
+    if (!userPool || !client) throw new Error('no user pool');
+
+    // Act
+    const authorizers = template.findResources('AWS::ApiGatewayV2::Authorizer');
+
+    // Assess
+    expect(Object.keys(authorizers)).toHaveLength(1);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      IdentitySource: ['$request.header.Authorization'],
+      JwtConfiguration: {
+        Audience: [{ Ref: logicalIdOf(client) }],
+        Issuer: {
+          'Fn::Join': [
+            '',
+            Match.arrayWith([Match.stringLikeRegexp('cognito-idp'), { Ref: logicalIdOf(userPool) }]),
+          ],
+        },
+      },
+    });
+  });
+
+  it('uses an external OIDC issuer and audience instead, and creates no user pool', () => {
+    // Prepare
+    const { template, stack } = synthesizeTestStack({ countersign: { externalIdentityProvider: EXTERNAL } });
+
+    // Act
+    const routes = routesOf(template);
+
+    // Assess
+    template.resourceCountIs('AWS::Cognito::UserPool', 0);
+    template.resourceCountIs('AWS::Cognito::UserPoolGroup', 0);
+    template.hasResourceProperties('AWS::ApiGatewayV2::Authorizer', {
+      AuthorizerType: 'JWT',
+      JwtConfiguration: { Issuer: EXTERNAL.issuerUrl, Audience: EXTERNAL.audience },
+    });
+    expect(routes['POST /runs/{id}/decision']?.AuthorizationType).toBe('JWT');
+    expect(routes['GET /']?.AuthorizationType ?? 'NONE').toBe('NONE');
+    expect(stack.countersign.auth.userPool).toBeUndefined();
+    expect(stack.countersign.auth.issuerUrl).toBe(EXTERNAL.issuerUrl);
+  });
+
+  it('lets the user pool follow the removal policy', () => {
+    // Act
+    const { template } = synthesizeTestStack({ countersign: { removalPolicy: RemovalPolicy.DESTROY } });
+
+    // Assess
+    template.hasResource('AWS::Cognito::UserPool', { DeletionPolicy: 'Delete' });
+    template.hasResourceProperties('AWS::Cognito::UserPool', { DeletionProtection: 'INACTIVE' });
+  });
+
+  it.each([
+    [{ issuerUrl: 'http://login.example.com', audience: ['a'] }, /not an https issuer URL/],
+    [{ issuerUrl: 'not a url', audience: ['a'] }, /"not a url" is not an https issuer URL/],
+    [{ issuerUrl: 'https://login.example.com?x=1', audience: ['a'] }, /not an https issuer URL/],
+    [{ issuerUrl: 'https://login.example.com', audience: [] }, /must list between 1 and 50 audiences/],
+    [{ issuerUrl: 'https://login.example.com', audience: ['ok', ' '] }, /contains " "; each audience/],
+  ])('refuses the external identity provider %j', (externalIdentityProvider, message) => {
+    // Act
+    const synthesize = () => synthesizeTestStack({ countersign: { externalIdentityProvider } });
+
+    // Assess
+    expect(synthesize).toThrow(message);
+  });
+
+  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET / only', () => {
+    // Prepare
+    const { app } = synthesizeTestStack({ countersign: { externalIdentityProvider: EXTERNAL } });
+    const bare = new App();
+    const bareStack = new Stack(bare, 'Bare');
+    new CountersignAuth(bareStack, 'Auth');
+
+    // Act
+    const report = new AwsSolutionsChecks(app).validateScope(app);
+    const acknowledged = app.node
+      .findAll()
+      .filter((construct) =>
+        construct.node.metadata.some(
+          (entry) =>
+            entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY &&
+            Object.keys(entry.data as object).some((key) => key.endsWith('AwsSolutions-APIG4')),
+        ),
+      )
+      .map((construct) => construct.node.path);
+    const bareReport = new AwsSolutionsChecks(bare).validateScope(bare);
+
+    // Assess
+    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(acknowledged).toEqual(['Countersign/Countersign/Api/HttpApi/GET--']);
+    expect(bareReport.violations.map((violation) => violation.ruleName)).toEqual([]);
+  });
+});
