@@ -25,7 +25,10 @@ const runtime = await startEmbeddedRuntime({
   ...(environment.COUNTERSIGN_DATA_DIR ? { dataDirectory: environment.COUNTERSIGN_DATA_DIR } : {}),
   port,
   ...(openAiCompatible ? { openAiCompatible } : {}),
-  logger: { debug() {}, info() {}, warn: logLine('WARN'), error: logLine('ERROR') },
+  // The Lambdas' own JSON lines, warnings and errors only, on stderr; metric lines are for CloudWatch.
+  logLevel: 'WARN',
+  writeLogLine: (line) => process.stderr.write(`${line}\n`),
+  writeMetricLine: () => {},
 });
 
 const lines = [
@@ -46,12 +49,6 @@ const lines = [
   'Press Ctrl+C to stop. Waiting runs survive a restart.',
 ];
 console.log(lines.join('\n'));
-
-function logLine(level: string) {
-  return (message: string, fields?: Record<string, unknown>) => {
-    console.error(JSON.stringify({ level, message, ...fields }));
-  };
-}
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
