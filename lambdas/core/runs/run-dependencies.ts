@@ -1,6 +1,7 @@
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
+import type { SkillRepository } from '../skills/skill-record.js';
 import type {
   Clock,
   Logger,
@@ -19,6 +20,10 @@ export interface RunSettings {
   approvalTimeoutSeconds: number;
   /** A deployment-wide cap on model turns, over any configuration's own. */
   maxTurns: number;
+  /** `skills.maxBytes` (seed 003); missing or not positive means 24,000. */
+  skillsMaxBytes?: number;
+  /** Overrides the model's context window, in tokens (tests; models the table does not know). */
+  contextWindowTokens?: number;
 }
 
 /**
@@ -31,6 +36,8 @@ export interface RunDependencies {
   configurations: ConfigurationRepository;
   users: UserDirectory;
   pages: PageStore;
+  /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
+  skills?: SkillRepository;
   tools: ToolRegistry;
   models: ModelProviderResolver;
   executions: RunExecutions;
