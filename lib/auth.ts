@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import {
@@ -122,6 +122,9 @@ export class CountersignAuth extends Construct {
       disableOAuth: true,
     });
     this.issuerUrl = this.userPool.userPoolProviderUrl;
+    // What an admin needs to create users and an approver to sign in (docs/approvers.md).
+    new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
+    new CfnOutput(this, 'UserPoolClientId', { value: this.userPoolClient.userPoolClientId });
     this.authorizer = new HttpUserPoolAuthorizer('UserPoolAuthorizer', this.userPool, {
       userPoolClients: [this.userPoolClient],
     });
