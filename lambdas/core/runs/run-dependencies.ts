@@ -1,7 +1,6 @@
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
-import type { SkillRepository } from '../skills/skill-record.js';
 import type {
   Clock,
   Logger,
@@ -12,6 +11,7 @@ import type {
   StateSealer,
   UserDirectory,
 } from '../ports.js';
+import type { SkillRepository } from '../skills/skill-record.js';
 import type { ToolRegistry } from '../tools/tool.js';
 
 /** Deployment-wide settings the use cases need (read once by the config module). */
