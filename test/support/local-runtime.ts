@@ -18,8 +18,13 @@ export function stateMachineDefinition(): Record<string, unknown> {
 
 export interface TestRuntime extends EmbeddedRuntime {
   readonly baseDirectory: string;
-  /** Captured log entries (JSON objects), for the tests that prove nothing secret is logged. */
+  /**
+   * Every log line of the runtime (handlers, runner, HTTP server) as the deployed logger
+   * writes it, for the tests that prove nothing secret is logged.
+   */
   readonly logLines: string[];
+  /** Every EMF metric document the runtime wrote, one JSON line each. */
+  readonly metricLines: string[];
   request(
     method: string,
     path: string,
@@ -37,19 +42,15 @@ export async function startTestRuntime(
 ): Promise<TestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
   const logLines: string[] = [];
-  const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => {
-    logLines.push(JSON.stringify({ level, message, ...fields }));
-  };
+  const metricLines: string[] = [];
   const runtime = await startEmbeddedRuntime({
     definition: stateMachineDefinition(),
     baseDirectory,
     port: 0,
-    logger: {
-      debug: capture('debug'),
-      info: capture('info'),
-      warn: capture('warn'),
-      error: capture('error'),
-    },
+    // The deployed logger and metrics, at DEBUG, with their lines captured instead of printed.
+    logLevel: 'DEBUG',
+    writeLogLine: (line) => logLines.push(line),
+    writeMetricLine: (line) => metricLines.push(line),
     ...(options.approvalTimeoutSeconds ? { approvalTimeoutSeconds: options.approvalTimeoutSeconds } : {}),
     ...(options.extraTools ? { extraTools: options.extraTools } : {}),
   });
@@ -57,6 +58,7 @@ export async function startTestRuntime(
     ...runtime,
     baseDirectory,
     logLines,
+    metricLines,
     async request(method, path, requestOptions = {}) {
       const headers: Record<string, string> = { ...requestOptions.headers };
       if (requestOptions.as) headers.authorization = `Bearer ${runtime.tokens[requestOptions.as]}`;
