@@ -35,9 +35,18 @@ export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
   'x-accel-buffering': 'no',
 };
 
-/** One server-sent event: a fixed event name and one line of JSON (JSON never holds a raw newline). */
+/**
+ * One server-sent event: a fixed event name and one line of JSON (JSON never holds a raw
+ * newline). `<`, `>` and `&` are written as JSON escapes, so even a client that wrongly
+ * injects a value as HTML gets no markup from run output; the parsed values are unchanged.
+ */
 export function formatServerSentEvent(event: RunEvent): string {
-  return `event: ${event.event}\ndata: ${JSON.stringify(event.data)}\n\n`;
+  const data = JSON.stringify(event.data).replace(/[<>&\u2028\u2029]/g, escapeForMarkup);
+  return `event: ${event.event}\ndata: ${data}\n\n`;
+}
+
+function escapeForMarkup(character: string): string {
+  return `\\u${character.charCodeAt(0).toString(16).padStart(4, '0')}`;
 }
 
 /**
