@@ -38,6 +38,7 @@ export async function startTestRuntime(
     baseDirectory?: string;
     approvalTimeoutSeconds?: number;
     extraTools?: Parameters<typeof startEmbeddedRuntime>[0]['extraTools'];
+    openAiCompatible?: { baseUrl: string; apiKey: string };
   } = {},
 ): Promise<TestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -53,6 +54,7 @@ export async function startTestRuntime(
     writeMetricLine: (line) => metricLines.push(line),
     ...(options.approvalTimeoutSeconds ? { approvalTimeoutSeconds: options.approvalTimeoutSeconds } : {}),
     ...(options.extraTools ? { extraTools: options.extraTools } : {}),
+    ...(options.openAiCompatible ? { openAiCompatible: options.openAiCompatible } : {}),
   });
   return {
     ...runtime,

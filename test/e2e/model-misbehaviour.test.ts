@@ -1,0 +1,130 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  removeTestData,
+  startRunAndSettle,
+  startTestRuntime,
+  type TestRuntime,
+} from '../support/local-runtime.js';
+
+/**
+ * A model that misbehaves, served over the real OpenAI-compatible adapter: each run's input
+ * names the scripted reply. The engine must answer with a run that continues or ends
+ * `failed` with a readable reason, never a crash and never a lost run.
+ */
+type Reply = { status: number; body: string };
+
+const toolCall = (name: string, args: string) =>
+  JSON.stringify({
+    choices: [
+      {
+        finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: [{ id: 'call-1', type: 'function', function: { name, arguments: args } }],
+        },
+      },
+    ],
+  });
+const finalAnswer = (text: string) =>
+  JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: text } }] });
+
+const SCRIPTS: Record<string, Reply[]> = {
+  'unknown tool': [
+    { status: 200, body: toolCall('delete_everything', '{}') },
+    { status: 200, body: finalAnswer('I could not do that.') },
+  ],
+  'malformed arguments': [
+    { status: 200, body: toolCall('get_page', '{"pageId": 12') },
+    { status: 200, body: finalAnswer('The arguments were wrong.') },
+  ],
+  'provider error': [{ status: 500, body: '{"error":{"message":"Access denied for user x@host"}}' }],
+  'garbage reply': [{ status: 200, body: '<html>not json</html>' }],
+};
+
+describe('a misbehaving model', () => {
+  let runtime: TestRuntime;
+  let server: Server;
+  const requests: Array<{ script: string; body: { messages: Array<{ role: string; content: unknown }> } }> =
+    [];
+
+  beforeAll(async () => {
+    server = createServer((request, response) => {
+      let raw = '';
+      request.on('data', (chunk) => {
+        raw += chunk;
+      });
+      request.on('end', () => {
+        const body = JSON.parse(raw);
+        const firstUser = body.messages.find((message: { role: string }) => message.role === 'user');
+        const script =
+          Object.keys(SCRIPTS).find((name) => String(firstUser?.content ?? '').includes(name)) ?? '';
+        const turn = requests.filter((entry) => entry.script === script).length;
+        requests.push({ script, body });
+        const reply = SCRIPTS[script]?.[turn] ?? { status: 200, body: finalAnswer('done') };
+        response.writeHead(reply.status, { 'content-type': 'application/json' });
+        response.end(reply.body);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    runtime = await startTestRuntime({
+      openAiCompatible: { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'test-key' },
+    });
+    const configuration = {
+      configurationId: 'misbehaving',
+      label: 'Misbehaving model',
+      provider: 'openai-compatible',
+      model: 'test-model',
+      allowedTools: ['get_page', 'update_page_metadata'],
+    };
+    const put = await runtime.request('PUT', '/admin/configurations/misbehaving', {
+      as: 'admin',
+      body: configuration,
+    });
+    expect(put.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await removeTestData(runtime);
+  });
+
+  it('answers a call to an unknown tool with an error result and lets the model finish', async () => {
+    // Act
+    const { view } = await startRunAndSettle(runtime, 'unknown tool', { configurationId: 'misbehaving' });
+
+    // Assess
+    expect(view.status).toBe('completed');
+    const second = requests.filter((entry) => entry.script === 'unknown tool')[1];
+    expect(JSON.stringify(second?.body.messages)).toContain(
+      'Error: tool \\"delete_everything\\" is not available to this run.',
+    );
+  });
+
+  it('answers malformed arguments with an error result naming the problem', async () => {
+    const { view } = await startRunAndSettle(runtime, 'malformed arguments', {
+      configurationId: 'misbehaving',
+    });
+    expect(view.status).toBe('completed');
+    const second = requests.filter((entry) => entry.script === 'malformed arguments')[1];
+    expect(JSON.stringify(second?.body.messages)).toContain('invalid arguments for tool');
+  });
+
+  it('ends the run as failed with a readable reason when the provider errors, without its text', async () => {
+    const { view } = await startRunAndSettle(runtime, 'provider error', { configurationId: 'misbehaving' });
+    expect(view.status).toBe('failed');
+    expect(view.failureReason).toMatch(/model/i);
+    expect(view.failureReason).not.toContain('Access denied');
+    expect(runtime.logLines.join('\n')).not.toContain('Access denied');
+  });
+
+  it('ends the run as failed with a readable reason when the reply is garbage', async () => {
+    const { view } = await startRunAndSettle(runtime, 'garbage reply', { configurationId: 'misbehaving' });
+    expect(view.status).toBe('failed');
+    expect(view.failureReason).toMatch(/model/i);
+  });
+});

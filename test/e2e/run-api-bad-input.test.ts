@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+
+describe('bad input to the run API', () => {
+  let runtime: TestRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  const cases: Array<{ name: string; body: unknown; status: number; message: RegExp }> = [
+    { name: 'malformed JSON', body: '{"taskId": ', status: 400, message: /^body: not valid JSON/ },
+    { name: 'a missing input', body: { taskId: 'page-metadata' }, status: 400, message: /^body\.input: / },
+    {
+      name: 'a mistyped input',
+      body: { taskId: 'page-metadata', input: 42 },
+      status: 400,
+      message: /^body\.input: /,
+    },
+    {
+      name: 'both task and configuration',
+      body: { taskId: 'page-metadata', configurationId: 'demo-scripted', input: 'x' },
+      status: 400,
+      message: /exactly one/,
+    },
+    {
+      name: 'an unknown field',
+      body: { taskId: 'page-metadata', input: 'x', owner: 'admin' },
+      status: 400,
+      message: /unknown field\(s\) owner/,
+    },
+    {
+      name: 'an unknown task',
+      body: { taskId: 'no-such-task', input: 'x' },
+      status: 400,
+      message: /^taskId: no task "no-such-task"/,
+    },
+    {
+      name: 'an unknown configuration',
+      body: { configurationId: 'nope', input: 'x' },
+      status: 400,
+      message: /^configurationId: /,
+    },
+    { name: 'a JSON array', body: '[]', status: 400, message: /^body/ },
+  ];
+
+  for (const testCase of cases) {
+    it(`answers ${testCase.name} with ${testCase.status} naming the problem`, async () => {
+      // Act
+      const response = await runtime.request('POST', '/runs', { as: 'editor', body: testCase.body });
+
+      // Assess
+      expect(response.status).toBe(testCase.status);
+      expect(response.json.error.message).toMatch(testCase.message);
+    });
+  }
+
+  it('refuses a body over 64 KB with 413 and starts nothing', async () => {
+    const response = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { taskId: 'page-metadata', input: 'x'.repeat(70_000) },
+    });
+    expect(response.status).toBe(413);
+    expect(response.json.error.code).toBe('payload-too-large');
+    expect(runtime.calls.snapshot()['SFN:StartExecution'] ?? 0).toBe(0);
+  });
+
+  it("answers an unknown run, a malformed run id and another user's run with the same 404", async () => {
+    const unknown = await runtime.request('GET', '/runs/00000000-0000-0000-0000-000000000000', {
+      as: 'editor',
+    });
+    const malformed = await runtime.request('GET', '/runs/..%2F..', { as: 'editor' });
+    expect(unknown.status).toBe(404);
+    expect(malformed.status).toBe(404);
+    expect(malformed.json).toEqual(unknown.json);
+
+    const started = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { taskId: 'page-metadata', input: 'List the pages' },
+    });
+    const someoneElses = await runtime.request('GET', `/runs/${started.json.runId}`, { as: 'approver' });
+    expect(someoneElses.status).toBe(404);
+    expect(someoneElses.json).toEqual(unknown.json);
+  });
+
+  it('refuses a run to a user without the agent_run grant', async () => {
+    const response = await runtime.request('POST', '/runs', {
+      as: 'approver',
+      body: { taskId: 'page-metadata', input: 'x' },
+    });
+    expect(response.status).toBe(403);
+    expect(response.json.error.message).toContain('agent_run');
+  });
+
+  it('refuses a request without a bearer token with 401', async () => {
+    const response = await runtime.request('POST', '/runs', {
+      body: { taskId: 'page-metadata', input: 'x' },
+    });
+    expect(response.status).toBe(401);
+  });
+});
