@@ -70,7 +70,12 @@ const START_EXECUTION_TIMEOUT = Duration.seconds(60);
  * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
  * countersign.internal; every step is idempotent, so it is tried again before the run fails.
  */
-const RETRY_INTERNAL = { errors: [INTERNAL_ERROR], interval: Duration.seconds(2), backoffRate: 2, maxAttempts: 2 };
+const RETRY_INTERNAL = {
+  errors: [INTERNAL_ERROR],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 2,
+};
 
 /**
  * The run state machine (Standard, JSONPath): one execution per run, carrying only the run id
@@ -106,13 +111,20 @@ export class CountersignWorkflow extends Construct {
       task.addRetry(RETRY_INTERNAL);
       return task;
     };
-    const runAndTurn = { runId: JsonPath.stringAt('$.runId'), turn: JsonPath.numberAt('$.turn') };
+    // The execution id rides along so that every step's log lines carry it as their correlation id.
+    const executionId = JsonPath.stringAt('$$.Execution.Id');
+    const runAndTurn = {
+      runId: JsonPath.stringAt('$.runId'),
+      turn: JsonPath.numberAt('$.turn'),
+      executionId,
+    };
 
     const runFailed = new Fail(this, STATE_NAMES.runFailed, { error: 'countersign.RunFailed' });
     // MarkFailed records the failure and does not catch its own errors: that would loop.
     const markFailed = invoke(STATE_NAMES.markFailed, 'mark-failed', {
       runId: JsonPath.stringAt('$.runId'),
       failure: JsonPath.objectAt('$.failure'),
+      executionId,
     }).next(runFailed);
     const catchFailure = { resultPath: '$.failure' };
 
@@ -121,12 +133,15 @@ export class CountersignWorkflow extends Construct {
 
     const prepare = invoke(STATE_NAMES.prepare, 'prepare', {
       runId: JsonPath.stringAt('$.runId'),
-      executionId: JsonPath.stringAt('$$.Execution.Id'),
+      executionId,
     });
     const modelTurn = invoke(STATE_NAMES.modelTurn, 'model-turn', runAndTurn);
     const executeTools = invoke(STATE_NAMES.executeTools, 'execute-tools', runAndTurn);
     const recordRejection = invoke(STATE_NAMES.recordRejection, 'record-rejection', runAndTurn);
-    const finish = invoke(STATE_NAMES.finish, 'finish-run', { runId: JsonPath.stringAt('$.runId') });
+    const finish = invoke(STATE_NAMES.finish, 'finish-run', {
+      runId: JsonPath.stringAt('$.runId'),
+      executionId,
+    });
     const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
 
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {

@@ -23,13 +23,17 @@ export interface TestRuntime extends EmbeddedRuntime {
    * writes it, for the tests that prove nothing secret is logged.
    */
   readonly logLines: string[];
-  /** Every EMF metric document the runtime wrote, one JSON line each. */
-  readonly metricLines: string[];
   request(
     method: string,
     path: string,
     options?: { as?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; json: ResponseJson; text: string }>;
+}
+
+/** A test runtime that also captured its metrics. */
+export interface MeteredTestRuntime extends TestRuntime {
+  /** Every EMF metric document the runtime wrote, one JSON line each. */
+  readonly metricLines: string[];
 }
 
 /** Starts the embedded runtime on a random port with its data in a temporary folder. */
@@ -40,7 +44,7 @@ export async function startTestRuntime(
     extraTools?: Parameters<typeof startEmbeddedRuntime>[0]['extraTools'];
     openAiCompatible?: { baseUrl: string; apiKey: string };
   } = {},
-): Promise<TestRuntime> {
+): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
   const logLines: string[] = [];
   const metricLines: string[] = [];
