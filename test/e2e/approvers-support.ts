@@ -1,0 +1,141 @@
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { importJWK, type JWK, SignJWT } from 'jose';
+import type { UserProfile } from '../../lambdas/core/identity.js';
+import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
+import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
+import {
+  LOCAL_JWT_ALGORITHM,
+  LOCAL_JWT_AUDIENCE,
+  LOCAL_JWT_ISSUER,
+  LOCAL_JWT_KEY_FILE_NAME,
+} from '../../lambdas/local/local-jwt-issuer.js';
+import { type ResponseJson, stateMachineDefinition, type TestRuntime } from '../support/local-runtime.js';
+
+/** The state machine definition with the AwaitApproval wait shortened, for expiry tests. */
+export function definitionWithApprovalTimeout(seconds: number): Record<string, unknown> {
+  const definition = structuredClone(stateMachineDefinition());
+  const states = definition.States as Record<string, Record<string, unknown>>;
+  const awaitApproval = states.AwaitApproval;
+  if (awaitApproval?.TimeoutSeconds === undefined) {
+    throw new Error('The synthesized ASL has no AwaitApproval state with TimeoutSeconds.');
+  }
+  awaitApproval.TimeoutSeconds = seconds;
+  return definition;
+}
+
+/**
+ * Starts the embedded runtime like `startTestRuntime`, but with a given definition (the same
+ * synthesized ASL, patched) and the matching approval timeout of the use cases.
+ */
+export async function startRuntimeWithDefinition(options: {
+  definition: Record<string, unknown>;
+  approvalTimeoutSeconds: number;
+}): Promise<TestRuntime> {
+  const baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-approvers-'));
+  const logLines: string[] = [];
+  const capture = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    logLines.push(JSON.stringify({ level, message, ...fields }));
+  };
+  const runtime = await startEmbeddedRuntime({
+    definition: options.definition,
+    baseDirectory,
+    port: 0,
+    approvalTimeoutSeconds: options.approvalTimeoutSeconds,
+    logger: {
+      debug: capture('debug'),
+      info: capture('info'),
+      warn: capture('warn'),
+      error: capture('error'),
+    },
+  });
+  return {
+    ...runtime,
+    baseDirectory,
+    logLines,
+    request: (method, path, requestOptions = {}) =>
+      sendRequest(runtime.url, method, path, {
+        ...(requestOptions.as ? { token: runtime.tokens[requestOptions.as] ?? '' } : {}),
+        ...(requestOptions.body === undefined ? {} : { body: requestOptions.body }),
+        ...(requestOptions.headers ? { headers: requestOptions.headers } : {}),
+      }),
+  };
+}
+
+/** One HTTP request with an explicit bearer token (or none). */
+export async function sendRequest(
+  baseUrl: string,
+  method: string,
+  path: string,
+  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<{ status: number; json: ResponseJson; text: string }> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
+  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
+  const response = await fetch(`${baseUrl}${path}`, {
+    method,
+    headers,
+    ...(options.body === undefined
+      ? {}
+      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: response.status, json, text };
+}
+
+/**
+ * Signs a token with the runtime's own local signing key, so a test can vary one claim at a
+ * time (audience, expiry, subject) and show that the claim alone decides.
+ */
+export async function signTokenWithRuntimeKey(
+  runtime: Pick<TestRuntime, 'baseDirectory'>,
+  claims: {
+    sub: string;
+    groups?: string[];
+    aud?: string;
+    iss?: string;
+    expiresAt?: number;
+    issuedAt?: number;
+  },
+): Promise<string> {
+  const keysDirectory = LocalDataDirectory.resolve({ baseDirectory: runtime.baseDirectory }).keysDirectory;
+  const jwk = JSON.parse(await readFile(join(keysDirectory, LOCAL_JWT_KEY_FILE_NAME), 'utf8')) as JWK;
+  const key = await importJWK(jwk, LOCAL_JWT_ALGORITHM);
+  const now = Math.floor(Date.now() / 1000);
+  const groups = claims.groups ?? [];
+  return new SignJWT({ name: claims.sub, groups, 'cognito:groups': groups })
+    .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, typ: 'JWT' })
+    .setSubject(claims.sub)
+    .setIssuer(claims.iss ?? LOCAL_JWT_ISSUER)
+    .setAudience(claims.aud ?? LOCAL_JWT_AUDIENCE)
+    .setIssuedAt(claims.issuedAt ?? now)
+    .setExpirationTime(claims.expiresAt ?? now + 3600)
+    .sign(key);
+}
+
+/** Writes a user record through the admin API and returns a token for that user. */
+export async function createUser(runtime: TestRuntime, user: UserProfile): Promise<string> {
+  const written = await runtime.request('PUT', `/admin/users/${encodeURIComponent(user.userId)}`, {
+    as: 'admin',
+    body: user,
+  });
+  if (written.status !== 200) throw new Error(`PUT /admin/users answered ${written.status}: ${written.text}`);
+  return signTokenWithRuntimeKey(runtime, { sub: user.userId, groups: user.grants });
+}
+
+/** POST /runs/{id}/decision as a demo user. */
+export function decide(
+  runtime: TestRuntime,
+  runId: string,
+  body: unknown,
+  as = 'approver',
+): Promise<{ status: number; json: ResponseJson; text: string }> {
+  return runtime.request('POST', `/runs/${runId}/decision`, { as, body });
+}
