@@ -41,3 +41,30 @@ export function lambdaEnvironment(): CountersignEnvironment {
   cached ??= readEnvironment(process.env);
   return cached;
 }
+
+const eventsEndpointSchema = z.object({
+  COUNTERSIGN_JWT_ISSUER: z.string().url(),
+  COUNTERSIGN_JWT_AUDIENCE: z
+    .string()
+    .min(1)
+    .transform((value) => value.split(',').map((audience) => audience.trim()))
+    .pipe(z.array(z.string().min(1)).min(1)),
+});
+
+/** What the run events function (a function URL, no JWT authorizer) needs to verify tokens itself. */
+export type EventsEndpointEnvironment = z.infer<typeof eventsEndpointSchema>;
+
+/** Validates the events endpoint's issuer and audiences (comma-separated); throws naming the variable. */
+export function readEventsEndpointEnvironment(
+  environment: Record<string, string | undefined>,
+): EventsEndpointEnvironment {
+  const parsed = eventsEndpointSchema.safeParse(environment);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  throw new Error(`countersign configuration is invalid: ${problems}`);
+}
+
+/** The events endpoint's token settings, validated once per container. */
+export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
+  return readEventsEndpointEnvironment(process.env);
+}

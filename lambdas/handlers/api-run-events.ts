@@ -1,0 +1,32 @@
+import type { LambdaFunctionURLEvent } from 'aws-lambda';
+import { awsDependencies } from './aws-dependencies.js';
+import { eventsEndpointEnvironment } from './config.js';
+import { createRunEventsFunctionUrlHandler } from './http/run-events-function-url.js';
+import { createOidcTokenVerifier } from './http/verify-oidc-token.js';
+import { createRunEventsRoute } from './routes/events-routes.js';
+
+let handle:
+  | ((event: LambdaFunctionURLEvent, stream: awslambda.HttpResponseStream) => Promise<void>)
+  | undefined;
+
+/**
+ * Lambda entry point of GET /runs/{id}/events: a function URL with invoke mode RESPONSE_STREAM,
+ * so server-sent events reach the client as they happen (an HTTP API integration buffers the
+ * whole response). The function verifies the bearer token itself, against the HTTP API's issuer.
+ */
+export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionURLEvent, responseStream) => {
+  if (!handle) {
+    const environment = eventsEndpointEnvironment();
+    const dependencies = awsDependencies();
+    handle = createRunEventsFunctionUrlHandler({
+      verify: createOidcTokenVerifier({
+        issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,
+        audience: environment.COUNTERSIGN_JWT_AUDIENCE,
+      }),
+      route: createRunEventsRoute(dependencies),
+      logger: dependencies.logger,
+      startResponse: (stream, prelude) => awslambda.HttpResponseStream.from(stream, prelude),
+    });
+  }
+  await handle(event, responseStream);
+});
