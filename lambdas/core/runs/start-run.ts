@@ -2,6 +2,9 @@ import * as z from 'zod';
 import { renderPrompt } from '../configurations.js';
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
+import type { Message } from '../model.js';
+import { composeRunSkills } from '../skills/compose-run-skills.js';
+import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunRecord } from './run-record.js';
@@ -31,7 +34,8 @@ export async function startRun(
   dependencies: Pick<
     RunDependencies,
     'runs' | 'sealer' | 'configurations' | 'executions' | 'clock' | 'newId' | 'logger' | 'metrics'
-  >,
+  > &
+    Partial<Pick<RunDependencies, 'skills' | 'settings'>>,
   principal: UserProfile,
   request: StartRunRequest,
 ): Promise<StartRunOutcome> {
@@ -56,12 +60,21 @@ export async function startRun(
   const runId = dependencies.newId();
   const now = dependencies.clock.now().toISOString();
   const prompt = task ? renderPrompt(task, request.input) : request.input;
+  // Seed 003: skills go into the first user message once, at the start, so the block is part
+  // of the sealed state every later turn sends; composition stays a pure function of the skills.
+  const skills = await composeRunSkills(
+    { ...dependencies, settings: dependencies.settings ?? {} },
+    { runId, configuration, ...(task ? { task } : {}) },
+  );
+  const firstMessage: Message = { role: 'user', content: [{ type: 'text', text: prompt }] };
+  const injection = injectIntoTranscript([firstMessage], skills?.block ?? '');
+  if (injection.warning) dependencies.logger.warn('skills not injected: no user message', { runId });
   const state: RunState = {
     schemaVersion: RUN_STATE_SCHEMA_VERSION,
     runId,
     turn: 0,
     ...(configuration.systemPrompt ? { system: configuration.systemPrompt } : {}),
-    transcript: [{ role: 'user', content: [{ type: 'text', text: prompt }] }],
+    transcript: injection.value,
     pendingCalls: [],
     actingUser: principal,
   };

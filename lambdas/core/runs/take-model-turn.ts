@@ -1,5 +1,6 @@
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
+import { fitContextWindow } from '../skills/fit-context-window.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval } from '../tools/tool.js';
 import { loadRun, unsealRunState } from './load-run.js';
@@ -58,10 +59,34 @@ export async function takeModelTurn(
   const offered = dependencies.tools.specificationsFor(configuration.allowedTools);
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const model = dependencies.models.resolve(configuration.provider);
-  const reply = await model.converse({
+  // The context window bounds the real send (skills block counted); the sealed transcript stays whole.
+  const send = fitContextWindow({
     model: configuration.model,
     ...(state.system ? { system: state.system } : {}),
     messages: state.transcript,
+    tools: offered,
+    maxTokens: configuration.options.maxTokens,
+    ...contextWindowOf(configuration.provider, dependencies.settings.contextWindowTokens),
+  });
+  if (send.trimmedMessages > 0) {
+    dependencies.metrics.count('ContextMessagesTrimmed', send.trimmedMessages);
+    dependencies.logger.info('oldest turns left out of this send to fit the context window', {
+      runId: input.runId,
+      trimmedMessages: send.trimmedMessages,
+      budgetTokens: send.budgetTokens,
+    });
+  }
+  if (send.skillBlockDropped) {
+    dependencies.metrics.count('SkillsDropped');
+    dependencies.logger.warn('skills block left out of this send: the context window is too small for it', {
+      runId: input.runId,
+      budgetTokens: send.budgetTokens,
+    });
+  }
+  const reply = await model.converse({
+    model: configuration.model,
+    ...(state.system ? { system: state.system } : {}),
+    messages: send.messages,
     tools: offered,
     maxTokens: configuration.options.maxTokens,
     temperature: configuration.options.temperature,
@@ -120,4 +145,10 @@ function routeFor(state: RunState, dependencies: Pick<RunDependencies, 'tools'>)
     return call.offered && tool !== undefined && needsApproval(tool);
   });
   return waitsForHuman ? 'approval' : 'tools';
+}
+
+/** A configured window wins; the scripted stand-in has none; other models use the estimator's table. */
+function contextWindowOf(provider: string, configured: number | undefined): { contextWindowTokens?: number } {
+  if (configured) return { contextWindowTokens: configured };
+  return provider === 'scripted' ? { contextWindowTokens: Number.POSITIVE_INFINITY } : {};
 }

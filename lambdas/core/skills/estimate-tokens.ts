@@ -69,6 +69,5 @@ export function contextWindowTokensFor(model: string): number {
   if (/claude/i.test(model)) return 200_000;
   if (/^(?:gpt-4o|gpt-4\.1|gpt-5|o\d|chatgpt)/i.test(model)) return 128_000;
   if (/nova-(?:pro|lite|premier)/i.test(model)) return 300_000;
-  if (/^scripted$/.test(model)) return 200_000;
   return 32_000;
 }
