@@ -119,6 +119,8 @@ export async function awaitApproval(
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run ended while it was pausing.');
   dependencies.metrics.count('RunsSuspended');
+  // Captured beside failed, so the failure rate has its denominator.
+  dependencies.metrics.count('PreviewsCaptured', callPreviews.length);
   dependencies.metrics.count('PreviewsFailed', callPreviews.filter((preview) => preview.failed).length);
   dependencies.logger.info('run awaiting approval', {
     runId: input.runId,

@@ -21,7 +21,8 @@ export interface InboxCard {
   pendingTools: PendingToolView[];
 }
 
-type InboxDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'>;
+type InboxDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
+  Partial<Pick<RunDependencies, 'metrics'>>;
 
 /**
  * The inbox: cards of runs waiting for a decision, newest first. One query per page; the
@@ -65,5 +66,9 @@ export async function listInbox(
       };
     }),
   );
+  const withheld = cards
+    .flatMap((card) => card.pendingTools)
+    .filter((call) => call.preview.status === 'withheld');
+  if (withheld.length > 0) dependencies.metrics?.count('PreviewsWithheld', withheld.length);
   return { cards, ...(page.cursor ? { cursor: page.cursor } : {}) };
 }

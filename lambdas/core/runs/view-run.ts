@@ -28,7 +28,8 @@ export interface RunView {
   pendingTools?: PendingToolView[];
 }
 
-type ViewDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'>;
+type ViewDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
+  Partial<Pick<RunDependencies, 'metrics'>>;
 
 /**
  * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
@@ -80,17 +81,20 @@ export async function viewRun(
   const card = parseApprovalCard(
     await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
   );
+  const pendingTools = await buildPendingTools({
+    card,
+    viewer,
+    tools: dependencies.tools,
+    context: { runId, pages: dependencies.pages },
+    logger: dependencies.logger,
+  });
+  const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
+  if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
   return {
     ...view,
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
-    pendingTools: await buildPendingTools({
-      card,
-      viewer,
-      tools: dependencies.tools,
-      context: { runId, pages: dependencies.pages },
-      logger: dependencies.logger,
-    }),
+    pendingTools,
   };
 }
