@@ -36,8 +36,13 @@ type DecideDependencies = Pick<
   'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics'
 >;
 
-/** A claim older than this that was never delivered is delivered again by a repeat. */
-const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
+/**
+ * A claim older than this whose card still waits was never delivered (its request failed
+ * between the claim and SendTaskSuccess): a repeat of the same decision delivers it again.
+ * Younger claims may still be in flight, so a repeat only answers. Measured with the
+ * dependencies' clock, which tests move forward.
+ */
+export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
 
 /**
  * An approver's decision on a waiting turn (seed 000, DESIGN "Decisions"). Order matters:
