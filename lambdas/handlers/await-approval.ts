@@ -1,10 +1,16 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies, awsNotifier, awsSealer, awsTools } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 
 let step: StepHandlers['AwaitApproval'] | undefined;
 
-/** Lambda entry point of the state machine's `AwaitApproval` state. */
+/** Lambda entry point of the state machine's `AwaitApproval` state: the approval scan, no model. */
 export const handler: StepHandlers['AwaitApproval'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).AwaitApproval;
+  step ??= createAwaitApprovalStep({
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    notifier: awsNotifier(),
+  });
   return step(event);
 };

@@ -30,19 +30,57 @@ import { ToolRegistry } from '../core/tools/tool.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { lambdaEnvironment } from './config.js';
 
+/** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
+export type AwsBaseDependencies = Pick<
+  RunDependencies,
+  'runs' | 'configurations' | 'users' | 'pages' | 'clock' | 'logger' | 'metrics' | 'settings' | 'newId'
+>;
+
+// Each part is built once per container, on first use. Plain functions over module variables
+// (not a memoising helper) so esbuild drops the parts a Lambda never asks for, and with them
+// their adapters: the envelope sealer alone is most of a bundle.
 let dependencies: RunDependencies | undefined;
+let base: AwsBaseDependencies | undefined;
+let sealer: RunDependencies['sealer'] | undefined;
+let tools: RunDependencies['tools'] | undefined;
+let models: RunDependencies['models'] | undefined;
+let executions: RunDependencies['executions'] | undefined;
+let notifier: RunDependencies['notifier'] | undefined;
 
 /**
  * The deployed composition root: AWS adapters behind the core's ports, built once per
  * container (cold start) from the validated environment. Clients are created here and
- * nowhere else, so a handler never opens a connection per request.
+ * nowhere else, so a handler never opens a connection per request. A Lambda entry composes
+ * only the parts it uses (`awsBaseDependencies()`, `awsSealer()`, ...); this is all of them.
+ *
+ * @example
+ * const api = createApiHandlers(awsDependencies());
  */
 export function awsDependencies(): RunDependencies {
-  dependencies ??= buildAwsDependencies();
+  dependencies ??= {
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    models: awsModels(),
+    executions: awsExecutions(),
+    notifier: awsNotifier(),
+  };
   return dependencies;
 }
 
-function buildAwsDependencies(): RunDependencies {
+/**
+ * The part every Lambda uses: the DynamoDB stores (sealed state over the item limit goes to
+ * the S3 overflow bucket), the clock, the logger, the metrics and the settings.
+ *
+ * @example
+ * const prepare = createPrepareStep(awsBaseDependencies());
+ */
+export function awsBaseDependencies(): AwsBaseDependencies {
+  base ??= buildBaseDependencies();
+  return base;
+}
+
+function buildBaseDependencies(): AwsBaseDependencies {
   const environment = lambdaEnvironment();
   const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
     marshallOptions: { removeUndefinedValues: true },
@@ -53,6 +91,50 @@ function buildAwsDependencies(): RunDependencies {
     bucketName: environment.COUNTERSIGN_OVERFLOW_BUCKET,
     kmsKeyId: environment.COUNTERSIGN_SEALING_KEY_ARN,
   });
+  // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
+  const logger = new StructuredLogger();
+  const metrics = new EmbeddedMetrics({ logger });
+  return {
+    runs: meterRunRepository(
+      new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
+      metrics,
+    ),
+    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),
+    users: new DynamoUserDirectory({ client: documentClient, tableName }),
+    pages: new DynamoPageStore({ client: documentClient, tableName }),
+    clock: systemClock,
+    logger,
+    metrics,
+    settings: {
+      approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
+      maxTurns: environment.COUNTERSIGN_MAX_TURNS,
+    },
+    newId: () => crypto.randomUUID(),
+  };
+}
+
+/** Envelope sealing of run state under the construct's KMS key (the AWS Encryption SDK). */
+export function awsSealer(): RunDependencies['sealer'] {
+  sealer ??= new EnvelopeSealer({
+    keyWrapping: createKmsKeyWrapping({ keyArn: lambdaEnvironment().COUNTERSIGN_SEALING_KEY_ARN }),
+  });
+  return sealer;
+}
+
+/** The built-in tools and the team's tools module (aliased as `countersign-team-tools`). */
+export function awsTools(): RunDependencies['tools'] {
+  tools ??= new ToolRegistry([...createBuiltInTools(), ...teamTools]);
+  return tools;
+}
+
+/** The model providers: Bedrock Converse, an OpenAI-compatible endpoint when configured, scripted. */
+export function awsModels(): RunDependencies['models'] {
+  models ??= buildModels();
+  return models;
+}
+
+function buildModels(): RunDependencies['models'] {
+  const environment = lambdaEnvironment();
   const openAiCompatible =
     environment.COUNTERSIGN_OPENAI_BASE_URL && environment.COUNTERSIGN_OPENAI_SECRET_ARN
       ? new OpenAiCompatibleModel({
@@ -63,43 +145,28 @@ function buildAwsDependencies(): RunDependencies {
           ),
         })
       : undefined;
-  // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
-  const logger = new StructuredLogger();
-  const metrics = new EmbeddedMetrics({ logger });
-  return {
-    runs: meterRunRepository(
-      new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
-      metrics,
-    ),
-    sealer: new EnvelopeSealer({
-      keyWrapping: createKmsKeyWrapping({ keyArn: environment.COUNTERSIGN_SEALING_KEY_ARN }),
-    }),
-    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),
-    users: new DynamoUserDirectory({ client: documentClient, tableName }),
-    pages: new DynamoPageStore({ client: documentClient, tableName }),
-    tools: new ToolRegistry([...createBuiltInTools(), ...teamTools]),
-    models: createModelProviderResolver({
-      bedrock: new BedrockConverseModel(new BedrockRuntimeClient({})),
-      ...(openAiCompatible ? { openAiCompatible } : {}),
-      scripted: new ScriptedModel(),
-    }),
-    executions: new StepFunctionsRunExecutions({
-      client: new SFNClient({}),
-      ...(environment.COUNTERSIGN_STATE_MACHINE_ARN
-        ? { stateMachineArn: environment.COUNTERSIGN_STATE_MACHINE_ARN }
-        : {}),
-    }),
-    notifier: new EventBridgeRunNotifier({
-      client: new EventBridgeClient({}),
-      eventBusName: environment.COUNTERSIGN_EVENT_BUS_NAME,
-    }),
-    clock: systemClock,
-    logger,
-    metrics,
-    settings: {
-      approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
-      maxTurns: environment.COUNTERSIGN_MAX_TURNS,
-    },
-    newId: () => crypto.randomUUID(),
-  };
+  return createModelProviderResolver({
+    bedrock: new BedrockConverseModel(new BedrockRuntimeClient({})),
+    ...(openAiCompatible ? { openAiCompatible } : {}),
+    scripted: new ScriptedModel(),
+  });
+}
+
+/** Starts and resumes executions of the state machine. */
+export function awsExecutions(): RunDependencies['executions'] {
+  const stateMachineArn = lambdaEnvironment().COUNTERSIGN_STATE_MACHINE_ARN;
+  executions ??= new StepFunctionsRunExecutions({
+    client: new SFNClient({}),
+    ...(stateMachineArn ? { stateMachineArn } : {}),
+  });
+  return executions;
+}
+
+/** Tells EventBridge a run waits for approval. */
+export function awsNotifier(): RunDependencies['notifier'] {
+  notifier ??= new EventBridgeRunNotifier({
+    client: new EventBridgeClient({}),
+    eventBusName: lambdaEnvironment().COUNTERSIGN_EVENT_BUS_NAME,
+  });
+  return notifier;
 }

@@ -1,10 +1,11 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createExecuteToolsStep } from './steps/execute-tools-step.js';
 
 let step: StepHandlers['ExecuteTools'] | undefined;
 
-/** Lambda entry point of the state machine's `ExecuteTools` state. */
+/** Lambda entry point of the state machine's `ExecuteTools` state: the sealer and the tools, no model. */
 export const handler: StepHandlers['ExecuteTools'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).ExecuteTools;
+  step ??= createExecuteToolsStep({ ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() });
   return step(event);
 };

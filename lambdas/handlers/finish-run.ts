@@ -1,10 +1,11 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createFinishStep } from './steps/end-run-steps.js';
 
 let step: StepHandlers['Finish'] | undefined;
 
-/** Lambda entry point of the state machine's `Finish` state. */
+/** Lambda entry point of the state machine's `Finish` state: the run store only, no sealer and no model. */
 export const handler: StepHandlers['Finish'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).Finish;
+  step ??= createFinishStep(awsBaseDependencies());
   return step(event);
 };

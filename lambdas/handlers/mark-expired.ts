@@ -1,10 +1,11 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createMarkExpiredStep } from './steps/end-run-steps.js';
 
 let step: StepHandlers['MarkExpired'] | undefined;
 
-/** Lambda entry point of the state machine's `MarkExpired` state. */
+/** Lambda entry point of the state machine's `MarkExpired` state: the run store only, no sealer and no model. */
 export const handler: StepHandlers['MarkExpired'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).MarkExpired;
+  step ??= createMarkExpiredStep(awsBaseDependencies());
   return step(event);
 };

@@ -1,10 +1,11 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createMarkFailedStep } from './steps/end-run-steps.js';
 
 let step: StepHandlers['MarkFailed'] | undefined;
 
-/** Lambda entry point of the state machine's `MarkFailed` state. */
+/** Lambda entry point of the state machine's `MarkFailed` state: the run store only, no sealer and no model. */
 export const handler: StepHandlers['MarkFailed'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).MarkFailed;
+  step ??= createMarkFailedStep(awsBaseDependencies());
   return step(event);
 };

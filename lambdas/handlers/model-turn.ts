@@ -1,10 +1,16 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies, awsModels, awsSealer, awsTools } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createModelTurnStep } from './steps/model-turn-step.js';
 
 let step: StepHandlers['ModelTurn'] | undefined;
 
 /** Lambda entry point of the state machine's `ModelTurn` state. */
 export const handler: StepHandlers['ModelTurn'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).ModelTurn;
+  step ??= createModelTurnStep({
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    models: awsModels(),
+  });
   return step(event);
 };

@@ -1,10 +1,11 @@
-import { awsDependencies } from './aws-dependencies.js';
-import { createStepHandlers, type StepHandlers } from './step-handlers.js';
+import { awsBaseDependencies, awsSealer } from './aws-dependencies.js';
+import type { StepHandlers } from './step-handlers.js';
+import { createRecordRejectionStep } from './steps/record-rejection-step.js';
 
 let step: StepHandlers['RecordRejection'] | undefined;
 
-/** Lambda entry point of the state machine's `RecordRejection` state. */
+/** Lambda entry point of the state machine's `RecordRejection` state: the sealer, no tools and no model. */
 export const handler: StepHandlers['RecordRejection'] = (event) => {
-  step ??= createStepHandlers(awsDependencies()).RecordRejection;
+  step ??= createRecordRejectionStep({ ...awsBaseDependencies(), sealer: awsSealer() });
   return step(event);
 };

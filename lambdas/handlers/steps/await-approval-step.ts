@@ -1,0 +1,16 @@
+import * as z from 'zod';
+import { awaitApproval } from '../../core/runs/await-approval.js';
+import { defineStep, type StepDependencies, stepInputSchema } from './define-step.js';
+
+/** The `AwaitApproval` step (`lambda:invoke.waitForTaskToken`): the approval scan. */
+export function createAwaitApprovalStep(dependencies: StepDependencies<typeof awaitApproval>) {
+  return defineStep(
+    'AwaitApproval',
+    dependencies.logger,
+    stepInputSchema.extend({ taskToken: z.string().min(1) }),
+    async (input) => {
+      await awaitApproval(dependencies, input);
+      return {};
+    },
+  );
+}

@@ -1,0 +1,77 @@
+import * as z from 'zod';
+import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
+import { CountersignError, describeErrorClass } from '../../core/errors.js';
+import type { Logger } from '../../core/ports.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+
+/** A run id in a step's input. */
+export const runIdSchema = z.string().min(1).max(100);
+
+/** The input of the steps that work on one turn of a run. */
+export const stepInputSchema = z.object({ runId: runIdSchema, turn: z.number().int().nonnegative() });
+
+/** What a step needs: its use case's dependencies and a logger for the failures it maps. */
+export type StepDependencies<UseCase extends (dependencies: never, ...rest: never[]) => unknown> =
+  Parameters<UseCase>[0] & Pick<RunDependencies, 'logger'>;
+
+/**
+ * One state's Lambda step: parses its input, runs one use case, and turns a countersign error
+ * into an error named `countersign.<code>` whose message is client-safe, so the state machine
+ * can catch it and MarkFailed can show it.
+ *
+ * @example
+ * const finish = defineStep('Finish', logger, z.object({ runId: runIdSchema }), (input) => finishRun(dependencies, input));
+ */
+export function defineStep<Schema extends z.ZodType, Output>(
+  stateName: string,
+  logger: Logger,
+  schema: Schema,
+  run: (input: z.infer<Schema>) => Promise<Output>,
+): (event: unknown) => Promise<Output> {
+  return async (event: unknown): Promise<Output> =>
+    runInInvocationScope(describeStepInvocation(stateName, event), async () => {
+      const parsed = schema.safeParse(event);
+      if (!parsed.success)
+        throw stepError(new CountersignError('bad-request', `${stateName}: malformed step input.`));
+      try {
+        return await run(parsed.data);
+      } catch (error) {
+        logger.warn('step failed', {
+          state: stateName,
+          runId: (parsed.data as { runId?: string }).runId,
+          errorClass: describeErrorClass(error),
+          code: error instanceof CountersignError ? error.code : undefined,
+        });
+        throw stepError(error);
+      }
+    });
+}
+
+/**
+ * The identifiers a step's log lines carry; the execution id is the correlation id. Read
+ * loosely (the input is validated after): the task token in the event is never copied.
+ */
+function describeStepInvocation(stateName: string, event: unknown): InvocationFields {
+  const input = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
+  const runId = typeof input.runId === 'string' ? input.runId : undefined;
+  const executionId = typeof input.executionId === 'string' ? input.executionId : undefined;
+  return {
+    correlationId: executionId ?? runId ?? 'unknown',
+    operation: stateName,
+    ...(runId === undefined ? {} : { runId }),
+    ...(executionId === undefined ? {} : { executionId }),
+    ...(typeof input.turn === 'number' ? { turn: input.turn } : {}),
+  };
+}
+
+/** An error the state machine can route on by name, carrying only a client-safe message. */
+export function stepError(error: unknown): Error {
+  if (error instanceof CountersignError) {
+    const safe = new Error(error.expose ? error.message : 'Internal error.');
+    safe.name = `countersign.${error.code}`;
+    return safe;
+  }
+  const generic = new Error('Internal error.');
+  generic.name = 'countersign.internal';
+  return generic;
+}

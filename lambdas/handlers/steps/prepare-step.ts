@@ -1,0 +1,13 @@
+import * as z from 'zod';
+import { prepareRun } from '../../core/runs/prepare-run.js';
+import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
+
+/** The `Prepare` step: the run store only. */
+export function createPrepareStep(dependencies: StepDependencies<typeof prepareRun>) {
+  return defineStep(
+    'Prepare',
+    dependencies.logger,
+    z.object({ runId: runIdSchema, executionId: z.string().min(1) }),
+    (input) => prepareRun(dependencies, input),
+  );
+}
