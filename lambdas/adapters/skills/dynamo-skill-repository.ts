@@ -1,0 +1,159 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ConditionalOutcome } from '../../core/ports.js';
+import {
+  type SkillAuditEntry,
+  type SkillRecord,
+  type SkillRepository,
+  skillAuditEntrySchema,
+  skillRecordSchema,
+} from '../../core/skills/skill-record.js';
+import { queryWholePartition } from '../dynamo/fixed-partition.js';
+import { isConditionalCheckFailed, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
+import { TABLE_LAYOUT } from '../dynamo/table-layout.js';
+
+const PARTITION = 'SKILLS';
+const SORT_KEY_PREFIX = 'SKILL#';
+/** Record fields a later version may no longer have (a new body clears the review). */
+const OPTIONAL_FIELDS = ['pinnedCommit', 'reviewedBy', 'reviewedAt', 'reviewedChecksum'] as const;
+const BATCH_GET_LIMIT = 100;
+
+/**
+ * `SkillRepository` on the single table: one item per skill in the fixed partition `SKILLS`
+ * (sort key `SKILL#<skillId>`), its audit a list attribute on the same item. Each change is one
+ * conditional write that sets the record and appends (`list_append`) its audit entries, so a
+ * change is never stored without its audit, and no code path rewrites or shortens the list.
+ * (dynalite has no TransactWriteItems, so one item is what makes this atomic in both modes.)
+ *
+ * @example
+ * const skills = new DynamoSkillRepository({ client: documentClient, tableName });
+ * await skills.saveSkill(record, undefined, [{ version: 1, at, actor: 'admin', action: 'ingested', bodyChecksum }]);
+ */
+export class DynamoSkillRepository implements SkillRepository {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly tableName: string;
+
+  public constructor(props: { client: DynamoDBDocumentClient; tableName: string }) {
+    this.client = props.client;
+    this.tableName = props.tableName;
+  }
+
+  public async getSkill(skillId: string): Promise<SkillRecord | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: this.key(skillId), ConsistentRead: true }),
+    );
+    return item ? parseItem(skillRecordSchema, item, 'skill') : undefined;
+  }
+
+  public async getSkills(skillIds: readonly string[]): Promise<SkillRecord[]> {
+    const unique = [...new Set(skillIds)];
+    const found = new Map<string, SkillRecord>();
+    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
+      let keys: Record<string, unknown>[] | undefined = unique
+        .slice(start, start + BATCH_GET_LIMIT)
+        .map((skillId) => this.key(skillId));
+      for (let attempt = 0; keys && keys.length > 0 && attempt < 5; attempt += 1) {
+        const output: BatchGetCommandOutput = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
+          }),
+        );
+        for (const item of output.Responses?.[this.tableName] ?? []) {
+          const record = parseItem(skillRecordSchema, item, 'skill');
+          found.set(record.skillId, record);
+        }
+        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
+      }
+    }
+    return skillIds.flatMap((skillId) => {
+      const record = found.get(skillId);
+      return record ? [record] : [];
+    });
+  }
+
+  public async listSkills(): Promise<SkillRecord[]> {
+    const items = await queryWholePartition(this.client, this.tableName, PARTITION);
+    return items.map((item) => parseItem(skillRecordSchema, item, 'skill'));
+  }
+
+  public async saveSkill(
+    record: SkillRecord,
+    expectedVersion: number | undefined,
+    audit: readonly SkillAuditEntry[],
+  ): Promise<ConditionalOutcome> {
+    const parsed = skillRecordSchema.parse(record);
+    const entries = audit.map((entry) => withoutUndefined(skillAuditEntrySchema.parse(entry)));
+    try {
+      if (expectedVersion === undefined) {
+        await this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: { ...withoutUndefined(parsed), audit: entries, ...this.key(parsed.skillId) },
+            ConditionExpression: 'attribute_not_exists(#pk)',
+            ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
+          }),
+        );
+        return { kind: 'written' };
+      }
+      const names: Record<string, string> = { '#audit': 'audit', '#version': 'version' };
+      const values: Record<string, unknown> = {
+        ':entries': entries,
+        ':empty': [],
+        ':expected': expectedVersion,
+      };
+      const assignments = ['#audit = list_append(if_not_exists(#audit, :empty), :entries)'];
+      Object.entries(withoutUndefined(parsed)).forEach(([field, value], index) => {
+        if (field === 'skillId') return;
+        names[`#f${index}`] = field;
+        values[`:v${index}`] = value;
+        assignments.push(`#f${index} = :v${index}`);
+      });
+      const removed = OPTIONAL_FIELDS.filter((field) => parsed[field] === undefined);
+      removed.forEach((field, index) => {
+        names[`#r${index}`] = field;
+      });
+      const removal =
+        removed.length > 0 ? ` REMOVE ${removed.map((_, index) => `#r${index}`).join(', ')}` : '';
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: this.key(parsed.skillId),
+          UpdateExpression: `SET ${assignments.join(', ')}${removal}`,
+          ConditionExpression: '#version = :expected',
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return { kind: 'written' };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
+  }
+
+  public async listAudit(skillId: string): Promise<SkillAuditEntry[]> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: this.key(skillId),
+        ConsistentRead: true,
+        ProjectionExpression: '#audit',
+        ExpressionAttributeNames: { '#audit': 'audit' },
+      }),
+    );
+    const entries = Array.isArray(item?.audit) ? (item.audit as unknown[]) : [];
+    return entries.map((entry) =>
+      parseItem(skillAuditEntrySchema, entry as Record<string, unknown>, 'skill audit entry'),
+    );
+  }
+
+  private key(skillId: string): Record<string, string> {
+    return { [TABLE_LAYOUT.partitionKey]: PARTITION, [TABLE_LAYOUT.sortKey]: `${SORT_KEY_PREFIX}${skillId}` };
+  }
+}

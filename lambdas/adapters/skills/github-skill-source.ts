@@ -1,0 +1,219 @@
+import { createHash } from 'node:crypto';
+import * as z from 'zod';
+import { CountersignError } from '../../core/errors.js';
+import { SKILL_BODY_MAX_BYTES } from '../../core/skills/skill-record.js';
+import { normaliseSourcePath, type SkillSnapshot, type SkillSource } from '../../core/skills/skill-source.js';
+import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
+
+/** The hosts an ingest may talk to. Only GitHub's REST API: trees and blobs come from it too. */
+export const GITHUB_ALLOWED_HOSTS: readonly string[] = ['api.github.com'];
+const GITHUB_API_BASE_URL = 'https://api.github.com';
+const MAX_REDIRECTS = 3;
+const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** A SKILL.md is its body plus frontmatter; a blob far larger is refused before decoding. */
+const MAX_SKILL_FILE_BYTES = SKILL_BODY_MAX_BYTES + 16 * 1024;
+
+export const gitHubIngestSchema = z
+  .object({
+    source: z.literal('github'),
+    owner: z.string().regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, 'a GitHub user or organisation name'),
+    repo: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,100}$/, 'a GitHub repository name')
+      .refine((repo) => repo !== '.' && repo !== '..', 'a GitHub repository name'),
+    ref: z
+      .string()
+      .regex(/^[A-Za-z0-9._][A-Za-z0-9._/-]{0,199}$/, 'a branch, tag or commit SHA')
+      .refine(
+        (ref) => !ref.includes('..') && !ref.includes('//') && !ref.endsWith('/'),
+        'a branch, tag or commit SHA',
+      ),
+    /** The folder inside the repository to ingest; `''` is the whole repository. */
+    path: z.string().max(1000).default(''),
+  })
+  .strict();
+export type GitHubIngest = z.infer<typeof gitHubIngestSchema>;
+
+export interface GitHubSkillSourceProps extends GitHubIngest {
+  /** @default 'https://api.github.com' (tests point it at a local server) */
+  readonly apiBaseUrl?: string;
+  /** `host[:port]` values requests and redirects may reach. @default GITHUB_ALLOWED_HOSTS */
+  readonly allowedHosts?: readonly string[];
+  /** @default globalThis.fetch */
+  readonly fetch?: typeof fetch;
+  /** @default 10000 */
+  readonly timeoutMs?: number;
+}
+
+type TreeEntry = { path: string; type: string; sha: string; size?: number };
+
+/**
+ * Skills from a GitHub repository over GitHub's HTTPS REST API (seed 003, ADR-035): the ref is
+ * resolved to a commit SHA first, and the tree and every blob are read at that commit, so one
+ * ingest sees one consistent state (`pinnedCommit`). Only allow-listed hosts are contacted,
+ * over the base URL's scheme; a redirect to anywhere else refuses the ingest. Each blob is
+ * checked against its git object id. A truncated tree is refused, because skills missing
+ * from it would wrongly be orphaned.
+ *
+ * @example
+ * const source = new GitHubSkillSource({ source: 'github', owner: 'acme', repo: 'skills', ref: 'main', path: 'skills' });
+ * const summary = await ingestSkills(dependencies, actor, await source.readSnapshot());
+ */
+export class GitHubSkillSource implements SkillSource {
+  private readonly base: URL;
+  private readonly allowedHosts: ReadonlySet<string>;
+  private readonly fetch: typeof fetch;
+  private readonly timeoutMs: number;
+  private readonly scope: string;
+
+  public constructor(private readonly props: GitHubSkillSourceProps) {
+    gitHubIngestSchema.parse({
+      source: 'github',
+      owner: props.owner,
+      repo: props.repo,
+      ref: props.ref,
+      path: props.path,
+    });
+    this.base = new URL(props.apiBaseUrl ?? GITHUB_API_BASE_URL);
+    this.allowedHosts = new Set(props.allowedHosts ?? GITHUB_ALLOWED_HOSTS);
+    this.fetch = props.fetch ?? globalThis.fetch;
+    this.timeoutMs = props.timeoutMs ?? 10_000;
+    this.scope = props.path === '' ? '' : normaliseSourcePath(props.path.replace(/\/+$/, ''), 'path');
+  }
+
+  public async readSnapshot(): Promise<SkillSnapshot> {
+    const repository = `/repos/${encodeURIComponent(this.props.owner)}/${encodeURIComponent(this.props.repo)}`;
+    const commit = (await this.getJson(`${repository}/commits/${encodeURIComponent(this.props.ref)}`)) as {
+      sha?: unknown;
+    };
+    if (typeof commit.sha !== 'string' || !/^[0-9a-f]{40}$/.test(commit.sha)) {
+      throw this.refusal('GitHub did not resolve the ref to a commit SHA.');
+    }
+    const pinnedCommit = commit.sha;
+    const tree = (await this.getJson(`${repository}/git/trees/${pinnedCommit}?recursive=1`)) as {
+      tree?: unknown;
+      truncated?: unknown;
+    };
+    if (tree.truncated === true) {
+      throw this.refusal('the repository tree is too large for one listing; ingest a narrower path.');
+    }
+    const entries = (Array.isArray(tree.tree) ? tree.tree : []).filter(
+      (entry): entry is TreeEntry =>
+        typeof entry?.path === 'string' && entry.type === 'blob' && typeof entry.sha === 'string',
+    );
+    const inScope = entries.filter((entry) => this.scope === '' || entry.path.startsWith(`${this.scope}/`));
+    const byPath = new Map(inScope.map((entry) => [entry.path, entry]));
+    const folders = await collectSkillFolders(
+      inScope.map((entry) => entry.path),
+      async (path) => this.readBlob(repository, byPath.get(path) as TreeEntry),
+      'path',
+    );
+    return {
+      source: `github:${this.props.owner}/${this.props.repo}`,
+      scope: this.scope,
+      pinnedCommit,
+      folders,
+    };
+  }
+
+  private async readBlob(repository: string, entry: TreeEntry): Promise<Uint8Array> {
+    if (!/^[0-9a-f]{40}$/.test(entry.sha))
+      throw this.refusal(`GitHub listed "${entry.path}" with an invalid object id.`);
+    if ((entry.size ?? 0) > MAX_SKILL_FILE_BYTES) {
+      throw this.refusal(
+        `${entry.path}: ${entry.size} bytes; a ${SKILL_FILE_NAME} may have at most ${MAX_SKILL_FILE_BYTES}.`,
+      );
+    }
+    const blob = (await this.getJson(`${repository}/git/blobs/${entry.sha}`)) as {
+      content?: unknown;
+      encoding?: unknown;
+    };
+    if (typeof blob.content !== 'string' || blob.encoding !== 'base64') {
+      throw this.refusal(`GitHub returned "${entry.path}" in an unexpected shape.`);
+    }
+    const bytes = Buffer.from(blob.content.replace(/\s+/g, ''), 'base64');
+    if (bytes.byteLength > MAX_SKILL_FILE_BYTES) {
+      throw this.refusal(
+        `${entry.path}: ${bytes.byteLength} bytes; a ${SKILL_FILE_NAME} may have at most ${MAX_SKILL_FILE_BYTES}.`,
+      );
+    }
+    const objectId = createHash('sha1').update(`blob ${bytes.byteLength}\0`).update(bytes).digest('hex');
+    if (objectId !== entry.sha)
+      throw this.refusal(`GitHub returned "${entry.path}" with content that does not match its object id.`);
+    return bytes;
+  }
+
+  /** GET a JSON document, following redirects only within the allow-list and the base scheme. */
+  private async getJson(pathAndQuery: string): Promise<unknown> {
+    let url = new URL(`${this.base.pathname.replace(/\/$/, '')}${pathAndQuery}`, this.base);
+    for (let redirects = 0; ; redirects += 1) {
+      this.assertAllowed(url, redirects > 0);
+      let response: Response;
+      try {
+        response = await this.fetch(url, {
+          redirect: 'manual',
+          headers: {
+            accept: 'application/vnd.github+json',
+            'x-github-api-version': '2022-11-28',
+            'user-agent': 'countersign-skills',
+          },
+          signal: AbortSignal.timeout(this.timeoutMs),
+        });
+      } catch {
+        throw this.refusal('GitHub could not be reached.');
+      }
+      if (response.status >= 300 && response.status < 400) {
+        const location = response.headers.get('location');
+        await response.body?.cancel();
+        if (!location || redirects >= MAX_REDIRECTS)
+          throw this.refusal('GitHub answered with a redirect that was not followed.');
+        url = new URL(location, url);
+        continue;
+      }
+      if (response.status === 404) {
+        await response.body?.cancel();
+        throw this.refusal('the repository, ref or path was not found (or is not public).');
+      }
+      if (!response.ok) {
+        await response.body?.cancel();
+        throw this.refusal(
+          `GitHub answered ${response.status}${response.status === 403 || response.status === 429 ? ' (rate limit or access refused)' : ''}.`,
+        );
+      }
+      const declared = Number(response.headers.get('content-length') ?? '0');
+      if (declared > MAX_RESPONSE_BYTES)
+        throw this.refusal('GitHub answered with a document that is too large.');
+      const text = await response.text();
+      if (Buffer.byteLength(text, 'utf8') > MAX_RESPONSE_BYTES)
+        throw this.refusal('GitHub answered with a document that is too large.');
+      try {
+        return JSON.parse(text);
+      } catch {
+        throw this.refusal('GitHub answered with something that is not JSON.');
+      }
+    }
+  }
+
+  private assertAllowed(url: URL, isRedirect: boolean): void {
+    if (
+      url.protocol === this.base.protocol &&
+      this.allowedHosts.has(url.host) &&
+      !url.username &&
+      !url.password
+    )
+      return;
+    throw this.refusal(
+      isRedirect
+        ? `GitHub answered with a redirect to "${url.protocol}//${url.host}", which is not on the allow-list; nothing was ingested.`
+        : `"${url.host}" is not on the allow-list of GitHub hosts.`,
+    );
+  }
+
+  private refusal(problem: string): CountersignError {
+    return new CountersignError(
+      'bad-request',
+      `GitHub ${this.props.owner}/${this.props.repo}@${this.props.ref}: ${problem}`,
+      { field: 'source' },
+    );
+  }
+}

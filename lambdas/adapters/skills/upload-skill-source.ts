@@ -1,0 +1,62 @@
+import * as z from 'zod';
+import { CountersignError } from '../../core/errors.js';
+import type { SkillSnapshot, SkillSource } from '../../core/skills/skill-source.js';
+import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
+
+/** POST /admin/skills/ingest with `source: 'upload'`: the SKILL.md texts, and the other files' paths. */
+export const skillUploadSchema = z
+  .object({
+    source: z.literal('upload'),
+    label: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" or "-"'),
+    files: z
+      .array(
+        z
+          .object({
+            path: z.string().min(1).max(1000),
+            /** UTF-8 text of a SKILL.md. */
+            content: z.string().optional(),
+            /** Raw bytes of a SKILL.md that is not (or may not be) UTF-8: refused with a clear message. */
+            contentBase64: z.string().optional(),
+          })
+          .strict(),
+      )
+      .min(1)
+      .max(5000),
+  })
+  .strict();
+export type SkillUpload = z.infer<typeof skillUploadSchema>;
+
+/**
+ * Skills from an upload (the admin API; the CLI uploads a local folder this way). Only
+ * SKILL.md files carry content; other files are listed by path, which marks their skill partial.
+ *
+ * @example
+ * new UploadSkillSource({ source: 'upload', label: 'team', files: [{ path: 'pdf/SKILL.md', content: '---\n…' }] })
+ */
+export class UploadSkillSource implements SkillSource {
+  public constructor(private readonly upload: SkillUpload) {}
+
+  public async readSnapshot(): Promise<SkillSnapshot> {
+    const contents = new Map<string, Uint8Array>();
+    this.upload.files.forEach((file, index) => {
+      const bytes =
+        file.contentBase64 !== undefined
+          ? Buffer.from(file.contentBase64, 'base64')
+          : file.content !== undefined
+            ? Buffer.from(file.content, 'utf8')
+            : undefined;
+      if (bytes !== undefined) contents.set(file.path, bytes);
+      else if (file.path.endsWith(SKILL_FILE_NAME)) {
+        throw new CountersignError('bad-request', `files[${index}]: a SKILL.md needs its content.`, {
+          field: `files[${index}]`,
+        });
+      }
+    });
+    const folders = await collectSkillFolders(
+      this.upload.files.map((file) => file.path),
+      async (path) => contents.get(path) ?? new Uint8Array(),
+      'files',
+    );
+    return { source: `upload:${this.upload.label}`, scope: '', folders };
+  }
+}
