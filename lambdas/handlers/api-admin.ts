@@ -1,10 +1,11 @@
-import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
-import { awsDependencies } from './aws-dependencies.js';
+import { createAdminApi } from './apis/admin-api.js';
+import { awsBaseDependencies } from './aws-dependencies.js';
+import type { HttpLambdaHandler } from './http/http-route.js';
 
-let api: ApiHandlers['admin'] | undefined;
+let api: HttpLambdaHandler | undefined;
 
-/** Lambda entry point of the HTTP API's `admin` routes. */
-export const handler: ApiHandlers['admin'] = (event) => {
-  api ??= createApiHandlers(awsDependencies()).admin;
+/** Lambda entry point of the HTTP API's `admin` routes: the table only, no sealer and no model. */
+export const handler: HttpLambdaHandler = (event) => {
+  api ??= createAdminApi(awsBaseDependencies());
   return api(event);
 };

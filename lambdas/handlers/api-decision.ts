@@ -1,10 +1,11 @@
-import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
-import { awsDependencies } from './aws-dependencies.js';
+import { createDecisionApi } from './apis/decision-api.js';
+import { awsBaseDependencies, awsExecutions, awsSealer } from './aws-dependencies.js';
+import type { HttpLambdaHandler } from './http/http-route.js';
 
-let api: ApiHandlers['decision'] | undefined;
+let api: HttpLambdaHandler | undefined;
 
-/** Lambda entry point of the HTTP API's `decision` routes. */
-export const handler: ApiHandlers['decision'] = (event) => {
-  api ??= createApiHandlers(awsDependencies()).decision;
+/** Lambda entry point of the HTTP API's `decision` route: the sealer and Step Functions, no tools, no model. */
+export const handler: HttpLambdaHandler = (event) => {
+  api ??= createDecisionApi({ ...awsBaseDependencies(), sealer: awsSealer(), executions: awsExecutions() });
   return api(event);
 };

@@ -1,22 +1,21 @@
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
-import { createHttpHandler } from './http/http-route.js';
-import { createAdminRoutes } from './routes/admin-routes.js';
-import { createDecisionRoutes } from './routes/decision-routes.js';
+import { createAdminApi } from './apis/admin-api.js';
+import { createDecisionApi } from './apis/decision-api.js';
+import { createInboxApi } from './apis/inbox-api.js';
+import { createRunsApi } from './apis/runs-api.js';
 import { createRunEventsRoute } from './routes/events-routes.js';
-import { createInboxRoutes } from './routes/inbox-routes.js';
-import { createRunsRoutes } from './routes/runs-routes.js';
 
 /**
  * The four API Lambdas, as functions of their dependencies (AWS adapters deployed, local
  * stand-ins in `npm start`). Each route maps to one use case; no business rule lives here.
  */
 export function createApiHandlers(dependencies: RunDependencies) {
-  const edge = { users: dependencies.users, logger: dependencies.logger };
+  // One module per API Lambda under apis/, so a deployed Lambda imports its own routes alone.
   return {
-    runs: createHttpHandler(createRunsRoutes(dependencies), edge),
-    inbox: createHttpHandler(createInboxRoutes(dependencies), edge, { publicRoutes: ['GET /'] }),
-    decision: createHttpHandler(createDecisionRoutes(dependencies), edge),
-    admin: createHttpHandler(createAdminRoutes(dependencies), edge),
+    runs: createRunsApi(dependencies),
+    inbox: createInboxApi(dependencies),
+    decision: createDecisionApi(dependencies),
+    admin: createAdminApi(dependencies),
     /** GET /runs/{id}/events: a streaming route (server-sent events), not an HTTP API Lambda. */
     events: createRunEventsRoute(dependencies),
   };

@@ -1,10 +1,11 @@
-import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
-import { awsDependencies } from './aws-dependencies.js';
+import { createInboxApi } from './apis/inbox-api.js';
+import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
+import type { HttpLambdaHandler } from './http/http-route.js';
 
-let api: ApiHandlers['inbox'] | undefined;
+let api: HttpLambdaHandler | undefined;
 
-/** Lambda entry point of the HTTP API's `inbox` routes. */
-export const handler: ApiHandlers['inbox'] = (event) => {
-  api ??= createApiHandlers(awsDependencies()).inbox;
+/** Lambda entry point of the HTTP API's `inbox` routes: the sealer and the tools (read gates), no model. */
+export const handler: HttpLambdaHandler = (event) => {
+  api ??= createInboxApi({ ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() });
   return api(event);
 };

@@ -1,10 +1,16 @@
-import { type ApiHandlers, createApiHandlers } from './api-handlers.js';
-import { awsDependencies } from './aws-dependencies.js';
+import { createRunsApi } from './apis/runs-api.js';
+import { awsBaseDependencies, awsExecutions, awsSealer, awsTools } from './aws-dependencies.js';
+import type { HttpLambdaHandler } from './http/http-route.js';
 
-let api: ApiHandlers['runs'] | undefined;
+let api: HttpLambdaHandler | undefined;
 
-/** Lambda entry point of the HTTP API's `runs` routes. */
-export const handler: ApiHandlers['runs'] = (event) => {
-  api ??= createApiHandlers(awsDependencies()).runs;
+/** Lambda entry point of the HTTP API's `runs` routes: the sealer, the tools and Step Functions, no model. */
+export const handler: HttpLambdaHandler = (event) => {
+  api ??= createRunsApi({
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    executions: awsExecutions(),
+  });
   return api(event);
 };

@@ -8,8 +8,11 @@ import { TEXTS } from '../../core/texts.js';
 import type { HttpRequest, HttpResponse, RouteHandler } from '../http/http-route.js';
 import { parseInput } from './request-parsing.js';
 
+/** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
+export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages'>;
+
 /** ANY /admin/{proxy+}: configurations, tasks, users (grants and access) and pages. */
-export function createAdminRoutes(dependencies: RunDependencies): Record<string, RouteHandler> {
+export function createAdminRoutes(dependencies: AdminDependencies): Record<string, RouteHandler> {
   return { 'ANY /admin/{proxy+}': (request) => routeAdmin(dependencies, request) };
 }
 
@@ -31,7 +34,7 @@ const MAX_ID_LENGTH = 200;
  * user's grants, page, language and tool access are written here, so an unknown field is
  * refused (a misspelt `toolAccess` must not silently grant nothing or keep an old value).
  */
-async function routeAdmin(dependencies: RunDependencies, request: HttpRequest): Promise<HttpResponse> {
+async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest): Promise<HttpResponse> {
   assertAdmin(request.principal);
   const [collection, id, ...rest] = (request.pathParameters.proxy ?? '').split('/').filter(Boolean);
   const method = request.method.toUpperCase();
@@ -80,7 +83,7 @@ function assertAdmin(principal: UserProfile): void {
 }
 
 async function getAdmin(
-  dependencies: RunDependencies,
+  dependencies: AdminDependencies,
   name: AdminCollection,
   id: string,
 ): Promise<unknown | undefined> {
@@ -96,7 +99,7 @@ async function getAdmin(
   }
 }
 
-async function listAdmin(dependencies: RunDependencies, name: AdminCollection): Promise<unknown[]> {
+async function listAdmin(dependencies: AdminDependencies, name: AdminCollection): Promise<unknown[]> {
   switch (name) {
     case 'configurations':
       return dependencies.configurations.listConfigurations();
@@ -110,7 +113,7 @@ async function listAdmin(dependencies: RunDependencies, name: AdminCollection): 
 }
 
 async function putAdmin(
-  dependencies: RunDependencies,
+  dependencies: AdminDependencies,
   name: AdminCollection,
   item: Record<string, unknown>,
 ): Promise<void> {

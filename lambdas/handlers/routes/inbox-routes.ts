@@ -1,6 +1,5 @@
 import * as z from 'zod';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, listInbox } from '../../core/runs/list-inbox.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import type { RouteHandler } from '../http/http-route.js';
 import { INBOX_PAGE_CSP, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
 import { parseInput } from './request-parsing.js';
@@ -13,7 +12,9 @@ const inboxQuerySchema = z
   .strict();
 
 /** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
-export function createInboxRoutes(dependencies: RunDependencies): Record<string, RouteHandler> {
+export function createInboxRoutes(
+  dependencies: Parameters<typeof listInbox>[0],
+): Record<string, RouteHandler> {
   return {
     'GET /inbox': async (request) => {
       const query = parseInput(inboxQuerySchema, request.query, 'query');

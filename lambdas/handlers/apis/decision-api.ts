@@ -1,0 +1,10 @@
+import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
+import { createDecisionRoutes } from '../routes/decision-routes.js';
+import type { ApiEdgeDependencies } from './edge.js';
+
+/** The `decision` API Lambda: POST /runs/{id}/decision, the only route that resumes a run. */
+export function createDecisionApi(
+  dependencies: Parameters<typeof createDecisionRoutes>[0] & ApiEdgeDependencies,
+): HttpLambdaHandler {
+  return createHttpHandler(createDecisionRoutes(dependencies), dependencies);
+}

@@ -1,0 +1,10 @@
+import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
+import { createRunsRoutes } from '../routes/runs-routes.js';
+import type { ApiEdgeDependencies } from './edge.js';
+
+/** The `runs` API Lambda: POST /runs and GET /runs/{id}. */
+export function createRunsApi(
+  dependencies: Parameters<typeof createRunsRoutes>[0] & ApiEdgeDependencies,
+): HttpLambdaHandler {
+  return createHttpHandler(createRunsRoutes(dependencies), dependencies);
+}
