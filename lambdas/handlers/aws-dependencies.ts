@@ -22,6 +22,7 @@ import {
   OpenAiCompatibleModel,
 } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import { StepFunctionsRunExecutions } from '../adapters/step-functions-run-executions.js';
 import { StructuredLogger } from '../adapters/structured-logger.js';
 import { systemClock } from '../core/ports.js';
@@ -33,7 +34,16 @@ import { lambdaEnvironment } from './config.js';
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
 export type AwsBaseDependencies = Pick<
   RunDependencies,
-  'runs' | 'configurations' | 'users' | 'pages' | 'clock' | 'logger' | 'metrics' | 'settings' | 'newId'
+  | 'runs'
+  | 'configurations'
+  | 'users'
+  | 'pages'
+  | 'skills'
+  | 'clock'
+  | 'logger'
+  | 'metrics'
+  | 'settings'
+  | 'newId'
 >;
 
 // Each part is built once per container, on first use. Plain functions over module variables
@@ -102,12 +112,14 @@ function buildBaseDependencies(): AwsBaseDependencies {
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
+    skills: new DynamoSkillRepository({ client: documentClient, tableName }),
     clock: systemClock,
     logger,
     metrics,
     settings: {
       approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
       maxTurns: environment.COUNTERSIGN_MAX_TURNS,
+      skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
     },
     newId: () => crypto.randomUUID(),
   };

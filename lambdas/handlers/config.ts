@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
 /**
  * The one place that reads `process.env`. Each Lambda validates what it needs at cold start
@@ -20,7 +21,8 @@ const environmentSchema = z.object({
   COUNTERSIGN_BEDROCK_MODEL_ID: z.string().min(1).optional(),
   COUNTERSIGN_OPENAI_BASE_URL: z.string().url().optional(),
   COUNTERSIGN_OPENAI_SECRET_ARN: z.string().startsWith('arn:').optional(),
-  COUNTERSIGN_SKILLS_MAX_BYTES: z.string().optional(),
+  // Seed 003: a missing, unparsable or non-positive value means 24,000, never a failed cold start.
+  COUNTERSIGN_SKILLS_MAX_BYTES: z.string().optional().transform(resolveSkillsMaxBytes),
   COUNTERSIGN_MAX_TURNS: z.coerce.number().int().min(1).max(500).default(50),
 });
 
@@ -67,4 +69,9 @@ export function readEventsEndpointEnvironment(
 /** The events endpoint's token settings, validated once per container. */
 export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
   return readEventsEndpointEnvironment(process.env);
+}
+
+/** `skills.maxBytes` for local mode (`npm start`), read from the same variable the Lambdas get. */
+export function localSkillsMaxBytes(): number {
+  return resolveSkillsMaxBytes(process.env.COUNTERSIGN_SKILLS_MAX_BYTES);
 }
