@@ -12,6 +12,7 @@ import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import {
   type LogLineWriter,
   StructuredLogger,
@@ -22,8 +23,10 @@ import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
+import { localSkillsMaxBytes } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
@@ -61,6 +64,8 @@ export interface EmbeddedRuntimeOptions {
   readonly logLevel?: StructuredLogLevel;
   /** Keep the data folder's contents in memory only (tests). @default false */
   readonly inMemory?: boolean;
+  /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
+  readonly skillsMaxBytes?: number;
 }
 
 export interface EmbeddedRuntime {
@@ -139,6 +144,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     configurations: new DynamoConfigurationRepository({ client, tableName }),
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
+    skills: new DynamoSkillRepository({ client, tableName }),
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])]),
     models: createModelProviderResolver({
       scripted: new ScriptedModel(),
@@ -156,7 +162,11 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     clock: systemClock,
     logger,
     metrics,
-    settings: { approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400, maxTurns: 50 },
+    settings: {
+      approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400,
+      maxTurns: 50,
+      skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
+    },
     newId: () => crypto.randomUUID(),
   };
   runner = new LocalStateMachineRunner({
@@ -178,7 +188,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     { method: 'GET', path: '/inbox', authentication: jwt, handler: api.inbox },
     { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
     { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
-    ...['GET', 'PUT', 'DELETE'].map(
+    ...['GET', 'PUT', 'POST', 'DELETE'].map(
       (method): LocalRoute => ({
         method,
         path: '/admin/{proxy+}',
