@@ -7,9 +7,11 @@ import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpRequest, HttpResponse, RouteHandler } from '../http/http-route.js';
 import { parseInput } from './request-parsing.js';
+import { refuseUnreviewedSkillIds, routeSkills, type SkillsRouteDependencies } from './skills-routes.js';
 
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
-export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages'>;
+export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages'> &
+  SkillsRouteDependencies;
 
 /** ANY /admin/{proxy+}: configurations, tasks, users (grants and access) and pages. */
 export function createAdminRoutes(dependencies: AdminDependencies): Record<string, RouteHandler> {
@@ -38,6 +40,8 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
   assertAdmin(request.principal);
   const [collection, id, ...rest] = (request.pathParameters.proxy ?? '').split('/').filter(Boolean);
   const method = request.method.toUpperCase();
+  if (collection === 'skills')
+    return routeSkills(dependencies, request, id === undefined ? [] : [id, ...rest]);
   if (!collection || !Object.hasOwn(adminCollections, collection) || rest.length > 0) {
     throw new CountersignError('not-found', NO_SUCH_RESOURCE);
   }
@@ -60,6 +64,8 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
         field: `body.${idField}`,
       });
     }
+    if (name === 'configurations' || name === 'tasks')
+      await refuseUnreviewedSkillIds(dependencies, name, item);
     await putAdmin(dependencies, name, item);
     return { statusCode: 200, json: item };
   }
