@@ -23,6 +23,7 @@ export const HANDLER_NAMES = [
   'api-inbox',
   'api-decision',
   'api-admin',
+  'api-run-events',
 ] as const;
 
 /** The name of one handler file (without `.ts`). */
@@ -86,6 +87,8 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-admin': { timeout: Duration.seconds(29), memorySize: 1024 },
+  // A function URL stream, not an HTTP API integration: it follows a run for 60 s, then ends.
+  'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
 };
 
 // The least-privilege matrix. Only api-inbox is a pure reader of the table.
@@ -102,6 +105,7 @@ const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
   'api-inbox': 'read',
   'api-decision': 'read-write',
   'api-admin': 'read-write',
+  'api-run-events': 'read',
 };
 
 // Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
@@ -113,6 +117,7 @@ const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
   'api-runs': 'read',
   'api-decision': 'read',
   'api-inbox': 'read',
+  'api-run-events': 'read',
 };
 
 /** Bedrock geography prefixes of cross-Region inference profile ids (`us.anthropic...`). */

@@ -25,14 +25,14 @@ export function renderInboxCards(cards: readonly InboxCard[], cursor?: string): 
 }
 
 function renderCard(card: InboxCard): string {
-  return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}">
+  return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}" data-state="waiting">
   <header><h2>${escapeHtml(card.label)}</h2>
-  <p class="meta">Run <code>${escapeHtml(card.runId)}</code> by ${escapeHtml(card.owner)}, paused at
+  <p class="meta">Run <code>${escapeHtml(card.runId)}</code> by <strong>${escapeHtml(card.owner)}</strong>, paused at
   <time datetime="${escapeHtml(card.pausedAt)}">${escapeHtml(card.pausedAt)}</time>, turn ${escapeHtml(card.turn)}.</p></header>
   <ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
-  <label>Reason (optional) <input type="text" name="reason" maxlength="2000"></label>
+  <div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"></label>
   <div class="actions"><button type="button" class="approve">Approve</button>
-  <button type="button" class="reject">Reject</button></div>
+  <button type="button" class="reject">Reject</button></div></div>
   <p class="status" role="status"></p>
 </article>`;
 }
@@ -43,8 +43,10 @@ export function renderPendingTool(tool: PendingToolView): string {
     ? ''
     : ' <span class="warning">(this tool is no longer registered)</span>';
   return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}">
-  <p><strong>${escapeHtml(tool.tool)}</strong>${registered}</p>
+  <p class="tool"><strong>${escapeHtml(tool.tool)}</strong>${registered}</p>
+  <p class="label">Arguments</p>
   <pre class="arguments">${escapeHtml(JSON.stringify(tool.arguments, null, 2))}</pre>
+  <p class="label">What it would change</p>
   ${renderPreview(tool.preview)}
 </li>`;
 }
@@ -68,10 +70,12 @@ const SCRIPT = `
 const tokenKey = 'countersign.token';
 const cardsElement = document.getElementById('cards');
 const signIn = document.getElementById('sign-in');
+const signOut = document.getElementById('sign-out');
 const statusTexts = { 401: 'Your sign-in is not valid: paste a fresh token.', 403: null, 404: 'This run is gone.',
   409: ${JSON.stringify(TEXTS.staleDigest)}, 410: ${JSON.stringify(TEXTS.decisionExpired)} };
 function token() { return sessionStorage.getItem(tokenKey) || ''; }
 async function load(cursor) {
+  signOut.hidden = !token();
   if (!token()) { signIn.hidden = false; cardsElement.textContent = ''; return; }
   signIn.hidden = true;
   const url = '/inbox' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
@@ -86,31 +90,45 @@ async function load(cursor) {
   cardsElement.append(paragraph);
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
+const outcomeStates = { 200: 'decided', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
 async function decide(card, decision) {
   const status = card.querySelector('.status');
   const reason = card.querySelector('input[name=reason]').value;
   const body = { digest: card.dataset.digest, decision };
   if (reason) body.reason = reason;
+  card.querySelectorAll('.actions button').forEach((button) => { button.disabled = true; });
   const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/decision', {
     method: 'POST', headers: { authorization: 'Bearer ' + token(), 'content-type': 'application/json' },
     body: JSON.stringify(body) });
   const answer = await response.json().catch(() => ({}));
   card.dataset.outcome = String(response.status);
+  card.dataset.state = outcomeStates[response.status] || 'failed';
   status.textContent = response.ok
     ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
     : ((answer.error && answer.error.message) || statusTexts[response.status] || 'The decision failed.');
-  if (response.ok) card.querySelectorAll('button').forEach((button) => { button.disabled = true; });
+  // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
+  const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;
+  card.querySelectorAll('.actions button').forEach((button) => { button.disabled = final; });
+  if (response.status === 409) {
+    const reload = document.createElement('button');
+    reload.type = 'button';
+    reload.className = 'reload';
+    reload.textContent = 'Reload the inbox';
+    status.append(' ', reload);
+  }
+  if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
 document.getElementById('sign-in-form').addEventListener('submit', (event) => {
   event.preventDefault();
   sessionStorage.setItem(tokenKey, document.getElementById('token').value.trim());
   load();
 });
-document.getElementById('sign-out').addEventListener('click', () => { sessionStorage.removeItem(tokenKey); load(); });
+signOut.addEventListener('click', () => { sessionStorage.removeItem(tokenKey); load(); });
 cardsElement.addEventListener('click', (event) => {
   const button = event.target.closest('button');
   if (!button) return;
   if (button.classList.contains('more')) { load(button.dataset.cursor); return; }
+  if (button.classList.contains('reload')) { load(); return; }
   const card = button.closest('.card');
   if (card) decide(card, button.classList.contains('approve') ? 'approve' : 'reject');
 });
@@ -126,15 +144,46 @@ const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>countersign inbox</title>
 <style>
-body { font: 15px/1.45 system-ui, sans-serif; margin: 2rem auto; max-width: 60rem; padding: 0 1rem; color: #1d1d1f; }
-.card { border: 1px solid #c8c8cc; border-radius: 8px; padding: 1rem 1.25rem; margin: 1rem 0; }
-.card h2 { margin: 0 0 .25rem; font-size: 1.1rem; } .meta { color: #555; margin: 0; }
-pre.arguments { background: #f4f4f6; padding: .5rem; overflow-x: auto; white-space: pre-wrap; }
-.preview { border-left: 3px solid #3a7bd5; padding-left: .75rem; } .preview.failed { border-color: #c0392b; }
-.preview.withheld, .preview.none { border-color: #999; color: #555; } .caveat { font-size: .9em; color: #555; }
-.warning, .error { color: #a0261b; } .actions button { margin-right: .5rem; }
+:root { color-scheme: light; --ink: #1d1d1f; --muted: #5a5a60; --line: #d2d2d7; --panel: #f5f5f7; }
+body { font: 15px/1.5 system-ui, sans-serif; margin: 0; color: var(--ink); background: #fbfbfd; }
+.top { display: flex; align-items: center; justify-content: space-between; gap: 1rem; max-width: 60rem;
+  margin: 0 auto; padding: 1.25rem 1rem .5rem; }
+.top h1 { font-size: 1.5rem; margin: 0; }
+main, #sign-in { max-width: 60rem; margin: 0 auto; padding: 0 1rem 2rem; }
+#sign-in-form { display: flex; gap: .5rem; align-items: end; flex-wrap: wrap; }
+#sign-in-form label { display: flex; flex-direction: column; flex: 1 1 24rem; font-weight: 600; }
+input[type=text], input[type=password] { font: inherit; padding: .45rem .6rem; border: 1px solid var(--line);
+  border-radius: 6px; background: #fff; }
+button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px solid var(--line); background: #fff;
+  color: var(--ink); cursor: pointer; }
+button:disabled { opacity: .5; cursor: default; }
+button.approve { background: #1f7a3d; border-color: #1f7a3d; color: #fff; font-weight: 600; }
+button.reject { border-color: #b3261e; color: #b3261e; font-weight: 600; }
+.card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin: 1rem 0;
+  box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+.card h2 { margin: 0 0 .25rem; font-size: 1.15rem; } .meta { color: var(--muted); margin: 0; }
+.calls { padding-left: 1.25rem; } .call { margin: .75rem 0; } .tool { margin: 0 0 .25rem; }
+.label { margin: .5rem 0 .2rem; font-size: .8rem; font-weight: 600; text-transform: uppercase; letter-spacing: .04em;
+  color: var(--muted); }
+pre.arguments { background: var(--panel); border-radius: 6px; padding: .6rem .75rem; margin: 0; overflow-x: auto;
+  white-space: pre-wrap; word-break: break-word; font-size: .9rem; }
+.preview { border-left: 4px solid #3a7bd5; background: #f3f7fd; border-radius: 0 6px 6px 0; padding: .4rem .75rem; }
+.preview ul { margin: .2rem 0; padding-left: 1.1rem; } .preview li { word-break: break-word; }
+.preview.failed { border-color: #b3261e; background: #fdf3f2; }
+.preview.withheld, .preview.none { border-color: #8e8e93; background: var(--panel); color: var(--muted); }
+.preview p { margin: .2rem 0; } .caveat { font-size: .85em; color: var(--muted); }
+.decision { display: flex; gap: 1rem; align-items: end; flex-wrap: wrap; margin-top: .75rem; }
+.decision label { display: flex; flex-direction: column; flex: 1 1 18rem; font-size: .9rem; color: var(--muted); }
+.actions { display: flex; gap: .5rem; }
+.status:empty { display: none; }
+.status { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: var(--panel); }
+.card[data-state=decided] .status { background: #e8f5ec; color: #14532d; }
+.card[data-state=stale] .status, .card[data-state=refused] .status { background: #fff4e5; color: #7a4100; }
+.card[data-state=expired] .status, .card[data-state=gone] .status, .card[data-state=failed] .status {
+  background: #fdf3f2; color: #8c1d18; }
+.warning, .error { color: #a0261b; } .empty { color: var(--muted); font-size: 1.05rem; padding: 2rem 0; }
 </style></head>
-<body><header><h1>Waiting for your decision</h1><button type="button" id="sign-out">Sign out</button></header>
+<body><header class="top"><h1>Waiting for your decision</h1><button type="button" id="sign-out" hidden>Sign out</button></header>
 <section id="sign-in" hidden><p>Paste your bearer token to sign in. It stays in this tab only.</p>
 <form id="sign-in-form"><label>Bearer token <input id="token" type="password" autocomplete="off" required></label>
 <button type="submit">Sign in</button></form></section>

@@ -1,0 +1,269 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import {
+  eventually,
+  removeTestData,
+  settle,
+  startRunAndSettle,
+  startTestRuntime,
+  type TestRuntime,
+} from '../support/local-runtime.js';
+import { definitionWithApprovalTimeout, startRuntimeWithDefinition } from './approvers-support.js';
+
+/** Debian's chromium package; `.ci/run` installs it. No browser is downloaded. */
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+describe('the inbox page in headless Chromium', () => {
+  let runtime: TestRuntime;
+  let userDataDirectory: string;
+  let context: BrowserContext;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+    userDataDirectory = await mkdtemp(join(tmpdir(), 'countersign-chromium-'));
+    context = await chromium.launchPersistentContext(userDataDirectory, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: CHROMIUM_ARGS,
+    });
+  });
+
+  afterAll(async () => {
+    await context?.close();
+    await rm(userDataDirectory, { recursive: true, force: true });
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  /** Opens the page in a fresh tab that records alerts and every request it makes. */
+  async function openInbox(baseUrl: string, token: string | undefined) {
+    const page = await context.newPage();
+    const requests: Request[] = [];
+    const dialogs: string[] = [];
+    page.on('request', (request) => requests.push(request));
+    page.on('dialog', (dialog) => {
+      dialogs.push(dialog.message());
+      void dialog.dismiss();
+    });
+    // Any script that slipped through escaping would trip one of these.
+    await page.addInitScript(() => {
+      const flags = window as unknown as { __alerted?: boolean };
+      window.alert = () => {
+        flags.__alerted = true;
+      };
+    });
+    await page.goto(`${baseUrl}/`);
+    if (token !== undefined) {
+      await page.fill('#token', token);
+      await page.click('#sign-in-form button[type=submit]');
+    }
+    return { page, requests, dialogs };
+  }
+
+  function cardOf(page: Page, runId: string) {
+    return page.locator(`article.card[data-run-id="${runId}"]`);
+  }
+
+  async function cardStatus(page: Page, runId: string): Promise<string> {
+    const status = cardOf(page, runId).locator('.status');
+    await status.filter({ hasText: /\S/ }).waitFor();
+    return (await status.textContent()) ?? '';
+  }
+
+  it('shows an empty inbox clearly', async () => {
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const empty = page.locator('[data-state=empty]');
+    await empty.waitFor();
+
+    // Assess
+    expect(await empty.textContent()).toBe('Nothing waits for your decision.');
+    await page.close();
+  });
+
+  it('lets the approver sign in with the token, see the card and approve; the run completes', async () => {
+    // Prepare
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      "Set the description of page 12 to 'Browser sale'",
+    );
+    const { page, requests } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+
+    // Act
+    await card.locator('button.approve').click();
+    const status = await cardStatus(page, runId);
+    const finished = await settle(runtime, runId, 'editor', view.turn);
+
+    // Assess: the card as the approver read it
+    expect(await card.locator('h2').textContent()).toBe('Update page metadata');
+    expect(await card.locator('pre.arguments').textContent()).toContain('"description": "Browser sale"');
+    expect(await card.locator('.preview').textContent()).toContain(TEXTS.previewCaveat);
+    expect(await card.getAttribute('data-digest')).toBe(view.digest);
+    // ...the decision and its effect
+    expect(status).toBe('Approved: the run continues.');
+    expect(await card.getAttribute('data-state')).toBe('decided');
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('12'))?.description).toBe('Browser sale');
+    // ...and how it authenticated: a bearer header on every data request, no cookie, nothing on a GET
+    const apiRequests = requests.filter((request) => new URL(request.url()).pathname !== '/');
+    expect(apiRequests.length).toBeGreaterThanOrEqual(2);
+    for (const request of apiRequests) {
+      const headers = await request.allHeaders();
+      expect(headers.authorization).toBe(`Bearer ${runtime.tokens.approver}`);
+      expect(headers.cookie).toBeUndefined();
+      if (request.method() === 'GET') expect(new URL(request.url()).pathname).toBe('/inbox');
+    }
+    const decisions = apiRequests.filter((request) => request.url().endsWith('/decision'));
+    expect(decisions.map((request) => request.method())).toEqual(['POST']);
+    expect(JSON.parse(decisions[0]?.postData() ?? '{}')).toEqual({
+      digest: view.digest,
+      decision: 'approve',
+    });
+    expect(await context.cookies()).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a <script> in a page title and in tool arguments as text and never runs it', async () => {
+    // Prepare
+    const titleAttack = `<script>alert('title')</script><img src=x onerror="alert('img')">`;
+    const argumentAttack = `<script>alert('arguments')</script><img src=y onerror=alert(2)>`;
+    await runtime.dependencies.pages.updateMetadata('12', { title: titleAttack }, 'test');
+    const { runId } = await startRunAndSettle(runtime, `Set the title of page 12 to "${argumentAttack}"`);
+
+    // Act
+    const { page, dialogs } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+    const injected = await page.evaluate(() => ({
+      alerted: (window as unknown as { __alerted?: boolean }).__alerted === true,
+      elements: document.querySelectorAll('#cards script, #cards img').length,
+    }));
+
+    // Assess
+    expect(await card.locator('pre.arguments').textContent()).toContain(argumentAttack);
+    expect(await card.locator('.preview').textContent()).toContain(titleAttack);
+    expect(injected).toEqual({ alerted: false, elements: 0 });
+    expect(dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it('shows a stale card (409) with the re-review message and a way to reload', async () => {
+    // Prepare
+    const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'stale in the tab'");
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    await cardOf(page, runId).waitFor();
+    // The pending action changes after the approver loaded the card.
+    const stored = await runtime.dependencies.runs.getCard(runId);
+    if (!stored) throw new Error('no card');
+    await runtime.dependencies.runs.putCard({ ...stored, digest: `sha256:${'0'.repeat(64)}` });
+
+    // Act
+    await cardOf(page, runId).locator('button.approve').click();
+    const status = await cardStatus(page, runId);
+
+    // Assess
+    expect(status).toContain('The pending action changed since you viewed it — please re-review.');
+    expect(await cardOf(page, runId).getAttribute('data-state')).toBe('stale');
+    expect(await cardOf(page, runId).locator('button.reload').isVisible()).toBe(true);
+    expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
+    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    await page.close();
+  });
+
+  it('shows a refused gate (403) and leaves the run waiting', async () => {
+    // Prepare: the admin started a four-eyes run and may not approve it themselves.
+    const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'own run'", {
+      as: 'admin',
+      configurationId: 'demo-four-eyes',
+    });
+    const { page } = await openInbox(runtime.url, runtime.tokens.admin);
+    await cardOf(page, runId).waitFor();
+
+    // Act
+    await cardOf(page, runId).locator('button.approve').click();
+    const status = await cardStatus(page, runId);
+
+    // Assess
+    expect(status).toBe(TEXTS.gateFourEyes);
+    expect(await cardOf(page, runId).getAttribute('data-state')).toBe('refused');
+    expect(await cardOf(page, runId).locator('button.reject').isEnabled()).toBe(true);
+    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');
+    await page.close();
+  });
+
+  it('shows the editor that they hold no approver grant', async () => {
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.editor);
+    const error = page.locator('#cards .error');
+    await error.waitFor();
+
+    // Assess
+    expect(await error.getAttribute('data-status')).toBe('403');
+    expect(await error.textContent()).toBe(TEXTS.grantRefused('agent_approve'));
+    await page.close();
+  });
+
+  it('shows an expired run (410) when the wait ran out while the card was open', async () => {
+    // Prepare: the deployed ASL with a four-second approval wait (see approvers-expiry.test.ts).
+    const shortWait = await startRuntimeWithDefinition({
+      definition: definitionWithApprovalTimeout(4),
+      approvalTimeoutSeconds: 4,
+    });
+    try {
+      const { runId, view } = await startRunAndSettle(shortWait, "Set the keywords of page 12 to 'expiring'");
+      expect(view.status).toBe('waiting');
+      const { page } = await openInbox(shortWait.url, shortWait.tokens.approver);
+      await cardOf(page, runId).waitFor();
+      await eventually(async () => {
+        const current = await shortWait.request('GET', `/runs/${runId}`, { as: 'editor' });
+        return current.json.status === 'expired' ? true : undefined;
+      }, 20_000);
+
+      // Act
+      await cardOf(page, runId).locator('button.approve').click();
+      const status = await cardStatus(page, runId);
+
+      // Assess
+      expect(status).toBe(TEXTS.decisionExpired);
+      expect(await cardOf(page, runId).getAttribute('data-state')).toBe('expired');
+      expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
+      await page.close();
+    } finally {
+      await shortWait.stop();
+      await removeTestData(shortWait);
+    }
+  });
+
+  it('never acts on a GET: a decision URL opened in the browser changes nothing', async () => {
+    // Prepare
+    const { runId, view } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'not by GET'");
+    const page = await context.newPage();
+
+    // Act
+    const response = await page.goto(
+      `${runtime.url}/runs/${runId}/decision?digest=${encodeURIComponent(view.digest)}&decision=approve`,
+    );
+
+    // Assess
+    expect(response?.status()).toBe(405);
+    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
+    await page.close();
+  });
+});
