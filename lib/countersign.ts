@@ -13,6 +13,7 @@ import { Construct } from 'constructs';
 import { CountersignApi } from './api.js';
 import { CountersignAuth, type ExternalIdentityProvider, validateExternalIdentityProvider } from './auth.js';
 import { CountersignData } from './data.js';
+import { CountersignEventsEndpoint } from './events-endpoint.js';
 import {
   CountersignFunctions,
   type HandlerName,
@@ -158,6 +159,8 @@ export class Countersign extends Construct {
   public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
   /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
   public readonly auth: CountersignAuth;
+  /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
+  public readonly eventsEndpoint: CountersignEventsEndpoint;
 
   private readonly data: CountersignData;
 
@@ -198,6 +201,15 @@ export class Countersign extends Construct {
     apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
     this.grantStartRun(apiRuns);
     this.grantDecision(functions.get('api-decision'));
+
+    this.eventsEndpoint = new CountersignEventsEndpoint(this, 'Events', {
+      handler: functions.get('api-run-events'),
+      issuerUrl: this.auth.issuerUrl,
+      // The audiences the HTTP API's authorizer accepts: the external provider's, or the app client.
+      audience:
+        props.externalIdentityProvider?.audience ??
+        (this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+    });
   }
 
   /** Lets `grantee` start run executions (states:StartExecution on this state machine only). */
