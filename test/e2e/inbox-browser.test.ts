@@ -203,6 +203,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(status).toBe(TEXTS.gateFourEyes);
     expect(await cardOf(page, runId).getAttribute('data-state')).toBe('refused');
     expect(await cardOf(page, runId).locator('button.reject').isEnabled()).toBe(true);
+    expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
     expect((await runtime.request('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');
     await page.close();
   });

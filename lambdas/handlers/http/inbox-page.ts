@@ -109,6 +109,7 @@ async function decide(card, decision) {
   // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
   const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = final; });
+  if (response.status === 403) card.querySelector('button.approve').disabled = true;
   if (response.status === 409) {
     const reload = document.createElement('button');
     reload.type = 'button';
