@@ -118,6 +118,7 @@ describe('Countersign least privilege', () => {
         'api-runs',
         'api-decision',
         'api-inbox',
+        'api-run-events',
       ),
     );
     expect(writers).toEqual(rolesOf('model-turn', 'await-approval', 'execute-tools', 'record-rejection'));
@@ -134,7 +135,9 @@ describe('Countersign least privilege', () => {
       [...inboxActions].filter((action) => /^(dynamodb|s3):(Put|Update|Delete|BatchWrite)/.test(action)),
     ).toEqual([]);
     expect(inboxActions.has('kms:Encrypt')).toBe(false);
-    expect(writers).toEqual(rolesOf(...HANDLER_NAMES.filter((name) => name !== 'api-inbox')));
+    // api-run-events only reads too (it streams a run's events); its own test is events-endpoint.test.ts.
+    const readOnly: readonly string[] = ['api-inbox', 'api-run-events'];
+    expect(writers).toEqual(rolesOf(...HANDLER_NAMES.filter((name) => !readOnly.includes(name))));
   });
 
   it('grants every handler the sealing key and nothing outside the table, key and bucket by wildcard', () => {
