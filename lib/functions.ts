@@ -28,6 +28,7 @@ export const HANDLER_NAMES = [
 
 /** The name of one handler file (without `.ts`). */
 export type HandlerName = (typeof HANDLER_NAMES)[number];
+  'report-waiting-runs',
 
 /** Which model backs `model-turn`. */
 export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
@@ -57,6 +58,10 @@ export interface CountersignFunctionsProps {
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+  /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
+  readonly serviceName: string;
+  /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /** The esbuild alias the handlers import team tools through. */
 export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
@@ -93,6 +98,8 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
 
 // The least-privilege matrix. Only api-inbox is a pure reader of the table.
 const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
+  // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
+  'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
   prepare: 'read-write',
   'model-turn': 'read-write',
   'await-approval': 'read-write',
@@ -110,6 +117,7 @@ const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
 
 // Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
 const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
+  'report-waiting-runs': 'read',
   'model-turn': 'read-write',
   'await-approval': 'read-write',
   'execute-tools': 'read-write',
@@ -155,7 +163,7 @@ function toConstructId(name: HandlerName): string {
 }
 
 /**
- * The twelve Lambda functions of countersign, each with its own role, log group and exactly
+ * The Lambda functions of countersign, each with its own role, log group and exactly
  * the permissions its handler needs. Step Functions and API permissions that depend on the
  * state machine are granted by the composing construct.
  *
@@ -293,3 +301,6 @@ export class CountersignFunctions extends Construct {
     });
   }
 }
+      // Powertools Logger and Metrics read their service name and level from these.
+      POWERTOOLS_SERVICE_NAME: props.serviceName,
+      POWERTOOLS_LOG_LEVEL: props.logLevel,
