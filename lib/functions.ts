@@ -24,6 +24,7 @@ export const HANDLER_NAMES = [
   'api-decision',
   'api-admin',
   'api-run-events',
+  'report-waiting-runs',
 ] as const;
 
 /** The name of one handler file (without `.ts`). */
@@ -54,6 +55,10 @@ export interface CountersignFunctionsProps {
   readonly toolsModulePath: string;
   readonly skillsMaxBytes: number;
   readonly maxTurns: number;
+  /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
+  readonly serviceName: string;
+  /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
@@ -92,6 +97,8 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-admin': { timeout: Duration.seconds(29), memorySize: 1024 },
+  // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
+  'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
   // A function URL stream, not an HTTP API integration: it follows a run for 60 s, then ends.
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
 };
@@ -112,6 +119,7 @@ const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
   'api-inbox': 'read',
   'api-decision': 'read-write',
   'api-admin': 'read-write',
+  'report-waiting-runs': 'read',
   'api-run-events': 'read',
 };
 
@@ -220,6 +228,9 @@ export class CountersignFunctions extends Construct {
       COUNTERSIGN_BEDROCK_MODEL_ID: props.bedrockModelId,
       COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
       COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
+      // Powertools Logger and Metrics read their service name and level from these.
+      POWERTOOLS_SERVICE_NAME: props.serviceName,
+      POWERTOOLS_LOG_LEVEL: props.logLevel,
     };
     if (props.openAiCompatible !== undefined) {
       environment.COUNTERSIGN_OPENAI_BASE_URL = props.openAiCompatible.baseUrl;
