@@ -204,6 +204,51 @@ describe('write previews over HTTP in local mode', () => {
   });
 });
 
+describe('the read gate over DynamoDB', () => {
+  let runtime: TestRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  it('reads the pages of a whole inbox page with one BatchGetItem, and none again for the same viewer', async () => {
+    // Prepare: four waiting runs, five previewing calls over three pages.
+    for (const input of [
+      "Set the title of page 12 to 'A'",
+      "Set the title of page 14 to 'B'",
+      "Set the title of page 20 to 'C' and the title of page 12 to 'D'",
+      "Set the keywords of page 14 to 'E'",
+    ]) {
+      expect((await startRunAndSettle(runtime, input, { as: 'admin' })).view.status).toBe('waiting');
+    }
+    runtime.calls.reset();
+
+    // Act
+    const first = await runtime.request('GET', '/inbox', { as: 'approver' });
+    const firstReads = runtime.calls.snapshot();
+    runtime.calls.reset();
+    const second = await runtime.request('GET', '/inbox', { as: 'approver' });
+    const secondReads = runtime.calls.snapshot();
+
+    // Assess
+    const statuses = (body: ResponseJson) =>
+      body.cards.flatMap((card: ResponseJson) =>
+        card.pendingTools.map((tool: ResponseJson) => tool.preview.status),
+      );
+    expect(statuses(first.json)).toEqual(['shown', 'shown', 'shown', 'shown', 'shown']);
+    expect(statuses(second.json)).toEqual(statuses(first.json));
+    expect(firstReads['DynamoDB:BatchGetItem']).toBe(1);
+    expect(secondReads['DynamoDB:BatchGetItem']).toBeUndefined();
+    // The only item read besides the inbox query is the viewer's user record.
+    expect(firstReads['DynamoDB:GetItem']).toBe(1);
+  });
+});
+
 describe('GET /runs/{id}/events', () => {
   let runtime: TestRuntime;
 
