@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -8,6 +8,7 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { CountersignApi } from './api.js';
@@ -21,6 +22,7 @@ import {
   type OpenAiCompatibleEndpoint,
   resolveProjectPath,
 } from './functions.js';
+import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
@@ -95,7 +97,36 @@ export interface CountersignProps {
    * @default - a Cognito user pool created by the construct (groups `agent_run`, `agent_approve`, `admin`; TOTP MFA required) and one app client
    */
   readonly externalIdentityProvider?: ExternalIdentityProvider;
+  /**
+   * The level every Lambda logs from (structured JSON lines). DEBUG adds one line per request;
+   * no level ever logs a token, a preview, a transcript, a skill body or a tool's exception text.
+   *
+   * @default - 'INFO'
+   */
+  readonly logLevel?: CountersignLogLevel;
+  /**
+   * The `service` of every log line and the `service` dimension of every metric, which keeps two
+   * deployments in one account apart on the dashboard and in the alarms.
+   *
+   * @default - `<stack name>-<construct id>`
+   */
+  readonly serviceName?: string;
+  /**
+   * The SNS topic every alarm notifies (and tells when it recovers). See docs/runbook.md.
+   *
+   * @default - a topic encrypted with its own customer managed key; subscribe to `observability.alarmTopic`
+   */
+  readonly alarmTopic?: ITopic;
+  /**
+   * Alarm thresholds, among them how long a run may wait for a decision before an alarm.
+   *
+   * @default - see ALARM_THRESHOLD_DEFAULTS in lib/observability.ts (24 hours, 5 s p99, 20 %, 300000 bytes)
+   */
+  readonly alarmThresholds?: CountersignAlarmThresholds;
 }
+
+/** The levels of {@link CountersignProps.logLevel}. */
+export type CountersignLogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /** The defaults of {@link CountersignProps}, in one place for the construct and its tests. */
 export const COUNTERSIGN_DEFAULTS = {
@@ -107,6 +138,7 @@ export const COUNTERSIGN_DEFAULTS = {
   toolsModule: 'lambdas/tools/no-team-tools.ts',
   skillsMaxBytes: 24_000,
   maxTurns: 50,
+  logLevel: 'INFO' as CountersignLogLevel,
 } as const;
 
 const MINIMUM_APPROVAL_TIMEOUT_SECONDS = Duration.minutes(1).toSeconds();
@@ -162,14 +194,22 @@ export class Countersign extends Construct {
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
   public readonly eventsEndpoint: CountersignEventsEndpoint;
 
+  /** The dashboard, the alarms and their SNS topic. */
+  public readonly observability: CountersignObservability;
+
   private readonly data: CountersignData;
 
   public constructor(scope: Construct, id: string, props: CountersignProps = {}) {
     super(scope, id);
     const settings = resolveSettings(props);
+    const observabilitySettings = resolveObservabilitySettings(this, props);
 
     this.data = new CountersignData(this, 'Data', { removalPolicy: settings.removalPolicy });
-    const functions = new CountersignFunctions(this, 'Functions', { data: this.data, ...settings });
+    const functions = new CountersignFunctions(this, 'Functions', {
+      data: this.data,
+      ...settings,
+      ...observabilitySettings,
+    });
     const workflow = new CountersignWorkflow(this, 'Workflow', {
       functions,
       approvalTimeout: settings.approvalTimeout,
@@ -196,6 +236,16 @@ export class Countersign extends Construct {
     this.httpApi = api.httpApi;
     this.apiUrl = api.url;
     this.functions = functions.functions;
+    this.observability = new CountersignObservability(this, 'Observability', {
+      functions: functions.functions,
+      stateMachine: this.stateMachine,
+      table: this.table,
+      httpApi: this.httpApi,
+      serviceName: observabilitySettings.serviceName,
+      removalPolicy: settings.removalPolicy,
+      ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
+      ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
+    });
 
     const apiRuns = functions.get('api-runs');
     apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
@@ -361,4 +411,29 @@ function resolveToolsModule(toolsModule?: string): string {
     );
   }
   return path;
+}
+
+const LOG_LEVELS: readonly CountersignLogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
+const SERVICE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+/** The log level and the service name of logs and metrics, validated. */
+function resolveObservabilitySettings(
+  scope: Construct,
+  props: CountersignProps,
+): { logLevel: CountersignLogLevel; serviceName: string } {
+  const logLevel = props.logLevel ?? COUNTERSIGN_DEFAULTS.logLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new Error(
+      `Countersign: logLevel ${JSON.stringify(logLevel)} is not supported; use one of ${LOG_LEVELS.map((level) => `'${level}'`).join(', ')}.`,
+    );
+  }
+  const stackName = Stack.of(scope).stackName;
+  const defaultName = Token.isUnresolved(stackName) ? scope.node.id : `${stackName}-${scope.node.id}`;
+  const serviceName = props.serviceName ?? defaultName.replace(/[^A-Za-z0-9._-]/g, '-');
+  if (!SERVICE_NAME_PATTERN.test(serviceName)) {
+    throw new Error(
+      `Countersign: serviceName ${JSON.stringify(serviceName)} is invalid; use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+    );
+  }
+  return { logLevel, serviceName };
 }

@@ -136,7 +136,7 @@ describe('Countersign least privilege', () => {
     ).toEqual([]);
     expect(inboxActions.has('kms:Encrypt')).toBe(false);
     // api-run-events only reads too (it streams a run's events); its own test is events-endpoint.test.ts.
-    const readOnly: readonly string[] = ['api-inbox', 'api-run-events'];
+    const readOnly: readonly string[] = ['api-inbox', 'api-run-events', 'report-waiting-runs'];
     expect(writers).toEqual(rolesOf(...HANDLER_NAMES.filter((name) => !readOnly.includes(name))));
   });
 

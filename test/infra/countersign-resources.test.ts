@@ -72,16 +72,15 @@ describe('Countersign resources', () => {
     });
   });
 
-  it('rotates the one KMS key', () => {
+  it('rotates its two KMS keys, the sealing key and the alarm topic key', () => {
     // Act
     const keys = synthesized.template.findResources('AWS::KMS::Key');
 
     // Assess
-    expect(Object.keys(keys)).toHaveLength(1);
-    synthesized.template.hasResource('AWS::KMS::Key', {
-      DeletionPolicy: 'Retain',
-      Properties: Match.objectLike({ EnableKeyRotation: true }),
-    });
+    expect(Object.keys(keys)).toHaveLength(2);
+    for (const key of Object.values(keys)) {
+      expect(key).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
+    }
   });
 
   it('encrypts the overflow bucket with the key, blocks public access and refuses plain HTTP', () => {
