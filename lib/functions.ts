@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -7,6 +10,7 @@ import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aw
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import type { CountersignData, DataAccess } from './data.js';
 
 /** The Lambda handlers, one per file in `lambdas/handlers/`. */
@@ -144,23 +148,120 @@ const REQUIRE_BANNER =
   "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
 
 /**
+ * The esbuild settings of every handler bundle, in one place: the CDK bundling of each
+ * NodejsFunction (`createBundlingOptions`) and the bench's bundle sizes (`createEsbuildOptions`)
+ * derive from it, so the sizes the bench prints are the sizes that deploy.
+ */
+export interface HandlerBundleSettings {
+  /** esbuild's `--target`, from the Lambda runtime (`node24`). */
+  readonly target: string;
+  /** ES module builds first, so dependencies that ship one tree-shake. */
+  readonly mainFields: readonly string[];
+  /** The `require` shim for CommonJS dependencies inside an ES module bundle. */
+  readonly banner: string;
+  /** Left to the Lambda runtime (the AWS SDK v3). */
+  readonly externalModules: readonly string[];
+  /** Import paths bundled as another module (`--alias:<from>=<to>`). */
+  readonly aliases: Readonly<Record<string, string>>;
+}
+
+/**
+ * The handler bundle settings for a team tools module. Beside the team tools alias, three
+ * aliases keep the AWS Encryption SDK small without changing what runs:
+ * - `@aws-crypto/client-node` ships an ES module build but no `module` field, so esbuild would
+ *   take its CommonJS index, which requires every keyring (RSA, hierarchical, caching) and
+ *   tree-shakes nothing; its own ES module build lets the keyrings countersign never uses go.
+ * - `readable-stream` is the npm copy of Node's stream module for old runtimes; the SDK uses
+ *   its `Transform`, `PassThrough`, `pipeline` and `finished`, which Node's built-in provides.
+ * - `bn.js`: asn1.js pins bn.js 4 beside the bn.js 5 the SDK itself uses; asn1.js calls only
+ *   `new BN(bytes)`, `toArray()` and `toString(10)`, which both majors share, so one copy ships.
+ *
+ * @example
+ * describeHandlerBundle(resolveProjectPath('lambdas/tools/no-team-tools.ts')).aliases;
+ */
+export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
+  return {
+    target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
+    mainFields: ['module', 'main'],
+    banner: REQUIRE_BANNER,
+    externalModules: ['@aws-sdk/*'],
+    aliases: {
+      [TEAM_TOOLS_ALIAS]: toolsModulePath,
+      '@aws-crypto/client-node': resolveEncryptionClientModuleBuild(),
+      'readable-stream': 'node:stream',
+      'bn.js': resolveEncryptionSdkBigNumber(),
+    },
+  };
+}
+
+/**
  * How every handler is bundled: the local esbuild (never Docker), ESM with a `require` shim,
- * minified, the AWS SDK v3 from the runtime, and the team tools module behind its alias.
+ * minified, the AWS SDK v3 from the runtime, and the aliases of `describeHandlerBundle`.
  *
  * @example
  * createBundlingOptions(resolveProjectPath('lambdas/tools/no-team-tools.ts'));
  */
 export function createBundlingOptions(toolsModulePath: string): BundlingOptions {
+  const settings = describeHandlerBundle(toolsModulePath);
   return {
     forceDockerBundling: false,
     format: OutputFormat.ESM,
-    mainFields: ['module', 'main'],
-    banner: REQUIRE_BANNER,
+    target: settings.target,
+    mainFields: [...settings.mainFields],
+    banner: settings.banner,
     minify: true,
     logLevel: LogLevel.WARNING,
-    externalModules: ['@aws-sdk/*'],
-    esbuildArgs: { [`--alias:${TEAM_TOOLS_ALIAS}`]: toolsModulePath },
+    externalModules: [...settings.externalModules],
+    esbuildArgs: Object.fromEntries(
+      Object.entries(settings.aliases).map(([from, to]) => [`--alias:${from}`, to]),
+    ),
   };
+}
+
+/**
+ * The same bundle through esbuild's API, for the bench and the tests that size and load the
+ * handler bundles (the CDK runs the esbuild command line with the same settings).
+ *
+ * @example
+ * const { outputFiles } = await esbuild.build({ ...createEsbuildOptions(entry, toolsModulePath), write: false });
+ */
+export function createEsbuildOptions(entryPath: string, toolsModulePath: string): EsbuildOptions {
+  const settings = describeHandlerBundle(toolsModulePath);
+  return {
+    entryPoints: [entryPath],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: settings.target,
+    mainFields: [...settings.mainFields],
+    banner: { js: settings.banner },
+    minify: true,
+    logLevel: 'warning',
+    external: [...settings.externalModules],
+    alias: { ...settings.aliases },
+  };
+}
+
+const requireFromHere = createRequire(import.meta.url);
+
+function resolveEncryptionClientModuleBuild(): string {
+  const packageJson = requireFromHere.resolve('@aws-crypto/client-node/package.json');
+  const moduleBuild = join(dirname(packageJson), 'build', 'module', 'src', 'index.js');
+  if (!existsSync(moduleBuild)) {
+    throw new Error(
+      `@aws-crypto/client-node has no ES module build at ${moduleBuild}; update describeHandlerBundle in lib/functions.ts to the layout of the installed version.`,
+    );
+  }
+  return moduleBuild;
+}
+
+/** The bn.js the Encryption SDK's serializer resolves (bn.js 5), following its dependency chain. */
+function resolveEncryptionSdkBigNumber(): string {
+  let resolveFrom = requireFromHere;
+  for (const dependency of ['@aws-crypto/client-node', '@aws-crypto/decrypt-node', '@aws-crypto/serialize']) {
+    resolveFrom = createRequire(resolveFrom.resolve(`${dependency}/package.json`));
+  }
+  return resolveFrom.resolve('bn.js');
 }
 
 function toConstructId(name: HandlerName): string {

@@ -30,7 +30,7 @@ describe('createBundlingOptions', () => {
 
     // Assess
     expect(TEAM_TOOLS_ALIAS).toBe('countersign-team-tools');
-    expect(options.esbuildArgs).toEqual({ '--alias:countersign-team-tools': '/teams/tools.ts' });
+    expect(options.esbuildArgs).toMatchObject({ '--alias:countersign-team-tools': '/teams/tools.ts' });
   });
 
   it('bundles the configured team tools module in place of countersign-team-tools', () => {
