@@ -124,7 +124,7 @@ describe('ingest from a local folder into the DynamoDB skill repository', () => 
     const refusal = await ingestFolder().catch((error: Error) => error);
 
     // Assess
-    expect(refusal.message).toBe(
+    expect((refusal as Error).message).toBe(
       'broken/SKILL.md: the name "Broken Name" is invalid: use at most 64 lowercase letters, digits and hyphens, not starting or ending with a hyphen.',
     );
     expect(await skills.listSkills()).toEqual(before);
@@ -179,7 +179,7 @@ describe('ingest from a local folder into the DynamoDB skill repository', () => 
     const refusal = await ingestFolder().catch((error: Error) => error);
 
     // Assess
-    expect(refusal.message).toBe(
+    expect((refusal as Error).message).toBe(
       'folder: "page-style/escape" is a link that escapes its folder; nothing was ingested.',
     );
     expect(await skills.listSkills()).toEqual([]);
