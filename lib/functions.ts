@@ -33,7 +33,6 @@ export const HANDLER_NAMES = [
 
 /** The name of one handler file (without `.ts`). */
 export type HandlerName = (typeof HANDLER_NAMES)[number];
-  'report-waiting-runs',
 
 /** Which model backs `model-turn`. */
 export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
@@ -67,10 +66,6 @@ export interface CountersignFunctionsProps {
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
-  /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
-  readonly serviceName: string;
-  /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
-  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 
 /** The esbuild alias the handlers import team tools through. */
 export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
@@ -101,16 +96,14 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-admin': { timeout: Duration.seconds(29), memorySize: 1024 },
-  // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
-  'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
   // A function URL stream, not an HTTP API integration: it follows a run for 60 s, then ends.
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
+  // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
+  'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
 };
 
 // The least-privilege matrix. Only api-inbox is a pure reader of the table.
 const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
-  // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
-  'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
   prepare: 'read-write',
   'model-turn': 'read-write',
   'await-approval': 'read-write',
@@ -123,13 +116,12 @@ const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
   'api-inbox': 'read',
   'api-decision': 'read-write',
   'api-admin': 'read-write',
-  'report-waiting-runs': 'read',
   'api-run-events': 'read',
+  'report-waiting-runs': 'read',
 };
 
 // Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
 const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
-  'report-waiting-runs': 'read',
   'model-turn': 'read-write',
   'await-approval': 'read-write',
   'execute-tools': 'read-write',
@@ -413,6 +405,3 @@ export class CountersignFunctions extends Construct {
     });
   }
 }
-      // Powertools Logger and Metrics read their service name and level from these.
-      POWERTOOLS_SERVICE_NAME: props.serviceName,
-      POWERTOOLS_LOG_LEVEL: props.logLevel,
