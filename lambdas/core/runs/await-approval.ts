@@ -39,19 +39,21 @@ export async function awaitApproval(
       `The run is ${record.status} at turn ${record.turn}, not waiting at ${input.turn}.`,
     );
   }
-  const sealedToken = await sealJson(dependencies.sealer, 'task-token', input.runId, {
-    taskToken: input.taskToken,
-  });
+  const sealTaskToken = () =>
+    sealJson(dependencies.sealer, 'task-token', input.runId, { taskToken: input.taskToken });
   if (record.status === 'waiting') {
     const existing = await dependencies.runs.getCard(input.runId);
     if (existing && existing.turn === input.turn) {
-      await dependencies.runs.putCard({ ...existing, state: 'waiting', sealedToken });
+      await dependencies.runs.putCard({ ...existing, state: 'waiting', sealedToken: await sealTaskToken() });
       dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
       return;
     }
   }
 
+  // Unseal before sealing anything: a cold container then unwraps the state's sealing key (one
+  // KMS call) and seals the token and the card with it, instead of first generating a new key.
   const state = await unsealRunState(dependencies, run);
+  const sealedToken = await sealTaskToken();
   const calls = state.pendingCalls;
   const digest = computeTurnDigest(input.runId, input.turn, calls);
   const needsPreview = calls.some(

@@ -1,0 +1,184 @@
+import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { EnvelopeSealer, type KeyWrapping } from '../lambdas/adapters/envelope-sealer.js';
+import { LocalKeyring } from '../lambdas/adapters/local-keyring.js';
+import type { UserProfile } from '../lambdas/core/identity.js';
+import type { Page } from '../lambdas/core/pages.js';
+import type { RunExecutions } from '../lambdas/core/ports.js';
+import type { RunDependencies } from '../lambdas/core/runs/run-dependencies.js';
+import { createApiHandlers } from '../lambdas/handlers/api-handlers.js';
+import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
+import type { EmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
+
+/** The bench's own user: may run and approve page writes on the bench pages. */
+export const BENCH_USER_ID = 'bench-operator';
+
+/** Pages `bench-1` ... `bench-5`, so one turn can propose five previewing writes. */
+export const BENCH_PAGE_IDS = ['bench-1', 'bench-2', 'bench-3', 'bench-4', 'bench-5'] as const;
+
+/** One previewing call: the single `update_page_metadata` of the README's quickstart. */
+export const ONE_PREVIEWING_CALL = "Set the description of page bench-1 to 'Spring sale'";
+
+/** Five previewing calls in one turn (issue #4): one `update_page_metadata` per bench page. */
+export const FIVE_PREVIEWING_CALLS = `Set ${BENCH_PAGE_IDS.map(
+  (pageId, index) => `the description of page ${pageId} to 'Offer ${index + 1}'`,
+).join(', ')}`;
+
+/** What one HTTP request through an API Lambda answered. */
+export interface ApiAnswer {
+  statusCode: number;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies are read field by field by the callers.
+  json: any;
+}
+
+/**
+ * The suspend and resume paths of a run, each step run as a COLD Lambda container would run
+ * it: fresh handlers over fresh dependencies whose envelope sealer has an empty key cache,
+ * sharing the runtime's stores, keyring and call counter. Executions are counted, not run, so
+ * each step is driven (and measured) alone. The bench and the call-budget test share this, so
+ * the numbers the bench prints are the numbers the test asserts.
+ */
+export class CallPaths {
+  private readonly runtime: EmbeddedRuntime;
+  private readonly keyWrapping: KeyWrapping;
+
+  private constructor(runtime: EmbeddedRuntime, keyWrapping: KeyWrapping) {
+    this.runtime = runtime;
+    this.keyWrapping = keyWrapping;
+  }
+
+  /** Opens the paths over a running embedded runtime and seeds the bench user and pages. */
+  public static async open(runtime: EmbeddedRuntime, baseDirectory: string): Promise<CallPaths> {
+    const directory = await LocalDataDirectory.prepare({ baseDirectory, configuredPath: undefined });
+    const keyWrapping = await new LocalKeyring(directory.keysDirectory).keyWrapping();
+    await seedBenchData(runtime.dependencies);
+    return new CallPaths(runtime, keyWrapping);
+  }
+
+  /** Dependencies as a cold container builds them: a new sealer, counted executions. */
+  public coldDependencies(): RunDependencies {
+    const calls = this.runtime.calls;
+    const executions: RunExecutions = {
+      async start() {
+        calls.record('SFN', 'StartExecution');
+      },
+      async resume(_taskToken, decision) {
+        calls.record('SFN', decision.kind === 'approve' ? 'SendTaskSuccess' : 'SendTaskFailure');
+        return { kind: 'delivered' };
+      },
+    };
+    return {
+      ...this.runtime.dependencies,
+      sealer: new EnvelopeSealer({ keyWrapping: this.keyWrapping, callCounter: calls }),
+      executions,
+    };
+  }
+
+  /** POST /runs through a cold `runs` Lambda; the run is created, its execution only counted. */
+  public async startRun(input: string, as = BENCH_USER_ID): Promise<string> {
+    const answer = await this.request('runs', 'POST /runs', as, { body: { taskId: 'page-metadata', input } });
+    if (answer.statusCode !== 202) throw new Error(`POST /runs answered ${answer.statusCode}`);
+    return answer.json.runId as string;
+  }
+
+  /** Prepare, then ModelTurn, each in its own cold container: the run up to the model's reply. */
+  public async runToModelReply(runId: string): Promise<{ turn: number; route: string }> {
+    await createStepHandlers(this.coldDependencies()).Prepare({ runId, executionId: `${runId}-bench` });
+    const reply = (await createStepHandlers(this.coldDependencies()).ModelTurn({ runId, turn: 0 })) as {
+      turn: number;
+      route: string;
+    };
+    return { turn: reply.turn, route: reply.route };
+  }
+
+  /** The AwaitApproval step in a cold container: from the model's reply to waiting. */
+  public async suspend(runId: string, turn: number): Promise<void> {
+    await createStepHandlers(this.coldDependencies()).AwaitApproval({
+      runId,
+      turn,
+      taskToken: `bench-task-token-${runId}`,
+    });
+  }
+
+  /** The digest of a waiting run's card (read outside any measured window). */
+  public async digestOf(runId: string): Promise<string> {
+    const card = await this.runtime.dependencies.runs.getCard(runId);
+    if (!card) throw new Error(`run ${runId} has no card`);
+    return card.digest;
+  }
+
+  /** POST /runs/{id}/decision through a cold `decision` Lambda: the resume path. */
+  public async decide(
+    runId: string,
+    digest: string,
+    decision: 'approve' | 'reject' = 'approve',
+    as = BENCH_USER_ID,
+  ): Promise<ApiAnswer> {
+    return this.request('decision', 'POST /runs/{id}/decision', as, {
+      pathParameters: { id: runId },
+      body: { digest, decision },
+    });
+  }
+
+  /** GET /inbox through a cold `inbox` Lambda. */
+  public async loadInbox(limit: number, as = BENCH_USER_ID): Promise<ApiAnswer> {
+    return this.request('inbox', 'GET /inbox', as, { query: { limit: String(limit) } });
+  }
+
+  private async request(
+    api: 'runs' | 'inbox' | 'decision',
+    routeKey: string,
+    as: string,
+    options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
+  ): Promise<ApiAnswer> {
+    const [method = 'GET', rawPath = '/'] = routeKey.split(' ');
+    const event = {
+      version: '2.0',
+      routeKey,
+      rawPath,
+      rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
+      headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+      ...(options.query ? { queryStringParameters: options.query } : {}),
+      ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
+      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+      isBase64Encoded: false,
+      requestContext: {
+        http: { method, path: rawPath },
+        authorizer: { jwt: { claims: { sub: as }, scopes: [] } },
+      },
+    } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
+    const result = await createApiHandlers(this.coldDependencies())[api](event);
+    const body = typeof result.body === 'string' ? result.body : '';
+    return { statusCode: result.statusCode ?? 500, json: body === '' ? undefined : JSON.parse(body) };
+  }
+}
+
+const BENCH_USER: UserProfile = {
+  userId: BENCH_USER_ID,
+  displayName: 'Bench operator',
+  grants: ['agent_run', 'agent_approve'],
+  pageAccess: [...BENCH_PAGE_IDS],
+  languageAccess: '*',
+  toolAccess: ['update_page_metadata'],
+};
+
+async function seedBenchData(dependencies: RunDependencies): Promise<void> {
+  await dependencies.users.putUser(BENCH_USER);
+  for (const pageId of BENCH_PAGE_IDS) {
+    const page: Page = {
+      pageId,
+      language: 'en',
+      slug: `/${pageId}`,
+      title: `Bench page ${pageId}`,
+      description: `The description of ${pageId} before the run.`,
+      keywords: 'bench',
+      author: 'bench',
+      ogTitle: '',
+      ogDescription: '',
+      body: `Body of ${pageId}.`,
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      updatedBy: 'seed',
+    };
+    await dependencies.pages.putPage(page);
+  }
+}

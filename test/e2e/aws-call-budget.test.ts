@@ -1,0 +1,132 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  BENCH_USER_ID,
+  CallPaths,
+  FIVE_PREVIEWING_CALLS,
+  ONE_PREVIEWING_CALL,
+} from '../../bench/call-paths.js';
+import { readPrincipal } from '../../lambdas/handlers/http/read-principal.js';
+import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+
+/** DynamoDB reads and writes in a snapshot of `Service:Operation` counts. */
+function dynamoReads(snapshot: Record<string, number>): number {
+  return sum(snapshot, ['DynamoDB:GetItem', 'DynamoDB:BatchGetItem', 'DynamoDB:Query', 'DynamoDB:Scan']);
+}
+
+function dynamoWrites(snapshot: Record<string, number>): number {
+  return sum(snapshot, [
+    'DynamoDB:PutItem',
+    'DynamoDB:UpdateItem',
+    'DynamoDB:DeleteItem',
+    'DynamoDB:BatchWriteItem',
+    'DynamoDB:TransactWriteItems',
+  ]);
+}
+
+function sum(snapshot: Record<string, number>, operations: readonly string[]): number {
+  return operations.reduce((total, operation) => total + (snapshot[operation] ?? 0), 0);
+}
+
+describe('the AWS calls of pausing and resuming a run (issue #2 budget), each step a cold container', () => {
+  let runtime: TestRuntime;
+  let paths: CallPaths;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+    paths = await CallPaths.open(runtime, runtime.baseDirectory);
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  /** A run paused with a cold AwaitApproval container; returns what that step called. */
+  async function pauseMeasured(input: string): Promise<{ runId: string; snapshot: Record<string, number> }> {
+    const runId = await paths.startRun(input);
+    const reply = await paths.runToModelReply(runId);
+    expect(reply.route).toBe('approval');
+    runtime.calls.reset();
+    await paths.suspend(runId, reply.turn);
+    return { runId, snapshot: runtime.calls.snapshot() };
+  }
+
+  it('pauses with one run read, one page read for its one preview, two writes and one KMS call', async () => {
+    // Act
+    const { runId, snapshot } = await pauseMeasured(ONE_PREVIEWING_CALL);
+
+    // Assess
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 2, // the run; the page its preview shows (seed 000)
+      'DynamoDB:PutItem': 1, // the card with its sealed token
+      'DynamoDB:UpdateItem': 1, // the run: waiting
+      'EventBridge:PutEvents': 1, // "Run Awaiting Approval"
+      'KMS:Decrypt': 1, // unwrap the run state's sealing key, which then seals card and token
+    });
+    expect(dynamoReads(snapshot) - 1).toBeLessThanOrEqual(1); // issue #2: 1 read + 1 per previewing call
+    expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(2);
+    expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
+    expect((await runtime.dependencies.runs.getRun(runId))?.record.status).toBe('waiting');
+  });
+
+  it('pauses a turn of five previewing calls with one bounded page read per call and still one KMS call', async () => {
+    // Act
+    const { snapshot } = await pauseMeasured(FIVE_PREVIEWING_CALLS);
+
+    // Assess
+    expect(dynamoReads(snapshot)).toBeLessThanOrEqual(1 + 5); // issue #4: one bounded read per previewing call
+    expect(dynamoWrites(snapshot)).toBe(2);
+    expect(snapshot['KMS:Decrypt']).toBe(1);
+    expect(runtime.calls.total('KMS')).toBe(1);
+    expect(snapshot['EventBridge:PutEvents']).toBe(1);
+  });
+
+  it('resumes with one read of the card, one KMS call and one SendTaskSuccess, besides reading the approver', async () => {
+    // Prepare
+    const runId = await paths.startRun(ONE_PREVIEWING_CALL);
+    const reply = await paths.runToModelReply(runId);
+    await paths.suspend(runId, reply.turn);
+    const digest = await paths.digestOf(runId);
+    const approverRead = await (async () => {
+      runtime.calls.reset();
+      await readPrincipal(
+        { requestContext: { authorizer: { jwt: { claims: { sub: BENCH_USER_ID }, scopes: [] } } } } as never,
+        runtime.dependencies.users,
+      );
+      return runtime.calls.snapshot();
+    })();
+    runtime.calls.reset();
+
+    // Act
+    const answer = await paths.decide(runId, digest, 'approve');
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess
+    expect(answer.statusCode).toBe(200);
+    expect(approverRead).toEqual({ 'DynamoDB:GetItem': 1 });
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
+      'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
+      'DynamoDB:UpdateItem': 1, // the card leaves the inbox
+      'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
+      'SFN:SendTaskSuccess': 1,
+    });
+    // issue #2: the resume path (beyond authenticating the request) reads once and calls KMS once.
+    expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1);
+    expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
+  });
+
+  it('counts the same calls for every run: the budget is deterministic', async () => {
+    // Prepare
+    const snapshots: Array<Record<string, number>> = [];
+
+    // Act
+    for (let attempt = 0; attempt < 3; attempt += 1) {
+      snapshots.push((await pauseMeasured(ONE_PREVIEWING_CALL)).snapshot);
+    }
+
+    // Assess
+    expect(snapshots[1]).toEqual(snapshots[0]);
+    expect(snapshots[2]).toEqual(snapshots[0]);
+  });
+});
