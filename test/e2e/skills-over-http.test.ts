@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { SKILLS_BLOCK_HEADER, splitSkillBlock } from '../../lambdas/core/skills/compose-skills.js';
+import { estimateToolsTokens } from '../../lambdas/core/skills/estimate-tokens.js';
 import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';
 import {
   removeTestData,
@@ -194,6 +195,29 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
     ]);
     const { text } = await firstUserText(runId);
     expect(Buffer.byteLength(splitSkillBlock(text)?.block ?? '', 'utf8')).toBeLessThanOrEqual(1000);
+  });
+
+  it('bounds the model send by the context window, leaving the skills block out loudly when nothing else fits', async () => {
+    // Prepare: a window with room for the tools, the reply and the bare request, not the block
+    const configuration = await runtime.dependencies.configurations.getConfiguration('demo-scripted');
+    const tools = runtime.dependencies.tools.specificationsFor(configuration?.allowedTools ?? []);
+    const settings = runtime.dependencies.settings;
+    settings.contextWindowTokens =
+      (configuration?.options.maxTokens ?? 0) + estimateToolsTokens(tools, 'scripted-v1') + 80;
+
+    // Act
+    const { runId, view } = await startRunAndSettle(runtime, 'Hello there');
+    delete settings.contextWindowTokens;
+
+    // Assess: the run answered, the sealed state still holds the block, and the log says it was left out
+    expect(view.status).toBe('completed');
+    expect((await firstUserText(runId)).text.startsWith(SKILLS_BLOCK_HEADER)).toBe(true);
+    const warnings = runtime.logLines
+      .map((line) => JSON.parse(line))
+      .filter((line) => String(line.level).toLowerCase() === 'warn' && line.runId === runId);
+    expect(warnings.map((line) => line.message)).toEqual([
+      'skills block left out of this send: the context window is too small for it',
+    ]);
   });
 
   it('orphans a skill removed from its folder and keeps it out of new runs', async () => {
