@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { EmbeddedMetrics } from '../../lambdas/adapters/embedded-metrics.js';
+import { runInInvocationScope } from '../../lambdas/adapters/invocation-scope.js';
+import { StructuredLogger } from '../../lambdas/adapters/structured-logger.js';
+
+const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
+describe('StructuredLogger and EmbeddedMetrics', () => {
+  it('keeps the fields and metrics of concurrent invocations apart and flushes each when it ends', async () => {
+    // Prepare
+    const lines: string[] = [];
+    const logger = new StructuredLogger({ service: 'test', writeLine: (line) => lines.push(line) });
+    const metrics = new EmbeddedMetrics({ service: 'test', writeLine: (line) => lines.push(line) });
+    const invocation = (runId: string, delay: number) =>
+      runInInvocationScope({ correlationId: `request-${runId}`, runId }, async () => {
+        metrics.count('RunsStarted');
+        await pause(delay);
+        logger.info('run started');
+        metrics.count('Decisions', 1, { outcome: runId === 'a' ? 'approve' : 'reject' });
+      });
+
+    // Act
+    await Promise.all([invocation('a', 20), invocation('b', 5)]);
+
+    // Assess
+    const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    const logs = entries.filter((entry) => entry.message === 'run started');
+    expect(logs.map((entry) => [entry.runId, entry.correlationId])).toEqual([
+      ['b', 'request-b'],
+      ['a', 'request-a'],
+    ]);
+    const documents = entries.filter((entry) => entry._aws !== undefined);
+    // Each invocation wrote its own documents: one without and one with the outcome dimension.
+    expect(documents).toHaveLength(4);
+    expect(documents.filter((document) => document.RunsStarted === 1)).toHaveLength(2);
+    expect(documents.filter((document) => document.outcome === 'approve')).toHaveLength(1);
+    expect(documents.filter((document) => document.outcome === 'reject')).toHaveLength(1);
+  });
+
+  it('drops fields named like secrets at any depth and logs an error as its class only', () => {
+    // Prepare
+    const lines: string[] = [];
+    const logger = new StructuredLogger({ service: 'test', writeLine: (line) => lines.push(line) });
+
+    // Act
+    logger.warn('tool failed', {
+      tool: 'update_page_metadata',
+      taskToken: 'AAAA-secret-token',
+      nested: { previewLines: ['old → new'], kept: 1 },
+      failure: new TypeError('exception text with /srv/keys'),
+    });
+
+    // Assess
+    const entry = JSON.parse(lines[0] ?? '{}') as Record<string, unknown>;
+    expect(entry).toMatchObject({
+      level: 'WARN',
+      tool: 'update_page_metadata',
+      nested: { kept: 1 },
+      failure: 'TypeError',
+    });
+    expect(lines[0]).not.toContain('secret-token');
+    expect(lines[0]).not.toContain('old → new');
+    expect(lines[0]).not.toContain('/srv/keys');
+  });
+
+  it('writes a metric at once outside any invocation, and nothing below the log level', () => {
+    // Prepare
+    const lines: string[] = [];
+    const logger = new StructuredLogger({
+      service: 'test',
+      level: 'WARN',
+      writeLine: (line) => lines.push(line),
+    });
+    const metrics = new EmbeddedMetrics({ service: 'test', writeLine: (line) => lines.push(line) });
+
+    // Act
+    logger.info('not written');
+    metrics.observe('SealedStateBytes', 1234, 'Bytes');
+
+    // Assess
+    expect(lines).toHaveLength(1);
+    expect(JSON.parse(lines[0] ?? '{}')).toMatchObject({
+      _aws: {
+        CloudWatchMetrics: [
+          { Namespace: 'Countersign', Metrics: [{ Name: 'SealedStateBytes', Unit: 'Bytes' }] },
+        ],
+      },
+      service: 'test',
+      SealedStateBytes: 1234,
+    });
+  });
+});
