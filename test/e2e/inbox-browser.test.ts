@@ -60,12 +60,8 @@ describe('the inbox page in headless Chromium', () => {
       void dialog.dismiss();
     });
     // Any script that slipped through escaping would trip one of these.
-    await page.addInitScript(() => {
-      const flags = window as unknown as { __alerted?: boolean };
-      window.alert = () => {
-        flags.__alerted = true;
-      };
-    });
+    // (Browser code as strings: this project's TypeScript has no DOM types.)
+    await page.addInitScript({ content: 'window.alert = () => { window.__alerted = true; };' });
     await page.goto(`${baseUrl}/`);
     if (token !== undefined) {
       await page.fill('#token', token);
@@ -150,10 +146,9 @@ describe('the inbox page in headless Chromium', () => {
     const { page, dialogs } = await openInbox(runtime.url, runtime.tokens.approver);
     const card = cardOf(page, runId);
     await card.waitFor();
-    const injected = await page.evaluate(() => ({
-      alerted: (window as unknown as { __alerted?: boolean }).__alerted === true,
-      elements: document.querySelectorAll('#cards script, #cards img').length,
-    }));
+    const injected = await page.evaluate(
+      "({ alerted: window.__alerted === true, elements: document.querySelectorAll('#cards script, #cards img').length })",
+    );
 
     // Assess
     expect(await card.locator('pre.arguments').textContent()).toContain(argumentAttack);
@@ -221,10 +216,11 @@ describe('the inbox page in headless Chromium', () => {
   });
 
   it('shows an expired run (410) when the wait ran out while the card was open', async () => {
-    // Prepare: the deployed ASL with a four-second approval wait (see approvers-expiry.test.ts).
+    // Prepare: the deployed ASL with an eight-second approval wait (see approvers-expiry.test.ts),
+    // long enough to open the page and show the card before it runs out.
     const shortWait = await startRuntimeWithDefinition({
-      definition: definitionWithApprovalTimeout(4),
-      approvalTimeoutSeconds: 4,
+      definition: definitionWithApprovalTimeout(8),
+      approvalTimeoutSeconds: 8,
     });
     try {
       const { runId, view } = await startRunAndSettle(shortWait, "Set the keywords of page 12 to 'expiring'");
