@@ -1,4 +1,5 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { DynamoPageStore } from '../lambdas/adapters/dynamo/page-store.js';
 import { EnvelopeSealer, type KeyWrapping } from '../lambdas/adapters/envelope-sealer.js';
 import { LocalKeyring } from '../lambdas/adapters/local-keyring.js';
 import type { UserProfile } from '../lambdas/core/identity.js';
@@ -33,14 +34,15 @@ export interface ApiAnswer {
 
 /**
  * The suspend and resume paths of a run, each step run as a COLD Lambda container would run
- * it: fresh handlers over fresh dependencies whose envelope sealer has an empty key cache,
- * sharing the runtime's stores, keyring and call counter. Executions are counted, not run, so
+ * it: fresh handlers over fresh dependencies whose envelope sealer and page store have empty
+ * caches, sharing the runtime's table, keyring and call counter. Executions are counted, not run, so
  * each step is driven (and measured) alone. The bench and the call-budget test share this, so
  * the numbers the bench prints are the numbers the test asserts.
  */
 export class CallPaths {
   private readonly runtime: EmbeddedRuntime;
   private readonly keyWrapping: KeyWrapping;
+  private warm: RunDependencies | undefined;
 
   private constructor(runtime: EmbeddedRuntime, keyWrapping: KeyWrapping) {
     this.runtime = runtime;
@@ -70,6 +72,11 @@ export class CallPaths {
     return {
       ...this.runtime.dependencies,
       sealer: new EnvelopeSealer({ keyWrapping: this.keyWrapping, callCounter: calls }),
+      // A new store instance: the read gate caches pages per store, and a cold container has none.
+      pages: new DynamoPageStore({
+        client: this.runtime.dynamo.documentClient,
+        tableName: this.runtime.dynamo.tableName,
+      }),
       executions,
     };
   }
@@ -98,6 +105,26 @@ export class CallPaths {
       turn,
       taskToken: `bench-task-token-${runId}`,
     });
+  }
+
+  /**
+   * Pauses `count` more runs through warm containers (one sealer for all, so cards share a
+   * sealing key per 1,000 blobs, as a warm AwaitApproval container seals them): the queue the
+   * inbox is measured against. Not measured itself.
+   */
+  public async fillWaitingRuns(count: number, input = ONE_PREVIEWING_CALL): Promise<void> {
+    this.warm ??= this.coldDependencies();
+    const steps = createStepHandlers(this.warm);
+    const api = createApiHandlers(this.warm);
+    for (let index = 0; index < count; index += 1) {
+      const started = await api.runs(
+        createApiEvent('POST /runs', BENCH_USER_ID, { body: { taskId: 'page-metadata', input } }),
+      );
+      const runId = (JSON.parse(String(started.body)) as { runId: string }).runId;
+      await steps.Prepare({ runId, executionId: `${runId}-bench` });
+      const reply = (await steps.ModelTurn({ runId, turn: 0 })) as { turn: number };
+      await steps.AwaitApproval({ runId, turn: reply.turn, taskToken: `bench-task-token-${runId}` });
+    }
   }
 
   /** The digest of a waiting run's card (read outside any measured window). */
@@ -131,26 +158,35 @@ export class CallPaths {
     as: string,
     options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
   ): Promise<ApiAnswer> {
-    const [method = 'GET', rawPath = '/'] = routeKey.split(' ');
-    const event = {
-      version: '2.0',
-      routeKey,
-      rawPath,
-      rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
-      headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
-      ...(options.query ? { queryStringParameters: options.query } : {}),
-      ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
-      ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
-      isBase64Encoded: false,
-      requestContext: {
-        http: { method, path: rawPath },
-        authorizer: { jwt: { claims: { sub: as }, scopes: [] } },
-      },
-    } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
+    const event = createApiEvent(routeKey, as, options);
     const result = await createApiHandlers(this.coldDependencies())[api](event);
     const body = typeof result.body === 'string' ? result.body : '';
     return { statusCode: result.statusCode ?? 500, json: body === '' ? undefined : JSON.parse(body) };
   }
+}
+
+/** An HTTP API (payload v2) event as API Gateway hands it over after its JWT authorizer. */
+function createApiEvent(
+  routeKey: string,
+  as: string,
+  options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
+): APIGatewayProxyEventV2WithJWTAuthorizer {
+  const [method = 'GET', rawPath = '/'] = routeKey.split(' ');
+  return {
+    version: '2.0',
+    routeKey,
+    rawPath,
+    rawQueryString: new URLSearchParams(options.query ?? {}).toString(),
+    headers: options.body === undefined ? {} : { 'content-type': 'application/json' },
+    ...(options.query ? { queryStringParameters: options.query } : {}),
+    ...(options.pathParameters ? { pathParameters: options.pathParameters } : {}),
+    ...(options.body === undefined ? {} : { body: JSON.stringify(options.body) }),
+    isBase64Encoded: false,
+    requestContext: {
+      http: { method, path: rawPath },
+      authorizer: { jwt: { claims: { sub: as }, scopes: [] } },
+    },
+  } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
 }
 
 const BENCH_USER: UserProfile = {

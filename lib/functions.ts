@@ -164,7 +164,8 @@ export interface HandlerBundleSettings {
  *   take its CommonJS index, which requires every keyring (RSA, hierarchical, caching) and
  *   tree-shakes nothing; its own ES module build lets the keyrings countersign never uses go.
  * - `readable-stream` is the npm copy of Node's stream module for old runtimes; the SDK uses
- *   its `Transform`, `PassThrough`, `pipeline` and `finished`, which Node's built-in provides.
+ *   its `Transform`, `PassThrough`, `pipeline` and `finished`: lib/bundling/readable-stream.ts
+ *   gives it Node's built-in ones (and readable-stream's optional `pipeline` callback).
  * - `bn.js`: asn1.js pins bn.js 4 beside the bn.js 5 the SDK itself uses; asn1.js calls only
  *   `new BN(bytes)`, `toArray()` and `toString(10)`, which both majors share, so one copy ships.
  *
@@ -180,7 +181,7 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       '@aws-crypto/client-node': resolveEncryptionClientModuleBuild(),
-      'readable-stream': 'node:stream',
+      'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
       'bn.js': resolveEncryptionSdkBigNumber(),
     },
   };

@@ -1,0 +1,233 @@
+/**
+ * `npm run bench`: the cost table of countersign, offline, in a few minutes on two cores.
+ *
+ * For each operation: the AWS API calls it makes (counted by the SDK middleware
+ * `AwsCallCounter`, with the local keyring counted as KMS, the local runner as Step Functions
+ * and the notifier as EventBridge), local p50 and p99, and the targets beside them; then each
+ * Lambda handler bundle's size, built with the esbuild settings the CDK deploys with.
+ * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
+ */
+import '../lambdas/local/promise-with-resolvers.js';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { build } from 'esbuild';
+import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { createEsbuildOptions, resolveProjectPath } from '../lib/functions.js';
+import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
+import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
+
+/** Runs per measured run operation (the issue asks for at least 200). */
+const RUNS = 200;
+/** Waiting runs behind the inbox (issue #3), and first-page loads measured over them. */
+const WAITING_RUNS = 1_000;
+const INBOX_LOADS = 50;
+const INBOX_PAGE_SIZE = 20;
+/** Handler bundle target (issue #2), in KB of 1,000 bytes. */
+const BUNDLE_TARGET_KB = 300;
+
+type Snapshot = Record<string, number>;
+
+interface Measurement {
+  readonly operation: string;
+  readonly durationsMs: number[];
+  /** Every distinct set of calls the samples made, with how many samples made it. */
+  readonly variants: Map<string, { readonly calls: Snapshot; samples: number }>;
+  target?: { readonly text: string; readonly met: (calls: Snapshot) => boolean };
+}
+
+async function main(): Promise<void> {
+  const startedAt = performance.now();
+  const baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-bench-'));
+  const runtime = await startEmbeddedRuntime({
+    definition: synthesizeStateMachineDefinition(),
+    baseDirectory,
+    port: 0,
+    inMemory: true,
+    writeLogLine: () => {},
+    writeMetricLine: () => {},
+    logLevel: 'ERROR',
+  });
+  try {
+    const paths = await CallPaths.open(runtime, baseDirectory);
+    const measured = (operation: string, target?: Measurement['target']): Measurement => ({
+      operation,
+      durationsMs: [],
+      variants: new Map(),
+      ...(target ? { target } : {}),
+    });
+    const sample = async <T>(measurement: Measurement, work: () => Promise<T>): Promise<T> => {
+      runtime.calls.reset();
+      const started = performance.now();
+      const result = await work();
+      measurement.durationsMs.push(performance.now() - started);
+      const calls = runtime.calls.snapshot();
+      const variant = measurement.variants.get(JSON.stringify(calls));
+      if (variant) variant.samples += 1;
+      else measurement.variants.set(JSON.stringify(calls), { calls, samples: 1 });
+      return result;
+    };
+
+    const start = measured('start run (POST /runs)');
+    const suspend = measured('suspend (AwaitApproval, 1 previewing call)', {
+      text: '<= 1 DynamoDB read + 1 per previewing call, <= 2 writes, <= 1 KMS call',
+      met: (calls) => reads(calls) <= 1 + 1 && writes(calls) <= 2 && service(calls, 'KMS') <= 1,
+    });
+    const resume = measured('resume (POST /runs/{id}/decision, approve)', {
+      text: '<= 1 DynamoDB read (+1: the approver, read on every API request), <= 1 KMS call',
+      met: (calls) => reads(calls) <= 1 + 1 && service(calls, 'KMS') <= 1,
+    });
+    const suspendFive = measured('suspend, 5 previewing calls (issue #4)', {
+      text: '<= 1 DynamoDB read + 1 per previewing call (<= 6), <= 2 writes, <= 1 KMS call',
+      met: (calls) => reads(calls) <= 1 + 5 && writes(calls) <= 2 && service(calls, 'KMS') <= 1,
+    });
+
+    for (let index = 0; index < RUNS; index += 1) {
+      const runId = await sample(start, () => paths.startRun(ONE_PREVIEWING_CALL));
+      const reply = await paths.runToModelReply(runId);
+      await sample(suspend, () => paths.suspend(runId, reply.turn));
+      const digest = await paths.digestOf(runId);
+      const answer = await sample(resume, () => paths.decide(runId, digest));
+      if (answer.statusCode !== 200) throw new Error(`a decision answered ${answer.statusCode}`);
+    }
+    // These runs stay waiting: they are the newest part of the inbox's queue.
+    for (let index = 0; index < RUNS; index += 1) {
+      const runId = await paths.startRun(FIVE_PREVIEWING_CALLS);
+      const reply = await paths.runToModelReply(runId);
+      await sample(suspendFive, () => paths.suspend(runId, reply.turn));
+    }
+
+    await paths.fillWaitingRuns(WAITING_RUNS - RUNS);
+    const inbox = measured(
+      `inbox first page of ${INBOX_PAGE_SIZE}, ${WAITING_RUNS} waiting runs (issue #3)`,
+      {
+        text: 'DynamoDB reads independent of the queue length, KMS calls not growing with the cards',
+        // One query per page whatever the queue; KMS bounded by the sealing keys on the page.
+        met: (calls) => (calls['DynamoDB:Query'] ?? 0) === 1 && service(calls, 'KMS') < INBOX_PAGE_SIZE,
+      },
+    );
+    for (let index = 0; index < INBOX_LOADS; index += 1) {
+      const answer = await sample(inbox, () => paths.loadInbox(INBOX_PAGE_SIZE));
+      if (answer.statusCode !== 200 || answer.json?.cards?.length !== INBOX_PAGE_SIZE) {
+        throw new Error(`the inbox answered ${answer.statusCode} with ${answer.json?.cards?.length} cards`);
+      }
+    }
+
+    // ── Skill composition (issue #5): the skills engineer adds the row here. ────────────────
+    // Import the composition benchmark from lambdas/core/skills/ and push a Measurement for
+    // "compose 200 skills of 24 KB" (p50/p99 over at least 200 compositions; no AWS calls).
+    const skillRows: Measurement[] = [];
+    // ─────────────────────────────────────────────────────────────────────────────────────────
+
+    const bundles = await measureHandlerBundles();
+    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows], bundles);
+    console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
+  } finally {
+    await runtime.stop();
+    await rm(baseDirectory, { recursive: true, force: true });
+  }
+}
+
+function reads(calls: Snapshot): number {
+  return ['GetItem', 'BatchGetItem', 'Query', 'Scan'].reduce(
+    (total, operation) => total + (calls[`DynamoDB:${operation}`] ?? 0),
+    0,
+  );
+}
+
+function writes(calls: Snapshot): number {
+  return ['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems'].reduce(
+    (total, operation) => total + (calls[`DynamoDB:${operation}`] ?? 0),
+    0,
+  );
+}
+
+function service(calls: Snapshot, name: string): number {
+  return Object.entries(calls)
+    .filter(([key]) => key.startsWith(`${name}:`))
+    .reduce((total, [, count]) => total + count, 0);
+}
+
+/** Nearest-rank percentile. */
+function percentile(values: readonly number[], rank: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((rank / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+interface BundleSize {
+  readonly handler: string;
+  readonly bytes: number;
+}
+
+/** Every Lambda entry in lambdas/handlers/ (a file exporting `handler`), bundled as the CDK does. */
+async function measureHandlerBundles(): Promise<BundleSize[]> {
+  const directory = resolveProjectPath('lambdas/handlers');
+  const files = (await readdir(directory)).filter((file) => file.endsWith('.ts')).sort();
+  const entries: string[] = [];
+  for (const file of files) {
+    if (/^export const handler\b/m.test(await readFile(join(directory, file), 'utf8'))) entries.push(file);
+  }
+  const toolsModule = resolveProjectPath('lambdas/tools/no-team-tools.ts');
+  return Promise.all(
+    entries.map(async (file) => {
+      const result = await build({
+        ...createEsbuildOptions(join(directory, file), toolsModule),
+        write: false,
+      });
+      const bytes = result.outputFiles.reduce((total, output) => total + output.contents.byteLength, 0);
+      return { handler: file.replace(/\.ts$/, ''), bytes };
+    }),
+  );
+}
+
+function printTable(measurements: readonly Measurement[], bundles: readonly BundleSize[]): void {
+  console.log('\ncountersign bench: local embedded mode (dynalite in memory; local keyring counted as KMS,');
+  console.log('local runner as SFN, notifier as EventBridge); every step runs as a cold Lambda container.\n');
+  console.log(`${'operation'.padEnd(62)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'n'.padStart(6)}`);
+  console.log('─'.repeat(86));
+  for (const measurement of measurements) {
+    const n = measurement.durationsMs.length;
+    console.log(
+      `${measurement.operation.padEnd(62)}${percentile(measurement.durationsMs, 50).toFixed(2).padStart(9)}${percentile(measurement.durationsMs, 99).toFixed(2).padStart(9)}${String(n).padStart(6)}`,
+    );
+    for (const { calls, samples } of measurement.variants.values()) {
+      const share = measurement.variants.size === 1 ? '' : ` (${samples} of ${n} samples)`;
+      console.log(`    AWS calls: ${describeCalls(calls)}${share}`);
+      const summary = `${reads(calls)} reads, ${writes(calls)} writes, ${service(calls, 'KMS')} KMS`;
+      if (measurement.target) {
+        const verdict = measurement.target.met(calls) ? 'met' : 'MISSED';
+        console.log(`    target:    ${measurement.target.text}: ${verdict} (${summary})`);
+      } else {
+        console.log(`    target:    none set (${summary})`);
+      }
+    }
+  }
+  console.log(
+    `\n${'Lambda handler bundle (minified, lib/functions.ts settings)'.padEnd(62)}${'KB'.padStart(9)}  target`,
+  );
+  console.log('─'.repeat(86));
+  for (const bundle of bundles) {
+    const kilobytes = bundle.bytes / 1000;
+    const verdict = kilobytes <= BUNDLE_TARGET_KB ? 'met' : 'MISSED';
+    console.log(
+      `${bundle.handler.padEnd(62)}${kilobytes.toFixed(1).padStart(9)}  <= ${BUNDLE_TARGET_KB} KB: ${verdict}`,
+    );
+  }
+  console.log('KB = 1,000 bytes; the AWS SDK v3 is not bundled (the Lambda runtime provides it).');
+}
+
+/** `DynamoDB GetItem 2, PutItem 1 | KMS Decrypt 1`. */
+function describeCalls(calls: Snapshot): string {
+  const byService = new Map<string, string[]>();
+  for (const [key, count] of Object.entries(calls)) {
+    const [name = key, operation = ''] = key.split(':');
+    byService.set(name, [...(byService.get(name) ?? []), `${operation} ${count}`]);
+  }
+  if (byService.size === 0) return 'none';
+  return [...byService.entries()].map(([name, operations]) => `${name} ${operations.join(', ')}`).join(' | ');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

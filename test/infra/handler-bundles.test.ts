@@ -1,0 +1,166 @@
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { App, Stack } from 'aws-cdk-lib';
+import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { build, type Metafile } from 'esbuild';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  createBundlingOptions,
+  createEsbuildOptions,
+  LAMBDA_RUNTIME,
+  resolveProjectPath,
+} from '../../lib/functions.js';
+
+const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
+const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
+
+/** Every Lambda entry: a file in lambdas/handlers/ that exports `handler`. */
+async function listHandlerEntries(): Promise<string[]> {
+  const files = (await readdir(HANDLERS_DIRECTORY)).filter((file) => file.endsWith('.ts'));
+  const entries: string[] = [];
+  for (const file of files) {
+    const source = await readFile(join(HANDLERS_DIRECTORY, file), 'utf8');
+    if (/^export const handler\b/m.test(source)) entries.push(file);
+  }
+  return entries.sort();
+}
+
+/** Bundles an entry with the deployed settings into `directory`, as `<name>.mjs`. */
+async function bundle(entry: string, directory: string, name: string): Promise<Metafile> {
+  const result = await build({
+    ...createEsbuildOptions(entry, TOOLS_MODULE),
+    outfile: join(directory, `${name}.mjs`),
+    metafile: true,
+  });
+  return result.metafile;
+}
+
+describe('the Lambda handler bundles', () => {
+  // Inside node_modules, so a bundle resolves @aws-sdk/* as the Lambda runtime provides it.
+  let directory: string;
+
+  beforeAll(async () => {
+    const cache = resolveProjectPath('node_modules/.cache');
+    await mkdir(cache, { recursive: true });
+    directory = await mkdtemp(join(cache, 'countersign-bundles-'));
+  });
+
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('bundle every handler with one bn.js and no readable-stream, and load in Node', async () => {
+    // Prepare: the Lambda runtime's global for response streaming (api-run-events).
+    const runtimeGlobal = globalThis as { awslambda?: unknown };
+    runtimeGlobal.awslambda = {
+      streamifyResponse: (handler: unknown) => handler,
+      HttpResponseStream: { from: (stream: unknown) => stream },
+    };
+    const entries = await listHandlerEntries();
+
+    try {
+      for (const entry of entries) {
+        // Act
+        const name = entry.replace(/\.ts$/, '');
+        const metafile = await bundle(join(HANDLERS_DIRECTORY, entry), directory, name);
+        const loaded = (await import(pathToFileURL(join(directory, `${name}.mjs`)).href)) as {
+          handler?: unknown;
+        };
+
+        // Assess
+        const inputs = Object.keys(metafile.inputs);
+        expect(inputs.filter((input) => input.includes('node_modules/readable-stream/'))).toEqual([]);
+        expect(inputs.filter((input) => /node_modules\/bn\.js\//.test(input)).length).toBeLessThanOrEqual(1);
+        expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
+        expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
+      }
+    } finally {
+      delete runtimeGlobal.awslambda;
+    }
+    expect(entries).toContain('await-approval.ts');
+  });
+
+  it('keep the sealer sealing, refusing tampering and another run, and carrying 2 MB from a bundle', async () => {
+    // Prepare
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer');
+    const bundled = await import(pathToFileURL(join(directory, 'sealer.mjs')).href);
+    const keysDirectory = join(directory, 'keys');
+    const sealer = new bundled.EnvelopeSealer({
+      keyWrapping: await new bundled.LocalKeyring(keysDirectory).keyWrapping(),
+    });
+    const state = new TextEncoder().encode(JSON.stringify({ transcript: 'x'.repeat(64) }));
+    const large = randomBytes(2 * 1024 * 1024);
+
+    // Act
+    const sealed: Uint8Array = await sealer.seal('run-state', 'run-1', state);
+    const flipped = Uint8Array.from(sealed);
+    flipped[flipped.length - 40] = (flipped[flipped.length - 40] ?? 0) ^ 0x01;
+    const sealedLarge: Uint8Array = await sealer.seal('run-state', 'run-2', large);
+
+    // Assess
+    expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealed))).toEqual(Buffer.from(state));
+    await expect(sealer.unseal('run-state', 'run-1', flipped)).rejects.toMatchObject({
+      code: 'sealed-state-rejected',
+    });
+    await expect(sealer.unseal('run-state', 'run-other', sealed)).rejects.toMatchObject({
+      code: 'sealed-state-rejected',
+    });
+    expect(Buffer.from(await sealer.unseal('run-state', 'run-2', sealedLarge)).equals(large)).toBe(true);
+  });
+
+  it('keep the Encryption SDK signing suites working with the one bn.js (asn1.js and the curve math)', async () => {
+    // Prepare: a signing suite reaches asn1.js (PEM keys) and bn.js (point decompression).
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sdk');
+    const sdk = await import(pathToFileURL(join(directory, 'sdk.mjs')).href);
+    const keyring = new sdk.RawAesKeyringNode({
+      keyName: 'test',
+      keyNamespace: 'countersign-test',
+      unencryptedMasterKey: new Uint8Array(randomBytes(32)),
+      wrappingSuite: sdk.RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+    });
+    const client = sdk.buildClient(sdk.CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT);
+    const plaintext = randomBytes(100_000);
+
+    // Act
+    const { result } = await client.encrypt(keyring, plaintext, {
+      suiteId: sdk.AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY_ECDSA_P384,
+    });
+    const decrypted = await client.decrypt(keyring, result);
+    const tampered = Buffer.from(result);
+    tampered[tampered.length - 1] = (tampered[tampered.length - 1] ?? 0) ^ 0x01;
+
+    // Assess
+    expect(Buffer.from(decrypted.plaintext).equals(plaintext)).toBe(true);
+    expect(decrypted.messageHeader.suiteId).toBe(
+      sdk.AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY_ECDSA_P384,
+    );
+    await expect(client.decrypt(keyring, tampered)).rejects.toThrow();
+  });
+
+  it('are the bytes the CDK deploys: the bench and the construct bundle alike', async () => {
+    // Prepare
+    const outdir = join(directory, 'cdk.out');
+    const app = new App({ outdir });
+    new NodejsFunction(new Stack(app, 'Bundles'), 'Prepare', {
+      entry: join(HANDLERS_DIRECTORY, 'prepare.ts'),
+      projectRoot: resolveProjectPath(''),
+      depsLockFilePath: resolveProjectPath('package-lock.json'),
+      runtime: LAMBDA_RUNTIME,
+      bundling: createBundlingOptions(TOOLS_MODULE),
+    });
+
+    // Act
+    const assembly = app.synth();
+    const [asset] = (await readdir(assembly.directory)).filter((entry) => entry.startsWith('asset.'));
+    const deployed = await readFile(join(assembly.directory, String(asset), 'index.mjs'));
+    const benched = await build({
+      ...createEsbuildOptions(join(HANDLERS_DIRECTORY, 'prepare.ts'), TOOLS_MODULE),
+      write: false,
+    });
+
+    // Assess
+    expect(benched.outputFiles[0]?.contents.byteLength).toBe(deployed.byteLength);
+  });
+});
