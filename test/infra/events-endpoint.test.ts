@@ -86,7 +86,9 @@ describe('the run events endpoint (GET /runs/{id}/events, streamed)', () => {
     // Act
     const report = new AwsSolutionsChecks(synthesized.app).validateScope(synthesized.app);
     const findings = report.violations.filter((violation) =>
-      violation.violatingResources.some((resource) => /Events|ApiRunEvents/.test(resource.constructPath)),
+      violation.violatingResources.some((resource) =>
+        /Events|ApiRunEvents/.test(resource.constructPath ?? ''),
+      ),
     );
 
     // Assess
