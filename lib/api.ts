@@ -38,7 +38,8 @@ interface RouteSpecification {
 export const API_ROUTES: readonly RouteSpecification[] = [
   { path: '/runs', methods: [HttpMethod.POST], handler: 'api-runs' },
   { path: '/runs/{id}', methods: [HttpMethod.GET], handler: 'api-runs' },
-  { path: '/runs/{id}/events', methods: [HttpMethod.GET], handler: 'api-runs' },
+  // GET /runs/{id}/events streams (server-sent events) from its own function URL (lib/events-endpoint.ts):
+  // an HTTP API integration buffers the response, so it is not routed here.
   { path: '/runs/{id}/decision', methods: [HttpMethod.POST], handler: 'api-decision' },
   { path: '/inbox', methods: [HttpMethod.GET], handler: 'api-inbox' },
   { path: '/', methods: [HttpMethod.GET], handler: 'api-inbox', public: true },

@@ -33,7 +33,6 @@ describe('authentication of the HTTP API', () => {
       'GET /',
       'GET /inbox',
       'GET /runs/{id}',
-      'GET /runs/{id}/events',
       'POST /runs',
       'POST /runs/{id}/decision',
     ]);

@@ -194,8 +194,7 @@ describe('Countersign resources', () => {
         'GET /',
         'GET /inbox',
         'GET /runs/{id}',
-        'GET /runs/{id}/events',
-        'POST /runs',
+          'POST /runs',
         'POST /runs/{id}/decision',
       ].sort(),
     );
