@@ -32,6 +32,8 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
 export interface RunRepository {
   createRun(record: RunRecord, sealedState: Uint8Array): Promise<void>;
   getRun(runId: string): Promise<StoredRun | undefined>;
+  /** The plaintext record only: no sealed state is fetched (no S3 read for an overflowed one). */
+  getRunRecord(runId: string): Promise<RunRecord | undefined>;
   /**
    * Writes the record changes (and the sealed state when given) if the run is still in one
    * of `expectStatus`.

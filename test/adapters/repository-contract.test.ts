@@ -257,6 +257,23 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         expect(error.code).toBe('sealed-state-rejected');
       });
 
+      it('reads only the record of an overflowed run, without touching its blob', async () => {
+        // Prepare: a run whose sealed state lives in the blob store, then the blob removed.
+        await adapters.runs.createRun(makeRun('run-record-only'), new Uint8Array(randomBytes(400_000)));
+        for (const path of (await listAllFiles(adapters.blobDirectory)).filter((candidate) =>
+          candidate.includes(join('runs', 'run-record-only')),
+        )) {
+          await writeFile(path, Buffer.alloc(0));
+        }
+
+        // Act
+        const record = await adapters.runs.getRunRecord('run-record-only');
+
+        // Assess
+        expect(record?.runId).toBe('run-record-only');
+        expect(await adapters.runs.getRunRecord('run-missing')).toBeUndefined();
+      });
+
       it('refuses an oversized sealed state when there is nowhere to put it', async () => {
         // Act
         const error = await errorOf(

@@ -167,6 +167,17 @@ export class DynamoRunRepository implements RunRepository {
     return { record, sealedState: await this.loadSealedState(runId, item) };
   }
 
+  public async getRunRecord(runId: string): Promise<RunRecord | undefined> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({
+        TableName: this.tableName,
+        Key: { [PK]: runPartition(runId), [SK]: RUN_SORT_KEY },
+        ConsistentRead: true,
+      }),
+    );
+    return item ? parseItem(runRecordSchema, item, 'run') : undefined;
+  }
+
   public async updateRun(
     runId: string,
     changes: Partial<Omit<RunRecord, 'runId'>>,

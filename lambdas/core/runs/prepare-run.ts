@@ -1,5 +1,4 @@
 import { CountersignError } from '../errors.js';
-import { loadRun } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 
@@ -23,7 +22,9 @@ export async function prepareRun(
   dependencies: Pick<RunDependencies, 'runs' | 'clock'>,
   input: PrepareRunInput,
 ): Promise<PrepareRunOutput> {
-  const { record } = await loadRun(dependencies, input.runId);
+  // The record alone: Prepare never touches the sealed state (nor its S3 overflow).
+  const record = await dependencies.runs.getRunRecord(input.runId);
+  if (!record) throw new CountersignError('not-found', 'Run not found.');
   if (TERMINAL_STATUSES.has(record.status)) {
     throw new CountersignError('conflict', `The run has already ended (${record.status}).`);
   }
