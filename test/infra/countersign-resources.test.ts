@@ -194,7 +194,7 @@ describe('Countersign resources', () => {
         'GET /',
         'GET /inbox',
         'GET /runs/{id}',
-          'POST /runs',
+        'POST /runs',
         'POST /runs/{id}/decision',
       ].sort(),
     );
