@@ -7,6 +7,10 @@
  * Lambda handler bundle's size, built with the esbuild settings the CDK deploys with.
  * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
  */
+// Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import '../lambdas/local/promise-with-resolvers.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -113,10 +117,11 @@ async function main(): Promise<void> {
       }
     }
 
-    // ── Skill composition (issue #5): the skills engineer adds the row here. ────────────────
-    // Import the composition benchmark from lambdas/core/skills/ and push a Measurement for
-    // "compose 200 skills of 24 KB" (p50/p99 over at least 200 compositions; no AWS calls).
-    const skillRows: Measurement[] = [];
+    // ── Skill composition (issue #5): 200 skills of 24 KB, a pure function (no AWS calls). ─────
+    const skillRows: Measurement[] = [
+      measureSkillComposition('compose 200 skills x 24 KB, default budget (24,000 B)', 24_000),
+      measureSkillComposition('compose 200 skills x 24 KB, budget fits all (6 MB)', 6_000_000),
+    ];
     // ─────────────────────────────────────────────────────────────────────────────────────────
 
     const bundles = await measureHandlerBundles();
@@ -146,6 +151,22 @@ function service(calls: Snapshot, name: string): number {
   return Object.entries(calls)
     .filter(([key]) => key.startsWith(`${name}:`))
     .reduce((total, [, count]) => total + count, 0);
+}
+
+/** Times `benchmarkComposeSkills` 50 times; its calls are none, by construction. */
+function measureSkillComposition(operation: string, maxBytes: number): Measurement {
+  const durationsMs: number[] = [];
+  let summary = '';
+  for (let sample = 0; sample < 50; sample += 1) {
+    const { milliseconds, composition } = benchmarkComposeSkills({ maxBytes });
+    durationsMs.push(milliseconds);
+    summary = `${composition.included.length} included, ${composition.dropped.length} dropped`;
+  }
+  return {
+    operation: `${operation}: ${summary}`,
+    durationsMs,
+    variants: new Map([['none', { calls: {}, samples: durationsMs.length }]]),
+  };
 }
 
 /** Nearest-rank percentile. */
