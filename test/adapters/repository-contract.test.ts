@@ -559,6 +559,32 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         expect(await adapters.pages.getPage('home')).toEqual(written);
       });
 
+      it('leaves every field the patch does not name as it was', async () => {
+        // Prepare
+        const page = pageSchema.parse({
+          pageId: 'full',
+          language: 'en',
+          title: 'Title',
+          description: 'Hand-written description',
+          keywords: 'k1, k2',
+          author: 'Ann',
+          ogTitle: 'OG title',
+          ogDescription: 'OG description',
+        });
+        await adapters.pages.putPage(page);
+
+        // Act
+        const written = await adapters.pages.updateMetadata('full', { description: 'New' }, 'alice');
+
+        // Assess
+        expect(written).toMatchObject({
+          ...page,
+          description: 'New',
+          updatedBy: 'alice',
+          updatedAt: expect.any(String),
+        });
+      });
+
       it('answers a missing page with the neutral text and refuses fields it may not set', async () => {
         // Act
         const missing = await errorOf(adapters.pages.updateMetadata('nowhere', { title: 'x' }, 'alice'));

@@ -55,6 +55,11 @@ describe('the run engine over HTTP in local mode', () => {
     expect(decision.status).toBe(200);
     expect(finished.status).toBe('completed');
     expect(await pageDescription(runtime, '12')).toBe('Spring sale');
+    // Absolute values for the fields the call names; every other field as it was.
+    expect(await runtime.dependencies.pages.getPage('12')).toMatchObject({
+      title: 'Spring campaign',
+      keywords: 'spring, campaign, garden',
+    });
   });
 
   it('leaves the page unchanged when rejected, tells the model, and completes', async () => {

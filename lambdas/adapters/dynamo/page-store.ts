@@ -6,8 +6,10 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod';
 import { CountersignError } from '../../core/errors.js';
 import {
+  PAGE_METADATA_FIELDS,
   PAGE_NOT_AVAILABLE,
   type Page,
   type PageMetadataField,
@@ -39,16 +41,14 @@ const pageKey = (pageId: string): Record<string, string> => ({
   [PK]: PAGES_PARTITION,
   [SK]: `${PAGE_PREFIX}${pageId}`,
 });
-const metadataPatchSchema = pageSchema
-  .pick({
-    title: true,
-    description: true,
-    keywords: true,
-    author: true,
-    ogTitle: true,
-    ogDescription: true,
-  } satisfies Record<PageMetadataField, true>)
-  .partial()
+// Built from the page schema's field types WITHOUT their defaults: zod 4 keeps a default
+// under .partial(), which turned every field a patch left out into "" (a silent wipe).
+const metadataPatchSchema = z
+  .object(
+    Object.fromEntries(
+      PAGE_METADATA_FIELDS.map((field) => [field, pageSchema.shape[field].removeDefault().optional()]),
+    ) as Record<PageMetadataField, z.ZodOptional<z.ZodString>>,
+  )
   .strict();
 
 export interface DynamoPageStoreProps extends Pick<DynamoRepositoryProps, 'client' | 'tableName'> {
