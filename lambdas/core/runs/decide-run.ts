@@ -9,6 +9,7 @@ import {
   parseApprovalCard,
   type StoredCard,
 } from './approval-card.js';
+import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
 
@@ -33,7 +34,7 @@ export type DecisionOutcome = {
 
 type DecideDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics'
+  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics' | 'settings'
 >;
 
 /**
@@ -67,7 +68,12 @@ export async function decideRun(
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   if (card.state === 'decided') return answerDecidedCard(dependencies, card, request);
   const now = dependencies.clock.now();
-  if (now.getTime() >= Date.parse(card.expiresAt)) throw new CountersignError('gone', TEXTS.decisionExpired);
+  if (now.getTime() >= Date.parse(card.expiresAt)) {
+    // The wait's own timeout ends the run too; expiring it here as well means the run shows
+    // `expired` the moment a decision is refused for it (MarkExpired is idempotent).
+    await markRunExpired(dependencies, { runId });
+    throw new CountersignError('gone', TEXTS.decisionExpired);
+  }
   if (request.digest !== card.digest) {
     dependencies.metrics.count('StaleDigestRefusals');
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
