@@ -6,6 +6,8 @@ import { CountersignError } from '../../core/errors.js';
 export type ItemKey = Record<string, string>;
 
 const MAX_CURSOR_LENGTH = 2048;
+/** DynamoDB refuses an empty key value and a sort key over 1024 bytes with a ValidationException. */
+const MAX_KEY_VALUE_BYTES = 1024;
 /** DynamoDB caps a response at 1 MB anyway; a page larger than this is a client mistake. */
 const MAX_PAGE_LIMIT = 1000;
 
@@ -33,7 +35,10 @@ export function decodeCursor(cursor: string, isValid: (key: ItemKey) => boolean)
   }
   if (typeof decoded !== 'object' || decoded === null || Array.isArray(decoded)) return refuse();
   const entries = Object.entries(decoded);
-  if (entries.some(([, value]) => typeof value !== 'string')) return refuse();
+  // A forged cursor must not reach DynamoDB with a key value it rejects: that would be a 500.
+  const usable = (value: unknown): boolean =>
+    typeof value === 'string' && value.length > 0 && Buffer.byteLength(value, 'utf8') <= MAX_KEY_VALUE_BYTES;
+  if (!entries.every(([, value]) => usable(value))) return refuse();
   const key = Object.fromEntries(entries) as ItemKey;
   return isValid(key) ? key : refuse();
 }

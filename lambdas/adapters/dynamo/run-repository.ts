@@ -308,7 +308,8 @@ export class DynamoRunRepository implements RunRepository {
               hasExactAttributes(key, [PK, SK, INBOX.partitionKey, INBOX.sortKey]) &&
               key[INBOX.partitionKey] === WAITING_PARTITION &&
               key[SK] === CARD_SORT_KEY &&
-              key[PK]?.startsWith('RUN#') === true,
+              /^RUN#[A-Za-z0-9-]{1,100}$/.test(key[PK] ?? '') &&
+              key[INBOX.sortKey]?.endsWith(`#${key[PK]?.slice('RUN#'.length)}`) === true,
           );
     const output = await this.client.send(
       new QueryCommand({

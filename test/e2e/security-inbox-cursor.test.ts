@@ -1,0 +1,68 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  removeTestData,
+  startRunAndSettle,
+  startTestRuntime,
+  type TestRuntime,
+} from '../support/local-runtime.js';
+
+/** A cursor with the right attribute names: only its values are the client's invention. */
+function cursorOf(key: Record<string, string>): string {
+  return Buffer.from(JSON.stringify(key), 'utf8').toString('base64url');
+}
+
+describe('a forged inbox cursor', () => {
+  let runtime: TestRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+    await startRunAndSettle(runtime, "Set the description of page 12 to 'Spring sale'");
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  const forged: Array<{ name: string; key: Record<string, string> }> = [
+    { name: 'an empty sort key', key: { pk: 'RUN#x', sk: 'CARD', inboxPk: 'WAITING', inboxSk: '' } },
+    { name: 'an empty run id', key: { pk: 'RUN#', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 'a' } },
+    {
+      name: 'a sort key over the 1024 bytes DynamoDB allows',
+      key: { pk: 'RUN#x', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 'x'.repeat(1400) },
+    },
+  ];
+
+  for (const testCase of forged) {
+    it(`with ${testCase.name} is a 400 naming the cursor, never a 500`, async () => {
+      // Act
+      const response = await runtime.request('GET', `/inbox?cursor=${cursorOf(testCase.key)}`, {
+        as: 'approver',
+      });
+
+      // Assess
+      expect(response.status).toBe(400);
+      expect(response.json.error).toEqual({
+        code: 'bad-request',
+        message: 'The cursor is not valid.',
+        field: 'cursor',
+      });
+    });
+  }
+
+  it('still pages with a cursor the inbox handed out', async () => {
+    // Prepare
+    await startRunAndSettle(runtime, "Set the description of page 14 to 'Autumn sale'");
+    const first = await runtime.request('GET', '/inbox?limit=1', { as: 'approver' });
+
+    // Act
+    const second = await runtime.request('GET', `/inbox?limit=1&cursor=${first.json.cursor}`, {
+      as: 'approver',
+    });
+
+    // Assess
+    expect(second.status).toBe(200);
+    expect(second.json.cards).toHaveLength(1);
+    expect(second.json.cards[0].runId).not.toBe(first.json.cards[0].runId);
+  });
+});
