@@ -24,6 +24,9 @@ import type { SkillSource } from '../../core/skills/skill-source.js';
 import type { HttpRequest, HttpResponse } from '../http/http-route.js';
 import { parseInput } from './request-parsing.js';
 
+/** The longest task or configuration id (`identifier` in core/configurations.ts). */
+const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
+
 const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
 
 /** What the skills routes use (the admin Lambda's part of the table, clock, logger and metrics). */
@@ -83,8 +86,12 @@ export async function routeSkills(
     third &&
     rest.length === 0
   ) {
-    const body = parseInput(attachSkillsRequestSchema, request.body, 'body');
     const kind = second === 'tasks' ? 'task' : 'configuration';
+    // No task or configuration id is longer; a longer one would reach DynamoDB as a key it refuses (a 500).
+    if (third.length > MAX_ATTACHMENT_TARGET_ID_LENGTH) {
+      throw new CountersignError('not-found', `No ${kind} with this id.`);
+    }
+    const body = parseInput(attachSkillsRequestSchema, request.body, 'body');
     return { statusCode: 200, json: await attachSkills(context, actor, { kind, id: third }, body) };
   }
   if (first !== undefined && first !== 'ingest' && first !== 'attachments' && third === undefined) {

@@ -1,0 +1,39 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+
+describe('admin input that no stored item could match', () => {
+  let runtime: TestRuntime;
+
+  beforeAll(async () => {
+    runtime = await startTestRuntime();
+  });
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  // Longer than any DynamoDB key allows: it must be answered before a read is tried.
+  const longId = 'a'.repeat(3000);
+
+  for (const kind of ['tasks', 'configurations'] as const) {
+    it(`answers an attachment to a ${kind} id too long to exist with the 404 of an unknown one`, async () => {
+      // Prepare
+      const unknown = await runtime.request('PUT', `/admin/skills/attachments/${kind}/no-such-id`, {
+        as: 'admin',
+        body: { skillIds: [] },
+      });
+
+      // Act
+      const tooLong = await runtime.request('PUT', `/admin/skills/attachments/${kind}/${longId}`, {
+        as: 'admin',
+        body: { skillIds: [] },
+      });
+
+      // Assess
+      expect(unknown.status).toBe(404);
+      expect(tooLong.status).toBe(404);
+      expect(tooLong.json.error.code).toBe('not-found');
+    });
+  }
+});
