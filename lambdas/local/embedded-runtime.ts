@@ -231,7 +231,8 @@ function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateM
 /**
  * A waiting run outlives the process that paused it: its execution is started again and its
  * Prepare step routes straight back into the approval wait, which keeps the card and its
- * previews and only seals the new task token. A run whose wait already ran out expires.
+ * previews and only seals the new task token; the wait still ends at the card's `expiresAt`,
+ * not a whole timeout after the restart. A run whose wait already ran out expires.
  */
 async function resumeWaitingRuns(
   dependencies: RunDependencies,
@@ -246,7 +247,11 @@ async function resumeWaitingRuns(
         await markRunExpired(dependencies, { runId: card.runId });
         continue;
       }
-      await runner.start({ runId: card.runId, executionName: `${card.runId}-restart-${now}` });
+      await runner.start({
+        runId: card.runId,
+        executionName: `${card.runId}-restart-${now}`,
+        approvalDeadline: new Date(card.expiresAt),
+      });
     }
     cursor = page.cursor;
   } while (cursor);

@@ -72,6 +72,11 @@ interface RunningExecution {
   readonly abort: () => void;
   /** Approval waits whose handler returned and that now wait for `resume`. */
   parkedApprovals: number;
+  /**
+   * When the first approval wait of this execution must end (epoch ms): a wait re-entered
+   * after a restart keeps its card's deadline instead of starting a whole timeout again.
+   */
+  approvalDeadline?: number;
   settled?: Promise<void>;
 }
 
@@ -132,9 +137,18 @@ export class LocalStateMachineRunner implements RunExecutions {
     this.machine = new StateMachine(definition, { validationOptions: { checkArn: false } });
   }
 
-  /** Starts an execution in the background; a name that is already running is a no-op. */
-  public async start(input: { runId: string; executionName: string }): Promise<void> {
-    this.startExecution(input.runId, input.executionName);
+  /**
+   * Starts an execution in the background; a name that is already running is a no-op.
+   * `approvalDeadline` bounds the execution's first approval wait (a run re-entering the wait
+   * it was in before a restart): at that moment the wait fails with `States.Timeout`.
+   */
+  public async start(input: {
+    runId: string;
+    executionName: string;
+    approvalDeadline?: Date;
+  }): Promise<void> {
+    const execution = this.startExecution(input.runId, input.executionName);
+    if (input.approvalDeadline) execution.approvalDeadline = input.approvalDeadline.getTime();
   }
 
   /**
@@ -270,6 +284,11 @@ export class LocalStateMachineRunner implements RunExecutions {
     // Synchronously, before the library arms its own timer of the same length: this one
     // fires first, so a token is spent by the time the task fails with States.Timeout.
     const timeoutSeconds = resolveTimeoutSeconds(plan, input);
+    // A re-entered wait ends at its card's deadline, which is sooner than a fresh timeout.
+    const deadline = execution.approvalDeadline;
+    execution.approvalDeadline = undefined;
+    const remainingMs = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
+    const cutShort = remainingMs !== undefined && remainingMs < timeoutSeconds * 1000;
     const taskToken = randomBytes(TASK_TOKEN_BYTES).toString('base64url');
     const decision = createDeferred<NonNullable<unknown>>();
     // A decision may settle the wait before anyone awaits it; that is no unhandled rejection.
@@ -283,7 +302,15 @@ export class LocalStateMachineRunner implements RunExecutions {
       },
       cancel: () => decision.reject(createStepError('countersign.Aborted', 'The execution was stopped.')),
       // Expiry does not settle the wait: the library's timer fails the task with States.Timeout.
-      expiryTimer: setTimeout(() => this.releaseApproval(taskToken), timeoutSeconds * 1000).unref(),
+      // A wait cut short by its card's deadline ends before that timer, so it fails itself.
+      expiryTimer: setTimeout(
+        () => {
+          if (this.releaseApproval(taskToken) && cutShort) {
+            decision.reject(createStepError('States.Timeout', 'The approval wait timed out.'));
+          }
+        },
+        cutShort ? remainingMs : timeoutSeconds * 1000,
+      ).unref(),
     };
     // Registered before the handler runs: it stores the card, and a decision may arrive
     // before the handler has returned.

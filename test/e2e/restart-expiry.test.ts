@@ -1,0 +1,66 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { type EmbeddedRuntime, startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
+import { eventually, removeTestData } from '../support/local-runtime.js';
+import { definitionWithApprovalTimeout, sendRequest } from './approvers-support.js';
+
+const APPROVAL_TIMEOUT_SECONDS = 8;
+
+async function startAt(baseDirectory: string): Promise<EmbeddedRuntime> {
+  return startEmbeddedRuntime({
+    definition: definitionWithApprovalTimeout(APPROVAL_TIMEOUT_SECONDS),
+    baseDirectory,
+    port: 0,
+    approvalTimeoutSeconds: APPROVAL_TIMEOUT_SECONDS,
+    logger: { debug() {}, info() {}, warn() {}, error() {} },
+    writeLogLine: () => undefined,
+  });
+}
+
+async function runStatus(runtime: EmbeddedRuntime, runId: string): Promise<string | undefined> {
+  return (await runtime.dependencies.runs.getRunRecord(runId))?.status;
+}
+
+describe('a waiting run restarted in local mode', () => {
+  let runtime: EmbeddedRuntime | undefined;
+  let baseDirectory = '';
+
+  afterAll(async () => {
+    await runtime?.stop();
+    await removeTestData({ baseDirectory });
+  });
+
+  it('still expires when its card says, not a whole timeout after the restart', async () => {
+    // Prepare: a run paused, then the process restarted halfway through its wait
+    baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-restart-expiry-'));
+    runtime = await startAt(baseDirectory);
+    const started = await sendRequest(runtime.url, 'POST', '/runs', {
+      token: runtime.tokens.editor,
+      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'restarted'" },
+    });
+    const runId = started.json.runId as string;
+    const current = runtime;
+    await eventually(async () => ((await runStatus(current, runId)) === 'waiting' ? true : undefined));
+    const card = await runtime.dependencies.runs.getCard(runId);
+    const expiresAt = Date.parse(card?.expiresAt ?? '');
+    await new Promise((resolve) => setTimeout(resolve, (APPROVAL_TIMEOUT_SECONDS * 1000) / 2));
+    await runtime.stop();
+
+    // Act
+    runtime = await startAt(baseDirectory);
+    const restarted = runtime;
+    await eventually(
+      async () => ((await runStatus(restarted, runId)) === 'expired' ? true : undefined),
+      Math.max(0, expiresAt - Date.now()) + 2_500,
+    );
+
+    // Assess: expired by its deadline, and gone from the inbox
+    const inbox = await sendRequest(runtime.url, 'GET', '/inbox?limit=100', {
+      token: runtime.tokens.approver,
+    });
+    expect(inbox.json.cards.map((entry: { runId: string }) => entry.runId)).not.toContain(runId);
+    expect(await runStatus(runtime, runId)).toBe('expired');
+  }, 30_000);
+});
