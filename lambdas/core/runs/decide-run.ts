@@ -66,7 +66,7 @@ export async function decideRun(
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
   if (!request.digest)
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
-  if (card.state === 'decided') return answerDecidedCard(dependencies, card, request);
+  if (card.state === 'decided') return answerDecidedCard(dependencies, principal, card, request);
   const now = dependencies.clock.now();
   if (now.getTime() >= Date.parse(card.expiresAt)) {
     // The wait's own timeout ends the run too; expiring it here as well means the run shows
@@ -94,7 +94,7 @@ export async function decideRun(
   const taskToken = await unsealTaskToken(dependencies, card);
   const claim = await dependencies.runs.claimDecision(record);
   if (claim.kind === 'already-decided')
-    return answerExistingClaim(dependencies, card, claim.existing, request);
+    return answerExistingClaim(dependencies, principal, card, claim.existing, request);
   await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
@@ -122,6 +122,7 @@ function assertDecisionGate(
 
 async function answerDecidedCard(
   dependencies: DecideDependencies,
+  principal: UserProfile,
   card: StoredCard,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
@@ -130,12 +131,13 @@ async function answerDecidedCard(
     // The card closed without a decision: the run ended (expired or failed).
     throw new CountersignError('gone', TEXTS.decisionExpired);
   }
-  return answerExistingClaim(dependencies, card, existing, request);
+  return answerExistingClaim(dependencies, principal, card, existing, request);
 }
 
 /** The same decision repeated gets the same answer; a different one is a conflict. */
 async function answerExistingClaim(
   dependencies: DecideDependencies,
+  principal: UserProfile,
   card: StoredCard,
   existing: DecisionRecord,
   request: DecisionRequest,
@@ -143,6 +145,9 @@ async function answerExistingClaim(
   if (existing.decision !== request.decision || existing.digest !== request.digest) {
     throw new CountersignError('conflict', TEXTS.alreadyDecided);
   }
+  // A repeated approval passes the gate like a first one: it may deliver the token (below), and
+  // someone the gate refuses must not be told their approval stands.
+  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies.metrics);
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
   if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
