@@ -39,6 +39,8 @@ export function createOidcTokenVerifier(options: OidcTokenVerifierOptions): Oidc
       const { payload } = await jwtVerify(token, keySet, {
         issuer: options.issuerUrl,
         algorithms: ALLOWED_ALGORITHMS,
+        // Without `exp` a stolen token would never expire; the local issuer requires it too.
+        requiredClaims: ['sub', 'exp'],
       });
       if (typeof payload.sub !== 'string' || payload.sub === '') return undefined;
       const audiences = [payload.aud ?? []].flat();
