@@ -81,9 +81,7 @@ export async function awaitApproval(
   };
   const now = dependencies.clock.now();
   const pausedAt = now.toISOString();
-  const expiresAt = new Date(
-    now.getTime() + dependencies.settings.approvalTimeoutSeconds * 1000,
-  ).toISOString();
+  const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds).toISOString();
   const toolNames = [...new Set(calls.map((call) => call.tool))];
   const writeToolNames = [
     ...new Set(
@@ -130,4 +128,16 @@ export async function awaitApproval(
     tools: toolNames,
   });
   await dependencies.notifier.runAwaitingApproval({ runId: input.runId, toolNames, pausedAt });
+}
+
+/**
+ * When the card stops taking decisions. The wait's own timer started when Step Functions
+ * entered AwaitApproval, before this step ran; the card closes a margin earlier (5 % of the
+ * window, at most 5 minutes, well over this step's longest run) so that no decision is
+ * accepted after the execution has already timed out. A late decision expires the run itself.
+ */
+export function approvalDeadline(pausedAt: Date, approvalTimeoutSeconds: number): Date {
+  const windowMs = approvalTimeoutSeconds * 1000;
+  const marginMs = Math.min(300_000, Math.floor(windowMs / 20));
+  return new Date(pausedAt.getTime() + windowMs - marginMs);
 }
