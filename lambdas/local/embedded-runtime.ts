@@ -1,9 +1,11 @@
 import './promise-with-resolvers.js';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
+import { TABLE_LAYOUT } from '../adapters/dynamo/table-layout.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
@@ -177,6 +179,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeWaitingRuns(dependencies, runner);
+  await resumeRunningRuns(dynamo, dependencies, runner);
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = createApiHandlers(dependencies);
@@ -234,6 +237,38 @@ function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateM
  * previews and only seals the new task token; the wait still ends at the card's `expiresAt`,
  * not a whole timeout after the restart. A run whose wait already ran out expires.
  */
+/**
+ * A run that was mid-step when the process stopped (status `running`) is started again too:
+ * every step is idempotent, and Prepare sends it back to its model turn, which routes a reply
+ * already recorded instead of asking the model twice. On AWS, Step Functions keeps the
+ * execution; only the local process can lose it. dynalite is local and small: a scan is fine.
+ */
+async function resumeRunningRuns(
+  dynamo: LocalDynamo,
+  dependencies: RunDependencies,
+  runner: LocalStateMachineRunner,
+): Promise<void> {
+  const now = dependencies.clock.now().getTime();
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await dynamo.documentClient.send(
+      new ScanCommand({
+        TableName: dynamo.tableName,
+        FilterExpression: '#sk = :run AND #status = :running',
+        ExpressionAttributeNames: { '#sk': TABLE_LAYOUT.sortKey, '#status': 'status' },
+        ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running' },
+        ProjectionExpression: 'runId',
+        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      if (typeof item.runId !== 'string') continue;
+      await runner.start({ runId: item.runId, executionName: `${item.runId}-restart-${now}` });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+}
+
 async function resumeWaitingRuns(
   dependencies: RunDependencies,
   runner: LocalStateMachineRunner,

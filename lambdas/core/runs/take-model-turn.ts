@@ -56,6 +56,11 @@ export async function takeModelTurn(
   }
 
   const state = await unsealRunState(dependencies, run);
+  if (state.pendingCalls.length > 0) {
+    // This turn's reply is recorded but its calls never ran (a run driven again after a
+    // crash): route it again rather than ask the model twice.
+    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies) };
+  }
   const offered = dependencies.tools.specificationsFor(configuration.allowedTools);
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const model = dependencies.models.resolve(configuration.provider);
