@@ -20,6 +20,8 @@ export const TEXTS = {
   toolInvalidArguments: (tool: string, problem: string) =>
     `Error: invalid arguments for tool "${tool}": ${problem}`,
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
+  callsTooLarge: (limit: number) =>
+    `The model proposed tool calls whose arguments exceed ${Math.round(limit / 1000)} KB, more than an approval card can show.`,
   maxTurnsReached: (maxTurns: number) =>
     `The run reached its limit of ${maxTurns} model turns without a final answer.`,
   expired: (seconds: number) =>

@@ -42,6 +42,15 @@ const SCRIPTS: Record<string, Reply[]> = {
   ],
   'provider error': [{ status: 500, body: '{"error":{"message":"Access denied for user x@host"}}' }],
   'garbage reply': [{ status: 200, body: '<html>not json</html>' }],
+  'huge arguments': [
+    {
+      status: 200,
+      body: toolCall(
+        'update_page_metadata',
+        JSON.stringify({ pageId: '12', description: 'x'.repeat(250_000) }),
+      ),
+    },
+  ],
 };
 
 describe('a misbehaving model', () => {
@@ -120,6 +129,14 @@ describe('a misbehaving model', () => {
     expect(view.failureReason).toMatch(/model/i);
     expect(view.failureReason).not.toContain('Access denied');
     expect(runtime.logLines.join('\n')).not.toContain('Access denied');
+  });
+
+  it('fails a run whose proposed arguments are too large for an approval card, writing nothing', async () => {
+    const before = await runtime.dependencies.pages.getPage('12');
+    const { view } = await startRunAndSettle(runtime, 'huge arguments', { configurationId: 'misbehaving' });
+    expect(view.status).toBe('failed');
+    expect(view.failureReason).toMatch(/exceed 200 KB/);
+    expect(await runtime.dependencies.pages.getPage('12')).toEqual(before);
   });
 
   it('ends the run as failed with a readable reason when the reply is garbage', async () => {

@@ -21,6 +21,12 @@ export interface ModelTurnOutput {
   route: ModelTurnRoute;
 }
 
+/**
+ * The approval card shows every argument of the turn and lives in one DynamoDB item (400 KB):
+ * a turn whose arguments exceed this cannot be put before a human, so the run fails instead.
+ */
+export const MAX_TURN_ARGUMENTS_BYTES = 200_000;
+
 type TurnDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'configurations' | 'tools' | 'models' | 'clock' | 'logger' | 'metrics' | 'settings'
@@ -104,6 +110,11 @@ export async function takeModelTurn(
     arguments: call.arguments ?? null,
     offered: offeredNames.has(call.name),
   }));
+  if (
+    Buffer.byteLength(JSON.stringify(pendingCalls.map((call) => call.arguments))) > MAX_TURN_ARGUMENTS_BYTES
+  ) {
+    throw new CountersignError('model-failed', TEXTS.callsTooLarge(MAX_TURN_ARGUMENTS_BYTES));
+  }
   const content = reply.content.map((block) =>
     block.type === 'tool_call'
       ? { ...block, callId: pendingCalls[calls.indexOf(block)]?.callId ?? block.callId }
