@@ -111,7 +111,8 @@ export async function takeModelTurn(
     offered: offeredNames.has(call.name),
   }));
   if (
-    Buffer.byteLength(JSON.stringify(pendingCalls.map((call) => call.arguments))) > MAX_TURN_ARGUMENTS_BYTES
+    new TextEncoder().encode(JSON.stringify(pendingCalls.map((call) => call.arguments))).byteLength >
+    MAX_TURN_ARGUMENTS_BYTES
   ) {
     throw new CountersignError('model-failed', TEXTS.callsTooLarge(MAX_TURN_ARGUMENTS_BYTES));
   }
