@@ -124,6 +124,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
   };
   let runner: LocalStateMachineRunner | undefined;
+  const inFlight = new Set<Promise<unknown>>();
   const executions: RunExecutions = {
     async start(input) {
       calls.record('SFN', 'StartExecution');
@@ -173,7 +174,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   runner = new LocalStateMachineRunner({
     definition: options.definition,
-    stepHandlers: createStepHandlers(dependencies),
+    stepHandlers: trackEach(createStepHandlers(dependencies), inFlight),
     logger,
   });
 
@@ -182,7 +183,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeRunningRuns(dynamo, dependencies, runner);
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
-  const api = createApiHandlers(dependencies);
+  const api = trackEach(createApiHandlers(dependencies), inFlight);
   const jwt = 'jwt' as const;
   const routes: LocalRoute[] = [
     { method: 'POST', path: '/runs', authentication: jwt, handler: api.runs },
@@ -221,9 +222,37 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     stop: async () => {
       await server.stop();
       await runner?.stop();
+      // An aborted execution's step may still be mid-call: let it settle before dynalite
+      // closes, or its late write would crash the process ("Database is closed").
+      await Promise.race([Promise.allSettled([...inFlight]), delay(SETTLE_ON_STOP_MS)]);
       await dynamo.stop();
     },
   };
+}
+
+/** How long stop() waits for in-flight invocations (a stream may not notice its end at once). */
+const SETTLE_ON_STOP_MS = 5_000;
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+}
+
+/** Wraps every handler so the runtime knows which invocations are still running. */
+function trackEach<Handlers extends Record<string, (...args: never[]) => Promise<unknown>>>(
+  handlers: Handlers,
+  inFlight: Set<Promise<unknown>>,
+): Handlers {
+  const tracked: Record<string, (...args: never[]) => Promise<unknown>> = {};
+  for (const [name, handler] of Object.entries(handlers)) {
+    tracked[name] = (...args) => {
+      const invocation = handler(...args);
+      inFlight.add(invocation);
+      const forget = () => inFlight.delete(invocation);
+      invocation.then(forget, forget);
+      return invocation;
+    };
+  }
+  return tracked as Handlers;
 }
 
 function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateMachineRunner {
