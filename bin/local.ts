@@ -31,20 +31,33 @@ const runtime = await startEmbeddedRuntime({
   writeMetricLine: () => {},
 });
 
+const ROLES: Record<string, string> = {
+  editor: 'starts runs (agent_run) on pages 12 and 14',
+  approver: 'approves (agent_approve), rights on the demo pages: sees previews',
+  'ops-approver': 'approves (agent_approve), no page rights: previews withheld',
+  admin: 'administers everything (admin)',
+};
+const variableOf = (userId: string) => userId.toUpperCase().replace(/-/g, '_');
+
 const lines = [
   '',
   `countersign is running at ${runtime.url}`,
-  `Inbox page: ${runtime.url}/  (paste a token below to sign in)`,
+  `Inbox page: ${runtime.url}/  (sign in by pasting a token below)`,
   '',
-  'Demo sign-in tokens (valid 12 hours; send as "Authorization: Bearer <token>"):',
+  'Demo users (tokens valid 12 hours, sent as "Authorization: Bearer <token>"):',
   ...DEMO_USERS.map(
-    (user) => `  ${user.userId.padEnd(13)} ${user.displayName.padEnd(15)} ${runtime.tokens[user.userId]}`,
+    (user) => `  ${user.userId.padEnd(13)} ${user.displayName.padEnd(15)} ${ROLES[user.userId] ?? ''}`,
   ),
   '',
-  'Try it:',
+  'Their tokens, ready to paste into a shell:',
+  ...DEMO_USERS.map((user) => `  export ${variableOf(user.userId)}=${runtime.tokens[user.userId]}`),
+  '',
+  'Then try:',
   `  curl -s -X POST ${runtime.url}/runs -H "Authorization: Bearer $EDITOR" -H 'content-type: application/json' \\`,
   `    -d '{"taskId":"page-metadata","input":"Set the description of page 12 to '"'"'Spring sale'"'"'"}'`,
   `  curl -s ${runtime.url}/inbox -H "Authorization: Bearer $APPROVER"`,
+  `  curl -s -X POST ${runtime.url}/runs/<runId>/decision -H "Authorization: Bearer $APPROVER" \\`,
+  `    -H 'content-type: application/json' -d '{"digest":"<digest from the card>","decision":"approve"}'`,
   '',
   'Press Ctrl+C to stop. Waiting runs survive a restart.',
 ];
