@@ -193,8 +193,11 @@ export class CountersignWorkflow extends Construct {
       .otherwise(finish);
     modelTurn.next(route);
 
+    // A re-driven waiting run re-enters its wait, or carries out a decision already on record.
     const resume = new Choice(this, STATE_NAMES.resume)
       .when(Condition.stringEquals('$.next', 'await'), awaitApproval)
+      .when(Condition.stringEquals('$.next', 'execute'), executeTools)
+      .when(Condition.stringEquals('$.next', 'reject'), recordRejection)
       .otherwise(modelTurn);
     const definition = prepare.next(resume);
 

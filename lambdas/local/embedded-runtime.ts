@@ -267,7 +267,8 @@ function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateM
  * not a whole timeout after the restart. A run whose wait already ran out expires.
  */
 /**
- * A run that was mid-step when the process stopped (status `running`) is started again too:
+ * A run that was mid-step when the process stopped (status `running`, or `waiting` with its
+ * decision recorded but not yet carried out) is started again too:
  * every step is idempotent, and Prepare sends it back to its model turn, which routes a reply
  * already recorded instead of asking the model twice. On AWS, Step Functions keeps the
  * execution; only the local process can lose it. dynalite is local and small: a scan is fine.
@@ -283,15 +284,20 @@ async function resumeRunningRuns(
     const page = await dynamo.documentClient.send(
       new ScanCommand({
         TableName: dynamo.tableName,
-        FilterExpression: '#sk = :run AND #status = :running',
+        FilterExpression: '#sk = :run AND (#status = :running OR #status = :waiting)',
         ExpressionAttributeNames: { '#sk': TABLE_LAYOUT.sortKey, '#status': 'status' },
-        ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running' },
-        ProjectionExpression: 'runId',
+        ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running', ':waiting': 'waiting' },
+        ProjectionExpression: 'runId, #status',
         ...(startKey ? { ExclusiveStartKey: startKey } : {}),
       }),
     );
     for (const item of page.Items ?? []) {
       if (typeof item.runId !== 'string') continue;
+      if (item.status === 'waiting') {
+        // Its card still open: already restarted into its wait. Closed: decided, not yet carried out.
+        const card = await dependencies.runs.getCard(item.runId);
+        if (card?.state === 'waiting') continue;
+      }
       await runner.start({ runId: item.runId, executionName: `${item.runId}-restart-${now}` });
     }
     startKey = page.LastEvaluatedKey;

@@ -2,7 +2,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import type { RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
-import { removeTestData, settle, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+import {
+  removeTestData,
+  settle,
+  startRunAndSettle,
+  startTestRuntime,
+  type TestRuntime,
+} from '../support/local-runtime.js';
 
 describe('a run that was mid-step when the local process stopped', () => {
   let runtime: TestRuntime;
@@ -62,5 +68,40 @@ describe('a run that was mid-step when the local process stopped', () => {
     expect(view.status).toBe('completed');
     expect(view.transcript.toolCalls).toBe(1);
     expect(view.transcript.messages).toBe(4);
+  });
+});
+
+describe('a decision recorded but not carried out when the local process stopped', () => {
+  let runtime: TestRuntime;
+
+  afterAll(async () => {
+    await runtime.stop();
+    await removeTestData(runtime);
+  });
+
+  it('is carried out on restart without asking the approver again', async () => {
+    // Prepare: a waiting run whose approval was claimed and whose card was closed, but whose
+    // execution was lost before it resumed (the process stopped in between).
+    runtime = await startTestRuntime();
+    const { runId, view } = await startRunAndSettle(runtime, "Set the author of page 14 to 'Nach Neustart'");
+    await runtime.dependencies.runs.claimDecision({
+      runId,
+      turn: view.turn,
+      decision: 'approve',
+      digest: view.digest,
+      decidedBy: 'approver',
+      decidedAt: new Date().toISOString(),
+      cardShown: { calls: [] },
+    });
+    await runtime.dependencies.runs.closeCard(runId);
+    await runtime.stop();
+
+    // Act
+    runtime = await startTestRuntime({ baseDirectory: runtime.baseDirectory });
+    const finished = await settle(runtime, runId, 'editor', view.turn);
+
+    // Assess
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('14'))?.author).toBe('Nach Neustart');
   });
 });

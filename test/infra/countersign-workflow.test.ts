@@ -93,7 +93,11 @@ describe('Countersign workflow', () => {
       Next: 'Resume?',
     });
     expect(states['Resume?']).toMatchObject({
-      Choices: [{ Variable: '$.next', StringEquals: 'await', Next: 'AwaitApproval' }],
+      Choices: [
+        { Variable: '$.next', StringEquals: 'await', Next: 'AwaitApproval' },
+        { Variable: '$.next', StringEquals: 'execute', Next: 'ExecuteTools' },
+        { Variable: '$.next', StringEquals: 'reject', Next: 'RecordRejection' },
+      ],
       Default: 'ModelTurn',
     });
     expect(states.Route).toMatchObject({

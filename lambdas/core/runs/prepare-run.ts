@@ -10,8 +10,11 @@ export interface PrepareRunInput {
 export interface PrepareRunOutput {
   runId: string;
   turn: number;
-  /** `await` re-enters the approval wait of a run that is already waiting (a re-drive). */
-  next: 'model' | 'await';
+  /**
+   * For a run driven again while it waits (a re-drive): `await` re-enters the approval wait;
+   * `execute` or `reject` carries out a decision already on record whose delivery was lost.
+   */
+  next: 'model' | 'await' | 'execute' | 'reject';
 }
 
 /**
@@ -41,5 +44,9 @@ export async function prepareRun(
       { expectStatus: ['running', 'waiting'] },
     );
   }
-  return { runId: input.runId, turn: record.turn, next: record.status === 'waiting' ? 'await' : 'model' };
+  if (record.status !== 'waiting') return { runId: input.runId, turn: record.turn, next: 'model' };
+  // The claim is written before the token is used: a decision on record is the decision.
+  const decision = await dependencies.runs.getDecision(input.runId, record.turn);
+  const next = decision === undefined ? 'await' : decision.decision === 'approve' ? 'execute' : 'reject';
+  return { runId: input.runId, turn: record.turn, next };
 }
