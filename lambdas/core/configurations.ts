@@ -1,24 +1,26 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 const identifier = z
   .string()
-  .min(1)
-  .max(100)
-  .regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/, 'use letters, digits, ".", "_" or "-"');
+  .check(
+    z.minLength(1),
+    z.maxLength(100),
+    z.regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/, 'use letters, digits, ".", "_" or "-"'),
+  );
 
 export const MODEL_PROVIDER_NAMES = ['bedrock', 'openai-compatible', 'scripted'] as const;
 
 export const configurationOptionsSchema = z.object({
   /** Model turns a run may take before it ends as failed. */
-  maxTurns: z.number().int().min(1).max(200).default(12),
+  maxTurns: z._default(z.number().check(z.int(), z.gte(1), z.lte(200)), 12),
   /** Model turns one execution may take before the run continues as a new execution. */
-  turnsPerExecution: z.number().int().min(1).max(500).default(40),
-  maxTokens: z.number().int().min(1).max(200_000).default(2048),
-  temperature: z.number().min(0).max(2).default(0),
+  turnsPerExecution: z._default(z.number().check(z.int(), z.gte(1), z.lte(500)), 40),
+  maxTokens: z._default(z.number().check(z.int(), z.gte(1), z.lte(200_000)), 2048),
+  temperature: z._default(z.number().check(z.gte(0), z.lte(2)), 0),
   /** Four-eyes: the run's owner may not approve their own run. */
-  fourEyes: z.boolean().default(false),
+  fourEyes: z._default(z.boolean(), false),
   /** Whether an approver's rejection reason is passed on to the model. */
-  revealRejectionReason: z.boolean().default(false),
+  revealRejectionReason: z._default(z.boolean(), false),
 });
 
 /**
@@ -27,23 +29,26 @@ export const configurationOptionsSchema = z.object({
  */
 export const configurationSchema = z.object({
   configurationId: identifier,
-  label: z.string().min(1).max(200),
+  label: z.string().check(z.minLength(1), z.maxLength(200)),
   provider: z.enum(MODEL_PROVIDER_NAMES),
-  model: z.string().min(1).max(200),
-  systemPrompt: z.string().max(20_000).default(''),
-  allowedTools: z.array(z.string().min(1).max(64)).max(100).default([]),
-  options: configurationOptionsSchema.default(configurationOptionsSchema.parse({})),
-  skillIds: z.array(z.string().max(300)).max(100).default([]),
+  model: z.string().check(z.minLength(1), z.maxLength(200)),
+  systemPrompt: z._default(z.string().check(z.maxLength(20_000)), ''),
+  allowedTools: z._default(
+    z.array(z.string().check(z.minLength(1), z.maxLength(64))).check(z.maxLength(100)),
+    [],
+  ),
+  options: z._default(configurationOptionsSchema, configurationOptionsSchema.parse({})),
+  skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 
 /** A task: a prompt template (`{{input}}` is replaced by the run input) on a configuration. */
 export const taskSchema = z.object({
   taskId: identifier,
-  label: z.string().min(1).max(200),
+  label: z.string().check(z.minLength(1), z.maxLength(200)),
   configurationId: identifier,
-  promptTemplate: z.string().min(1).max(20_000),
-  skillIds: z.array(z.string().max(300)).max(100).default([]),
+  promptTemplate: z.string().check(z.minLength(1), z.maxLength(20_000)),
+  skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
 });
 export type Task = z.infer<typeof taskSchema>;
 

@@ -1,21 +1,24 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 /** What a user may do in countersign. Grants are data (user records), not code. */
 export const GRANTS = ['agent_run', 'agent_approve', 'admin'] as const;
 export type Grant = (typeof GRANTS)[number];
 
 /** `'*'` means every page (or every language); otherwise an explicit allow-list. */
-export const accessListSchema = z.union([z.literal('*'), z.array(z.string().min(1).max(200)).max(10_000)]);
+export const accessListSchema = z.union([
+  z.literal('*'),
+  z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(10_000)),
+]);
 export type AccessList = z.infer<typeof accessListSchema>;
 
 export const userProfileSchema = z.object({
-  userId: z.string().min(1).max(200),
-  displayName: z.string().max(200).default(''),
-  grants: z.array(z.enum(GRANTS)).default([]),
-  pageAccess: accessListSchema.default([]),
-  languageAccess: accessListSchema.default([]),
+  userId: z.string().check(z.minLength(1), z.maxLength(200)),
+  displayName: z._default(z.string().check(z.maxLength(200)), ''),
+  grants: z._default(z.array(z.enum(GRANTS)), []),
+  pageAccess: z._default(accessListSchema, []),
+  languageAccess: z._default(accessListSchema, []),
   /** Tools whose writes this user may release as an approver (tool-level authority). */
-  toolAccess: accessListSchema.default([]),
+  toolAccess: z._default(accessListSchema, []),
 });
 
 /**

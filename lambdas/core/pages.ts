@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { allows, isAdmin, type UserProfile } from './identity.js';
 
 /** The metadata fields `update_page_metadata` may set: absolute values, never relative edits. */
@@ -13,18 +13,18 @@ export const PAGE_METADATA_FIELDS = [
 export type PageMetadataField = (typeof PAGE_METADATA_FIELDS)[number];
 
 export const pageSchema = z.object({
-  pageId: z.string().min(1).max(100),
-  language: z.string().min(2).max(20),
-  slug: z.string().max(500).default(''),
-  body: z.string().max(100_000).default(''),
-  title: z.string().max(1000).default(''),
-  description: z.string().max(5000).default(''),
-  keywords: z.string().max(2000).default(''),
-  author: z.string().max(500).default(''),
-  ogTitle: z.string().max(1000).default(''),
-  ogDescription: z.string().max(5000).default(''),
-  updatedAt: z.string().default(''),
-  updatedBy: z.string().default(''),
+  pageId: z.string().check(z.minLength(1), z.maxLength(100)),
+  language: z.string().check(z.minLength(2), z.maxLength(20)),
+  slug: z._default(z.string().check(z.maxLength(500)), ''),
+  body: z._default(z.string().check(z.maxLength(100_000)), ''),
+  title: z._default(z.string().check(z.maxLength(1000)), ''),
+  description: z._default(z.string().check(z.maxLength(5000)), ''),
+  keywords: z._default(z.string().check(z.maxLength(2000)), ''),
+  author: z._default(z.string().check(z.maxLength(500)), ''),
+  ogTitle: z._default(z.string().check(z.maxLength(1000)), ''),
+  ogDescription: z._default(z.string().check(z.maxLength(5000)), ''),
+  updatedAt: z._default(z.string(), ''),
+  updatedBy: z._default(z.string(), ''),
 });
 
 /** A page of the built-in content store (DynamoDB deployed, dynalite locally). */

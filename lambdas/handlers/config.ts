@@ -1,4 +1,5 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
 /**
@@ -6,24 +7,25 @@ import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
  * and fails with a message naming the variable, instead of failing later on a request.
  */
 const environmentSchema = z.object({
-  COUNTERSIGN_TABLE_NAME: z.string().min(1),
-  COUNTERSIGN_SEALING_KEY_ARN: z.string().startsWith('arn:'),
-  COUNTERSIGN_OVERFLOW_BUCKET: z.string().min(1),
-  COUNTERSIGN_STATE_MACHINE_ARN: z.string().startsWith('arn:').optional(),
-  COUNTERSIGN_EVENT_BUS_NAME: z.string().min(1).default('default'),
-  COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z.coerce
-    .number()
-    .int()
-    .min(60)
-    .max(24 * 86_400)
-    .default(7 * 86_400),
-  COUNTERSIGN_MODEL_PROVIDER: z.enum(['bedrock', 'openai-compatible', 'scripted']).default('bedrock'),
-  COUNTERSIGN_BEDROCK_MODEL_ID: z.string().min(1).optional(),
-  COUNTERSIGN_OPENAI_BASE_URL: z.string().url().optional(),
-  COUNTERSIGN_OPENAI_SECRET_ARN: z.string().startsWith('arn:').optional(),
+  COUNTERSIGN_TABLE_NAME: z.string().check(z.minLength(1)),
+  COUNTERSIGN_SEALING_KEY_ARN: z.string().check(z.startsWith('arn:')),
+  COUNTERSIGN_OVERFLOW_BUCKET: z.string().check(z.minLength(1)),
+  COUNTERSIGN_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  COUNTERSIGN_EVENT_BUS_NAME: z._default(z.string().check(z.minLength(1)), 'default'),
+  COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z._default(
+    z.coerce.number().check(z.int(), z.gte(60), z.lte(24 * 86_400)),
+    7 * 86_400,
+  ),
+  COUNTERSIGN_MODEL_PROVIDER: z._default(z.enum(['bedrock', 'openai-compatible', 'scripted']), 'bedrock'),
+  COUNTERSIGN_BEDROCK_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
+  COUNTERSIGN_OPENAI_BASE_URL: z.optional(z.string().check(z.url())),
+  COUNTERSIGN_OPENAI_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   // Seed 003: a missing, unparsable or non-positive value means 24,000, never a failed cold start.
-  COUNTERSIGN_SKILLS_MAX_BYTES: z.string().optional().transform(resolveSkillsMaxBytes),
-  COUNTERSIGN_MAX_TURNS: z.coerce.number().int().min(1).max(500).default(50),
+  COUNTERSIGN_SKILLS_MAX_BYTES: z.pipe(
+    z.optional(z.string()),
+    z.transform((value: string | undefined) => resolveSkillsMaxBytes(value)),
+  ),
+  COUNTERSIGN_MAX_TURNS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 50),
 });
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
@@ -45,12 +47,14 @@ export function lambdaEnvironment(): CountersignEnvironment {
 }
 
 const eventsEndpointSchema = z.object({
-  COUNTERSIGN_JWT_ISSUER: z.string().url(),
-  COUNTERSIGN_JWT_AUDIENCE: z
-    .string()
-    .min(1)
-    .transform((value) => value.split(',').map((audience) => audience.trim()))
-    .pipe(z.array(z.string().min(1)).min(1)),
+  COUNTERSIGN_JWT_ISSUER: z.string().check(z.url()),
+  COUNTERSIGN_JWT_AUDIENCE: z.pipe(
+    z.pipe(
+      z.string().check(z.minLength(1)),
+      z.transform((value: string) => value.split(',').map((audience) => audience.trim())),
+    ),
+    z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
+  ),
 });
 
 /** What the run events function (a function URL, no JWT authorizer) needs to verify tokens itself. */

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mayAccessPage, PAGE_NOT_AVAILABLE } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
 import { excerptOf, PAGE_ID_MAX_LENGTH } from './page-text.js';
@@ -21,7 +21,9 @@ export const getPageTool = defineTool({
     'Reads one page: its metadata (title, description, keywords, author, Open Graph fields) and an excerpt of its body.',
   effect: 'read',
   input: z.strictObject({
-    pageId: z.string().min(1).max(PAGE_ID_MAX_LENGTH).describe('The id of the page to read.'),
+    pageId: z
+      .string()
+      .check(z.minLength(1), z.maxLength(PAGE_ID_MAX_LENGTH), z.describe('The id of the page to read.')),
   }),
   async execute({ pageId }, context) {
     const page = await context.pages.getPage(pageId);

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isCountersignError } from '../core/errors.js';
 import { mayAccessPage, type Page } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
@@ -24,13 +24,11 @@ export const listPagesTool = defineTool({
   effect: 'read',
   input: z.strictObject({
     limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(LIST_PAGES_MAX_LIMIT)
-      .optional()
-      .describe(`How many pages to return, at most ${LIST_PAGES_MAX_LIMIT}.`),
-    cursor: z.string().min(1).max(2000).optional().describe('The cursor a previous call returned.'),
+      .optional(z.number().check(z.int(), z.gte(1), z.lte(LIST_PAGES_MAX_LIMIT)))
+      .check(z.describe(`How many pages to return, at most ${LIST_PAGES_MAX_LIMIT}.`)),
+    cursor: z
+      .optional(z.string().check(z.minLength(1), z.maxLength(2000)))
+      .check(z.describe('The cursor a previous call returned.')),
   }),
   async execute(args, context) {
     const limit = args.limit ?? LIST_PAGES_DEFAULT_LIMIT;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { mayAccessPage } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
 import { excerptOf, summarisePage } from './page-text.js';
@@ -27,14 +27,10 @@ export const searchPagesTool = defineTool({
     'Searches the pages you may access for a text (case-insensitive) in title, description, keywords and body.',
   effect: 'read',
   input: z.strictObject({
-    query: z.string().trim().min(1).max(200).describe('The text to look for.'),
+    query: z.string().check(z.trim(), z.minLength(1), z.maxLength(200), z.describe('The text to look for.')),
     limit: z
-      .number()
-      .int()
-      .min(1)
-      .max(SEARCH_PAGES_MAX_LIMIT)
-      .optional()
-      .describe(`How many matches to return, at most ${SEARCH_PAGES_MAX_LIMIT}.`),
+      .optional(z.number().check(z.int(), z.gte(1), z.lte(SEARCH_PAGES_MAX_LIMIT)))
+      .check(z.describe(`How many matches to return, at most ${SEARCH_PAGES_MAX_LIMIT}.`)),
   }),
   async execute(args, context) {
     const needle = args.query.trim().toLowerCase();

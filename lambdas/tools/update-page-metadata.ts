@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../core/errors.js';
 import type { UserProfile } from '../core/identity.js';
 import {
@@ -20,25 +20,37 @@ const LONG_TEXT_MAX_LENGTH = 1000;
 
 export const updatePageMetadataInput = z
   .strictObject({
-    pageId: z.string().min(1).max(PAGE_ID_MAX_LENGTH).describe('The id of the page to change.'),
-    title: z.string().max(SHORT_TEXT_MAX_LENGTH).optional().describe('The new page title.'),
-    description: z.string().max(LONG_TEXT_MAX_LENGTH).optional().describe('The new meta description.'),
+    pageId: z
+      .string()
+      .check(z.minLength(1), z.maxLength(PAGE_ID_MAX_LENGTH), z.describe('The id of the page to change.')),
+    title: z
+      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new page title.')),
+    description: z
+      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new meta description.')),
     keywords: z
-      .string()
-      .max(LONG_TEXT_MAX_LENGTH)
-      .optional()
-      .describe('The new meta keywords, comma-separated.'),
-    author: z.string().max(SHORT_TEXT_MAX_LENGTH).optional().describe('The new author.'),
-    ogTitle: z.string().max(SHORT_TEXT_MAX_LENGTH).optional().describe('The new Open Graph title.'),
+      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new meta keywords, comma-separated.')),
+    author: z
+      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new author.')),
+    ogTitle: z
+      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new Open Graph title.')),
     ogDescription: z
-      .string()
-      .max(LONG_TEXT_MAX_LENGTH)
-      .optional()
-      .describe('The new Open Graph description.'),
+      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
+      .check(z.describe('The new Open Graph description.')),
   })
-  .refine((args) => PAGE_METADATA_FIELDS.some((field) => args[field] !== undefined), {
-    message: `Set at least one of: ${PAGE_METADATA_FIELDS.join(', ')}.`,
-  });
+  .check(
+    z.refine(
+      (args: Partial<Record<PageMetadataField, string>>) =>
+        PAGE_METADATA_FIELDS.some((field) => args[field] !== undefined),
+      {
+        message: `Set at least one of: ${PAGE_METADATA_FIELDS.join(', ')}.`,
+      },
+    ),
+  );
 export type UpdatePageMetadataArguments = z.infer<typeof updatePageMetadataInput>;
 
 /**

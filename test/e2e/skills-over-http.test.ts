@@ -7,6 +7,7 @@ import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { SKILLS_BLOCK_HEADER, splitSkillBlock } from '../../lambdas/core/skills/compose-skills.js';
 import { estimateToolsTokens } from '../../lambdas/core/skills/estimate-tokens.js';
 import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';
+import { specifyAllowedTools } from '../../lambdas/core/tools/tool-specification.js';
 import {
   removeTestData,
   startRunAndSettle,
@@ -200,7 +201,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
   it('bounds the model send by the context window, leaving the skills block out loudly when nothing else fits', async () => {
     // Prepare: a window with room for the tools, the reply and the bare request, not the block
     const configuration = await runtime.dependencies.configurations.getConfiguration('demo-scripted');
-    const tools = runtime.dependencies.tools.specificationsFor(configuration?.allowedTools ?? []);
+    const tools = specifyAllowedTools(runtime.dependencies.tools, configuration?.allowedTools ?? []);
     const settings = runtime.dependencies.settings;
     settings.contextWindowTokens =
       (configuration?.options.maxTokens ?? 0) + estimateToolsTokens(tools, 'scripted-v1') + 80;

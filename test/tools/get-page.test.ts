@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { PAGE_NOT_AVAILABLE } from '../../lambdas/core/pages.js';
 import { BODY_EXCERPT_MAX_CHARACTERS, getPageTool } from '../../lambdas/tools/get-page.js';
 import { createToolContext, editor } from './page-tool-fixtures.js';
@@ -61,7 +62,7 @@ describe('get_page', () => {
 
   it('rejects unknown input fields', () => {
     // Act
-    const parsed = getPageTool.input.safeParse({ pageId: '12', extra: true });
+    const parsed = z.safeParse(getPageTool.input, { pageId: '12', extra: true });
 
     // Assess
     expect(parsed.success).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { LIST_PAGES_MAX_STORE_READS, listPagesTool } from '../../lambdas/tools/list-pages.js';
 import type { PageInput } from '../support/in-memory-page-store.js';
 import { admin, createToolContext, createUser, editor } from './page-tool-fixtures.js';
@@ -82,7 +83,7 @@ describe('list_pages', () => {
 
   it('refuses a limit above the maximum', () => {
     // Act
-    const parsed = listPagesTool.input.safeParse({ limit: 500 });
+    const parsed = z.safeParse(listPagesTool.input, { limit: 500 });
 
     // Assess
     expect(parsed.success).toBe(false);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { SEARCH_PAGES_MAX_SCANNED, searchPagesTool } from '../../lambdas/tools/search-pages.js';
 import type { PageInput } from '../support/in-memory-page-store.js';
 import { admin, createToolContext, editor } from './page-tool-fixtures.js';
@@ -83,7 +84,7 @@ describe('search_pages', () => {
 
   it('refuses an empty query', () => {
     // Act
-    const parsed = searchPagesTool.input.safeParse({ query: '   ' });
+    const parsed = z.safeParse(searchPagesTool.input, { query: '   ' });
 
     // Assess
     expect(parsed.success).toBe(false);

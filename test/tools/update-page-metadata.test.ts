@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
 import { PAGE_NOT_AVAILABLE } from '../../lambdas/core/pages.js';
-import { needsApproval, toSpecification } from '../../lambdas/core/tools/tool.js';
+import { needsApproval } from '../../lambdas/core/tools/tool.js';
+import { toSpecification } from '../../lambdas/core/tools/tool-specification.js';
 import { updatePageMetadataTool } from '../../lambdas/tools/update-page-metadata.js';
 import { admin, createToolContext, createUser, editor } from './page-tool-fixtures.js';
 
@@ -72,7 +74,7 @@ describe('update_page_metadata input', () => {
     ['a missing page id', { title: 'x' }],
   ])('refuses %s', (_, args) => {
     // Act
-    const parsed = tool.input.safeParse(args);
+    const parsed = z.safeParse(tool.input, args);
 
     // Assess
     expect(parsed.success).toBe(false);

@@ -1,5 +1,6 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { z } from 'zod';
+import type * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import {
   type Configuration,
   type ConfigurationRepository,
@@ -12,7 +13,7 @@ import { parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
-interface RecordKind<Schema extends z.ZodType> {
+interface RecordKind<Schema extends zc.$ZodType> {
   readonly partition: string;
   readonly sortKeyPrefix: string;
   readonly schema: Schema;
@@ -83,14 +84,14 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     return this.delete(TASKS, taskId);
   }
 
-  private key(kind: RecordKind<z.ZodType>, id: string): Record<string, string> {
+  private key(kind: RecordKind<zc.$ZodType>, id: string): Record<string, string> {
     return {
       [TABLE_LAYOUT.partitionKey]: kind.partition,
       [TABLE_LAYOUT.sortKey]: `${kind.sortKeyPrefix}${id}`,
     };
   }
 
-  private async get<Schema extends z.ZodType>(
+  private async get<Schema extends zc.$ZodType>(
     kind: RecordKind<Schema>,
     id: string,
   ): Promise<z.output<Schema> | undefined> {
@@ -100,7 +101,7 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     return item ? parseItem(kind.schema, item, kind.what) : undefined;
   }
 
-  private async put(kind: RecordKind<z.ZodType>, id: string, value: object): Promise<void> {
+  private async put(kind: RecordKind<zc.$ZodType>, id: string, value: object): Promise<void> {
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
@@ -109,12 +110,12 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     );
   }
 
-  private async list<Schema extends z.ZodType>(kind: RecordKind<Schema>): Promise<z.output<Schema>[]> {
+  private async list<Schema extends zc.$ZodType>(kind: RecordKind<Schema>): Promise<z.output<Schema>[]> {
     const items = await queryWholePartition(this.client, this.tableName, kind.partition);
     return items.map((item) => parseItem(kind.schema, item, kind.what));
   }
 
-  private async delete(kind: RecordKind<z.ZodType>, id: string): Promise<boolean> {
+  private async delete(kind: RecordKind<zc.$ZodType>, id: string): Promise<boolean> {
     const { Attributes: previous } = await this.client.send(
       new DeleteCommand({ TableName: this.tableName, Key: this.key(kind, id), ReturnValues: 'ALL_OLD' }),
     );

@@ -1,5 +1,6 @@
 import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
-import type { z } from 'zod';
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { CountersignError } from '../../core/errors.js';
 
 /** A DynamoDB key as the adapters use it: string attributes only. */
@@ -82,12 +83,12 @@ function stripUndefined(value: unknown): unknown {
  * Parses a stored item through the core's schema (extra attributes such as pk/sk are
  * stripped). A stored item that does not parse is our fault, not the client's.
  */
-export function parseItem<Schema extends z.ZodType>(
+export function parseItem<Schema extends zc.$ZodType>(
   schema: Schema,
   item: Record<string, unknown>,
   what: string,
 ): z.output<Schema> {
-  const parsed = schema.safeParse(item);
+  const parsed = z.safeParse(schema, item);
   if (!parsed.success) {
     throw new CountersignError('internal', `A stored ${what} has an unexpected shape.`, { expose: false });
   }

@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import {
   PAGE_METADATA_FIELDS,
@@ -42,14 +42,12 @@ const pageKey = (pageId: string): Record<string, string> => ({
   [SK]: `${PAGE_PREFIX}${pageId}`,
 });
 // Built from the page schema's field types WITHOUT their defaults: zod 4 keeps a default
-// under .partial(), which turned every field a patch left out into "" (a silent wipe).
-const metadataPatchSchema = z
-  .object(
-    Object.fromEntries(
-      PAGE_METADATA_FIELDS.map((field) => [field, pageSchema.shape[field].removeDefault().optional()]),
-    ) as Record<PageMetadataField, z.ZodOptional<z.ZodString>>,
-  )
-  .strict();
+// under partial(), which turned every field a patch left out into "" (a silent wipe).
+const metadataPatchSchema = z.strictObject(
+  Object.fromEntries(
+    PAGE_METADATA_FIELDS.map((field) => [field, z.optional(pageSchema.shape[field].def.innerType)]),
+  ) as Record<PageMetadataField, z.ZodMiniOptional<z.ZodMiniString>>,
+);
 
 export interface DynamoPageStoreProps extends Pick<DynamoRepositoryProps, 'client' | 'tableName'> {
   /** Stamps `updatedAt`. @default systemClock */

@@ -27,7 +27,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import type { ClaimOutcome, ConditionalOutcome, RunRepository, StoredRun } from '../../core/ports.js';
 import type { CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
@@ -65,9 +65,9 @@ export interface DynamoRepositoryProps {
 }
 
 const sealedStatePointerSchema = z.object({
-  key: z.string().min(1),
-  sha256: z.string().regex(/^[0-9a-f]{64}$/),
-  size: z.number().int().nonnegative(),
+  key: z.string().check(z.minLength(1)),
+  sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  size: z.number().check(z.int(), z.nonnegative()),
 });
 type SealedStatePointer = z.infer<typeof sealedStatePointerSchema>;
 
@@ -78,7 +78,7 @@ const storedCardSchema = z.object({
   owner: z.string(),
   label: z.string(),
   configurationId: z.string(),
-  turn: z.number().int().nonnegative(),
+  turn: z.number().check(z.int(), z.nonnegative()),
   digest: z.string(),
   pausedAt: z.string(),
   expiresAt: z.string(),
@@ -93,12 +93,12 @@ const storedCardSchema = z.object({
 
 const decisionRecordSchema = z.object({
   runId: z.string(),
-  turn: z.number().int().nonnegative(),
+  turn: z.number().check(z.int(), z.nonnegative()),
   decision: z.enum(['approve', 'reject']),
   digest: z.string(),
   decidedBy: z.string(),
   decidedAt: z.string(),
-  reason: z.string().optional(),
+  reason: z.optional(z.string()),
   // The audit shape belongs to the core; the adapter checks only that it is a list of calls.
   cardShown: z.custom<CardShown>(
     (value) =>
@@ -106,7 +106,7 @@ const decisionRecordSchema = z.object({
   ),
 });
 
-const runChangesSchema = runRecordSchema.omit({ runId: true }).partial().strict();
+const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
 
 const runPartition = (runId: string): string => `RUN#${runId}`;
 const decisionSortKey = (turn: number): string => `DECISION#${String(turn).padStart(6, '0')}`;

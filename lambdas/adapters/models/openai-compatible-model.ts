@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { isCountersignError } from '../../core/errors.js';
 import type {
   Message,
@@ -199,22 +199,25 @@ const chatCompletionSchema = z.object({
   choices: z
     .array(
       z.object({
-        finish_reason: z.string().nullish(),
+        finish_reason: z.nullish(z.string()),
         message: z.object({
-          content: z.string().nullish(),
-          tool_calls: z
-            .array(
+          content: z.nullish(z.string()),
+          tool_calls: z.nullish(
+            z.array(
               z.object({
-                id: z.string().min(1),
-                function: z.object({ name: z.string().min(1), arguments: z.string().nullish() }),
+                id: z.string().check(z.minLength(1)),
+                function: z.object({
+                  name: z.string().check(z.minLength(1)),
+                  arguments: z.nullish(z.string()),
+                }),
               }),
-            )
-            .nullish(),
+            ),
+          ),
         }),
       }),
     )
-    .min(1),
-  usage: z.object({ prompt_tokens: z.number(), completion_tokens: z.number() }).nullish(),
+    .check(z.minLength(1)),
+  usage: z.nullish(z.object({ prompt_tokens: z.number(), completion_tokens: z.number() })),
 });
 
 /** A chat completion body in our terms; anything that is not one is an unreadable reply. */

@@ -1,29 +1,24 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import type { SkillSnapshot, SkillSource } from '../../core/skills/skill-source.js';
 import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
 
 /** POST /admin/skills/ingest with `source: 'upload'`: the SKILL.md texts, and the other files' paths. */
-export const skillUploadSchema = z
-  .object({
-    source: z.literal('upload'),
-    label: z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" or "-"'),
-    files: z
-      .array(
-        z
-          .object({
-            path: z.string().min(1).max(1000),
-            /** UTF-8 text of a SKILL.md. */
-            content: z.string().optional(),
-            /** Raw bytes of a SKILL.md that is not (or may not be) UTF-8: refused with a clear message. */
-            contentBase64: z.string().optional(),
-          })
-          .strict(),
-      )
-      .min(1)
-      .max(5000),
-  })
-  .strict();
+export const skillUploadSchema = z.strictObject({
+  source: z.literal('upload'),
+  label: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" or "-"')),
+  files: z
+    .array(
+      z.strictObject({
+        path: z.string().check(z.minLength(1), z.maxLength(1000)),
+        /** UTF-8 text of a SKILL.md. */
+        content: z.optional(z.string()),
+        /** Raw bytes of a SKILL.md that is not (or may not be) UTF-8: refused with a clear message. */
+        contentBase64: z.optional(z.string()),
+      }),
+    )
+    .check(z.minLength(1), z.maxLength(5000)),
+});
 export type SkillUpload = z.infer<typeof skillUploadSchema>;
 
 /**

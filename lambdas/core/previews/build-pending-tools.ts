@@ -1,3 +1,4 @@
+import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
@@ -78,7 +79,7 @@ async function mayViewerRead(
 ): Promise<boolean> {
   const tool = input.tools.get(toolName);
   if (!input.viewer || !tool || typeof tool.mayViewerReadPreview !== 'function') return false;
-  const parsed = tool.input.safeParse(rawArguments);
+  const parsed = safeParse(tool.input, rawArguments);
   if (!parsed.success) return false;
   try {
     return (

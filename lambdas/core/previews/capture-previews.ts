@@ -1,3 +1,4 @@
+import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
@@ -70,7 +71,7 @@ async function producePreview(
   call: PendingCall,
   input: { actingUser: UserProfile; context: ToolContext },
 ): Promise<unknown[]> {
-  const parsed = tool.input.safeParse(call.arguments);
+  const parsed = safeParse(tool.input, call.arguments);
   if (!parsed.success) throw new InvalidPreviewArguments();
   const lines = await tool.preview?.(parsed.data, input.actingUser, input.context);
   return Array.isArray(lines) ? lines : [];

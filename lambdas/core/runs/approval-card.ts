@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 
 /**
@@ -8,7 +8,7 @@ import { CountersignError } from '../errors.js';
 export const APPROVAL_CARD_SCHEMA_VERSION = 1;
 
 export const cardCallSchema = z.object({
-  index: z.number().int().nonnegative(),
+  index: z.number().check(z.int(), z.nonnegative()),
   tool: z.string(),
   arguments: z.unknown(),
 });
@@ -16,7 +16,7 @@ export type CardCall = z.infer<typeof cardCallSchema>;
 
 /** A write preview of one pending call (seed 000), bound to the call's index. */
 export const callPreviewSchema = z.object({
-  index: z.number().int().nonnegative(),
+  index: z.number().check(z.int(), z.nonnegative()),
   tool: z.string(),
   lines: z.array(z.string()),
   failed: z.boolean(),
@@ -125,7 +125,7 @@ export function parseApprovalCard(value: unknown): ApprovalCard {
 
 const approvalCardHeaderSchema = z.object({
   schemaVersion: z.literal(APPROVAL_CARD_SCHEMA_VERSION),
-  runId: z.string().min(1),
-  turn: z.number().int().nonnegative(),
-  digest: z.string().min(1),
+  runId: z.string().check(z.minLength(1)),
+  turn: z.number().check(z.int(), z.nonnegative()),
+  digest: z.string().check(z.minLength(1)),
 });

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import { allows, hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
@@ -13,14 +13,12 @@ import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
 
-export const decisionRequestSchema = z
-  .object({
-    // Optional here so that a missing digest is answered like a stale one (409), not a 400.
-    digest: z.string().max(200).optional(),
-    decision: z.enum(['approve', 'reject']),
-    reason: z.string().max(2000).optional(),
-  })
-  .strict();
+export const decisionRequestSchema = z.strictObject({
+  // Optional here so that a missing digest is answered like a stale one (409), not a 400.
+  digest: z.optional(z.string().check(z.maxLength(200))),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.optional(z.string().check(z.maxLength(2000))),
+});
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 
 export type DecisionOutcome = {

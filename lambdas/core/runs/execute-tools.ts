@@ -1,3 +1,5 @@
+import '../schema-messages.js';
+import { safeParse } from 'zod/mini';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
@@ -75,7 +77,7 @@ async function runCall(
 ): Promise<{ content: string; isError: boolean }> {
   const tool = dependencies.tools.get(call.tool);
   if (!call.offered || !tool) return { content: TEXTS.toolUnavailable(call.tool), isError: true };
-  const parsed = tool.input.safeParse(call.arguments);
+  const parsed = safeParse(tool.input, call.arguments);
   if (!parsed.success) {
     const problem = parsed.error.issues
       .slice(0, 5)

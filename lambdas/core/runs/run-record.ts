@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -15,28 +15,28 @@ export const runRecordSchema = z.object({
   owner: z.string(),
   label: z.string(),
   configurationId: z.string(),
-  taskId: z.string().optional(),
+  taskId: z.optional(z.string()),
   status: z.enum(RUN_STATUSES),
-  turn: z.number().int().nonnegative(),
+  turn: z.number().check(z.int(), z.nonnegative()),
   /** How many executions this run has used; a long run continues as a new execution. */
-  executionCount: z.number().int().positive(),
+  executionCount: z.number().check(z.int(), z.positive()),
   /** The Step Functions execution currently driving the run. */
-  executionId: z.string().optional(),
+  executionId: z.optional(z.string()),
   /** The turn the current execution started at (turns per execution are bounded). */
-  executionStartTurn: z.number().int().nonnegative(),
+  executionStartTurn: z.number().check(z.int(), z.nonnegative()),
   createdAt: z.string(),
   updatedAt: z.string(),
-  pausedAt: z.string().optional(),
-  expiresAt: z.string().optional(),
-  endedAt: z.string().optional(),
+  pausedAt: z.optional(z.string()),
+  expiresAt: z.optional(z.string()),
+  endedAt: z.optional(z.string()),
   /** A readable, client-safe reason for `failed` or `expired`. */
-  failureReason: z.string().optional(),
+  failureReason: z.optional(z.string()),
   /**
    * The configuration's approval policy as it was when the run started: it governs the whole
    * run, and keeps the pause and the decision to one read.
    */
   policy: z.object({ fourEyes: z.boolean(), revealRejectionReason: z.boolean() }),
   /** Tool names of the turn waiting for a decision (no arguments). */
-  pendingToolNames: z.array(z.string()).optional(),
+  pendingToolNames: z.optional(z.array(z.string())),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';
@@ -36,7 +36,7 @@ export const messageSchema = z.discriminatedUnion('role', [
 
 /** One call the model proposed in the current turn, at its position in that turn. */
 export const pendingCallSchema = z.object({
-  index: z.number().int().nonnegative(),
+  index: z.number().check(z.int(), z.nonnegative()),
   callId: z.string(),
   tool: z.string(),
   arguments: z.unknown(),
@@ -48,16 +48,16 @@ export type PendingCall = z.infer<typeof pendingCallSchema>;
 export const runStateSchema = z.object({
   schemaVersion: z.literal(1),
   runId: z.string(),
-  turn: z.number().int().nonnegative(),
-  system: z.string().optional(),
+  turn: z.number().check(z.int(), z.nonnegative()),
+  system: z.optional(z.string()),
   transcript: z.array(messageSchema),
   pendingCalls: z.array(pendingCallSchema),
-  finalText: z.string().optional(),
+  finalText: z.optional(z.string()),
   /**
    * The acting user as they were when the run started. Previews are produced under it at the
    * pause; every execution re-reads the user, so a revoked right still stops the write.
    */
-  actingUser: userProfileSchema.optional(),
+  actingUser: z.optional(userProfileSchema),
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { renderPrompt } from '../configurations.js';
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
@@ -12,16 +12,18 @@ import { RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 
 export const startRunRequestSchema = z
-  .object({
-    taskId: z.string().min(1).max(100).optional(),
-    configurationId: z.string().min(1).max(100).optional(),
-    input: z.string().min(1).max(100_000),
+  .strictObject({
+    taskId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+    configurationId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
+    input: z.string().check(z.minLength(1), z.maxLength(100_000)),
   })
-  .strict()
-  .refine((body) => (body.taskId === undefined) !== (body.configurationId === undefined), {
-    message: 'give exactly one of "taskId" or "configurationId"',
-    path: ['taskId'],
-  });
+  .check(
+    z.refine(
+      (body: { taskId?: string; configurationId?: string }) =>
+        (body.taskId === undefined) !== (body.configurationId === undefined),
+      { message: 'give exactly one of "taskId" or "configurationId"', path: ['taskId'] },
+    ),
+  );
 export type StartRunRequest = z.infer<typeof startRunRequestSchema>;
 
 export type StartRunOutcome = { kind: 'started'; runId: string; status: 'running' };

@@ -3,6 +3,7 @@ import type { ToolCallBlock } from '../model.js';
 import { fitContextWindow } from '../skills/fit-context-window.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval } from '../tools/tool.js';
+import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { PendingCall, RunState } from './run-state.js';
@@ -67,7 +68,7 @@ export async function takeModelTurn(
     // crash): route it again rather than ask the model twice.
     return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies) };
   }
-  const offered = dependencies.tools.specificationsFor(configuration.allowedTools);
+  const offered = specifyAllowedTools(dependencies.tools, configuration.allowedTools);
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const model = dependencies.models.resolve(configuration.provider);
   // The context window bounds the real send (skills block counted); the sealed transcript stays whole.

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import type { ConfigurationRepository } from '../configurations.js';
 import { CountersignError } from '../errors.js';
 import type { Clock } from '../ports.js';
@@ -6,9 +6,9 @@ import { auditEntriesFor } from './ingest-skills.js';
 import { requireSkill } from './review-skill.js';
 import { isSkillUsable, type SkillRecord, type SkillRepository } from './skill-record.js';
 
-export const attachSkillsRequestSchema = z
-  .object({ skillIds: z.array(z.string().min(1).max(300)).max(100) })
-  .strict();
+export const attachSkillsRequestSchema = z.strictObject({
+  skillIds: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.maxLength(100)),
+});
 export type AttachSkillsRequest = z.infer<typeof attachSkillsRequestSchema>;
 
 export type AttachmentTarget = { kind: 'task' | 'configuration'; id: string };

@@ -1,15 +1,13 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import type { Clock } from '../ports.js';
 import { auditEntriesFor } from './ingest-skills.js';
 import type { SkillRecord, SkillRepository } from './skill-record.js';
 
-export const enableSkillRequestSchema = z
-  .object({
-    /** The body checksum the reviewer read: a body that changed since is not enabled. */
-    bodyChecksum: z.string().regex(/^[0-9a-f]{64}$/, 'the lower-case hex sha256 shown with the skill'),
-  })
-  .strict();
+export const enableSkillRequestSchema = z.strictObject({
+  /** The body checksum the reviewer read: a body that changed since is not enabled. */
+  bodyChecksum: z.string().check(z.regex(/^[0-9a-f]{64}$/, 'the lower-case hex sha256 shown with the skill')),
+});
 export type EnableSkillRequest = z.infer<typeof enableSkillRequestSchema>;
 
 interface ReviewDependencies {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { sha256Hex } from '../canonical-json.js';
 import type { ConditionalOutcome } from '../ports.js';
 
@@ -22,15 +22,15 @@ export const SKILL_SOURCE_PATTERN = /^(?:github|folder|upload):[A-Za-z0-9][A-Za-
 export const SKILL_IDENTIFIER_PATTERN =
   /^(?:[A-Za-z0-9_][A-Za-z0-9._-]{0,99})(?:\/[A-Za-z0-9_][A-Za-z0-9._-]{0,99}){0,15}$/;
 
-const sha256 = z.string().regex(/^[0-9a-f]{64}$/, 'a lower-case hex sha256');
+const sha256 = z.string().check(z.regex(/^[0-9a-f]{64}$/, 'a lower-case hex sha256'));
 
 export const skillRecordSchema = z.object({
   schemaVersion: z.literal(SKILL_RECORD_SCHEMA_VERSION),
-  skillId: z.string().regex(/^skl-[0-9a-f]{24}$/),
-  source: z.string().regex(SKILL_SOURCE_PATTERN),
-  identifier: z.string().max(2000),
-  name: z.string().regex(SKILL_NAME_PATTERN),
-  description: z.string().min(1).max(SKILL_DESCRIPTION_MAX_CHARACTERS),
+  skillId: z.string().check(z.regex(/^skl-[0-9a-f]{24}$/)),
+  source: z.string().check(z.regex(SKILL_SOURCE_PATTERN)),
+  identifier: z.string().check(z.maxLength(2000)),
+  name: z.string().check(z.regex(SKILL_NAME_PATTERN)),
+  description: z.string().check(z.minLength(1), z.maxLength(SKILL_DESCRIPTION_MAX_CHARACTERS)),
   body: z.string(),
   /** sha256 of the body's UTF-8 bytes, taken at ingest and re-verified at every composition. */
   bodyChecksum: z.string(),
@@ -41,18 +41,15 @@ export const skillRecordSchema = z.object({
   /** The folder held assets or scripts that were not ingested; references to them are stripped. */
   partial: z.boolean(),
   /** The commit the GitHub source was pinned to when this body was read. */
-  pinnedCommit: z
-    .string()
-    .regex(/^[0-9a-f]{40}$/)
-    .optional(),
-  reviewedBy: z.string().optional(),
-  reviewedAt: z.string().optional(),
+  pinnedCommit: z.optional(z.string().check(z.regex(/^[0-9a-f]{40}$/))),
+  reviewedBy: z.optional(z.string()),
+  reviewedAt: z.optional(z.string()),
   /** The body checksum the reviewer enabled; a different body is never enabled by that review. */
-  reviewedChecksum: sha256.optional(),
+  reviewedChecksum: z.optional(sha256),
   ingestedAt: z.string(),
   updatedAt: z.string(),
   /** Optimistic concurrency: every saved change increments it. */
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
 });
 export type SkillRecord = z.infer<typeof skillRecordSchema>;
 
@@ -71,15 +68,15 @@ export type SkillAuditAction = (typeof SKILL_AUDIT_ACTIONS)[number];
 /** One change to a skill, appended and never rewritten. */
 export const skillAuditEntrySchema = z.object({
   /** The record version this change produced. */
-  version: z.number().int().positive(),
+  version: z.number().check(z.int(), z.positive()),
   at: z.string(),
   actor: z.string(),
   action: z.enum(SKILL_AUDIT_ACTIONS),
   bodyChecksum: z.string(),
-  previousChecksum: z.string().optional(),
-  pinnedCommit: z.string().optional(),
+  previousChecksum: z.optional(z.string()),
+  pinnedCommit: z.optional(z.string()),
   /** `task:<id>` or `configuration:<id>` for attach and detach. */
-  target: z.string().optional(),
+  target: z.optional(z.string()),
 });
 export type SkillAuditEntry = z.infer<typeof skillAuditEntrySchema>;
 

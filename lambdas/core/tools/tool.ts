@@ -1,6 +1,5 @@
-import * as z from 'zod';
+import type * as zc from 'zod/v4/core';
 import type { UserProfile } from '../identity.js';
-import type { ToolSpecification } from '../model.js';
 import type { PageStore } from '../pages.js';
 
 /** What a tool does to the world. A write always requires approval. */
@@ -24,7 +23,9 @@ export interface ToolContext {
 
 /**
  * A tool of the loop. No base class: a plain object with a zod input schema (its JSON
- * schema is what the model sees), an effect, and `execute`.
+ * schema is what the model sees), an effect, and `execute`. The schema may be written with
+ * classic zod or zod/mini: the loop only uses the shared core (`safeParse`, `toJSONSchema`).
+ * The built-in tools use zod/mini, which keeps the Lambda bundles small.
  *
  * Opt-in preview contract (seed 000): `preview` returns human-readable lines that say what
  * the call would do and what it would replace, under the acting user; `mayViewerReadPreview`
@@ -40,7 +41,7 @@ export interface ToolContext {
 export interface Tool<Arguments = unknown> {
   readonly name: string;
   readonly description: string;
-  readonly input: z.ZodType<Arguments>;
+  readonly input: zc.$ZodType<Arguments>;
   readonly effect: ToolEffect;
   /** Ask a human even for a read. Ignored for writes, which always ask. @default false */
   readonly requiresApproval?: boolean;
@@ -87,21 +88,4 @@ export class ToolRegistry {
   public names(): string[] {
     return [...this.tools.keys()].sort();
   }
-
-  /** The specifications offered to the model: only the allowed tools that are registered. */
-  public specificationsFor(allowed: readonly string[]): ToolSpecification[] {
-    return allowed
-      .map((name) => this.tools.get(name))
-      .filter((tool): tool is Tool => tool !== undefined)
-      .map((tool) => toSpecification(tool));
-  }
-}
-
-export function toSpecification(tool: Tool): ToolSpecification {
-  const schema = z.toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<
-    string,
-    unknown
-  >;
-  delete schema.$schema;
-  return { name: tool.name, description: tool.description, inputSchema: schema };
 }

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
-import type { ZodError } from 'zod';
+import type { $ZodError } from 'zod/v4/core';
+import '../../core/schema-messages.js';
 import { CountersignError, type ErrorCode } from '../../core/errors.js';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -53,7 +54,7 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
 }
 
 /** A zod failure on client input as a 400 that names the first offending field. */
-export function badRequestFrom(error: ZodError, prefix: string): CountersignError {
+export function badRequestFrom(error: $ZodError, prefix: string): CountersignError {
   const issue = error.issues[0];
   const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
   const message =

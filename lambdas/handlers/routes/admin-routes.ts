@@ -1,4 +1,4 @@
-import type * as z from 'zod';
+import * as z from 'zod/mini';
 import { configurationSchema, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
@@ -58,7 +58,7 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
   }
   if (method === 'PUT' && id !== undefined) {
     const { schema, idField } = adminCollections[name];
-    const item = parseInput(schema.strict() as z.ZodType, request.body, 'body') as Record<string, unknown>;
+    const item = parseInput(z.strictObject(schema.shape), request.body, 'body') as Record<string, unknown>;
     if (item[idField] !== id) {
       throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
         field: `body.${idField}`,

@@ -1,15 +1,16 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, listInbox } from '../../core/runs/list-inbox.js';
 import type { RouteHandler } from '../http/http-route.js';
 import { INBOX_PAGE_CSP, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
 import { parseInput } from './request-parsing.js';
 
-const inboxQuerySchema = z
-  .object({
-    limit: z.coerce.number().int().min(1).max(INBOX_PAGE_SIZE_MAX).default(INBOX_PAGE_SIZE_DEFAULT),
-    cursor: z.string().min(1).max(2000).optional(),
-  })
-  .strict();
+const inboxQuerySchema = z.strictObject({
+  limit: z._default(
+    z.coerce.number().check(z.int(), z.gte(1), z.lte(INBOX_PAGE_SIZE_MAX)),
+    INBOX_PAGE_SIZE_DEFAULT,
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
+});
 
 /** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
 export function createInboxRoutes(

@@ -1,11 +1,12 @@
-import type * as z from 'zod';
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { CountersignError } from '../../core/errors.js';
 import { TEXTS } from '../../core/texts.js';
 import { badRequestFrom } from '../http/http-errors.js';
 import type { HttpRequest } from '../http/http-route.js';
 
 /** Parses client input with a schema; a failure is a 400 naming the first offending field. */
-export function parseInput<Schema extends z.ZodType>(
+export function parseInput<Schema extends zc.$ZodType>(
   schema: Schema,
   value: unknown,
   prefix: string,
@@ -13,7 +14,7 @@ export function parseInput<Schema extends z.ZodType>(
   if (value === undefined && prefix === 'body') {
     throw new CountersignError('bad-request', 'body: a JSON object is required.', { field: 'body' });
   }
-  const parsed = schema.safeParse(value ?? {});
+  const parsed = z.safeParse(schema, value ?? {});
   if (!parsed.success) throw badRequestFrom(parsed.error, prefix);
   return parsed.data;
 }

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { awaitApproval } from '../../core/runs/await-approval.js';
 import { defineStep, type StepDependencies, stepInputSchema } from './define-step.js';
 
@@ -7,7 +7,7 @@ export function createAwaitApprovalStep(dependencies: StepDependencies<typeof aw
   return defineStep(
     'AwaitApproval',
     dependencies.logger,
-    stepInputSchema.extend({ taskToken: z.string().min(1) }),
+    z.extend(stepInputSchema, { taskToken: z.string().check(z.minLength(1)) }),
     async (input) => {
       await awaitApproval(dependencies, input);
       return {};

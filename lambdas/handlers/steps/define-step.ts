@@ -1,14 +1,18 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 
 /** A run id in a step's input. */
-export const runIdSchema = z.string().min(1).max(100);
+export const runIdSchema = z.string().check(z.minLength(1), z.maxLength(100));
 
 /** The input of the steps that work on one turn of a run. */
-export const stepInputSchema = z.object({ runId: runIdSchema, turn: z.number().int().nonnegative() });
+export const stepInputSchema = z.object({
+  runId: runIdSchema,
+  turn: z.number().check(z.int(), z.nonnegative()),
+});
 
 /** What a step needs: its use case's dependencies and a logger for the failures it maps. */
 export type StepDependencies<UseCase extends (dependencies: never, ...rest: never[]) => unknown> =
@@ -22,7 +26,7 @@ export type StepDependencies<UseCase extends (dependencies: never, ...rest: neve
  * @example
  * const finish = defineStep('Finish', logger, z.object({ runId: runIdSchema }), (input) => finishRun(dependencies, input));
  */
-export function defineStep<Schema extends z.ZodType, Output>(
+export function defineStep<Schema extends zc.$ZodType, Output>(
   stateName: string,
   logger: Logger,
   schema: Schema,
@@ -30,7 +34,7 @@ export function defineStep<Schema extends z.ZodType, Output>(
 ): (event: unknown) => Promise<Output> {
   return async (event: unknown): Promise<Output> =>
     runInInvocationScope(describeStepInvocation(stateName, event), async () => {
-      const parsed = schema.safeParse(event);
+      const parsed = z.safeParse(schema, event);
       if (!parsed.success)
         throw stepError(new CountersignError('bad-request', `${stateName}: malformed step input.`));
       try {

@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
@@ -17,7 +17,7 @@ export function createMarkFailedStep(dependencies: StepDependencies<typeof markR
     dependencies.logger,
     z.object({
       runId: runIdSchema,
-      failure: z.object({ Error: z.string().optional(), Cause: z.string().optional() }).optional(),
+      failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
     }),
     async (input) => {
       await markRunFailed(dependencies, input);
@@ -31,7 +31,7 @@ export function createMarkExpiredStep(dependencies: StepDependencies<typeof mark
   return defineStep(
     'MarkExpired',
     dependencies.logger,
-    z.object({ runId: runIdSchema }).loose(),
+    z.looseObject({ runId: runIdSchema }),
     async (input) => {
       await markRunExpired(dependencies, { runId: input.runId });
       return { runId: input.runId };

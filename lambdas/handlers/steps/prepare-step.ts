@@ -1,4 +1,4 @@
-import * as z from 'zod';
+import * as z from 'zod/mini';
 import { prepareRun } from '../../core/runs/prepare-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
@@ -7,7 +7,7 @@ export function createPrepareStep(dependencies: StepDependencies<typeof prepareR
   return defineStep(
     'Prepare',
     dependencies.logger,
-    z.object({ runId: runIdSchema, executionId: z.string().min(1) }),
+    z.object({ runId: runIdSchema, executionId: z.string().check(z.minLength(1)) }),
     (input) => prepareRun(dependencies, input),
   );
 }
