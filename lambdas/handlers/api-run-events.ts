@@ -1,5 +1,5 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { awsDependencies } from './aws-dependencies.js';
+import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
 import { eventsEndpointEnvironment } from './config.js';
 import { createRunEventsFunctionUrlHandler } from './http/run-events-function-url.js';
 import { createOidcTokenVerifier } from './http/verify-oidc-token.js';
@@ -17,7 +17,8 @@ let handle:
 export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionURLEvent, responseStream) => {
   if (!handle) {
     const environment = eventsEndpointEnvironment();
-    const dependencies = awsDependencies();
+    // Only what the stream reads: no model, no Step Functions, no EventBridge in this bundle.
+    const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
     handle = createRunEventsFunctionUrlHandler({
       verify: createOidcTokenVerifier({
         issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,

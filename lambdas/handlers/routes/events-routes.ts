@@ -56,7 +56,7 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: RunDependencies,
+  dependencies: Parameters<typeof openRunEvents>[0] & Pick<RunDependencies, 'users' | 'logger'>,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {
