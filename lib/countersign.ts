@@ -17,6 +17,7 @@ import { CountersignData } from './data.js';
 import { CountersignEventsEndpoint } from './events-endpoint.js';
 import {
   CountersignFunctions,
+  type CountersignFunctionsProps,
   type HandlerName,
   type ModelProvider,
   type OpenAiCompatibleEndpoint,
@@ -150,17 +151,8 @@ const MODEL_PROVIDERS: readonly ModelProvider[] = ['bedrock', 'openai-compatible
 const TOOLS_MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 const BEDROCK_MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
-interface ResolvedSettings {
-  readonly approvalTimeout: Duration;
-  readonly logRetention: RetentionDays;
-  readonly removalPolicy: RemovalPolicy;
-  readonly modelProvider: ModelProvider;
-  readonly bedrockModelId: string;
-  readonly openAiCompatible?: OpenAiCompatibleEndpoint;
-  readonly toolsModulePath: string;
-  readonly skillsMaxBytes: number;
-  readonly maxTurns: number;
-}
+/** The props with every default applied: what the functions are built with, less what the construct adds. */
+type ResolvedSettings = Omit<CountersignFunctionsProps, 'data' | 'serviceName' | 'logLevel'>;
 
 /**
  * countersign on AWS: LLM agents run tool loops in a Step Functions workflow, and every write
