@@ -1,29 +1,13 @@
 import { generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import {
-  type ResponseJson,
-  removeTestData,
-  settle,
-  startRunAndSettle,
-  startTestRuntime,
-  type TestRuntime,
-} from '../support/local-runtime.js';
+import { type ResponseJson, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { createUser, decide, sendRequest, signTokenWithRuntimeKey } from './approvers-support.js';
 
 const STALE = 'The pending action changed since you viewed it — please re-review.';
 
 describe('approver decisions and the inbox over HTTP: every status code', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   async function waitingRun(input: string, options: { as?: string; configurationId?: string } = {}) {
     const { runId, view } = await startRunAndSettle(runtime, input, options);

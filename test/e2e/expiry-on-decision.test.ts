@@ -1,22 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  removeTestData,
-  startRunAndSettle,
-  startTestRuntime,
-  type TestRuntime,
-} from '../support/local-runtime.js';
+import { describe, expect, it } from 'vitest';
+import { startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 
 describe('a decision that arrives after the approval window', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   it('is refused with 410 and the run shows expired at once, before the wait itself times out', async () => {
     // Prepare: a waiting run, then the clock eight days on (the window is seven).

@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COUNTERSIGN_METRICS_NAMESPACE } from '../../lambdas/adapters/embedded-metrics.js';
 import { reportWaitingRuns } from '../../lambdas/core/runs/report-waiting-runs.js';
 import { APPLICATION_METRICS } from '../../lib/observability.js';
-import {
-  type MeteredTestRuntime,
-  removeTestData,
-  settle,
-  startRunAndSettle,
-  startTestRuntime,
-} from '../support/local-runtime.js';
+import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 
 interface EmbeddedMetricDocument {
   _aws: {
@@ -62,16 +56,7 @@ function total(points: readonly MetricPoint[], name: string, dimensions: Record<
 }
 
 describe('the metrics a run emits', () => {
-  let runtime: MeteredTestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   async function pointsOf(work: () => Promise<void>): Promise<MetricPoint[]> {
     const before = runtime.metricLines.length;

@@ -1,15 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { renderPendingTool } from '../../lambdas/handlers/http/inbox-page.js';
 import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import {
   type ResponseJson,
-  removeTestData,
   settle,
   startRunAndSettle,
-  startTestRuntime,
   type TestRuntime,
+  useTestRuntime,
 } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
 
@@ -30,16 +29,7 @@ function demoUser(userId: string): UserProfile {
 }
 
 describe('write previews over HTTP in local mode', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   it('withholds the preview for the operations approver, and shows the approver with page rights the old and new description', async () => {
     // Prepare
@@ -205,16 +195,7 @@ describe('write previews over HTTP in local mode', () => {
 });
 
 describe('the read gate over DynamoDB', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   it('reads the pages of a whole inbox page with one BatchGetItem, and none again for the same viewer', async () => {
     // Prepare: four waiting runs, five previewing calls over three pages.
@@ -250,16 +231,7 @@ describe('the read gate over DynamoDB', () => {
 });
 
 describe('GET /runs/{id}/events', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   it('streams the turns, the tool results without their text, and the final state, then ends', async () => {
     // Prepare

@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+import { describe, expect, it } from 'vitest';
+import { useTestRuntime } from '../support/local-runtime.js';
 
 describe('bad input to the run API', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   const cases: Array<{ name: string; body: unknown; status: number; message: RegExp }> = [
     { name: 'malformed JSON', body: '{"taskId": ', status: 400, message: /^body: not valid JSON/ },

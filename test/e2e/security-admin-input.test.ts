@@ -1,17 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
+import { describe, expect, it } from 'vitest';
+import { useTestRuntime } from '../support/local-runtime.js';
 
 describe('admin input that no stored item could match', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   // Longer than any DynamoDB key allows: it must be answered before a read is tried.
   const longId = 'a'.repeat(3000);

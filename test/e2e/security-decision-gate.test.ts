@@ -1,25 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import {
-  removeTestData,
-  settle,
-  startRunAndSettle,
-  startTestRuntime,
-  type TestRuntime,
-} from '../support/local-runtime.js';
+import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { decide, sendRequest, signTokenWithRuntimeKey } from './approvers-support.js';
 
 describe('the decision gate on a repeated approval', () => {
-  let runtime: TestRuntime;
-
-  beforeAll(async () => {
-    runtime = await startTestRuntime();
-  });
-
-  afterAll(async () => {
-    await runtime.stop();
-    await removeTestData(runtime);
-  });
+  const runtime = useTestRuntime();
 
   async function approvedRun(input: string, options: { as?: string; configurationId?: string } = {}) {
     const { runId, view } = await startRunAndSettle(runtime, input, options);

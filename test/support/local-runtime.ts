@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { type EmbeddedRuntime, startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../../lib/state-machine-definition.js';
 
@@ -91,6 +92,30 @@ export async function startTestRuntime(
       return { status: response.status, json, text };
     },
   };
+}
+
+/**
+ * Starts a test runtime before a file's tests and stops it, removing its data, after them.
+ * The returned object stands for the runtime once it has started (it forwards every property).
+ */
+export function useTestRuntime(options?: Parameters<typeof startTestRuntime>[0]): MeteredTestRuntime {
+  let current: MeteredTestRuntime | undefined;
+  beforeAll(async () => {
+    current = await startTestRuntime(options);
+  });
+  afterAll(async () => {
+    if (!current) return;
+    await current.stop();
+    await removeTestData(current);
+  });
+  const started = (): MeteredTestRuntime => {
+    if (!current) throw new Error('The test runtime is used before beforeAll started it.');
+    return current;
+  };
+  return new Proxy({} as MeteredTestRuntime, {
+    get: (_target, key) => Reflect.get(started(), key),
+    set: (_target, key, value) => Reflect.set(started(), key, value),
+  });
 }
 
 /** Removes a test runtime's data folder. */
