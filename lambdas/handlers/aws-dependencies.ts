@@ -49,7 +49,6 @@ export type AwsBaseDependencies = Pick<
 // Each part is built once per container, on first use. Plain functions over module variables
 // (not a memoising helper) so esbuild drops the parts a Lambda never asks for, and with them
 // their adapters: the envelope sealer alone is most of a bundle.
-let dependencies: RunDependencies | undefined;
 let base: AwsBaseDependencies | undefined;
 let sealer: RunDependencies['sealer'] | undefined;
 let tools: RunDependencies['tools'] | undefined;
@@ -57,26 +56,13 @@ let models: RunDependencies['models'] | undefined;
 let executions: RunDependencies['executions'] | undefined;
 let notifier: RunDependencies['notifier'] | undefined;
 
-/**
+/*
  * The deployed composition root: AWS adapters behind the core's ports, built once per
  * container (cold start) from the validated environment. Clients are created here and
- * nowhere else, so a handler never opens a connection per request. A Lambda entry composes
- * only the parts it uses (`awsBaseDependencies()`, `awsSealer()`, ...); this is all of them.
- *
- * @example
- * const api = createApiHandlers(awsDependencies());
+ * nowhere else, so a handler never opens a connection per request. Each Lambda entry composes
+ * only the parts its use case reads (`awsBaseDependencies()`, `awsSealer()`, ...), which keeps
+ * every other adapter out of its bundle.
  */
-export function awsDependencies(): RunDependencies {
-  dependencies ??= {
-    ...awsBaseDependencies(),
-    sealer: awsSealer(),
-    tools: awsTools(),
-    models: awsModels(),
-    executions: awsExecutions(),
-    notifier: awsNotifier(),
-  };
-  return dependencies;
-}
 
 /**
  * The part every Lambda uses: the DynamoDB stores (sealed state over the item limit goes to
