@@ -48,11 +48,25 @@ export function isCountersignError(error: unknown, code?: ErrorCode): error is C
   return error instanceof CountersignError && (code === undefined || error.code === code);
 }
 
+/** A class name a log or a card may show: a plain identifier, nothing that could carry text. */
+const ERROR_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
+
 /**
  * The class name of a thrown value, and nothing else: the seed withholds exception text
  * because it can carry credentials ("Access denied for user x@host").
+ *
+ * The name is read from `error.name` (data an error sets, which survives minification),
+ * never from `constructor.name` (a deployed bundle renames classes to one letter). A name that
+ * is not a plain identifier (`DriverError: Access denied for user 'admin'@'10.0.0.1'`) is text,
+ * not a class, and shows as `Error`.
+ *
+ * @example
+ * describeErrorClass(Object.assign(new Error('x'), { name: 'PreviewTimeout' })) // 'PreviewTimeout'
  */
 export function describeErrorClass(error: unknown): string {
-  if (error instanceof Error) return error.constructor?.name || error.name || 'Error';
+  if (error instanceof Error) {
+    const name: unknown = error.name;
+    return typeof name === 'string' && ERROR_CLASS_NAME.test(name) ? name : 'Error';
+  }
   return typeof error;
 }

@@ -8,12 +8,24 @@ export const TEXTS = {
   previewFailed: 'No preview — you are deciding without one',
   previewWithheld: 'The preview is not shown: you hold no permission on the record it describes.',
   noPreview: 'No preview for this call.',
+  previewFailedLine: (errorClass: string) => `Preview failed (${errorClass}).`,
+  previewMoreLines: (hidden: number) =>
+    `… ${hidden.toLocaleString('en-US')} more line${hidden === 1 ? '' : 's'} not shown.`,
+  previewRefused: (tool: string, problem: string) =>
+    `This call would be refused: tool "${tool}" does not accept these arguments (${problem}).`,
+  toolNotRegistered: 'Not a registered tool — this call will not run.',
+  callWillNotRun: 'This call will not run: its tool was not offered to this run, or refuses these arguments.',
+  nothingToApprove:
+    'Nothing on this card can run: every call is to an unregistered tool or would be refused. Reject it to tell the model.',
+  approvalWindowCloses: 'Approval window closes',
+  approvalWindowClosed: 'The approval window has closed; this card takes no decision.',
+  pausedAt: 'Paused',
   runNotFound: 'Run not found.',
   decisionExpired: 'The approval window of this run has closed; the run has expired.',
   alreadyDecided: 'This turn was already decided differently.',
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
-  gateToolRefused: (tool: string) =>
-    `Decision gate refused: you may not release writes of tool "${tool}" on this deployment.`,
+  gateToolRefused: (tool: string, writes: boolean) =>
+    `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,
   gateFourEyes: 'Decision gate refused: four-eyes is on for this configuration, and you started this run.',
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,

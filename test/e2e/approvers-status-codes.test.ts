@@ -205,7 +205,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(approval.status).toBe(403);
-      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
+      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
       expect(approval.json.error.message).toMatch(/^Decision gate refused/);
       expect(statusAfterRefusal).toBe('waiting');
       expect(recordAfterRefusal).toBeUndefined();
@@ -250,7 +250,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       expect(inbox.status).toBe(200);
       expect(card.pendingTools[0].preview.status).toBe('withheld');
       expect(approval.status).toBe(403);
-      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
+      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
     });
   });
 

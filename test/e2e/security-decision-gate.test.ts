@@ -43,7 +43,7 @@ describe('the decision gate on a repeated approval', () => {
 
     // Assess
     expect(repeated.status).toBe(403);
-    expect(repeated.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
+    expect(repeated.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
   });
 
   it('still answers the approver who released the turn with the same decision, marked repeated', async () => {

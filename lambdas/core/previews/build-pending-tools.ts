@@ -2,13 +2,17 @@ import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
-import type { ApprovalCard } from '../runs/approval-card.js';
+import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
+import type { ApprovalCard, CallPreview } from '../runs/approval-card.js';
+import { describeCallRunnability } from '../runs/call-runnability.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext, type ToolRegistry } from '../tools/tool.js';
 import { readGatePagesFor } from './read-gate-pages.js';
 
 export type PreviewView =
   | { status: 'shown'; lines: string[]; caveat: string }
+  /** The tool would refuse the call's arguments: the lines say so (not a failure, no record read). */
+  | { status: 'refused'; lines: string[] }
   | { status: 'failed'; lines: string[]; message: string }
   | { status: 'withheld'; message: string }
   | { status: 'none'; message: string };
@@ -18,8 +22,10 @@ export interface PendingToolView {
   index: number;
   tool: string;
   arguments: unknown;
-  /** Whether the tool is still registered in this deployment. */
+  /** Whether the tool is registered in this deployment. */
   registered: boolean;
+  /** Whether the call would run if the turn is approved (registered, offered, arguments accepted). */
+  willRun: boolean;
   requiresApproval: boolean;
   preview: PreviewView;
 }
@@ -30,7 +36,7 @@ export interface PendingToolView {
  *
  * The read gate (seed 000, "at reading"): a stored preview is shown only when its tool,
  * asked with `mayViewerReadPreview`, says this viewer may read it. It fails closed when there
- * is no viewer, the tool is no longer registered, or the tool has no preview contract: the
+ * is no viewer, the tool is not registered, or the tool has no preview contract: the
  * persisted preview outlives the registration that produced it.
  *
  * The gate's page reads go through {@link readGatePagesFor}: the reads of every card a viewer's
@@ -53,18 +59,32 @@ export async function buildPendingTools(input: {
         tool: call.tool,
         arguments: call.arguments,
         registered: tool !== undefined,
+        willRun: describeCallRunnability(call, input.tools).kind === 'runs',
         requiresApproval: tool ? needsApproval(tool) : true,
       };
       const preview = previews.get(call.index);
       if (!preview) return { ...base, preview: { status: 'none', message: TEXTS.noPreview } };
-      if (preview.failed) {
-        return { ...base, preview: { status: 'failed', lines: preview.lines, message: TEXTS.previewFailed } };
+      const lines = displayLinesOf(preview);
+      // Nothing is ever blank: a stored preview without a visible line is a failed one.
+      if (preview.failed || lines.length === 0) {
+        const failedLines = lines.length > 0 ? lines : [TEXTS.previewFailedLine('EmptyPreview')];
+        return { ...base, preview: { status: 'failed', lines: failedLines, message: TEXTS.previewFailed } };
       }
+      // A refusal line describes the arguments only (which the card shows anyway): no read gate.
+      if (preview.refused === true) return { ...base, preview: { status: 'refused', lines } };
       const mayRead = await mayViewerRead(input, call.arguments, call.tool);
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
-      return { ...base, preview: { status: 'shown', lines: preview.lines, caveat: TEXTS.previewCaveat } };
+      return { ...base, preview: { status: 'shown', lines, caveat: TEXTS.previewCaveat } };
     }),
   );
+}
+
+/**
+ * The stored lines as a person may read them: hidden and bidi characters as markers (a card
+ * sealed before they were marked at capture gets them here), blank lines dropped.
+ */
+function displayLinesOf(preview: CallPreview): string[] {
+  return preview.lines.map((line) => revealHiddenCharacters(line).trim()).filter((line) => line.length > 0);
 }
 
 async function mayViewerRead(

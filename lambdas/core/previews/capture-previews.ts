@@ -1,15 +1,18 @@
+import '../schema-messages.js';
 import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import type { CallPreview } from '../runs/approval-card.js';
 import type { PendingCall } from '../runs/run-state.js';
+import { TEXTS } from '../texts.js';
 import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
 import { boundPreviewLines } from './bound-preview-lines.js';
 
 /** How long one preview may take before it becomes a failed line. */
 export const DEFAULT_PREVIEW_TIME_BUDGET_MS = 2_000;
 
+// Each error sets its `name`: it is what a card and a log show, and a minified bundle renames classes.
 class PreviewTimeout extends Error {
   public constructor() {
     super('The preview did not finish within its time budget.');
@@ -27,9 +30,11 @@ class EmptyPreview extends Error {
 /**
  * The approval scan's preview step (seed 000). For every OFFERED call of the suspending turn
  * whose tool implements `preview`, produce its lines under the run's acting user, all calls
- * concurrently, each within a time budget. A throw, a timeout or an empty result becomes one
- * line flagged `failed` that names only the error class; the error itself goes to the log
- * (class only: its text can carry credentials).
+ * concurrently, each within a time budget that covers the tool AND the trimming of what it
+ * returned. A throw, a timeout or an empty result becomes one line flagged `failed` that names
+ * only the error class; the error itself goes to the log (class only: its text can carry
+ * credentials). Arguments the tool's schema refuses preview as that refusal (an unflagged
+ * line marked `refused`): the call would be refused, and that is what the approver decides on.
  */
 export async function capturePreviews(input: {
   calls: readonly PendingCall[];
@@ -48,8 +53,23 @@ export async function capturePreviews(input: {
     );
   return Promise.all(
     previewing.map(async ({ call, tool }): Promise<CallPreview> => {
+      const parsed = safeParse(tool.input, call.arguments);
+      if (!parsed.success) {
+        const problem = parsed.error.issues
+          .slice(0, 3)
+          .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
+          .join('; ');
+        return {
+          index: call.index,
+          tool: call.tool,
+          lines: boundPreviewLines([TEXTS.previewRefused(call.tool, problem)]),
+          failed: false,
+          refused: true,
+        };
+      }
       try {
-        const lines = boundPreviewLines(await withinBudget(producePreview(tool, call, input), budget));
+        const produced = producePreview(tool, parsed.data, input).then(boundPreviewLines);
+        const lines = await withinBudget(produced, budget);
         if (lines.length === 0) throw new EmptyPreview();
         return { index: call.index, tool: call.tool, lines, failed: false };
       } catch (error) {
@@ -58,7 +78,7 @@ export async function capturePreviews(input: {
         return {
           index: call.index,
           tool: call.tool,
-          lines: [`Preview failed (${errorClass}).`],
+          lines: [TEXTS.previewFailedLine(errorClass)],
           failed: true,
         };
       }
@@ -68,20 +88,11 @@ export async function capturePreviews(input: {
 
 async function producePreview(
   tool: Tool,
-  call: PendingCall,
+  parsedArguments: unknown,
   input: { actingUser: UserProfile; context: ToolContext },
 ): Promise<unknown[]> {
-  const parsed = safeParse(tool.input, call.arguments);
-  if (!parsed.success) throw new InvalidPreviewArguments();
-  const lines = await tool.preview?.(parsed.data, input.actingUser, input.context);
+  const lines = await tool.preview?.(parsedArguments, input.actingUser, input.context);
   return Array.isArray(lines) ? lines : [];
-}
-
-class InvalidPreviewArguments extends Error {
-  public constructor() {
-    super('The call arguments do not match the tool input schema.');
-    this.name = 'InvalidArguments';
-  }
 }
 
 async function withinBudget<T>(work: Promise<T>, budgetMs: number): Promise<T> {

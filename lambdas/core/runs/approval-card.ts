@@ -11,6 +11,8 @@ export const cardCallSchema = z.object({
   index: z.number().check(z.int(), z.nonnegative()),
   tool: z.string(),
   arguments: z.unknown(),
+  /** Whether the tool was offered to the model in that turn; absent on cards sealed before it was recorded. */
+  offered: z.optional(z.boolean()),
 });
 export type CardCall = z.infer<typeof cardCallSchema>;
 
@@ -20,6 +22,8 @@ export const callPreviewSchema = z.object({
   tool: z.string(),
   lines: z.array(z.string()),
   failed: z.boolean(),
+  /** The call's arguments would be refused by its tool: the lines say so, and read no record. */
+  refused: z.optional(z.boolean()),
 });
 export type CallPreview = z.infer<typeof callPreviewSchema>;
 

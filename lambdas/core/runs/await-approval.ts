@@ -76,7 +76,12 @@ export async function awaitApproval(
     runId: input.runId,
     turn: input.turn,
     digest,
-    pendingCalls: calls.map((call) => ({ index: call.index, tool: call.tool, arguments: call.arguments })),
+    pendingCalls: calls.map((call) => ({
+      index: call.index,
+      tool: call.tool,
+      arguments: call.arguments,
+      offered: call.offered,
+    })),
     callPreviews,
   };
   const now = dependencies.clock.now();

@@ -3,12 +3,14 @@ import { CountersignError } from '../errors.js';
 import { allows, hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import {
+  type ApprovalCard,
   type CardShown,
   type Decision,
   type DecisionRecord,
   parseApprovalCard,
   type StoredCard,
 } from './approval-card.js';
+import { isNothingRunnable } from './call-runnability.js';
 import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
@@ -32,7 +34,7 @@ export type DecisionOutcome = {
 
 type DecideDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics' | 'settings'
+  'runs' | 'sealer' | 'executions' | 'tools' | 'clock' | 'logger' | 'metrics' | 'settings'
 >;
 
 /**
@@ -46,7 +48,8 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
 /**
  * An approver's decision on a waiting turn (seed 000, DESIGN "Decisions"). Order matters:
  * 1. seeing the card needs `agent_approve`; the digest must name the turn that was reviewed;
- * 2. approving also passes the decision gate (tool-level authority, four-eyes);
+ * 2. approving also passes the decision gate (tool-level authority, four-eyes), and needs at
+ *    least one call that would run: a card whose every call is unusable can only be rejected;
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  */
@@ -76,7 +79,13 @@ export async function decideRun(
     dependencies.metrics.count('StaleDigestRefusals');
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
-  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies.metrics);
+  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies);
+  const approvalCard = parseApprovalCard(
+    await unsealJson(dependencies.sealer, 'approval-card', card.runId, card.sealedCard),
+  );
+  if (request.decision === 'approve' && isNothingRunnable(approvalCard.pendingCalls, dependencies.tools)) {
+    throw new CountersignError('forbidden', TEXTS.nothingToApprove);
+  }
 
   const record: DecisionRecord = {
     runId,
@@ -86,7 +95,7 @@ export async function decideRun(
     decidedBy: principal.userId,
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
-    cardShown: await describeCardShown(dependencies, card),
+    cardShown: describeCardShown(approvalCard),
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
@@ -103,13 +112,17 @@ export async function decideRun(
 function assertDecisionGate(
   principal: UserProfile,
   card: StoredCard,
-  metrics: DecideDependencies['metrics'],
+  { metrics, tools }: Pick<DecideDependencies, 'metrics' | 'tools'>,
 ): void {
   if (!isAdmin(principal)) {
     const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
     if (refused) {
       metrics.count('GateRefusals', 1, { gate: 'tool' });
-      throw new CountersignError('forbidden', TEXTS.gateToolRefused(refused));
+      // The gate covers every tool that requires approval; only a write is called one.
+      throw new CountersignError(
+        'forbidden',
+        TEXTS.gateToolRefused(refused, tools.get(refused)?.effect === 'write'),
+      );
     }
   }
   if (card.fourEyes && card.owner === principal.userId) {
@@ -145,7 +158,7 @@ async function answerExistingClaim(
   }
   // A repeated approval passes the gate like a first one: it may deliver the token (below), and
   // someone the gate refuses must not be told their approval stands.
-  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies.metrics);
+  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies);
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
   if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
@@ -183,10 +196,7 @@ async function deliver(
   await dependencies.runs.closeCard(card.runId);
 }
 
-async function describeCardShown(dependencies: DecideDependencies, card: StoredCard): Promise<CardShown> {
-  const approvalCard = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', card.runId, card.sealedCard),
-  );
+function describeCardShown(approvalCard: ApprovalCard): CardShown {
   const previews = new Map((approvalCard.callPreviews ?? []).map((preview) => [preview.index, preview]));
   return {
     calls: approvalCard.pendingCalls.map((call) => {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
+import { revealHiddenCharacters } from '../../core/reveal-hidden-characters.js';
 import type { InboxCard } from '../../core/runs/list-inbox.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
@@ -14,38 +15,69 @@ export function renderInboxPage(): string {
   return PAGE;
 }
 
-/** The cards as an HTML fragment: every value escaped, buttons carrying the digest. */
-export function renderInboxCards(cards: readonly InboxCard[], cursor?: string): string {
+/**
+ * The cards as an HTML fragment: every value escaped, its hidden and bidi characters drawn as
+ * markers and isolated in a `<bdi>`, buttons carrying the digest. `now` decides which cards
+ * are shown closed (the page's script re-checks with the viewer's clock).
+ */
+export function renderInboxCards(
+  cards: readonly InboxCard[],
+  cursor?: string,
+  now: Date = new Date(),
+): string {
   if (cards.length === 0) return '<p class="empty" data-state="empty">Nothing waits for your decision.</p>';
-  const items = cards.map((card) => renderCard(card)).join('\n');
+  const items = cards.map((card) => renderCard(card, now)).join('\n');
   const more = cursor
     ? `<button type="button" class="more" data-cursor="${escapeHtml(cursor)}">Older cards</button>`
     : '';
   return `${items}\n${more}`;
 }
 
-function renderCard(card: InboxCard): string {
-  return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}" data-state="waiting">
-  <header><h2>${escapeHtml(card.label)}</h2>
-  <p class="meta">Run <code>${escapeHtml(card.runId)}</code> by <strong>${escapeHtml(card.owner)}</strong>, paused at
-  <time datetime="${escapeHtml(card.pausedAt)}">${escapeHtml(card.pausedAt)}</time>, turn ${escapeHtml(card.turn)}.</p></header>
+function renderCard(card: InboxCard, now: Date): string {
+  const closed = now.getTime() >= Date.parse(card.expiresAt);
+  const nothingRuns = card.pendingTools.every((tool) => !tool.willRun);
+  const notice = closed
+    ? `<p class="notice closed">${escapeHtml(TEXTS.approvalWindowClosed)}</p>`
+    : nothingRuns
+      ? `<p class="notice nothing-runs">${escapeHtml(TEXTS.nothingToApprove)}</p>`
+      : '';
+  const disabled = (off: boolean) => (off ? ' disabled' : '');
+  return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}" data-expires-at="${escapeHtml(card.expiresAt)}" data-state="${closed ? 'closed' : 'waiting'}">
+  <header><h2>${showValue(card.label)}</h2>
+  <p class="meta">Run <code>${showValue(card.runId)}</code> by <strong>${showValue(card.owner)}</strong>, turn ${showValue(card.turn)}.</p>
+  <p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
+  <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
   <ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
-  <div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"></label>
-  <div class="actions"><button type="button" class="approve">Approve</button>
-  <button type="button" class="reject">Reject</button></div></div>
+  ${notice}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
+  <div class="actions"><button type="button" class="approve"${disabled(closed || nothingRuns)}>Approve</button>
+  <button type="button" class="reject"${disabled(closed)}>Reject</button></div></div>
   <p class="status" role="status"></p>
 </article>`;
 }
 
+/**
+ * A point in time: the server writes it in UTC; the page's script rewrites it in the viewer's
+ * locale and time zone, relative and absolute ("in 6 days (7 Dec 2026, 21:03)").
+ */
+function renderTime(iso: string): string {
+  const at = new Date(iso);
+  const fallback = Number.isNaN(at.getTime())
+    ? iso
+    : `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return `<time datetime="${escapeHtml(iso)}" data-when="${escapeHtml(iso)}">${showValue(fallback)}</time>`;
+}
+
 /** One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. */
 export function renderPendingTool(tool: PendingToolView): string {
-  const registered = tool.registered
-    ? ''
-    : ' <span class="warning">(this tool is no longer registered)</span>';
-  return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}">
-  <p class="tool"><strong>${escapeHtml(tool.tool)}</strong>${registered}</p>
+  const warning = !tool.registered
+    ? ` <span class="warning">${escapeHtml(TEXTS.toolNotRegistered)}</span>`
+    : tool.willRun
+      ? ''
+      : ` <span class="warning">${escapeHtml(TEXTS.callWillNotRun)}</span>`;
+  return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}" data-will-run="${tool.willRun}">
+  <p class="tool"><strong>${showValue(tool.tool)}</strong>${warning}</p>
   <p class="label">Arguments</p>
-  <pre class="arguments">${escapeHtml(JSON.stringify(tool.arguments, null, 2))}</pre>
+  <pre class="arguments">${renderJson(tool.arguments, 0)}</pre>
   <p class="label">What it would change</p>
   ${renderPreview(tool.preview)}
 </li>`;
@@ -54,16 +86,61 @@ export function renderPendingTool(tool: PendingToolView): string {
 function renderPreview(preview: PendingToolView['preview']): string {
   switch (preview.status) {
     case 'shown':
-      return `<div class="preview"><ul>${preview.lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul>
+      return `<div class="preview">${renderLines(preview.lines)}
   <p class="caveat">${escapeHtml(preview.caveat)}</p></div>`;
+    case 'refused':
+      return `<div class="preview refused">${renderLines(preview.lines)}</div>`;
     case 'failed':
       return `<div class="preview failed"><p><strong>${escapeHtml(preview.message)}</strong></p>
-  <ul>${preview.lines.map((line) => `<li>${escapeHtml(line)}</li>`).join('')}</ul></div>`;
+  ${renderLines(preview.lines)}</div>`;
     case 'withheld':
       return `<div class="preview withheld"><p>${escapeHtml(preview.message)}</p></div>`;
     case 'none':
       return `<div class="preview none"><p>${escapeHtml(preview.message)}</p></div>`;
   }
+}
+
+function renderLines(lines: readonly string[]): string {
+  return `<ul>${lines.map((line) => `<li>${showValue(line)}</li>`).join('')}</ul>`;
+}
+
+/**
+ * One value an approver reads, as it cannot lie: hidden and bidi characters drawn as markers
+ * (styled so they stand out), escaped, and isolated so its characters cannot reorder the text
+ * around it.
+ */
+function showValue(value: unknown): string {
+  const escaped = escapeHtml(revealHiddenCharacters(String(value ?? '')));
+  return `<bdi>${escaped.replace(MARKER, '<span class="hidden-character">$&</span>')}</bdi>`;
+}
+
+const MARKER = /⟨U\+[0-9A-F]{4,6}⟩/g;
+/** Deeper structures are shown as one isolated JSON text instead of one `<bdi>` per string. */
+const JSON_RENDER_MAX_DEPTH = 32;
+
+/**
+ * The arguments as `JSON.stringify(value, null, 2)` reads, with every key and string value
+ * shown through {@link showValue}: the page shows marked text; the JSON API keeps exact values.
+ */
+function renderJson(value: unknown, depth: number): string {
+  if (depth > JSON_RENDER_MAX_DEPTH) return showValue(JSON.stringify(value, null, 2) ?? 'null');
+  if (typeof value === 'string') return showValue(JSON.stringify(value));
+  const indent = '  '.repeat(depth + 1);
+  const closing = '  '.repeat(depth);
+  if (Array.isArray(value)) {
+    if (value.length === 0) return '[]';
+    const items = value.map((item) => `${indent}${renderJson(item ?? null, depth + 1)}`);
+    return `[\n${items.join(',\n')}\n${closing}]`;
+  }
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
+    if (entries.length === 0) return '{}';
+    const items = entries.map(
+      ([key, item]) => `${indent}${showValue(JSON.stringify(key))}: ${renderJson(item, depth + 1)}`,
+    );
+    return `{\n${items.join(',\n')}\n${closing}}`;
+  }
+  return escapeHtml(JSON.stringify(value) ?? 'null');
 }
 
 const SCRIPT = `
@@ -80,7 +157,7 @@ async function load(cursor) {
   signIn.hidden = true;
   const url = '/inbox' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
   const response = await fetch(url, { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
-  if (response.ok) { cardsElement.innerHTML = await response.text(); return; }
+  if (response.ok) { cardsElement.innerHTML = await response.text(); showTimes(); return; }
   const problem = await response.json().catch(() => ({}));
   cardsElement.innerHTML = '';
   const paragraph = document.createElement('p');
@@ -90,6 +167,38 @@ async function load(cursor) {
   cardsElement.append(paragraph);
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
+// Times in the viewer's locale and zone, relative and absolute; a card whose window passed closes.
+function describeRelative(format, deltaMs) {
+  const units = [['day', 86400000], ['hour', 3600000], ['minute', 60000]];
+  for (const [unit, size] of units) {
+    if (Math.abs(deltaMs) >= size) return format.format(Math.round(deltaMs / size), unit);
+  }
+  return format.format(Math.round(deltaMs / 1000), 'second');
+}
+function showTimes() {
+  const now = Date.now();
+  const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
+  cardsElement.querySelectorAll('time[data-when]').forEach((element) => {
+    const at = Date.parse(element.dataset.when);
+    if (Number.isNaN(at)) return;
+    element.textContent = describeRelative(relative, at - now) + ' (' + absolute.format(at) + ')';
+    element.title = new Date(at).toISOString();
+  });
+  cardsElement.querySelectorAll('.card[data-state=waiting]').forEach((card) => {
+    if (Date.parse(card.dataset.expiresAt) <= now) closeCard(card);
+  });
+}
+function closeCard(card) {
+  card.dataset.state = 'closed';
+  card.querySelectorAll('.decision button, .decision input').forEach((control) => { control.disabled = true; });
+  if (card.querySelector('.notice.closed')) return;
+  const notice = document.createElement('p');
+  notice.className = 'notice closed';
+  notice.textContent = ${JSON.stringify(TEXTS.approvalWindowClosed)};
+  card.querySelector('.decision').before(notice);
+}
+setInterval(showTimes, 30000);
 const outcomeStates = { 200: 'decided', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
 async function decide(card, decision) {
   const status = card.querySelector('.status');
@@ -182,6 +291,13 @@ pre.arguments { background: var(--panel); border-radius: 6px; padding: .6rem .75
 .card[data-state=stale] .status, .card[data-state=refused] .status { background: #fff4e5; color: #7a4100; }
 .card[data-state=expired] .status, .card[data-state=gone] .status, .card[data-state=failed] .status {
   background: #fdf3f2; color: #8c1d18; }
+.times { color: var(--muted); margin: .1rem 0 0; display: flex; gap: 1.25rem; flex-wrap: wrap; font-size: .9rem; }
+.deadline { font-weight: 600; }
+.hidden-character { background: #fff1c2; color: #7a4100; border-radius: 3px; padding: 0 .1em; font-family: ui-monospace, monospace; font-size: .85em; }
+bdi { unicode-bidi: isolate; }
+.preview.refused { border-color: #8e8e93; background: var(--panel); }
+.notice { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: #fff4e5; color: #7a4100; }
+.card[data-state=closed] { opacity: .75; } .card[data-state=closed] .deadline { color: #8c1d18; }
 .warning, .error { color: #a0261b; } .empty { color: var(--muted); font-size: 1.05rem; padding: 2rem 0; }
 </style></head>
 <body><header class="top"><h1>Waiting for your decision</h1><button type="button" id="sign-out" hidden>Sign out</button></header>

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, listInbox } from '../../core/runs/list-inbox.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import type { RouteHandler } from '../http/http-route.js';
 import { INBOX_PAGE_CSP, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
 import { parseInput } from './request-parsing.js';
@@ -14,14 +15,14 @@ const inboxQuerySchema = z.strictObject({
 
 /** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
 export function createInboxRoutes(
-  dependencies: Parameters<typeof listInbox>[0],
+  dependencies: Parameters<typeof listInbox>[0] & Pick<RunDependencies, 'clock'>,
 ): Record<string, RouteHandler> {
   return {
     'GET /inbox': async (request) => {
       const query = parseInput(inboxQuerySchema, request.query, 'query');
       const page = await listInbox(dependencies, request.principal, query);
       if (/\btext\/html\b/.test(request.headers.accept ?? '')) {
-        return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor) };
+        return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, dependencies.clock.now()) };
       }
       return { statusCode: 200, json: page };
     },

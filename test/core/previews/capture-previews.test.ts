@@ -4,6 +4,7 @@ import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { Logger } from '../../../lambdas/core/ports.js';
 import { capturePreviews } from '../../../lambdas/core/previews/capture-previews.js';
 import type { PendingCall } from '../../../lambdas/core/runs/run-state.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 
 const actingUser: UserProfile = {
@@ -60,7 +61,9 @@ async function capture(tools: Tool<never>[] | Tool[], calls: PendingCall[], time
 describe('capturePreviews', () => {
   it('turns a throwing preview into a flagged line that names only the error class', async () => {
     // Prepare
-    class DatabaseError extends Error {}
+    class DatabaseError extends Error {
+      public override readonly name = 'DatabaseError';
+    }
     const tool = writer('risky_write', async () => {
       throw new DatabaseError('Access denied for user x@host');
     });
@@ -139,5 +142,83 @@ describe('capturePreviews', () => {
 
     // Assess
     expect(previews.map((preview) => preview.lines[0])).toEqual(['saw 2', 'saw 2']);
+  });
+
+  it('shows an error whose name carries text as "Error", and an unnamed subclass by its name, not its class', async () => {
+    // Prepare: a driver that puts its message into `name`; a class that never set one.
+    const driverError = Object.assign(new Error('x'), {
+      name: "DriverError: Access denied for user 'admin'@'10.0.0.1'",
+    });
+    class UnnamedError extends Error {}
+    const leaky = writer('leaky_write', async () => {
+      throw driverError;
+    });
+    const unnamed = writer('unnamed_write', async () => {
+      throw new UnnamedError('boom');
+    });
+
+    // Act
+    const { previews, logger } = await capture([leaky, unnamed] as Tool[], [
+      call(0, 'leaky_write'),
+      call(1, 'unnamed_write'),
+    ]);
+
+    // Assess
+    expect(previews.map((preview) => preview.lines)).toEqual([
+      ['Preview failed (Error).'],
+      ['Preview failed (Error).'],
+    ]);
+    expect(JSON.stringify([previews, logger.entries])).not.toContain('10.0.0.1');
+  });
+
+  it('previews arguments the tool would refuse as that refusal: one unflagged line, the tool never asked', async () => {
+    // Prepare
+    let asked = 0;
+    const tool = writer('strict_write', async () => {
+      asked += 1;
+      return ['would write'];
+    });
+    const badCall: PendingCall = { ...call(0, 'strict_write'), arguments: { value: 42 } };
+
+    // Act
+    const { previews } = await capture([tool as Tool], [badCall]);
+
+    // Assess
+    expect(asked).toBe(0);
+    expect(previews).toEqual([
+      {
+        index: 0,
+        tool: 'strict_write',
+        lines: [
+          TEXTS.previewRefused('strict_write', 'value: Invalid input: expected string, received number'),
+        ],
+        failed: false,
+        refused: true,
+      },
+    ]);
+  });
+
+  it('bounds a preview of 100,000 lines of 10,000 characters to what it keeps, inside the budget', async () => {
+    // Prepare: the lines are counted as they are read.
+    const line = `${'word '.repeat(1_999)}end\u202E`;
+    let read = 0;
+    const huge = new Proxy(new Array<string>(100_000).fill(line), {
+      get(target, property, receiver) {
+        if (typeof property === 'string' && /^\d+$/.test(property)) read += 1;
+        return Reflect.get(target, property, receiver);
+      },
+    });
+    const flood = writer('flood_write', async () => huge);
+
+    // Act
+    const { previews } = await capture([flood as Tool], [call(0, 'flood_write')]);
+
+    // Assess
+    const lines = previews[0]?.lines ?? [];
+    expect(previews[0]?.failed).toBe(false);
+    expect(lines).toHaveLength(20);
+    expect(lines.every((kept) => kept.length <= 500)).toBe(true);
+    expect(lines[19]).toBe('… 99,981 more lines not shown.');
+    expect(read).toBeLessThanOrEqual(21);
   });
 });
