@@ -171,4 +171,77 @@ describe('buildPendingTools (the read gate)', () => {
     expect(views[0]?.preview).toEqual({ status: 'none', message: TEXTS.noPreview });
     expect(pages.callCounts.getPage + pages.callCounts.getPages).toBe(0);
   });
+
+  it.each([
+    ['no lines at all', []],
+    ['only blank lines', ['', '   ']],
+  ])('renders a stored preview with %s as failed, never blank', async (_case, lines) => {
+    // Act
+    const { views } = await build(cardFor('update_page_metadata', lines), approverWithPageRights, [
+      updatePageMetadataTool as Tool,
+    ]);
+
+    // Assess
+    expect(views[0]?.preview).toEqual({
+      status: 'failed',
+      lines: ['Preview failed (EmptyPreview).'],
+      message: TEXTS.previewFailed,
+    });
+  });
+
+  it('shows a stored refusal line as refused (unflagged, no read gate) and says the call will not run', async () => {
+    // Prepare: arguments update_page_metadata refuses (no field to set).
+    const refusal = TEXTS.previewRefused('update_page_metadata', 'arguments: Set at least one of: title');
+    const card: ApprovalCard = {
+      ...cardFor('update_page_metadata'),
+      pendingCalls: [{ index: 0, tool: 'update_page_metadata', arguments: { pageId: '12' } }],
+      callPreviews: [
+        { index: 0, tool: 'update_page_metadata', lines: [refusal], failed: false, refused: true },
+      ],
+    };
+
+    // Act
+    const { views } = await build(card, operationsApprover, [updatePageMetadataTool as Tool]);
+
+    // Assess
+    expect(views[0]).toMatchObject({ willRun: false, registered: true });
+    expect(views[0]?.preview).toEqual({ status: 'refused', lines: [refusal] });
+  });
+
+  it('marks a call that will not run: a tool never registered, or not offered to the run', async () => {
+    // Prepare
+    const card: ApprovalCard = {
+      ...cardFor('update_page_metadata'),
+      pendingCalls: [
+        { index: 0, tool: 'delete_everything', arguments: {} },
+        { index: 1, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'A' }, offered: false },
+        { index: 2, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'A' }, offered: true },
+      ],
+      callPreviews: [],
+    };
+
+    // Act
+    const { views } = await build(card, approverWithPageRights, [updatePageMetadataTool as Tool]);
+
+    // Assess
+    expect(views.map((view) => [view.registered, view.willRun])).toEqual([
+      [false, false],
+      [true, false],
+      [true, true],
+    ]);
+  });
+
+  it('shows hidden and bidi characters of stored lines as markers on every surface', async () => {
+    // Prepare: a card sealed before lines were marked at capture.
+    const card = cardFor('update_page_metadata', ['description: "Old \u202E tail" → "New"', '\u200B']);
+
+    // Act
+    const { views } = await build(card, approverWithPageRights, [updatePageMetadataTool as Tool]);
+
+    // Assess
+    expect(views[0]?.preview).toMatchObject({
+      status: 'shown',
+      lines: ['description: "Old ⟨U+202E⟩ tail" → "New"', '⟨U+200B⟩'],
+    });
+  });
 });
