@@ -158,6 +158,143 @@ describe('the inbox page in headless Chromium', () => {
     await page.close();
   });
 
+  /**
+   * Where `needle` (its `length` characters from `offset` on) is drawn inside the first element
+   * matching `selector` whose text contains `line`: the box of a DOM Range over those characters.
+   */
+  async function drawnBox(
+    page: Page,
+    selector: string,
+    line: string,
+    needle: string,
+    offset = 0,
+    length = needle.length,
+  ) {
+    // Browser code as a string: this project's TypeScript has no DOM types.
+    const box = await page.evaluate(`(() => {
+      const needle = ${JSON.stringify(needle)};
+      for (const element of document.querySelectorAll(${JSON.stringify(selector)})) {
+        const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+        const nodes = [];
+        let text = '';
+        for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+          nodes.push({ node, start: text.length });
+          text += node.data;
+        }
+        const at = text.indexOf(needle);
+        if (at < 0 || !text.includes(${JSON.stringify(line)})) continue;
+        const locate = (position) => {
+          const entry = nodes.find((candidate) => position <= candidate.start + candidate.node.data.length);
+          return [entry.node, position - entry.start];
+        };
+        const range = document.createRange();
+        range.setStart(...locate(at + ${offset}));
+        range.setEnd(...locate(at + ${offset + length}));
+        const rect = range.getBoundingClientRect();
+        return { left: rect.left, right: rect.right, top: rect.top, width: rect.width };
+      }
+      return null;
+    })()`);
+    if (!box) throw new Error(`"${needle}" is not drawn in ${selector}`);
+    return box as { left: number; right: number; top: number; width: number };
+  }
+
+  it('draws a right-to-left override and zero-width characters as visible markers, the new value right of the arrow', async () => {
+    // Prepare: hostile characters in the page's current value and in the proposed arguments.
+    await runtime.dependencies.pages.updateMetadata(
+      '12',
+      { description: 'Old text \u200B\u200D \u202E tail' },
+      'test',
+    );
+    const { runId } = await startRunAndSettle(
+      runtime,
+      "Set the description of page 12 to 'New text' and the title of page 12 to 'Evil\u202Eroot\u200B'",
+    );
+    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const json = inbox.json.cards.find((candidate: { runId: string }) => candidate.runId === runId);
+
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+    const cardSelector = `article.card[data-run-id="${runId}"]`;
+    const previewLine = `${cardSelector} .preview li`;
+    const arrow = await drawnBox(page, previewLine, 'description:', '→');
+    const newValue = await drawnBox(page, previewLine, 'description:', '"New text"');
+    const oldValue = await drawnBox(page, previewLine, 'description:', '"Old text');
+    const argumentsText = `${cardSelector} pre.arguments`;
+    const rootFirst = await drawnBox(page, argumentsText, 'Evil', 'root', 0, 1);
+    const rootLast = await drawnBox(page, argumentsText, 'Evil', 'root', 3, 1);
+    const previewMarkers = card.locator('.preview .hidden-character');
+    const argumentMarkers = card.locator('pre.arguments .hidden-character');
+
+    // Assess: the line reads in its logical order, left to right.
+    expect(oldValue.right).toBeLessThanOrEqual(arrow.left);
+    expect(newValue.left).toBeGreaterThanOrEqual(arrow.right);
+    expect(Math.abs(newValue.top - arrow.top)).toBeLessThan(arrow.width * 4 + 20);
+    expect(rootFirst.left).toBeLessThan(rootLast.left);
+    // ...and every hidden character is a marker that takes room on the screen.
+    // (the title line first, with the proposed value; then the description line, with the page's)
+    expect(await previewMarkers.allTextContents()).toEqual([
+      '⟨U+202E⟩',
+      '⟨U+200B⟩',
+      '⟨U+200B⟩',
+      '⟨U+200D⟩',
+      '⟨U+202E⟩',
+    ]);
+    expect(await argumentMarkers.allTextContents()).toEqual(['⟨U+202E⟩', '⟨U+200B⟩']);
+    for (const marker of [...(await previewMarkers.all()), ...(await argumentMarkers.all())]) {
+      expect(await marker.isVisible()).toBe(true);
+      expect((await marker.boundingBox())?.width ?? 0).toBeGreaterThan(10);
+    }
+    // ...while the JSON API keeps the exact value the write would set.
+    expect(json.pendingTools[0].arguments.title).toBe('Evil\u202Eroot\u200B');
+    await page.close();
+  });
+
+  it('shows when the approval window closes and when the run paused, in the viewer locale', async () => {
+    // Prepare
+    const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'deadline'");
+
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+    await card.locator('.deadline time').filter({ hasText: /\(/ }).waitFor();
+
+    // Assess: relative and absolute, written by the page in the browser's locale (not the server's UTC).
+    const deadline = (await card.locator('.deadline').textContent()) ?? '';
+    const paused = (await card.locator('.paused').textContent()) ?? '';
+    expect(deadline).toMatch(new RegExp(`^${TEXTS.approvalWindowCloses} in \\d+ days? \\(.*\\d{4}.*\\)$`));
+    expect(paused).toMatch(new RegExp(`^${TEXTS.pausedAt} (now|\\d+ seconds? ago) \\(.*\\d{4}.*\\)$`));
+    expect(deadline).not.toContain('UTC');
+    await page.close();
+  });
+
+  it('shows a card past its deadline as closed, taking no decision', async () => {
+    // Prepare: the card's window ended a minute ago (MarkExpired has not run yet).
+    const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'too late'");
+    const stored = await runtime.dependencies.runs.getCard(runId);
+    if (!stored) throw new Error('no card');
+    await runtime.dependencies.runs.putCard({
+      ...stored,
+      expiresAt: new Date(Date.now() - 60_000).toISOString(),
+    });
+
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+
+    // Assess
+    expect(await card.getAttribute('data-state')).toBe('closed');
+    expect(await card.locator('.notice.closed').textContent()).toBe(TEXTS.approvalWindowClosed);
+    expect(await card.locator('button.approve').isDisabled()).toBe(true);
+    expect(await card.locator('button.reject').isDisabled()).toBe(true);
+    expect(await card.locator('.deadline').textContent()).toMatch(/ago/);
+    await page.close();
+  });
+
   it('shows a stale card (409) with the re-review message and a way to reload', async () => {
     // Prepare
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'stale in the tab'");

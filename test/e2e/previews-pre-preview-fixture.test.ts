@@ -84,6 +84,7 @@ describe('a run sealed before previews existed', () => {
         tool: 'update_page_metadata',
         arguments: { pageId: '12', description: 'Written before previews existed' },
         registered: true,
+        willRun: true,
         requiresApproval: true,
         preview: { status: 'none', message: TEXTS.noPreview },
       },

@@ -100,7 +100,9 @@ describe('write previews over HTTP in local mode', () => {
 
   it('turns a throwing preview into a flagged line without the exception text on every surface, and the run still completes', async () => {
     // Prepare: the page store fails like a database with credentials in its message, for page 14 only.
-    class AccessDeniedError extends Error {}
+    class AccessDeniedError extends Error {
+      public override readonly name = 'AccessDeniedError';
+    }
     const consoleLines: string[] = [];
     const consoleSpies = (['log', 'info', 'warn', 'error', 'debug'] as const).map((method) =>
       vi.spyOn(console, method).mockImplementation((...values: unknown[]) => {
