@@ -139,6 +139,56 @@ describe('the Lambda handler bundles', () => {
     await expect(client.decrypt(keyring, tampered)).rejects.toThrow();
   });
 
+  it('keep the error names a card and a log show when minified: PreviewTimeout, not a letter', async () => {
+    // Prepare
+    await bundle(resolveProjectPath('test/infra/fixtures/card-names-bundle-entry.ts'), directory, 'names');
+    const source = await readFile(join(directory, 'names.mjs'), 'utf8');
+    const bundled = await import(pathToFileURL(join(directory, 'names.mjs')).href);
+    const writer = (name: string, preview: () => Promise<string[]>) => ({
+      name,
+      description: name,
+      effect: 'write',
+      input: bundled.z.object({}),
+      execute: async () => ({ content: 'ok', isError: false }),
+      preview,
+    });
+    const call = (index: number, tool: string) => ({
+      index,
+      callId: `call-${index}`,
+      tool,
+      arguments: {},
+      offered: true,
+    });
+    const silent = () => undefined;
+
+    // Act
+    const previews = await bundled.capturePreviews({
+      calls: [call(0, 'slow_write'), call(1, 'empty_write'), call(2, 'refusing_write')],
+      tools: new bundled.ToolRegistry([
+        writer('slow_write', () => new Promise(() => undefined)),
+        writer('empty_write', async () => []),
+        writer('refusing_write', async () => {
+          throw new bundled.CountersignError('forbidden', 'Access denied for user x@host');
+        }),
+      ]),
+      actingUser: { userId: 'editor', grants: [], pageAccess: '*', languageAccess: '*', toolAccess: [] },
+      context: {},
+      logger: { debug: silent, info: silent, warn: silent, error: silent },
+      timeBudgetMs: 20,
+    });
+
+    // Assess: the classes were renamed by minification, and the names shown are still the real ones.
+    expect(source).not.toMatch(/class PreviewTimeout\b/);
+    expect(previews.map((preview: { lines: string[] }) => preview.lines)).toEqual([
+      ['Preview failed (PreviewTimeout).'],
+      ['Preview failed (EmptyPreview).'],
+      ['Preview failed (CountersignError).'],
+    ]);
+    expect(bundled.describeErrorClass(new bundled.CountersignError('internal', 'x'))).toBe(
+      'CountersignError',
+    );
+  });
+
   it('are the bytes the CDK deploys: the bench and the construct bundle alike', async () => {
     // Prepare
     const outdir = join(directory, 'cdk.out');
