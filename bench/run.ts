@@ -10,7 +10,12 @@
 // Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+import * as z from 'zod/mini';
+import type { UserProfile } from '../lambdas/core/identity.js';
+import { silentLogger } from '../lambdas/core/ports.js';
+import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
 import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
+import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
 import '../lambdas/local/promise-with-resolvers.js';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,7 +42,10 @@ interface Measurement {
   readonly durationsMs: number[];
   /** Every distinct set of calls the samples made, with how many samples made it. */
   readonly variants: Map<string, { readonly calls: Snapshot; samples: number }>;
-  target?: { readonly text: string; readonly met: (calls: Snapshot) => boolean };
+  target?: {
+    readonly text: string;
+    readonly met: (calls: Snapshot, durationsMs: readonly number[]) => boolean;
+  };
 }
 
 async function main(): Promise<void> {
@@ -123,9 +131,10 @@ async function main(): Promise<void> {
       measureSkillComposition('compose 200 skills x 24 KB, budget fits all (6 MB)', 6_000_000),
     ];
     // ─────────────────────────────────────────────────────────────────────────────────────────
+    const floodRow = await measureFloodedPreviewCapture();
 
     const bundles = await measureHandlerBundles();
-    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows], bundles);
+    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow], bundles);
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
   } finally {
     await runtime.stop();
@@ -166,6 +175,58 @@ function measureSkillComposition(operation: string, maxBytes: number): Measureme
     operation: `${operation}: ${summary}`,
     durationsMs,
     variants: new Map([['none', { calls: {}, samples: durationsMs.length }]]),
+  };
+}
+
+/**
+ * Issue #9: a preview that returns 100,000 lines of 10,000 characters, captured (the tool's
+ * answer plus the trimming) 20 times; the whole capture is the time the event loop is held.
+ */
+async function measureFloodedPreviewCapture(): Promise<Measurement> {
+  const line = `${'flood '.repeat(1_666)}end`;
+  const tool = defineTool({
+    name: 'flooding_write',
+    description: 'A preview of 100,000 lines of 10,000 characters.',
+    effect: 'write',
+    input: z.object({}),
+    execute: async () => ({ content: 'ok', isError: false }),
+    preview: async () => new Array<string>(100_000).fill(line),
+  });
+  const tools = new ToolRegistry([tool as Tool]);
+  const actingUser: UserProfile = {
+    userId: 'bench',
+    displayName: 'Bench',
+    grants: [],
+    pageAccess: '*',
+    languageAccess: '*',
+    toolAccess: [],
+  };
+  const durationsMs: number[] = [];
+  let kept = 0;
+  for (let sample = 0; sample < 20; sample += 1) {
+    const started = performance.now();
+    const [preview] = await capturePreviews({
+      calls: [{ index: 0, callId: 'call-0', tool: 'flooding_write', arguments: {}, offered: true }],
+      tools,
+      actingUser,
+      context: {
+        actingUser,
+        runId: 'bench',
+        pages: undefined as never,
+      },
+      logger: silentLogger,
+    });
+    durationsMs.push(performance.now() - started);
+    kept = preview?.lines.length ?? 0;
+  }
+  return {
+    operation: `preview capture, 100,000 lines x 10,000 chars (${kept} kept, #9)`,
+    durationsMs,
+    variants: new Map([['none', { calls: {}, samples: durationsMs.length }]]),
+    target: {
+      text: 'p99 < 1,000 ms (two cores)',
+      met: (_calls, durations) => percentile(durations, 99) < 1_000,
+    },
   };
 }
 
@@ -216,7 +277,7 @@ function printTable(measurements: readonly Measurement[], bundles: readonly Bund
       console.log(`    AWS calls: ${describeCalls(calls)}${share}`);
       const summary = `${reads(calls)} reads, ${writes(calls)} writes, ${service(calls, 'KMS')} KMS`;
       if (measurement.target) {
-        const verdict = measurement.target.met(calls) ? 'met' : 'MISSED';
+        const verdict = measurement.target.met(calls, measurement.durationsMs) ? 'met' : 'MISSED';
         console.log(`    target:    ${measurement.target.text}: ${verdict} (${summary})`);
       } else {
         console.log(`    target:    none set (${summary})`);
