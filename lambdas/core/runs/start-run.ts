@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { renderPrompt } from '../configurations.js';
-import { CountersignError } from '../errors.js';
+import { CountersignError, describeErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
@@ -107,7 +107,10 @@ export async function startRun(
       { status: 'failed', failureReason: TEXTS.internalFailure, endedAt: now, updatedAt: now },
       { expectStatus: ['running'] },
     );
-    dependencies.logger.error('run execution did not start', { runId, errorClass: (error as Error)?.name });
+    dependencies.logger.error('run execution did not start', {
+      runId,
+      errorClass: describeErrorClass(error),
+    });
     throw new CountersignError('internal', 'The run could not be started.', { cause: error });
   }
   dependencies.metrics.count('RunsStarted');

@@ -1,7 +1,7 @@
 import middy from '@middy/core';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
-import { CountersignError } from '../../core/errors.js';
+import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
 import { errorResponse, JSON_HEADERS } from './http-errors.js';
@@ -66,7 +66,7 @@ export function createHttpHandler(
     if (!(error instanceof CountersignError) || !error.expose) {
       dependencies.logger.error('request failed', {
         routeKey: request.event?.routeKey,
-        errorClass: error?.constructor?.name ?? typeof error,
+        errorClass: describeErrorClass(error),
         code: error instanceof CountersignError ? error.code : undefined,
       });
     }
