@@ -1,0 +1,109 @@
+import { describe, expect, it } from 'vitest';
+import type { PendingToolView } from '../../../lambdas/core/previews/build-pending-tools.js';
+import type { InboxCard } from '../../../lambdas/core/runs/list-inbox.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
+import { renderInboxCards, renderPendingTool } from '../../../lambdas/handlers/http/inbox-page.js';
+
+const call: PendingToolView = {
+  index: 0,
+  tool: 'update_page_metadata',
+  arguments: { pageId: '12', title: 'Evil\u202Eroot', nested: [{ note: '\u200B' }, 3, true, null] },
+  registered: true,
+  willRun: true,
+  requiresApproval: true,
+  preview: { status: 'shown', lines: ['title: "Old" → "Evil⟨U+202E⟩root"'], caveat: TEXTS.previewCaveat },
+};
+
+function cardWith(overrides: Partial<InboxCard> = {}): InboxCard {
+  return {
+    runId: 'run-\u202E1',
+    owner: 'editor\u200B',
+    label: 'Update \u2067page\u2069 metadata',
+    turn: 1,
+    pausedAt: '2026-03-02T09:15:00.000Z',
+    expiresAt: '2026-03-09T09:10:00.000Z',
+    digest: 'sha256:abc',
+    pendingTools: [call],
+    ...overrides,
+  };
+}
+
+/** The text a browser would show: tags dropped, entities decoded. */
+function textOf(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
+describe('renderInboxCards', () => {
+  const beforeDeadline = new Date('2026-03-03T00:00:00.000Z');
+
+  it('isolates and marks every value an approver reads: label, run id, owner, tool, arguments, preview lines', () => {
+    // Act
+    const html = renderInboxCards([cardWith()], undefined, beforeDeadline);
+
+    // Assess: no raw hidden character reaches the text shown (attributes keep exact values for
+    // the requests the page makes), and each value sits in its own <bdi>.
+    expect(textOf(html)).not.toMatch(/[\u202A-\u202E\u2066-\u2069\u200B-\u200F]/);
+    expect(html).toContain('<h2><bdi>Update <span class="hidden-character">⟨U+2067⟩</span>page');
+    expect(html).toContain('<code><bdi>run-<span class="hidden-character">⟨U+202E⟩</span>1</bdi></code>');
+    expect(html).toContain(
+      '<strong><bdi>editor<span class="hidden-character">⟨U+200B⟩</span></bdi></strong>',
+    );
+    expect(html).toContain('<strong><bdi>update_page_metadata</bdi></strong>');
+    expect(html).toContain(
+      '<li><bdi>title: &quot;Old&quot; → &quot;Evil<span class="hidden-character">⟨U+202E⟩</span>root&quot;</bdi></li>',
+    );
+  });
+
+  it('draws the arguments as their JSON text, every key and string isolated', () => {
+    // Act
+    const html = renderPendingTool(call);
+    const arguments_ = /<pre class="arguments">([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? '';
+
+    // Assess
+    expect(textOf(arguments_)).toBe(
+      JSON.stringify(call.arguments, null, 2).replace('\u202E', '⟨U+202E⟩').replace('\u200B', '⟨U+200B⟩'),
+    );
+    expect(arguments_).toContain('<bdi>&quot;pageId&quot;</bdi>: <bdi>&quot;12&quot;</bdi>');
+  });
+
+  it('shows the pause and the deadline, and a card past its deadline closed with no decision to take', () => {
+    // Act
+    const open = renderInboxCards([cardWith()], undefined, beforeDeadline);
+    const closed = renderInboxCards([cardWith()], undefined, new Date('2026-03-09T09:10:00.000Z'));
+
+    // Assess
+    expect(open).toContain('data-state="waiting"');
+    expect(open).toContain('<time datetime="2026-03-09T09:10:00.000Z" data-when="2026-03-09T09:10:00.000Z">');
+    expect(textOf(open)).toContain(`${TEXTS.pausedAt} 2026-03-02 09:15 UTC`);
+    expect(textOf(open)).toContain(`${TEXTS.approvalWindowCloses} 2026-03-09 09:10 UTC`);
+    expect(open).not.toContain(TEXTS.approvalWindowClosed);
+    expect(closed).toContain('data-state="closed"');
+    expect(closed).toContain(TEXTS.approvalWindowClosed);
+    expect(closed).toContain('<button type="button" class="approve" disabled>');
+    expect(closed).toContain('<button type="button" class="reject" disabled>');
+  });
+
+  it('says when nothing on a card would run, and offers only Reject', () => {
+    // Act
+    const html = renderInboxCards(
+      [
+        cardWith({
+          pendingTools: [{ ...call, tool: 'delete_everything', registered: false, willRun: false }],
+        }),
+      ],
+      undefined,
+      beforeDeadline,
+    );
+
+    // Assess
+    expect(html).toContain(TEXTS.toolNotRegistered);
+    expect(html).toContain(TEXTS.nothingToApprove);
+    expect(html).toContain('<button type="button" class="approve" disabled>');
+    expect(html).toContain('<button type="button" class="reject">');
+  });
+});
