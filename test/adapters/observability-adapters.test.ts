@@ -3,24 +3,30 @@ import { EmbeddedMetrics } from '../../lambdas/adapters/embedded-metrics.js';
 import { runInInvocationScope } from '../../lambdas/adapters/invocation-scope.js';
 import { StructuredLogger } from '../../lambdas/adapters/structured-logger.js';
 
-const pause = (milliseconds: number) => new Promise((resolve) => setTimeout(resolve, milliseconds));
-
 describe('StructuredLogger and EmbeddedMetrics', () => {
   it('keeps the fields and metrics of concurrent invocations apart and flushes each when it ends', async () => {
     // Prepare
     const lines: string[] = [];
     const logger = new StructuredLogger({ service: 'test', writeLine: (line) => lines.push(line) });
     const metrics = new EmbeddedMetrics({ service: 'test', writeLine: (line) => lines.push(line) });
-    const invocation = (runId: string, delay: number) =>
+    // Interleaved by explicit gates, not timers: 'a' starts first and logs last, whatever the load.
+    let releaseA: () => void = () => {};
+    const gateA = new Promise<void>((resolve) => {
+      releaseA = resolve;
+    });
+    const invocation = (runId: string, gate: Promise<void>) =>
       runInInvocationScope({ correlationId: `request-${runId}`, runId }, async () => {
         metrics.count('RunsStarted');
-        await pause(delay);
+        await gate;
         logger.info('run started');
         metrics.count('Decisions', 1, { outcome: runId === 'a' ? 'approve' : 'reject' });
       });
 
     // Act
-    await Promise.all([invocation('a', 20), invocation('b', 5)]);
+    const first = invocation('a', gateA);
+    await invocation('b', Promise.resolve());
+    releaseA();
+    await first;
 
     // Assess
     const entries = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
