@@ -21,6 +21,18 @@ export const TEXTS = {
   approvalWindowClosed: 'The approval window has closed; this card takes no decision.',
   pausedAt: 'Paused',
   runNotFound: 'Run not found.',
+  callNotOnCard: (index: number, calls: number) =>
+    calls === 0
+      ? `index: the card of this run has no call ${index}; it has no calls.`
+      : `index: the card of this run has no call ${index}; its calls are numbered 0 to ${calls - 1}.`,
+  callIndexInvalid: "index: a call's position on the card, a whole number from 0.",
+  argumentsExcerpted: (totalCharacters: number) =>
+    `This card shows an excerpt of the arguments (${formatCount(totalCharacters)} characters in all).`,
+  argumentTextCut: (totalCharacters: number) =>
+    `… (${formatCount(totalCharacters)} characters in all — show full arguments)`,
+  argumentEntriesCut: (shownEntries: number, totalEntries: number) =>
+    `… (${formatCount(totalEntries - shownEntries)} more of ${formatCount(totalEntries)} entries — show full arguments)`,
+  showFullArguments: 'Show full arguments',
   decisionExpired: 'The approval window of this run has closed; the run has expired.',
   alreadyDecided: 'This turn was already decided differently.',
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
@@ -34,12 +46,20 @@ export const TEXTS = {
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
   callsTooLarge: (limit: number) =>
     `The model proposed tool calls whose arguments exceed ${Math.round(limit / 1000)} KB, more than an approval card can show.`,
+  tooManyCalls: (limit: number) =>
+    `The model proposed more than ${limit} tool calls in one turn, more than an approval card can show.`,
   maxTurnsReached: (maxTurns: number) =>
     `The run reached its limit of ${maxTurns} model turns without a final answer.`,
   expired: (seconds: number) =>
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
 } as const;
+
+const countFormat = new Intl.NumberFormat('en-US');
+
+function formatCount(count: number): string {
+  return countFormat.format(count);
+}
 
 function formatDuration(seconds: number): string {
   if (seconds % 86_400 === 0) return `${seconds / 86_400} day${seconds === 86_400 ? '' : 's'}`;

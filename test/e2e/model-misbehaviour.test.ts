@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MAX_TURN_CALLS } from '../../lambdas/core/runs/take-model-turn.js';
 import {
   removeTestData,
   startRunAndSettle,
@@ -28,6 +29,27 @@ const toolCall = (name: string, args: string) =>
       },
     ],
   });
+/** One reply proposing `count` calls of `update_page_metadata`, each on its own page. */
+const manyToolCalls = (count: number) =>
+  JSON.stringify({
+    choices: [
+      {
+        finish_reason: 'tool_calls',
+        message: {
+          role: 'assistant',
+          content: null,
+          tool_calls: Array.from({ length: count }, (_, index) => ({
+            id: `call-${index}`,
+            type: 'function',
+            function: {
+              name: 'update_page_metadata',
+              arguments: JSON.stringify({ pageId: `p${index}`, title: 'x' }),
+            },
+          })),
+        },
+      },
+    ],
+  });
 const finalAnswer = (text: string) =>
   JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: text } }] });
 
@@ -42,6 +64,7 @@ const SCRIPTS: Record<string, Reply[]> = {
   ],
   'provider error': [{ status: 500, body: '{"error":{"message":"Access denied for user x@host"}}' }],
   'garbage reply': [{ status: 200, body: '<html>not json</html>' }],
+  'too many calls': [{ status: 200, body: manyToolCalls(MAX_TURN_CALLS + 1) }],
   'huge arguments': [
     {
       status: 200,
@@ -137,6 +160,15 @@ describe('a misbehaving model', () => {
     expect(view.status).toBe('failed');
     expect(view.failureReason).toMatch(/exceed 200 KB/);
     expect(await runtime.dependencies.pages.getPage('12')).toEqual(before);
+  });
+
+  it('fails a run whose turn proposes more calls than one approval card shows, writing nothing', async () => {
+    const { view } = await startRunAndSettle(runtime, 'too many calls', { configurationId: 'misbehaving' });
+    expect(view.status).toBe('failed');
+    expect(view.failureReason).toBe(
+      `The model proposed more than ${MAX_TURN_CALLS} tool calls in one turn, more than an approval card can show.`,
+    );
+    expect(await runtime.dependencies.runs.getCard(view.runId)).toBeUndefined();
   });
 
   it('ends the run as failed with a readable reason when the reply is garbage', async () => {

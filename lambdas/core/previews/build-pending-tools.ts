@@ -7,6 +7,7 @@ import type { ApprovalCard, CallPreview } from '../runs/approval-card.js';
 import { describeCallRunnability } from '../runs/call-runnability.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext, type ToolRegistry } from '../tools/tool.js';
+import { type ArgumentsExcerpt, excerptArguments } from './excerpt-arguments.js';
 import { readGatePagesFor } from './read-gate-pages.js';
 
 export type PreviewView =
@@ -21,7 +22,13 @@ export type PreviewView =
 export interface PendingToolView {
   index: number;
   tool: string;
+  /** The call's arguments, or an excerpt of them when `argumentsExcerpt` is present. */
   arguments: unknown;
+  /**
+   * Present when the card shows less than the call carries: each cut with its path and full
+   * size. The whole arguments are at GET /runs/{id}/calls/{index}.
+   */
+  argumentsExcerpt?: ArgumentsExcerpt;
   /** Whether the tool is registered in this deployment. */
   registered: boolean;
   /** Whether the call would run if the turn is approved (registered, offered, arguments accepted). */
@@ -33,6 +40,7 @@ export interface PendingToolView {
 /**
  * THE helper that turns a card into the pending calls a viewer sees, for every surface: the
  * inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event (seed 000).
+ * Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
  *
  * The read gate (seed 000, "at reading"): a stored preview is shown only when its tool,
  * asked with `mayViewerReadPreview`, says this viewer may read it. It fails closed when there
@@ -54,10 +62,12 @@ export async function buildPendingTools(input: {
   return Promise.all(
     input.card.pendingCalls.map(async (call): Promise<PendingToolView> => {
       const tool = input.tools.get(call.tool);
+      const shown = excerptArguments(call.arguments);
       const base = {
         index: call.index,
         tool: call.tool,
-        arguments: call.arguments,
+        arguments: shown.arguments,
+        ...(shown.kind === 'excerpt' ? { argumentsExcerpt: shown.excerpt } : {}),
         registered: tool !== undefined,
         willRun: describeCallRunnability(call, input.tools).kind === 'runs',
         requiresApproval: tool ? needsApproval(tool) : true,

@@ -27,6 +27,11 @@ export interface ModelTurnOutput {
  * a turn whose arguments exceed this cannot be put before a human, so the run fails instead.
  */
 export const MAX_TURN_ARGUMENTS_BYTES = 200_000;
+/**
+ * Every call of a turn is on its card and an approver reads each one: past this many, a card
+ * could no longer be shown within an inbox page (each call adds its excerpt and its preview).
+ */
+export const MAX_TURN_CALLS = 50;
 
 type TurnDependencies = Pick<
   RunDependencies,
@@ -111,6 +116,9 @@ export async function takeModelTurn(
     arguments: call.arguments ?? null,
     offered: offeredNames.has(call.name),
   }));
+  if (pendingCalls.length > MAX_TURN_CALLS) {
+    throw new CountersignError('model-failed', TEXTS.tooManyCalls(MAX_TURN_CALLS));
+  }
   if (
     new TextEncoder().encode(JSON.stringify(pendingCalls.map((call) => call.arguments))).byteLength >
     MAX_TURN_ARGUMENTS_BYTES
