@@ -41,6 +41,8 @@ export const API_ROUTES: readonly RouteSpecification[] = [
   // GET /runs/{id}/events streams (server-sent events) from its own function URL (lib/events-endpoint.ts):
   // an HTTP API integration buffers the response, so it is not routed here.
   { path: '/runs/{id}/decision', methods: [HttpMethod.POST], handler: 'api-decision' },
+  // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
+  { path: '/runs/{id}/calls/{index}', methods: [HttpMethod.GET], handler: 'api-inbox' },
   { path: '/inbox', methods: [HttpMethod.GET], handler: 'api-inbox' },
   { path: '/', methods: [HttpMethod.GET], handler: 'api-inbox', public: true },
   { path: '/admin/{proxy+}', methods: [HttpMethod.ANY], handler: 'api-admin' },

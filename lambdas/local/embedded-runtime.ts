@@ -190,6 +190,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     { method: 'GET', path: '/runs/{id}', authentication: jwt, handler: api.runs },
     { method: 'GET', path: '/runs/{id}/events', authentication: jwt, stream: true, handler: api.events },
     { method: 'GET', path: '/inbox', authentication: jwt, handler: api.inbox },
+    { method: 'GET', path: '/runs/{id}/calls/{index}', authentication: jwt, handler: api.inbox },
     { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
     { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
     ...['GET', 'PUT', 'POST', 'DELETE'].map(

@@ -33,6 +33,7 @@ describe('authentication of the HTTP API', () => {
       'GET /',
       'GET /inbox',
       'GET /runs/{id}',
+      'GET /runs/{id}/calls/{index}',
       'POST /runs',
       'POST /runs/{id}/decision',
     ]);

@@ -194,6 +194,7 @@ describe('Countersign resources', () => {
         'GET /',
         'GET /inbox',
         'GET /runs/{id}',
+        'GET /runs/{id}/calls/{index}',
         'POST /runs',
         'POST /runs/{id}/decision',
       ].sort(),

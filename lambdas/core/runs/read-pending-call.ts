@@ -1,0 +1,60 @@
+import { CountersignError } from '../errors.js';
+import { hasGrant, type UserProfile } from '../identity.js';
+import { TEXTS } from '../texts.js';
+import { parseApprovalCard } from './approval-card.js';
+import type { RunDependencies } from './run-dependencies.js';
+import { unsealJson } from './sealed-json.js';
+
+/** GET /runs/{id}/calls/{index}: one pending call with its whole arguments. */
+export interface PendingCallView {
+  runId: string;
+  turn: number;
+  /** The card's turn digest: a page compares it with the card it shows, so it never mixes turns. */
+  digest: string;
+  index: number;
+  tool: string;
+  /** Exactly what the model proposed, as sealed on the card; never excerpted. */
+  arguments: unknown;
+}
+
+/**
+ * The whole arguments of a call on a waiting card: what a card excerpts is one request away,
+ * so an approver can always read everything they approve. Readable by whoever may read the
+ * card: an approver (`agent_approve`) as in the inbox, and the run's owner as in GET /runs/{id}.
+ * Anyone else gets a 403 whether or not the run exists; a run that does not wait (or does not
+ * exist) is a 404, and an index past the card's calls is a 404 naming the index.
+ *
+ * @example
+ * const call = await readPendingCall(dependencies, approver, runId, 0);
+ * call.arguments // { pageId: '12', description: '…every character…' }
+ */
+export async function readPendingCall(
+  dependencies: Pick<RunDependencies, 'runs' | 'sealer'>,
+  viewer: UserProfile,
+  runId: string,
+  index: number,
+): Promise<PendingCallView> {
+  const stored = await dependencies.runs.getCard(runId);
+  if (!hasGrant(viewer, 'agent_approve') && stored?.owner !== viewer.userId) {
+    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
+  }
+  if (stored?.state !== 'waiting') throw new CountersignError('not-found', TEXTS.runNotFound);
+  const card = parseApprovalCard(
+    await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
+  );
+  // The same parse as every card surface, so index n here is call n on the card.
+  const call = card.pendingCalls[index];
+  if (call === undefined) {
+    throw new CountersignError('not-found', TEXTS.callNotOnCard(index, card.pendingCalls.length), {
+      field: 'index',
+    });
+  }
+  return {
+    runId,
+    turn: stored.turn,
+    digest: stored.digest,
+    index,
+    tool: call.tool,
+    arguments: call.arguments,
+  };
+}

@@ -1,0 +1,36 @@
+import { CountersignError } from '../../core/errors.js';
+import { readPendingCall } from '../../core/runs/read-pending-call.js';
+import { TEXTS } from '../../core/texts.js';
+import type { HttpRequest, RouteHandler } from '../http/http-route.js';
+import { renderFullArguments } from '../http/render-arguments.js';
+import { runIdOf } from './request-parsing.js';
+
+/** Six digits are more than any card holds, and keep what a client sends an exact integer. */
+const callIndexPattern = /^(0|[1-9][0-9]{0,5})$/;
+
+/**
+ * GET /runs/{id}/calls/{index}: the whole arguments of a call whose card shows an excerpt, as
+ * JSON, or for the inbox page (`Accept: text/html`) as the escaped block that replaces the excerpt.
+ */
+export function createCallRoutes(
+  dependencies: Parameters<typeof readPendingCall>[0],
+): Record<string, RouteHandler> {
+  return {
+    'GET /runs/{id}/calls/{index}': async (request) => {
+      const runId = runIdOf(request);
+      const call = await readPendingCall(dependencies, request.principal, runId, callIndexOf(request));
+      if (/\btext\/html\b/.test(request.headers.accept ?? '')) {
+        return { statusCode: 200, html: renderFullArguments(call) };
+      }
+      return { statusCode: 200, json: call };
+    },
+  };
+}
+
+function callIndexOf(request: HttpRequest): number {
+  const index = request.pathParameters.index ?? '';
+  if (!callIndexPattern.test(index)) {
+    throw new CountersignError('bad-request', TEXTS.callIndexInvalid, { field: 'index' });
+  }
+  return Number(index);
+}
