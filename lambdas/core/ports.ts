@@ -54,6 +54,11 @@ export interface RunRepository {
     limit: number;
     cursor?: string;
   }): Promise<{ cards: StoredCard[]; cursor?: string }>;
+  /**
+   * The cursor of the inbox page that continues right after `card`, for a page that stops
+   * before its query's end (the inbox bounds a page by bytes as well as by count).
+   */
+  waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
   /** Takes the card out of the inbox (the decision was delivered or the run ended). */
   closeCard(runId: string): Promise<void>;
   /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */

@@ -328,6 +328,19 @@ export class DynamoRunRepository implements RunRepository {
     return cursor === undefined ? { cards } : { cards, cursor };
   }
 
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
+    // The card's inbox index key, as the Query would return it as its LastEvaluatedKey.
+    const cursor = encodeCursor({
+      [PK]: runPartition(card.runId),
+      [SK]: CARD_SORT_KEY,
+      [INBOX.partitionKey]: WAITING_PARTITION,
+      [INBOX.sortKey]: `${card.pausedAt}#${card.runId}`,
+    });
+    if (cursor === undefined)
+      throw new CountersignError('internal', 'A card key could not be encoded.', { expose: false });
+    return cursor;
+  }
+
   public async closeCard(runId: string): Promise<void> {
     try {
       await this.client.send(

@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
-import { revealHiddenCharacters } from '../../core/reveal-hidden-characters.js';
 import type { InboxCard } from '../../core/runs/list-inbox.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
+import { renderArguments } from './render-arguments.js';
+import { showValue } from './show-value.js';
 
 /**
  * The inbox page. GET / serves a shell with no data (a browser cannot send a bearer token on
@@ -33,7 +34,8 @@ export function renderInboxCards(
   return `${items}\n${more}`;
 }
 
-function renderCard(card: InboxCard, now: Date): string {
+/** One card of the page (also how GET /inbox measures a page's HTML against its byte bound). */
+export function renderCard(card: InboxCard, now: Date): string {
   const closed = now.getTime() >= Date.parse(card.expiresAt);
   const nothingRuns = card.pendingTools.every((tool) => !tool.willRun);
   const notice = closed
@@ -77,10 +79,18 @@ export function renderPendingTool(tool: PendingToolView): string {
   return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}" data-will-run="${tool.willRun}">
   <p class="tool"><strong>${showValue(tool.tool)}</strong>${warning}</p>
   <p class="label">Arguments</p>
-  <pre class="arguments">${renderJson(tool.arguments, 0)}</pre>
+  ${renderExcerptNote(tool)}<pre class="arguments" data-arguments="${tool.argumentsExcerpt ? 'excerpt' : 'exact'}">${renderArguments(tool.arguments, tool.argumentsExcerpt?.cuts)}</pre>
   <p class="label">What it would change</p>
   ${renderPreview(tool.preview)}
 </li>`;
+}
+
+/** Above excerpted arguments: the full size, and the one request that loads them whole. */
+function renderExcerptNote(tool: PendingToolView): string {
+  if (!tool.argumentsExcerpt) return '';
+  return `<p class="excerpt-note">${escapeHtml(TEXTS.argumentsExcerpted(tool.argumentsExcerpt.totalCharacters))}
+  <button type="button" class="full-arguments">${escapeHtml(TEXTS.showFullArguments)}</button></p>
+  `;
 }
 
 function renderPreview(preview: PendingToolView['preview']): string {
@@ -102,45 +112,6 @@ function renderPreview(preview: PendingToolView['preview']): string {
 
 function renderLines(lines: readonly string[]): string {
   return `<ul>${lines.map((line) => `<li>${showValue(line)}</li>`).join('')}</ul>`;
-}
-
-/**
- * One value an approver reads, as it cannot lie: hidden and bidi characters drawn as markers
- * (styled so they stand out), escaped, and isolated so its characters cannot reorder the text
- * around it.
- */
-function showValue(value: unknown): string {
-  const escaped = escapeHtml(revealHiddenCharacters(String(value ?? '')));
-  return `<bdi>${escaped.replace(MARKER, '<span class="hidden-character">$&</span>')}</bdi>`;
-}
-
-const MARKER = /⟨U\+[0-9A-F]{4,6}⟩/g;
-/** Deeper structures are shown as one isolated JSON text instead of one `<bdi>` per string. */
-const JSON_RENDER_MAX_DEPTH = 32;
-
-/**
- * The arguments as `JSON.stringify(value, null, 2)` reads, with every key and string value
- * shown through {@link showValue}: the page shows marked text; the JSON API keeps exact values.
- */
-function renderJson(value: unknown, depth: number): string {
-  if (depth > JSON_RENDER_MAX_DEPTH) return showValue(JSON.stringify(value, null, 2) ?? 'null');
-  if (typeof value === 'string') return showValue(JSON.stringify(value));
-  const indent = '  '.repeat(depth + 1);
-  const closing = '  '.repeat(depth);
-  if (Array.isArray(value)) {
-    if (value.length === 0) return '[]';
-    const items = value.map((item) => `${indent}${renderJson(item ?? null, depth + 1)}`);
-    return `[\n${items.join(',\n')}\n${closing}]`;
-  }
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value).filter(([, item]) => item !== undefined);
-    if (entries.length === 0) return '{}';
-    const items = entries.map(
-      ([key, item]) => `${indent}${showValue(JSON.stringify(key))}: ${renderJson(item, depth + 1)}`,
-    );
-    return `{\n${items.join(',\n')}\n${closing}}`;
-  }
-  return escapeHtml(JSON.stringify(value) ?? 'null');
 }
 
 const SCRIPT = `
@@ -199,6 +170,31 @@ function closeCard(card) {
   card.querySelector('.decision').before(notice);
 }
 setInterval(showTimes, 30000);
+async function showFullArguments(call, card) {
+  const note = call.querySelector('.excerpt-note');
+  call.querySelectorAll('.arguments-error').forEach((element) => element.remove());
+  call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = true; });
+  const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/calls/' +
+    encodeURIComponent(call.dataset.index), { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
+  const holder = document.createElement('div');
+  if (response.ok) holder.innerHTML = await response.text();
+  const full = holder.querySelector('pre.arguments');
+  // Arguments of another turn must never stand on this card: its digest is what a decision names.
+  if (full && full.dataset.digest === card.dataset.digest) {
+    call.querySelector('pre.arguments').replaceWith(full);
+    if (note) note.remove();
+    return;
+  }
+  const problem = response.ok ? {} : await response.json().catch(() => ({}));
+  const message = document.createElement('p');
+  message.className = 'error arguments-error';
+  message.dataset.status = String(response.status);
+  message.textContent = response.ok ? ${JSON.stringify(TEXTS.staleDigest)}
+    : ((problem.error && problem.error.message) || statusTexts[response.status] || 'The arguments could not be loaded.');
+  call.querySelector('pre.arguments').after(message);
+  call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = false; });
+  if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
+}
 const outcomeStates = { 200: 'decided', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
 async function decide(card, decision) {
   const status = card.querySelector('.status');
@@ -240,6 +236,7 @@ cardsElement.addEventListener('click', (event) => {
   if (button.classList.contains('more')) { load(button.dataset.cursor); return; }
   if (button.classList.contains('reload')) { load(); return; }
   const card = button.closest('.card');
+  if (card && button.classList.contains('full-arguments')) { showFullArguments(button.closest('.call'), card); return; }
   if (card) decide(card, button.classList.contains('approve') ? 'approve' : 'reject');
 });
 load();
@@ -277,6 +274,9 @@ button.reject { border-color: #b3261e; color: #b3261e; font-weight: 600; }
   color: var(--muted); }
 pre.arguments { background: var(--panel); border-radius: 6px; padding: .6rem .75rem; margin: 0; overflow-x: auto;
   white-space: pre-wrap; word-break: break-word; font-size: .9rem; }
+.excerpt-note { margin: 0 0 .3rem; font-size: .9rem; color: var(--muted); }
+pre.arguments button.cut { font: inherit; padding: 0 .3rem; border-radius: 4px; border-color: #3a7bd5; color: #1d4f91;
+  background: #eef4fc; }
 .preview { border-left: 4px solid #3a7bd5; background: #f3f7fd; border-radius: 0 6px 6px 0; padding: .4rem .75rem; }
 .preview ul { margin: .2rem 0; padding-left: 1.1rem; } .preview li { word-break: break-word; }
 .preview.failed { border-color: #b3261e; background: #fdf3f2; }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, listInbox } from '../../core/runs/list-inbox.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import type { RouteHandler } from '../http/http-route.js';
-import { INBOX_PAGE_CSP, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
+import { INBOX_PAGE_CSP, renderCard, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
 import { parseInput } from './request-parsing.js';
 
 const inboxQuerySchema = z.strictObject({
@@ -13,6 +13,8 @@ const inboxQuerySchema = z.strictObject({
   cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
 });
 
+const encoder = new TextEncoder();
+
 /** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
 export function createInboxRoutes(
   dependencies: Parameters<typeof listInbox>[0] & Pick<RunDependencies, 'clock'>,
@@ -20,10 +22,14 @@ export function createInboxRoutes(
   return {
     'GET /inbox': async (request) => {
       const query = parseInput(inboxQuerySchema, request.query, 'query');
-      const page = await listInbox(dependencies, request.principal, query);
-      if (/\btext\/html\b/.test(request.headers.accept ?? '')) {
-        return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, dependencies.clock.now()) };
-      }
+      const html = /\btext\/html\b/.test(request.headers.accept ?? '');
+      const now = dependencies.clock.now();
+      // The page's byte bound is measured on what this answer carries: the cards' HTML or JSON.
+      const page = await listInbox(dependencies, request.principal, {
+        ...query,
+        ...(html ? { measureCard: (card) => encoder.encode(renderCard(card, now)).byteLength } : {}),
+      });
+      if (html) return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, now) };
       return { statusCode: 200, json: page };
     },
     'GET /': async () => ({
