@@ -152,6 +152,13 @@ export class CallPaths {
     return this.request('inbox', 'GET /inbox', as, { query: { limit: String(limit) } });
   }
 
+  /** GET /runs/{id}/calls/{index} through a cold `inbox` Lambda: a call's whole arguments. */
+  public async readCall(runId: string, index: number, as = BENCH_USER_ID): Promise<ApiAnswer> {
+    return this.request('inbox', 'GET /runs/{id}/calls/{index}', as, {
+      pathParameters: { id: runId, index: String(index) },
+    });
+  }
+
   private async request(
     api: 'runs' | 'inbox' | 'decision',
     routeKey: string,

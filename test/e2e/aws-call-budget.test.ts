@@ -116,6 +116,26 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
   });
 
+  it('reads a call whole with the approver, the card and one KMS call, and writes nothing', async () => {
+    // Prepare
+    const runId = await paths.startRun(FIVE_PREVIEWING_CALLS);
+    const reply = await paths.runToModelReply(runId);
+    await paths.suspend(runId, reply.turn);
+    runtime.calls.reset();
+
+    // Act
+    const answer = await paths.readCall(runId, 4);
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess
+    expect(answer.statusCode).toBe(200);
+    expect(answer.json.arguments).toEqual({ pageId: 'bench-5', description: 'Offer 5' });
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
+      'KMS:Decrypt': 1, // the card's sealing key
+    });
+  });
+
   it('counts the same calls for every run: the budget is deterministic', async () => {
     // Prepare
     const snapshots: Array<Record<string, number>> = [];

@@ -384,6 +384,48 @@ describe('the inbox page in headless Chromium', () => {
     }
   });
 
+  it('marks where a card cut long arguments and loads them whole on request, never from another turn', async () => {
+    // Prepare
+    const long = `${'A long description. '.repeat(150)}The end.`;
+    const { runId } = await startRunAndSettle(runtime, `Set the description of page 12 to '${long}'`);
+    const changed = await startRunAndSettle(runtime, `Set the description of page 14 to '${long}'`);
+    const { page, requests } = await openInbox(runtime.url, runtime.tokens.approver);
+    const call = cardOf(page, runId).locator('li.call').first();
+    const changedCall = cardOf(page, changed.runId).locator('li.call').first();
+    await call.waitFor();
+    await changedCall.waitFor();
+    const excerpt = (await call.locator('pre.arguments').textContent()) ?? '';
+    const note = (await call.locator('.excerpt-note').textContent()) ?? '';
+    // The second card's turn changes after the approver loaded it.
+    const stored = await runtime.dependencies.runs.getCard(changed.runId);
+    if (!stored) throw new Error('no card');
+    await runtime.dependencies.runs.putCard({ ...stored, digest: `sha256:${'1'.repeat(64)}` });
+
+    // Act
+    await call.locator('pre.arguments button.cut').click();
+    await changedCall.locator('.excerpt-note button.full-arguments').click();
+    const full = call.locator('pre.arguments[data-arguments=full]');
+    await full.waitFor();
+    const refused = changedCall.locator('.error');
+    await refused.waitFor();
+
+    // Assess: the excerpt said where it cut and how long the value is...
+    expect(excerpt).toContain(TEXTS.argumentTextCut(long.length));
+    expect(excerpt).not.toContain('The end.');
+    expect(note).toContain(
+      TEXTS.argumentsExcerpted(JSON.stringify({ pageId: '12', description: long }).length),
+    );
+    // ...one click showed everything the approver approves, with the bearer token...
+    expect(await full.textContent()).toBe(JSON.stringify({ pageId: '12', description: long }, null, 2));
+    expect(await call.locator('.excerpt-note').count()).toBe(0);
+    const fetched = requests.find((request) => new URL(request.url()).pathname === `/runs/${runId}/calls/0`);
+    expect((await fetched?.allHeaders())?.authorization).toBe(`Bearer ${runtime.tokens.approver}`);
+    // ...and arguments of a turn other than the card's never replace its excerpt.
+    expect(await refused.textContent()).toBe(TEXTS.staleDigest);
+    expect(await changedCall.locator('pre.arguments').getAttribute('data-arguments')).toBe('excerpt');
+    await page.close();
+  });
+
   it('never acts on a GET: a decision URL opened in the browser changes nothing', async () => {
     // Prepare
     const { runId, view } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'not by GET'");
