@@ -206,7 +206,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       new RegExp(`^<pre class="arguments" data-arguments="full" data-digest="${digest}">`),
     );
     expect(answer.text).toContain(
-      `&quot;description&quot;: &quot;${inputOf(runs.get(runId) as number)}&quot;`,
+      `<bdi>&quot;description&quot;</bdi>: <bdi>&quot;${inputOf(runs.get(runId) as number)}&quot;</bdi>`,
     );
     expect(answer.text).not.toContain('class="cut');
   });

@@ -62,7 +62,7 @@ describe('renderInboxCards', () => {
   it('draws the arguments as their JSON text, every key and string isolated', () => {
     // Act
     const html = renderPendingTool(call);
-    const arguments_ = /<pre class="arguments">([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? '';
+    const arguments_ = /<pre class="arguments"[^>]*>([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? '';
 
     // Assess
     expect(textOf(arguments_)).toBe(

@@ -1,11 +1,20 @@
 import { describe, expect, it } from 'vitest';
 import { excerptArguments } from '../../../lambdas/core/previews/excerpt-arguments.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
-import { escapeHtml } from '../../../lambdas/handlers/http/escape-html.js';
 import { renderArguments } from '../../../lambdas/handlers/http/render-arguments.js';
 
+/** The text a browser would show: tags dropped, entities decoded. */
+function textOf(html: string): string {
+  return html
+    .replace(/<[^>]+>/g, '')
+    .replace(/&quot;/g, '"')
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}
+
 describe("renderArguments (a call's arguments on the page)", () => {
-  it('draws exact arguments as indented JSON, escaped, with no marker', () => {
+  it('draws exact arguments as their indented JSON text, every key and string isolated, with no marker', () => {
     // Prepare
     const args = { pageId: '12', title: '<b>"sale"</b>', tags: ['a', 1, null, { deep: [] }], empty: {} };
 
@@ -13,7 +22,11 @@ describe("renderArguments (a call's arguments on the page)", () => {
     const html = renderArguments(args);
 
     // Assess
-    expect(html).toBe(escapeHtml(JSON.stringify(args, null, 2)));
+    expect(textOf(html)).toBe(JSON.stringify(args, null, 2));
+    expect(html).toContain(
+      '<bdi>&quot;title&quot;</bdi>: <bdi>&quot;&lt;b&gt;\\&quot;sale\\&quot;&lt;/b&gt;&quot;</bdi>',
+    );
+    expect(html).not.toContain('class="cut');
   });
 
   it('puts a marker with the full size right after each cut string and at the end of each cut list', () => {
@@ -29,11 +42,14 @@ describe("renderArguments (a call's arguments on the page)", () => {
 
     // Assess
     const textMarker = `<button type="button" class="cut full-arguments">${TEXTS.argumentTextCut(12_345)}</button>`;
-    expect(html).toContain(`&quot;description&quot;: &quot;${'d'.repeat(2_000)}&quot;${textMarker},\n`);
+    expect(html).toContain(
+      `<bdi>&quot;description&quot;</bdi>: <bdi>&quot;${'d'.repeat(2_000)}&quot;</bdi>${textMarker},\n`,
+    );
     expect(TEXTS.argumentTextCut(12_345)).toBe('… (12,345 characters in all — show full arguments)');
+    const hidden = (3_000 - listCut.shownEntries).toLocaleString('en-US');
     expect(html).toMatch(
       new RegExp(
-        `,\\n    <button type="button" class="cut full-arguments">… \\(${(3_000 - listCut.shownEntries).toLocaleString('en-US')} more of 3,000 entries — show full arguments\\)</button>\\n  \\]\\n\\}$`,
+        `,\\n    <button type="button" class="cut full-arguments">… \\(${hidden} more of 3,000 entries — show full arguments\\)</button>\\n  \\]\\n\\}$`,
       ),
     );
   });
