@@ -2,6 +2,7 @@
 import '../lambdas/local/promise-with-resolvers.js';
 import { DEMO_USERS } from '../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { composeStartBanner } from '../lambdas/local/start-banner.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 
 const environment = process.env;
@@ -31,37 +32,7 @@ const runtime = await startEmbeddedRuntime({
   writeMetricLine: () => {},
 });
 
-const ROLES: Record<string, string> = {
-  editor: 'starts runs (agent_run) on pages 12 and 14',
-  approver: 'approves (agent_approve), rights on the demo pages: sees previews',
-  'ops-approver': 'approves (agent_approve), no page rights: previews withheld',
-  admin: 'administers everything (admin)',
-};
-const variableOf = (userId: string) => userId.toUpperCase().replace(/-/g, '_');
-
-const lines = [
-  '',
-  `countersign is running at ${runtime.url}`,
-  `Inbox page: ${runtime.url}/  (sign in by pasting a token below)`,
-  '',
-  'Demo users (tokens valid 12 hours, sent as "Authorization: Bearer <token>"):',
-  ...DEMO_USERS.map(
-    (user) => `  ${user.userId.padEnd(13)} ${user.displayName.padEnd(15)} ${ROLES[user.userId] ?? ''}`,
-  ),
-  '',
-  'Their tokens, ready to paste into a shell:',
-  ...DEMO_USERS.map((user) => `  export ${variableOf(user.userId)}=${runtime.tokens[user.userId]}`),
-  '',
-  'Then try:',
-  `  curl -s -X POST ${runtime.url}/runs -H "Authorization: Bearer $EDITOR" -H 'content-type: application/json' \\`,
-  `    -d '{"taskId":"page-metadata","input":"Set the description of page 12 to '"'"'Spring sale'"'"'"}'`,
-  `  curl -s ${runtime.url}/inbox -H "Authorization: Bearer $APPROVER"`,
-  `  curl -s -X POST ${runtime.url}/runs/<runId>/decision -H "Authorization: Bearer $APPROVER" \\`,
-  `    -H 'content-type: application/json' -d '{"digest":"<digest from the card>","decision":"approve"}'`,
-  '',
-  'Press Ctrl+C to stop. Waiting runs survive a restart.',
-];
-console.log(lines.join('\n'));
+console.log(composeStartBanner({ url: runtime.url, users: DEMO_USERS, tokens: runtime.tokens }));
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

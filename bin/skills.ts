@@ -2,6 +2,7 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FolderSkillSource } from '../lambdas/adapters/skills/folder-skill-source.js';
+import { MAX_BODY_BYTES } from '../lambdas/handlers/http/http-route.js';
 
 const USAGE = `Usage: npm run skills -- <command> [options]
 
@@ -16,7 +17,12 @@ const USAGE = `Usage: npm run skills -- <command> [options]
                                                  set the attached skills, in order (none: detach all)
 
 Options: --url <base URL> (or COUNTERSIGN_URL; default http://127.0.0.1:8787)
-         --token <admin bearer token> (or COUNTERSIGN_TOKEN)`;
+         --token <admin bearer token> (or COUNTERSIGN_TOKEN)
+         --help  this text
+
+A folder larger than one request (${MAX_BODY_BYTES / 1024} KiB) is ingested one skill per request.`;
+
+type UploadFile = { path: string; content?: string; contentBase64?: string };
 
 export interface SkillsCliIo {
   readonly fetch?: typeof fetch;
@@ -44,22 +50,34 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
     io.printError(USAGE);
     return 2;
   };
-  if (command === undefined || command === 'help' || options.help !== undefined) return usage();
+  // Asked for, help is the answer (stdout, exit 0); printed because of a mistake, it is an error.
+  if (command === 'help' || options.help !== undefined) {
+    io.print(USAGE);
+    return 0;
+  }
+  if (command === undefined) return usage();
   if (!token) return usage('An admin bearer token is needed: --token or COUNTERSIGN_TOKEN.');
-  const call = async (method: string, path: string, body?: unknown): Promise<number> => {
-    const response = await (io.fetch ?? fetch)(`${url}/admin/skills${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${token}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
-    const text = await response.text();
-    if (response.ok) {
-      io.print(text === '' ? '' : JSON.stringify(JSON.parse(text), null, 2));
-      return 0;
+  type Answer = { kind: 'ok'; json: unknown } | { kind: 'failed' };
+  const send = async (method: string, path: string, body?: unknown): Promise<Answer> => {
+    const target = `${url}/admin/skills${path}`;
+    let response: Response;
+    try {
+      response = await (io.fetch ?? fetch)(target, {
+        method,
+        headers: {
+          authorization: `Bearer ${token}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    } catch (error) {
+      io.printError(
+        `Could not reach ${target}: ${describeNetworkError(error)}. Is the server running there?`,
+      );
+      return { kind: 'failed' };
     }
+    const text = await response.text();
+    if (response.ok) return { kind: 'ok', json: text === '' ? undefined : JSON.parse(text) };
     let message = `HTTP ${response.status}`;
     try {
       message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
@@ -67,7 +85,13 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       // not JSON: the status says enough
     }
     io.printError(`Refused (${response.status}): ${message}`);
-    return 1;
+    return { kind: 'failed' };
+  };
+  const call = async (method: string, path: string, body?: unknown): Promise<number> => {
+    const answer = await send(method, path, body);
+    if (answer.kind === 'failed') return 1;
+    io.print(answer.json === undefined ? '' : JSON.stringify(answer.json, null, 2));
+    return 0;
   };
   switch (command) {
     case 'ingest': {
@@ -77,11 +101,20 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
           .replace(/[^A-Za-z0-9._-]/g, '-')
           .replace(/^[^A-Za-z0-9]+/, '');
         const snapshot = await new FolderSkillSource({ root, label }).readSnapshot();
-        const files = snapshot.folders.flatMap((folder) => [
-          { path: `${folder.identifier}/SKILL.md`, ...encodeContent(folder.skillFile) },
-          ...folder.otherFiles.map((path) => ({ path: `${folder.identifier}/${path}` })),
-        ]);
-        return call('POST', '/ingest', { source: 'upload', label: label || 'folder', files });
+        const skills = snapshot.folders.map((folder) => ({
+          identifier: folder.identifier,
+          files: [
+            { path: `${folder.identifier}/SKILL.md`, ...encodeContent(folder.skillFile) },
+            ...folder.otherFiles.map((path) => ({ path: `${folder.identifier}/${path}` })),
+          ] as UploadFile[],
+        }));
+        const whole = {
+          source: 'upload',
+          label: label || 'folder',
+          files: skills.flatMap((skill) => skill.files),
+        };
+        if (requestBytes(whole) <= MAX_BODY_BYTES) return call('POST', '/ingest', whole);
+        return ingestSkillBySkill(whole.label, skills, send, io);
       }
       if (options.github !== undefined) {
         const [owner, repo, ...extra] = options.github.split('/');
@@ -121,6 +154,66 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
     default:
       return usage(`Unknown command "${command}".`);
   }
+}
+
+/**
+ * A folder too large for one request goes one skill per request, each scoped to its own folder
+ * so that it leaves the label's other skills alone. Every request is sized before the first is
+ * sent: a skill that does not fit alone is named, and nothing is stored.
+ */
+async function ingestSkillBySkill(
+  label: string,
+  skills: ReadonlyArray<{ identifier: string; files: UploadFile[] }>,
+  send: (
+    method: string,
+    path: string,
+    body?: unknown,
+  ) => Promise<{ kind: 'ok'; json: unknown } | { kind: 'failed' }>,
+  io: SkillsCliIo,
+): Promise<number> {
+  const requests = skills.map((skill) => ({
+    identifier: skill.identifier,
+    body: { source: 'upload', label, scope: skill.identifier, files: skill.files },
+  }));
+  const tooLarge = requests.filter((request) => requestBytes(request.body) > MAX_BODY_BYTES);
+  if (tooLarge.length > 0) {
+    for (const request of tooLarge) {
+      io.printError(
+        `The skill "${request.identifier}" is too large to upload: ${requestBytes(request.body)} bytes in its request, the API accepts ${MAX_BODY_BYTES}. Nothing was ingested.`,
+      );
+    }
+    return 1;
+  }
+  io.printError(`The folder is larger than one request: ingesting its ${requests.length} skills one by one.`);
+  const summaries: Array<Record<string, unknown>> = [];
+  for (const request of requests) {
+    const answer = await send('POST', '/ingest', request.body);
+    if (answer.kind === 'failed') {
+      io.printError(`Stopped at the skill "${request.identifier}"; the skills before it were ingested.`);
+      return 1;
+    }
+    summaries.push((answer.json ?? {}) as Record<string, unknown>);
+  }
+  const merged: Record<string, unknown> = { source: summaries[0]?.source };
+  for (const field of ['created', 'changed', 'unchanged', 'orphaned', 'restored']) {
+    merged[field] = summaries.flatMap((summary) => (Array.isArray(summary[field]) ? summary[field] : []));
+  }
+  io.print(JSON.stringify(merged, null, 2));
+  // A split upload names one folder per request, so a skill deleted from the folder is not seen.
+  io.printError('Skills removed from the folder are not orphaned by a split ingest; disable them by id.');
+  return 0;
+}
+
+function requestBytes(body: unknown): number {
+  return Buffer.byteLength(JSON.stringify(body), 'utf8');
+}
+
+/** The reason a request never got an answer (connection refused, unknown host), without a stack. */
+function describeNetworkError(error: unknown): string {
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
+  if (typeof cause?.code === 'string') return cause.code;
+  if (typeof cause?.message === 'string') return cause.message;
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Text when the bytes are UTF-8, else base64, so the API can refuse them with its own message. */

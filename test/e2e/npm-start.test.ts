@@ -35,10 +35,17 @@ describe('npm start (bin/local.ts)', () => {
 
     // Assess
     expect(url).toBeDefined();
-    for (const name of ['EDITOR', 'APPROVER', 'OPS_APPROVER', 'ADMIN']) expect(token(name)).toMatch(/^eyJ/);
-    const inbox = await fetch(`${url}/inbox`, { headers: { authorization: `Bearer ${token('APPROVER')}` } });
+    for (const name of ['EDITOR', 'APPROVER', 'OPS_APPROVER', 'ADMIN'])
+      expect(token(`COUNTERSIGN_${name}_TOKEN`)).toMatch(/^eyJ/);
+    // A bare EDITOR would replace the shell's $EDITOR (git would run the token as its editor).
+    expect(output).not.toMatch(/export (EDITOR|APPROVER|OPS_APPROVER|ADMIN)=/);
+    const inbox = await fetch(`${url}/inbox`, {
+      headers: { authorization: `Bearer ${token('COUNTERSIGN_APPROVER_TOKEN')}` },
+    });
     expect(inbox.status).toBe(200);
-    const refused = await fetch(`${url}/inbox`, { headers: { authorization: `Bearer ${token('EDITOR')}` } });
+    const refused = await fetch(`${url}/inbox`, {
+      headers: { authorization: `Bearer ${token('COUNTERSIGN_EDITOR_TOKEN')}` },
+    });
     expect(refused.status).toBe(403);
     const exited = new Promise<number | null>((resolve) => started.on('exit', (code) => resolve(code)));
     started.kill('SIGTERM');

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
-import type { SkillSnapshot, SkillSource } from '../../core/skills/skill-source.js';
+import { normaliseSourcePath, type SkillSnapshot, type SkillSource } from '../../core/skills/skill-source.js';
 import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
 
 /** POST /admin/skills/ingest with `source: 'upload'`: the SKILL.md texts, and the other files' paths. */
@@ -18,6 +18,11 @@ export const skillUploadSchema = z.strictObject({
       }),
     )
     .check(z.minLength(1), z.maxLength(5000)),
+  /**
+   * The one skill folder this upload covers (the CLI splits a folder larger than a request this
+   * way): skills of the label outside it are left as they are, not orphaned.
+   */
+  scope: z.optional(z.string().check(z.minLength(1), z.maxLength(1000))),
 });
 export type SkillUpload = z.infer<typeof skillUploadSchema>;
 
@@ -52,6 +57,7 @@ export class UploadSkillSource implements SkillSource {
       async (path) => contents.get(path) ?? new Uint8Array(),
       'files',
     );
-    return { source: `upload:${this.upload.label}`, scope: '', folders };
+    const scope = this.upload.scope === undefined ? '' : normaliseSourcePath(this.upload.scope, 'scope');
+    return { source: `upload:${this.upload.label}`, scope, folders };
   }
 }

@@ -1,0 +1,51 @@
+import type { UserProfile } from '../core/identity.js';
+
+/**
+ * The shell variable a demo user's token is exported as. Prefixed, because a bare `EDITOR`
+ * would replace the shell's `$EDITOR`, and git would then run the token as its editor.
+ */
+export function tokenVariableOf(userId: string): string {
+  return `COUNTERSIGN_${userId.toUpperCase().replace(/[^A-Z0-9]+/g, '_')}_TOKEN`;
+}
+
+const ROLES: Record<string, string> = {
+  editor: 'starts runs (agent_run) on pages 12 and 14',
+  approver: 'approves (agent_approve), rights on the demo pages: sees previews',
+  'ops-approver': 'approves (agent_approve), no page rights: previews withheld',
+  admin: 'administers everything (admin)',
+};
+
+/** What `npm start` prints once the local runtime listens: the URL, the demo users and their tokens. */
+export function composeStartBanner(input: {
+  url: string;
+  users: readonly Pick<UserProfile, 'userId' | 'displayName'>[];
+  tokens: Readonly<Record<string, string>>;
+}): string {
+  const { url, users, tokens } = input;
+  const editor = `$${tokenVariableOf('editor')}`;
+  const approver = `$${tokenVariableOf('approver')}`;
+  return [
+    '',
+    `countersign is running at ${url}`,
+    `Inbox page: ${url}/  (sign in by pasting a token below)`,
+    '',
+    'Demo users (tokens valid 12 hours, sent as "Authorization: Bearer <token>"):',
+    ...users.map(
+      (user) => `  ${user.userId.padEnd(13)} ${user.displayName.padEnd(15)} ${ROLES[user.userId] ?? ''}`,
+    ),
+    '',
+    'Their tokens, ready to paste into a shell:',
+    ...users.map((user) => `  export ${tokenVariableOf(user.userId)}=${tokens[user.userId] ?? ''}`),
+    '',
+    'Then try:',
+    `  curl -s -X POST ${url}/runs -H "Authorization: Bearer ${editor}" -H 'content-type: application/json' \\`,
+    `    -d '{"taskId":"page-metadata","input":"Set the description of page 12 to '"'"'Spring sale'"'"'"}'`,
+    `  curl -s ${url}/inbox -H "Authorization: Bearer ${approver}"`,
+    `  curl -s -X POST ${url}/runs/<runId>/decision -H "Authorization: Bearer ${approver}" \\`,
+    `    -H 'content-type: application/json' -d '{"digest":"<digest from the card>","decision":"approve"}'`,
+    `  curl -s -X POST ${url}/runs/<runId>/cancel -H "Authorization: Bearer ${editor}" \\`,
+    `    -H 'content-type: application/json' -d '{"reason":"changed my mind"}'`,
+    '',
+    'Press Ctrl+C to stop. Waiting runs survive a restart.',
+  ].join('\n');
+}
