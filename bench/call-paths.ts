@@ -68,6 +68,9 @@ export class CallPaths {
         calls.record('SFN', decision.kind === 'approve' ? 'SendTaskSuccess' : 'SendTaskFailure');
         return { kind: 'delivered' };
       },
+      async stopExecution() {
+        calls.record('SFN', 'StopExecution');
+      },
     };
     return {
       ...this.runtime.dependencies,

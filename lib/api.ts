@@ -43,6 +43,7 @@ export const API_ROUTES: readonly RouteSpecification[] = [
   { path: '/runs/{id}/decision', methods: [HttpMethod.POST], handler: 'api-decision' },
   // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
   { path: '/runs/{id}/calls/{index}', methods: [HttpMethod.GET], handler: 'api-inbox' },
+  { path: '/runs/{id}/cancel', methods: [HttpMethod.POST], handler: 'api-runs' },
   { path: '/inbox', methods: [HttpMethod.GET], handler: 'api-inbox' },
   { path: '/', methods: [HttpMethod.GET], handler: 'api-inbox', public: true },
   { path: '/admin/{proxy+}', methods: [HttpMethod.ANY], handler: 'api-admin' },

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -242,6 +242,7 @@ export class Countersign extends Construct {
     const apiRuns = functions.get('api-runs');
     apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
     this.grantStartRun(apiRuns);
+    this.grantStopRun(apiRuns);
     this.grantDecision(functions.get('api-decision'));
 
     this.eventsEndpoint = new CountersignEventsEndpoint(this, 'Events', {
@@ -260,6 +261,25 @@ export class Countersign extends Construct {
       grantee,
       actions: ['states:StartExecution'],
       resourceArns: [this.stateMachine.stateMachineArn],
+    });
+  }
+
+  /**
+   * Lets `grantee` stop this state machine's executions (states:StopExecution on its executions
+   * only): what POST /runs/{id}/cancel needs after it has marked the run cancelled.
+   */
+  public grantStopRun(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['states:StopExecution'],
+      resourceArns: [
+        Stack.of(this).formatArn({
+          service: 'states',
+          resource: 'execution',
+          resourceName: `${this.stateMachine.stateMachineName}:*`,
+          arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+        }),
+      ],
     });
   }
 

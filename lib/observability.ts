@@ -111,6 +111,7 @@ export const APPLICATION_METRICS = [
   'RunsCompleted',
   'RunsFailed',
   'RunsExpired',
+  'RunsCancelled',
   'RunsSuspended',
   'Decisions',
   'PauseToDecision',
@@ -345,7 +346,14 @@ export class CountersignObservability extends Construct {
         ],
         [new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 })],
         [
-          this.graph('Runs', ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsSuspended']),
+          this.graph('Runs', [
+            'RunsStarted',
+            'RunsCompleted',
+            'RunsFailed',
+            'RunsExpired',
+            'RunsCancelled',
+            'RunsSuspended',
+          ]),
           this.graph(
             'Decisions',
             [],

@@ -1,10 +1,12 @@
 import {
   ExecutionAlreadyExists,
+  ExecutionDoesNotExist,
   InvalidToken,
   SendTaskFailureCommand,
   SendTaskSuccessCommand,
   type SFNClient,
   StartExecutionCommand,
+  StopExecutionCommand,
   TaskDoesNotExist,
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
@@ -12,6 +14,8 @@ import type { RunExecutions } from '../core/ports.js';
 
 /** The error a rejection ends the wait with; the state machine catches exactly this name. */
 export const REJECTED_ERROR = 'countersign.Rejected';
+/** The error a cancelled run's execution is stopped with. */
+export const CANCELLED_ERROR = 'countersign.Cancelled';
 
 /**
  * `RunExecutions` on AWS Step Functions. The task token is passed to the SDK and nowhere
@@ -35,6 +39,31 @@ export class StepFunctionsRunExecutions implements RunExecutions {
       // Same name, same input: Step Functions' own idempotency for a retried start.
       if (!(error instanceof ExecutionAlreadyExists)) throw error;
     }
+  }
+
+  public async stopExecution(input: { runId: string; executionId?: string }): Promise<void> {
+    const executionArn = input.executionId ?? this.firstExecutionArn(input.runId);
+    try {
+      // The cause is fixed text: who cancelled and why stay in DynamoDB, out of the history.
+      await this.options.client.send(
+        new StopExecutionCommand({
+          executionArn,
+          error: CANCELLED_ERROR,
+          cause: 'Cancelled through the API.',
+        }),
+      );
+    } catch (error) {
+      // Never started, or already gone: there is nothing left to stop.
+      if (!(error instanceof ExecutionDoesNotExist)) throw error;
+    }
+  }
+
+  /** A run's first execution is named after the run (see start-run.ts). */
+  private firstExecutionArn(runId: string): string {
+    const { stateMachineArn } = this.options;
+    if (!stateMachineArn) throw new Error('COUNTERSIGN_STATE_MACHINE_ARN is not set for this function.');
+    const [prefix, name] = stateMachineArn.split(':stateMachine:');
+    return `${prefix}:execution:${name}:${runId}`;
   }
 
   public async resume(

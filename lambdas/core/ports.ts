@@ -82,6 +82,11 @@ export interface RunExecutions {
     taskToken: string,
     decision: { kind: 'approve' } | { kind: 'reject'; reason?: string },
   ): Promise<{ kind: 'delivered' } | { kind: 'token-spent' }>;
+  /**
+   * Stops the run's execution (StopExecution). `executionId` is the one Prepare recorded; without
+   * it, the run's first execution (named after the run). An execution already ended is no error.
+   */
+  stopExecution(input: { runId: string; executionId?: string }): Promise<void>;
 }
 
 /** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */

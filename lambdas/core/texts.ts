@@ -35,6 +35,10 @@ export const TEXTS = {
   showFullArguments: 'Show full arguments',
   decisionExpired: 'The approval window of this run has closed; the run has expired.',
   alreadyDecided: 'This turn was already decided differently.',
+  runCancelled: 'The run was cancelled; this turn takes no decision.',
+  cancelAfterApproval:
+    'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
+  cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
   gateToolRefused: (tool: string, writes: boolean) =>
     `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,

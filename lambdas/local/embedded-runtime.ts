@@ -134,6 +134,10 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       calls.record('SFN', decision.kind === 'approve' ? 'SendTaskSuccess' : 'SendTaskFailure');
       return requireRunner(runner).resume(taskToken, decision);
     },
+    async stopExecution(input) {
+      calls.record('SFN', 'StopExecution');
+      return requireRunner(runner).stopExecution(input);
+    },
   };
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
@@ -193,6 +197,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     { method: 'GET', path: '/runs/{id}/calls/{index}', authentication: jwt, handler: api.inbox },
     { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
     { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
+    { method: 'POST', path: '/runs/{id}/cancel', authentication: jwt, handler: api.runs },
     ...['GET', 'PUT', 'POST', 'DELETE'].map(
       (method): LocalRoute => ({
         method,

@@ -165,6 +165,26 @@ export class LocalStateMachineRunner implements RunExecutions {
     return { kind: 'delivered' };
   }
 
+  /**
+   * StopExecution: aborts the run's executions (the named one and any other of the run) and
+   * spends its task tokens, so a late decision finds them gone. Already ended is no error.
+   */
+  public async stopExecution(input: { runId: string; executionId?: string }): Promise<void> {
+    // Every execution of the run: a continued-as-new one may not have recorded its id yet.
+    const executions = [...this.runningExecutions.values()].filter(
+      (execution) =>
+        execution.runId === input.runId ||
+        `${LOCAL_EXECUTION_ARN_PREFIX}${execution.executionName}` === input.executionId,
+    );
+    for (const [token, pending] of [...this.pendingApprovals]) {
+      if (!executions.includes(pending.execution)) continue;
+      this.releaseApproval(token);
+      pending.cancel();
+    }
+    for (const execution of executions) execution.abort();
+    await Promise.allSettled(executions.map((execution) => execution.settled));
+  }
+
   /** Aborts every running execution (process shutdown, tests) and refuses later starts. */
   public async stop(): Promise<void> {
     this.stopped = true;

@@ -36,6 +36,22 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
+  it('grants StopExecution to api-runs only, on the executions of its own state machine', () => {
+    // Act
+    const roles = synthesized.rolesGranted('states:StopExecution');
+    const statement = synthesized
+      .statementsOf(synthesized.roleOf('api-runs'))
+      .find((candidate) => candidate.Action === 'states:StopExecution');
+
+    // Assess: POST /runs/{id}/cancel; no other function may stop a run
+    expect(roles).toEqual(rolesOf('api-runs'));
+    const resource = JSON.stringify(statement?.Resource);
+    expect(resource).toContain(':execution:');
+    expect(resource).toMatch(
+      /:execution:",\{"Fn::GetAtt":\["CountersignWorkflowStateMachine\w+","Name"\]\},":\*"\]\]\}$/,
+    );
+  });
+
   it('scopes the state machine StartExecution to its own name, without a reference cycle', () => {
     // Prepare
     const [stateMachine] = Object.values(

@@ -94,7 +94,7 @@ const storedCardSchema = z.object({
 const decisionRecordSchema = z.object({
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
-  decision: z.enum(['approve', 'reject']),
+  decision: z.enum(['approve', 'reject', 'cancel']),
   digest: z.string(),
   decidedBy: z.string(),
   decidedAt: z.string(),

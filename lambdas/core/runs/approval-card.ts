@@ -75,7 +75,8 @@ export interface CardShown {
 export interface DecisionRecord {
   runId: string;
   turn: number;
-  decision: Decision;
+  /** `cancel`: the run was cancelled while this turn waited; it takes the claim so no approval can. */
+  decision: Decision | 'cancel';
   digest: string;
   decidedBy: string;
   decidedAt: string;

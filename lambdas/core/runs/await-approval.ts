@@ -121,8 +121,11 @@ export async function awaitApproval(
     { status: 'waiting', pausedAt, expiresAt, pendingToolNames: toolNames, updatedAt: pausedAt },
     { expectStatus: ['running', 'waiting'] },
   );
-  if (outcome.kind === 'condition-failed')
+  if (outcome.kind === 'condition-failed') {
+    // Cancelled (or ended) while this step ran: the card just put must not stay in the inbox.
+    await dependencies.runs.closeCard(input.runId);
     throw new CountersignError('conflict', 'The run ended while it was pausing.');
+  }
   dependencies.metrics.count('RunsSuspended');
   // Captured beside failed, so the failure rate has its denominator.
   dependencies.metrics.count('PreviewsCaptured', callPreviews.length);

@@ -139,7 +139,9 @@ async function answerDecidedCard(
 ): Promise<DecisionOutcome> {
   const existing = await dependencies.runs.getDecision(card.runId, card.turn);
   if (!existing) {
-    // The card closed without a decision: the run ended (expired or failed).
+    // The card closed without a decision: the run ended (cancelled while running, expired or failed).
+    const record = await dependencies.runs.getRunRecord(card.runId);
+    if (record?.status === 'cancelled') throw new CountersignError('conflict', TEXTS.runCancelled);
     throw new CountersignError('gone', TEXTS.decisionExpired);
   }
   return answerExistingClaim(dependencies, principal, card, existing, request);
@@ -153,6 +155,7 @@ async function answerExistingClaim(
   existing: DecisionRecord,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
+  if (existing.decision === 'cancel') throw new CountersignError('conflict', TEXTS.runCancelled);
   if (existing.decision !== request.decision || existing.digest !== request.digest) {
     throw new CountersignError('conflict', TEXTS.alreadyDecided);
   }

@@ -6,6 +6,7 @@ import { TEXTS } from '../texts.js';
 import { needsApproval } from '../tools/tool.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
+import { TERMINAL_STATUSES } from './run-record.js';
 import type { PendingCall, RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 import { computeTurnDigest } from './turn-digest.js';
@@ -27,6 +28,10 @@ type ExecuteDependencies = Pick<
  */
 export async function executeTools(dependencies: ExecuteDependencies, input: StepInput): Promise<StepInput> {
   const run = await loadRun(dependencies, input.runId);
+  // A cancelled (or otherwise ended) run writes nothing more, even if its execution still ran.
+  if (TERMINAL_STATUSES.has(run.record.status)) {
+    throw new CountersignError('conflict', `The run has already ended (${run.record.status}).`);
+  }
   if (run.record.turn !== input.turn) {
     throw new CountersignError('conflict', `The run is at turn ${run.record.turn}, not ${input.turn}.`);
   }

@@ -5,6 +5,7 @@ import type { StoredRun } from '../ports.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
+import { describeCancellation } from './describe-cancellation.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
@@ -56,6 +57,7 @@ export interface StateEvent {
     updatedAt: string;
     endedAt?: string;
     failureReason?: string;
+    cancellation?: { by: string; reason?: string };
   };
 }
 
@@ -220,6 +222,7 @@ function stateEvent(run: StoredRun): StateEvent {
       updatedAt: record.updatedAt,
       ...(record.endedAt ? { endedAt: record.endedAt } : {}),
       ...(record.failureReason ? { failureReason: record.failureReason } : {}),
+      ...describeCancellation(record),
     },
   };
 }

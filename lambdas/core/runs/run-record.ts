@@ -1,10 +1,15 @@
 import * as z from 'zod/mini';
 
-export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired'] as const;
+export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
 /** Terminal statuses: nothing resumes a run in one of these. */
-export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set(['completed', 'failed', 'expired']);
+export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
+  'completed',
+  'failed',
+  'expired',
+  'cancelled',
+]);
 
 /**
  * The plaintext, queryable part of a run. Nothing here is secret: no transcript, no
@@ -36,6 +41,9 @@ export const runRecordSchema = z.object({
    * run, and keeps the pause and the decision to one read.
    */
   policy: z.object({ fourEyes: z.boolean(), revealRejectionReason: z.boolean() }),
+  /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
+  cancelledBy: z.optional(z.string()),
+  cancellationReason: z.optional(z.string()),
   /** Tool names of the turn waiting for a decision (no arguments). */
   pendingToolNames: z.optional(z.array(z.string())),
 });

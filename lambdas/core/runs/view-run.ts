@@ -3,6 +3,7 @@ import { isAdmin, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
+import { describeCancellation } from './describe-cancellation.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunStatus } from './run-record.js';
@@ -19,6 +20,8 @@ export interface RunView {
   updatedAt: string;
   endedAt?: string;
   failureReason?: string;
+  /** Present once the run was cancelled: who, and why when they said. */
+  cancellation?: { by: string; reason?: string };
   pausedAt?: string;
   expiresAt?: string;
   /** `sealed: 'refused'` when the run's sealed state could not be read (the run cannot continue). */
@@ -60,6 +63,7 @@ export async function viewRun(
     updatedAt: record.updatedAt,
     ...(record.endedAt ? { endedAt: record.endedAt } : {}),
     ...(record.failureReason ? { failureReason: record.failureReason } : {}),
+    ...describeCancellation(record),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }

@@ -2,7 +2,7 @@ import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js
 import { createRunsRoutes } from '../routes/runs-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
-/** The `runs` API Lambda: POST /runs and GET /runs/{id}. */
+/** The `runs` API Lambda: POST /runs, GET /runs/{id} and POST /runs/{id}/cancel. */
 export function createRunsApi(
   dependencies: Parameters<typeof createRunsRoutes>[0] & ApiEdgeDependencies,
 ): HttpLambdaHandler {

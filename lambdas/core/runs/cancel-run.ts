@@ -1,0 +1,130 @@
+import * as z from 'zod/mini';
+import { CountersignError } from '../errors.js';
+import { isAdmin, type UserProfile } from '../identity.js';
+import { TEXTS } from '../texts.js';
+import type { DecisionRecord } from './approval-card.js';
+import type { RunDependencies } from './run-dependencies.js';
+import type { RunRecord } from './run-record.js';
+
+export const cancelRequestSchema = z.strictObject({
+  reason: z.optional(z.string().check(z.maxLength(2000))),
+});
+export type CancelRequest = z.infer<typeof cancelRequestSchema>;
+
+export type CancelOutcome = {
+  kind: 'cancelled';
+  runId: string;
+  status: 'cancelled';
+  cancelledBy: string;
+  cancelledAt: string;
+  reason?: string;
+  /** True when the run was already cancelled: the answer is the first cancel's. */
+  repeated: boolean;
+};
+
+type CancelDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger' | 'metrics'>;
+
+/** A run moves between `running` and `waiting` while a cancel is under way; a few rounds settle it. */
+const MAXIMUM_ATTEMPTS = 5;
+
+/**
+ * POST /runs/{id}/cancel, by the run's owner or an admin (anyone else gets the 404 of an
+ * unknown run). Order matters:
+ * 1. a waiting run's turn is claimed with a `cancel` decision, the same conditional put an
+ *    approval takes, so a cancel racing a decision has exactly one winner; a cancel that loses
+ *    to an approval is a 409 (its writes are already being carried out);
+ * 2. the run moves to `cancelled` only from the status it was read in (conditional update), so
+ *    no step's later write resurrects it: every step writes with an expected status;
+ * 3. then the execution is stopped and the card closed. Both are idempotent, so a repeated
+ *    cancel (200, the same outcome) also finishes a cancel that failed half-way.
+ */
+export async function cancelRun(
+  dependencies: CancelDependencies,
+  principal: UserProfile,
+  runId: string,
+  request: CancelRequest,
+): Promise<CancelOutcome> {
+  for (let attempt = 0; attempt < MAXIMUM_ATTEMPTS; attempt += 1) {
+    const record = await dependencies.runs.getRunRecord(runId);
+    if (!record || (record.owner !== principal.userId && !isAdmin(principal))) {
+      throw new CountersignError('not-found', TEXTS.runNotFound);
+    }
+    if (record.status === 'cancelled') {
+      await stopAndClose(dependencies, record);
+      return describeCancelled(record, true);
+    }
+    if (record.status !== 'running' && record.status !== 'waiting') {
+      throw new CountersignError('conflict', TEXTS.cancelEnded(record.status));
+    }
+    const now = dependencies.clock.now().toISOString();
+    if (record.status === 'waiting') await claimWaitingTurn(dependencies, principal, record, request, now);
+    const changes = {
+      status: 'cancelled',
+      cancelledBy: principal.userId,
+      ...(request.reason ? { cancellationReason: request.reason } : {}),
+      endedAt: now,
+      updatedAt: now,
+    } as const;
+    const outcome = await dependencies.runs.updateRun(runId, changes, {
+      expectStatus: [record.status],
+      removeFields: ['pendingToolNames'],
+    });
+    if (outcome.kind === 'condition-failed') continue; // it moved on meanwhile: read it again
+    const cancelled: RunRecord = { ...record, ...changes };
+    await stopAndClose(dependencies, cancelled);
+    dependencies.metrics.count('RunsCancelled');
+    dependencies.logger.info('run cancelled', { runId, from: record.status, turn: record.turn });
+    return describeCancelled(cancelled, false);
+  }
+  // Each round lost to a step that moved the run on; the caller may simply try again.
+  throw new CountersignError('conflict', 'The run kept changing while it was being cancelled; try again.');
+}
+
+/**
+ * Takes the waiting turn's decision claim. A claim already held by a rejection or by an earlier
+ * cancel lets the cancel go on (nothing will be written); one held by an approval wins.
+ */
+async function claimWaitingTurn(
+  dependencies: CancelDependencies,
+  principal: UserProfile,
+  record: RunRecord,
+  request: CancelRequest,
+  now: string,
+): Promise<void> {
+  const card = await dependencies.runs.getCard(record.runId);
+  const claim: DecisionRecord = {
+    runId: record.runId,
+    turn: record.turn,
+    decision: 'cancel',
+    digest: card?.turn === record.turn ? card.digest : '',
+    decidedBy: principal.userId,
+    decidedAt: now,
+    ...(request.reason ? { reason: request.reason } : {}),
+    // A cancel reviews no card: the audit says so instead of restating what the approver saw.
+    cardShown: { calls: [] },
+  };
+  const outcome = await dependencies.runs.claimDecision(claim);
+  if (outcome.kind === 'already-decided' && outcome.existing.decision === 'approve') {
+    throw new CountersignError('conflict', TEXTS.cancelAfterApproval);
+  }
+}
+
+async function stopAndClose(dependencies: CancelDependencies, record: RunRecord): Promise<void> {
+  await dependencies.executions.stopExecution({
+    runId: record.runId,
+    ...(record.executionId === undefined ? {} : { executionId: record.executionId }),
+  });
+  await dependencies.runs.closeCard(record.runId);
+}
+
+function describeCancelled(record: RunRecord, repeated: boolean): CancelOutcome {
+  return {
+    kind: 'cancelled',
+    runId: record.runId,
+    status: 'cancelled',
+    cancelledBy: record.cancelledBy ?? '',
+    cancelledAt: record.endedAt ?? record.updatedAt,
+    ...(record.cancellationReason ? { reason: record.cancellationReason } : {}),
+    repeated,
+  };
+}

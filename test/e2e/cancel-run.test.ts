@@ -1,0 +1,267 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { eventually, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
+import { readRunEvents } from '../support/server-sent-events.js';
+import { decide } from './approvers-support.js';
+
+describe('POST /runs/{id}/cancel', () => {
+  const runtime = useTestRuntime();
+  let restore: Array<() => void> = [];
+  afterEach(() => {
+    for (const undo of restore.reverse()) undo();
+    restore = [];
+  });
+
+  const cancel = (runId: string, body?: unknown, as = 'editor') =>
+    runtime.request('POST', `/runs/${runId}/cancel`, { as, ...(body === undefined ? {} : { body }) });
+
+  async function waitingRun(input: string) {
+    const { runId, view } = await startRunAndSettle(runtime, input);
+    expect(view.status).toBe('waiting');
+    return { runId, digest: view.digest as string, turn: view.turn as number };
+  }
+
+  /** Counts page writes from now on (the approved write goes through this port). */
+  function countPageWrites(): string[] {
+    const writes: string[] = [];
+    const pages = runtime.dependencies.pages;
+    const original = pages.updateMetadata;
+    pages.updateMetadata = async (pageId, patch, updatedBy) => {
+      writes.push(pageId);
+      return original.call(pages, pageId, patch, updatedBy);
+    };
+    restore.push(() => {
+      pages.updateMetadata = original;
+    });
+    return writes;
+  }
+
+  it('cancels a waiting run: stops its execution, closes its card, records who and why, streams the state', async () => {
+    // Prepare
+    const { runId, digest } = await waitingRun("Set the keywords of page 12 to 'cancel-me'");
+    const executionsBefore = runtime.runner.runningCount();
+    const writes = countPageWrites();
+
+    // Act
+    const answer = await cancel(runId, { reason: 'Wrong page.' });
+    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const lateApproval = await decide(runtime, runId, { digest, decision: 'approve' });
+    const stream = await readRunEvents(runtime, runId, 'editor');
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({
+      runId,
+      status: 'cancelled',
+      cancelledBy: 'editor',
+      reason: 'Wrong page.',
+      repeated: false,
+    });
+    expect(view.json).toMatchObject({
+      status: 'cancelled',
+      cancellation: { by: 'editor', reason: 'Wrong page.' },
+    });
+    expect(view.json.pendingTools).toBeUndefined();
+    expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
+    expect(lateApproval.status).toBe(409);
+    expect(lateApproval.json.error.message).toBe(TEXTS.runCancelled);
+    expect(runtime.runner.runningCount()).toBe(executionsBefore - 1);
+    expect(stream.events.at(-1)).toMatchObject({
+      event: 'state',
+      data: { runId, status: 'cancelled', cancellation: { by: 'editor', reason: 'Wrong page.' } },
+    });
+    expect(writes).toEqual([]);
+    expect(await runtime.dependencies.runs.getDecision(runId, view.json.turn)).toMatchObject({
+      decision: 'cancel',
+      decidedBy: 'editor',
+      reason: 'Wrong page.',
+    });
+  });
+
+  it('answers a repeated cancel with 200 and the first outcome, from the owner or an admin', async () => {
+    // Prepare
+    const { runId } = await waitingRun("Set the keywords of page 14 to 'twice'");
+    const first = await cancel(runId, { reason: 'Not needed.' });
+
+    // Act
+    const again = await cancel(runId);
+    const byAdmin = await cancel(runId, { reason: 'Cleaning up.' }, 'admin');
+
+    // Assess
+    expect(first.status).toBe(200);
+    for (const repeated of [again, byAdmin]) {
+      expect(repeated.status).toBe(200);
+      expect(repeated.json).toEqual({ ...first.json, repeated: true });
+    }
+  });
+
+  it("lets an admin cancel anyone's run; 404 for someone else's or an unknown run, 409 once ended, 400 for a bad body", async () => {
+    // Prepare
+    const { runId } = await waitingRun("Set the keywords of page 12 to 'admin-cancels'");
+    const completed = await startRunAndSettle(runtime, 'What is on page 12?');
+    expect(completed.view.status).toBe('completed');
+
+    // Act
+    const byApprover = await cancel(runId, {}, 'approver');
+    const unknown = await cancel('00000000-0000-0000-0000-000000000000');
+    const badBody = await cancel(runId, { reason: 'x', force: true });
+    const tooLong = await cancel(runId, { reason: 'x'.repeat(2001) });
+    const ended = await cancel(completed.runId);
+    const byAdmin = await cancel(runId, undefined, 'admin');
+
+    // Assess
+    expect(byApprover.status).toBe(404);
+    expect(byApprover.json.error.message).toBe(TEXTS.runNotFound);
+    expect(unknown.status).toBe(404);
+    expect(badBody.status).toBe(400);
+    expect(badBody.json.error.message).toContain('force');
+    expect(tooLong.status).toBe(400);
+    expect(tooLong.json.error.message).toContain('reason');
+    expect(ended.status).toBe(409);
+    expect(ended.json.error.message).toBe(TEXTS.cancelEnded('completed'));
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.json).toMatchObject({ status: 'cancelled', cancelledBy: 'admin', repeated: false });
+  });
+
+  it('gives a cancel racing approvals exactly one winner, and no write after a winning cancel', async () => {
+    const outcomes: string[] = [];
+    for (let round = 0; round < 6; round += 1) {
+      // Prepare
+      const { runId, digest, turn } = await waitingRun(`Set the keywords of page 12 to 'race-${round}'`);
+      const writes = countPageWrites();
+
+      // Act: one cancel among five approvals, all at once (the cancel first, last or between)
+      const requests = Array.from(
+        { length: 5 },
+        () => () => decide(runtime, runId, { digest, decision: 'approve' }),
+      );
+      // Later rounds hold the cancel back a little, so the approvals get ahead of it too.
+      requests.splice(round % 6, 0, async () => {
+        await new Promise((resolve) => setTimeout(resolve, round * 15));
+        return cancel(runId, { reason: 'race' });
+      });
+      const answers = await Promise.all(requests.map((send) => send()));
+      const cancelAnswer = answers[round % 6];
+      const approvals = answers.filter((answer) => answer !== cancelAnswer);
+      const finished = await settle(runtime, runId, 'editor', turn);
+
+      // Assess: the turn's one claim names the winner
+      const claim = await runtime.dependencies.runs.getDecision(runId, turn);
+      const approvedFirst = approvals.filter(
+        (answer) => answer.status === 200 && answer.json.repeated === false,
+      );
+      const status = (await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status;
+      if (claim?.decision === 'cancel') {
+        outcomes.push('cancel');
+        expect(cancelAnswer?.status).toBe(200);
+        for (const approval of approvals) expect(approval.status).toBe(409);
+        expect(finished.status).toBe('cancelled');
+        expect(status).toBe('cancelled');
+        expect(writes).toEqual([]);
+      } else {
+        outcomes.push('approve');
+        expect(claim?.decision).toBe('approve');
+        expect(approvedFirst).toHaveLength(1);
+        for (const approval of approvals) expect([200, 409]).toContain(approval.status);
+        // The approved write runs exactly once. A cancel during it is refused; one after it
+        // ends the run (nothing is left to write) or finds it already completed.
+        expect(writes).toEqual(['12']);
+        if (cancelAnswer?.status === 200) expect(status).toBe('cancelled');
+        else {
+          expect(cancelAnswer?.status).toBe(409);
+          expect([TEXTS.cancelAfterApproval, TEXTS.cancelEnded('completed')]).toContain(
+            cancelAnswer?.json.error.message,
+          );
+        }
+      }
+    }
+    // Either order may win a round; every round had exactly one winner.
+    expect(outcomes).toHaveLength(6);
+  });
+
+  it('refuses (409) a cancel that comes after the approval while the approved write runs, and the write completes', async () => {
+    // Prepare: the approved write blocks until released
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'approved-first'");
+    const pages = runtime.dependencies.pages;
+    const original = pages.updateMetadata;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let writing = false;
+    pages.updateMetadata = async (pageId, patch, updatedBy) => {
+      writing = true;
+      await released;
+      return original.call(pages, pageId, patch, updatedBy);
+    };
+    restore.push(() => {
+      pages.updateMetadata = original;
+    });
+
+    // Act
+    const approval = await decide(runtime, runId, { digest, decision: 'approve' });
+    await eventually(async () => (writing ? true : undefined));
+    const lateCancel = await cancel(runId, { reason: 'too late' });
+    release();
+    const finished = await settle(runtime, runId, 'editor', turn);
+
+    // Assess
+    expect(approval.status).toBe(200);
+    expect(lateCancel.status).toBe(409);
+    expect(lateCancel.json.error.message).toBe(TEXTS.cancelAfterApproval);
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('14'))?.keywords).toBe('approved-first');
+  });
+
+  it("cancels a run while a step is running; that step's later writes do not resurrect it", async () => {
+    // Prepare: the read tool of the next step blocks until released
+    const pages = runtime.dependencies.pages;
+    const original = pages.getPage;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = false;
+    pages.getPage = async (pageId) => {
+      entered = true;
+      await released;
+      return original.call(pages, pageId);
+    };
+    restore.push(() => {
+      pages.getPage = original;
+    });
+    const started = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { taskId: 'page-metadata', input: 'What is on page 14?' },
+    });
+    const runId = started.json.runId as string;
+    await eventually(async () => (entered ? true : undefined));
+    const before = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+
+    // Act
+    const answer = await cancel(runId, { reason: 'Too slow.' });
+    release();
+    // The blocked step goes on after the cancel; its conditional save is refused.
+    const refusedStep = await eventually(async () =>
+      runtime.logLines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.message === 'step failed' && line.runId === runId),
+    );
+    const after = await runtime.dependencies.runs.getRunRecord(runId);
+    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+
+    // Assess
+    expect(before.json.status).toBe('running');
+    expect(answer.status).toBe(200);
+    expect(answer.json).toMatchObject({ status: 'cancelled', cancelledBy: 'editor', repeated: false });
+    expect(after).toMatchObject({
+      status: 'cancelled',
+      cancelledBy: 'editor',
+      cancellationReason: 'Too slow.',
+    });
+    expect(after?.updatedAt).toBe(answer.json.cancelledAt);
+    expect(refusedStep).toMatchObject({ state: 'ExecuteTools', code: 'conflict' });
+    expect(view.json.transcript.messages).toBe(before.json.transcript.messages);
+  });
+});
