@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type { PageRequest } from './ports.js';
 
 const identifier = z
   .string()
@@ -66,6 +67,9 @@ export interface ConfigurationRepository {
   putTask(task: Task): Promise<void>;
   listConfigurations(): Promise<Configuration[]>;
   listTasks(): Promise<Task[]>;
+  /** One page in id order, with an opaque cursor (a forged one is a 400). */
+  listConfigurationsPage(options: PageRequest): Promise<{ items: Configuration[]; cursor?: string }>;
+  listTasksPage(options: PageRequest): Promise<{ items: Task[]; cursor?: string }>;
   deleteConfiguration(configurationId: string): Promise<boolean>;
   deleteTask(taskId: string): Promise<boolean>;
 }

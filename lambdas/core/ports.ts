@@ -71,6 +71,16 @@ export interface UserDirectory {
   getUser(userId: string): Promise<UserProfile | undefined>;
   putUser(user: UserProfile): Promise<void>;
   listUsers(): Promise<UserProfile[]>;
+  /** One page of users in id order, with an opaque cursor (a forged one is a 400). */
+  listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }>;
+  /** Removes a user record; false when there was none. */
+  deleteUser(userId: string): Promise<boolean>;
+}
+
+/** A page of an admin list: at most `limit` items after the one `cursor` stands for. */
+export interface PageRequest {
+  limit: number;
+  cursor?: string;
 }
 
 /** Port: Step Functions, as the API sees it. */

@@ -39,6 +39,8 @@ export const TEXTS = {
   cancelAfterApproval:
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
+  deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
+    `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
   gateToolRefused: (tool: string, writes: boolean) =>
     `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,

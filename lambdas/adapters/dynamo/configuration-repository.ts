@@ -8,7 +8,8 @@ import {
   type Task,
   taskSchema,
 } from '../../core/configurations.js';
-import { queryWholePartition } from './fixed-partition.js';
+import type { PageRequest } from '../../core/ports.js';
+import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
@@ -76,6 +77,14 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     return this.list(TASKS);
   }
 
+  public listConfigurationsPage(options: PageRequest): Promise<{ items: Configuration[]; cursor?: string }> {
+    return this.listPage(CONFIGURATIONS, options);
+  }
+
+  public listTasksPage(options: PageRequest): Promise<{ items: Task[]; cursor?: string }> {
+    return this.listPage(TASKS, options);
+  }
+
   public deleteConfiguration(configurationId: string): Promise<boolean> {
     return this.delete(CONFIGURATIONS, configurationId);
   }
@@ -113,6 +122,14 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
   private async list<Schema extends zc.$ZodType>(kind: RecordKind<Schema>): Promise<z.output<Schema>[]> {
     const items = await queryWholePartition(this.client, this.tableName, kind.partition);
     return items.map((item) => parseItem(kind.schema, item, kind.what));
+  }
+
+  private async listPage<Schema extends zc.$ZodType>(
+    kind: RecordKind<Schema>,
+    options: PageRequest,
+  ): Promise<{ items: z.output<Schema>[]; cursor?: string }> {
+    const page = await queryPartitionPage(this.client, this.tableName, kind, options);
+    return { ...page, items: page.items.map((item) => parseItem(kind.schema, item, kind.what)) };
   }
 
   private async delete(kind: RecordKind<zc.$ZodType>, id: string): Promise<boolean> {

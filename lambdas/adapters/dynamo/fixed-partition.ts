@@ -1,4 +1,5 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { assertPageLimit, decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
 /** Caps a listing of one fixed partition (users, configurations, tasks): admin lists stay small. */
@@ -30,4 +31,42 @@ export async function queryWholePartition(
     startKey = output.LastEvaluatedKey;
   } while (startKey && items.length < MAX_ITEMS);
   return items;
+}
+
+/**
+ * One page of a fixed partition, in sort-key order, with an opaque cursor. A cursor is
+ * accepted only if it names an item of this partition and kind: one from another list, or
+ * forged, is a 400 and never reaches DynamoDB.
+ */
+export async function queryPartitionPage(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  kind: { partition: string; sortKeyPrefix: string },
+  options: { limit: number; cursor?: string },
+): Promise<{ items: Record<string, unknown>[]; cursor?: string }> {
+  assertPageLimit(options.limit);
+  const { partitionKey, sortKey } = TABLE_LAYOUT;
+  const startKey =
+    options.cursor === undefined
+      ? undefined
+      : decodeCursor(
+          options.cursor,
+          (key) =>
+            hasExactAttributes(key, [partitionKey, sortKey]) &&
+            key[partitionKey] === kind.partition &&
+            key[sortKey]?.startsWith(kind.sortKeyPrefix) === true,
+        );
+  const output = await client.send(
+    new QueryCommand({
+      TableName: tableName,
+      KeyConditionExpression: '#pk = :partition',
+      ExpressionAttributeNames: { '#pk': partitionKey },
+      ExpressionAttributeValues: { ':partition': kind.partition },
+      ConsistentRead: true,
+      Limit: options.limit,
+      ExclusiveStartKey: startKey,
+    }),
+  );
+  const cursor = encodeCursor(output.LastEvaluatedKey);
+  return { items: output.Items ?? [], ...(cursor === undefined ? {} : { cursor }) };
 }

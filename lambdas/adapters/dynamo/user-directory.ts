@@ -1,13 +1,14 @@
-import { type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
-import type { UserDirectory } from '../../core/ports.js';
-import { queryWholePartition } from './fixed-partition.js';
+import type { PageRequest, UserDirectory } from '../../core/ports.js';
+import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
 const USERS_PARTITION = 'USERS';
 const userSortKey = (userId: string): string => `USER#${userId}`;
+const USERS = { partition: USERS_PARTITION, sortKeyPrefix: 'USER#' };
 
 /**
  * `UserDirectory` on DynamoDB: user records (grants, page and language access) in the fixed
@@ -48,6 +49,22 @@ export class DynamoUserDirectory implements UserDirectory {
         },
       }),
     );
+  }
+
+  public async listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }> {
+    const page = await queryPartitionPage(this.client, this.tableName, USERS, options);
+    return { ...page, items: page.items.map((item) => parseItem(userProfileSchema, item, 'user')) };
+  }
+
+  public async deleteUser(userId: string): Promise<boolean> {
+    const { Attributes: previous } = await this.client.send(
+      new DeleteCommand({
+        TableName: this.tableName,
+        Key: { [TABLE_LAYOUT.partitionKey]: USERS_PARTITION, [TABLE_LAYOUT.sortKey]: userSortKey(userId) },
+        ReturnValues: 'ALL_OLD',
+      }),
+    );
+    return previous !== undefined;
   }
 
   public async listUsers(): Promise<UserProfile[]> {

@@ -6,7 +6,7 @@ import {
   PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ConditionalOutcome } from '../../core/ports.js';
+import type { ConditionalOutcome, PageRequest } from '../../core/ports.js';
 import {
   type SkillAuditEntry,
   type SkillRecord,
@@ -14,12 +14,13 @@ import {
   skillAuditEntrySchema,
   skillRecordSchema,
 } from '../../core/skills/skill-record.js';
-import { queryWholePartition } from '../dynamo/fixed-partition.js';
+import { queryPartitionPage, queryWholePartition } from '../dynamo/fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { TABLE_LAYOUT } from '../dynamo/table-layout.js';
 
 const PARTITION = 'SKILLS';
 const SORT_KEY_PREFIX = 'SKILL#';
+const SKILLS = { partition: PARTITION, sortKeyPrefix: SORT_KEY_PREFIX };
 /** Record fields a later version may no longer have (a new body clears the review). */
 const OPTIONAL_FIELDS = ['pinnedCommit', 'reviewedBy', 'reviewedAt', 'reviewedChecksum'] as const;
 const BATCH_GET_LIMIT = 100;
@@ -75,6 +76,11 @@ export class DynamoSkillRepository implements SkillRepository {
       const record = found.get(skillId);
       return record ? [record] : [];
     });
+  }
+
+  public async listSkillsPage(options: PageRequest): Promise<{ items: SkillRecord[]; cursor?: string }> {
+    const page = await queryPartitionPage(this.client, this.tableName, SKILLS, options);
+    return { ...page, items: page.items.map((item) => parseItem(skillRecordSchema, item, 'skill')) };
   }
 
   public async listSkills(): Promise<SkillRecord[]> {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { sha256Hex } from '../canonical-json.js';
-import type { ConditionalOutcome } from '../ports.js';
+import type { ConditionalOutcome, PageRequest } from '../ports.js';
 
 /**
  * A reviewed SKILL.md (seed 003): third-party prose that may end up in prompts of a system
@@ -115,6 +115,8 @@ export interface SkillRepository {
   /** The records that exist, in the order of `skillIds`; unknown ids are left out. */
   getSkills(skillIds: readonly string[]): Promise<SkillRecord[]>;
   listSkills(): Promise<SkillRecord[]>;
+  /** One page in skill id order, with an opaque cursor (a forged one is a 400). */
+  listSkillsPage(options: PageRequest): Promise<{ items: SkillRecord[]; cursor?: string }>;
   saveSkill(
     record: SkillRecord,
     expectedVersion: number | undefined,

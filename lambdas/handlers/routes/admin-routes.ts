@@ -3,14 +3,16 @@ import { configurationSchema, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
+import type { PageRequest } from '../../core/ports.js';
+import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpRequest, HttpResponse, RouteHandler } from '../http/http-route.js';
-import { parseInput } from './request-parsing.js';
+import { adminListQuerySchema, parseInput } from './request-parsing.js';
 import { refuseUnreviewedSkillIds, routeSkills, type SkillsRouteDependencies } from './skills-routes.js';
 
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
-export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages'> &
+export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages' | 'runs'> &
   SkillsRouteDependencies;
 
 /** ANY /admin/{proxy+}: configurations, tasks, users (grants and access) and pages. */
@@ -31,8 +33,8 @@ const NO_SUCH_RESOURCE = 'No such admin resource.';
 const MAX_ID_LENGTH = 200;
 
 /**
- * Admin CRUD: `GET /admin/<collection>[/<id>]`, `PUT /admin/<collection>/<id>` (the body's id
- * field must match the path), `DELETE /admin/configurations|tasks/<id>`. Grants are data: a
+ * Admin CRUD: `GET /admin/<collection>[/<id>]` (lists paged), `PUT /admin/<collection>/<id>`
+ * (the body's id field must match the path), `DELETE /admin/configurations|tasks|users/<id>`. Grants are data: a
  * user's grants, page, language and tool access are written here, so an unknown field is
  * refused (a misspelt `toolAccess` must not silently grant nothing or keep an old value).
  */
@@ -49,8 +51,10 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
   if (id !== undefined && id.length > MAX_ID_LENGTH) {
     throw new CountersignError('not-found', `No ${singular(name)} with this id.`);
   }
-  if (method === 'GET' && id === undefined)
-    return { statusCode: 200, json: { items: await listAdmin(dependencies, name) } };
+  if (method === 'GET' && id === undefined) {
+    const query = parseInput(adminListQuerySchema, request.query, 'query');
+    return { statusCode: 200, json: await listAdmin(dependencies, name, query) };
+  }
   if (method === 'GET' && id !== undefined) {
     const item = await getAdmin(dependencies, name, id);
     if (item === undefined) throw new CountersignError('not-found', `No ${singular(name)} "${id}".`);
@@ -69,7 +73,13 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
     await putAdmin(dependencies, name, item);
     return { statusCode: 200, json: item };
   }
+  if (method === 'DELETE' && id !== undefined && name === 'users') {
+    if (!(await dependencies.users.deleteUser(id)))
+      throw new CountersignError('not-found', `No user "${id}".`);
+    return { statusCode: 200, json: { deleted: id } };
+  }
   if (method === 'DELETE' && id !== undefined && (name === 'configurations' || name === 'tasks')) {
+    await refuseWhileRunsWait(dependencies, name, id);
     const deleted =
       name === 'configurations'
         ? await dependencies.configurations.deleteConfiguration(id)
@@ -105,16 +115,44 @@ async function getAdmin(
   }
 }
 
-async function listAdmin(dependencies: AdminDependencies, name: AdminCollection): Promise<unknown[]> {
+async function listAdmin(
+  dependencies: AdminDependencies,
+  name: AdminCollection,
+  query: PageRequest,
+): Promise<{ items: unknown[]; cursor?: string }> {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.listConfigurations();
+      return dependencies.configurations.listConfigurationsPage(query);
     case 'tasks':
-      return dependencies.configurations.listTasks();
+      return dependencies.configurations.listTasksPage(query);
     case 'users':
-      return dependencies.users.listUsers();
-    case 'pages':
-      return (await dependencies.pages.listPages({ limit: 100 })).pages;
+      return dependencies.users.listUsersPage(query);
+    case 'pages': {
+      const { pages, cursor } = await dependencies.pages.listPages(query);
+      return { items: pages, ...(cursor === undefined ? {} : { cursor }) };
+    }
+  }
+}
+
+/**
+ * A configuration or task that waiting runs use is not deleted from under them: they could
+ * neither resume nor be read back. The admin cancels those runs first (POST /runs/{id}/cancel).
+ */
+async function refuseWhileRunsWait(
+  dependencies: AdminDependencies,
+  name: 'configurations' | 'tasks',
+  id: string,
+): Promise<void> {
+  let target: { configurationId: string } | { taskId: string; configurationId: string };
+  if (name === 'configurations') target = { configurationId: id };
+  else {
+    const task = await dependencies.configurations.getTask(id);
+    if (!task) return; // nothing to protect: the delete answers 404
+    target = { taskId: id, configurationId: task.configurationId };
+  }
+  const waiting = await countWaitingRuns(dependencies, target);
+  if (waiting > 0) {
+    throw new CountersignError('conflict', TEXTS.deleteWhileRunsWait(singular(name), id, waiting));
   }
 }
 

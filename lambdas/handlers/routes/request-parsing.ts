@@ -27,3 +27,13 @@ export function runIdOf(request: HttpRequest): string {
   if (!runIdPattern.test(runId)) throw new CountersignError('not-found', TEXTS.runNotFound);
   return runId;
 }
+
+/** Every admin list is paged: `?limit=` (1 to 100, default 100) and the opaque `cursor` of the last page. */
+export const ADMIN_PAGE_SIZE_MAX = 100;
+export const adminListQuerySchema = z.strictObject({
+  limit: z._default(
+    z.coerce.number().check(z.int(), z.gte(1), z.lte(ADMIN_PAGE_SIZE_MAX)),
+    ADMIN_PAGE_SIZE_MAX,
+  ),
+  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
+});

@@ -22,7 +22,7 @@ import {
 import { type SkillRepository, summariseSkill } from '../../core/skills/skill-record.js';
 import type { SkillSource } from '../../core/skills/skill-source.js';
 import type { HttpRequest, HttpResponse } from '../http/http-route.js';
-import { parseInput } from './request-parsing.js';
+import { adminListQuerySchema, parseInput } from './request-parsing.js';
 
 /** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
@@ -45,7 +45,7 @@ export interface SkillsRouteOptions {
  *
  * | method and path | what |
  * |---|---|
- * | `GET /admin/skills` | every skill, without bodies |
+ * | `GET /admin/skills` | the skills without bodies, paged (`?limit=&cursor=`) |
  * | `GET /admin/skills/{skillId}` | the skill with its body, and its audit |
  * | `POST /admin/skills/ingest` | `{source: 'upload', label, files}` or `{source: 'github', owner, repo, ref, path}` |
  * | `POST /admin/skills/{skillId}/enable` | `{bodyChecksum}`: the checksum that was reviewed |
@@ -64,11 +64,17 @@ export async function routeSkills(
   const context = { ...dependencies, skills };
   const [first, second, third, ...rest] = segments;
   if (method === 'GET' && first === undefined) {
-    const items = (await skills.listSkills()).map(summariseSkill);
+    const query = parseInput(adminListQuerySchema, request.query, 'query');
+    const page = await skills.listSkillsPage(query);
+    // Pages follow the skill id; within a page, skills read in source and folder order.
+    const items = page.items.map(summariseSkill);
     items.sort((left, right) =>
       (left.source + left.identifier).localeCompare(right.source + right.identifier),
     );
-    return { statusCode: 200, json: { items } };
+    return {
+      statusCode: 200,
+      json: { items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) },
+    };
   }
   if (method === 'POST' && first === 'ingest' && second === undefined) {
     const body = parseInput(ingestRequestSchema, request.body, 'body');

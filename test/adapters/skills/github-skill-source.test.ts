@@ -94,6 +94,9 @@ class MemorySkills implements SkillRepository {
   async listSkills() {
     return [...this.records.values()];
   }
+  async listSkillsPage() {
+    return { items: [...this.records.values()] };
+  }
   async saveSkill(
     record: SkillRecord,
     expectedVersion: number | undefined,
