@@ -13,8 +13,8 @@ import { Construct } from 'constructs';
 
 /**
  * The Cognito groups the construct creates. They carry the grant names of countersign on
- * purpose: a signed-in user without a user record gets the grants their groups name (see
- * lambdas/handlers/http/read-principal.ts), and no page or tool access.
+ * purpose: unless `identityGroupGrants` says otherwise, a signed-in user without a user record
+ * gets the grants these groups name (lib/identity-group-grants.ts), and no page or tool access.
  */
 export const COUNTERSIGN_USER_GROUPS = ['agent_run', 'agent_approve', 'admin'] as const;
 

@@ -23,6 +23,11 @@ import {
   type OpenAiCompatibleEndpoint,
   resolveProjectPath,
 } from './functions.js';
+import {
+  applyIdentityGroupGrants,
+  type IdentityGroupGrantsProp,
+  resolveIdentityGroupGrants,
+} from './identity-group-grants.js';
 import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
 import { CountersignWorkflow } from './workflow.js';
 
@@ -92,12 +97,21 @@ export interface CountersignProps {
   readonly maxTurns?: number;
   /**
    * Who may call the API: tokens of this OpenID Connect provider (issuer URL and audiences),
-   * checked by the HTTP API's JWT authorizer. Group claims named `agent_run`, `agent_approve` or
-   * `admin` become grants for users without a user record.
+   * checked by the HTTP API's JWT authorizer. Its groups give grants only as
+   * `identityGroupGrants` maps them.
    *
    * @default - a Cognito user pool created by the construct (groups `agent_run`, `agent_approve`, `admin`; TOTP MFA required) and one app client
    */
   readonly externalIdentityProvider?: ExternalIdentityProvider;
+  /**
+   * Which identity-provider groups (the tokens' `cognito:groups` or `groups` claim) give which
+   * grants to a signed-in user without a user record. A user record, when there is one, decides
+   * alone; and only a user with a record may start runs.
+   *
+   * @example { 'countersign-approvers': ['agent_approve'], 'platform-admins': ['admin'] }
+   * @default - with the construct's user pool, its groups `agent_run`, `agent_approve` and `admin` give the grant they name; with `externalIdentityProvider`, no group gives a grant
+   */
+  readonly identityGroupGrants?: IdentityGroupGrantsProp;
   /**
    * The level every Lambda logs from (structured JSON lines). DEBUG adds one line per request;
    * no level ever logs a token, a preview, a transcript, a skill body or a tool's exception text.
@@ -243,6 +257,17 @@ export class Countersign extends Construct {
     apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
     this.grantStartRun(apiRuns);
     this.grantStopRun(apiRuns);
+    applyIdentityGroupGrants(
+      (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-run-events'] as const).map((name) =>
+        functions.get(name),
+      ),
+      resolveIdentityGroupGrants({
+        ...(props.identityGroupGrants === undefined
+          ? {}
+          : { identityGroupGrants: props.identityGroupGrants }),
+        usesExternalIdentityProvider: props.externalIdentityProvider !== undefined,
+      }),
+    );
     this.grantDecision(functions.get('api-decision'));
 
     this.eventsEndpoint = new CountersignEventsEndpoint(this, 'Events', {

@@ -42,6 +42,8 @@ export const TEXTS = {
   deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
+  noUserRecord: (userId: string) =>
+    `You are signed in as "${userId}", but countersign has no user record for you, and a run acts as its owner's record (page, language and tool access). Ask an admin to create it: PUT /admin/users/${userId}.`,
   gateToolRefused: (tool: string, writes: boolean) =>
     `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,
   gateFourEyes: 'Decision gate refused: four-eyes is on for this configuration, and you started this run.',

@@ -106,6 +106,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
       maxTurns: environment.COUNTERSIGN_MAX_TURNS,
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
+      identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
     },
     newId: () => crypto.randomUUID(),
   };

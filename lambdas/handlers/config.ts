@@ -1,6 +1,37 @@
 import * as z from 'zod/mini';
 import '../core/schema-messages.js';
+import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
+
+/**
+ * COUNTERSIGN_IDENTITY_GROUP_GRANTS: a JSON object of group name to grants, e.g.
+ * `{"countersign-approvers":["agent_approve"]}`. Unset: no group gives a grant (fail closed).
+ */
+export function parseIdentityGroupGrants(
+  value: string | undefined,
+): { kind: 'valid'; mapping: IdentityGroupGrants } | { kind: 'invalid'; problem: string } {
+  if (value === undefined || value === '') return { kind: 'valid', mapping: {} };
+  let json: unknown;
+  try {
+    json = JSON.parse(value);
+  } catch {
+    return { kind: 'invalid', problem: 'not JSON' };
+  }
+  const parsed = identityGroupGrantsSchema.safeParse(json);
+  if (parsed.success) return { kind: 'valid', mapping: parsed.data };
+  const issue = parsed.error.issues[0];
+  return { kind: 'invalid', problem: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+}
+
+const identityGroupGrantsVariable = z.pipe(
+  z.optional(z.string()),
+  z.transform((value: string | undefined, context) => {
+    const parsed = parseIdentityGroupGrants(value);
+    if (parsed.kind === 'valid') return parsed.mapping;
+    context.issues.push({ code: 'custom', message: parsed.problem, input: value });
+    return z.NEVER;
+  }),
+);
 
 /**
  * The one place that reads `process.env`. Each Lambda validates what it needs at cold start
@@ -26,6 +57,8 @@ const environmentSchema = z.object({
     z.transform((value: string | undefined) => resolveSkillsMaxBytes(value)),
   ),
   COUNTERSIGN_MAX_TURNS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 50),
+  // Unset: no identity-provider group gives a grant (fail closed); the construct always sets it.
+  COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
 });
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
@@ -78,4 +111,18 @@ export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
 /** `skills.maxBytes` for local mode (`npm start`), read from the same variable the Lambdas get. */
 export function localSkillsMaxBytes(): number {
   return resolveSkillsMaxBytes(process.env.COUNTERSIGN_SKILLS_MAX_BYTES);
+}
+
+/**
+ * Local mode's group mapping: COUNTERSIGN_IDENTITY_GROUP_GRANTS when set, else the local
+ * issuer's own groups, each named after its grant. A malformed value stops `npm start`.
+ */
+export function localIdentityGroupGrants(): IdentityGroupGrants {
+  const value = process.env.COUNTERSIGN_IDENTITY_GROUP_GRANTS;
+  if (value === undefined) return OWN_GROUP_GRANTS;
+  const parsed = parseIdentityGroupGrants(value);
+  if (parsed.kind === 'valid') return parsed.mapping;
+  throw new Error(
+    `countersign configuration is invalid: COUNTERSIGN_IDENTITY_GROUP_GRANTS: ${parsed.problem}`,
+  );
 }

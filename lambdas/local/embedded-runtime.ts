@@ -23,12 +23,13 @@ import {
 } from '../adapters/structured-logger.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
+import type { IdentityGroupGrants } from '../core/principal.js';
 import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
-import { localSkillsMaxBytes } from '../handlers/config.js';
+import { localIdentityGroupGrants, localSkillsMaxBytes } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
@@ -68,6 +69,11 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /**
+   * Which token groups give which grants to a user without a record.
+   * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
+   */
+  readonly identityGroupGrants?: IdentityGroupGrants;
 }
 
 export interface EmbeddedRuntime {
@@ -173,6 +179,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400,
       maxTurns: 50,
       skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
+      identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
     },
     newId: () => crypto.randomUUID(),
   };

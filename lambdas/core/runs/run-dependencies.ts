@@ -11,6 +11,7 @@ import type {
   StateSealer,
   UserDirectory,
 } from '../ports.js';
+import type { IdentityGroupGrants } from '../principal.js';
 import type { SkillRepository } from '../skills/skill-record.js';
 import type { ToolRegistry } from '../tools/tool.js';
 
@@ -24,6 +25,8 @@ export interface RunSettings {
   skillsMaxBytes?: number;
   /** Overrides the model's context window, in tokens (tests; models the table does not know). */
   contextWindowTokens?: number;
+  /** Which identity-provider groups give which grants to users without a record. Absent: none. */
+  identityGroupGrants?: IdentityGroupGrants;
 }
 
 /**

@@ -3,9 +3,11 @@ import { renderPrompt } from '../configurations.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
+import type { PrincipalSource } from '../principal.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
+import { requireUserRecord } from './require-user-record.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunRecord } from './run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
@@ -40,9 +42,11 @@ export async function startRun(
     Partial<Pick<RunDependencies, 'skills' | 'settings'>>,
   principal: UserProfile,
   request: StartRunRequest,
+  principalSource: PrincipalSource,
 ): Promise<StartRunOutcome> {
   if (!hasGrant(principal, 'agent_run'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_run'));
+  requireUserRecord(principal, principalSource);
   const { configurations } = dependencies;
   const task = request.taskId === undefined ? undefined : await configurations.getTask(request.taskId);
   if (request.taskId !== undefined && !task) {

@@ -4,14 +4,18 @@ import { type InvocationFields, runInInvocationScope } from '../../adapters/invo
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
+import type { PrincipalSource } from '../../core/principal.js';
+import type { RunSettings } from '../../core/runs/run-dependencies.js';
 import { errorResponse, JSON_HEADERS } from './http-errors.js';
-import { readPrincipal } from './read-principal.js';
+import { identifyPrincipal, type Principal } from './read-principal.js';
 
 /** Request bodies are small JSON documents; anything larger is refused before parsing. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
 export interface HttpRequest {
   principal: UserProfile;
+  /** Whether the principal has a user record, or only their identity provider's groups. */
+  principalSource: PrincipalSource;
   method: string;
   pathParameters: Record<string, string | undefined>;
   query: Record<string, string | undefined>;
@@ -37,7 +41,11 @@ export type HttpLambdaHandler = (
  */
 export function createHttpHandler(
   routes: Record<string, RouteHandler>,
-  dependencies: { users: Pick<UserDirectory, 'getUser'>; logger: Logger },
+  dependencies: {
+    users: Pick<UserDirectory, 'getUser'>;
+    logger: Logger;
+    settings?: Pick<RunSettings, 'identityGroupGrants'>;
+  },
   options: { publicRoutes?: readonly string[] } = {},
 ): HttpLambdaHandler {
   const publicRoutes = new Set(options.publicRoutes ?? []);
@@ -46,11 +54,12 @@ export function createHttpHandler(
   ): Promise<APIGatewayProxyStructuredResultV2> => {
     const route = routes[event.routeKey];
     if (!route) throw new CountersignError('not-found', `No route ${event.routeKey}.`);
-    const principal = publicRoutes.has(event.routeKey)
+    const { profile: principal, source: principalSource } = publicRoutes.has(event.routeKey)
       ? anonymous
-      : await readPrincipal(event, dependencies.users);
+      : await identifyPrincipal(event, dependencies.users, dependencies.settings?.identityGroupGrants);
     const response = await route({
       principal,
+      principalSource,
       method: event.requestContext?.http?.method ?? event.routeKey.split(' ')[0] ?? 'GET',
       pathParameters: event.pathParameters ?? {},
       query: event.queryStringParameters ?? {},
@@ -86,13 +95,9 @@ function describeHttpInvocation(event: APIGatewayProxyEventV2WithJWTAuthorizer):
   };
 }
 
-const anonymous: UserProfile = {
-  userId: '',
-  displayName: '',
-  grants: [],
-  pageAccess: [],
-  languageAccess: [],
-  toolAccess: [],
+const anonymous: Principal = {
+  profile: { userId: '', displayName: '', grants: [], pageAccess: [], languageAccess: [], toolAccess: [] },
+  source: 'identity-provider',
 };
 
 function parseBody(event: APIGatewayProxyEventV2WithJWTAuthorizer): unknown {

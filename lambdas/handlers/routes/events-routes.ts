@@ -3,7 +3,7 @@ import { describeErrorClass } from '../../core/errors.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { errorResponse } from '../http/http-errors.js';
-import { readPrincipal } from '../http/read-principal.js';
+import { identifyPrincipal } from '../http/read-principal.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
@@ -56,7 +56,9 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: Parameters<typeof openRunEvents>[0] & Pick<RunDependencies, 'users' | 'logger'>,
+  dependencies: Parameters<typeof openRunEvents>[0] &
+    Pick<RunDependencies, 'users' | 'logger'> &
+    Partial<Pick<RunDependencies, 'settings'>>,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {
@@ -64,9 +66,14 @@ export function createRunEventsRoute(
     response.onClose(() => aborted.abort());
     let events: AsyncGenerator<RunEvent, void, undefined>;
     try {
-      const principal = await readPrincipal(event, dependencies.users);
+      const { profile: principal, source: principalSource } = await identifyPrincipal(
+        event,
+        dependencies.users,
+        dependencies.settings?.identityGroupGrants,
+      );
       const runId = runIdOf({
         principal,
+        principalSource,
         method: 'GET',
         pathParameters: event.pathParameters ?? {},
         query: {},

@@ -13,7 +13,7 @@ export function createRunsRoutes(
   return {
     'POST /runs': async (request) => {
       const body = parseInput(startRunRequestSchema, request.body, 'body');
-      const outcome = await startRun(dependencies, request.principal, body);
+      const outcome = await startRun(dependencies, request.principal, body, request.principalSource);
       return { statusCode: 202, json: { runId: outcome.runId, status: outcome.status } };
     },
     'GET /runs/{id}': async (request) => ({
