@@ -79,6 +79,25 @@ describe('POST /runs/{id}/cancel', () => {
     });
   });
 
+  it('costs two reads, three conditional writes and one StopExecution for a waiting run, no KMS', async () => {
+    // Prepare
+    const { runId } = await waitingRun("Set the keywords of page 12 to 'counted'");
+    runtime.calls.reset();
+
+    // Act
+    const answer = await cancel(runId);
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card
+    expect(answer.status).toBe(200);
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 3,
+      'DynamoDB:PutItem': 1,
+      'DynamoDB:UpdateItem': 2,
+      'SFN:StopExecution': 1,
+    });
+  });
+
   it('answers a repeated cancel with 200 and the first outcome, from the owner or an admin', async () => {
     // Prepare
     const { runId } = await waitingRun("Set the keywords of page 14 to 'twice'");
