@@ -283,4 +283,46 @@ describe('POST /runs/{id}/cancel', () => {
     expect(refusedStep).toMatchObject({ state: 'ExecuteTools', code: 'conflict' });
     expect(view.json.transcript.messages).toBe(before.json.transcript.messages);
   });
+
+  it('takes down the card a pausing step puts up after the run was cancelled', async () => {
+    // Prepare: the preview read of the pausing step blocks until released
+    const pages = runtime.dependencies.pages;
+    const original = pages.getPage;
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = false;
+    pages.getPage = async (pageId) => {
+      entered = true;
+      await released;
+      return original.call(pages, pageId);
+    };
+    restore.push(() => {
+      pages.getPage = original;
+    });
+    const started = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'paused-late'" },
+    });
+    const runId = started.json.runId as string;
+    await eventually(async () => (entered ? true : undefined));
+
+    // Act
+    const answer = await cancel(runId);
+    release();
+    const refusedStep = await eventually(async () =>
+      runtime.logLines
+        .map((line) => JSON.parse(line) as Record<string, unknown>)
+        .find((line) => line.message === 'step failed' && line.runId === runId),
+    );
+    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+
+    // Assess
+    expect(answer.status).toBe(200);
+    expect(refusedStep).toMatchObject({ state: 'AwaitApproval', code: 'conflict' });
+    expect((await runtime.dependencies.runs.getCard(runId))?.state).toBe('decided');
+    expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
+    expect((await runtime.dependencies.runs.getRunRecord(runId))?.status).toBe('cancelled');
+  });
 });
