@@ -130,8 +130,20 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       }
       return usage('ingest needs --folder or --github.');
     }
-    case 'list':
-      return call('GET', '');
+    case 'list': {
+      // The admin list is paged; the CLI follows the cursor and prints every skill.
+      const items: unknown[] = [];
+      let cursor: string | undefined;
+      do {
+        const answer = await send('GET', cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`);
+        if (answer.kind === 'failed') return 1;
+        const page = (answer.json ?? {}) as { items?: unknown[]; cursor?: string };
+        items.push(...(page.items ?? []));
+        cursor = page.cursor;
+      } while (cursor !== undefined);
+      io.print(JSON.stringify({ items }, null, 2));
+      return 0;
+    }
     case 'show':
       return rest[0] ? call('GET', `/${encodeURIComponent(rest[0])}`) : usage('show needs a skill id.');
     case 'enable':

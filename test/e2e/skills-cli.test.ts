@@ -113,4 +113,28 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
       [],
     );
   });
+
+  it('lists every skill across the pages of the admin list', async () => {
+    // Prepare: more skills than one page holds
+    const files = Array.from({ length: 120 }, (_, index) => {
+      const name = `many-${String(index).padStart(3, '0')}`;
+      return {
+        path: `${name}/SKILL.md`,
+        content: `---\nname: ${name}\ndescription: Skill ${name}.\n---\n# ${name}\n`,
+      };
+    });
+    const ingest = await runtime.request('POST', '/admin/skills/ingest', {
+      as: 'admin',
+      body: { source: 'upload', label: 'many', files },
+    });
+
+    // Act
+    const code = await cli(['list']);
+
+    // Assess
+    expect(ingest.status).toBe(200);
+    expect(code).toBe(0);
+    const listed = JSON.parse(output.out.join('\n')).items as Array<{ source: string }>;
+    expect(listed.filter((item) => item.source === 'upload:many')).toHaveLength(120);
+  });
 });
