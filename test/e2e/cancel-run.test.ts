@@ -325,4 +325,33 @@ describe('POST /runs/{id}/cancel', () => {
     expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     expect((await runtime.dependencies.runs.getRunRecord(runId))?.status).toBe('cancelled');
   });
+
+  it('finishes a cancel whose request failed after its claim when the run is driven again', async () => {
+    // Prepare: the claim is on record, the run still says waiting (the request died in between)
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'half-cancelled'");
+    await runtime.dependencies.runs.claimDecision({
+      runId,
+      turn,
+      decision: 'cancel',
+      digest,
+      decidedBy: 'editor',
+      decidedAt: new Date().toISOString(),
+      reason: 'Half-way.',
+      cardShown: { calls: [] },
+    });
+
+    // Act: a re-drive (a restart, a redriven execution) runs Prepare again
+    await runtime.runner.start({ runId, executionName: `${runId}-redrive` });
+    const view = await eventually(async () => {
+      const response = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+      return response.json.status === 'cancelled' ? response.json : undefined;
+    });
+    const repeated = await cancel(runId);
+
+    // Assess
+    expect(view.cancellation).toEqual({ by: 'editor', reason: 'Half-way.' });
+    expect((await runtime.dependencies.runs.getCard(runId))?.state).toBe('decided');
+    expect(repeated.status).toBe(200);
+    expect(repeated.json).toMatchObject({ cancelledBy: 'editor', reason: 'Half-way.', repeated: true });
+  });
 });

@@ -128,3 +128,26 @@ function describeCancelled(record: RunRecord, repeated: boolean): CancelOutcome 
     repeated,
   };
 }
+
+/**
+ * A waiting turn whose claim is a cancel, found by a re-driven execution (the cancel request
+ * failed after its claim): the claim is the cancel, so the run ends `cancelled` by its author.
+ */
+export async function finishClaimedCancel(
+  dependencies: Pick<RunDependencies, 'runs' | 'clock'>,
+  claim: DecisionRecord,
+): Promise<void> {
+  const now = dependencies.clock.now().toISOString();
+  const outcome = await dependencies.runs.updateRun(
+    claim.runId,
+    {
+      status: 'cancelled',
+      cancelledBy: claim.decidedBy,
+      ...(claim.reason ? { cancellationReason: claim.reason } : {}),
+      endedAt: now,
+      updatedAt: now,
+    },
+    { expectStatus: ['waiting'], removeFields: ['pendingToolNames'] },
+  );
+  if (outcome.kind === 'written') await dependencies.runs.closeCard(claim.runId);
+}

@@ -1,4 +1,5 @@
 import { CountersignError } from '../errors.js';
+import { finishClaimedCancel } from './cancel-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 
@@ -47,8 +48,11 @@ export async function prepareRun(
   if (record.status !== 'waiting') return { runId: input.runId, turn: record.turn, next: 'model' };
   // The claim is written before the token is used: a decision on record is the decision.
   const decision = await dependencies.runs.getDecision(input.runId, record.turn);
-  // A cancel took this turn's claim but did not finish: the run must neither write nor go on.
-  if (decision?.decision === 'cancel') throw new CountersignError('conflict', 'The run was cancelled.');
+  // A cancel took this turn's claim but did not finish: the claim is the cancel, so finish it.
+  if (decision?.decision === 'cancel') {
+    await finishClaimedCancel(dependencies, decision);
+    throw new CountersignError('conflict', 'The run was cancelled.');
+  }
   const next = decision === undefined ? 'await' : decision.decision === 'approve' ? 'execute' : 'reject';
   return { runId: input.runId, turn: record.turn, next };
 }
