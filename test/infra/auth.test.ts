@@ -35,6 +35,7 @@ describe('authentication of the HTTP API', () => {
       'GET /runs/{id}',
       'GET /runs/{id}/calls/{index}',
       'POST /runs',
+      'POST /runs/{id}/cancel',
       'POST /runs/{id}/decision',
     ]);
     for (const [routeKey, route] of Object.entries(routes)) {

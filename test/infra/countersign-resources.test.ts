@@ -197,6 +197,7 @@ describe('Countersign resources', () => {
         'GET /runs/{id}/calls/{index}',
         'POST /runs',
         'POST /runs/{id}/decision',
+        'POST /runs/{id}/cancel',
       ].sort(),
     );
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
