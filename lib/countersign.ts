@@ -269,6 +269,11 @@ export class Countersign extends Construct {
       }),
     );
     this.grantDecision(functions.get('api-decision'));
+    // Every surface that opens a card ends the run of one that cannot be opened (api-runs
+    // already may: it writes the table and stops executions for a cancel).
+    for (const name of ['api-inbox', 'api-decision', 'api-run-events'] as const) {
+      this.grantEndRun(functions.get(name));
+    }
 
     this.eventsEndpoint = new CountersignEventsEndpoint(this, 'Events', {
       handler: functions.get('api-run-events'),
@@ -330,6 +335,24 @@ export class Countersign extends Construct {
       actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
       resourceArns: [this.stateMachine.stateMachineArn],
     });
+  }
+
+  /**
+   * Lets `grantee` end a run whose approval card cannot be opened: UpdateItem on run
+   * partitions only (`RUN#*`: the run record and its card) and StopExecution on this state
+   * machine's executions. No task token is involved: such a card's token is never trusted.
+   */
+  public grantEndRun(grantee: IGrantable): Grant {
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['dynamodb:UpdateItem'],
+      resourceArns: [this.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] } },
+    });
+    // DynamoDB encrypts with its own table key (it needs no kms:Encrypt from the caller); the
+    // grantee keeps the Decrypt every card reader already holds.
+    this.data.grantKey(grantee, 'read');
+    return this.grantStopRun(grantee);
   }
 
   /** Lets `grantee` read the table (and decrypt it), e.g. for a reporting job. */

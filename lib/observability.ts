@@ -103,6 +103,7 @@ export type CountersignAlarmName =
   | 'PreviewFailureRate'
   | 'SkillChecksumMismatch'
   | 'SealedStateNearItemLimit'
+  | 'SealedStateRejected'
   | 'RunWaitingTooLong';
 
 /** The application metrics the core emits (EMF), by name. */
@@ -124,6 +125,7 @@ export const APPLICATION_METRICS = [
   'SealedCardBytes',
   'StaleDigestRefusals',
   'GateRefusals',
+  'SealedStateRejections',
   'RunsWaiting',
   'OldestWaitingRunAge',
 ] as const;
@@ -320,6 +322,11 @@ export class CountersignObservability extends Construct {
         evaluationPeriods: 1,
         description: `A sealed run state or approval card of ${thresholds.sealedBytes} bytes or more was written (DynamoDB items stop at 400 KB).`,
       }),
+      SealedStateRejected: firstOccurrence(
+        'SealedStateRejected',
+        this.metric('SealedStateRejections', { period: Duration.minutes(5) }),
+        'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
+      ),
       RunWaitingTooLong: this.createAlarm(
         'RunWaitingTooLong',
         this.metric('OldestWaitingRunAge', { statistic: 'Maximum', period: WAITING_RUNS_PROBE_INTERVAL }),
@@ -394,7 +401,7 @@ export class CountersignObservability extends Construct {
           ),
           this.graph(
             'Refusals',
-            ['StaleDigestRefusals'],
+            ['StaleDigestRefusals', 'SealedStateRejections'],
             [
               this.metric('GateRefusals', { dimensions: { gate: 'tool' }, label: 'gate: tool' }),
               this.metric('GateRefusals', { dimensions: { gate: 'four-eyes' }, label: 'gate: four-eyes' }),

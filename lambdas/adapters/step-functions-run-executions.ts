@@ -12,10 +12,22 @@ import {
 } from '@aws-sdk/client-sfn';
 import type { RunExecutions } from '../core/ports.js';
 
+/** The error a stopped execution of a run whose card cannot be opened records. */
+export const SEALED_STATE_REJECTED_ERROR = 'countersign.SealedStateRejected';
+
 /** The error a rejection ends the wait with; the state machine catches exactly this name. */
 export const REJECTED_ERROR = 'countersign.Rejected';
 /** The error a cancelled run's execution is stopped with. */
 export const CANCELLED_ERROR = 'countersign.Cancelled';
+
+/** What a stopped execution's history says, by why it was stopped: fixed texts only. */
+const STOP_REASONS = {
+  cancelled: { error: CANCELLED_ERROR, cause: 'Cancelled through the API.' },
+  'sealed-state-rejected': {
+    error: SEALED_STATE_REJECTED_ERROR,
+    cause: 'The approval card of this run could not be opened.',
+  },
+} as const;
 
 /**
  * `RunExecutions` on AWS Step Functions. The task token is passed to the SDK and nowhere
@@ -41,17 +53,16 @@ export class StepFunctionsRunExecutions implements RunExecutions {
     }
   }
 
-  public async stopExecution(input: { runId: string; executionId?: string }): Promise<void> {
+  public async stopExecution(input: {
+    runId: string;
+    executionId?: string;
+    because?: 'cancelled' | 'sealed-state-rejected';
+  }): Promise<void> {
     const executionArn = input.executionId ?? this.firstExecutionArn(input.runId);
+    const { error, cause } = STOP_REASONS[input.because ?? 'cancelled'];
     try {
       // The cause is fixed text: who cancelled and why stay in DynamoDB, out of the history.
-      await this.options.client.send(
-        new StopExecutionCommand({
-          executionArn,
-          error: CANCELLED_ERROR,
-          cause: 'Cancelled through the API.',
-        }),
-      );
+      await this.options.client.send(new StopExecutionCommand({ executionArn, error, cause }));
     } catch (error) {
       // Never started, or already gone: there is nothing left to stop.
       if (!(error instanceof ExecutionDoesNotExist)) throw error;

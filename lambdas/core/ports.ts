@@ -20,6 +20,14 @@ export interface StoredRun {
   sealedState: Uint8Array;
 }
 
+/** One page of the inbox index. */
+export interface WaitingCardsPage {
+  cards: StoredCard[];
+  /** Runs whose card item could not be read at all: each is isolated, never the page's failure. */
+  unreadableRunIds?: string[];
+  cursor?: string;
+}
+
 export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
 
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
@@ -50,10 +58,7 @@ export interface RunRepository {
   putCard(card: StoredCard): Promise<void>;
   getCard(runId: string): Promise<StoredCard | undefined>;
   /** Waiting cards, newest first, with an opaque cursor. One query per page. */
-  listWaitingCards(options: {
-    limit: number;
-    cursor?: string;
-  }): Promise<{ cards: StoredCard[]; cursor?: string }>;
+  listWaitingCards(options: { limit: number; cursor?: string }): Promise<WaitingCardsPage>;
   /**
    * The cursor of the inbox page that continues right after `card`, for a page that stops
    * before its query's end (the inbox bounds a page by bytes as well as by count).
@@ -95,8 +100,14 @@ export interface RunExecutions {
   /**
    * Stops the run's execution (StopExecution). `executionId` is the one Prepare recorded; without
    * it, the run's first execution (named after the run). An execution already ended is no error.
+   * `because` names why in the execution's history: a cancel, or a card that cannot be opened
+   * (whose task token can therefore never be trusted). @default 'cancelled'
    */
-  stopExecution(input: { runId: string; executionId?: string }): Promise<void>;
+  stopExecution(input: {
+    runId: string;
+    executionId?: string;
+    because?: 'cancelled' | 'sealed-state-rejected';
+  }): Promise<void>;
 }
 
 /** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */

@@ -41,6 +41,10 @@ export const TEXTS = {
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
+  cardUnopenable: 'This card could not be opened; it cannot be approved.',
+  cardUnopenableFailure:
+    'The run stopped: its approval card could not be opened (it was altered or belongs to another run), so it could never be decided.',
+  decisionRunFailed: 'This run has ended (failed); it no longer takes decisions.',
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
   noUserRecord: (userId: string) =>
     `You are signed in as "${userId}", but countersign has no user record for you, and a run acts as its owner's record (page, language and tool access). Ask an admin to create it: PUT /admin/users/${userId}.`,

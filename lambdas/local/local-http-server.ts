@@ -146,7 +146,10 @@ export class LocalHttpServer {
     if (this.server) throw new CountersignError('internal', 'The local HTTP server is already started.');
     const server = createServer((request, response) => {
       this.handleRequest(request, response).catch((error: unknown) => {
-        this.logger.error('http-request-crashed', { error: describeErrorClass(error) });
+        this.logger.error('http-request-crashed', {
+          requestId: response.getHeader('apigw-requestid') ?? 'unknown',
+          error: describeErrorClass(error),
+        });
         if (!response.headersSent) sendError(response, 500, 'internal', 'Internal error.');
         else response.destroy();
       });
@@ -270,11 +273,18 @@ export class LocalHttpServer {
     try {
       result = await route.handler(event);
     } catch (error) {
-      this.logger.error('http-handler-failed', { routeKey, error: describeErrorClass(error) });
+      this.logger.error('http-handler-failed', {
+        requestId: event.requestContext.requestId,
+        routeKey,
+        error: describeErrorClass(error),
+      });
       return sendError(response, 500, 'internal', 'Internal error.');
     }
     writeLambdaResult(response, result, () =>
-      this.logger.error('http-handler-malformed-result', { routeKey }),
+      this.logger.error('http-handler-malformed-result', {
+        requestId: event.requestContext.requestId,
+        routeKey,
+      }),
     );
   }
 
@@ -317,7 +327,11 @@ export class LocalHttpServer {
     try {
       await route.handler(event, stream);
     } catch (error) {
-      this.logger.error('http-handler-failed', { routeKey, error: describeErrorClass(error) });
+      this.logger.error('http-handler-failed', {
+        requestId: event.requestContext.requestId,
+        routeKey,
+        error: describeErrorClass(error),
+      });
       if (!response.headersSent) return sendError(response, 500, 'internal', 'Internal error.');
     }
     stream.end();

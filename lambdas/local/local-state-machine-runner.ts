@@ -169,7 +169,11 @@ export class LocalStateMachineRunner implements RunExecutions {
    * StopExecution: aborts the run's executions (the named one and any other of the run) and
    * spends its task tokens, so a late decision finds them gone. Already ended is no error.
    */
-  public async stopExecution(input: { runId: string; executionId?: string }): Promise<void> {
+  public async stopExecution(input: {
+    runId: string;
+    executionId?: string;
+    because?: 'cancelled' | 'sealed-state-rejected';
+  }): Promise<void> {
     // Every execution of the run: a continued-as-new one may not have recorded its id yet.
     const executions = [...this.runningExecutions.values()].filter(
       (execution) =>

@@ -11,6 +11,14 @@ describe('Countersign least privilege', () => {
 
   const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
 
+  it('grants StopExecution on its own executions to the four card surfaces only', () => {
+    // Act
+    const stoppers = synthesized.rolesGranted('states:StopExecution');
+
+    // Assess
+    expect(stoppers).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
+  });
+
   it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
     // Prepare
     const expected = rolesOf('api-decision');
@@ -144,12 +152,20 @@ describe('Countersign least privilege', () => {
     // Act
     const inboxActions = synthesized.actionsOf(synthesized.roleOf('api-inbox'));
     const writers = synthesized.rolesGranted('dynamodb:PutItem');
+    const inboxUpdates = synthesized
+      .statementsOf(synthesized.roleOf('api-inbox'))
+      .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
 
     // Assess
     expect(inboxActions.has('dynamodb:Query')).toBe(true);
+    // The one write: ending the run of a card that cannot be opened, on run partitions only.
     expect(
       [...inboxActions].filter((action) => /^(dynamodb|s3):(Put|Update|Delete|BatchWrite)/.test(action)),
-    ).toEqual([]);
+    ).toEqual(['dynamodb:UpdateItem']);
+    expect(inboxUpdates).toHaveLength(1);
+    expect(inboxUpdates[0]?.Condition).toEqual({
+      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
+    });
     expect(inboxActions.has('kms:Encrypt')).toBe(false);
     // api-run-events only reads too (it streams a run's events); its own test is events-endpoint.test.ts.
     const readOnly: readonly string[] = ['api-inbox', 'api-run-events', 'report-waiting-runs'];

@@ -172,6 +172,13 @@ describe('Countersign observability', () => {
       'SealedCardBytes',
       'SealedStateBytes',
     ]);
+    expect(alarms.SealedStateRejected).toMatchObject({
+      Namespace: COUNTERSIGN_METRICS_NAMESPACE,
+      MetricName: 'SealedStateRejections',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      Dimensions: [{ Name: 'service', Value: SERVICE }],
+    });
     expect(alarms.RunWaitingTooLong).toMatchObject({
       MetricName: 'OldestWaitingRunAge',
       Statistic: 'Maximum',
@@ -185,7 +192,7 @@ describe('Countersign observability', () => {
     const topicId = synthesized.logicalIdOf(synthesized.stack.countersign.observability.alarmTopic);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(15);
+    expect(Object.keys(alarms)).toHaveLength(16);
     for (const [name, alarm] of Object.entries(alarms)) {
       expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);

@@ -31,6 +31,7 @@ export interface PolicyStatementJson {
   Effect: string;
   Action: string | string[];
   Resource: unknown;
+  Condition?: unknown;
 }
 
 interface PolicyResource {

@@ -29,7 +29,13 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
-import type { ClaimOutcome, ConditionalOutcome, RunRepository, StoredRun } from '../../core/ports.js';
+import type {
+  ClaimOutcome,
+  ConditionalOutcome,
+  RunRepository,
+  StoredRun,
+  WaitingCardsPage,
+} from '../../core/ports.js';
 import type { CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
 import { type RunRecord, type RunStatus, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
@@ -163,7 +169,7 @@ export class DynamoRunRepository implements RunRepository {
       }),
     );
     if (!item) return undefined;
-    const record = parseItem(runRecordSchema, item, 'run');
+    const record = runFromKey(runId, parseItem(runRecordSchema, item, 'run'));
     return { record, sealedState: await this.loadSealedState(runId, item) };
   }
 
@@ -175,7 +181,7 @@ export class DynamoRunRepository implements RunRepository {
         ConsistentRead: true,
       }),
     );
-    return item ? parseItem(runRecordSchema, item, 'run') : undefined;
+    return item ? runFromKey(runId, parseItem(runRecordSchema, item, 'run')) : undefined;
   }
 
   public async updateRun(
@@ -291,13 +297,10 @@ export class DynamoRunRepository implements RunRepository {
         ConsistentRead: true,
       }),
     );
-    return item ? parseItem(storedCardSchema, item, 'card') : undefined;
+    return item ? runFromKey(runId, parseStoredCard(item)) : undefined;
   }
 
-  public async listWaitingCards(options: {
-    limit: number;
-    cursor?: string;
-  }): Promise<{ cards: StoredCard[]; cursor?: string }> {
+  public async listWaitingCards(options: { limit: number; cursor?: string }): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
     const startKey =
       options.cursor === undefined
@@ -323,9 +326,21 @@ export class DynamoRunRepository implements RunRepository {
         ExclusiveStartKey: startKey,
       }),
     );
-    const cards = (output.Items ?? []).map((item) => parseItem(storedCardSchema, item, 'card'));
+    const cards: StoredCard[] = [];
+    const unreadableRunIds: string[] = [];
+    for (const item of output.Items ?? []) {
+      const runId = runIdOfPartition(item[PK]);
+      // One item that does not parse must not take the page down: it is listed as unreadable.
+      const parsed = z.safeParse(storedCardSchema, item);
+      if (parsed.success) cards.push(runFromKey(runId, parsed.data));
+      else unreadableRunIds.push(runId);
+    }
     const cursor = encodeCursor(output.LastEvaluatedKey);
-    return cursor === undefined ? { cards } : { cards, cursor };
+    return {
+      cards,
+      ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
+      ...(cursor === undefined ? {} : { cursor }),
+    };
   }
 
   public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
@@ -463,6 +478,32 @@ export class DynamoRunRepository implements RunRepository {
     }
     return bytes;
   }
+}
+
+/**
+ * An item with its run id taken from the key it was read under, never from its own `runId`
+ * attribute: the run id is the encryption context of the item's sealed blobs, so an item
+ * copied under another run's key is opened as that run's and refused by the sealer.
+ */
+function runFromKey<Item extends { runId: string }>(runId: string, item: Item): Item {
+  return { ...item, runId };
+}
+
+/** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */
+/** A card item whose plaintext part does not parse cannot be opened, like a tampered blob. */
+function parseStoredCard(item: Record<string, unknown>): StoredCard {
+  const parsed = z.safeParse(storedCardSchema, item);
+  if (!parsed.success) {
+    throw new CountersignError('sealed-state-rejected', 'The stored card has an unexpected shape.');
+  }
+  return parsed.data;
+}
+
+function runIdOfPartition(partitionKey: unknown): string {
+  if (typeof partitionKey !== 'string' || !partitionKey.startsWith('RUN#') || partitionKey.length <= 4) {
+    throw new CountersignError('internal', 'A stored card has an unexpected key.', { expose: false });
+  }
+  return partitionKey.slice('RUN#'.length);
 }
 
 /** Where an overflowing sealed state lives: content-addressed, so a retried write is idempotent. */

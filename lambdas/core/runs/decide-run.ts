@@ -1,19 +1,13 @@
 import * as z from 'zod/mini';
-import { CountersignError } from '../errors.js';
+import { CountersignError, isCountersignError } from '../errors.js';
 import { allows, hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
-import {
-  type ApprovalCard,
-  type CardShown,
-  type Decision,
-  type DecisionRecord,
-  parseApprovalCard,
-  type StoredCard,
-} from './approval-card.js';
+import type { ApprovalCard, CardShown, Decision, DecisionRecord, StoredCard } from './approval-card.js';
 import { isNothingRunnable } from './call-runnability.js';
 import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
+import { endRunWithUnopenableCard, openStoredCard, reportSealedStateRejection } from './unopenable-card.js';
 
 export const decisionRequestSchema = z.strictObject({
   // Optional here so that a missing digest is answered like a stale one (409), not a 400.
@@ -61,7 +55,7 @@ export async function decideRun(
 ): Promise<DecisionOutcome> {
   if (!hasGrant(principal, 'agent_approve'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
-  const card = await dependencies.runs.getCard(runId);
+  const card = await readCard(dependencies, runId);
   if (!card) throw new CountersignError('not-found', TEXTS.runNotFound);
 
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
@@ -80,9 +74,7 @@ export async function decideRun(
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
   if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies);
-  const approvalCard = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', card.runId, card.sealedCard),
-  );
+  const approvalCard = await openCard(dependencies, card);
   if (request.decision === 'approve' && isNothingRunnable(approvalCard.pendingCalls, dependencies.tools)) {
     throw new CountersignError('forbidden', TEXTS.nothingToApprove);
   }
@@ -142,7 +134,10 @@ async function answerDecidedCard(
     // The card closed without a decision: the run ended (cancelled while running, expired or failed).
     const record = await dependencies.runs.getRunRecord(card.runId);
     if (record?.status === 'cancelled') throw new CountersignError('conflict', TEXTS.runCancelled);
-    throw new CountersignError('gone', TEXTS.decisionExpired);
+    throw new CountersignError(
+      'gone',
+      record?.status === 'failed' ? TEXTS.decisionRunFailed : TEXTS.decisionExpired,
+    );
   }
   return answerExistingClaim(dependencies, principal, card, existing, request);
 }
@@ -171,13 +166,47 @@ async function answerExistingClaim(
 }
 
 async function unsealTaskToken(dependencies: DecideDependencies, card: StoredCard): Promise<string> {
-  const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
-    taskToken?: unknown;
-  } | null;
-  if (typeof sealed?.taskToken !== 'string') {
-    throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
+  try {
+    const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
+      taskToken?: unknown;
+    } | null;
+    if (typeof sealed?.taskToken !== 'string') {
+      throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
+    }
+    return sealed.taskToken;
+  } catch (error) {
+    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
+    reportSealedStateRejection(dependencies, card.runId, error);
+    return refuseUnopenable(dependencies, card.runId);
   }
-  return sealed.taskToken;
+}
+
+/** The stored card; one whose item does not even parse cannot be opened (reported, run ended). */
+async function readCard(dependencies: DecideDependencies, runId: string): Promise<StoredCard | undefined> {
+  try {
+    return await dependencies.runs.getCard(runId);
+  } catch (error) {
+    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
+    reportSealedStateRejection(dependencies, runId, error);
+    return refuseUnopenable(dependencies, runId);
+  }
+}
+
+/** The sealed card the approver was shown, or a 410 that ends the run when it cannot be opened. */
+async function openCard(dependencies: DecideDependencies, card: StoredCard): Promise<ApprovalCard> {
+  const opened = await openStoredCard(dependencies, card);
+  if (opened.kind === 'opened') return opened.card;
+  return refuseUnopenable(dependencies, card.runId);
+}
+
+/**
+ * A card that cannot be opened can never be decided: the run is ended (its execution stopped
+ * without its token) and the approver is told so, as a 4xx: nothing they sent was wrong, and
+ * nothing will happen.
+ */
+async function refuseUnopenable(dependencies: DecideDependencies, runId: string): Promise<never> {
+  await endRunWithUnopenableCard(dependencies, runId);
+  throw new CountersignError('gone', TEXTS.cardUnopenable);
 }
 
 async function deliver(

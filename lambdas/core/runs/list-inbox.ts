@@ -2,9 +2,15 @@ import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
-import { parseApprovalCard } from './approval-card.js';
+import type { StoredCard } from './approval-card.js';
 import type { RunDependencies } from './run-dependencies.js';
-import { unsealJson } from './sealed-json.js';
+import {
+  endRunWithUnopenableCard,
+  openStoredCard,
+  reportSealedStateRejection,
+  type UnopenableCard,
+  unopenableCard,
+} from './unopenable-card.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;
@@ -30,13 +36,22 @@ export interface InboxCard {
   pendingTools: PendingToolView[];
 }
 
-type InboxDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
-  Partial<Pick<RunDependencies, 'metrics'>>;
+/** An inbox entry: a card, or the flagged placeholder of one that cannot be opened. */
+export type InboxEntry = InboxCard | UnopenableCard;
+
+type InboxDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
+>;
 
 /**
  * The inbox: cards of runs waiting for a decision, newest first. One query per page; the
  * cards are unsealed (never the transcripts) and passed through the one pending-tools helper
  * with the viewer, so each preview meets the read gate.
+ *
+ * Failures are isolated per card: a card that cannot be opened (tampered, copied from another
+ * run, malformed) is listed as a placeholder, reported, and its run is ended; the other cards
+ * of the page render as always.
  */
 export async function listInbox(
   dependencies: InboxDependencies,
@@ -49,71 +64,102 @@ export async function listInbox(
     /** The bytes one card takes on the surface that answers. @default its JSON, UTF-8 */
     measureCard?: (card: InboxCard) => number;
   },
-): Promise<{ cards: InboxCard[]; cursor?: string }> {
+): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   if (!hasGrant(viewer, 'agent_approve'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   const page = await dependencies.runs.listWaitingCards({
     limit: options.limit,
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
-  const unsealed = await Promise.all(
-    page.cards.map(async (stored) => ({
-      stored,
-      card: parseApprovalCard(
-        await unsealJson(dependencies.sealer, 'approval-card', stored.runId, stored.sealedCard),
-      ),
-    })),
+  const opened = await Promise.all(
+    page.cards.map(async (stored) => ({ stored, opened: await openStoredCard(dependencies, stored) })),
   );
+  const unopenableRunIds = [
+    ...opened.filter((entry) => entry.opened.kind === 'unopenable').map((entry) => entry.stored.runId),
+    ...reportUnreadable(dependencies, page.unreadableRunIds ?? []),
+  ];
   // Every card's read gate starts in the same tick, so its page reads become one batch (seed 000, cost).
-  const cards = await Promise.all(
-    unsealed.map(async ({ stored, card }): Promise<InboxCard> => {
-      return {
-        runId: stored.runId,
-        owner: stored.owner,
-        label: stored.label,
-        turn: stored.turn,
-        pausedAt: stored.pausedAt,
-        expiresAt: stored.expiresAt,
-        digest: stored.digest,
-        pendingTools: await buildPendingTools({
-          card,
-          viewer,
-          tools: dependencies.tools,
-          context: { runId: stored.runId, pages: dependencies.pages },
-          logger: dependencies.logger,
+  const [entries] = await Promise.all([
+    Promise.all(
+      opened.map(
+        async ({ stored, opened: card }): Promise<{ stored: StoredCard; entry: InboxEntry }> => ({
+          stored,
+          entry:
+            card.kind === 'unopenable'
+              ? unopenableCard(stored.runId)
+              : await renderCard(dependencies, viewer, stored, card.card),
         }),
-      };
-    }),
-  );
-  const kept = keepWithinBytes(cards, options.maxBytes ?? INBOX_PAGE_MAX_BYTES, options.measureCard);
+      ),
+    ),
+    Promise.all(unopenableRunIds.map((runId) => endRunWithUnopenableCard(dependencies, runId))),
+  ]);
+  const kept = keepWithinBytes(entries, options.maxBytes ?? INBOX_PAGE_MAX_BYTES, options.measureCard);
   const withheld = kept
-    .flatMap((card) => card.pendingTools)
+    .flatMap(({ entry }) => ('pendingTools' in entry ? entry.pendingTools : []))
     .filter((call) => call.preview.status === 'withheld');
-  if (withheld.length > 0) dependencies.metrics?.count('PreviewsWithheld', withheld.length);
+  if (withheld.length > 0) dependencies.metrics.count('PreviewsWithheld', withheld.length);
   const last = kept.at(-1);
   const cursor =
-    kept.length < cards.length && last !== undefined
-      ? dependencies.runs.waitingCardCursor(last)
+    kept.length < entries.length && last !== undefined
+      ? dependencies.runs.waitingCardCursor(last.stored)
       : page.cursor;
-  return { cards: kept, ...(cursor ? { cursor } : {}) };
+  // Items that did not even parse have no place in the order: their placeholders come last.
+  const unreadable = (page.unreadableRunIds ?? []).map(unopenableCard);
+  return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
 }
 
-/** The leading cards whose sizes together stay within `maxBytes`; never fewer than one. */
-function keepWithinBytes(
-  cards: InboxCard[],
+async function renderCard(
+  dependencies: InboxDependencies,
+  viewer: UserProfile,
+  stored: StoredCard,
+  card: Parameters<typeof buildPendingTools>[0]['card'],
+): Promise<InboxCard> {
+  return {
+    runId: stored.runId,
+    owner: stored.owner,
+    label: stored.label,
+    turn: stored.turn,
+    pausedAt: stored.pausedAt,
+    expiresAt: stored.expiresAt,
+    digest: stored.digest,
+    pendingTools: await buildPendingTools({
+      card,
+      viewer,
+      tools: dependencies.tools,
+      context: { runId: stored.runId, pages: dependencies.pages },
+      logger: dependencies.logger,
+    }),
+  };
+}
+
+/** The leading entries whose sizes together stay within `maxBytes`; never fewer than one. */
+function keepWithinBytes<Entry extends { entry: InboxEntry }>(
+  entries: Entry[],
   maxBytes: number,
   measureCard: (card: InboxCard) => number = measureJson,
-): InboxCard[] {
+): Entry[] {
   let total = INBOX_PAGE_ENVELOPE_BYTES;
-  for (const [position, card] of cards.entries()) {
-    total += measureCard(card) + 1;
-    if (total > maxBytes && position > 0) return cards.slice(0, position);
+  for (const [position, { entry }] of entries.entries()) {
+    total += ('unopenable' in entry ? measureJson(entry) : measureCard(entry)) + 1;
+    if (total > maxBytes && position > 0) return entries.slice(0, position);
   }
-  return cards;
+  return entries;
 }
 
 const encoder = new TextEncoder();
 
-function measureJson(card: InboxCard): number {
-  return encoder.encode(JSON.stringify(card)).byteLength;
+function measureJson(entry: InboxEntry): number {
+  return encoder.encode(JSON.stringify(entry)).byteLength;
+}
+
+/** Card items that did not even parse are refused like a blob that does not open. */
+function reportUnreadable(dependencies: InboxDependencies, runIds: readonly string[]): readonly string[] {
+  for (const runId of runIds) {
+    reportSealedStateRejection(
+      dependencies,
+      runId,
+      new CountersignError('sealed-state-rejected', 'The stored card has an unexpected shape.'),
+    );
+  }
+  return runIds;
 }

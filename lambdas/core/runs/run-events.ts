@@ -4,12 +4,17 @@ import type { Message } from '../model.js';
 import type { StoredRun } from '../ports.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
-import { parseApprovalCard } from './approval-card.js';
 import { describeCancellation } from './describe-cancellation.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
-import { unsealJson } from './sealed-json.js';
+import {
+  endRunWithUnopenableCard,
+  openStoredCard,
+  reportSealedStateRejection,
+  type UnopenableCard,
+  unopenableCard,
+} from './unopenable-card.js';
 
 /** How often a followed run is read again while it runs. */
 export const RUN_EVENTS_POLL_INTERVAL_MS = 1_000;
@@ -47,6 +52,12 @@ export interface AwaitingApprovalEvent {
   };
 }
 
+/** The run's waiting card could not be opened: its placeholder; the run is ended, the state event follows. */
+export interface CardUnopenableEvent {
+  event: 'card_unopenable';
+  data: UnopenableCard;
+}
+
 /** The last event of every stream: where the run stands now. */
 export interface StateEvent {
   event: 'state';
@@ -61,7 +72,7 @@ export interface StateEvent {
   };
 }
 
-export type RunEvent = TurnEvent | ToolResultEvent | AwaitingApprovalEvent | StateEvent;
+export type RunEvent = TurnEvent | ToolResultEvent | AwaitingApprovalEvent | CardUnopenableEvent | StateEvent;
 
 export interface RunEventsOptions {
   /** @default RUN_EVENTS_POLL_INTERVAL_MS */
@@ -72,7 +83,10 @@ export interface RunEventsOptions {
   readonly signal?: AbortSignal;
 }
 
-type EventsDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock'>;
+type EventsDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock' | 'metrics' | 'executions'
+>;
 
 /**
  * GET /runs/{id}/events: the run as a sequence of events for its owner or an admin. The
@@ -123,6 +137,13 @@ async function* followRun(
     if (record.status === 'waiting') {
       const awaiting = await awaitingApproval(dependencies, viewer, run);
       if (awaiting) yield awaiting;
+      if (awaiting?.event === 'card_unopenable') {
+        // The run was ended: the state event tells how it stands now.
+        await endRunWithUnopenableCard(dependencies, runId);
+        run = (await dependencies.runs.getRun(runId).catch(() => undefined)) ?? run;
+        yield stateEvent(run);
+        return;
+      }
     }
     const settled = record.status === 'waiting' || TERMINAL_STATUSES.has(record.status);
     if (settled || options.signal?.aborted || dependencies.clock.now().getTime() >= deadline) {
@@ -185,13 +206,21 @@ async function awaitingApproval(
   dependencies: EventsDependencies,
   viewer: UserProfile,
   run: StoredRun,
-): Promise<AwaitingApprovalEvent | undefined> {
+): Promise<AwaitingApprovalEvent | CardUnopenableEvent | undefined> {
   const runId = run.record.runId;
-  const stored = await dependencies.runs.getCard(runId);
+  const unopenable: CardUnopenableEvent = { event: 'card_unopenable', data: unopenableCard(runId) };
+  let stored: Awaited<ReturnType<EventsDependencies['runs']['getCard']>>;
+  try {
+    stored = await dependencies.runs.getCard(runId);
+  } catch (error) {
+    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
+    reportSealedStateRejection(dependencies, runId, error);
+    return unopenable;
+  }
   if (stored?.state !== 'waiting') return undefined;
-  const card = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
-  );
+  const opened = await openStoredCard(dependencies, stored);
+  if (opened.kind === 'unopenable') return unopenable;
+  const card = opened.card;
   return {
     event: 'awaiting_approval',
     data: {

@@ -2,12 +2,18 @@ import { CountersignError, isCountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
-import { parseApprovalCard } from './approval-card.js';
+import type { StoredCard } from './approval-card.js';
 import { describeCancellation } from './describe-cancellation.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
-import type { RunStatus } from './run-record.js';
-import { unsealJson } from './sealed-json.js';
+import type { RunRecord, RunStatus } from './run-record.js';
+import {
+  endRunWithUnopenableCard,
+  openStoredCard,
+  reportSealedStateRejection,
+  type UnopenableCard,
+  unopenableCard,
+} from './unopenable-card.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees. */
 export interface RunView {
@@ -29,10 +35,14 @@ export interface RunView {
   /** Present while the run waits for a decision. */
   digest?: string;
   pendingTools?: PendingToolView[];
+  /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
+  unopenableCard?: UnopenableCard;
 }
 
-type ViewDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
-  Partial<Pick<RunDependencies, 'metrics'>>;
+type ViewDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
+>;
 
 /**
  * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
@@ -80,13 +90,19 @@ export async function viewRun(
           },
   };
   if (record.status !== 'waiting') return view;
-  const stored = await dependencies.runs.getCard(runId);
-  if (stored?.state !== 'waiting') return view;
-  const card = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
-  );
+  const stored = await readCard(dependencies, runId);
+  if (stored === undefined || (stored !== 'unopenable' && stored.state !== 'waiting')) return view;
+  const opened = stored === 'unopenable' ? undefined : await openStoredCard(dependencies, stored);
+  if (stored === 'unopenable' || opened?.kind !== 'opened') {
+    // A card that cannot be opened can never be decided: the run ends, and the view says so.
+    await endRunWithUnopenableCard(dependencies, runId);
+    return {
+      ...withRecordOf(view, await dependencies.runs.getRunRecord(runId)),
+      unopenableCard: unopenableCard(runId),
+    };
+  }
   const pendingTools = await buildPendingTools({
-    card,
+    card: opened.card,
     viewer,
     tools: dependencies.tools,
     context: { runId, pages: dependencies.pages },
@@ -101,4 +117,30 @@ export async function viewRun(
     digest: stored.digest,
     pendingTools,
   };
+}
+
+/** The view with the record's status fields as they are now (after the run was ended). */
+function withRecordOf(view: RunView, record: RunRecord | undefined): RunView {
+  if (!record) return view;
+  return {
+    ...view,
+    status: record.status,
+    updatedAt: record.updatedAt,
+    ...(record.endedAt ? { endedAt: record.endedAt } : {}),
+    ...(record.failureReason ? { failureReason: record.failureReason } : {}),
+  };
+}
+
+/** The stored card, or `unopenable` when its item does not even parse (reported here). */
+async function readCard(
+  dependencies: ViewDependencies,
+  runId: string,
+): Promise<StoredCard | 'unopenable' | undefined> {
+  try {
+    return await dependencies.runs.getCard(runId);
+  } catch (error) {
+    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
+    reportSealedStateRejection(dependencies, runId, error);
+    return 'unopenable';
+  }
 }

@@ -72,14 +72,18 @@ export function createHttpHandler(
     handle,
   ).onError(async (request) => {
     const error = request.error;
-    if (!(error instanceof CountersignError) || !error.expose) {
+    const response = errorResponse(error);
+    // Every 5xx writes one ERROR line with the request id (and the class, never the message).
+    if ((response.statusCode ?? 500) >= 500) {
       dependencies.logger.error('request failed', {
+        requestId: request.event?.requestContext?.requestId ?? 'unknown',
         routeKey: request.event?.routeKey,
+        status: response.statusCode,
         errorClass: describeErrorClass(error),
         code: error instanceof CountersignError ? error.code : undefined,
       });
     }
-    request.response = errorResponse(error);
+    request.response = response;
   }) as unknown as HttpLambdaHandler;
   return (event) => runInInvocationScope(describeHttpInvocation(event), () => handler(event));
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
-import type { InboxCard } from '../../core/runs/list-inbox.js';
+import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
+import type { UnopenableCard } from '../../core/runs/unopenable-card.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { renderArguments } from './render-arguments.js';
@@ -19,15 +20,18 @@ export function renderInboxPage(): string {
 /**
  * The cards as an HTML fragment: every value escaped, its hidden and bidi characters drawn as
  * markers and isolated in a `<bdi>`, buttons carrying the digest. `now` decides which cards
- * are shown closed (the page's script re-checks with the viewer's clock).
+ * are shown closed (the page's script re-checks with the viewer's clock). A card that cannot
+ * be opened is drawn as its flagged placeholder.
  */
 export function renderInboxCards(
-  cards: readonly InboxCard[],
+  cards: readonly InboxEntry[],
   cursor?: string,
   now: Date = new Date(),
 ): string {
   if (cards.length === 0) return '<p class="empty" data-state="empty">Nothing waits for your decision.</p>';
-  const items = cards.map((card) => renderCard(card, now)).join('\n');
+  const items = cards
+    .map((card) => ('unopenable' in card ? renderUnopenableCard(card) : renderCard(card, now)))
+    .join('\n');
   const more = cursor
     ? `<button type="button" class="more" data-cursor="${escapeHtml(cursor)}">Older cards</button>`
     : '';
@@ -67,6 +71,14 @@ function renderTime(iso: string): string {
     ? iso
     : `${at.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
   return `<time datetime="${escapeHtml(iso)}" data-when="${escapeHtml(iso)}">${showValue(fallback)}</time>`;
+}
+
+/** The flagged placeholder of a card that cannot be opened: no digest, so nothing to approve. */
+function renderUnopenableCard(card: UnopenableCard): string {
+  return `<article class="card unopenable" data-run-id="${escapeHtml(card.runId)}" data-state="unopenable">
+  <header><p class="meta">Run <code>${showValue(card.runId)}</code></p></header>
+  <p class="error" role="alert"><strong>${escapeHtml(card.message)}</strong></p>
+</article>`;
 }
 
 /** One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. */
@@ -268,6 +280,7 @@ button.approve { background: #1f7a3d; border-color: #1f7a3d; color: #fff; font-w
 button.reject { border-color: #b3261e; color: #b3261e; font-weight: 600; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin: 1rem 0;
   box-shadow: 0 1px 2px rgba(0,0,0,.04); }
+.card.unopenable { border-color: #b3261e; background: #fdf3f2; }
 .card h2 { margin: 0 0 .25rem; font-size: 1.15rem; } .meta { color: var(--muted); margin: 0; }
 .calls { padding-left: 1.25rem; } .call { margin: .75rem 0; } .tool { margin: 0 0 .25rem; }
 .label { margin: .5rem 0 .2rem; font-size: .8rem; font-weight: 600; text-transform: uppercase; letter-spacing: .04em;

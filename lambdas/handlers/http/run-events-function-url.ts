@@ -55,12 +55,18 @@ export function createRunEventsFunctionUrlHandler(options: {
       }
       // The claims as API Gateway's JWT authorizer hands them over, so readPrincipal reads them alike.
       const routeEvent = {
-        requestContext: { authorizer: { jwt: { claims: flattenClaims(claims), scopes: [] } } },
+        requestContext: {
+          requestId: event.requestContext?.requestId,
+          authorizer: { jwt: { claims: flattenClaims(claims), scopes: [] } },
+        },
         pathParameters: { id: runId },
       } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
       await options.route(routeEvent, response);
     } catch (error) {
-      options.logger.error('run events request failed', { errorClass: describeErrorClass(error) });
+      options.logger.error('run events request failed', {
+        requestId: event.requestContext?.requestId ?? 'unknown',
+        errorClass: describeErrorClass(error),
+      });
       if (!response.started()) sendError(response, 500, 'internal', 'Internal error.');
       else response.end();
     }

@@ -83,8 +83,12 @@ export function createRunEventsRoute(
       events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
     } catch (error) {
       const result = errorResponse(error);
-      if (result.statusCode === 500) {
-        dependencies.logger.error('run events refused', { errorClass: describeErrorClass(error) });
+      if ((result.statusCode ?? 500) >= 500) {
+        dependencies.logger.error('run events refused', {
+          requestId: event.requestContext?.requestId ?? 'unknown',
+          status: result.statusCode,
+          errorClass: describeErrorClass(error),
+        });
       }
       response.setHeaders(result.statusCode ?? 500, { ...(result.headers as Record<string, string>) });
       response.write(typeof result.body === 'string' ? result.body : '');
@@ -98,7 +102,10 @@ export function createRunEventsRoute(
         response.write(formatServerSentEvent(runEvent));
       }
     } catch (error) {
-      dependencies.logger.error('run events failed', { errorClass: describeErrorClass(error) });
+      dependencies.logger.error('run events failed', {
+        requestId: event.requestContext?.requestId ?? 'unknown',
+        errorClass: describeErrorClass(error),
+      });
     } finally {
       response.end();
     }

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { RunRepository, StateSealer } from '../../../lambdas/core/ports.js';
-import { silentLogger } from '../../../lambdas/core/ports.js';
+import { noMetrics, silentLogger, systemClock } from '../../../lambdas/core/ports.js';
 import { READ_GATE_CACHE_TTL_MS, ReadGatePageCache } from '../../../lambdas/core/previews/read-gate-pages.js';
 import type { ApprovalCard, StoredCard } from '../../../lambdas/core/runs/approval-card.js';
-import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
+import { type InboxCard, listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';
 import { InMemoryPageStore, type PageInput } from '../../support/in-memory-page-store.js';
@@ -95,8 +95,13 @@ function inboxOf(cards: StoredCard[], pages: InMemoryPageStore) {
     tools: new ToolRegistry([updatePageMetadataTool as Tool]),
     pages,
     logger: silentLogger,
+    metrics: noMetrics,
+    clock: systemClock,
+    executions: {} as never,
   };
-  return (viewer: UserProfile) => listInbox(dependencies, viewer, { limit: 100 });
+  // Every card here opens: the entries are cards, never placeholders.
+  return async (viewer: UserProfile) =>
+    (await listInbox(dependencies, viewer, { limit: 100 })) as { cards: InboxCard[] };
 }
 
 const reads = (pages: InMemoryPageStore) => pages.callCounts.getPage + pages.callCounts.getPages;
