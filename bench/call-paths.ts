@@ -32,6 +32,13 @@ export interface ApiAnswer {
   json: any;
 }
 
+/** What the ModelTurn step hands the state machine. */
+export interface ModelReply {
+  turn: number;
+  route: string;
+  owner: string;
+}
+
 /**
  * The suspend and resume paths of a run, each step run as a COLD Lambda container would run
  * it: fresh handlers over fresh dependencies whose envelope sealer and page store have empty
@@ -92,20 +99,24 @@ export class CallPaths {
   }
 
   /** Prepare, then ModelTurn, each in its own cold container: the run up to the model's reply. */
-  public async runToModelReply(runId: string): Promise<{ turn: number; route: string }> {
+  public async runToModelReply(runId: string): Promise<ModelReply> {
     await createStepHandlers(this.coldDependencies()).Prepare({ runId, executionId: `${runId}-bench` });
-    const reply = (await createStepHandlers(this.coldDependencies()).ModelTurn({ runId, turn: 0 })) as {
-      turn: number;
-      route: string;
-    };
-    return { turn: reply.turn, route: reply.route };
+    const reply = (await createStepHandlers(this.coldDependencies()).ModelTurn({
+      runId,
+      turn: 0,
+    })) as ModelReply;
+    return { turn: reply.turn, route: reply.route, owner: reply.owner };
   }
 
-  /** The AwaitApproval step in a cold container: from the model's reply to waiting. */
-  public async suspend(runId: string, turn: number): Promise<void> {
+  /**
+   * The AwaitApproval step in a cold container: from the model's reply to waiting, with the
+   * input the state machine gives it (the owner named by the model turn's output).
+   */
+  public async suspend(runId: string, reply: Pick<ModelReply, 'turn' | 'owner'>): Promise<void> {
     await createStepHandlers(this.coldDependencies()).AwaitApproval({
       runId,
-      turn,
+      turn: reply.turn,
+      owner: reply.owner,
       taskToken: `bench-task-token-${runId}`,
     });
   }
@@ -125,8 +136,13 @@ export class CallPaths {
       );
       const runId = (JSON.parse(String(started.body)) as { runId: string }).runId;
       await steps.Prepare({ runId, executionId: `${runId}-bench` });
-      const reply = (await steps.ModelTurn({ runId, turn: 0 })) as { turn: number };
-      await steps.AwaitApproval({ runId, turn: reply.turn, taskToken: `bench-task-token-${runId}` });
+      const reply = (await steps.ModelTurn({ runId, turn: 0 })) as ModelReply;
+      await steps.AwaitApproval({
+        runId,
+        turn: reply.turn,
+        owner: reply.owner,
+        taskToken: `bench-task-token-${runId}`,
+      });
     }
   }
 

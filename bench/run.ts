@@ -97,7 +97,7 @@ async function main(): Promise<void> {
     for (let index = 0; index < RUNS; index += 1) {
       const runId = await sample(start, () => paths.startRun(ONE_PREVIEWING_CALL));
       const reply = await paths.runToModelReply(runId);
-      await sample(suspend, () => paths.suspend(runId, reply.turn));
+      await sample(suspend, () => paths.suspend(runId, reply));
       const digest = await paths.digestOf(runId);
       const answer = await sample(resume, () => paths.decide(runId, digest));
       if (answer.statusCode !== 200) throw new Error(`a decision answered ${answer.statusCode}`);
@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     for (let index = 0; index < RUNS; index += 1) {
       const runId = await paths.startRun(FIVE_PREVIEWING_CALLS);
       const reply = await paths.runToModelReply(runId);
-      await sample(suspendFive, () => paths.suspend(runId, reply.turn));
+      await sample(suspendFive, () => paths.suspend(runId, reply));
     }
 
     await paths.fillWaitingRuns(WAITING_RUNS - RUNS);

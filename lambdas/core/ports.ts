@@ -40,6 +40,11 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
 export interface RunRepository {
   createRun(record: RunRecord, sealedState: Uint8Array): Promise<void>;
   getRun(runId: string): Promise<StoredRun | undefined>;
+  /**
+   * The run and a user's current record in ONE read round trip (the pause reads the run and
+   * its owner's rights as they are now). Either is absent when it does not exist.
+   */
+  getRunAndUser(runId: string, userId: string): Promise<{ run?: StoredRun; user?: UserProfile }>;
   /** The plaintext record only: no sealed state is fetched (no S3 read for an overflowed one). */
   getRunRecord(runId: string): Promise<RunRecord | undefined>;
   /**

@@ -47,17 +47,18 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     const reply = await paths.runToModelReply(runId);
     expect(reply.route).toBe('approval');
     runtime.calls.reset();
-    await paths.suspend(runId, reply.turn);
+    await paths.suspend(runId, reply);
     return { runId, snapshot: runtime.calls.snapshot() };
   }
 
-  it('pauses with one run read, one page read for its one preview, two writes and one KMS call', async () => {
+  it('pauses with one read of the run and its owner, one page read for its one preview, two writes and one KMS call', async () => {
     // Act
     const { runId, snapshot } = await pauseMeasured(ONE_PREVIEWING_CALL);
 
     // Assess
     expect(snapshot).toEqual({
-      'DynamoDB:GetItem': 2, // the run; the page its preview shows (seed 000)
+      'DynamoDB:BatchGetItem': 1, // the run and its owner's current record (issue #9: previews under current rights)
+      'DynamoDB:GetItem': 1, // the page its preview shows (seed 000)
       'DynamoDB:PutItem': 1, // the card with its sealed token
       'DynamoDB:UpdateItem': 1, // the run: waiting
       'EventBridge:PutEvents': 1, // "Run Awaiting Approval"
@@ -85,7 +86,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     // Prepare
     const runId = await paths.startRun(ONE_PREVIEWING_CALL);
     const reply = await paths.runToModelReply(runId);
-    await paths.suspend(runId, reply.turn);
+    await paths.suspend(runId, reply);
     const digest = await paths.digestOf(runId);
     const approverRead = await (async () => {
       runtime.calls.reset();

@@ -1,5 +1,6 @@
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEXTS } from '../../lambdas/core/texts.js';
 import {
   eventually,
   removeTestData,
@@ -121,7 +122,7 @@ describe('the run engine over HTTP in local mode', () => {
     expect((await runtime.dependencies.pages.getPage('12'))?.title).toBe('Spring campaign');
   });
 
-  it('refuses a sealed token copied onto another run, and that run stays waiting', async () => {
+  it('refuses a sealed token copied onto another run with a 410 and ends that run, never resuming it', async () => {
     // Prepare
     const first = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'one'");
     const second = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'two'");
@@ -134,11 +135,13 @@ describe('the run engine over HTTP in local mode', () => {
     const decision = await approve(runtime, second.runId, second.view.digest);
 
     // Assess
-    expect(decision.status).toBe(500);
-    expect(decision.json.error.code).toBe('sealed-state-rejected');
-    expect((await runtime.request('GET', `/runs/${second.runId}`, { as: 'editor' })).json.status).toBe(
-      'waiting',
-    );
+    // Issue #9: a card whose token cannot be opened can never be decided; the run ends failed.
+    expect(decision.status).toBe(410);
+    expect(decision.json.error).toMatchObject({ code: 'gone', message: TEXTS.cardUnopenable });
+    expect((await runtime.request('GET', `/runs/${second.runId}`, { as: 'editor' })).json).toMatchObject({
+      status: 'failed',
+      failureReason: TEXTS.cardUnopenableFailure,
+    });
     expect(await runtime.dependencies.runs.getDecision(second.runId, second.view.turn)).toBeUndefined();
     await approve(runtime, first.runId, first.view.digest);
     expect((await settle(runtime, first.runId, 'editor', first.view.turn)).status).toBe('completed');

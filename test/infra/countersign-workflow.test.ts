@@ -161,15 +161,17 @@ describe('Countersign workflow', () => {
     const handlers: Record<string, Handler> = {
       Prepare: async (input) => {
         visited.push('Prepare');
-        return { runId: input.runId, turn: 0, next: 'model' };
+        return { runId: input.runId, turn: 0, next: 'model', owner: 'owner-1' };
       },
       ModelTurn: async (input) => {
         visited.push('ModelTurn');
         const turn = Number(input.turn) + 1;
-        return { runId: input.runId, turn, route: turn === 1 ? 'approval' : 'final' };
+        return { runId: input.runId, turn, route: turn === 1 ? 'approval' : 'final', owner: 'owner-1' };
       },
-      AwaitApproval: async () => {
-        visited.push('AwaitApproval');
+      AwaitApproval: async (input) => {
+        // The owner rides along so the pause reads the run and the owner in one round trip.
+        const payload = (input.Payload ?? input) as { owner?: unknown };
+        visited.push(`AwaitApproval:${String(payload.owner)}`);
         return { approved: true };
       },
       ExecuteTools: async (input) => {
@@ -199,7 +201,7 @@ describe('Countersign workflow', () => {
     expect(visited).toEqual([
       'Prepare',
       'ModelTurn',
-      'AwaitApproval',
+      'AwaitApproval:owner-1',
       'ExecuteTools',
       'ModelTurn',
       'Finish:run-1',

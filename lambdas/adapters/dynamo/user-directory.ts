@@ -10,6 +10,11 @@ const USERS_PARTITION = 'USERS';
 const userSortKey = (userId: string): string => `USER#${userId}`;
 const USERS = { partition: USERS_PARTITION, sortKeyPrefix: 'USER#' };
 
+/** The key of a user's item (other adapters read it in a batch beside their own items). */
+export function userItemKey(userId: string): Record<string, string> {
+  return { [TABLE_LAYOUT.partitionKey]: USERS_PARTITION, [TABLE_LAYOUT.sortKey]: userSortKey(userId) };
+}
+
 /**
  * `UserDirectory` on DynamoDB: user records (grants, page and language access) in the fixed
  * partition `USERS` (item layout in `run-repository.ts`).
@@ -31,7 +36,7 @@ export class DynamoUserDirectory implements UserDirectory {
     const { Item: item } = await this.client.send(
       new GetCommand({
         TableName: this.tableName,
-        Key: { [TABLE_LAYOUT.partitionKey]: USERS_PARTITION, [TABLE_LAYOUT.sortKey]: userSortKey(userId) },
+        Key: userItemKey(userId),
       }),
     );
     return item ? parseItem(userProfileSchema, item, 'user') : undefined;

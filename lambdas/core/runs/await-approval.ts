@@ -1,4 +1,6 @@
 import { CountersignError } from '../errors.js';
+import type { UserProfile } from '../identity.js';
+import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
 import { needsApproval } from '../tools/tool.js';
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
@@ -12,6 +14,12 @@ export interface AwaitApprovalInput {
   turn: number;
   /** The Step Functions task token: a bearer secret, sealed at once and never logged. */
   taskToken: string;
+  /**
+   * The run's owner as the step input names them, so that the run and the owner's current
+   * record are read in one round trip. Only a hint: the run record says who the owner is.
+   * Absent (an execution from before the owner rode along): two reads.
+   */
+  owner?: string;
 }
 
 type AwaitDependencies = Pick<
@@ -31,7 +39,7 @@ export async function awaitApproval(
   dependencies: AwaitDependencies,
   input: AwaitApprovalInput,
 ): Promise<void> {
-  const run = await loadRun(dependencies, input.runId);
+  const { run, readOwner } = await readRunAndOwner(dependencies, input);
   const { record } = run;
   if (record.turn !== input.turn || (record.status !== 'running' && record.status !== 'waiting')) {
     throw new CountersignError(
@@ -59,9 +67,10 @@ export async function awaitApproval(
   const needsPreview = calls.some(
     (call) => call.offered && dependencies.tools.get(call.tool)?.preview !== undefined,
   );
-  const actingUser = needsPreview
-    ? (state.actingUser ?? (await dependencies.users.getUser(record.owner)))
-    : undefined;
+  // Seed 000: a preview never shows what the write could not do, so it is produced under the
+  // owner's rights as they are NOW (not as snapshotted at start). An owner who no longer exists
+  // previews with no rights at all: the tool then gives the neutral refusal the write would.
+  const actingUser = needsPreview ? ((await readOwner()) ?? withoutRights(record.owner)) : undefined;
   const callPreviews = actingUser
     ? await capturePreviews({
         calls,
@@ -136,6 +145,30 @@ export async function awaitApproval(
     tools: toolNames,
   });
   await dependencies.notifier.runAwaitingApproval({ runId: input.runId, toolNames, pausedAt });
+}
+
+/**
+ * The run and, when the step input names the owner, the owner's record in the same read (one
+ * BatchGetItem); the owner is otherwise read only when a preview needs them.
+ */
+async function readRunAndOwner(
+  dependencies: AwaitDependencies,
+  input: AwaitApprovalInput,
+): Promise<{ run: StoredRun; readOwner: () => Promise<UserProfile | undefined> }> {
+  if (input.owner === undefined) {
+    const run = await loadRun(dependencies, input.runId);
+    return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };
+  }
+  const { run, user } = await dependencies.runs.getRunAndUser(input.runId, input.owner);
+  if (!run) throw new CountersignError('not-found', 'Run not found.');
+  if (run.record.owner === input.owner) return { run, readOwner: async () => user };
+  // The input named someone else: the record decides whose rights the previews use.
+  return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };
+}
+
+/** A user who may do nothing: how a deleted owner is previewed. */
+function withoutRights(userId: string): UserProfile {
+  return { userId, displayName: '', grants: [], pageAccess: [], languageAccess: [], toolAccess: [] };
 }
 
 /**

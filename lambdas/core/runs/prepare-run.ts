@@ -16,6 +16,8 @@ export interface PrepareRunOutput {
    * `execute` or `reject` carries out a decision already on record whose delivery was lost.
    */
   next: 'model' | 'await' | 'execute' | 'reject';
+  /** The run's owner (an identifier): a re-entered pause reads their current record with the run. */
+  owner: string;
 }
 
 /**
@@ -45,7 +47,9 @@ export async function prepareRun(
       { expectStatus: ['running', 'waiting'] },
     );
   }
-  if (record.status !== 'waiting') return { runId: input.runId, turn: record.turn, next: 'model' };
+  if (record.status !== 'waiting') {
+    return { runId: input.runId, turn: record.turn, next: 'model', owner: record.owner };
+  }
   // The claim is written before the token is used: a decision on record is the decision.
   const decision = await dependencies.runs.getDecision(input.runId, record.turn);
   // A cancel took this turn's claim but did not finish: the claim is the cancel, so finish it.
@@ -54,5 +58,5 @@ export async function prepareRun(
     throw new CountersignError('conflict', 'The run was cancelled.');
   }
   const next = decision === undefined ? 'await' : decision.decision === 'approve' ? 'execute' : 'reject';
-  return { runId: input.runId, turn: record.turn, next };
+  return { runId: input.runId, turn: record.turn, next, owner: record.owner };
 }

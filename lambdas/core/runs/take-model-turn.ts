@@ -20,6 +20,8 @@ export interface ModelTurnOutput {
   runId: string;
   turn: number;
   route: ModelTurnRoute;
+  /** The run's owner (an identifier): the pause reads their current record with the run. */
+  owner: string;
 }
 
 /**
@@ -56,7 +58,7 @@ export async function takeModelTurn(
   if (record.turn > input.turn) {
     // A retried step whose first attempt already recorded the reply: answer from the state.
     const state = await unsealRunState(dependencies, run);
-    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies) };
+    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies), owner: record.owner };
   }
   if (record.status !== 'running') {
     throw new CountersignError('conflict', `The run is ${record.status}, not running.`);
@@ -64,14 +66,14 @@ export async function takeModelTurn(
   const maxTurns = Math.min(configuration.options.maxTurns, dependencies.settings.maxTurns);
   if (record.turn >= maxTurns) throw new CountersignError('model-failed', TEXTS.maxTurnsReached(maxTurns));
   if (record.turn - record.executionStartTurn >= configuration.options.turnsPerExecution) {
-    return { runId: input.runId, turn: record.turn, route: 'continue' };
+    return { runId: input.runId, turn: record.turn, route: 'continue', owner: record.owner };
   }
 
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length > 0) {
     // This turn's reply is recorded but its calls never ran (a run driven again after a
     // crash): route it again rather than ask the model twice.
-    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies) };
+    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies), owner: record.owner };
   }
   const offered = specifyAllowedTools(dependencies.tools, configuration.allowedTools);
   const offeredNames = new Set(offered.map((tool) => tool.name));
@@ -161,7 +163,7 @@ export async function takeModelTurn(
     route,
     calls: pendingCalls.length,
   });
-  return { runId: input.runId, turn: nextTurn, route };
+  return { runId: input.runId, turn: nextTurn, route, owner: record.owner };
 }
 
 function routeFor(state: RunState, dependencies: Pick<RunDependencies, 'tools'>): ModelTurnRoute {

@@ -7,7 +7,10 @@ export function createAwaitApprovalStep(dependencies: StepDependencies<typeof aw
   return defineStep(
     'AwaitApproval',
     dependencies.logger,
-    z.extend(stepInputSchema, { taskToken: z.string().check(z.minLength(1)) }),
+    z.extend(stepInputSchema, {
+      taskToken: z.string().check(z.minLength(1)),
+      owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
+    }),
     async (input) => {
       await awaitApproval(dependencies, input);
       return {};
