@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { FileBlobStore } from '../../lambdas/adapters/blob-store.js';
@@ -33,6 +34,9 @@ interface AdapterSet {
   readonly counter: AwsCallCounter;
   /** Where overflowing sealed state lands, for tampering with it. */
   readonly blobDirectory: string;
+  /** Writes an item as it is, key and all: copying or corrupting one as an attacker with table access would. */
+  putRawItem(item: Record<string, unknown>): Promise<void>;
+  deleteRawItem(key: Record<string, string>): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -52,6 +56,12 @@ async function startDynamoAdapters(): Promise<AdapterSet> {
     pages: new DynamoPageStore({ ...props, clock: fixedClock }),
     counter,
     blobDirectory,
+    putRawItem: async (item) => {
+      await dynamo.documentClient.send(new PutCommand({ TableName: dynamo.tableName, Item: item }));
+    },
+    deleteRawItem: async (key) => {
+      await dynamo.documentClient.send(new DeleteCommand({ TableName: dynamo.tableName, Key: key }));
+    },
     close: async () => {
       await dynamo.stop();
       await rm(blobDirectory, { recursive: true, force: true });
@@ -330,6 +340,87 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
         expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
         await expect(adapters.runs.closeCard('run-card-none')).resolves.toBeUndefined();
+      });
+
+      it('reads a copied card and a copied run under the run id of the key they were read under', async () => {
+        // Prepare: whole items of run-copy-source written under run-copy-target's key.
+        const card = makeCard('run-copy-source', '2026-02-02T09:00:00.000Z');
+        await adapters.runs.putCard(card);
+        await adapters.runs.createRun(makeRun('run-copy-source'), Uint8Array.from([7, 8, 9]));
+        const { sealedCard, sealedToken, ...plain } = card;
+        await adapters.putRawItem({
+          ...plain,
+          sealedCard,
+          sealedToken,
+          pk: 'RUN#run-copy-target',
+          sk: 'CARD',
+          inboxPk: 'WAITING',
+          inboxSk: `${card.pausedAt}#run-copy-source`,
+        });
+        await adapters.putRawItem({
+          ...makeRun('run-copy-source'),
+          sealedState: Uint8Array.from([7, 8, 9]),
+          pk: 'RUN#run-copy-target',
+          sk: 'RUN',
+        });
+
+        // Act
+        const copiedCard = await adapters.runs.getCard('run-copy-target');
+        const copiedRun = await adapters.runs.getRun('run-copy-target');
+        const listed = await adapters.runs.listWaitingCards({ limit: 100 });
+
+        // Assess: the id the sealer is asked to open them under is the key's, so it refuses them.
+        expect(copiedCard?.runId).toBe('run-copy-target');
+        expect(copiedRun?.record.runId).toBe('run-copy-target');
+        expect((await adapters.runs.getRunRecord('run-copy-target'))?.runId).toBe('run-copy-target');
+        expect(
+          listed.cards.filter((entry) => entry.sealedCard.length === 3).map((entry) => entry.runId),
+        ).toEqual(expect.arrayContaining(['run-copy-source', 'run-copy-target']));
+      });
+
+      it('lists a card item that does not parse as unreadable beside the others, and refuses it on a read', async () => {
+        // Prepare
+        await adapters.runs.putCard(makeCard('run-unreadable-ok', '2026-02-03T09:00:00.000Z'));
+        await adapters.putRawItem({
+          pk: 'RUN#run-unreadable',
+          sk: 'CARD',
+          inboxPk: 'WAITING',
+          inboxSk: '2026-02-03T09:00:01.000Z#run-unreadable',
+          runId: 'run-unreadable',
+          state: 'waiting',
+        });
+
+        // Act
+        const page = await adapters.runs.listWaitingCards({ limit: 100 });
+        const error = await errorOf(adapters.runs.getCard('run-unreadable'));
+
+        // Assess
+        expect(page.unreadableRunIds).toEqual(['run-unreadable']);
+        expect(page.cards.map((card) => card.runId)).toContain('run-unreadable-ok');
+        expect(error.code).toBe('sealed-state-rejected');
+      });
+
+      it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
+        // Prepare
+        await adapters.runs.createRun(makeRun('run-with-owner'), Uint8Array.from([1]));
+        await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
+        adapters.counter.reset();
+
+        // Act
+        const both = await adapters.runs.getRunAndUser('run-with-owner', 'owner-now');
+        const noUser = await adapters.runs.getRunAndUser('run-with-owner', 'owner-gone');
+        const noRun = await adapters.runs.getRunAndUser('run-never', 'owner-now');
+
+        // Assess
+        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 3 });
+        expect(both.run?.record.runId).toBe('run-with-owner');
+        expect(both.run?.sealedState).toEqual(Uint8Array.from([1]));
+        expect(both.user?.pageAccess).toEqual(['12']);
+        expect(noUser.user).toBeUndefined();
+        expect(noUser.run?.record.owner).toBe('olivia');
+        expect(noRun.run).toBeUndefined();
+        expect(noRun.user?.userId).toBe('owner-now');
+        await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
       });
 
       it('lists one page with exactly one query', async () => {
