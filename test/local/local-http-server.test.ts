@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { importJWK, SignJWT } from 'jose';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Logger } from '../../lambdas/core/ports.js';
 import {
   type LocalHttpEvent,
   type LocalHttpResult,
@@ -32,6 +33,16 @@ const echo = async (event: LocalHttpEvent): Promise<LocalHttpResult> => {
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify({ ok: true }),
   };
+};
+
+const errorLines: Array<{ message: string; fields?: Record<string, unknown> }> = [];
+const capturingLogger: Logger = {
+  debug() {},
+  info() {},
+  warn() {},
+  error(message, fields) {
+    errorLines.push({ message, ...(fields ? { fields } : {}) });
+  },
 };
 
 const routes: LocalRoute[] = [
@@ -82,7 +93,7 @@ async function signWithStoredKey(build: (jwt: SignJWT) => SignJWT): Promise<stri
 beforeAll(async () => {
   keysDirectory = await mkdtemp(path.join(tmpdir(), 'countersign-http-'));
   issuer = await LocalJwtIssuer.open({ keysDirectory });
-  server = new LocalHttpServer({ port: 0, routes, verifier: issuer });
+  server = new LocalHttpServer({ port: 0, routes, verifier: issuer, logger: capturingLogger });
   ({ url: baseUrl } = await server.start());
 });
 
@@ -318,6 +329,11 @@ describe('LocalHttpServer', () => {
     expect(JSON.parse(failedText)).toEqual({ error: { code: 'internal', message: 'Internal error.' } });
     expect(failedText).not.toContain('hunter2');
     expect(next.status).toBe(200);
+    // One ERROR line with the request id the client saw, and nothing of the message.
+    const lines = errorLines.filter((line) => line.fields?.routeKey === 'GET /explode');
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.fields?.requestId).toBe(failed.headers.get('apigw-requestid'));
+    expect(JSON.stringify(errorLines)).not.toContain('hunter2');
   });
 
   it('streams server-sent events from a streaming route', async () => {
