@@ -4,7 +4,7 @@ import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
 import { needsApproval } from '../tools/tool.js';
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
-import { loadRun, unsealRunState } from './load-run.js';
+import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { sealJson } from './sealed-json.js';
 import { computeTurnDigest } from './turn-digest.js';
@@ -159,9 +159,12 @@ async function readRunAndOwner(
     const run = await loadRun(dependencies, input.runId);
     return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };
   }
-  const { run, user } = await dependencies.runs.getRunAndUser(input.runId, input.owner);
+  const owner = input.owner;
+  const { run, user } = await reportingRefusal(dependencies, input.runId, () =>
+    dependencies.runs.getRunAndUser(input.runId, owner),
+  );
   if (!run) throw new CountersignError('not-found', 'Run not found.');
-  if (run.record.owner === input.owner) return { run, readOwner: async () => user };
+  if (run.record.owner === owner) return { run, readOwner: async () => user };
   // The input named someone else: the record decides whose rights the previews use.
   return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };
 }

@@ -7,12 +7,29 @@ import { reportSealedStateRejection } from './unopenable-card.js';
 
 /** Reads a run or fails with `not-found`: a step for a run that does not exist is a bug, not input. */
 export async function loadRun(
-  dependencies: Pick<RunDependencies, 'runs'>,
+  dependencies: Pick<RunDependencies, 'runs'> & Partial<Pick<RunDependencies, 'logger' | 'metrics'>>,
   runId: string,
 ): Promise<StoredRun> {
-  const run = await dependencies.runs.getRun(runId);
+  // An overflowed state whose blob is missing or does not match its pointer is refused here.
+  const run = await reportingRefusal(dependencies, runId, () => dependencies.runs.getRun(runId));
   if (!run) throw new CountersignError('not-found', 'Run not found.');
   return run;
+}
+
+/** Runs a read of a run's sealed data; a `sealed-state-rejected` is reported, then passed on. */
+export async function reportingRefusal<Result>(
+  dependencies: Partial<Pick<RunDependencies, 'logger' | 'metrics'>>,
+  runId: string,
+  read: () => Promise<Result>,
+): Promise<Result> {
+  try {
+    return await read();
+  } catch (error) {
+    if (isCountersignError(error, 'sealed-state-rejected') && dependencies.logger) {
+      reportSealedStateRejection({ ...dependencies, logger: dependencies.logger }, runId, error);
+    }
+    throw error;
+  }
 }
 
 /**
@@ -23,7 +40,7 @@ export async function unsealRunState(
   dependencies: Pick<RunDependencies, 'sealer'> & Partial<Pick<RunDependencies, 'logger' | 'metrics'>>,
   run: StoredRun,
 ): Promise<RunState> {
-  try {
+  return reportingRefusal(dependencies, run.record.runId, async () => {
     const state = parseRunState(
       await unsealJson(dependencies.sealer, 'run-state', run.record.runId, run.sealedState),
     );
@@ -31,10 +48,5 @@ export async function unsealRunState(
       throw new CountersignError('sealed-state-rejected', 'The sealed run state belongs to another run.');
     }
     return state;
-  } catch (error) {
-    if (isCountersignError(error, 'sealed-state-rejected') && dependencies.logger) {
-      reportSealedStateRejection({ ...dependencies, logger: dependencies.logger }, run.record.runId, error);
-    }
-    throw error;
-  }
+  });
 }

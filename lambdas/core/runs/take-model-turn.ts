@@ -58,7 +58,12 @@ export async function takeModelTurn(
   if (record.turn > input.turn) {
     // A retried step whose first attempt already recorded the reply: answer from the state.
     const state = await unsealRunState(dependencies, run);
-    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies), owner: record.owner };
+    return {
+      runId: input.runId,
+      turn: record.turn,
+      route: routeFor(state, dependencies),
+      owner: record.owner,
+    };
   }
   if (record.status !== 'running') {
     throw new CountersignError('conflict', `The run is ${record.status}, not running.`);
@@ -73,7 +78,12 @@ export async function takeModelTurn(
   if (state.pendingCalls.length > 0) {
     // This turn's reply is recorded but its calls never ran (a run driven again after a
     // crash): route it again rather than ask the model twice.
-    return { runId: input.runId, turn: record.turn, route: routeFor(state, dependencies), owner: record.owner };
+    return {
+      runId: input.runId,
+      turn: record.turn,
+      route: routeFor(state, dependencies),
+      owner: record.owner,
+    };
   }
   const offered = specifyAllowedTools(dependencies.tools, configuration.allowedTools);
   const offeredNames = new Set(offered.map((tool) => tool.name));

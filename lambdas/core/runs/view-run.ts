@@ -4,7 +4,7 @@ import { buildPendingTools, type PendingToolView } from '../previews/build-pendi
 import { TEXTS } from '../texts.js';
 import type { StoredCard } from './approval-card.js';
 import { describeCancellation } from './describe-cancellation.js';
-import { unsealRunState } from './load-run.js';
+import { reportingRefusal, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunRecord, RunStatus } from './run-record.js';
 import {
@@ -53,16 +53,19 @@ export async function viewRun(
   viewer: UserProfile,
   runId: string,
 ): Promise<RunView> {
-  const run = await dependencies.runs.getRun(runId);
+  const run = await readRun(dependencies, runId);
   if (!run || (run.record.owner !== viewer.userId && !isAdmin(viewer))) {
     throw new CountersignError('not-found', TEXTS.runNotFound);
   }
-  const { record } = run;
-  const state = await unsealRunState(dependencies, run).catch((error: unknown) => {
-    // A refused state must not hide the run's status and failure reason from its owner.
-    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
-    throw error;
-  });
+  const { record, sealedState } = run;
+  const state =
+    sealedState === undefined
+      ? undefined
+      : await unsealRunState(dependencies, { record, sealedState }).catch((error: unknown) => {
+          // A refused state must not hide the run's status and failure reason from its owner.
+          if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
+          throw error;
+        });
   const view: RunView = {
     runId,
     owner: record.owner,
@@ -117,6 +120,20 @@ export async function viewRun(
     digest: stored.digest,
     pendingTools,
   };
+}
+
+/** The run; when its sealed state is refused before it can even be read (overflow), the record alone. */
+async function readRun(
+  dependencies: ViewDependencies,
+  runId: string,
+): Promise<{ record: RunRecord; sealedState?: Uint8Array } | undefined> {
+  try {
+    return await reportingRefusal(dependencies, runId, () => dependencies.runs.getRun(runId));
+  } catch (error) {
+    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
+    const record = await dependencies.runs.getRunRecord(runId);
+    return record ? { record } : undefined;
+  }
 }
 
 /** The view with the record's status fields as they are now (after the run was ended). */
