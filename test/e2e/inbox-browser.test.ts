@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import {
   eventually,
@@ -300,10 +301,18 @@ describe('the inbox page in headless Chromium', () => {
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'stale in the tab'");
     const { page } = await openInbox(runtime.url, runtime.tokens.approver);
     await cardOf(page, runId).waitFor();
-    // The pending action changes after the approver loaded the card.
+    // The pending action changes after the approver loaded the card: a new turn digest, sealed
+    // into the card as a real pause seals it (a plaintext digest alone no longer matches its card).
     const stored = await runtime.dependencies.runs.getCard(runId);
     if (!stored) throw new Error('no card');
-    await runtime.dependencies.runs.putCard({ ...stored, digest: `sha256:${'0'.repeat(64)}` });
+    const { sealer } = runtime.dependencies;
+    const sealedCard = (await unsealJson(sealer, 'approval-card', runId, stored.sealedCard)) as object;
+    const digest = `sha256:${'0'.repeat(64)}`;
+    await runtime.dependencies.runs.putCard({
+      ...stored,
+      digest,
+      sealedCard: await sealJson(sealer, 'approval-card', runId, { ...sealedCard, digest }),
+    });
 
     // Act
     await cardOf(page, runId).locator('button.approve').click();
