@@ -121,7 +121,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     // Prepare
     const runId = await paths.startRun(FIVE_PREVIEWING_CALLS);
     const reply = await paths.runToModelReply(runId);
-    await paths.suspend(runId, reply.turn);
+    await paths.suspend(runId, reply);
     runtime.calls.reset();
 
     // Act

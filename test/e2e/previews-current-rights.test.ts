@@ -1,7 +1,5 @@
-import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_USER_ID, CallPaths, ONE_PREVIEWING_CALL } from '../../bench/call-paths.js';
-import { userItemKey } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { PAGE_NOT_AVAILABLE } from '../../lambdas/core/pages.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { type ResponseJson, useTestRuntime } from '../support/local-runtime.js';
@@ -62,9 +60,7 @@ describe('previews under the owner’s rights at pause, not at start (issue #9, 
   it('previews the same neutral refusal when the owner was deleted after the start', async () => {
     // Act
     const card = await pauseAfter(async () => {
-      await runtime.dynamo.documentClient.send(
-        new DeleteCommand({ TableName: runtime.dynamo.tableName, Key: userItemKey(BENCH_USER_ID) }),
-      );
+      expect(await runtime.dependencies.users.deleteUser(BENCH_USER_ID)).toBe(true);
     });
     await restoreOwner();
 

@@ -11,14 +11,6 @@ describe('Countersign least privilege', () => {
 
   const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
 
-  it('grants StopExecution on its own executions to the four card surfaces only', () => {
-    // Act
-    const stoppers = synthesized.rolesGranted('states:StopExecution');
-
-    // Assess
-    expect(stoppers).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
-  });
-
   it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
     // Prepare
     const expected = rolesOf('api-decision');
@@ -44,20 +36,24 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
-  it('grants StopExecution to api-runs only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs and the card surfaces only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statement = synthesized
-      .statementsOf(synthesized.roleOf('api-runs'))
-      .find((candidate) => candidate.Action === 'states:StopExecution');
-
-    // Assess: POST /runs/{id}/cancel; no other function may stop a run
-    expect(roles).toEqual(rolesOf('api-runs'));
-    const resource = JSON.stringify(statement?.Resource);
-    expect(resource).toContain(':execution:');
-    expect(resource).toMatch(
-      /:execution:",\{"Fn::GetAtt":\["CountersignWorkflowStateMachine\w+","Name"\]\},":\*"\]\]\}$/,
+    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
+
+    // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
+    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
+    for (const statement of statements) {
+      const resource = JSON.stringify(statement?.Resource);
+      expect(resource).toContain(':execution:');
+      expect(resource).toMatch(
+        /:execution:",\{"Fn::GetAtt":\["CountersignWorkflowStateMachine\w+","Name"\]\},":\*"\]\]\}$/,
+      );
+    }
   });
 
   it('scopes the state machine StartExecution to its own name, without a reference cycle', () => {
