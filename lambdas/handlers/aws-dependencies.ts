@@ -95,7 +95,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
       metrics,
     ),
-    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),
+    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
@@ -106,6 +106,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       approvalTimeoutSeconds: environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS,
       maxTurns: environment.COUNTERSIGN_MAX_TURNS,
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
+      policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
     },
     newId: () => crypto.randomUUID(),
   };

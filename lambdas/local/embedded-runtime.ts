@@ -21,6 +21,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import { markRunExpired } from '../core/runs/end-run.js';
@@ -28,7 +29,7 @@ import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
-import { localSkillsMaxBytes } from '../handlers/config.js';
+import { localPolicyFloor, localSkillsMaxBytes } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
@@ -68,6 +69,11 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /**
+   * The deployment-wide policy floor (the construct's `policyFloor` prop, locally).
+   * @default - COUNTERSIGN_POLICY_FLOOR (JSON), else the default floor
+   */
+  readonly policyFloor?: PolicyFloorInput;
 }
 
 export interface EmbeddedRuntime {
@@ -144,7 +150,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
       callCounter: calls,
     }),
-    configurations: new DynamoConfigurationRepository({ client, tableName }),
+    configurations: new DynamoConfigurationRepository({ client, tableName, logger }),
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
@@ -169,6 +175,8 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400,
       maxTurns: 50,
       skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
+      policyFloor:
+        options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
     },
     newId: () => crypto.randomUUID(),
   };

@@ -3,6 +3,7 @@ import { hasGrant, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
+import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
 
@@ -28,10 +29,14 @@ export interface InboxCard {
   expiresAt: string;
   digest: string;
   pendingTools: PendingToolView[];
+  /** k-of-n progress, when the turn needs more than one approver. */
+  approvals?: CardPolicyView['approvals'];
+  /** Why this viewer may not approve (rejecting stays open); absent when they may. */
+  approveRefusal?: string;
 }
 
 type InboxDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
-  Partial<Pick<RunDependencies, 'metrics'>>;
+  Partial<Pick<RunDependencies, 'metrics' | 'settings'>>;
 
 /**
  * The inbox: cards of runs waiting for a decision, newest first. One query per page; the
@@ -67,6 +72,15 @@ export async function listInbox(
   // Every card's read gate starts in the same tick, so its page reads become one batch (seed 000, cost).
   const cards = await Promise.all(
     unsealed.map(async ({ stored, card }): Promise<InboxCard> => {
+      const policyView = await describeCardPolicy({
+        stored,
+        card,
+        viewer,
+        tools: dependencies.tools,
+        pages: dependencies.pages,
+        logger: dependencies.logger,
+        floor: dependencies.settings?.policyFloor,
+      });
       return {
         runId: stored.runId,
         owner: stored.owner,
@@ -82,6 +96,7 @@ export async function listInbox(
           context: { runId: stored.runId, pages: dependencies.pages },
           logger: dependencies.logger,
         }),
+        ...policyView,
       };
     }),
   );

@@ -1,6 +1,7 @@
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
+import type { PolicyFloor } from '../policy/policy-floor.js';
 import type {
   Clock,
   Logger,
@@ -24,6 +25,8 @@ export interface RunSettings {
   skillsMaxBytes?: number;
   /** Overrides the model's context window, in tokens (tests; models the table does not know). */
   contextWindowTokens?: number;
+  /** The deployment's policy floor; every configuration's policy is raised to it. @default - DEFAULT_POLICY_FLOOR */
+  policyFloor?: PolicyFloor;
 }
 
 /**

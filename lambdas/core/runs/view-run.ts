@@ -1,8 +1,9 @@
 import { CountersignError, isCountersignError } from '../errors.js';
-import { isAdmin, type UserProfile } from '../identity.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
+import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunStatus } from './run-record.js';
@@ -26,10 +27,14 @@ export interface RunView {
   /** Present while the run waits for a decision. */
   digest?: string;
   pendingTools?: PendingToolView[];
+  /** k-of-n progress while waiting, when the turn needs more than one approver. */
+  approvals?: CardPolicyView['approvals'];
+  /** Why this viewer may not approve the waiting turn; absent when they may. */
+  approveRefusal?: string;
 }
 
 type ViewDependencies = Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'pages' | 'logger'> &
-  Partial<Pick<RunDependencies, 'metrics'>>;
+  Partial<Pick<RunDependencies, 'metrics' | 'settings'>>;
 
 /**
  * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
@@ -90,11 +95,25 @@ export async function viewRun(
   });
   const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
   if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
+  const policyView = await describeCardPolicy({
+    stored,
+    card,
+    viewer,
+    tools: dependencies.tools,
+    pages: dependencies.pages,
+    logger: dependencies.logger,
+    floor: dependencies.settings?.policyFloor,
+  });
   return {
     ...view,
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
     pendingTools,
+    ...(policyView.approvals ? { approvals: policyView.approvals } : {}),
+    // Only a viewer who could decide is told why they may not approve.
+    ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
+      ? { approveRefusal: policyView.approveRefusal }
+      : {}),
   };
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { configurationSchema, taskSchema } from '../../core/configurations.js';
+import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
@@ -95,9 +95,9 @@ async function getAdmin(
 ): Promise<unknown | undefined> {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.getConfiguration(id);
+      return withUnknownKeys(await dependencies.configurations.inspectConfiguration(id));
     case 'tasks':
-      return dependencies.configurations.getTask(id);
+      return withUnknownKeys(await dependencies.configurations.inspectTask(id));
     case 'users':
       return dependencies.users.getUser(id);
     case 'pages':
@@ -108,14 +108,26 @@ async function getAdmin(
 async function listAdmin(dependencies: AdminDependencies, name: AdminCollection): Promise<unknown[]> {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.listConfigurations();
+      return (await dependencies.configurations.inspectConfigurations()).map(withUnknownKeys);
     case 'tasks':
-      return dependencies.configurations.listTasks();
+      return (await dependencies.configurations.inspectTasks()).map(withUnknownKeys);
     case 'users':
       return dependencies.users.listUsers();
     case 'pages':
       return (await dependencies.pages.listPages({ limit: 100 })).pages;
   }
+}
+
+/**
+ * A stored record with `unknownKeys` beside its fields when it carries keys today's schema does
+ * not know: reported to the admin, never reinterpreted. A PUT refuses the field, so the admin
+ * rewrites the record on purpose.
+ */
+function withUnknownKeys<Value extends object>(
+  report: StoredRecordReport<Value> | undefined,
+): (Value & { unknownKeys?: string[] }) | undefined {
+  if (!report) return undefined;
+  return report.unknownKeys.length > 0 ? { ...report.value, unknownKeys: report.unknownKeys } : report.value;
 }
 
 async function putAdmin(
