@@ -27,6 +27,14 @@ const adminCollections = {
 
 type AdminCollection = keyof typeof adminCollections;
 
+/** The PUT body of each admin collection: strict at every depth (an unknown key is a 400 naming its path). */
+export const ADMIN_BODY_SCHEMAS = {
+  configurations: z.strictObject(configurationSchema.shape),
+  tasks: z.strictObject(taskSchema.shape),
+  users: z.strictObject(userProfileSchema.shape),
+  pages: z.strictObject(pageSchema.shape),
+} as const;
+
 const NO_SUCH_RESOURCE = 'No such admin resource.';
 const MAX_ID_LENGTH = 200;
 
@@ -57,8 +65,8 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
     return { statusCode: 200, json: item };
   }
   if (method === 'PUT' && id !== undefined) {
-    const { schema, idField } = adminCollections[name];
-    const item = parseInput(z.strictObject(schema.shape), request.body, 'body') as Record<string, unknown>;
+    const { idField } = adminCollections[name];
+    const item = parseInput(ADMIN_BODY_SCHEMAS[name], request.body, 'body') as Record<string, unknown>;
     if (item[idField] !== id) {
       throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
         field: `body.${idField}`,
