@@ -72,15 +72,25 @@ export async function listInbox(
   // Every card's read gate starts in the same tick, so its page reads become one batch (seed 000, cost).
   const cards = await Promise.all(
     unsealed.map(async ({ stored, card }): Promise<InboxCard> => {
-      const policyView = await describeCardPolicy({
-        stored,
-        card,
-        viewer,
-        tools: dependencies.tools,
-        pages: dependencies.pages,
-        logger: dependencies.logger,
-        floor: dependencies.settings?.policyFloor,
-      });
+      // The policy's record checks and the previews' read gate share one batch of page reads.
+      const [pendingTools, policyView] = await Promise.all([
+        buildPendingTools({
+          card,
+          viewer,
+          tools: dependencies.tools,
+          context: { runId: stored.runId, pages: dependencies.pages },
+          logger: dependencies.logger,
+        }),
+        describeCardPolicy({
+          stored,
+          card,
+          viewer,
+          tools: dependencies.tools,
+          pages: dependencies.pages,
+          logger: dependencies.logger,
+          floor: dependencies.settings?.policyFloor,
+        }),
+      ]);
       return {
         runId: stored.runId,
         owner: stored.owner,
@@ -89,13 +99,7 @@ export async function listInbox(
         pausedAt: stored.pausedAt,
         expiresAt: stored.expiresAt,
         digest: stored.digest,
-        pendingTools: await buildPendingTools({
-          card,
-          viewer,
-          tools: dependencies.tools,
-          context: { runId: stored.runId, pages: dependencies.pages },
-          logger: dependencies.logger,
-        }),
+        pendingTools,
         ...policyView,
       };
     }),

@@ -86,24 +86,26 @@ export async function viewRun(
   const card = parseApprovalCard(
     await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
   );
-  const pendingTools = await buildPendingTools({
-    card,
-    viewer,
-    tools: dependencies.tools,
-    context: { runId, pages: dependencies.pages },
-    logger: dependencies.logger,
-  });
+  const [pendingTools, policyView] = await Promise.all([
+    buildPendingTools({
+      card,
+      viewer,
+      tools: dependencies.tools,
+      context: { runId, pages: dependencies.pages },
+      logger: dependencies.logger,
+    }),
+    describeCardPolicy({
+      stored,
+      card,
+      viewer,
+      tools: dependencies.tools,
+      pages: dependencies.pages,
+      logger: dependencies.logger,
+      floor: dependencies.settings?.policyFloor,
+    }),
+  ]);
   const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
   if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
-  const policyView = await describeCardPolicy({
-    stored,
-    card,
-    viewer,
-    tools: dependencies.tools,
-    pages: dependencies.pages,
-    logger: dependencies.logger,
-    floor: dependencies.settings?.policyFloor,
-  });
   return {
     ...view,
     pausedAt: stored.pausedAt,
