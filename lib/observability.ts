@@ -123,6 +123,8 @@ export const APPLICATION_METRICS = [
   'SealedCardBytes',
   'StaleDigestRefusals',
   'GateRefusals',
+  'StartRefusals',
+  'Approvals',
   'RunsWaiting',
   'OldestWaitingRunAge',
 ] as const;
@@ -348,7 +350,8 @@ export class CountersignObservability extends Construct {
           this.graph('Runs', ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsSuspended']),
           this.graph(
             'Decisions',
-            [],
+            // Approvals: each k-of-n approval recorded (short of K or the K-th).
+            ['Approvals'],
             [
               this.metric('Decisions', { dimensions: { outcome: 'approve' }, label: 'approve' }),
               this.metric('Decisions', { dimensions: { outcome: 'reject' }, label: 'reject' }),
@@ -386,10 +389,11 @@ export class CountersignObservability extends Construct {
           ),
           this.graph(
             'Refusals',
-            ['StaleDigestRefusals'],
+            ['StaleDigestRefusals', 'StartRefusals'],
             [
               this.metric('GateRefusals', { dimensions: { gate: 'tool' }, label: 'gate: tool' }),
               this.metric('GateRefusals', { dimensions: { gate: 'four-eyes' }, label: 'gate: four-eyes' }),
+              this.metric('GateRefusals', { dimensions: { gate: 'record' }, label: 'gate: record' }),
             ],
           ),
         ],
