@@ -29,10 +29,12 @@ import {
   resolveIdentityGroupGrants,
 } from './identity-group-grants.js';
 import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
+import { type CountersignPolicyFloor, resolvePolicyFloor } from './policy-floor-props.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
 export type { HandlerName, ModelProvider, OpenAiCompatibleEndpoint } from './functions.js';
+export type { CountersignPolicyFloor } from './policy-floor-props.js';
 
 /** Properties of the {@link Countersign} construct. */
 export interface CountersignProps {
@@ -138,6 +140,14 @@ export interface CountersignProps {
    * @default - see ALARM_THRESHOLD_DEFAULTS in lib/observability.ts (24 hours, 5 s p99, 20 %, 300000 bytes)
    */
   readonly alarmThresholds?: CountersignAlarmThresholds;
+  /**
+   * The approval policy floor every configuration is raised to (four-eyes, four-eyes tools,
+   * required approvals, decision gate); a configuration may tighten it, never loosen it.
+   * See docs/approvers.md, "Policy".
+   *
+   * @default - four-eyes per configuration, no four-eyes tools, 1 approval, the `tool` gate
+   */
+  readonly policyFloor?: CountersignPolicyFloor;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */
@@ -423,6 +433,7 @@ function resolveSettings(props: CountersignProps): ResolvedSettings {
     toolsModulePath: resolveToolsModule(props.toolsModule),
     skillsMaxBytes,
     maxTurns,
+    policyFloor: resolvePolicyFloor(props.policyFloor),
   };
 }
 

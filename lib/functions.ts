@@ -11,6 +11,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
+import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { CountersignData, DataAccess } from './data.js';
 
 /** The Lambda handlers, one per file in `lambdas/handlers/`. */
@@ -58,6 +59,8 @@ export interface CountersignFunctionsProps {
   readonly toolsModulePath: string;
   readonly skillsMaxBytes: number;
   readonly maxTurns: number;
+  /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
+  readonly policyFloor: PolicyFloor;
   /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
   readonly serviceName: string;
   /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
@@ -323,6 +326,7 @@ export class CountersignFunctions extends Construct {
       COUNTERSIGN_BEDROCK_MODEL_ID: props.bedrockModelId,
       COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
       COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
+      COUNTERSIGN_POLICY_FLOOR: JSON.stringify(props.policyFloor),
       // Powertools Logger and Metrics read their service name and level from these.
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,

@@ -126,6 +126,8 @@ export const APPLICATION_METRICS = [
   'StaleDigestRefusals',
   'GateRefusals',
   'SealedStateRejections',
+  'StartRefusals',
+  'Approvals',
   'RunsWaiting',
   'OldestWaitingRunAge',
 ] as const;
@@ -363,7 +365,8 @@ export class CountersignObservability extends Construct {
           ]),
           this.graph(
             'Decisions',
-            [],
+            // Approvals: each k-of-n approval recorded (short of K or the K-th).
+            ['Approvals'],
             [
               this.metric('Decisions', { dimensions: { outcome: 'approve' }, label: 'approve' }),
               this.metric('Decisions', { dimensions: { outcome: 'reject' }, label: 'reject' }),
@@ -401,10 +404,11 @@ export class CountersignObservability extends Construct {
           ),
           this.graph(
             'Refusals',
-            ['StaleDigestRefusals', 'SealedStateRejections'],
+            ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
             [
               this.metric('GateRefusals', { dimensions: { gate: 'tool' }, label: 'gate: tool' }),
               this.metric('GateRefusals', { dimensions: { gate: 'four-eyes' }, label: 'gate: four-eyes' }),
+              this.metric('GateRefusals', { dimensions: { gate: 'record' }, label: 'gate: record' }),
             ],
           ),
         ],

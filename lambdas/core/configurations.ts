@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
+import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
 
 const identifier = z
@@ -11,7 +13,9 @@ const identifier = z
 
 export const MODEL_PROVIDER_NAMES = ['bedrock', 'openai-compatible', 'scripted'] as const;
 
-export const configurationOptionsSchema = z.object({
+// Strict at every depth: a misspelt option (`four_eyes`) is a 400 naming its path, never a
+// silently ignored key that leaves a safeguard off.
+export const configurationOptionsSchema = z.strictObject({
   /** Model turns a run may take before it ends as failed. */
   maxTurns: z._default(z.number().check(z.int(), z.gte(1), z.lte(200)), 12),
   /** Model turns one execution may take before the run continues as a new execution. */
@@ -20,6 +24,10 @@ export const configurationOptionsSchema = z.object({
   temperature: z._default(z.number().check(z.gte(0), z.lte(2)), 0),
   /** Four-eyes: the run's owner may not approve their own run. */
   fourEyes: z._default(z.boolean(), false),
+  /** Distinct approvers a write turn needs (k-of-n); the deployment's floor may raise it. */
+  requiredApprovals: z._default(requiredApprovalsSchema, 1),
+  /** `record`: approving also needs the approver to pass each call's record check. */
+  decisionGate: z._default(z.enum(DECISION_GATES), 'tool'),
   /** Whether an approver's rejection reason is passed on to the model. */
   revealRejectionReason: z._default(z.boolean(), false),
 });
@@ -28,7 +36,7 @@ export const configurationOptionsSchema = z.object({
  * An LLM configuration: which provider and model, the system prompt, and which tools the
  * model is offered.
  */
-export const configurationSchema = z.object({
+export const configurationSchema = z.strictObject({
   configurationId: identifier,
   label: z.string().check(z.minLength(1), z.maxLength(200)),
   provider: z.enum(MODEL_PROVIDER_NAMES),
@@ -40,16 +48,20 @@ export const configurationSchema = z.object({
   ),
   options: z._default(configurationOptionsSchema, configurationOptionsSchema.parse({})),
   skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
+  /** Who may start runs with it. @default - every holder of `agent_run` */
+  startAccess: z.optional(startAccessSchema),
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 
 /** A task: a prompt template (`{{input}}` is replaced by the run input) on a configuration. */
-export const taskSchema = z.object({
+export const taskSchema = z.strictObject({
   taskId: identifier,
   label: z.string().check(z.minLength(1), z.maxLength(200)),
   configurationId: identifier,
   promptTemplate: z.string().check(z.minLength(1), z.maxLength(20_000)),
   skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
+  /** Who may start runs of it, on top of its configuration's list. @default - every holder of `agent_run` */
+  startAccess: z.optional(startAccessSchema),
 });
 export type Task = z.infer<typeof taskSchema>;
 
@@ -59,8 +71,25 @@ export function renderPrompt(task: Task, input: string): string {
     : `${task.promptTemplate}\n\n${input}`;
 }
 
+/**
+ * A stored record as the admin sees it: its value under today's schema, and the keys the
+ * schema does not know (dotted paths). Such keys are reported, never guessed into known ones.
+ */
+export interface StoredRecordReport<Value> {
+  value: Value;
+  unknownKeys: string[];
+}
+
 /** Port: configurations and tasks (records in DynamoDB, administered over the admin API). */
 export interface ConfigurationRepository {
+  /** Like `getConfiguration`, with the unknown keys the stored record carries. */
+  inspectConfiguration(configurationId: string): Promise<StoredRecordReport<Configuration> | undefined>;
+  inspectTask(taskId: string): Promise<StoredRecordReport<Task> | undefined>;
+  /** Every configuration, with its unknown keys. */
+  inspectConfigurationsPage(
+    options: PageRequest,
+  ): Promise<{ items: StoredRecordReport<Configuration>[]; cursor?: string }>;
+  inspectTasksPage(options: PageRequest): Promise<{ items: StoredRecordReport<Task>[]; cursor?: string }>;
   getConfiguration(configurationId: string): Promise<Configuration | undefined>;
   getTask(taskId: string): Promise<Task | undefined>;
   putConfiguration(configuration: Configuration): Promise<void>;

@@ -19,6 +19,8 @@ export const userProfileSchema = z.object({
   languageAccess: z._default(accessListSchema, []),
   /** Tools whose writes this user may release as an approver (tool-level authority). */
   toolAccess: z._default(accessListSchema, []),
+  /** Groups the user belongs to (data, like grants): configuration access lists may name them. */
+  groups: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
 });
 
 /**

@@ -1,5 +1,5 @@
 import type { UserProfile } from './identity.js';
-import type { DecisionRecord, StoredCard } from './runs/approval-card.js';
+import type { ApprovalRecord, DecisionRecord, StoredCard } from './runs/approval-card.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
@@ -31,6 +31,13 @@ export interface WaitingCardsPage {
 export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
 
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
+
+/**
+ * `recorded`: the approval is on record (now or from an earlier request) and `approvedBy` is
+ * everyone who has approved the turn, sorted. `card-moved`: the card no longer waits at that
+ * turn and digest, so the approval counts for nothing.
+ */
+export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kind: 'card-moved' };
 
 /**
  * Port: runs, their sealed state, approval cards and decisions. DynamoDB deployed and
@@ -74,6 +81,12 @@ export interface RunRepository {
   /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */
   claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
   getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;
+  /**
+   * k-of-n: claims one approver's approval of a waiting turn (a repeat is a no-op) and adds
+   * the approver to the card's tally, atomically and only while the card waits at the
+   * approval's turn and digest. It never delivers anything: the decision claim does.
+   */
+  recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
 }
 
 /** Port: users, their grants and their page and language access. */

@@ -50,7 +50,14 @@ export const TEXTS = {
     `You are signed in as "${userId}", but countersign has no user record for you, and a run acts as its owner's record (page, language and tool access). Ask an admin to create it: PUT /admin/users/${userId}.`,
   gateToolRefused: (tool: string, writes: boolean) =>
     `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,
-  gateFourEyes: 'Decision gate refused: four-eyes is on for this configuration, and you started this run.',
+  gateFourEyes: 'Decision gate refused: four-eyes applies to this turn, and you started this run.',
+  gateRecordRefused: (tool: string) =>
+    `Decision gate refused: this configuration decides per record, and you hold no permission on the record a "${tool}" call writes. You may still reject.`,
+  startAccessRefused: (what: string) => `You are not on the access list of ${what}: ask an admin to add you.`,
+  approvalProgress: (count: number, required: number, approvers: readonly string[]) =>
+    `${count} of ${required} approvals${approvers.length > 0 ? ` — approved by ${approvers.join(', ')}` : ''}`,
+  approvalRecorded: (count: number, required: number) =>
+    `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,
   toolInvalidArguments: (tool: string, problem: string) =>

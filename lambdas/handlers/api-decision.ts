@@ -4,7 +4,10 @@ import type { HttpLambdaHandler } from './http/http-route.js';
 
 let api: HttpLambdaHandler | undefined;
 
-/** Lambda entry point of the HTTP API's `decision` route: the sealer, Step Functions and the tools (which calls would run), no model. */
+/**
+ * Lambda entry point of the HTTP API's `decision` route: the sealer, Step Functions and the
+ * tools (which calls would run; the `record` decision gate asks each write tool's record check), no model.
+ */
 export const handler: HttpLambdaHandler = (event) => {
   api ??= createDecisionApi({
     ...awsBaseDependencies(),

@@ -95,7 +95,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
       metrics,
     ),
-    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),
+    configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
@@ -107,6 +107,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       maxTurns: environment.COUNTERSIGN_MAX_TURNS,
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
       identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
+      policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
     },
     newId: () => crypto.randomUUID(),
   };

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../core/schema-messages.js';
+import { DEFAULT_POLICY_FLOOR, type PolicyFloor, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
@@ -59,6 +60,25 @@ const environmentSchema = z.object({
   COUNTERSIGN_MAX_TURNS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 50),
   // Unset: no identity-provider group gives a grant (fail closed); the construct always sets it.
   COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
+  // The policy floor as JSON (the construct writes it from its props). Unset means the default
+  // floor; set but malformed fails the cold start: a floor must never silently become none.
+  COUNTERSIGN_POLICY_FLOOR: z._default(
+    z.pipe(
+      z.pipe(
+        z.string(),
+        z.transform((value: string, context) => {
+          try {
+            return JSON.parse(value) as unknown;
+          } catch {
+            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+            return z.NEVER;
+          }
+        }),
+      ),
+      policyFloorSchema,
+    ),
+    DEFAULT_POLICY_FLOOR,
+  ),
 });
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
@@ -106,6 +126,23 @@ export function readEventsEndpointEnvironment(
 /** The events endpoint's token settings, validated once per container. */
 export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
   return readEventsEndpointEnvironment(process.env);
+}
+
+/** The policy floor for local mode (`npm start`), from the same variable the Lambdas get. */
+export function localPolicyFloor(): PolicyFloor {
+  return readEnvironmentPolicyFloor(process.env);
+}
+
+/** Reads `COUNTERSIGN_POLICY_FLOOR` alone; throws naming the variable when it is malformed. */
+export function readEnvironmentPolicyFloor(environment: Record<string, string | undefined>): PolicyFloor {
+  const parsed = environmentSchema.shape.COUNTERSIGN_POLICY_FLOOR.safeParse(
+    environment.COUNTERSIGN_POLICY_FLOOR,
+  );
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues
+    .map((issue) => `${['COUNTERSIGN_POLICY_FLOOR', ...issue.path.map(String)].join('.')}: ${issue.message}`)
+    .join('; ');
+  throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
 /** `skills.maxBytes` for local mode (`npm start`), read from the same variable the Lambdas get. */

@@ -5,13 +5,15 @@ import type { UserDirectory } from '../core/ports.js';
 
 /**
  * The demo users of local mode, one per kind of person the product serves: an editor who
- * starts runs, an approver with rights on the demo pages, an operations approver without
- * page rights (who sees cards but not what a write would replace), and an admin.
+ * starts runs, two approvers with rights on the demo pages (a two-approver configuration needs
+ * both), an operations approver without page rights (who sees cards but not what a write would
+ * replace, and under the record gate may reject but not approve), and an admin.
  */
 export const DEMO_USERS: readonly UserProfile[] = [
   {
     userId: 'editor',
     displayName: 'Eda Editor',
+    groups: ['marketing'],
     grants: ['agent_run'],
     pageAccess: ['12', '14'],
     languageAccess: ['en', 'de'],
@@ -20,6 +22,15 @@ export const DEMO_USERS: readonly UserProfile[] = [
   {
     userId: 'approver',
     displayName: 'Abe Approver',
+    grants: ['agent_approve'],
+    pageAccess: ['12', '14', '20'],
+    languageAccess: '*',
+    toolAccess: ['update_page_metadata'],
+  },
+  {
+    // A second approver with the same rights, so a two-approver (k-of-n) turn can be released.
+    userId: 'reviewer',
+    displayName: 'Rhea Reviewer',
     grants: ['agent_approve'],
     pageAccess: ['12', '14', '20'],
     languageAccess: '*',
@@ -100,6 +111,8 @@ export const DEMO_CONFIGURATIONS: readonly Configuration[] = [
       maxTokens: 2048,
       temperature: 0,
       fourEyes: false,
+      requiredApprovals: 1,
+      decisionGate: 'tool',
       revealRejectionReason: true,
     },
     skillIds: [],
@@ -117,9 +130,53 @@ export const DEMO_CONFIGURATIONS: readonly Configuration[] = [
       maxTokens: 2048,
       temperature: 0,
       fourEyes: true,
+      requiredApprovals: 1,
+      decisionGate: 'tool',
       revealRejectionReason: false,
     },
     skillIds: [],
+  },
+  {
+    // k-of-n: two distinct approvers, neither of them the run's owner, release a write.
+    configurationId: 'demo-two-approvers',
+    label: 'Page assistant, two approvers (scripted model)',
+    provider: 'scripted',
+    model: 'scripted-v1',
+    systemPrompt: 'You maintain the metadata of the website pages.',
+    allowedTools: ALL_PAGE_TOOLS,
+    options: {
+      maxTurns: 12,
+      turnsPerExecution: 40,
+      maxTokens: 2048,
+      temperature: 0,
+      fourEyes: true,
+      requiredApprovals: 2,
+      decisionGate: 'tool',
+      revealRejectionReason: false,
+    },
+    skillIds: [],
+  },
+  {
+    // The record gate: only approvers who may see the page a write touches may release it
+    // (ops-approver may still reject). Only the marketing group may start runs with it.
+    configurationId: 'demo-record-gate',
+    label: 'Page assistant, record-level gate (scripted model)',
+    provider: 'scripted',
+    model: 'scripted-v1',
+    systemPrompt: 'You maintain the metadata of the website pages.',
+    allowedTools: ALL_PAGE_TOOLS,
+    options: {
+      maxTurns: 12,
+      turnsPerExecution: 40,
+      maxTokens: 2048,
+      temperature: 0,
+      fourEyes: false,
+      requiredApprovals: 1,
+      decisionGate: 'record',
+      revealRejectionReason: true,
+    },
+    skillIds: [],
+    startAccess: { grants: [], groups: ['marketing'], users: [] },
   },
 ];
 

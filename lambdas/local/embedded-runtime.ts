@@ -21,6 +21,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
@@ -29,7 +30,7 @@ import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
-import { localIdentityGroupGrants, localSkillsMaxBytes } from '../handlers/config.js';
+import { localIdentityGroupGrants, localPolicyFloor, localSkillsMaxBytes } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
@@ -74,6 +75,11 @@ export interface EmbeddedRuntimeOptions {
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
    */
   readonly identityGroupGrants?: IdentityGroupGrants;
+  /**
+   * The deployment-wide policy floor (the construct's `policyFloor` prop, locally).
+   * @default - COUNTERSIGN_POLICY_FLOOR (JSON), else the default floor
+   */
+  readonly policyFloor?: PolicyFloorInput;
 }
 
 export interface EmbeddedRuntime {
@@ -154,7 +160,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
       callCounter: calls,
     }),
-    configurations: new DynamoConfigurationRepository({ client, tableName }),
+    configurations: new DynamoConfigurationRepository({ client, tableName, logger }),
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
@@ -180,6 +186,8 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       maxTurns: 50,
       skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
+      policyFloor:
+        options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
     },
     newId: () => crypto.randomUUID(),
   };

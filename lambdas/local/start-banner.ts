@@ -11,6 +11,7 @@ export function tokenVariableOf(userId: string): string {
 const ROLES: Record<string, string> = {
   editor: 'starts runs (agent_run) on pages 12 and 14',
   approver: 'approves (agent_approve), rights on the demo pages: sees previews',
+  reviewer: 'a second approver: with approver, releases demo-two-approvers runs',
   'ops-approver': 'approves (agent_approve), no page rights: previews withheld',
   admin: 'administers everything (admin)',
 };

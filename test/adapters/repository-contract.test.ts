@@ -519,6 +519,58 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         });
         expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
       });
+
+      it('tallies k-of-n approvals once per approver, only while the card waits at that turn and digest', async () => {
+        // Prepare
+        const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
+        await adapters.runs.putCard(card);
+        const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
+          runId: 'run-tally',
+          turn: overrides.turn ?? card.turn,
+          digest: overrides.digest ?? card.digest,
+          approvedBy,
+          approvedAt: '2026-03-01T11:00:00.000Z',
+        });
+
+        // Act
+        const first = await adapters.runs.recordApproval(approval('alice'));
+        const repeated = await adapters.runs.recordApproval(approval('alice'));
+        const second = await adapters.runs.recordApproval(approval('bob'));
+        const staleDigest = await adapters.runs.recordApproval(approval('carol', { digest: 'c'.repeat(64) }));
+        const otherTurn = await adapters.runs.recordApproval(approval('carol', { turn: card.turn + 1 }));
+        const stored = await adapters.runs.getCard('run-tally');
+        await adapters.runs.closeCard('run-tally');
+        const afterClose = await adapters.runs.recordApproval(approval('dave'));
+
+        // Assess
+        expect(first).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+        expect(repeated).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+        expect(second).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+        expect(staleDigest).toEqual({ kind: 'card-moved' });
+        expect(otherTurn).toEqual({ kind: 'card-moved' });
+        expect(afterClose).toEqual({ kind: 'card-moved' });
+        expect(stored?.approvedBy).toEqual(['alice', 'bob']);
+      });
+
+      it('keeps the tally when a card is written again (a re-entered wait)', async () => {
+        // Prepare
+        const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
+        await adapters.runs.putCard(card);
+        await adapters.runs.recordApproval({
+          runId: 'run-reentered',
+          turn: card.turn,
+          digest: card.digest,
+          approvedBy: 'alice',
+          approvedAt: '2026-03-01T11:00:00.000Z',
+        });
+        const existing = await adapters.runs.getCard('run-reentered');
+
+        // Act
+        await adapters.runs.putCard({ ...(existing as StoredCard), sealedToken: Uint8Array.from([9]) });
+
+        // Assess
+        expect((await adapters.runs.getCard('run-reentered'))?.approvedBy).toEqual(['alice']);
+      });
     });
 
     describe('users', () => {

@@ -117,7 +117,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       ['a digest that is not a string', 'body.digest', { digest: 42, decision: 'approve' }],
       ['an oversized digest', 'body.digest', { digest: 'd'.repeat(201), decision: 'approve' }],
       ['an oversized reason', 'body.reason', { digest: 'x', decision: 'reject', reason: 'r'.repeat(2001) }],
-      ['an unknown field', 'body', { digest: 'x', decision: 'approve', approvedBy: 'me' }],
+      ['an unknown field', 'body.approvedBy', { digest: 'x', decision: 'approve', approvedBy: 'me' }],
       ['a JSON array', 'body', []],
     ])('answers 400 for %s, naming %s', async (_name, field, body) => {
       // Prepare
@@ -530,7 +530,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it.each([
       ['an unknown grant', 'body.grants.0', { ...user, grants: ['superuser'] }],
-      ['a misspelt access field', 'body', { ...user, toolsAccess: ['x'] }],
+      ['a misspelt access field', 'body.toolsAccess', { ...user, toolsAccess: ['x'] }],
       ['an id that differs from the path', 'body.userId', { ...user, userId: 'someone-else' }],
       ['a page access that is neither a list nor "*"', 'body.pageAccess', { ...user, pageAccess: 'all' }],
     ])('answers 400 for %s, naming %s', async (_name, field, body) => {

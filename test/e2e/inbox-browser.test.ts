@@ -327,22 +327,19 @@ describe('the inbox page in headless Chromium', () => {
     await page.close();
   });
 
-  it('shows a refused gate (403) and leaves the run waiting', async () => {
+  it('shows a refused gate before anyone clicks: Approve disabled with the reason, Reject open, the run waiting', async () => {
     // Prepare: the admin started a four-eyes run and may not approve it themselves.
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'own run'", {
       as: 'admin',
       configurationId: 'demo-four-eyes',
     });
+
+    // Act
     const { page } = await openInbox(runtime.url, runtime.tokens.admin);
     await cardOf(page, runId).waitFor();
 
-    // Act
-    await cardOf(page, runId).locator('button.approve').click();
-    const status = await cardStatus(page, runId);
-
     // Assess
-    expect(status).toBe(TEXTS.gateFourEyes);
-    expect(await cardOf(page, runId).getAttribute('data-state')).toBe('refused');
+    expect(await cardOf(page, runId).locator('.approve-refusal').textContent()).toBe(TEXTS.gateFourEyes);
     expect(await cardOf(page, runId).locator('button.reject').isEnabled()).toBe(true);
     expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
     expect((await runtime.request('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');

@@ -23,7 +23,7 @@ describe('bad input to the run API', () => {
       name: 'an unknown field',
       body: { taskId: 'page-metadata', input: 'x', owner: 'admin' },
       status: 400,
-      message: /unknown field\(s\) owner/,
+      message: /^body.owner: unknown field/,
     },
     {
       name: 'an unknown task',

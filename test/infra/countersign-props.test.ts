@@ -2,9 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { App, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
+import { readEnvironmentPolicyFloor } from '../../lambdas/handlers/config.js';
 import { Countersign, type CountersignProps } from '../../lib/countersign.js';
 
 function buildCountersign(props: CountersignProps | ((stack: Stack) => CountersignProps)): Countersign {
@@ -52,6 +54,22 @@ describe('Countersign props validation', () => {
     [{ removalPolicy: 'keep' as RemovalPolicy }, /removalPolicy "keep" is not a RemovalPolicy value/],
     [{ modelProvider: 'openai-compatible' as const }, /'openai-compatible' needs openAiCompatible/],
     [{ toolsModule: 'does/not/exist.ts' }, /toolsModule "does\/not\/exist.ts" does not exist/],
+    [
+      { policyFloor: { fourEyes: 'sometimes' as never } },
+      /policyFloor.fourEyes "sometimes" is invalid; use 'always'/,
+    ],
+    [
+      { policyFloor: { requiredApprovals: 0 } },
+      /policyFloor.requiredApprovals 0 is invalid; use a whole number from 1 to 10/,
+    ],
+    [
+      { policyFloor: { decisionGate: 'page' as never } },
+      /policyFloor.decisionGate "page" is invalid; use 'tool' or 'record'/,
+    ],
+    [
+      { policyFloor: { fourEyesTools: ['update page'] } },
+      /policyFloor.fourEyesTools "update page" is invalid/,
+    ],
   ])('refuses %o with a message that quotes the value and says how to fix it', (props, message) => {
     // Act
     const build = () => buildCountersign(props);
@@ -113,5 +131,28 @@ describe('Countersign props validation', () => {
 
     // Assess
     expect(build).not.toThrow();
+  });
+
+  it('hands the policy floor to every function through the validated config module', () => {
+    // Prepare
+    const policyFloor = {
+      fourEyes: 'always',
+      fourEyesTools: ['update_page_metadata'],
+      requiredApprovals: 2,
+      decisionGate: 'record',
+    } as const;
+
+    // Act
+    const countersign = buildCountersign({ policyFloor });
+
+    // Assess: each function's variable reads back, through the Lambdas' config module, as the props
+    const functions = Template.fromStack(Stack.of(countersign)).findResources('AWS::Lambda::Function');
+    const floors = Object.values(functions)
+      .map((resource) => resource.Properties?.Environment?.Variables?.COUNTERSIGN_POLICY_FLOOR)
+      .filter((value): value is string => typeof value === 'string');
+    expect(floors.length).toBe(Object.keys(countersign.functions).length);
+    for (const floor of floors) {
+      expect(readEnvironmentPolicyFloor({ COUNTERSIGN_POLICY_FLOOR: floor })).toEqual(policyFloor);
+    }
   });
 });

@@ -15,6 +15,7 @@ describe('the npm start banner', () => {
     expect(exported).toEqual([
       ['COUNTERSIGN_EDITOR_TOKEN', 'token-of-editor'],
       ['COUNTERSIGN_APPROVER_TOKEN', 'token-of-approver'],
+      ['COUNTERSIGN_REVIEWER_TOKEN', 'token-of-reviewer'],
       ['COUNTERSIGN_OPS_APPROVER_TOKEN', 'token-of-ops-approver'],
       ['COUNTERSIGN_ADMIN_TOKEN', 'token-of-admin'],
     ]);

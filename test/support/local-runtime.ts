@@ -44,6 +44,7 @@ export async function startTestRuntime(
     approvalTimeoutSeconds?: number;
     extraTools?: Parameters<typeof startEmbeddedRuntime>[0]['extraTools'];
     openAiCompatible?: { baseUrl: string; apiKey: string };
+    policyFloor?: Parameters<typeof startEmbeddedRuntime>[0]['policyFloor'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -60,6 +61,8 @@ export async function startTestRuntime(
     ...(options.approvalTimeoutSeconds ? { approvalTimeoutSeconds: options.approvalTimeoutSeconds } : {}),
     ...(options.extraTools ? { extraTools: options.extraTools } : {}),
     ...(options.openAiCompatible ? { openAiCompatible: options.openAiCompatible } : {}),
+    // The default floor unless a test sets one: a COUNTERSIGN_POLICY_FLOOR in the shell must not leak in.
+    policyFloor: options.policyFloor ?? {},
   });
   return {
     ...runtime,

@@ -5,12 +5,15 @@ import {
   type Configuration,
   type ConfigurationRepository,
   configurationSchema,
+  type StoredRecordReport,
   type Task,
   taskSchema,
 } from '../../core/configurations.js';
-import type { PageRequest } from '../../core/ports.js';
+import { CountersignError } from '../../core/errors.js';
+import type { Logger, PageRequest } from '../../core/ports.js';
+import { parseWithUnknownKeys } from '../../core/unknown-keys.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
-import { parseItem, withoutUndefined } from './item-codec.js';
+import { withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
@@ -45,18 +48,48 @@ const TASKS: RecordKind<typeof taskSchema> = {
 export class DynamoConfigurationRepository implements ConfigurationRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
+  private readonly logger: Logger | undefined;
 
-  public constructor(props: Pick<DynamoRepositoryProps, 'client' | 'tableName'>) {
+  /**
+   * @param props.logger where a stored record with unknown keys is reported on every read
+   *   @default - not reported on reads (the admin GET still names the keys)
+   */
+  public constructor(
+    props: Pick<DynamoRepositoryProps, 'client' | 'tableName'> & { readonly logger?: Logger },
+  ) {
     this.client = props.client;
     this.tableName = props.tableName;
+    this.logger = props.logger;
   }
 
-  public getConfiguration(configurationId: string): Promise<Configuration | undefined> {
+  public async getConfiguration(configurationId: string): Promise<Configuration | undefined> {
+    return (await this.inspectConfiguration(configurationId))?.value;
+  }
+
+  public async getTask(taskId: string): Promise<Task | undefined> {
+    return (await this.inspectTask(taskId))?.value;
+  }
+
+  public inspectConfiguration(
+    configurationId: string,
+  ): Promise<StoredRecordReport<Configuration> | undefined> {
     return this.get(CONFIGURATIONS, configurationId);
   }
 
-  public getTask(taskId: string): Promise<Task | undefined> {
+  public inspectTask(taskId: string): Promise<StoredRecordReport<Task> | undefined> {
     return this.get(TASKS, taskId);
+  }
+
+  public inspectConfigurationsPage(
+    options: PageRequest,
+  ): Promise<{ items: StoredRecordReport<Configuration>[]; cursor?: string }> {
+    return this.listPage(CONFIGURATIONS, options);
+  }
+
+  public inspectTasksPage(
+    options: PageRequest,
+  ): Promise<{ items: StoredRecordReport<Task>[]; cursor?: string }> {
+    return this.listPage(TASKS, options);
   }
 
   public async putConfiguration(configuration: Configuration): Promise<void> {
@@ -69,20 +102,24 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     await this.put(TASKS, parsed.taskId, parsed);
   }
 
-  public listConfigurations(): Promise<Configuration[]> {
-    return this.list(CONFIGURATIONS);
+  public async listConfigurations(): Promise<Configuration[]> {
+    return (await this.list(CONFIGURATIONS)).map((report) => report.value);
   }
 
-  public listTasks(): Promise<Task[]> {
-    return this.list(TASKS);
+  public async listTasks(): Promise<Task[]> {
+    return (await this.list(TASKS)).map((report) => report.value);
   }
 
-  public listConfigurationsPage(options: PageRequest): Promise<{ items: Configuration[]; cursor?: string }> {
-    return this.listPage(CONFIGURATIONS, options);
+  public async listConfigurationsPage(
+    options: PageRequest,
+  ): Promise<{ items: Configuration[]; cursor?: string }> {
+    const page = await this.listPage(CONFIGURATIONS, options);
+    return { ...page, items: page.items.map((report) => report.value) };
   }
 
-  public listTasksPage(options: PageRequest): Promise<{ items: Task[]; cursor?: string }> {
-    return this.listPage(TASKS, options);
+  public async listTasksPage(options: PageRequest): Promise<{ items: Task[]; cursor?: string }> {
+    const page = await this.listPage(TASKS, options);
+    return { ...page, items: page.items.map((report) => report.value) };
   }
 
   public deleteConfiguration(configurationId: string): Promise<boolean> {
@@ -103,11 +140,32 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
   private async get<Schema extends zc.$ZodType>(
     kind: RecordKind<Schema>,
     id: string,
-  ): Promise<z.output<Schema> | undefined> {
+  ): Promise<StoredRecordReport<z.output<Schema>> | undefined> {
     const { Item: item } = await this.client.send(
       new GetCommand({ TableName: this.tableName, Key: this.key(kind, id) }),
     );
-    return item ? parseItem(kind.schema, item, kind.what) : undefined;
+    return item ? this.read(kind, item) : undefined;
+  }
+
+  /** A stored item through the strict schema: its key attributes aside, unknown keys are reported. */
+  private read<Schema extends zc.$ZodType>(
+    kind: RecordKind<Schema>,
+    item: Record<string, unknown>,
+  ): StoredRecordReport<z.output<Schema>> {
+    const { [TABLE_LAYOUT.partitionKey]: _partition, [TABLE_LAYOUT.sortKey]: _sort, ...fields } = item;
+    const parsed = parseWithUnknownKeys(kind.schema, fields);
+    if (parsed.kind === 'invalid') {
+      throw new CountersignError('internal', `A stored ${kind.what} has an unexpected shape.`, {
+        expose: false,
+      });
+    }
+    if (parsed.unknownKeys.length > 0) {
+      this.logger?.warn(`stored ${kind.what} has unknown keys`, {
+        id: String(_sort).slice(kind.sortKeyPrefix.length),
+        unknownKeys: parsed.unknownKeys,
+      });
+    }
+    return { value: parsed.value, unknownKeys: parsed.unknownKeys };
   }
 
   private async put(kind: RecordKind<zc.$ZodType>, id: string, value: object): Promise<void> {
@@ -119,17 +177,19 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
     );
   }
 
-  private async list<Schema extends zc.$ZodType>(kind: RecordKind<Schema>): Promise<z.output<Schema>[]> {
+  private async list<Schema extends zc.$ZodType>(
+    kind: RecordKind<Schema>,
+  ): Promise<StoredRecordReport<z.output<Schema>>[]> {
     const items = await queryWholePartition(this.client, this.tableName, kind.partition);
-    return items.map((item) => parseItem(kind.schema, item, kind.what));
+    return items.map((item) => this.read(kind, item));
   }
 
   private async listPage<Schema extends zc.$ZodType>(
     kind: RecordKind<Schema>,
     options: PageRequest,
-  ): Promise<{ items: z.output<Schema>[]; cursor?: string }> {
+  ): Promise<{ items: StoredRecordReport<z.output<Schema>>[]; cursor?: string }> {
     const page = await queryPartitionPage(this.client, this.tableName, kind, options);
-    return { ...page, items: page.items.map((item) => parseItem(kind.schema, item, kind.what)) };
+    return { ...page, items: page.items.map((item) => this.read(kind, item)) };
   }
 
   private async delete(kind: RecordKind<zc.$ZodType>, id: string): Promise<boolean> {

@@ -10,6 +10,7 @@
  * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while `state = waiting`:  |
  * |               |                   |                             | `inboxPk = WAITING`, `inboxSk = <pausedAt>#<runId>` |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
+ * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -32,14 +33,16 @@ import {
 import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
+import { DECISION_GATES } from '../../core/policy/policy-floor.js';
 import type {
+  ApprovalOutcome,
   ClaimOutcome,
   ConditionalOutcome,
   RunRepository,
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
-import type { CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
+import type { ApprovalRecord, CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
 import { type RunRecord, type RunStatus, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {
@@ -95,6 +98,15 @@ const storedCardSchema = z.object({
   toolNames: z.array(z.string()),
   writeToolNames: z.array(z.string()),
   fourEyes: z.boolean(),
+  requiredApprovals: z.optional(z.number().check(z.int(), z.gte(1))),
+  decisionGate: z.optional(z.enum(DECISION_GATES)),
+  // A string set in DynamoDB (ADD keeps one entry per approver); an array in the core.
+  approvedBy: z.optional(
+    z.pipe(
+      z.union([z.array(z.string()), z.instanceof(Set)]),
+      z.transform((value: string[] | Set<unknown>) => [...value].map(String).sort()),
+    ),
+  ),
   revealRejectionReason: z.boolean(),
   state: z.enum(['waiting', 'decided']),
   sealedCard: binarySchema,
@@ -110,16 +122,27 @@ const decisionRecordSchema = z.object({
   decidedAt: z.string(),
   reason: z.optional(z.string()),
   // The audit shape belongs to the core; the adapter checks only that it is a list of calls.
+  approvedBy: z.optional(z.array(z.string())),
   cardShown: z.custom<CardShown>(
     (value) =>
       typeof value === 'object' && value !== null && Array.isArray((value as { calls?: unknown }).calls),
   ),
 });
 
+const approvalRecordSchema = z.object({
+  runId: z.string().check(z.minLength(1)),
+  turn: z.number().check(z.int(), z.nonnegative()),
+  digest: z.string().check(z.minLength(1)),
+  approvedBy: z.string().check(z.minLength(1)),
+  approvedAt: z.string(),
+});
+
 const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
 
 const runPartition = (runId: string): string => `RUN#${runId}`;
 const decisionSortKey = (turn: number): string => `DECISION#${String(turn).padStart(6, '0')}`;
+const approvalSortKey = (turn: number, userId: string): string =>
+  `APPROVAL#${String(turn).padStart(6, '0')}#${userId}`;
 
 /**
  * `RunRepository` on DynamoDB: runs with their sealed state, approval cards (and the inbox
@@ -311,7 +334,7 @@ export class DynamoRunRepository implements RunRepository {
   }
 
   public async putCard(card: StoredCard): Promise<void> {
-    const parsed = storedCardSchema.parse(card);
+    const { approvedBy, ...parsed } = storedCardSchema.parse(card);
     const inboxAttributes =
       parsed.state === 'waiting'
         ? { [INBOX.partitionKey]: WAITING_PARTITION, [INBOX.sortKey]: `${parsed.pausedAt}#${parsed.runId}` }
@@ -321,6 +344,8 @@ export class DynamoRunRepository implements RunRepository {
         TableName: this.tableName,
         Item: {
           ...parsed,
+          // DynamoDB refuses an empty set: nobody has approved means no attribute.
+          ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
           ...inboxAttributes,
           [PK]: runPartition(parsed.runId),
           [SK]: CARD_SORT_KEY,
@@ -447,6 +472,58 @@ export class DynamoRunRepository implements RunRepository {
       });
     }
     return { kind: 'already-decided', existing };
+  }
+
+  public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
+    const parsed = approvalRecordSchema.parse(approval);
+    assertTurn(parsed.turn);
+    try {
+      // The audit record first: an approval that counts is always on record.
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: {
+            ...parsed,
+            [PK]: runPartition(parsed.runId),
+            [SK]: approvalSortKey(parsed.turn, parsed.approvedBy),
+          },
+          ConditionExpression: 'attribute_not_exists(#pk)',
+          ExpressionAttributeNames: { '#pk': PK },
+        }),
+      );
+    } catch (error) {
+      // The same approver approving again: the first record stands, the tally below is idempotent.
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+    try {
+      const { Attributes: card } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { [PK]: runPartition(parsed.runId), [SK]: CARD_SORT_KEY },
+          UpdateExpression: 'ADD #approvedBy :approver',
+          ConditionExpression: '#state = :waiting AND #turn = :turn AND #digest = :digest',
+          ExpressionAttributeNames: {
+            '#approvedBy': 'approvedBy',
+            '#state': 'state',
+            '#turn': 'turn',
+            '#digest': 'digest',
+          },
+          ExpressionAttributeValues: {
+            ':approver': new Set([parsed.approvedBy]),
+            ':waiting': 'waiting',
+            ':turn': parsed.turn,
+            ':digest': parsed.digest,
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const tally = card?.approvedBy;
+      const approvedBy = tally instanceof Set ? [...tally].map(String).sort() : [parsed.approvedBy];
+      return { kind: 'recorded', approvedBy };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'card-moved' };
+      throw error;
+    }
   }
 
   public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {

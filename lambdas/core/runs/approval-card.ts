@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
+import type { DecisionGate } from '../policy/policy-floor.js';
 
 /**
  * What an approver's card needs, sealed apart from the transcript so that rendering the
@@ -54,6 +55,12 @@ export interface StoredCard {
   /** Names of the tools in the turn that write (the gate checks the approver may run each). */
   writeToolNames: string[];
   fourEyes: boolean;
+  /** Distinct approvers the turn needs (k-of-n). Absent on cards paused before k-of-n: 1. */
+  requiredApprovals?: number;
+  /** Absent on cards paused before the record gate: `tool`. */
+  decisionGate?: DecisionGate;
+  /** Who has approved this turn so far (k-of-n), sorted. Absent: nobody yet. */
+  approvedBy?: string[];
   revealRejectionReason: boolean;
   state: 'waiting' | 'decided';
   sealedCard: Uint8Array;
@@ -82,6 +89,21 @@ export interface DecisionRecord {
   decidedAt: string;
   reason?: string;
   cardShown: CardShown;
+  /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
+  approvedBy?: string[];
+}
+
+/**
+ * One approver's approval of one turn (k-of-n): claimed once per (run, turn, approver) with a
+ * conditional write and kept for the audit. It names the digest it approved, so every approval
+ * that counts toward a delivery is bound to the same turn.
+ */
+export interface ApprovalRecord {
+  runId: string;
+  turn: number;
+  digest: string;
+  approvedBy: string;
+  approvedAt: string;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
+import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
 import { needsApproval } from '../tools/tool.js';
@@ -107,6 +108,17 @@ export async function awaitApproval(
         .map((call) => call.tool),
     ),
   ];
+  // The run's policy raised to the floor as it is now, with this turn's write tools (a tool the
+  // floor names forces four-eyes); the decision raises it to the floor once more.
+  const policy = applyPolicyFloor(
+    {
+      fourEyes: record.policy.fourEyes,
+      requiredApprovals: record.policy.requiredApprovals ?? 1,
+      decisionGate: record.policy.decisionGate ?? 'tool',
+    },
+    dependencies.settings.policyFloor,
+    writeToolNames,
+  );
   const storedCard: StoredCard = {
     runId: input.runId,
     owner: record.owner,
@@ -118,7 +130,9 @@ export async function awaitApproval(
     expiresAt,
     toolNames,
     writeToolNames,
-    fourEyes: record.policy.fourEyes,
+    fourEyes: policy.fourEyes,
+    requiredApprovals: policy.requiredApprovals,
+    decisionGate: policy.decisionGate,
     revealRejectionReason: record.policy.revealRejectionReason,
     state: 'waiting',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),

@@ -1,9 +1,11 @@
 import * as z from 'zod/mini';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { allows, hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import { hasGrant, type UserProfile } from '../identity.js';
+import type { TurnPolicy } from '../policy/policy-floor.js';
 import { TEXTS } from '../texts.js';
 import type { ApprovalCard, CardShown, Decision, DecisionRecord, StoredCard } from './approval-card.js';
 import { isNothingRunnable } from './call-runnability.js';
+import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
 import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
@@ -17,18 +19,34 @@ export const decisionRequestSchema = z.strictObject({
 });
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 
-export type DecisionOutcome = {
-  kind: 'decided';
-  runId: string;
-  turn: number;
-  decision: Decision;
-  /** True when this request repeated a decision already on record (same answer). */
-  repeated: boolean;
-};
+export type DecisionOutcome =
+  | {
+      kind: 'decided';
+      runId: string;
+      turn: number;
+      decision: Decision;
+      /** True when this request repeated a decision already on record (same answer). */
+      repeated: boolean;
+    }
+  | {
+      /** k-of-n: this approval is on record, and the turn still needs more distinct approvers. */
+      kind: 'approval-recorded';
+      runId: string;
+      turn: number;
+      approvals: ApprovalTally;
+      message: string;
+    };
+
+/** How far a k-of-n turn is: who has approved, out of how many needed. */
+export interface ApprovalTally {
+  count: number;
+  required: number;
+  approvedBy: string[];
+}
 
 type DecideDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'executions' | 'tools' | 'clock' | 'logger' | 'metrics' | 'settings'
+  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics' | 'settings' | 'tools' | 'pages'
 >;
 
 /**
@@ -42,8 +60,11 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
 /**
  * An approver's decision on a waiting turn (seed 000, DESIGN "Decisions"). Order matters:
  * 1. seeing the card needs `agent_approve`; the digest must name the turn that was reviewed;
- * 2. approving also passes the decision gate (tool-level authority, four-eyes), and needs at
- *    least one call that would run: a card whose every call is unusable can only be rejected;
+ * 2. approving also passes the decision gate (tool-level authority, four-eyes, and with the
+ *    `record` gate each write call's record check) under the card's policy raised to the floor;
+ *    approving needs at least one call that would run (a card whose every call is unusable can
+ *    only be rejected); with k-of-n (K > 1) each approval is claimed and tallied, and only the
+ *    K-th goes on;
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  */
@@ -73,10 +94,29 @@ export async function decideRun(
     dependencies.metrics.count('StaleDigestRefusals');
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
-  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies);
-  const approvalCard = await openCard(dependencies, card);
-  if (request.decision === 'approve' && isNothingRunnable(approvalCard.pendingCalls, dependencies.tools)) {
-    throw new CountersignError('forbidden', TEXTS.nothingToApprove);
+  const policy = effectiveTurnPolicy(card, dependencies.settings.policyFloor);
+  const approvalCard = memoize(() => openCard(dependencies, card));
+  if (request.decision === 'approve') {
+    await assertDecisionGate(dependencies, principal, card, policy, approvalCard);
+    // A card whose every call is unusable can only be rejected (issue #9).
+    if (isNothingRunnable((await approvalCard()).pendingCalls, dependencies.tools))
+      throw new CountersignError('forbidden', TEXTS.nothingToApprove);
+  }
+
+  let approvedBy: string[] | undefined;
+  if (request.decision === 'approve' && policy.requiredApprovals > 1) {
+    const tally = await tallyApproval(dependencies, principal, card, policy, now);
+    if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
+    if (tally.approvals.count < tally.approvals.required) {
+      return {
+        kind: 'approval-recorded',
+        runId,
+        turn: card.turn,
+        approvals: tally.approvals,
+        message: TEXTS.approvalRecorded(tally.approvals.count, tally.approvals.required),
+      };
+    }
+    approvedBy = tally.approvals.approvedBy;
   }
 
   const record: DecisionRecord = {
@@ -87,7 +127,8 @@ export async function decideRun(
     decidedBy: principal.userId,
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
-    cardShown: describeCardShown(approvalCard),
+    cardShown: describeCardShown(await approvalCard()),
+    ...(approvedBy ? { approvedBy } : {}),
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
@@ -101,26 +142,80 @@ export async function decideRun(
   return { kind: 'decided', runId, turn: card.turn, decision: request.decision, repeated: false };
 }
 
-function assertDecisionGate(
+async function assertDecisionGate(
+  dependencies: DecideDependencies,
   principal: UserProfile,
   card: StoredCard,
-  { metrics, tools }: Pick<DecideDependencies, 'metrics' | 'tools'>,
-): void {
-  if (!isAdmin(principal)) {
-    const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
-    if (refused) {
-      metrics.count('GateRefusals', 1, { gate: 'tool' });
-      // The gate covers every tool that requires approval; only a write is called one.
-      throw new CountersignError(
-        'forbidden',
-        TEXTS.gateToolRefused(refused, tools.get(refused)?.effect === 'write'),
-      );
-    }
-  }
-  if (card.fourEyes && card.owner === principal.userId) {
-    metrics.count('GateRefusals', 1, { gate: 'four-eyes' });
-    throw new CountersignError('forbidden', TEXTS.gateFourEyes);
-  }
+  policy: TurnPolicy,
+  approvalCard: () => Promise<ApprovalCard>,
+): Promise<void> {
+  const outcome = await evaluateApproveGate({
+    principal,
+    card,
+    policy,
+    approvalCard,
+    tools: dependencies.tools,
+    // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
+    pages: dependencies.pages,
+    logger: dependencies.logger,
+  });
+  if (outcome.kind === 'allowed') return;
+  dependencies.metrics.count('GateRefusals', 1, { gate: outcome.gate });
+  throw new CountersignError('forbidden', outcome.message);
+}
+
+/**
+ * k-of-n: claims this approver's approval (a conditional write, audited) and reads the tally.
+ * Under four-eyes the owner never counts, even if an approval of theirs predates the floor.
+ * Whoever sees the tally reach K goes on to claim the decision, which only one request wins,
+ * so the task token is delivered once however many approvals race.
+ */
+async function tallyApproval(
+  dependencies: DecideDependencies,
+  principal: UserProfile,
+  card: StoredCard,
+  policy: TurnPolicy,
+  now: Date,
+): Promise<{ kind: 'card-moved' } | { kind: 'counted'; approvals: ApprovalTally }> {
+  const outcome = await dependencies.runs.recordApproval({
+    runId: card.runId,
+    turn: card.turn,
+    digest: card.digest,
+    approvedBy: principal.userId,
+    approvedAt: now.toISOString(),
+  });
+  if (outcome.kind === 'card-moved') return outcome;
+  const approvedBy = outcome.approvedBy.filter((userId) => !(policy.fourEyes && userId === card.owner));
+  const approvals = { count: approvedBy.length, required: policy.requiredApprovals, approvedBy };
+  dependencies.metrics.count('Approvals');
+  dependencies.logger.info('approval recorded', {
+    runId: card.runId,
+    turn: card.turn,
+    approvals: approvals.count,
+    requiredApprovals: approvals.required,
+  });
+  return { kind: 'counted', approvals };
+}
+
+/** The card moved on while an approval was being recorded: answer from where it is now. */
+async function answerMovedCard(
+  dependencies: DecideDependencies,
+  principal: UserProfile,
+  card: StoredCard,
+  request: DecisionRequest,
+): Promise<DecisionOutcome> {
+  const current = await dependencies.runs.getCard(card.runId);
+  if (current?.state === 'decided' && current.turn === card.turn)
+    return answerDecidedCard(dependencies, principal, current, request);
+  throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
+}
+
+function memoize<Value>(compute: () => Promise<Value>): () => Promise<Value> {
+  let value: Promise<Value> | undefined;
+  return () => {
+    value ??= compute();
+    return value;
+  };
 }
 
 async function answerDecidedCard(
@@ -156,7 +251,15 @@ async function answerExistingClaim(
   }
   // A repeated approval passes the gate like a first one: it may deliver the token (below), and
   // someone the gate refuses must not be told their approval stands.
-  if (request.decision === 'approve') assertDecisionGate(principal, card, dependencies);
+  if (request.decision === 'approve') {
+    await assertDecisionGate(
+      dependencies,
+      principal,
+      card,
+      effectiveTurnPolicy(card, dependencies.settings.policyFloor),
+      memoize(() => openCard(dependencies, card)),
+    );
+  }
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
   if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.

@@ -3,6 +3,7 @@ import { hasGrant, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import type { StoredCard } from './approval-card.js';
+import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { RunDependencies } from './run-dependencies.js';
 import {
   endRunWithUnopenableCard,
@@ -34,6 +35,10 @@ export interface InboxCard {
   expiresAt: string;
   digest: string;
   pendingTools: PendingToolView[];
+  /** k-of-n progress, when the turn needs more than one approver. */
+  approvals?: CardPolicyView['approvals'];
+  /** Why this viewer may not approve (rejecting stays open); absent when they may. */
+  approveRefusal?: string;
 }
 
 /** An inbox entry: a card, or the flagged placeholder of one that cannot be opened. */
@@ -42,7 +47,8 @@ export type InboxEntry = InboxCard | UnopenableCard;
 type InboxDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
->;
+> &
+  Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
  * The inbox: cards of runs waiting for a decision, newest first. One query per page; the
@@ -114,6 +120,25 @@ async function renderCard(
   stored: StoredCard,
   card: Parameters<typeof buildPendingTools>[0]['card'],
 ): Promise<InboxCard> {
+  // The policy's record checks and the previews' read gate share one batch of page reads.
+  const [pendingTools, policyView] = await Promise.all([
+    buildPendingTools({
+      card,
+      viewer,
+      tools: dependencies.tools,
+      context: { runId: stored.runId, pages: dependencies.pages },
+      logger: dependencies.logger,
+    }),
+    describeCardPolicy({
+      stored,
+      card,
+      viewer,
+      tools: dependencies.tools,
+      pages: dependencies.pages,
+      logger: dependencies.logger,
+      floor: dependencies.settings?.policyFloor,
+    }),
+  ]);
   return {
     runId: stored.runId,
     owner: stored.owner,
@@ -122,13 +147,8 @@ async function renderCard(
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
-    pendingTools: await buildPendingTools({
-      card,
-      viewer,
-      tools: dependencies.tools,
-      context: { runId: stored.runId, pages: dependencies.pages },
-      logger: dependencies.logger,
-    }),
+    pendingTools,
+    ...policyView,
   };
 }
 

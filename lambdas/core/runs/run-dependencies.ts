@@ -1,6 +1,7 @@
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
+import type { PolicyFloor } from '../policy/policy-floor.js';
 import type {
   Clock,
   Logger,
@@ -27,6 +28,8 @@ export interface RunSettings {
   contextWindowTokens?: number;
   /** Which identity-provider groups give which grants to users without a record. Absent: none. */
   identityGroupGrants?: IdentityGroupGrants;
+  /** The deployment's policy floor; every configuration's policy is raised to it. @default - DEFAULT_POLICY_FLOOR */
+  policyFloor?: PolicyFloor;
 }
 
 /**

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -40,7 +41,13 @@ export const runRecordSchema = z.object({
    * The configuration's approval policy as it was when the run started: it governs the whole
    * run, and keeps the pause and the decision to one read.
    */
-  policy: z.object({ fourEyes: z.boolean(), revealRejectionReason: z.boolean() }),
+  policy: z.object({
+    fourEyes: z.boolean(),
+    revealRejectionReason: z.boolean(),
+    // Optional: runs started before k-of-n and the record gate read as 1 approval, `tool` gate.
+    requiredApprovals: z.optional(requiredApprovalsSchema),
+    decisionGate: z.optional(z.enum(DECISION_GATES)),
+  }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
   cancelledBy: z.optional(z.string()),
   cancellationReason: z.optional(z.string()),

@@ -3,6 +3,8 @@ import { renderPrompt } from '../configurations.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
+import { applyPolicyFloor } from '../policy/policy-floor.js';
+import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
@@ -63,6 +65,27 @@ export async function startRun(
     });
   }
 
+  // Who may use a configuration or task is data the admins set; a task's list narrows its
+  // configuration's, never widens it.
+  const refused = [
+    ...(task && !mayStartWith(principal, task.startAccess) ? [`task "${task.taskId}"`] : []),
+    ...(!mayStartWith(principal, configuration.startAccess)
+      ? [`configuration "${configuration.configurationId}"`]
+      : []),
+  ];
+  if (refused.length > 0) {
+    dependencies.metrics.count('StartRefusals');
+    throw new CountersignError('forbidden', TEXTS.startAccessRefused(refused.join(' and ')));
+  }
+  const policy = applyPolicyFloor(
+    {
+      fourEyes: configuration.options.fourEyes,
+      requiredApprovals: configuration.options.requiredApprovals,
+      decisionGate: configuration.options.decisionGate,
+    },
+    dependencies.settings?.policyFloor,
+  );
+
   const runId = dependencies.newId();
   const now = dependencies.clock.now().toISOString();
   const prompt = task ? renderPrompt(task, request.input) : request.input;
@@ -96,10 +119,7 @@ export async function startRun(
     executionStartTurn: 0,
     createdAt: now,
     updatedAt: now,
-    policy: {
-      fourEyes: configuration.options.fourEyes,
-      revealRejectionReason: configuration.options.revealRejectionReason,
-    },
+    policy: { ...policy, revealRejectionReason: configuration.options.revealRejectionReason },
   };
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));
   try {

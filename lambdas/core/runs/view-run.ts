@@ -1,9 +1,10 @@
 import { CountersignError, isCountersignError } from '../errors.js';
-import { isAdmin, type UserProfile } from '../identity.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import type { StoredCard } from './approval-card.js';
 import { describeCancellation } from './describe-cancellation.js';
+import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import { reportingRefusal, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunRecord, RunStatus } from './run-record.js';
@@ -37,12 +38,17 @@ export interface RunView {
   pendingTools?: PendingToolView[];
   /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
   unopenableCard?: UnopenableCard;
+  /** k-of-n progress while waiting, when the turn needs more than one approver. */
+  approvals?: CardPolicyView['approvals'];
+  /** Why this viewer may not approve the waiting turn; absent when they may. */
+  approveRefusal?: string;
 }
 
 type ViewDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
->;
+> &
+  Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
  * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
@@ -104,13 +110,24 @@ export async function viewRun(
       unopenableCard: unopenableCard(runId),
     };
   }
-  const pendingTools = await buildPendingTools({
-    card: opened.card,
-    viewer,
-    tools: dependencies.tools,
-    context: { runId, pages: dependencies.pages },
-    logger: dependencies.logger,
-  });
+  const [pendingTools, policyView] = await Promise.all([
+    buildPendingTools({
+      card: opened.card,
+      viewer,
+      tools: dependencies.tools,
+      context: { runId, pages: dependencies.pages },
+      logger: dependencies.logger,
+    }),
+    describeCardPolicy({
+      stored,
+      card: opened.card,
+      viewer,
+      tools: dependencies.tools,
+      pages: dependencies.pages,
+      logger: dependencies.logger,
+      floor: dependencies.settings?.policyFloor,
+    }),
+  ]);
   const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
   if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
   return {
@@ -119,6 +136,11 @@ export async function viewRun(
     expiresAt: stored.expiresAt,
     digest: stored.digest,
     pendingTools,
+    ...(policyView.approvals ? { approvals: policyView.approvals } : {}),
+    // Only a viewer who could decide is told why they may not approve.
+    ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
+      ? { approveRefusal: policyView.approveRefusal }
+      : {}),
   };
 }
 

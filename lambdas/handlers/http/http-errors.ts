@@ -56,10 +56,16 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
 /** A zod failure on client input as a 400 that names the first offending field. */
 export function badRequestFrom(error: $ZodError, prefix: string): CountersignError {
   const issue = error.issues[0];
-  const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
+  // An unknown key is named by its own path (`body.options.four_eyes`), at whatever depth.
+  const unknownKey = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
+  const path = [prefix, ...(issue?.path ?? []).map(String), ...(unknownKey === undefined ? [] : [unknownKey])]
+    .filter(Boolean)
+    .join('.');
   const message =
     issue?.code === 'unrecognized_keys'
-      ? `unknown field(s) ${issue.keys.join(', ')}`
+      ? issue.keys.length > 1
+        ? `unknown field (also unknown here: ${issue.keys.slice(1).join(', ')})`
+        : 'unknown field'
       : (issue?.message ?? 'invalid');
   return new CountersignError('bad-request', `${path}: ${message}`, { field: path });
 }

@@ -54,8 +54,8 @@ export function renderCard(card: InboxCard, now: Date): string {
   <p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
   <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
   <ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
-  ${notice}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
-  <div class="actions"><button type="button" class="approve"${disabled(closed || nothingRuns)}>Approve</button>
+  ${notice}${renderPolicy(card)}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
+  <div class="actions"><button type="button" class="approve"${disabled(closed || nothingRuns || card.approveRefusal !== undefined)}>Approve</button>
   <button type="button" class="reject"${disabled(closed)}>Reject</button></div></div>
   <p class="status" role="status"></p>
 </article>`;
@@ -79,6 +79,21 @@ function renderUnopenableCard(card: UnopenableCard): string {
   <header><p class="meta">Run <code>${showValue(card.runId)}</code></p></header>
   <p class="error" role="alert"><strong>${escapeHtml(card.message)}</strong></p>
 </article>`;
+}
+
+/**
+ * The k-of-n tally and, when this viewer may not approve, why (Reject stays enabled). Approver
+ * ids are values like any other: isolated and with hidden characters marked.
+ */
+function renderPolicy(card: InboxCard): string {
+  const approvals = card.approvals
+    ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue))}</p>\n  `
+    : '';
+  const refusal =
+    card.approveRefusal === undefined
+      ? ''
+      : `<p class="approve-refusal" role="note">${escapeHtml(card.approveRefusal)}</p>\n  `;
+  return `${approvals}${refusal}`;
 }
 
 /** One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. */
@@ -207,7 +222,7 @@ async function showFullArguments(call, card) {
   call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = false; });
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
-const outcomeStates = { 200: 'decided', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
+const outcomeStates = { 200: 'decided', 202: 'approval-recorded', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
 async function decide(card, decision) {
   const status = card.querySelector('.status');
   const reason = card.querySelector('input[name=reason]').value;
@@ -220,8 +235,8 @@ async function decide(card, decision) {
   const answer = await response.json().catch(() => ({}));
   card.dataset.outcome = String(response.status);
   card.dataset.state = outcomeStates[response.status] || 'failed';
-  status.textContent = response.ok
-    ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
+  status.textContent = response.status === 202 ? answer.message
+    : response.ok ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
     : ((answer.error && answer.error.message) || statusTexts[response.status] || 'The decision failed.');
   // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
   const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { configurationSchema, taskSchema } from '../../core/configurations.js';
+import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
@@ -28,6 +28,14 @@ const adminCollections = {
 } as const;
 
 type AdminCollection = keyof typeof adminCollections;
+
+/** The PUT body of each admin collection: strict at every depth (an unknown key is a 400 naming its path). */
+export const ADMIN_BODY_SCHEMAS = {
+  configurations: z.strictObject(configurationSchema.shape),
+  tasks: z.strictObject(taskSchema.shape),
+  users: z.strictObject(userProfileSchema.shape),
+  pages: z.strictObject(pageSchema.shape),
+} as const;
 
 const NO_SUCH_RESOURCE = 'No such admin resource.';
 const MAX_ID_LENGTH = 200;
@@ -61,8 +69,8 @@ async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest)
     return { statusCode: 200, json: item };
   }
   if (method === 'PUT' && id !== undefined) {
-    const { schema, idField } = adminCollections[name];
-    const item = parseInput(z.strictObject(schema.shape), request.body, 'body') as Record<string, unknown>;
+    const { idField } = adminCollections[name];
+    const item = parseInput(ADMIN_BODY_SCHEMAS[name], request.body, 'body') as Record<string, unknown>;
     if (item[idField] !== id) {
       throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
         field: `body.${idField}`,
@@ -105,9 +113,9 @@ async function getAdmin(
 ): Promise<unknown | undefined> {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.getConfiguration(id);
+      return withUnknownKeys(await dependencies.configurations.inspectConfiguration(id));
     case 'tasks':
-      return dependencies.configurations.getTask(id);
+      return withUnknownKeys(await dependencies.configurations.inspectTask(id));
     case 'users':
       return dependencies.users.getUser(id);
     case 'pages':
@@ -122,9 +130,9 @@ async function listAdmin(
 ): Promise<{ items: unknown[]; cursor?: string }> {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.listConfigurationsPage(query);
+      return withUnknownKeysPage(await dependencies.configurations.inspectConfigurationsPage(query));
     case 'tasks':
-      return dependencies.configurations.listTasksPage(query);
+      return withUnknownKeysPage(await dependencies.configurations.inspectTasksPage(query));
     case 'users':
       return dependencies.users.listUsersPage(query);
     case 'pages': {
@@ -154,6 +162,25 @@ async function refuseWhileRunsWait(
   if (waiting > 0) {
     throw new CountersignError('conflict', TEXTS.deleteWhileRunsWait(singular(name), id, waiting));
   }
+}
+
+/**
+ * A stored record with `unknownKeys` beside its fields when it carries keys today's schema does
+ * not know: reported to the admin, never reinterpreted. A PUT refuses the field, so the admin
+ * rewrites the record on purpose.
+ */
+function withUnknownKeysPage<Value extends object>(page: {
+  items: StoredRecordReport<Value>[];
+  cursor?: string;
+}): { items: unknown[]; cursor?: string } {
+  return { ...page, items: page.items.map(withUnknownKeys) };
+}
+
+function withUnknownKeys<Value extends object>(
+  report: StoredRecordReport<Value> | undefined,
+): (Value & { unknownKeys?: string[] }) | undefined {
+  if (!report) return undefined;
+  return report.unknownKeys.length > 0 ? { ...report.value, unknownKeys: report.unknownKeys } : report.value;
 }
 
 async function putAdmin(

@@ -9,10 +9,9 @@ export function createDecisionRoutes(
   return {
     'POST /runs/{id}/decision': async (request) => {
       const body = parseInput(decisionRequestSchema, request.body ?? {}, 'body');
-      return {
-        statusCode: 200,
-        json: await decideRun(dependencies, request.principal, runIdOf(request), body),
-      };
+      const outcome = await decideRun(dependencies, request.principal, runIdOf(request), body);
+      // 202: a k-of-n approval is on record, and the write waits for more approvers.
+      return { statusCode: outcome.kind === 'approval-recorded' ? 202 : 200, json: outcome };
     },
   };
 }

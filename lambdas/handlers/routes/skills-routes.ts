@@ -27,7 +27,8 @@ import { adminListQuerySchema, parseInput } from './request-parsing.js';
 /** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
 
-const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
+/** POST /admin/skills/ingest: an upload or a GitHub source, strict at every depth. */
+export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
 
 /** What the skills routes use (the admin Lambda's part of the table, clock, logger and metrics). */
 export type SkillsRouteDependencies = Pick<

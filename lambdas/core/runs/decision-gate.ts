@@ -1,0 +1,95 @@
+import { safeParse } from 'zod/mini';
+import { describeErrorClass } from '../errors.js';
+import { allows, isAdmin, type UserProfile } from '../identity.js';
+import type { PageStore } from '../pages.js';
+import { applyPolicyFloor, type PolicyFloor, type TurnPolicy } from '../policy/policy-floor.js';
+import type { Logger } from '../ports.js';
+import { TEXTS } from '../texts.js';
+import type { ToolRegistry } from '../tools/tool.js';
+import type { ApprovalCard, StoredCard } from './approval-card.js';
+
+/** Whether a person may approve a turn, and when not, which gate refused and why. */
+export type ApproveGateOutcome =
+  | { kind: 'allowed' }
+  | { kind: 'refused'; gate: 'tool' | 'four-eyes' | 'record'; message: string };
+
+/**
+ * The policy a waiting turn is decided under: the card's own (the configuration's, raised to
+ * the floor when the run paused) raised again to today's floor, so tightening the floor also
+ * covers cards already waiting. A card from before k-of-n reads as 1 approval, `tool` gate.
+ */
+export function effectiveTurnPolicy(card: StoredCard, floor: PolicyFloor | undefined): TurnPolicy {
+  return applyPolicyFloor(
+    {
+      fourEyes: card.fourEyes,
+      requiredApprovals: card.requiredApprovals ?? 1,
+      decisionGate: card.decisionGate ?? 'tool',
+    },
+    floor,
+    card.writeToolNames,
+  );
+}
+
+/**
+ * The decision gate of an approval (a reject passes no gate: anyone who may see the card may
+ * stop the write). In order: tool-level authority (ADR-133), four-eyes, and with the `record`
+ * gate the record check of every write call, so nobody releases a write to a record they may
+ * not see. The record check fails closed: a tool that is gone, offers no check, cannot parse
+ * the arguments or throws refuses.
+ */
+export async function evaluateApproveGate(input: {
+  principal: UserProfile;
+  card: StoredCard;
+  policy: TurnPolicy;
+  /** Only called for the `record` gate: the unsealed card whose calls are checked. */
+  approvalCard: () => Promise<ApprovalCard>;
+  tools: ToolRegistry;
+  /** The page store the record checks read (the read gate's cached one is fine for display). */
+  pages: PageStore;
+  logger: Logger;
+}): Promise<ApproveGateOutcome> {
+  const { principal, card, policy } = input;
+  if (!isAdmin(principal)) {
+    const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
+    // The gate covers every tool that requires approval; only a write is called one.
+    if (refused) {
+      const writes = input.tools.get(refused)?.effect === 'write';
+      return { kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(refused, writes) };
+    }
+  }
+  if (policy.fourEyes && card.owner === principal.userId) {
+    return { kind: 'refused', gate: 'four-eyes', message: TEXTS.gateFourEyes };
+  }
+  if (policy.decisionGate !== 'record') return { kind: 'allowed' };
+  const approvalCard = await input.approvalCard();
+  const writeCalls = approvalCard.pendingCalls.filter((call) => card.writeToolNames.includes(call.tool));
+  const answers = await Promise.all(
+    writeCalls.map(async (call) => ({ tool: call.tool, passes: await passesRecordCheck(input, call) })),
+  );
+  const refused = answers.find((answer) => !answer.passes);
+  return refused
+    ? { kind: 'refused', gate: 'record', message: TEXTS.gateRecordRefused(refused.tool) }
+    : { kind: 'allowed' };
+}
+
+async function passesRecordCheck(
+  input: { principal: UserProfile; card: StoredCard; tools: ToolRegistry; pages: PageStore; logger: Logger },
+  call: ApprovalCard['pendingCalls'][number],
+): Promise<boolean> {
+  const tool = input.tools.get(call.tool);
+  if (!tool || typeof tool.mayViewerReadPreview !== 'function') return false;
+  const parsed = safeParse(tool.input, call.arguments);
+  if (!parsed.success) return false;
+  try {
+    return (
+      (await tool.mayViewerReadPreview(parsed.data, input.principal, {
+        runId: input.card.runId,
+        pages: input.pages,
+        actingUser: input.principal,
+      })) === true
+    );
+  } catch (error) {
+    input.logger.warn('record gate check failed', { tool: call.tool, errorClass: describeErrorClass(error) });
+    return false;
+  }
+}

@@ -1,0 +1,58 @@
+import type { UserProfile } from '../identity.js';
+import type { PageStore } from '../pages.js';
+import type { PolicyFloor } from '../policy/policy-floor.js';
+import type { Logger } from '../ports.js';
+import { readGatePagesFor } from '../previews/read-gate-pages.js';
+import { TEXTS } from '../texts.js';
+import type { ToolRegistry } from '../tools/tool.js';
+import type { ApprovalCard, StoredCard } from './approval-card.js';
+import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
+
+/** What a card says about its policy to one viewer, on every surface (JSON and page). */
+export interface CardPolicyView {
+  /** k-of-n progress; present when the turn needs more than one approver. */
+  approvals?: { count: number; required: number; approvedBy: string[]; summary: string };
+  /** Why this viewer may not approve (they may still reject); absent when they may. */
+  approveRefusal?: string;
+}
+
+/**
+ * The policy part of a card for a viewer: the k-of-n tally ("1 of 2 approvals — approved by
+ * …") and, when the decision gate would refuse their approval, the reason, so the page can
+ * disable Approve and keep Reject. The record checks read through the read gate's batched,
+ * cached page reads; the decision itself re-checks on fresh reads.
+ */
+export async function describeCardPolicy(input: {
+  stored: StoredCard;
+  card: ApprovalCard;
+  viewer: UserProfile;
+  tools: ToolRegistry;
+  pages: PageStore;
+  logger: Logger;
+  floor: PolicyFloor | undefined;
+}): Promise<CardPolicyView> {
+  const policy = effectiveTurnPolicy(input.stored, input.floor);
+  const gate = await evaluateApproveGate({
+    principal: input.viewer,
+    card: input.stored,
+    policy,
+    approvalCard: async () => input.card,
+    tools: input.tools,
+    pages: readGatePagesFor(input.pages, input.viewer),
+    logger: input.logger,
+  });
+  const view: CardPolicyView = {};
+  if (policy.requiredApprovals > 1) {
+    const approvedBy = (input.stored.approvedBy ?? []).filter(
+      (userId) => !(policy.fourEyes && userId === input.stored.owner),
+    );
+    view.approvals = {
+      count: approvedBy.length,
+      required: policy.requiredApprovals,
+      approvedBy,
+      summary: TEXTS.approvalProgress(approvedBy.length, policy.requiredApprovals, approvedBy),
+    };
+  }
+  if (gate.kind === 'refused') view.approveRefusal = gate.message;
+  return view;
+}

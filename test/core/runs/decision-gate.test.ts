@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
+import { silentLogger } from '../../../lambdas/core/ports.js';
+import type { ApprovalCard, StoredCard } from '../../../lambdas/core/runs/approval-card.js';
+import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/runs/decision-gate.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
+import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
+import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';
+import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
+import { createUser, samplePages } from '../../tools/page-tool-fixtures.js';
+
+const approver = createUser({
+  userId: 'approver',
+  grants: ['agent_approve'],
+  pageAccess: ['12'],
+  languageAccess: '*',
+  toolAccess: ['update_page_metadata'],
+});
+const operationsApprover = createUser({
+  userId: 'ops-approver',
+  grants: ['agent_approve'],
+  toolAccess: ['update_page_metadata'],
+});
+
+/** A card paused before k-of-n and the record gate: none of their fields. */
+const storedCard: StoredCard = {
+  runId: 'run-1',
+  owner: 'editor',
+  label: 'Label',
+  configurationId: 'demo',
+  turn: 1,
+  digest: 'sha256:test',
+  pausedAt: '2026-03-01T10:00:00.000Z',
+  expiresAt: '2026-03-08T10:00:00.000Z',
+  toolNames: ['update_page_metadata'],
+  writeToolNames: ['update_page_metadata'],
+  fourEyes: false,
+  revealRejectionReason: false,
+  state: 'waiting',
+  sealedCard: new Uint8Array(),
+  sealedToken: new Uint8Array(),
+};
+
+const approvalCard: ApprovalCard = {
+  schemaVersion: 1,
+  runId: 'run-1',
+  turn: 1,
+  digest: 'sha256:test',
+  pendingCalls: [{ index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'x' } }],
+};
+
+const writerWithoutRecordCheck: Tool = defineTool({
+  name: 'update_page_metadata',
+  description: 'Same name, no record check.',
+  effect: 'write',
+  input: z.object({ pageId: z.string(), title: z.string() }),
+  execute: async () => ({ content: 'ok', isError: false }),
+});
+
+const writerWhoseCheckThrows: Tool = defineTool({
+  ...writerWithoutRecordCheck,
+  mayViewerReadPreview: async () => {
+    throw new Error('the store is down');
+  },
+});
+
+function gate(principal = approver, tools = new ToolRegistry([updatePageMetadataTool])) {
+  return evaluateApproveGate({
+    principal,
+    card: storedCard,
+    policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record' },
+    approvalCard: async () => approvalCard,
+    tools,
+    pages: new InMemoryPageStore(samplePages),
+    logger: silentLogger,
+  });
+}
+
+describe('the decision gate', () => {
+  it('reads a card from before k-of-n as one approval under the tool gate, and raises it to the floor', () => {
+    // Act
+    const unchanged = effectiveTurnPolicy(storedCard, undefined);
+    const raised = effectiveTurnPolicy(
+      storedCard,
+      policyFloorSchema.parse({ requiredApprovals: 2, fourEyesTools: ['update_page_metadata'] }),
+    );
+
+    // Assess
+    expect(unchanged).toEqual({ fourEyes: false, requiredApprovals: 1, decisionGate: 'tool' });
+    expect(raised).toEqual({ fourEyes: true, requiredApprovals: 2, decisionGate: 'tool' });
+  });
+
+  it('admits an approver who passes the record check of every write', async () => {
+    // Act & Assess
+    expect(await gate()).toEqual({ kind: 'allowed' });
+  });
+
+  it.each([
+    [
+      'an approver without rights on the record',
+      operationsApprover,
+      new ToolRegistry([updatePageMetadataTool]),
+    ],
+    ['a tool that is no longer registered', approver, new ToolRegistry([])],
+    ['a tool without a record check', approver, new ToolRegistry([writerWithoutRecordCheck])],
+    ['a record check that throws', approver, new ToolRegistry([writerWhoseCheckThrows])],
+  ])('refuses, failing closed, for %s', async (_case, principal, tools) => {
+    // Act
+    const outcome = await gate(principal, tools);
+
+    // Assess
+    expect(outcome).toEqual({
+      kind: 'refused',
+      gate: 'record',
+      message: TEXTS.gateRecordRefused('update_page_metadata'),
+    });
+  });
+});

@@ -1,0 +1,178 @@
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { UserProfile } from '../../lambdas/core/identity.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { settle, useTestRuntime } from '../support/local-runtime.js';
+import { createUser, decide, sendRequest } from './approvers-support.js';
+
+/** demo-two-approvers: four-eyes, K = 2. */
+describe('k-of-n approvals', () => {
+  const runtime = useTestRuntime();
+  const owner: UserProfile = {
+    userId: 'owner-approver',
+    displayName: 'Olli Owner',
+    grants: ['agent_run', 'agent_approve'],
+    pageAccess: '*',
+    languageAccess: '*',
+    toolAccess: ['update_page_metadata'],
+  };
+  const thirdApprover: UserProfile = { ...owner, userId: 'third-approver', grants: ['agent_approve'] };
+  const tokens: Record<string, string> = {};
+  const pageWrites: string[] = [];
+  const deliveries: string[] = [];
+
+  beforeAll(async () => {
+    tokens[owner.userId] = await createUser(runtime, owner);
+    tokens[thirdApprover.userId] = await createUser(runtime, thirdApprover);
+    for (const demoUser of ['approver', 'reviewer', 'admin'])
+      tokens[demoUser] = runtime.tokens[demoUser] ?? '';
+    // Count page writes and task token deliveries at the ports the use cases call.
+    const pages = runtime.dependencies.pages;
+    const updateMetadata = pages.updateMetadata.bind(pages);
+    pages.updateMetadata = async (pageId, patch, updatedBy) => {
+      pageWrites.push(JSON.stringify(patch));
+      return updateMetadata(pageId, patch, updatedBy);
+    };
+    const executions = runtime.dependencies.executions;
+    const resume = executions.resume.bind(executions);
+    executions.resume = async (taskToken, decision) => {
+      const outcome = await resume(taskToken, decision);
+      deliveries.push(outcome.kind);
+      return outcome;
+    };
+  });
+
+  const decideAs = (userId: string, runId: string, body: unknown) =>
+    sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, { token: tokens[userId] ?? '', body });
+
+  async function waitingRun(input: string) {
+    const started = await sendRequest(runtime.url, 'POST', '/runs', {
+      token: tokens[owner.userId] ?? '',
+      body: { configurationId: 'demo-two-approvers', input },
+    });
+    expect(started.status).toBe(202);
+    const runId = started.json.runId as string;
+    const view = await settle(runtime, runId, 'admin');
+    expect(view.status).toBe('waiting');
+    return { runId, digest: view.digest as string, turn: view.turn as number };
+  }
+
+  it('delivers once and writes once for 50 concurrent approvals from 5 approvers; two approvals audited, the owner excluded', async () => {
+    // Prepare
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'two of five'");
+    const approvers = [owner.userId, 'approver', 'reviewer', 'admin', thirdApprover.userId];
+    const writesBefore = pageWrites.length;
+    const deliveriesBefore = deliveries.length;
+
+    // Act: ten approvals from each, interleaved
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, index) => {
+        const userId = approvers[index % approvers.length] ?? '';
+        return decideAs(userId, runId, { digest, decision: 'approve' }).then((answer) => ({
+          userId,
+          ...answer,
+        }));
+      }),
+    );
+    const finished = await settle(runtime, runId, 'admin', turn);
+
+    // Assess: the owner never counts; everyone else is answered 202 (on record) or 200 (decided)
+    for (const answer of answers.filter((each) => each.userId === owner.userId)) {
+      expect(answer.status).toBe(403);
+      expect(answer.json.error.message).toBe(TEXTS.gateFourEyes);
+    }
+    const others = answers.filter((each) => each.userId !== owner.userId);
+    for (const answer of others) expect([200, 202]).toContain(answer.status);
+    expect(others.filter((answer) => answer.status === 200 && answer.json.repeated === false)).toHaveLength(
+      1,
+    );
+    expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
+    expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'two of five' })]);
+    expect(finished.status).toBe('completed');
+
+    const decision = await runtime.dependencies.runs.getDecision(runId, turn);
+    expect(decision).toMatchObject({ decision: 'approve', digest });
+    expect(decision?.approvedBy).toHaveLength(2);
+    expect(decision?.approvedBy).not.toContain(owner.userId);
+    expect(decision?.decidedBy && decision.approvedBy?.includes(decision.decidedBy)).toBe(true);
+
+    // Every approval on record names this turn's digest, and the owner has none.
+    const approvals = await runtime.dynamo.documentClient.send(
+      new QueryCommand({
+        TableName: runtime.dynamo.tableName,
+        KeyConditionExpression: 'pk = :pk AND begins_with(sk, :approvals)',
+        ExpressionAttributeValues: { ':pk': `RUN#${runId}`, ':approvals': 'APPROVAL#' },
+        ConsistentRead: true,
+      }),
+    );
+    const items = approvals.Items ?? [];
+    expect(items.length).toBeGreaterThanOrEqual(2);
+    for (const item of items) expect(item).toMatchObject({ runId, turn, digest });
+    expect(items.map((item) => item.approvedBy)).not.toContain(owner.userId);
+    for (const approver of decision?.approvedBy ?? []) {
+      expect(items.map((item) => item.approvedBy)).toContain(approver);
+    }
+  });
+
+  it('shows "1 of 2 approvals — approved by …" on the card (JSON and page) and waits for the second approver', async () => {
+    // Prepare
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'one of two'");
+    const deliveriesBefore = deliveries.length;
+
+    // Act
+    const first = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
+    const repeated = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
+    const inbox = await runtime.request('GET', '/inbox', { as: 'reviewer' });
+    const page = await runtime.request('GET', '/inbox', { as: 'reviewer', headers: { accept: 'text/html' } });
+    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'admin' });
+
+    // Assess: one approver twice is still one approval; nothing delivered yet
+    expect(first.status).toBe(202);
+    expect(first.json).toMatchObject({ kind: 'approval-recorded', approvals: { count: 1, required: 2 } });
+    expect(first.json.message).toBe(TEXTS.approvalRecorded(1, 2));
+    expect(repeated.status).toBe(202);
+    expect(repeated.json.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'] });
+    expect(deliveries.length).toBe(deliveriesBefore);
+    const card = inbox.json.cards.find((each: { runId: string }) => each.runId === runId);
+    const summary = '1 of 2 approvals — approved by approver';
+    expect(card.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'], summary });
+    // The page shows the same sentence with the approver's id isolated like every value.
+    expect(page.text).toContain('1 of 2 approvals — approved by <bdi>approver</bdi>');
+    expect(view.json.status).toBe('waiting');
+    expect(view.json.approvals.summary).toBe(summary);
+
+    // Act: the second distinct approver releases the write
+    const second = await decide(runtime, runId, { digest, decision: 'approve' }, 'reviewer');
+    const finished = await settle(runtime, runId, 'admin', turn);
+
+    // Assess
+    expect(second.status).toBe(200);
+    expect(second.json).toMatchObject({ kind: 'decided', decision: 'approve', repeated: false });
+    expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.runs.getDecision(runId, turn))?.approvedBy).toEqual([
+      'approver',
+      'reviewer',
+    ]);
+  });
+
+  it('ends the turn on a reject by anyone, even after an approval; a later approval is a conflict', async () => {
+    // Prepare
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'rejected after one'");
+    const writesBefore = pageWrites.length;
+    expect((await decide(runtime, runId, { digest, decision: 'approve' }, 'approver')).status).toBe(202);
+
+    // Act
+    const reject = await decide(runtime, runId, { digest, decision: 'reject', reason: 'no' }, 'reviewer');
+    const lateApproval = await decide(runtime, runId, { digest, decision: 'approve' }, 'admin');
+    const finished = await settle(runtime, runId, 'admin', turn);
+
+    // Assess
+    expect(reject.status).toBe(200);
+    expect(reject.json).toMatchObject({ kind: 'decided', decision: 'reject' });
+    expect(lateApproval.status).toBe(409);
+    expect(pageWrites.length).toBe(writesBefore);
+    expect((await runtime.dependencies.runs.getDecision(runId, turn))?.decision).toBe('reject');
+    expect(finished.status).not.toBe('waiting');
+  });
+});

@@ -1,0 +1,192 @@
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { UserProfile } from '../../lambdas/core/identity.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { settle, useTestRuntime } from '../support/local-runtime.js';
+import { createUser, sendRequest } from './approvers-support.js';
+
+/**
+ * Issue 10's bypass: a user holding agent_run and agent_approve chose a configuration without
+ * four-eyes and approved their own write. Under a floor of `always` the configuration they
+ * choose no longer matters.
+ */
+describe('policy the run owner cannot side-step', () => {
+  const runtime = useTestRuntime({ policyFloor: { fourEyes: 'always' } });
+  const selfApprover: UserProfile = {
+    userId: 'self-approver',
+    displayName: 'Sam Self',
+    grants: ['agent_run', 'agent_approve'],
+    pageAccess: '*',
+    languageAccess: '*',
+    toolAccess: ['update_page_metadata'],
+  };
+  const outsider: UserProfile = {
+    ...selfApprover,
+    userId: 'outsider',
+    grants: ['agent_run'],
+    groups: ['sales'],
+  };
+  const tokens: Record<string, string> = {};
+
+  beforeAll(async () => {
+    tokens[selfApprover.userId] = await createUser(runtime, selfApprover);
+    tokens[outsider.userId] = await createUser(runtime, outsider);
+  });
+
+  const as = (userId: string, method: string, path: string, body?: unknown) =>
+    sendRequest(runtime.url, method, path, {
+      token: tokens[userId] ?? '',
+      ...(body === undefined ? {} : { body }),
+    });
+
+  async function waitingRunOf(userId: string, input: string, configurationId: string) {
+    const started = await as(userId, 'POST', '/runs', { configurationId, input });
+    expect(started.status).toBe(202);
+    const runId = started.json.runId as string;
+    const view = await eventuallyWaiting(runId, userId);
+    return { runId, digest: view.digest as string, turn: view.turn as number };
+  }
+
+  async function eventuallyWaiting(runId: string, userId: string) {
+    for (let attempt = 0; attempt < 600; attempt += 1) {
+      const view = (await as(userId, 'GET', `/runs/${runId}`)).json;
+      if (view?.status && view.status !== 'running') return view;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error('the run did not pause');
+  }
+
+  it('refuses the owner approving their own write under a floor of `always`, even with demo-scripted (403)', async () => {
+    // Prepare: demo-scripted itself has four-eyes off
+    const { runId, digest, turn } = await waitingRunOf(
+      selfApprover.userId,
+      "Set the keywords of page 12 to 'self approved'",
+      'demo-scripted',
+    );
+
+    // Act
+    const own = await as(selfApprover.userId, 'POST', `/runs/${runId}/decision`, {
+      digest,
+      decision: 'approve',
+    });
+    const other = await runtime.request('POST', `/runs/${runId}/decision`, {
+      as: 'approver',
+      body: { digest, decision: 'approve' },
+    });
+
+    // Assess
+    expect(own.status).toBe(403);
+    expect(own.json.error.message).toBe(TEXTS.gateFourEyes);
+    expect(other.status).toBe(200);
+    expect((await settle(runtime, runId, 'admin', turn)).status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('12'))?.keywords).toBe('self approved');
+  });
+
+  it('refuses an outsider starting a run with a configuration whose access list leaves them out, naming it (403)', async () => {
+    // Act: demo-record-gate admits the marketing group; the outsider is in sales
+    const refused = await as(outsider.userId, 'POST', '/runs', {
+      configurationId: 'demo-record-gate',
+      input: "Set the keywords of page 12 to 'outsider'",
+    });
+    const member = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { configurationId: 'demo-record-gate', input: 'List the pages' },
+    });
+
+    // Assess
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toBe(TEXTS.startAccessRefused('configuration "demo-record-gate"'));
+    expect(member.status).toBe(202);
+  });
+
+  it('refuses a task whose own access list leaves the user out, even when its configuration admits them', async () => {
+    // Prepare
+    const written = await runtime.request('PUT', '/admin/tasks/editors-only', {
+      as: 'admin',
+      body: {
+        taskId: 'editors-only',
+        label: 'Editors only',
+        configurationId: 'demo-scripted',
+        promptTemplate: '{{input}}',
+        startAccess: { users: ['editor'] },
+      },
+    });
+
+    // Act
+    const refused = await as(outsider.userId, 'POST', '/runs', {
+      taskId: 'editors-only',
+      input: 'List the pages',
+    });
+    const allowed = await runtime.request('POST', '/runs', {
+      as: 'editor',
+      body: { taskId: 'editors-only', input: 'List the pages' },
+    });
+
+    // Assess
+    expect(written.status).toBe(200);
+    expect(refused.status).toBe(403);
+    expect(refused.json.error.message).toBe(TEXTS.startAccessRefused('task "editors-only"'));
+    expect(allowed.status).toBe(202);
+  });
+
+  it.each([
+    ['options.four_eyes', { options: { four_eyes: true } }],
+    ['startAccess.user', { startAccess: { user: ['editor'] } }],
+  ])('answers 400 naming %s for an unknown nested key, and stores nothing', async (path, extra) => {
+    // Act
+    const response = await runtime.request('PUT', '/admin/configurations/misspelt', {
+      as: 'admin',
+      body: {
+        configurationId: 'misspelt',
+        label: 'Misspelt',
+        provider: 'scripted',
+        model: 'scripted-v1',
+        ...extra,
+      },
+    });
+
+    // Assess
+    expect(response.status).toBe(400);
+    expect(response.json.error.field).toBe(`body.${path}`);
+    expect(response.json.error.message).toContain(path);
+    expect((await runtime.request('GET', '/admin/configurations/misspelt', { as: 'admin' })).status).toBe(
+      404,
+    );
+  });
+
+  it('reports a stored configuration with unknown keys in the admin GET and the log, without reinterpreting them', async () => {
+    // Prepare: a record written before strict schemas
+    await runtime.dynamo.documentClient.send(
+      new PutCommand({
+        TableName: runtime.dynamo.tableName,
+        Item: {
+          pk: 'CONFIGURATIONS',
+          sk: 'CONFIGURATION#legacy',
+          configurationId: 'legacy',
+          label: 'Legacy',
+          provider: 'scripted',
+          model: 'scripted-v1',
+          options: { four_eyes: true },
+        },
+      }),
+    );
+
+    // Act
+    const one = await runtime.request('GET', '/admin/configurations/legacy', { as: 'admin' });
+    const all = await runtime.request('GET', '/admin/configurations', { as: 'admin' });
+
+    // Assess
+    expect(one.status).toBe(200);
+    expect(one.json.unknownKeys).toEqual(['options.four_eyes']);
+    expect(one.json.options.fourEyes).toBe(false);
+    const listed = all.json.items.find(
+      (item: { configurationId: string }) => item.configurationId === 'legacy',
+    );
+    expect(listed.unknownKeys).toEqual(['options.four_eyes']);
+    const warnings = runtime.logLines.filter((line) =>
+      line.includes('stored configuration has unknown keys'),
+    );
+    expect(warnings.length).toBeGreaterThan(0);
+    expect(warnings[0]).toContain('options.four_eyes');
+  });
+});
