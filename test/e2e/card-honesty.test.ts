@@ -98,8 +98,10 @@ describe('honest preview states (issue #9, item 6)', () => {
     // Act: rejecting stays possible, and the run goes on.
     const rejection = await decide(runtime, runId, { digest: card.digest, decision: 'reject' });
 
-    // Assess
+    // Assess: the audit says the approver was shown a refusal, not a captured preview.
     expect(rejection.status).toBe(200);
+    const audit = await runtime.dependencies.runs.getDecision(runId, view.turn);
+    expect(audit?.cardShown.calls.map((call) => call.preview)).toEqual(['refused']);
     expect((await settle(runtime, runId, 'editor', view.turn)).status).toBe('completed');
   });
 

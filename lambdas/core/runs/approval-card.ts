@@ -75,7 +75,12 @@ export type Decision = 'approve' | 'reject';
  * would cost a record read per previewing call on the resume path.
  */
 export interface CardShown {
-  calls: Array<{ index: number; tool: string; arguments: unknown; preview: 'captured' | 'failed' | 'none' }>;
+  calls: Array<{
+    index: number;
+    tool: string;
+    arguments: unknown;
+    preview: 'captured' | 'refused' | 'failed' | 'none';
+  }>;
 }
 
 /** The append-only audit record of a decision; it is also the exactly-once claim. */

@@ -3,7 +3,14 @@ import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import { TEXTS } from '../texts.js';
-import type { ApprovalCard, CardShown, Decision, DecisionRecord, StoredCard } from './approval-card.js';
+import type {
+  ApprovalCard,
+  CallPreview,
+  CardShown,
+  Decision,
+  DecisionRecord,
+  StoredCard,
+} from './approval-card.js';
 import { isNothingRunnable } from './call-runnability.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
 import { markRunExpired } from './end-run.js';
@@ -340,8 +347,15 @@ function describeCardShown(approvalCard: ApprovalCard): CardShown {
         index: call.index,
         tool: call.tool,
         arguments: call.arguments,
-        preview: preview === undefined ? 'none' : preview.failed ? 'failed' : 'captured',
+        preview: describePreviewShown(preview),
       };
     }),
   };
+}
+
+/** The audit names what the approver was shown: a refusal line is not a captured preview. */
+function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
+  if (preview === undefined) return 'none';
+  if (preview.failed) return 'failed';
+  return preview.refused === true ? 'refused' : 'captured';
 }
