@@ -11,7 +11,8 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
-import type { CountersignData, DataAccess } from './data.js';
+import type { CountersignData } from './data.js';
+import { grantHandlerDataPermissions } from './handler-permissions.js';
 
 /** The Lambda handlers, one per file in `lambdas/handlers/`. */
 export const HANDLER_NAMES = [
@@ -100,36 +101,6 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
   // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
-};
-
-// The least-privilege matrix. Only api-inbox is a pure reader of the table.
-const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
-  prepare: 'read-write',
-  'model-turn': 'read-write',
-  'await-approval': 'read-write',
-  'execute-tools': 'read-write',
-  'record-rejection': 'read-write',
-  'finish-run': 'read-write',
-  'mark-failed': 'read-write',
-  'mark-expired': 'read-write',
-  'api-runs': 'read-write',
-  'api-inbox': 'read',
-  'api-decision': 'read-write',
-  'api-admin': 'read-write',
-  'api-run-events': 'read',
-  'report-waiting-runs': 'read',
-};
-
-// Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
-const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
-  'model-turn': 'read-write',
-  'await-approval': 'read-write',
-  'execute-tools': 'read-write',
-  'record-rejection': 'read-write',
-  'api-runs': 'read',
-  'api-decision': 'read',
-  'api-inbox': 'read',
-  'api-run-events': 'read',
 };
 
 /** Bedrock geography prefixes of cross-Region inference profile ids (`us.anthropic...`). */
@@ -286,15 +257,7 @@ export class CountersignFunctions extends Construct {
     }
     this.functions = created as Record<HandlerName, NodejsFunction>;
 
-    for (const name of HANDLER_NAMES) {
-      const handler = this.get(name);
-      props.data.grantTable(handler, TABLE_ACCESS[name]);
-      const overflowAccess = OVERFLOW_ACCESS[name];
-      if (overflowAccess !== undefined) {
-        props.data.grantOverflow(handler, overflowAccess);
-        props.data.acknowledgeOverflowWildcard(handler.role ?? handler);
-      }
-    }
+    grantHandlerDataPermissions(props.data, this.functions);
 
     const awaitApproval = this.get('await-approval');
     EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
@@ -315,7 +278,8 @@ export class CountersignFunctions extends Construct {
   private environmentFor(props: CountersignFunctionsProps): Record<string, string> {
     const environment: Record<string, string> = {
       COUNTERSIGN_TABLE_NAME: props.data.table.tableName,
-      COUNTERSIGN_SEALING_KEY_ARN: props.data.key.keyArn,
+      COUNTERSIGN_SEALING_KEY_ARN: props.data.sealingKey.keyArn,
+      COUNTERSIGN_OVERFLOW_KEY_ARN: props.data.key.keyArn,
       COUNTERSIGN_OVERFLOW_BUCKET: props.data.overflowBucket.bucketName,
       COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: String(props.approvalTimeout.toSeconds()),
       COUNTERSIGN_MODEL_PROVIDER: props.modelProvider,

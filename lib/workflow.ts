@@ -67,6 +67,18 @@ const TASK_TIMEOUT_MARGIN = Duration.seconds(30);
 const START_EXECUTION_TIMEOUT = Duration.seconds(60);
 
 /**
+ * ContinueAsNew's StartExecution: any failure of the call (throttling, the open-executions limit)
+ * or its timeout is tried again before the run is marked failed; the execution name makes a
+ * repeated start of the same turn harmless.
+ */
+export const CONTINUE_AS_NEW_RETRY = {
+  errors: ['States.TaskFailed', 'States.Timeout'],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 3,
+};
+
+/**
  * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
  * countersign.internal; every step is idempotent, so it is tried again before the run fails.
  */
@@ -101,7 +113,10 @@ export class CountersignWorkflow extends Construct {
       const lambdaTimeout = functions.get(name).timeout ?? Duration.seconds(3);
       return Timeout.duration(Duration.seconds(lambdaTimeout.toSeconds() + TASK_TIMEOUT_MARGIN.toSeconds()));
     };
+    // The handlers the definition invokes: the role's acknowledgements name exactly these.
+    const invoked = new Set<HandlerName>();
     const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke => {
+      invoked.add(name);
       const task = new LambdaInvoke(this, stateName, {
         lambdaFunction: functions.get(name),
         payload: TaskInput.fromObject(payload),
@@ -144,6 +159,7 @@ export class CountersignWorkflow extends Construct {
     });
     const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
 
+    invoked.add('await-approval');
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
       lambdaFunction: functions.get('await-approval'),
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
@@ -177,6 +193,7 @@ export class CountersignWorkflow extends Construct {
     awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailed, catchFailure);
+    continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
     continueAsNew.addCatch(markFailed, catchFailure);
 
     awaitApproval.next(executeTools);
@@ -230,7 +247,7 @@ export class CountersignWorkflow extends Construct {
         ],
       }),
     );
-    this.acknowledgeRoleWildcards(functions);
+    this.acknowledgeRoleWildcards(functions, invoked);
   }
 
   private nameStateMachine(): string {
@@ -245,7 +262,7 @@ export class CountersignWorkflow extends Construct {
     return `${safeStackName}-runs-${this.node.addr.slice(0, 12)}`;
   }
 
-  private acknowledgeRoleWildcards(functions: CountersignFunctions): void {
+  private acknowledgeRoleWildcards(functions: CountersignFunctions, invoked: ReadonlySet<HandlerName>): void {
     const stack = Stack.of(this);
     const role = this.stateMachine.role;
     Validations.of(role).acknowledge({
@@ -253,7 +270,8 @@ export class CountersignWorkflow extends Construct {
       reason:
         'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs vended log delivery (CreateLogDelivery, PutResourcePolicy, DescribeLogGroups, ...) do not support resource-level permissions, so AWS requires "*" for state machine tracing and logging.',
     });
-    for (const handler of Object.values(functions.functions)) {
+    for (const name of invoked) {
+      const handler = functions.get(name);
       const functionLogicalId = stack.getLogicalId(handler.node.defaultChild as CfnElement);
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`,

@@ -85,14 +85,22 @@ function buildBaseDependencies(): AwsBaseDependencies {
   const blobStore = new S3BlobStore({
     client: new S3Client({}),
     bucketName: environment.COUNTERSIGN_OVERFLOW_BUCKET,
-    kmsKeyId: environment.COUNTERSIGN_SEALING_KEY_ARN,
+    kmsKeyId: environment.COUNTERSIGN_OVERFLOW_KEY_ARN,
   });
   // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
   const logger = new StructuredLogger();
   const metrics = new EmbeddedMetrics({ logger });
   return {
     runs: meterRunRepository(
-      new DynamoRunRepository({ client: documentClient, tableName, blobStore }),
+      new DynamoRunRepository({
+        client: documentClient,
+        tableName,
+        blobStore,
+        retention: {
+          endedRunSeconds: environment.COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS,
+          decisionSeconds: environment.COUNTERSIGN_DECISION_RETENTION_SECONDS,
+        },
+      }),
       metrics,
     ),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName }),

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../core/schema-messages.js';
+import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
 /**
@@ -10,6 +11,8 @@ const environmentSchema = z.object({
   COUNTERSIGN_TABLE_NAME: z.string().check(z.minLength(1)),
   COUNTERSIGN_SEALING_KEY_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_OVERFLOW_BUCKET: z.string().check(z.minLength(1)),
+  // The bucket's own key (SSE-KMS at rest), apart from the sealing key.
+  COUNTERSIGN_OVERFLOW_KEY_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   COUNTERSIGN_EVENT_BUS_NAME: z._default(z.string().check(z.minLength(1)), 'default'),
   COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z._default(
@@ -26,6 +29,12 @@ const environmentSchema = z.object({
     z.transform((value: string | undefined) => resolveSkillsMaxBytes(value)),
   ),
   COUNTERSIGN_MAX_TURNS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 50),
+  // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
+  COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
+    z.coerce.number().check(z.int(), z.gte(86_400)),
+    ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400,
+  ),
+  COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
 });
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
