@@ -23,11 +23,25 @@ import {
   type OpenAiCompatibleEndpoint,
   resolveProjectPath,
 } from './functions.js';
+import {
+  applyReservedConcurrency,
+  applyRetentionEnvironment,
+  type CountersignReservedConcurrency,
+  type CountersignRetention,
+  type CountersignThrottling,
+  overflowExpiration,
+  resolveLimits,
+} from './limits.js';
 import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
 export type { HandlerName, ModelProvider, OpenAiCompatibleEndpoint } from './functions.js';
+export type {
+  CountersignReservedConcurrency,
+  CountersignRetention,
+  CountersignThrottling,
+} from './limits.js';
 
 /** Properties of the {@link Countersign} construct. */
 export interface CountersignProps {
@@ -124,6 +138,24 @@ export interface CountersignProps {
    * @default - see ALARM_THRESHOLD_DEFAULTS in lib/observability.ts (24 hours, 5 s p99, 20 %, 300000 bytes)
    */
   readonly alarmThresholds?: CountersignAlarmThresholds;
+  /**
+   * Rate and burst limits of the HTTP API (a throttled client gets 429). See docs/runbook.md, "Limits".
+   *
+   * @default - { rateLimit: 50, burstLimit: 100 }
+   */
+  readonly throttling?: CountersignThrottling;
+  /**
+   * Reserved concurrency per function group; a group set to `undefined` is left unreserved.
+   *
+   * @default - { api: 5, events: 10, steps: 5, probe: 1 } (per function of the group)
+   */
+  readonly reservedConcurrency?: CountersignReservedConcurrency;
+  /**
+   * How long ended runs (transcripts, cards, overflow) and decisions are kept.
+   *
+   * @default - ended runs 90 days; decisions and the skills audit forever
+   */
+  readonly retention?: CountersignRetention;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */
@@ -169,8 +201,10 @@ type ResolvedSettings = Omit<CountersignFunctionsProps, 'data' | 'serviceName' |
 export class Countersign extends Construct {
   /** The single table of runs, sealed state, skills, pages, grants and audit records. */
   public readonly table: Table;
-  /** The customer-managed key: table, overflow objects and run state sealing. */
+  /** The data key: the table and the overflow objects at rest (usable through DynamoDB and S3 only). */
   public readonly key: Key;
+  /** The sealing key: run state, approval cards and task tokens (only the handlers that unseal may decrypt). */
+  public readonly sealingKey: Key;
   /** Sealed run state too large for a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** The run workflow, one execution per run (continued as new for long runs). */
@@ -196,7 +230,12 @@ export class Countersign extends Construct {
     const settings = resolveSettings(props);
     const observabilitySettings = resolveObservabilitySettings(this, props);
 
-    this.data = new CountersignData(this, 'Data', { removalPolicy: settings.removalPolicy });
+    const limits = resolveLimits(props);
+
+    this.data = new CountersignData(this, 'Data', {
+      removalPolicy: settings.removalPolicy,
+      overflowExpiration: overflowExpiration(limits.retention, settings.approvalTimeout),
+    });
     const functions = new CountersignFunctions(this, 'Functions', {
       data: this.data,
       ...settings,
@@ -219,10 +258,14 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
+      throttling: limits.throttling,
     });
+    applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
+    applyRetentionEnvironment(functions.functions, limits.retention);
 
     this.table = this.data.table;
     this.key = this.data.key;
+    this.sealingKey = this.data.sealingKey;
     this.overflowBucket = this.data.overflowBucket;
     this.stateMachine = workflow.stateMachine;
     this.httpApi = api.httpApi;
@@ -278,7 +321,7 @@ export class Countersign extends Construct {
 
   /** Lets `grantee` read the table (and decrypt it), e.g. for a reporting job. */
   public grantReadData(grantee: IGrantable): Grant {
-    return this.data.grantTable(grantee, 'read');
+    return this.data.grantTableRead(grantee);
   }
 }
 

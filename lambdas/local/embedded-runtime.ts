@@ -21,6 +21,11 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import {
+  ENDED_RUN_RETENTION_DAYS_DEFAULT,
+  THROTTLING_DEFAULTS,
+  type ThrottlingLimits,
+} from '../core/limits.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import { markRunExpired } from '../core/runs/end-run.js';
@@ -37,6 +42,7 @@ import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer, type LocalRoute } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
+import { sweepExpiredBlobs, sweepExpiredItems } from './retention-sweep.js';
 
 export interface EmbeddedRuntimeOptions {
   /** The state machine definition: the ASL synthesized from the CDK app. */
@@ -68,6 +74,16 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /**
+   * The HTTP API's rate and burst, enforced per client by the local server.
+   * @default - THROTTLING_DEFAULTS, the construct's defaults
+   */
+  readonly throttling?: ThrottlingLimits;
+  /**
+   * How long ended runs (and decisions) are kept; expired items are swept when the runtime starts.
+   * @default - ended runs 90 days, decisions forever (the construct's defaults)
+   */
+  readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
 }
 
 export interface EmbeddedRuntime {
@@ -115,6 +131,17 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   calls.attachTo(dynamo.client);
   const tableName = dynamo.tableName;
   const client = dynamo.documentClient;
+  const retention = options.retention ?? { endedRunSeconds: ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400 };
+  const approvalTimeoutSeconds = options.approvalTimeoutSeconds ?? 7 * 86_400;
+  // dynalite has no TTL and a folder no lifecycle rule: what AWS would have removed goes now.
+  const sweptAt = systemClock.now();
+  const sweptItems = await sweepExpiredItems(client, tableName, sweptAt);
+  const sweptBlobs = await sweepExpiredBlobs(
+    directory.blobsDirectory,
+    retention.endedRunSeconds + approvalTimeoutSeconds + 86_400,
+    sweptAt,
+  );
+  if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   const notifications: Array<{ runId: string; toolNames: string[]; pausedAt: string }> = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
@@ -137,7 +164,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
-      new DynamoRunRepository({ client, tableName, blobStore: new FileBlobStore(directory.blobsDirectory) }),
+      new DynamoRunRepository({
+        client,
+        tableName,
+        blobStore: new FileBlobStore(directory.blobsDirectory),
+        retention,
+      }),
       metrics,
     ),
     sealer: new EnvelopeSealer({
@@ -166,7 +198,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     logger,
     metrics,
     settings: {
-      approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400,
+      approvalTimeoutSeconds,
       maxTurns: 50,
       skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
     },
@@ -203,7 +235,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       }),
     ),
   ];
-  const server = new LocalHttpServer({ port: options.port ?? 0, routes, verifier: issuer, logger });
+  const server = new LocalHttpServer({
+    port: options.port ?? 0,
+    routes,
+    verifier: issuer,
+    logger,
+    throttling: options.throttling ?? THROTTLING_DEFAULTS,
+  });
   const { url } = await server.start();
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
