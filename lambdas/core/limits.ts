@@ -34,7 +34,9 @@ const COMPACT_JWT = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
  * readBearerToken('Basic dXNlcg=='); // undefined
  */
 export function readBearerToken(header: string | undefined): string | undefined {
-  if (header === undefined || header.length > MAXIMUM_BEARER_TOKEN_LENGTH + 16) return undefined;
+  // The length first, so an oversized header costs no regular expression.
+  if (header === undefined || header.length > MAXIMUM_BEARER_TOKEN_LENGTH + 64) return undefined;
   const token = /^Bearer +([^\s]+) *$/i.exec(header)?.[1];
-  return token !== undefined && COMPACT_JWT.test(token) ? token : undefined;
+  if (token === undefined || token.length > MAXIMUM_BEARER_TOKEN_LENGTH) return undefined;
+  return COMPACT_JWT.test(token) ? token : undefined;
 }

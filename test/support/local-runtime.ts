@@ -44,6 +44,8 @@ export async function startTestRuntime(
     approvalTimeoutSeconds?: number;
     extraTools?: Parameters<typeof startEmbeddedRuntime>[0]['extraTools'];
     openAiCompatible?: { baseUrl: string; apiKey: string };
+    throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
+    retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -60,6 +62,8 @@ export async function startTestRuntime(
     ...(options.approvalTimeoutSeconds ? { approvalTimeoutSeconds: options.approvalTimeoutSeconds } : {}),
     ...(options.extraTools ? { extraTools: options.extraTools } : {}),
     ...(options.openAiCompatible ? { openAiCompatible: options.openAiCompatible } : {}),
+    ...(options.throttling ? { throttling: options.throttling } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
   });
   return {
     ...runtime,
