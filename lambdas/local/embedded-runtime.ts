@@ -128,7 +128,6 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     ...(options.inMemory ? {} : { path: directory.dynaliteDirectory }),
     tableName: 'countersign',
   });
-  calls.attachTo(dynamo.client);
   const tableName = dynamo.tableName;
   const client = dynamo.documentClient;
   const retention = options.retention ?? { endedRunSeconds: ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400 };
@@ -142,6 +141,8 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     sweptAt,
   );
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
+  // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
+  calls.attachTo(dynamo.client);
   const notifications: Array<{ runId: string; toolNames: string[]; pausedAt: string }> = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {

@@ -108,7 +108,8 @@ type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' };
 
 /**
  * The local stand-in for the HTTP API: node:http on 127.0.0.1 dispatching to the same Lambda
- * handlers with a faithful payload v2 event. Like API Gateway it authenticates `jwt` routes
+ * handlers with a faithful payload v2 event. Like API Gateway it throttles (429, per client
+ * here: see `throttling`), authenticates `jwt` routes
  * before the handler runs (401), refuses bodies above 1 MiB (413), answers unknown routes and
  * methods itself (404, 405), and turns a throwing handler into a 500 that says nothing.
  *
