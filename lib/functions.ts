@@ -377,13 +377,21 @@ export class CountersignFunctions extends Construct {
   }
 
   /**
-   * bedrock:InvokeModel on the configured model only. An inference profile also needs the
-   * foundation model in every Region the profile may route to.
+   * bedrock:InvokeModel (and CountTokens) on the configured model only. An inference profile
+   * also needs the foundation model in every Region the profile may route to.
    */
   private grantModelInvocation(grantee: NodejsFunction, modelId: string): void {
     const stack = Stack.of(this);
     const [prefix] = modelId.split('.');
     const isInferenceProfile = prefix !== undefined && INFERENCE_PROFILE_PREFIXES.includes(prefix);
+    // The context-window manager asks Bedrock for its own token count, on the foundation model.
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['bedrock:CountTokens'],
+      resourceArns: [
+        `arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${isInferenceProfile ? modelId.slice(`${prefix}.`.length) : modelId}`,
+      ],
+    });
     if (!isInferenceProfile) {
       Grant.addToPrincipal({
         grantee,

@@ -60,9 +60,18 @@ describe('Countersign least privilege', () => {
       .statementsOf(synthesized.roleOf('model-turn'))
       .find((candidate) => candidate.Action === 'bedrock:InvokeModel');
 
+    const countTokens = synthesized
+      .statementsOf(synthesized.roleOf('model-turn'))
+      .find((candidate) => candidate.Action === 'bedrock:CountTokens');
+
     // Assess
     expect(roles).toEqual(rolesOf('model-turn'));
     expect(JSON.stringify(statement?.Resource)).toContain('anthropic.claude-sonnet-4-5-20250929-v1:0');
+    expect(synthesized.rolesGranted('bedrock:CountTokens')).toEqual(rolesOf('model-turn'));
+    expect(JSON.stringify(countTokens?.Resource)).toContain(
+      '::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(JSON.stringify(countTokens?.Resource)).not.toContain('*');
   });
 
   it('grants a foundation model in the stack Region only, without a wildcard', () => {
