@@ -25,6 +25,7 @@ import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
+import { measureSealingCost, printSealingTable } from './sealing-cost.js';
 
 /** Runs per measured run operation (the issue asks for at least 200). */
 const RUNS = 200;
@@ -133,6 +134,7 @@ async function main(): Promise<void> {
 
     printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow]);
     printColdStartTable(await measureColdStarts());
+    printSealingTable(await measureSealingCost());
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
   } finally {
     await runtime.stop();

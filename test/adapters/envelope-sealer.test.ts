@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -349,6 +349,30 @@ describe('EnvelopeSealer and blobs already stored', () => {
       await expect(sealer.unseal('run-state', 'run-other', sealed)).rejects.toMatchObject({
         code: 'sealed-state-rejected',
       });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('compresses a compressible state and leaves an incompressible one uncompressed, both unsealing', async () => {
+    // Prepare
+    const directory = await mkdtemp(join(tmpdir(), 'countersign-encoding-'));
+    const sealer = new EnvelopeSealer({ keyWrapping: await new LocalKeyring(directory).keyWrapping() });
+    const json = new TextEncoder().encode(
+      JSON.stringify(Array.from({ length: 5000 }, (_, index) => ({ index, tool: 'get_page', ok: true }))),
+    );
+    const random = new Uint8Array(randomBytes(200_000));
+
+    try {
+      // Act
+      const sealedJson = await sealer.seal('run-state', 'run-1', json);
+      const sealedRandom = await sealer.seal('run-state', 'run-1', random);
+
+      // Assess
+      expect(sealedJson.byteLength).toBeLessThan(json.byteLength / 5);
+      expect(sealedRandom.byteLength).toBeLessThan(random.byteLength + 2_000);
+      expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealedJson)).equals(json)).toBe(true);
+      expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealedRandom)).equals(random)).toBe(true);
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
