@@ -135,7 +135,7 @@ const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
 /** Bedrock geography prefixes of cross-Region inference profile ids (`us.anthropic...`). */
 const INFERENCE_PROFILE_PREFIXES = ['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca', 'global'];
 
-// esbuild emits ESM; CommonJS dependencies (X-Ray SDK, crypto client) still call require().
+// esbuild emits ESM; CommonJS dependencies (the Encryption SDK's) still call require().
 const REQUIRE_BANNER =
   "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
 
