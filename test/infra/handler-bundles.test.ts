@@ -1,7 +1,10 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
 import { App, Stack } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile } from 'esbuild';
@@ -12,6 +15,7 @@ import {
   LAMBDA_RUNTIME,
   resolveProjectPath,
 } from '../../lib/functions.js';
+import { startDynalite } from '../support/dynalite.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
 const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
@@ -35,6 +39,115 @@ async function bundle(entry: string, directory: string, name: string): Promise<M
     metafile: true,
   });
   return result.metafile;
+}
+
+const USER = { requestContext: { authorizer: { jwt: { claims: { sub: 'bundle-tester' }, scopes: [] } } } };
+
+/** An event each handler answers without any service but DynamoDB. */
+function eventFor(name: string): unknown {
+  const run = {
+    runId: 'run-missing',
+    turn: 0,
+    executionId: 'arn:aws:states:us-east-1:111122223333:execution:m:run-missing',
+  };
+  const http = (method: string, path: string, body?: string) => ({
+    ...USER,
+    version: '2.0',
+    rawPath: path,
+    headers: { 'content-type': 'application/json' },
+    requestContext: { ...USER.requestContext, http: { method, path }, requestId: 'bundle-test' },
+    ...(body === undefined ? {} : { body }),
+  });
+  switch (name) {
+    case 'api-inbox':
+      return { ...http('GET', '/inbox'), routeKey: 'GET /inbox' };
+    case 'api-runs':
+      return {
+        ...http('GET', '/runs/run-missing'),
+        routeKey: 'GET /runs/{id}',
+        pathParameters: { id: 'run-missing' },
+      };
+    case 'api-decision':
+      return {
+        ...http(
+          'POST',
+          '/runs/run-missing/decision',
+          JSON.stringify({ decision: 'approve', digest: 'x'.repeat(64) }),
+        ),
+        routeKey: 'POST /runs/{id}/decision',
+        pathParameters: { id: 'run-missing' },
+      };
+    case 'api-admin':
+      return {
+        ...http('GET', '/admin/configurations'),
+        routeKey: 'ANY /admin/{proxy+}',
+        pathParameters: { proxy: 'configurations' },
+      };
+    case 'api-run-events':
+      return {
+        rawPath: '/runs/run-missing/events',
+        headers: {},
+        requestContext: { http: { method: 'GET' } },
+      };
+    case 'await-approval':
+      return { ...run, taskToken: 'task-token' };
+    case 'mark-failed':
+      return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
+    case 'report-waiting-runs':
+      return { id: 'bundle-test' };
+    default:
+      return run;
+  }
+}
+
+// Runs in the child: the Lambda runtime's streaming global, one invocation, its answer as JSON.
+const INVOKE_ONCE = `
+const chunks = [];
+globalThis.awslambda = {
+  streamifyResponse: (handler) => handler,
+  HttpResponseStream: { from: (stream, prelude) => { chunks.push(JSON.stringify(prelude)); return stream; } },
+};
+const { handler } = await import(process.argv[1]);
+const stream = { write: (chunk) => { chunks.push(String(chunk)); return true; }, end: (chunk) => { if (chunk) chunks.push(String(chunk)); }, on: () => stream, once: () => stream, setContentType: () => {} };
+let answer;
+try {
+  const result = await handler(JSON.parse(process.argv[2]), stream);
+  answer = result === undefined ? { streamed: chunks.join('') } : result;
+} catch (error) {
+  answer = { error: error.name };
+}
+process.stdout.write('\\n' + 'ANSWER ' + JSON.stringify(answer));
+`;
+
+async function invokeInFreshProcess(
+  bundlePath: string,
+  event: unknown,
+  environment: Record<string, string>,
+): Promise<unknown> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', INVOKE_ONCE, pathToFileURL(bundlePath).href, JSON.stringify(event)],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        COUNTERSIGN_SEALING_KEY_ARN:
+          'arn:aws:kms:us-east-1:111122223333:key/00000000-0000-0000-0000-000000000000',
+        COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-overflow-test',
+        COUNTERSIGN_MODEL_PROVIDER: 'scripted',
+        COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
+        COUNTERSIGN_JWT_AUDIENCE: 'countersign',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        ...environment,
+      },
+    },
+  );
+  // The handler's own log lines share stdout; the answer is the last line.
+  const answer = stdout.split('\n').at(-1) ?? '';
+  return JSON.parse(answer.replace(/^ANSWER /, ''));
 }
 
 describe('the Lambda handler bundles', () => {
@@ -75,11 +188,63 @@ describe('the Lambda handler bundles', () => {
         expect(inputs.filter((input) => /node_modules\/bn\.js\//.test(input)).length).toBeLessThanOrEqual(1);
         expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
         expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
+        // The SDK is bundled (tree-shaken): nothing is left for the runtime's own copy to resolve.
+        const externals = Object.values(metafile.outputs).flatMap((output) =>
+          output.imports.filter(
+            (imported) => imported.external && !builtinModules.includes(imported.path.replace(/^node:/, '')),
+          ),
+        );
+        expect(
+          externals.map((imported) => imported.path),
+          name,
+        ).toEqual([]);
       }
     } finally {
       delete runtimeGlobal.awslambda;
     }
     expect(entries).toContain('await-approval.ts');
+  });
+
+  it('load and answer in a fresh process each, with the AWS SDK bundled as it deploys and DynamoDB on 127.0.0.1', async () => {
+    // Prepare: a table in dynalite; each bundle runs in its own Node process, as a cold Lambda.
+    const dynamo = await startDynalite();
+    const entries = await listHandlerEntries();
+    const answers: Record<string, unknown> = {};
+
+    try {
+      for (const entry of entries) {
+        const name = entry.replace(/\.ts$/, '');
+        await bundle(join(HANDLERS_DIRECTORY, entry), directory, name);
+
+        // Act
+        answers[name] = await invokeInFreshProcess(join(directory, `${name}.mjs`), eventFor(name), {
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+          COUNTERSIGN_TABLE_NAME: dynamo.tableName,
+        });
+      }
+    } finally {
+      await dynamo.stop();
+    }
+
+    // Assess: the step handlers read the table and refuse the unknown run by name; the API
+    // handlers answer HTTP; the probe queries the inbox index. None fails as internal.
+    for (const step of ['prepare', 'model-turn', 'await-approval', 'execute-tools', 'record-rejection']) {
+      expect(answers[step], step).toEqual({ error: 'countersign.not-found' });
+    }
+    // The end states are idempotent: a run already gone has nothing left to end.
+    for (const step of ['finish-run', 'mark-failed', 'mark-expired']) {
+      expect(answers[step], step).toEqual({ runId: 'run-missing' });
+    }
+    // The API handlers read the caller from the table; without grants they are refused, fail closed.
+    expect(answers['api-inbox']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-decision']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-admin']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
+    expect(answers['api-run-events']).toMatchObject({
+      streamed: expect.stringContaining('"statusCode":401'),
+    });
+    expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    expect(Object.keys(answers)).toHaveLength(entries.length);
   });
 
   it('keep the sealer sealing, refusing tampering and another run, and carrying 2 MB from a bundle', async () => {
