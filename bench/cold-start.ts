@@ -11,7 +11,12 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import { createEsbuildOptions, LAMBDA_RUNTIME, resolveProjectPath } from '../lib/functions.js';
+import {
+  buildSideModules,
+  createEsbuildOptions,
+  LAMBDA_RUNTIME,
+  resolveProjectPath,
+} from '../lib/functions.js';
 
 const run = promisify(execFile);
 
@@ -119,6 +124,8 @@ async function buildBundles(directory: string): Promise<BuiltBundle[]> {
       outfile,
       metafile: true,
     });
+    // What deploys beside the bundle (model-turn's tokenizer), loaded only when used.
+    await buildSideModules(directory, await readFile(outfile, 'utf8'), toolsModule);
     // A handler unseals when its bundle carries the Encryption SDK (and with it a KMS client).
     const unseals = Object.values(result.metafile.outputs).some((output) =>
       Object.keys(output.inputs).some((input) => input.endsWith('lambdas/adapters/envelope-sealer.ts')),

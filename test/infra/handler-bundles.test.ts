@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -10,8 +10,10 @@ import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  buildSideModules,
   createBundlingOptions,
   createEsbuildOptions,
+  describeHandlerBundle,
   LAMBDA_RUNTIME,
   resolveProjectPath,
 } from '../../lib/functions.js';
@@ -189,13 +191,16 @@ describe('the Lambda handler bundles', () => {
         expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
         expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
         // The SDK is bundled (tree-shaken): nothing is left for the runtime's own copy to resolve.
+        const sideModules = describeHandlerBundle(TOOLS_MODULE).sideModules.map(
+          (module) => module.importPath,
+        );
         const externals = Object.values(metafile.outputs).flatMap((output) =>
           output.imports.filter(
             (imported) => imported.external && !builtinModules.includes(imported.path.replace(/^node:/, '')),
           ),
         );
         expect(
-          externals.map((imported) => imported.path),
+          externals.map((imported) => imported.path).filter((path) => !sideModules.includes(path)),
           name,
         ).toEqual([]);
       }
@@ -354,28 +359,81 @@ describe('the Lambda handler bundles', () => {
     );
   });
 
-  it('are the bytes the CDK deploys: the bench and the construct bundle alike', async () => {
+  it("ship model-turn's tokenizer beside its bundle, where the lazy import resolves, and not inside it", async () => {
+    // Prepare
+    const modelTurn = await bundle(join(HANDLERS_DIRECTORY, 'model-turn.ts'), directory, 'model-turn');
+    const bundleText = await readFile(join(directory, 'model-turn.mjs'), 'utf8');
+
+    // Act
+    const built = await buildSideModules(directory, bundleText, TOOLS_MODULE);
+    const probe = join(directory, 'probe-tokenizer.mjs');
+    await writeFile(
+      probe,
+      "const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');\n" +
+        "process.stdout.write(JSON.stringify({ where: import.meta.resolve('gpt-tokenizer/encoding/cl100k_base'), tokens: countTokens('hello world') }));\n",
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [probe]);
+
+    // Assess
+    const inputs = Object.keys(modelTurn.inputs).filter((input) => input.includes('gpt-tokenizer/'));
+    const bundled = Object.values(modelTurn.outputs).flatMap((output) =>
+      Object.keys(output.inputs).filter((input) => input.includes('gpt-tokenizer/')),
+    );
+    expect(inputs).toEqual([]);
+    expect(bundled).toEqual([]);
+    expect(built).toEqual([join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')]);
+    expect(JSON.parse(stdout)).toEqual({
+      where: pathToFileURL(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')).href,
+      tokens: 2,
+    });
+    expect(await buildSideModules(directory, 'export const handler = () => 1;', TOOLS_MODULE)).toEqual([]);
+  });
+
+  it('are the bytes the CDK deploys: the bench and the construct bundle alike, side modules included', async () => {
     // Prepare
     const outdir = join(directory, 'cdk.out');
     const app = new App({ outdir });
-    new NodejsFunction(new Stack(app, 'Bundles'), 'Prepare', {
-      entry: join(HANDLERS_DIRECTORY, 'prepare.ts'),
-      projectRoot: resolveProjectPath(''),
-      depsLockFilePath: resolveProjectPath('package-lock.json'),
-      runtime: LAMBDA_RUNTIME,
-      bundling: createBundlingOptions(TOOLS_MODULE),
-    });
+    const stack = new Stack(app, 'Bundles');
+    for (const name of ['prepare', 'model-turn']) {
+      new NodejsFunction(stack, name, {
+        entry: join(HANDLERS_DIRECTORY, `${name}.ts`),
+        projectRoot: resolveProjectPath(''),
+        depsLockFilePath: resolveProjectPath('package-lock.json'),
+        runtime: LAMBDA_RUNTIME,
+        bundling: createBundlingOptions(TOOLS_MODULE),
+      });
+    }
 
     // Act
     const assembly = app.synth();
-    const [asset] = (await readdir(assembly.directory)).filter((entry) => entry.startsWith('asset.'));
-    const deployed = await readFile(join(assembly.directory, String(asset), 'index.mjs'));
-    const benched = await build({
-      ...createEsbuildOptions(join(HANDLERS_DIRECTORY, 'prepare.ts'), TOOLS_MODULE),
-      write: false,
-    });
+    const assets = (await readdir(assembly.directory)).filter((entry) => entry.startsWith('asset.'));
+    const deployed = await Promise.all(
+      assets.map(async (asset) => {
+        const assetDirectory = join(assembly.directory, asset);
+        const sideModule = join(assetDirectory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs');
+        return {
+          bytes: (await readFile(join(assetDirectory, 'index.mjs'))).byteLength,
+          sideModuleBytes: (await readFile(sideModule).catch(() => undefined))?.byteLength,
+        };
+      }),
+    );
+    const benched = async (name: string) =>
+      (
+        await build({
+          ...createEsbuildOptions(join(HANDLERS_DIRECTORY, `${name}.ts`), TOOLS_MODULE),
+          write: false,
+        })
+      ).outputFiles[0]?.contents.byteLength;
+    const benchedSideModule = (
+      await readFile(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'))
+    ).byteLength;
 
-    // Assess
-    expect(benched.outputFiles[0]?.contents.byteLength).toBe(deployed.byteLength);
+    // Assess: model-turn ships the tokenizer beside it, built alike; prepare ships nothing beside
+    expect(deployed).toHaveLength(2);
+    expect(deployed).toContainEqual({ bytes: await benched('prepare'), sideModuleBytes: undefined });
+    expect(deployed).toContainEqual({
+      bytes: await benched('model-turn'),
+      sideModuleBytes: benchedSideModule,
+    });
   });
 });
