@@ -16,6 +16,7 @@ import {
   DefinitionBody,
   Fail,
   IntegrationPattern,
+  JitterType,
   JsonPath,
   LogLevel,
   StateMachine,
@@ -90,6 +91,26 @@ const RETRY_INTERNAL = {
 };
 
 /**
+ * The Lambda service's own transient errors, retried as AWS recommends for every Lambda task
+ * (throttled invokes included), with full jitter so runs throttled together do not retry together.
+ * Replaces the LambdaInvoke default, which leaves out Lambda.TooManyRequestsException.
+ */
+const RETRY_LAMBDA_SERVICE = {
+  errors: [
+    'Lambda.ServiceException',
+    'Lambda.AWSLambdaException',
+    'Lambda.SdkClientException',
+    'Lambda.TooManyRequestsException',
+    'Lambda.ClientExecutionTimeoutException',
+  ],
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  maxAttempts: 6,
+  maxDelay: Duration.seconds(30),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
  * The run state machine (Standard, JSONPath): one execution per run, carrying only the run id
  * and turn; everything else lives sealed in DynamoDB. Long runs continue as a new execution
  * (`ContinueAsNew`) before the 25,000-event history limit.
@@ -122,7 +143,9 @@ export class CountersignWorkflow extends Construct {
         payload: TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
+        retryOnServiceExceptions: false,
       });
+      task.addRetry(RETRY_LAMBDA_SERVICE);
       task.addRetry(RETRY_INTERNAL);
       return task;
     };
@@ -167,6 +190,7 @@ export class CountersignWorkflow extends Construct {
       resultPath: '$.decision',
       // The whole human wait: the run then ends as expired, never silently.
       taskTimeout: Timeout.duration(props.approvalTimeout),
+      retryOnServiceExceptions: false,
     });
 
     const continueAsNew = new CustomState(this, STATE_NAMES.continueAsNew, {
@@ -189,6 +213,7 @@ export class CountersignWorkflow extends Construct {
     for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
       task.addCatch(markFailed, catchFailure);
     }
+    awaitApproval.addRetry(RETRY_LAMBDA_SERVICE);
     awaitApproval.addRetry(RETRY_INTERNAL);
     awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });

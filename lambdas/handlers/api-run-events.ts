@@ -1,5 +1,7 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import { eventsEndpointEnvironment } from './config.js';
 import {
   createRunEventsFunctionUrlHandler,

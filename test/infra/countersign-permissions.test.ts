@@ -28,6 +28,8 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:PutObject',
     ...DATA_KEY_WRITE,
     'bedrock:InvokeModel',
+    // The context-window manager's own token count (issue #12), on the foundation model.
+    'bedrock:CountTokens',
   ],
   'await-approval': [
     ...BASE,
@@ -161,9 +163,18 @@ describe('Countersign least privilege', () => {
       .statementsOf(synthesized.roleOf('model-turn'))
       .find((candidate) => candidate.Action === 'bedrock:InvokeModel');
 
+    const countTokens = synthesized
+      .statementsOf(synthesized.roleOf('model-turn'))
+      .find((candidate) => candidate.Action === 'bedrock:CountTokens');
+
     // Assess
     expect(roles).toEqual(rolesOf('model-turn'));
     expect(JSON.stringify(statement?.Resource)).toContain('anthropic.claude-sonnet-4-5-20250929-v1:0');
+    expect(synthesized.rolesGranted('bedrock:CountTokens')).toEqual(rolesOf('model-turn'));
+    expect(JSON.stringify(countTokens?.Resource)).toContain(
+      '::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
+    );
+    expect(JSON.stringify(countTokens?.Resource)).not.toContain('*');
   });
 
   it('grants a foundation model in the stack Region only, without a wildcard', () => {
