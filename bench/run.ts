@@ -4,7 +4,8 @@
  * For each operation: the AWS API calls it makes (counted by the SDK middleware
  * `AwsCallCounter`, with the local keyring counted as KMS, the local runner as Step Functions
  * and the notifier as EventBridge), local p50 and p99, and the targets beside them; then each
- * Lambda handler bundle's size, built with the esbuild settings the CDK deploys with.
+ * Lambda handler bundle's cold start (bench/cold-start.ts) and the cost of sealing
+ * (bench/sealing-cost.ts), as ratios to references measured in the same run.
  * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
  */
 // Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
@@ -17,14 +18,14 @@ import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
 import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
 import '../lambdas/local/promise-with-resolvers.js';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
-import { createEsbuildOptions, resolveProjectPath } from '../lib/functions.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
+import { measureColdStarts, printColdStartTable } from './cold-start.js';
+import { measureSealingCost, printSealingTable } from './sealing-cost.js';
 
 /** Runs per measured run operation (the issue asks for at least 200). */
 const RUNS = 200;
@@ -32,8 +33,6 @@ const RUNS = 200;
 const WAITING_RUNS = 1_000;
 const INBOX_LOADS = 50;
 const INBOX_PAGE_SIZE = 20;
-/** Handler bundle target (issue #2), in KB of 1,000 bytes. */
-const BUNDLE_TARGET_KB = 300;
 
 type Snapshot = Record<string, number>;
 
@@ -133,8 +132,9 @@ async function main(): Promise<void> {
     // ─────────────────────────────────────────────────────────────────────────────────────────
     const floodRow = await measureFloodedPreviewCapture();
 
-    const bundles = await measureHandlerBundles();
-    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow], bundles);
+    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow]);
+    printColdStartTable(await measureColdStarts());
+    printSealingTable(await measureSealingCost());
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
   } finally {
     await runtime.stop();
@@ -236,33 +236,7 @@ function percentile(values: readonly number[], rank: number): number {
   return sorted[Math.max(0, Math.ceil((rank / 100) * sorted.length) - 1)] ?? Number.NaN;
 }
 
-interface BundleSize {
-  readonly handler: string;
-  readonly bytes: number;
-}
-
-/** Every Lambda entry in lambdas/handlers/ (a file exporting `handler`), bundled as the CDK does. */
-async function measureHandlerBundles(): Promise<BundleSize[]> {
-  const directory = resolveProjectPath('lambdas/handlers');
-  const files = (await readdir(directory)).filter((file) => file.endsWith('.ts')).sort();
-  const entries: string[] = [];
-  for (const file of files) {
-    if (/^export const handler\b/m.test(await readFile(join(directory, file), 'utf8'))) entries.push(file);
-  }
-  const toolsModule = resolveProjectPath('lambdas/tools/no-team-tools.ts');
-  return Promise.all(
-    entries.map(async (file) => {
-      const result = await build({
-        ...createEsbuildOptions(join(directory, file), toolsModule),
-        write: false,
-      });
-      const bytes = result.outputFiles.reduce((total, output) => total + output.contents.byteLength, 0);
-      return { handler: file.replace(/\.ts$/, ''), bytes };
-    }),
-  );
-}
-
-function printTable(measurements: readonly Measurement[], bundles: readonly BundleSize[]): void {
+function printTable(measurements: readonly Measurement[]): void {
   console.log('\ncountersign bench: local embedded mode (dynalite in memory; local keyring counted as KMS,');
   console.log('local runner as SFN, notifier as EventBridge); every step runs as a cold Lambda container.\n');
   console.log(`${'operation'.padEnd(62)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'n'.padStart(6)}`);
@@ -284,18 +258,6 @@ function printTable(measurements: readonly Measurement[], bundles: readonly Bund
       }
     }
   }
-  console.log(
-    `\n${'Lambda handler bundle (minified, lib/functions.ts settings)'.padEnd(62)}${'KB'.padStart(9)}  target`,
-  );
-  console.log('─'.repeat(86));
-  for (const bundle of bundles) {
-    const kilobytes = bundle.bytes / 1000;
-    const verdict = kilobytes <= BUNDLE_TARGET_KB ? 'met' : 'MISSED';
-    console.log(
-      `${bundle.handler.padEnd(62)}${kilobytes.toFixed(1).padStart(9)}  <= ${BUNDLE_TARGET_KB} KB: ${verdict}`,
-    );
-  }
-  console.log('KB = 1,000 bytes; the AWS SDK v3 is not bundled (the Lambda runtime provides it).');
 }
 
 /** `DynamoDB GetItem 2, PutItem 1 | KMS Decrypt 1`. */

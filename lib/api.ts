@@ -24,6 +24,8 @@ export interface CountersignApiProps {
    * API Gateway refuses a missing, forged, expired or wrong-audience token before any Lambda runs.
    */
   readonly authorizer: IHttpRouteAuthorizer;
+  /** The default route throttling of the stage: every route, 429 above it. */
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
 interface RouteSpecification {
@@ -77,9 +79,10 @@ export class CountersignApi extends Construct {
       httpApi: this.httpApi,
       stageName: '$default',
       autoDeploy: true,
+      throttle: { rateLimit: props.throttling.rateLimit, burstLimit: props.throttling.burstLimit },
       accessLogSettings: {
         destination: new LogGroupLogDestination(this.accessLogGroup),
-        // No query strings or headers: a token must never reach a log.
+        // No query strings or headers: a token must never reach a log; the caller is its `sub` claim.
         format: AccessLogFormat.custom(
           JSON.stringify({
             requestId: '$context.requestId',
@@ -91,6 +94,8 @@ export class CountersignApi extends Construct {
             integrationLatency: '$context.integrationLatency',
             integrationError: '$context.integrationErrorMessage',
             sourceIp: '$context.identity.sourceIp',
+            // Who called: the verified token's subject, never the token itself ("-" on GET /).
+            sub: '$context.authorizer.claims.sub',
           }),
         ),
       },

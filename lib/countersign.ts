@@ -28,12 +28,26 @@ import {
   type IdentityGroupGrantsProp,
   resolveIdentityGroupGrants,
 } from './identity-group-grants.js';
+import {
+  applyReservedConcurrency,
+  applyRetentionEnvironment,
+  type CountersignReservedConcurrency,
+  type CountersignRetention,
+  type CountersignThrottling,
+  overflowExpiration,
+  resolveLimits,
+} from './limits.js';
 import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
 import { type CountersignPolicyFloor, resolvePolicyFloor } from './policy-floor-props.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
 export type { HandlerName, ModelProvider, OpenAiCompatibleEndpoint } from './functions.js';
+export type {
+  CountersignReservedConcurrency,
+  CountersignRetention,
+  CountersignThrottling,
+} from './limits.js';
 export type { CountersignPolicyFloor } from './policy-floor-props.js';
 
 /** Properties of the {@link Countersign} construct. */
@@ -148,6 +162,24 @@ export interface CountersignProps {
    * @default - four-eyes per configuration, no four-eyes tools, 1 approval, the `tool` gate
    */
   readonly policyFloor?: CountersignPolicyFloor;
+  /**
+   * Rate and burst limits of the HTTP API (a throttled client gets 429). See docs/runbook.md, "Limits".
+   *
+   * @default - { rateLimit: 50, burstLimit: 100 }
+   */
+  readonly throttling?: CountersignThrottling;
+  /**
+   * Reserved concurrency per function group; a group set to `undefined` is left unreserved.
+   *
+   * @default - { api: 5, events: 10, steps: 5, probe: 1 } (per function of the group)
+   */
+  readonly reservedConcurrency?: CountersignReservedConcurrency;
+  /**
+   * How long ended runs (transcripts, cards, overflow) and decisions are kept.
+   *
+   * @default - ended runs 90 days; decisions and the skills audit forever
+   */
+  readonly retention?: CountersignRetention;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */
@@ -193,8 +225,10 @@ type ResolvedSettings = Omit<CountersignFunctionsProps, 'data' | 'serviceName' |
 export class Countersign extends Construct {
   /** The single table of runs, sealed state, skills, pages, grants and audit records. */
   public readonly table: Table;
-  /** The customer-managed key: table, overflow objects and run state sealing. */
+  /** The data key: the table and the overflow objects at rest (usable through DynamoDB and S3 only). */
   public readonly key: Key;
+  /** The sealing key: run state, approval cards and task tokens (only the handlers that unseal may decrypt). */
+  public readonly sealingKey: Key;
   /** Sealed run state too large for a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** The run workflow, one execution per run (continued as new for long runs). */
@@ -220,7 +254,12 @@ export class Countersign extends Construct {
     const settings = resolveSettings(props);
     const observabilitySettings = resolveObservabilitySettings(this, props);
 
-    this.data = new CountersignData(this, 'Data', { removalPolicy: settings.removalPolicy });
+    const limits = resolveLimits(props);
+
+    this.data = new CountersignData(this, 'Data', {
+      removalPolicy: settings.removalPolicy,
+      overflowExpiration: overflowExpiration(limits.retention, settings.approvalTimeout),
+    });
     const functions = new CountersignFunctions(this, 'Functions', {
       data: this.data,
       ...settings,
@@ -243,10 +282,14 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
+      throttling: limits.throttling,
     });
+    applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
+    applyRetentionEnvironment(functions.functions, limits.retention);
 
     this.table = this.data.table;
     this.key = this.data.key;
+    this.sealingKey = this.data.sealingKey;
     this.overflowBucket = this.data.overflowBucket;
     this.stateMachine = workflow.stateMachine;
     this.httpApi = api.httpApi;
@@ -359,15 +402,14 @@ export class Countersign extends Construct {
       resourceArns: [this.table.tableArn],
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] } },
     });
-    // DynamoDB encrypts with its own table key (it needs no kms:Encrypt from the caller); the
-    // grantee keeps the Decrypt every card reader already holds.
-    this.data.grantKey(grantee, 'read');
+    // DynamoDB encrypts with the table key itself; the grantee keeps the table-key Decrypt (through
+    // DynamoDB) every card reader already holds from its row of the permissions matrix.
     return this.grantStopRun(grantee);
   }
 
   /** Lets `grantee` read the table (and decrypt it), e.g. for a reporting job. */
   public grantReadData(grantee: IGrantable): Grant {
-    return this.data.grantTable(grantee, 'read');
+    return this.data.grantTableRead(grantee);
   }
 }
 

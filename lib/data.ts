@@ -20,30 +20,51 @@ export interface CountersignDataProps {
    * @default - RemovalPolicy.RETAIN: runs, grants and audit records outlive a stack deletion.
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * How long an overflow object is kept after it was written; S3 then removes it (a lifecycle
+   * rule). Run items expire by DynamoDB TTL on `TABLE_LAYOUT.timeToLiveAttribute`.
+   *
+   * @default - kept until deleted
+   */
+  readonly overflowExpiration?: Duration;
 }
 
-/** Read or read-write access, the two shapes every data grant comes in. */
+/** Read or read-write access, the two shapes of an overflow grant. */
 export type DataAccess = 'read' | 'read-write';
 
-const TABLE_READ_ACTIONS = [
-  'dynamodb:GetItem',
-  'dynamodb:BatchGetItem',
-  'dynamodb:Query',
-  'dynamodb:Scan',
-  'dynamodb:ConditionCheckItem',
-  'dynamodb:DescribeTable',
-];
-const TABLE_WRITE_ACTIONS = [
+/** The item-level DynamoDB actions a handler may be granted; nothing table-wide (no Scan, no DescribeTable). */
+export type TableAction =
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
+
+/** What a handler does with sealed state: `unseal` decrypts it, `seal` also wraps new data keys. */
+export type SealingAccess = 'seal' | 'unseal';
+
+const TABLE_WRITE_ACTIONS: readonly TableAction[] = [
   'dynamodb:PutItem',
   'dynamodb:UpdateItem',
   'dynamodb:DeleteItem',
-  'dynamodb:BatchWriteItem',
 ];
+
+/** What a table grant covers beyond the item actions on the table itself. */
+export interface TableGrantOptions {
+  /** Also Query the inbox index (only the inbox and the waiting-runs probe read it). */
+  readonly inboxIndex?: boolean;
+}
 
 /**
  * Where countersign keeps its state: one DynamoDB table (runs, sealed run state, skills,
- * pages, grants, audit), one customer-managed KMS key (table encryption, envelope sealing of
- * run state, overflow objects) and one S3 bucket for sealed state that outgrows a 400 KB item.
+ * pages, grants, audit), two customer-managed KMS keys by purpose (the data key encrypts the
+ * table and the overflow objects at rest; the sealing key wraps the envelope keys of sealed run
+ * state, cards and task tokens) and one S3 bucket for sealed state that outgrows a 400 KB item.
+ *
+ * The data key is usable only through DynamoDB and S3 (`kms:ViaService`), so a role that may
+ * read the table cannot decrypt anything with it directly; only the handlers that unseal may use
+ * the sealing key.
  *
  * Grants are written out as explicit actions on explicit ARNs (no `grantReadWriteData`):
  * the CDK helpers add `kms:ReEncrypt*`, `s3:List*` and `index/*` wildcards nobody here needs.
@@ -55,8 +76,10 @@ const TABLE_WRITE_ACTIONS = [
 export class CountersignData extends Construct {
   /** The single table; its key layout is `TABLE_LAYOUT`. */
   public readonly table: Table;
-  /** Encrypts the table and the overflow bucket, and seals run state (envelope encryption). */
+  /** Encrypts the table and the overflow bucket at rest; usable through DynamoDB and S3 only. */
   public readonly key: Key;
+  /** Wraps the data keys of sealed run state, approval cards and task tokens (envelope encryption). */
+  public readonly sealingKey: Key;
   /** Sealed run state that does not fit into a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** Server access logs of the overflow bucket. */
@@ -67,7 +90,12 @@ export class CountersignData extends Construct {
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
     this.key = new Key(this, 'Key', {
-      description: 'countersign: table encryption, run state sealing and overflow objects',
+      description: 'countersign: table and overflow bucket encryption at rest',
+      enableKeyRotation: true,
+      removalPolicy,
+    });
+    this.sealingKey = new Key(this, 'SealingKey', {
+      description: 'countersign: sealing of run state, approval cards and task tokens',
       enableKeyRotation: true,
       removalPolicy,
     });
@@ -80,6 +108,8 @@ export class CountersignData extends Construct {
       encryption: TableEncryption.CUSTOMER_MANAGED,
       encryptionKey: this.key,
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
+      // Ended runs and their closed cards carry a removal time (retention, docs/runbook.md).
+      timeToLiveAttribute: TABLE_LAYOUT.timeToLiveAttribute,
       removalPolicy,
     });
     this.table.addGlobalSecondaryIndex({
@@ -108,39 +138,82 @@ export class CountersignData extends Construct {
       objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
       serverAccessLogsBucket: this.accessLogBucket,
       serverAccessLogsPrefix: 'overflow/',
+      lifecycleRules:
+        props.overflowExpiration === undefined
+          ? []
+          : [{ id: 'ExpireOverflow', expiration: props.overflowExpiration }],
       removalPolicy,
     });
   }
 
-  /** The ARNs a table grant covers: the table and its one index (no `index/*` wildcard). */
-  private tableResourceArns(): string[] {
-    return [this.table.tableArn, `${this.table.tableArn}/index/${TABLE_LAYOUT.inboxIndex.name}`];
+  /**
+   * Lets `grantee` take exactly `actions` on the table's items (and Query the inbox index when
+   * asked), with the data-key permissions DynamoDB needs for a customer managed key: decrypt to
+   * read, also encrypt and generate data keys to write, and only through DynamoDB.
+   */
+  public grantTableActions(
+    grantee: IGrantable,
+    actions: readonly TableAction[],
+    options: TableGrantOptions = {},
+  ): Grant {
+    if (actions.length === 0 && !options.inboxIndex) {
+      throw new Error('CountersignData.grantTableActions: no actions; grant at least one table action.');
+    }
+    const tableActions = [...new Set(actions)];
+    const grants: Grant[] = [];
+    if (tableActions.length > 0) {
+      grants.push(
+        Grant.addToPrincipal({ grantee, actions: tableActions, resourceArns: [this.table.tableArn] }),
+      );
+    }
+    if (options.inboxIndex) {
+      grants.push(
+        Grant.addToPrincipal({
+          grantee,
+          actions: ['dynamodb:Query'],
+          resourceArns: [`${this.table.tableArn}/index/${TABLE_LAYOUT.inboxIndex.name}`],
+        }),
+      );
+    }
+    const writes = tableActions.some((action) => TABLE_WRITE_ACTIONS.includes(action));
+    grants.push(this.grantDataKey(grantee, writes ? 'read-write' : 'read', 'dynamodb'));
+    return grants.reduce((combined, next) => combined.combine(next));
+  }
+
+  /** Lets `grantee` read the table (items and inbox index) and decrypt it, e.g. a reporting job. */
+  public grantTableRead(grantee: IGrantable): Grant {
+    return this.grantTableActions(grantee, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], {
+      inboxIndex: true,
+    });
   }
 
   /**
-   * Lets `grantee` read (or read and write) the table items, including the KMS permissions
-   * DynamoDB needs for a customer-managed key.
+   * The data key through one service: `read` decrypts, `read-write` also encrypts and
+   * generates data keys. `kms:ViaService` keeps the grant from opening anything directly.
    */
-  public grantTable(grantee: IGrantable, access: DataAccess): Grant {
-    const actions = access === 'read' ? TABLE_READ_ACTIONS : [...TABLE_READ_ACTIONS, ...TABLE_WRITE_ACTIONS];
-    const grant = Grant.addToPrincipal({ grantee, actions, resourceArns: this.tableResourceArns() });
-    this.grantKey(grantee, access);
-    return grant;
-  }
-
-  /**
-   * Lets `grantee` use the key: `read` can only decrypt (open sealed state, read the table);
-   * `read-write` can also encrypt and generate data keys (seal state, write items).
-   */
-  public grantKey(grantee: IGrantable, access: DataAccess): Grant {
+  private grantDataKey(grantee: IGrantable, access: DataAccess, service: 'dynamodb' | 's3'): Grant {
     const actions =
       access === 'read'
         ? ['kms:Decrypt', 'kms:DescribeKey']
         : ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
-    return Grant.addToPrincipal({ grantee, actions, resourceArns: [this.key.keyArn] });
+    return Grant.addToPrincipal({
+      grantee,
+      actions,
+      resourceArns: [this.key.keyArn],
+      conditions: { StringEquals: { 'kms:ViaService': `${service}.${Stack.of(this).region}.amazonaws.com` } },
+    });
   }
 
-  /** Lets `grantee` read (or read and write) overflow objects; the key grant comes along. */
+  /**
+   * Lets `grantee` use the sealing key: `unseal` decrypts sealed state (kms:Decrypt), `seal`
+   * also wraps new data keys (kms:GenerateDataKey, what the Encryption SDK's KMS keyring calls).
+   */
+  public grantSealing(grantee: IGrantable, access: SealingAccess): Grant {
+    const actions = access === 'unseal' ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
+    return Grant.addToPrincipal({ grantee, actions, resourceArns: [this.sealingKey.keyArn] });
+  }
+
+  /** Lets `grantee` read (or read and write) overflow objects; the data key comes along, through S3. */
   public grantOverflow(grantee: IGrantable, access: DataAccess): Grant {
     const actions = access === 'read' ? ['s3:GetObject'] : ['s3:GetObject', 's3:PutObject'];
     const grant = Grant.addToPrincipal({
@@ -148,7 +221,7 @@ export class CountersignData extends Construct {
       actions,
       resourceArns: [this.overflowBucket.arnForObjects('*')],
     });
-    this.grantKey(grantee, access);
+    this.grantDataKey(grantee, access, 's3');
     return grant;
   }
 

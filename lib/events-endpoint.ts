@@ -26,7 +26,9 @@ export interface CountersignEventsEndpointProps {
  * GET /runs/{id}/events on AWS: a Lambda function URL with invoke mode RESPONSE_STREAM, since
  * an HTTP API integration buffers the whole response and cannot stream server-sent events.
  * A function URL has no JWT authorizer, so its auth type is NONE and the handler verifies the
- * bearer token against the same issuer and audience as the HTTP API.
+ * bearer token against the same issuer and audience as the HTTP API. What protects the public
+ * URL: the handler refuses a request without a JWT-shaped bearer token before any other work,
+ * and the function's reserved concurrency (`reservedConcurrency.events`) caps what a flood uses.
  *
  * @example
  * const events = new CountersignEventsEndpoint(this, 'Events', {

@@ -12,7 +12,8 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
-import type { CountersignData, DataAccess } from './data.js';
+import type { CountersignData } from './data.js';
+import { grantHandlerDataPermissions } from './handler-permissions.js';
 
 /** The Lambda handlers, one per file in `lambdas/handlers/`. */
 export const HANDLER_NAMES = [
@@ -105,41 +106,10 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
 };
 
-// The least-privilege matrix. api-inbox and api-run-events only read, besides the one conditional
-// UpdateItem that ends the run of a card that cannot be opened (Countersign.grantEndRun).
-const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
-  prepare: 'read-write',
-  'model-turn': 'read-write',
-  'await-approval': 'read-write',
-  'execute-tools': 'read-write',
-  'record-rejection': 'read-write',
-  'finish-run': 'read-write',
-  'mark-failed': 'read-write',
-  'mark-expired': 'read-write',
-  'api-runs': 'read-write',
-  'api-inbox': 'read',
-  'api-decision': 'read-write',
-  'api-admin': 'read-write',
-  'api-run-events': 'read',
-  'report-waiting-runs': 'read',
-};
-
-// Sealed state overflows to S3 where it is written (turns, suspension) and read (cards, status).
-const OVERFLOW_ACCESS: Partial<Record<HandlerName, DataAccess>> = {
-  'model-turn': 'read-write',
-  'await-approval': 'read-write',
-  'execute-tools': 'read-write',
-  'record-rejection': 'read-write',
-  'api-runs': 'read',
-  'api-decision': 'read',
-  'api-inbox': 'read',
-  'api-run-events': 'read',
-};
-
 /** Bedrock geography prefixes of cross-Region inference profile ids (`us.anthropic...`). */
 const INFERENCE_PROFILE_PREFIXES = ['us', 'us-gov', 'eu', 'apac', 'jp', 'au', 'ca', 'global'];
 
-// esbuild emits ESM; CommonJS dependencies (X-Ray SDK, crypto client) still call require().
+// esbuild emits ESM; CommonJS dependencies (the Encryption SDK's) still call require().
 const REQUIRE_BANNER =
   "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
 
@@ -155,10 +125,34 @@ export interface HandlerBundleSettings {
   readonly mainFields: readonly string[];
   /** The `require` shim for CommonJS dependencies inside an ES module bundle. */
   readonly banner: string;
-  /** Left to the Lambda runtime (the AWS SDK v3). */
+  /**
+   * Left out of the bundle: the side modules only (shipped beside it). Nothing is left to the
+   * Lambda runtime: the AWS SDK v3 is bundled and tree-shaken, because a handler importing the
+   * runtime's SDK initialises 1.5-2x slower (measured by `npm run bench`).
+   */
   readonly externalModules: readonly string[];
   /** Import paths bundled as another module (`--alias:<from>=<to>`). */
   readonly aliases: Readonly<Record<string, string>>;
+  /**
+   * Import paths left out of the handler bundle and shipped beside it, each bundled on its own
+   * into `node_modules/<package>/`, where Node resolves the handler's lazy `import()`. For the
+   * cl100k tokenizer: its 1.7 MB of ranks, even behind a lazy import inside the bundle, were
+   * scanned by V8 at every model-turn cold start (about a third of its init).
+   */
+  readonly sideModules: readonly SideModule[];
+}
+
+/** A module shipped beside a handler bundle (`HandlerBundleSettings.sideModules`). */
+export interface SideModule {
+  /** The import path the handler uses: `gpt-tokenizer/encoding/cl100k_base`. */
+  readonly importPath: string;
+  /** The file esbuild bundles for it. */
+  readonly entryPath: string;
+  /** Where it goes, relative to the bundle's directory. */
+  readonly outputPath: string;
+  /** The `package.json` that makes `importPath` resolve to `outputPath`, relative to the bundle's directory. */
+  readonly packageJsonPath: string;
+  readonly packageJson: string;
 }
 
 /**
@@ -177,11 +171,13 @@ export interface HandlerBundleSettings {
  * describeHandlerBundle(resolveProjectPath('lambdas/tools/no-team-tools.ts')).aliases;
  */
 export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
+  const tokenizer = describeTokenizerSideModule();
   return {
     target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
     mainFields: ['module', 'main'],
     banner: REQUIRE_BANNER,
-    externalModules: ['@aws-sdk/*'],
+    externalModules: [tokenizer.importPath],
+    sideModules: [tokenizer],
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       '@aws-crypto/client-node': resolveEncryptionClientModuleBuild(),
@@ -191,9 +187,99 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   };
 }
 
+/** The cl100k tokenizer, shipped beside the bundle (its ES module build). */
+function describeTokenizerSideModule(): SideModule {
+  const packageJson = requireFromHere.resolve('gpt-tokenizer/package.json');
+  const entryPath = join(dirname(packageJson), 'esm', 'encoding', 'cl100k_base.js');
+  if (!existsSync(entryPath)) {
+    throw new Error(
+      `gpt-tokenizer has no ES module build at ${entryPath}; update describeTokenizerSideModule in lib/functions.ts to the layout of the installed version.`,
+    );
+  }
+  return {
+    importPath: 'gpt-tokenizer/encoding/cl100k_base',
+    entryPath,
+    outputPath: 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs',
+    packageJsonPath: 'node_modules/gpt-tokenizer/package.json',
+    packageJson: JSON.stringify({
+      name: 'gpt-tokenizer',
+      type: 'module',
+      exports: { './encoding/cl100k_base': './encoding/cl100k_base.mjs' },
+    }),
+  };
+}
+
+/**
+ * The shell commands that build the side modules a bundle imports into its directory (the
+ * CDK's `afterBundling` hook; the esbuild API does the same in `buildSideModules`).
+ */
+function createSideModuleCommands(settings: HandlerBundleSettings, outputDirectory: string): string[] {
+  const esbuild = requireFromHere.resolve('esbuild/bin/esbuild');
+  return settings.sideModules.map((module) => {
+    const output = join(outputDirectory, module.outputPath);
+    const build = [
+      `mkdir -p ${quote(dirname(output))}`,
+      `printf '%s' ${quote(module.packageJson)} > ${quote(join(outputDirectory, module.packageJsonPath))}`,
+      [
+        quote(esbuild),
+        quote(module.entryPath),
+        '--bundle',
+        '--platform=node',
+        '--format=esm',
+        `--target=${settings.target}`,
+        '--minify',
+        '--log-level=warning',
+        `--outfile=${quote(output)}`,
+      ].join(' '),
+    ].join(' && ');
+    // Only a bundle that imports the module gets it.
+    return `if grep -qF ${quote(module.importPath)} ${quote(join(outputDirectory, 'index.mjs'))}; then ${build}; fi`;
+  });
+}
+
+function quote(value: string): string {
+  return `'${value.replaceAll("'", "'\\''")}'`;
+}
+
+/**
+ * Builds the side modules of `describeHandlerBundle` beside a bundle written to `directory`,
+ * when the bundle imports them, with the esbuild API (the bench and the tests).
+ *
+ * @example
+ * await buildSideModules(directory, bundleText, resolveProjectPath('lambdas/tools/no-team-tools.ts'));
+ */
+export async function buildSideModules(
+  directory: string,
+  bundleText: string,
+  toolsModulePath: string,
+): Promise<string[]> {
+  const settings = describeHandlerBundle(toolsModulePath);
+  const { build } = await import('esbuild');
+  const { mkdir, writeFile } = await import('node:fs/promises');
+  const built: string[] = [];
+  for (const module of settings.sideModules) {
+    if (!bundleText.includes(module.importPath)) continue;
+    const output = join(directory, module.outputPath);
+    await mkdir(dirname(output), { recursive: true });
+    await writeFile(join(directory, module.packageJsonPath), module.packageJson);
+    await build({
+      entryPoints: [module.entryPath],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      target: settings.target,
+      minify: true,
+      logLevel: 'warning',
+      outfile: output,
+    });
+    built.push(output);
+  }
+  return built;
+}
+
 /**
  * How every handler is bundled: the local esbuild (never Docker), ESM with a `require` shim,
- * minified, the AWS SDK v3 from the runtime, and the aliases of `describeHandlerBundle`.
+ * minified, the AWS SDK v3 bundled (tree-shaken), and the aliases of `describeHandlerBundle`.
  *
  * @example
  * createBundlingOptions(resolveProjectPath('lambdas/tools/no-team-tools.ts'));
@@ -212,6 +298,12 @@ export function createBundlingOptions(toolsModulePath: string): BundlingOptions 
     esbuildArgs: Object.fromEntries(
       Object.entries(settings.aliases).map(([from, to]) => [`--alias:${from}`, to]),
     ),
+    commandHooks: {
+      beforeBundling: () => [],
+      beforeInstall: () => [],
+      afterBundling: (_inputDirectory, outputDirectory) =>
+        createSideModuleCommands(settings, outputDirectory),
+    },
   };
 }
 
@@ -290,15 +382,7 @@ export class CountersignFunctions extends Construct {
     }
     this.functions = created as Record<HandlerName, NodejsFunction>;
 
-    for (const name of HANDLER_NAMES) {
-      const handler = this.get(name);
-      props.data.grantTable(handler, TABLE_ACCESS[name]);
-      const overflowAccess = OVERFLOW_ACCESS[name];
-      if (overflowAccess !== undefined) {
-        props.data.grantOverflow(handler, overflowAccess);
-        props.data.acknowledgeOverflowWildcard(handler.role ?? handler);
-      }
-    }
+    grantHandlerDataPermissions(props.data, this.functions);
 
     const awaitApproval = this.get('await-approval');
     EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
@@ -319,7 +403,8 @@ export class CountersignFunctions extends Construct {
   private environmentFor(props: CountersignFunctionsProps): Record<string, string> {
     const environment: Record<string, string> = {
       COUNTERSIGN_TABLE_NAME: props.data.table.tableName,
-      COUNTERSIGN_SEALING_KEY_ARN: props.data.key.keyArn,
+      COUNTERSIGN_SEALING_KEY_ARN: props.data.sealingKey.keyArn,
+      COUNTERSIGN_OVERFLOW_KEY_ARN: props.data.key.keyArn,
       COUNTERSIGN_OVERFLOW_BUCKET: props.data.overflowBucket.bucketName,
       COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: String(props.approvalTimeout.toSeconds()),
       COUNTERSIGN_MODEL_PROVIDER: props.modelProvider,
@@ -379,13 +464,21 @@ export class CountersignFunctions extends Construct {
   }
 
   /**
-   * bedrock:InvokeModel on the configured model only. An inference profile also needs the
-   * foundation model in every Region the profile may route to.
+   * bedrock:InvokeModel (and CountTokens) on the configured model only. An inference profile
+   * also needs the foundation model in every Region the profile may route to.
    */
   private grantModelInvocation(grantee: NodejsFunction, modelId: string): void {
     const stack = Stack.of(this);
     const [prefix] = modelId.split('.');
     const isInferenceProfile = prefix !== undefined && INFERENCE_PROFILE_PREFIXES.includes(prefix);
+    // The context-window manager asks Bedrock for its own token count, on the foundation model.
+    Grant.addToPrincipal({
+      grantee,
+      actions: ['bedrock:CountTokens'],
+      resourceArns: [
+        `arn:${stack.partition}:bedrock:${stack.region}::foundation-model/${isInferenceProfile ? modelId.slice(`${prefix}.`.length) : modelId}`,
+      ],
+    });
     if (!isInferenceProfile) {
       Grant.addToPrincipal({
         grantee,

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -20,6 +20,7 @@ import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import { COUNTERSIGN_METRICS_NAMESPACE } from '../lambdas/adapters/embedded-metrics.js';
@@ -73,6 +74,9 @@ export const ALARM_ON_FIRST_OCCURRENCE = 1;
 /** CloudWatch: an alarm on metric math reads at most 10 metrics. */
 const MAXIMUM_ALARM_METRICS = 10;
 
+/** How often EventBridge retries a probe delivery it could not make (a throttled or missing function). */
+const PROBE_DELIVERY_RETRY_ATTEMPTS = 3;
+
 /** How often the waiting-runs probe measures the approval backlog. */
 export const WAITING_RUNS_PROBE_INTERVAL = Duration.minutes(5);
 
@@ -104,7 +108,8 @@ export type CountersignAlarmName =
   | 'SkillChecksumMismatch'
   | 'SealedStateNearItemLimit'
   | 'SealedStateRejected'
-  | 'RunWaitingTooLong';
+  | 'RunWaitingTooLong'
+  | 'ProbeDeadLetters';
 
 /** The application metrics the core emits (EMF), by name. */
 export const APPLICATION_METRICS = [
@@ -171,6 +176,8 @@ export class CountersignObservability extends Construct {
   public readonly alarmTopic: ITopic;
   /** Every alarm, by the name the runbook uses. */
   public readonly alarms: Readonly<Record<CountersignAlarmName, Alarm>>;
+  /** The probe schedule's undelivered events (encrypted, TLS only); `ProbeDeadLetters` alarms on it. */
+  public readonly probeDeadLetterQueue: Queue;
 
   private readonly serviceName: string;
 
@@ -180,10 +187,19 @@ export class CountersignObservability extends Construct {
     const thresholds = resolveThresholds(props.alarmThresholds);
     this.alarmTopic = props.alarmTopic ?? this.createAlarmTopic(props.removalPolicy);
 
+    this.probeDeadLetterQueue = this.createProbeDeadLetterQueue(props.removalPolicy);
     new Rule(this, 'WaitingRunsProbeSchedule', {
       description: 'countersign: measure how long runs wait for a decision',
       schedule: Schedule.rate(WAITING_RUNS_PROBE_INTERVAL),
-      targets: [new LambdaFunction(props.functions['report-waiting-runs'])],
+      targets: [
+        new LambdaFunction(props.functions['report-waiting-runs'], {
+          // A throttled or failed delivery is tried again while the measurement is still current,
+          // then kept in the dead-letter queue (and ProbeDeadLetters alarms) instead of vanishing.
+          retryAttempts: PROBE_DELIVERY_RETRY_ATTEMPTS,
+          maxEventAge: WAITING_RUNS_PROBE_INTERVAL,
+          deadLetterQueue: this.probeDeadLetterQueue,
+        }),
+      ],
     });
 
     const stepFunctions = STEP_HANDLERS.map((name) => props.functions[name]);
@@ -338,6 +354,14 @@ export class CountersignObservability extends Construct {
           evaluationPeriods: 1,
           description: `A run has waited for a decision longer than ${thresholds.runWaitingLongerThan.toHumanString()}.`,
         },
+      ),
+      ProbeDeadLetters: firstOccurrence(
+        'ProbeDeadLetters',
+        this.probeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
+          period: Duration.minutes(5),
+          statistic: 'Maximum',
+        }),
+        'EventBridge could not deliver the waiting-runs probe; the undelivered events are in its dead-letter queue.',
       ),
     } satisfies Record<CountersignAlarmName, Alarm>;
     this.alarms = alarms;
@@ -544,6 +568,22 @@ export class CountersignObservability extends Construct {
     alarm.addAlarmAction(new SnsAction(this.alarmTopic));
     alarm.addOkAction(new SnsAction(this.alarmTopic));
     return alarm;
+  }
+
+  private createProbeDeadLetterQueue(removalPolicy: RemovalPolicy): Queue {
+    const queue = new Queue(this, 'WaitingRunsProbeDeadLetterQueue', {
+      // SQS managed encryption: EventBridge may send to it without a key policy of its own.
+      encryption: QueueEncryption.SQS_MANAGED,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    Validations.of(queue).acknowledge({
+      id: 'AwsSolutions-SQS3',
+      reason:
+        'This queue is the dead-letter queue of the waiting-runs probe schedule (an EventBridge target), not a work queue: a dead-letter queue of its own would only move the same events once more.',
+    });
+    return queue;
   }
 
   private createAlarmTopic(removalPolicy: RemovalPolicy): ITopic {

@@ -16,6 +16,7 @@ import {
   DefinitionBody,
   Fail,
   IntegrationPattern,
+  JitterType,
   JsonPath,
   LogLevel,
   StateMachine,
@@ -67,6 +68,18 @@ const TASK_TIMEOUT_MARGIN = Duration.seconds(30);
 const START_EXECUTION_TIMEOUT = Duration.seconds(60);
 
 /**
+ * ContinueAsNew's StartExecution: any failure of the call (throttling, the open-executions limit)
+ * or its timeout is tried again before the run is marked failed; the execution name makes a
+ * repeated start of the same turn harmless.
+ */
+export const CONTINUE_AS_NEW_RETRY = {
+  errors: ['States.TaskFailed', 'States.Timeout'],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 3,
+};
+
+/**
  * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
  * countersign.internal; every step is idempotent, so it is tried again before the run fails.
  */
@@ -75,6 +88,26 @@ const RETRY_INTERNAL = {
   interval: Duration.seconds(2),
   backoffRate: 2,
   maxAttempts: 2,
+};
+
+/**
+ * The Lambda service's own transient errors, retried as AWS recommends for every Lambda task
+ * (throttled invokes included), with full jitter so runs throttled together do not retry together.
+ * Replaces the LambdaInvoke default, which leaves out Lambda.TooManyRequestsException.
+ */
+const RETRY_LAMBDA_SERVICE = {
+  errors: [
+    'Lambda.ServiceException',
+    'Lambda.AWSLambdaException',
+    'Lambda.SdkClientException',
+    'Lambda.TooManyRequestsException',
+    'Lambda.ClientExecutionTimeoutException',
+  ],
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  maxAttempts: 6,
+  maxDelay: Duration.seconds(30),
+  jitterStrategy: JitterType.FULL,
 };
 
 /**
@@ -101,13 +134,18 @@ export class CountersignWorkflow extends Construct {
       const lambdaTimeout = functions.get(name).timeout ?? Duration.seconds(3);
       return Timeout.duration(Duration.seconds(lambdaTimeout.toSeconds() + TASK_TIMEOUT_MARGIN.toSeconds()));
     };
+    // The handlers the definition invokes: the role's acknowledgements name exactly these.
+    const invoked = new Set<HandlerName>();
     const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke => {
+      invoked.add(name);
       const task = new LambdaInvoke(this, stateName, {
         lambdaFunction: functions.get(name),
         payload: TaskInput.fromObject(payload),
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
+        retryOnServiceExceptions: false,
       });
+      task.addRetry(RETRY_LAMBDA_SERVICE);
       task.addRetry(RETRY_INTERNAL);
       return task;
     };
@@ -144,6 +182,7 @@ export class CountersignWorkflow extends Construct {
     });
     const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
 
+    invoked.add('await-approval');
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
       lambdaFunction: functions.get('await-approval'),
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
@@ -157,6 +196,7 @@ export class CountersignWorkflow extends Construct {
       resultPath: '$.decision',
       // The whole human wait: the run then ends as expired, never silently.
       taskTimeout: Timeout.duration(props.approvalTimeout),
+      retryOnServiceExceptions: false,
     });
 
     const continueAsNew = new CustomState(this, STATE_NAMES.continueAsNew, {
@@ -179,10 +219,12 @@ export class CountersignWorkflow extends Construct {
     for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
       task.addCatch(markFailed, catchFailure);
     }
+    awaitApproval.addRetry(RETRY_LAMBDA_SERVICE);
     awaitApproval.addRetry(RETRY_INTERNAL);
     awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailed, catchFailure);
+    continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
     continueAsNew.addCatch(markFailed, catchFailure);
 
     awaitApproval.next(executeTools);
@@ -236,7 +278,7 @@ export class CountersignWorkflow extends Construct {
         ],
       }),
     );
-    this.acknowledgeRoleWildcards(functions);
+    this.acknowledgeRoleWildcards(functions, invoked);
   }
 
   private nameStateMachine(): string {
@@ -251,7 +293,7 @@ export class CountersignWorkflow extends Construct {
     return `${safeStackName}-runs-${this.node.addr.slice(0, 12)}`;
   }
 
-  private acknowledgeRoleWildcards(functions: CountersignFunctions): void {
+  private acknowledgeRoleWildcards(functions: CountersignFunctions, invoked: ReadonlySet<HandlerName>): void {
     const stack = Stack.of(this);
     const role = this.stateMachine.role;
     Validations.of(role).acknowledge({
@@ -259,7 +301,8 @@ export class CountersignWorkflow extends Construct {
       reason:
         'X-Ray (PutTraceSegments, PutTelemetryRecords, GetSampling*) and CloudWatch Logs vended log delivery (CreateLogDelivery, PutResourcePolicy, DescribeLogGroups, ...) do not support resource-level permissions, so AWS requires "*" for state machine tracing and logging.',
     });
-    for (const handler of Object.values(functions.functions)) {
+    for (const name of invoked) {
+      const handler = functions.get(name);
       const functionLogicalId = stack.getLogicalId(handler.node.defaultChild as CfnElement);
       Validations.of(role).acknowledge({
         id: `AwsSolutions-IAM5[Resource::<${functionLogicalId}.Arn>:*]`,

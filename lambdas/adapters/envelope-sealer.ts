@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { promisify } from 'node:util';
-import { brotliCompress, brotliDecompress, constants as zlibConstants } from 'node:zlib';
+import { brotliCompress, brotliCompressSync, brotliDecompress, constants as zlibConstants } from 'node:zlib';
 import {
   AlgorithmSuiteIdentifier,
   buildClient,
@@ -85,6 +85,8 @@ export interface EnvelopeSealerProps {
   readonly maxBlobsPerSealingKey?: number;
   /** How long after this container obtained it a sealing key may seal new blobs. @default 300000 */
   readonly sealingKeyLifetimeMs?: number;
+  /** Body frame length of new blobs (tests seal old-format blobs with it). @default SEALING_FRAME_LENGTH */
+  readonly frameLength?: number;
 }
 
 interface SealingKey {
@@ -107,8 +109,23 @@ const MAX_PLAINTEXT_BYTES = 64 * 1024 * 1024;
 const SEALING_KEY_BYTES = 32;
 
 const SUITE = AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY;
+/**
+ * Body frame length of each blob. The ESDK's default 4 KiB frames cost one GCM setup and one
+ * stream chunk per 4 KiB, which made a 2 MB state several times slower to seal and unseal than
+ * 1 MiB frames (`npm run bench`, sealing table). A blob is held whole in memory anyway, so the
+ * frame only bounds how much the ESDK buffers before authenticating. The length is written in
+ * each message header: blobs sealed with any other frame length still unseal.
+ */
+export const SEALING_FRAME_LENGTH = 1024 * 1024;
 const CONTEXT_RUN = 'countersign:run';
 const CONTEXT_PURPOSE = 'countersign:purpose';
+/**
+ * Set to `identity` on a blob whose body is not compressed; absent means brotli, as every blob
+ * sealed before it. In the encryption context, so it is authenticated with the blob.
+ */
+const CONTEXT_ENCODING = 'countersign:encoding';
+/** Bodies under this are always compressed; over it, a sample decides (see `isWorthCompressing`). */
+const COMPRESSION_SAMPLE_BYTES = 16 * 1024;
 const SEALING_KEY_PURPOSE = 'sealing-key';
 const SEAL_PURPOSES: ReadonlySet<string> = new Set<SealPurpose>(['run-state', 'approval-card', 'task-token']);
 
@@ -142,6 +159,7 @@ export class EnvelopeSealer implements StateSealer {
   private readonly cachedKeyLifetimeMs: number;
   private readonly maxBlobsPerSealingKey: number;
   private readonly sealingKeyLifetimeMs: number;
+  private readonly frameLength: number;
   private readonly encryptionSdk = buildClient({
     commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
     // One wrapping key per message: refuse messages that would make us try many.
@@ -170,21 +188,30 @@ export class EnvelopeSealer implements StateSealer {
       'sealingKeyLifetimeMs',
       props.sealingKeyLifetimeMs ?? 300_000,
     );
+    this.frameLength = requirePositiveInteger('frameLength', props.frameLength ?? SEALING_FRAME_LENGTH);
   }
 
   public async seal(purpose: SealPurpose, runId: string, plaintext: Uint8Array): Promise<Uint8Array> {
     assertSealTarget(purpose, runId);
     try {
       const sealingKey = await this.acquireSealingKey();
-      const compressed = await compress(plaintext, {
-        params: {
-          [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
-          [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plaintext.byteLength,
-        },
-      });
-      const { result } = await this.encryptionSdk.encrypt(sealingKey.keyring, compressed, {
+      const compressing = isWorthCompressing(plaintext);
+      const body = compressing
+        ? await compress(plaintext, {
+            params: {
+              [zlibConstants.BROTLI_PARAM_QUALITY]: 5,
+              [zlibConstants.BROTLI_PARAM_SIZE_HINT]: plaintext.byteLength,
+            },
+          })
+        : plaintext;
+      const { result } = await this.encryptionSdk.encrypt(sealingKey.keyring, body, {
         suiteId: SUITE,
-        encryptionContext: { [CONTEXT_RUN]: runId, [CONTEXT_PURPOSE]: purpose },
+        encryptionContext: {
+          [CONTEXT_RUN]: runId,
+          [CONTEXT_PURPOSE]: purpose,
+          ...(compressing ? {} : { [CONTEXT_ENCODING]: 'identity' }),
+        },
+        frameLength: this.frameLength,
       });
       return frameBlob(sealingKey.wrapped, result);
     } catch (error) {
@@ -211,6 +238,9 @@ export class EnvelopeSealer implements StateSealer {
     if (decrypted.messageHeader.suiteId !== SUITE) throw rejected('it uses an unexpected algorithm');
     if (context[CONTEXT_RUN] !== runId) throw rejected('it was sealed for another run');
     if (context[CONTEXT_PURPOSE] !== purpose) throw rejected('it was sealed for another purpose');
+    const encoding = context[CONTEXT_ENCODING];
+    if (encoding === 'identity') return new Uint8Array(decrypted.plaintext);
+    if (encoding !== undefined) throw rejected('it has an unknown encoding');
     try {
       const plaintext = await decompress(decrypted.plaintext, { maxOutputLength: MAX_PLAINTEXT_BYTES });
       return new Uint8Array(plaintext);
@@ -313,6 +343,23 @@ export class EnvelopeSealer implements StateSealer {
   private nowMs(): number {
     return this.clock.now().getTime();
   }
+}
+
+/**
+ * Whether brotli will shrink the body: run state (JSON) compresses several times over, but an
+ * incompressible state (already compressed or random bytes) would pay brotli's full cost,
+ * several times the encryption itself at 2 MB, for nothing. A fast pass over a sample decides.
+ */
+function isWorthCompressing(plaintext: Uint8Array): boolean {
+  if (plaintext.byteLength <= COMPRESSION_SAMPLE_BYTES * 2) return true;
+  const sample = plaintext.subarray(0, COMPRESSION_SAMPLE_BYTES);
+  const compressed = brotliCompressSync(sample, {
+    params: {
+      [zlibConstants.BROTLI_PARAM_QUALITY]: 1,
+      [zlibConstants.BROTLI_PARAM_SIZE_HINT]: sample.byteLength,
+    },
+  });
+  return compressed.byteLength < sample.byteLength * 0.9;
 }
 
 function createSealingKey(wrapped: Uint8Array, keyBytes: Uint8Array, obtainedAt: number): SealingKey {

@@ -42,6 +42,11 @@ export interface ModelReply {
 export interface ModelProvider extends ModelProviderOperations {
   readonly name: string;
   converse(request: ModelRequest): Promise<ModelReply>;
+  /**
+   * The provider's own count of the input tokens of `request` (Bedrock CountTokens), for the
+   * context-window manager; a provider without one is estimated with cl100k.
+   */
+  countInputTokens?(request: ModelRequest): Promise<number>;
 }
 
 /** Picks the provider a configuration names (`bedrock`, `openai-compatible`, `scripted`). */

@@ -72,6 +72,7 @@ export const TEXTS = {
   expired: (seconds: number) =>
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
+  tooManyRequests: 'Too many requests — try again in a moment.',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

@@ -1,5 +1,5 @@
 import { createAdminApi } from './apis/admin-api.js';
-import { awsBaseDependencies } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import type { HttpLambdaHandler } from './http/http-route.js';
 
 let api: HttpLambdaHandler | undefined;

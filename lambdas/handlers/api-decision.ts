@@ -1,5 +1,8 @@
 import { createDecisionApi } from './apis/decision-api.js';
-import { awsBaseDependencies, awsExecutions, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsExecutions } from './composition/aws-executions.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import type { HttpLambdaHandler } from './http/http-route.js';
 
 let api: HttpLambdaHandler | undefined;

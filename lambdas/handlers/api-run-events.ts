@@ -1,9 +1,20 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { awsBaseDependencies, awsExecutions, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsExecutions } from './composition/aws-executions.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import { eventsEndpointEnvironment } from './config.js';
-import { createRunEventsFunctionUrlHandler } from './http/run-events-function-url.js';
+import {
+  createRunEventsFunctionUrlHandler,
+  refuseWithoutBearerToken,
+} from './http/run-events-function-url.js';
 import { createOidcTokenVerifier } from './http/verify-oidc-token.js';
 import { createRunEventsRoute } from './routes/events-routes.js';
+
+const startResponse = (
+  stream: Parameters<typeof awslambda.HttpResponseStream.from>[0],
+  prelude: { statusCode: number; headers: Record<string, string> },
+) => awslambda.HttpResponseStream.from(stream, prelude);
 
 let handle:
   | ((event: LambdaFunctionURLEvent, stream: awslambda.HttpResponseStream) => Promise<void>)
@@ -15,6 +26,8 @@ let handle:
  * whole response). The function verifies the bearer token itself, against the HTTP API's issuer.
  */
 export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionURLEvent, responseStream) => {
+  // The URL is public: no bearer token, no work (not even composing the dependencies).
+  if (refuseWithoutBearerToken(event, responseStream, startResponse)) return;
   if (!handle) {
     const environment = eventsEndpointEnvironment();
     // What the stream reads, no model, no EventBridge; Step Functions only to stop the run of a
@@ -32,7 +45,7 @@ export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionU
       }),
       route: createRunEventsRoute(dependencies),
       logger: dependencies.logger,
-      startResponse: (stream, prelude) => awslambda.HttpResponseStream.from(stream, prelude),
+      startResponse,
     });
   }
   await handle(event, responseStream);

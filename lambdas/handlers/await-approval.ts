@@ -1,4 +1,7 @@
-import { awsBaseDependencies, awsNotifier, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsNotifier } from './composition/aws-notifier.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../core/schema-messages.js';
+import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, type PolicyFloor, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
@@ -42,6 +43,8 @@ const environmentSchema = z.object({
   COUNTERSIGN_TABLE_NAME: z.string().check(z.minLength(1)),
   COUNTERSIGN_SEALING_KEY_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_OVERFLOW_BUCKET: z.string().check(z.minLength(1)),
+  // The bucket's own key (SSE-KMS at rest), apart from the sealing key.
+  COUNTERSIGN_OVERFLOW_KEY_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   COUNTERSIGN_EVENT_BUS_NAME: z._default(z.string().check(z.minLength(1)), 'default'),
   COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z._default(
@@ -79,6 +82,12 @@ const environmentSchema = z.object({
     ),
     DEFAULT_POLICY_FLOOR,
   ),
+  // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
+  COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
+    z.coerce.number().check(z.int(), z.gte(86_400)),
+    ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400,
+  ),
+  COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
 });
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;

@@ -1,4 +1,6 @@
-import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createExecuteToolsStep } from './steps/execute-tools-step.js';
 

@@ -1,4 +1,4 @@
-import { awsBaseDependencies } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createMarkFailedStep } from './steps/end-run-steps.js';
 

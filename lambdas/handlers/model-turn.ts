@@ -1,4 +1,7 @@
-import { awsBaseDependencies, awsModels, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsModels } from './composition/aws-models.js';
+import { awsSealer } from './composition/aws-sealer.js';
+import { awsTools } from './composition/aws-tools.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createModelTurnStep } from './steps/model-turn-step.js';
 

@@ -1,4 +1,5 @@
-import { awsBaseDependencies, awsSealer } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsSealer } from './composition/aws-sealer.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createRecordRejectionStep } from './steps/record-rejection-step.js';
 

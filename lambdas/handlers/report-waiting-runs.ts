@@ -1,6 +1,6 @@
 import { runInInvocationScope } from '../adapters/invocation-scope.js';
 import { reportWaitingRuns, type WaitingRunsReport } from '../core/runs/report-waiting-runs.js';
-import { awsBaseDependencies } from './aws-dependencies.js';
+import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 
 /**
  * Lambda entry point of the scheduled waiting-runs probe (an EventBridge rule every few

@@ -21,6 +21,11 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import {
+  ENDED_RUN_RETENTION_DAYS_DEFAULT,
+  THROTTLING_DEFAULTS,
+  type ThrottlingLimits,
+} from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
 import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
@@ -39,6 +44,7 @@ import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer, type LocalRoute } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
+import { sweepExpiredBlobs, sweepExpiredItems } from './retention-sweep.js';
 
 export interface EmbeddedRuntimeOptions {
   /** The state machine definition: the ASL synthesized from the CDK app. */
@@ -80,6 +86,16 @@ export interface EmbeddedRuntimeOptions {
    * @default - COUNTERSIGN_POLICY_FLOOR (JSON), else the default floor
    */
   readonly policyFloor?: PolicyFloorInput;
+  /**
+   * The HTTP API's rate and burst, enforced per client by the local server.
+   * @default - THROTTLING_DEFAULTS, the construct's defaults
+   */
+  readonly throttling?: ThrottlingLimits;
+  /**
+   * How long ended runs (and decisions) are kept; expired items are swept when the runtime starts.
+   * @default - ended runs 90 days, decisions forever (the construct's defaults)
+   */
+  readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
 }
 
 export interface EmbeddedRuntime {
@@ -124,9 +140,21 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     ...(options.inMemory ? {} : { path: directory.dynaliteDirectory }),
     tableName: 'countersign',
   });
-  calls.attachTo(dynamo.client);
   const tableName = dynamo.tableName;
   const client = dynamo.documentClient;
+  const retention = options.retention ?? { endedRunSeconds: ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400 };
+  const approvalTimeoutSeconds = options.approvalTimeoutSeconds ?? 7 * 86_400;
+  // dynalite has no TTL and a folder no lifecycle rule: what AWS would have removed goes now.
+  const sweptAt = systemClock.now();
+  const sweptItems = await sweepExpiredItems(client, tableName, sweptAt);
+  const sweptBlobs = await sweepExpiredBlobs(
+    directory.blobsDirectory,
+    retention.endedRunSeconds + approvalTimeoutSeconds + 86_400,
+    sweptAt,
+  );
+  if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
+  // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
+  calls.attachTo(dynamo.client);
   const notifications: Array<{ runId: string; toolNames: string[]; pausedAt: string }> = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
@@ -153,7 +181,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
-      new DynamoRunRepository({ client, tableName, blobStore: new FileBlobStore(directory.blobsDirectory) }),
+      new DynamoRunRepository({
+        client,
+        tableName,
+        blobStore: new FileBlobStore(directory.blobsDirectory),
+        retention,
+      }),
       metrics,
     ),
     sealer: new EnvelopeSealer({
@@ -182,7 +215,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     logger,
     metrics,
     settings: {
-      approvalTimeoutSeconds: options.approvalTimeoutSeconds ?? 7 * 86_400,
+      approvalTimeoutSeconds,
       maxTurns: 50,
       skillsMaxBytes: resolveSkillsMaxBytes(options.skillsMaxBytes ?? localSkillsMaxBytes()),
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
@@ -223,7 +256,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       }),
     ),
   ];
-  const server = new LocalHttpServer({ port: options.port ?? 0, routes, verifier: issuer, logger });
+  const server = new LocalHttpServer({
+    port: options.port ?? 0,
+    routes,
+    verifier: issuer,
+    logger,
+    throttling: options.throttling ?? THROTTLING_DEFAULTS,
+  });
   const { url } = await server.start();
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {

@@ -1,10 +1,13 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
+import type { ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';
+import { TEXTS } from '../core/texts.js';
+import { ClientThrottle } from './client-throttle.js';
 import type { BearerTokenVerifier } from './local-jwt-issuer.js';
 
 /** The only interface local mode listens on: it serves demo identities and must not be reachable from elsewhere. */
@@ -79,6 +82,12 @@ export interface LocalHttpServerOptions {
    * @default - the system clock
    */
   readonly clock?: Clock;
+  /**
+   * Rate and burst per client (its bearer token, else its address): a client over its limit
+   * gets 429 before routing or authentication, as API Gateway throttles; others are still served.
+   * @default - no throttling (the embedded runtime passes the construct's defaults)
+   */
+  readonly throttling?: ThrottlingLimits;
 }
 
 interface CompiledRoute {
@@ -99,7 +108,8 @@ type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' };
 
 /**
  * The local stand-in for the HTTP API: node:http on 127.0.0.1 dispatching to the same Lambda
- * handlers with a faithful payload v2 event. Like API Gateway it authenticates `jwt` routes
+ * handlers with a faithful payload v2 event. Like API Gateway it throttles (429, per client
+ * here: see `throttling`), authenticates `jwt` routes
  * before the handler runs (401), refuses bodies above 1 MiB (413), answers unknown routes and
  * methods itself (404, 405), and turns a throwing handler into a 500 that says nothing.
  *
@@ -117,6 +127,7 @@ export class LocalHttpServer {
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly maxBodyBytes: number;
+  private readonly throttle: ClientThrottle | undefined;
   private server: Server | undefined;
 
   public constructor(options: LocalHttpServerOptions) {
@@ -131,6 +142,7 @@ export class LocalHttpServer {
     this.clock = options.clock ?? systemClock;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
     this.routes = options.routes.map(compileRoute);
+    this.throttle = options.throttling ? new ClientThrottle(options.throttling, this.clock) : undefined;
     const routeKeys = new Set<string>();
     for (const compiled of this.routes) {
       const identity = `${compiled.route.method} ${compiled.segments.map((s) => (isParameter(s) ? '{}' : s)).join('/')}`;
@@ -184,6 +196,11 @@ export class LocalHttpServer {
     const rawPath = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart);
     const rawQueryString = queryStart === -1 ? '' : rawUrl.slice(queryStart + 1);
     const method = (request.method ?? 'GET').toUpperCase();
+
+    if (this.throttle && !this.throttle.take(clientKeyOf(request))) {
+      this.logger.info('http-throttled', { method });
+      return sendError(response, 429, 'too-many-requests', TEXTS.tooManyRequests);
+    }
 
     const match = this.matchRoute(method, rawPath);
     if (match.kind === 'not-found')
@@ -527,6 +544,18 @@ function writeLambdaResult(response: ServerResponse, result: unknown, onMalforme
   if (body.length > 0 && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
   response.writeHead(statusCode, headers);
   response.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
+}
+
+/**
+ * Who a request counts against: its bearer token (hashed: the map never holds a token), else
+ * its address. Every local client shares 127.0.0.1, so the token is what tells them apart.
+ */
+function clientKeyOf(request: IncomingMessage): string {
+  const header = request.headers.authorization;
+  if (typeof header === 'string' && header !== '') {
+    return `token:${createHash('sha256').update(header).digest('base64url')}`;
+  }
+  return `address:${request.socket.remoteAddress ?? 'unknown'}`;
 }
 
 function sendError(response: ServerResponse, statusCode: number, code: string, message: string): void {

@@ -1,4 +1,5 @@
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { copyFile, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -7,10 +8,12 @@ import {
   createKmsKeyWrapping,
   EnvelopeSealer,
   type EnvelopeSealerProps,
+  SEALING_FRAME_LENGTH,
 } from '../../lambdas/adapters/envelope-sealer.js';
 import { LocalKeyring } from '../../lambdas/adapters/local-keyring.js';
 import { CountersignError } from '../../lambdas/core/errors.js';
 import type { Clock, SealPurpose } from '../../lambdas/core/ports.js';
+import { resolveProjectPath } from '../../lib/functions.js';
 import { type FakeKmsServer, startFakeKmsServer } from '../support/fake-kms-server.js';
 
 type SealerOptions = Omit<EnvelopeSealerProps, 'keyWrapping' | 'callCounter'>;
@@ -323,6 +326,89 @@ describe.each([
 
     // Assess
     expect(Buffer.from(unsealed).equals(Buffer.from(plaintext))).toBe(true);
+  });
+});
+
+describe('EnvelopeSealer and blobs already stored', () => {
+  it('unseals a blob sealed with the old 4 KiB frames (the frame length is in each message header)', async () => {
+    // Prepare: the fixture's master key in a fresh directory, as a container would hold it
+    const fixtures = resolveProjectPath('test/fixtures/sealed-blobs');
+    const directory = await mkdtemp(join(tmpdir(), 'countersign-old-frames-'));
+    await copyFile(join(fixtures, 'master-key.bin'), join(directory, 'master-key.bin'));
+    const sealer = new EnvelopeSealer({ keyWrapping: await new LocalKeyring(directory).keyWrapping() });
+    const sealed = new Uint8Array(await readFile(join(fixtures, 'frame-4096.blob')));
+
+    try {
+      // Act
+      const plaintext = await sealer.unseal('run-state', 'run-fixture', sealed);
+
+      // Assess
+      expect(createHash('sha256').update(plaintext).digest('hex')).toBe(
+        'e54a00cfada1cf051c018b7e829efefc396eaa2003bf5f463816065610995735',
+      );
+      await expect(sealer.unseal('run-state', 'run-other', sealed)).rejects.toMatchObject({
+        code: 'sealed-state-rejected',
+      });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('compresses a compressible state and leaves an incompressible one uncompressed, both unsealing', async () => {
+    // Prepare
+    const directory = await mkdtemp(join(tmpdir(), 'countersign-encoding-'));
+    const sealer = new EnvelopeSealer({ keyWrapping: await new LocalKeyring(directory).keyWrapping() });
+    const json = new TextEncoder().encode(
+      JSON.stringify(Array.from({ length: 5000 }, (_, index) => ({ index, tool: 'get_page', ok: true }))),
+    );
+    const random = new Uint8Array(randomBytes(200_000));
+
+    try {
+      // Act
+      const sealedJson = await sealer.seal('run-state', 'run-1', json);
+      const sealedRandom = await sealer.seal('run-state', 'run-1', random);
+
+      // Assess
+      expect(sealedJson.byteLength).toBeLessThan(json.byteLength / 5);
+      expect(sealedRandom.byteLength).toBeLessThan(random.byteLength + 2_000);
+      expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealedJson)).equals(json)).toBe(true);
+      expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealedRandom)).equals(random)).toBe(true);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
+  });
+
+  it('unseals across frame lengths both ways: 4 KiB frames read by the default, 1 MiB read by a 4 KiB sealer', async () => {
+    // Prepare
+    const directory = await mkdtemp(join(tmpdir(), 'countersign-frames-'));
+    const keyWrapping = await new LocalKeyring(directory).keyWrapping();
+    const current = new EnvelopeSealer({ keyWrapping });
+    const old = new EnvelopeSealer({ keyWrapping, frameLength: 4096 });
+    const plaintext = new Uint8Array(3 * 1024 * 1024);
+    for (let offset = 0; offset < plaintext.length; offset += 65_536) {
+      crypto.getRandomValues(plaintext.subarray(offset, offset + 65_536));
+    }
+
+    try {
+      // Act
+      const byOld = await current.unseal(
+        'run-state',
+        'run-1',
+        await old.seal('run-state', 'run-1', plaintext),
+      );
+      const byCurrent = await old.unseal(
+        'run-state',
+        'run-2',
+        await current.seal('run-state', 'run-2', plaintext),
+      );
+
+      // Assess
+      expect(SEALING_FRAME_LENGTH).toBe(1024 * 1024);
+      expect(Buffer.from(byOld).equals(Buffer.from(plaintext))).toBe(true);
+      expect(Buffer.from(byCurrent).equals(Buffer.from(plaintext))).toBe(true);
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });
 

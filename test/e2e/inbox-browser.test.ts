@@ -448,4 +448,37 @@ describe('the inbox page in headless Chromium', () => {
     expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
     await page.close();
   });
+  it('says "too many requests" on a throttled load or decision (API Gateway\'s own 429 body) and keeps the card open', async () => {
+    // Prepare: API Gateway answers a throttled request itself, with this body (not countersign's).
+    const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'throttled'");
+    const throttled = {
+      status: 429,
+      contentType: 'application/json',
+      body: '{"message":"Too Many Requests"}',
+    };
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    await cardOf(page, runId).waitFor();
+    await page.route('**/decision', (route) => route.fulfill(throttled));
+
+    // Act: a decision, then a reload of the cards, both throttled
+    await cardOf(page, runId).locator('button.approve').click();
+    const decisionStatus = await cardStatus(page, runId);
+    const approveEnabled = await cardOf(page, runId).locator('button.approve').isEnabled();
+    const cardState = await cardOf(page, runId).getAttribute('data-state');
+    await page.route('**/inbox*', (route) => route.fulfill(throttled));
+    await page.click('#sign-out');
+    await page.fill('#token', runtime.tokens.approver ?? '');
+    await page.click('#sign-in-form button[type=submit]');
+    const error = page.locator('#cards .error');
+    await error.waitFor();
+
+    // Assess
+    expect(decisionStatus).toBe(TEXTS.tooManyRequests);
+    expect(cardState).toBe('throttled');
+    expect(approveEnabled).toBe(true);
+    expect(await error.getAttribute('data-status')).toBe('429');
+    expect(await error.textContent()).toBe(TEXTS.tooManyRequests);
+    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    await page.close();
+  });
 });

@@ -62,7 +62,8 @@ const SCRIPTS: Record<string, Reply[]> = {
     { status: 200, body: toolCall('get_page', '{"pageId": 12') },
     { status: 200, body: finalAnswer('The arguments were wrong.') },
   ],
-  'provider error': [{ status: 500, body: '{"error":{"message":"Access denied for user x@host"}}' }],
+  // A refusal another attempt cannot change (429 and 5xx are retried first: see the adapter's tests).
+  'provider error': [{ status: 403, body: '{"error":{"message":"Access denied for user x@host"}}' }],
   'garbage reply': [{ status: 200, body: '<html>not json</html>' }],
   'too many calls': [{ status: 200, body: manyToolCalls(MAX_TURN_CALLS + 1) }],
   'huge arguments': [

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { SKILLS_BLOCK_HEADER, splitSkillBlock } from '../../lambdas/core/skills/compose-skills.js';
-import { estimateToolsTokens } from '../../lambdas/core/skills/estimate-tokens.js';
+import { estimateToolsTokens, loadCl100kEstimator } from '../../lambdas/core/skills/estimate-tokens.js';
 import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';
 import { specifyAllowedTools } from '../../lambdas/core/tools/tool-specification.js';
 import {
@@ -204,7 +204,9 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
     const tools = specifyAllowedTools(runtime.dependencies.tools, configuration?.allowedTools ?? []);
     const settings = runtime.dependencies.settings;
     settings.contextWindowTokens =
-      (configuration?.options.maxTokens ?? 0) + estimateToolsTokens(tools, 'scripted-v1') + 80;
+      (configuration?.options.maxTokens ?? 0) +
+      estimateToolsTokens(tools, await loadCl100kEstimator('scripted-v1')) +
+      80;
 
     // Act
     const { runId, view } = await startRunAndSettle(runtime, 'Hello there');

@@ -18,6 +18,7 @@ interface LambdaProperties {
 const COMMON_VARIABLES = [
   'COUNTERSIGN_TABLE_NAME',
   'COUNTERSIGN_SEALING_KEY_ARN',
+  'COUNTERSIGN_OVERFLOW_KEY_ARN',
   'COUNTERSIGN_OVERFLOW_BUCKET',
   'COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS',
   'COUNTERSIGN_MODEL_PROVIDER',
@@ -72,12 +73,12 @@ describe('Countersign resources', () => {
     });
   });
 
-  it('rotates its two KMS keys, the sealing key and the alarm topic key', () => {
+  it('rotates its three KMS keys: the data key, the sealing key and the alarm topic key', () => {
     // Act
     const keys = synthesized.template.findResources('AWS::KMS::Key');
 
     // Assess
-    expect(Object.keys(keys)).toHaveLength(2);
+    expect(Object.keys(keys)).toHaveLength(3);
     for (const key of Object.values(keys)) {
       expect(key).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
     }

@@ -155,6 +155,36 @@ describe('Countersign workflow', () => {
     }
   });
 
+  it("retries the Lambda service's transient errors on every Lambda Task, throttling included", () => {
+    // Act: every Task but the hand-over to a new execution invokes a Lambda
+    const lambdaTasks = Object.entries(states).filter(
+      ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.continueAsNew,
+    );
+
+    // Assess
+    expect(lambdaTasks).toHaveLength(8);
+    for (const [name, task] of lambdaTasks) {
+      const retriers = task.Retry as Array<{
+        ErrorEquals: string[];
+        MaxAttempts: number;
+        JitterStrategy?: string;
+      }>;
+      const service = retriers.find((retrier) =>
+        retrier.ErrorEquals.includes('Lambda.TooManyRequestsException'),
+      );
+      expect(service?.ErrorEquals, name).toEqual(
+        expect.arrayContaining([
+          'Lambda.ServiceException',
+          'Lambda.AWSLambdaException',
+          'Lambda.SdkClientException',
+          'Lambda.TooManyRequestsException',
+        ]),
+      );
+      expect(service?.MaxAttempts, name).toBeGreaterThanOrEqual(3);
+      expect(service?.JitterStrategy, name).toBe('FULL');
+    }
+  });
+
   it('is accepted and run by aws-local-stepfunctions with path checks on', async () => {
     // Prepare
     const visited: string[] = [];

@@ -1,17 +1,26 @@
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
+import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
 import {
+  buildSideModules,
   createBundlingOptions,
   createEsbuildOptions,
+  describeHandlerBundle,
   LAMBDA_RUNTIME,
   resolveProjectPath,
 } from '../../lib/functions.js';
+import { startDynalite } from '../support/dynalite.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
 const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
@@ -35,6 +44,117 @@ async function bundle(entry: string, directory: string, name: string): Promise<M
     metafile: true,
   });
   return result.metafile;
+}
+
+const USER = { requestContext: { authorizer: { jwt: { claims: { sub: 'bundle-tester' }, scopes: [] } } } };
+
+/** An event each handler answers without any service but DynamoDB. */
+function eventFor(name: string): unknown {
+  const run = {
+    runId: 'run-missing',
+    turn: 0,
+    executionId: 'arn:aws:states:us-east-1:111122223333:execution:m:run-missing',
+  };
+  const http = (method: string, path: string, body?: string) => ({
+    ...USER,
+    version: '2.0',
+    rawPath: path,
+    headers: { 'content-type': 'application/json' },
+    requestContext: { ...USER.requestContext, http: { method, path }, requestId: 'bundle-test' },
+    ...(body === undefined ? {} : { body }),
+  });
+  switch (name) {
+    case 'api-inbox':
+      return { ...http('GET', '/inbox'), routeKey: 'GET /inbox' };
+    case 'api-runs':
+      return {
+        ...http('GET', '/runs/run-missing'),
+        routeKey: 'GET /runs/{id}',
+        pathParameters: { id: 'run-missing' },
+      };
+    case 'api-decision':
+      return {
+        ...http(
+          'POST',
+          '/runs/run-missing/decision',
+          JSON.stringify({ decision: 'approve', digest: 'x'.repeat(64) }),
+        ),
+        routeKey: 'POST /runs/{id}/decision',
+        pathParameters: { id: 'run-missing' },
+      };
+    case 'api-admin':
+      return {
+        ...http('GET', '/admin/configurations'),
+        routeKey: 'ANY /admin/{proxy+}',
+        pathParameters: { proxy: 'configurations' },
+      };
+    case 'api-run-events':
+      return {
+        rawPath: '/runs/run-missing/events',
+        headers: {},
+        requestContext: { http: { method: 'GET' } },
+      };
+    case 'await-approval':
+      return { ...run, taskToken: 'task-token' };
+    case 'mark-failed':
+      return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
+    case 'report-waiting-runs':
+      return { id: 'bundle-test' };
+    default:
+      return run;
+  }
+}
+
+// Runs in the child: the Lambda runtime's streaming global, one invocation, its answer as JSON.
+const INVOKE_ONCE = `
+const chunks = [];
+globalThis.awslambda = {
+  streamifyResponse: (handler) => handler,
+  HttpResponseStream: { from: (stream, prelude) => { chunks.push(JSON.stringify(prelude)); return stream; } },
+};
+const { handler } = await import(process.argv[1]);
+const stream = { write: (chunk) => { chunks.push(String(chunk)); return true; }, end: (chunk) => { if (chunk) chunks.push(String(chunk)); }, on: () => stream, once: () => stream, setContentType: () => {} };
+let answer;
+try {
+  const result = await handler(JSON.parse(process.argv[2]), stream);
+  answer = result === undefined ? { streamed: chunks.join('') } : result;
+} catch (error) {
+  answer = { error: error.name };
+}
+process.stdout.write('\\n' + 'ANSWER ' + JSON.stringify(answer));
+`;
+
+async function invokeInFreshProcess(
+  bundlePath: string,
+  event: unknown,
+  environment: Record<string, string>,
+): Promise<unknown> {
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--input-type=module', '-e', INVOKE_ONCE, pathToFileURL(bundlePath).href, JSON.stringify(event)],
+    {
+      env: {
+        PATH: process.env.PATH ?? '',
+        AWS_REGION: 'us-east-1',
+        AWS_ACCESS_KEY_ID: 'local',
+        AWS_SECRET_ACCESS_KEY: 'local',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        COUNTERSIGN_SEALING_KEY_ARN:
+          'arn:aws:kms:us-east-1:111122223333:key/00000000-0000-0000-0000-000000000000',
+        COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-overflow-test',
+        COUNTERSIGN_OVERFLOW_KEY_ARN:
+          'arn:aws:kms:us-east-1:111122223333:key/11111111-1111-1111-1111-111111111111',
+        COUNTERSIGN_MODEL_PROVIDER: 'scripted',
+        COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
+        COUNTERSIGN_JWT_AUDIENCE: 'countersign',
+        POWERTOOLS_LOG_LEVEL: 'ERROR',
+        ...environment,
+      },
+    },
+  );
+  // The handler's own log lines share stdout; the answer is the last line.
+  const answer = stdout.split('\n').at(-1) ?? '';
+  return JSON.parse(answer.replace(/^ANSWER /, ''));
 }
 
 describe('the Lambda handler bundles', () => {
@@ -75,11 +195,124 @@ describe('the Lambda handler bundles', () => {
         expect(inputs.filter((input) => /node_modules\/bn\.js\//.test(input)).length).toBeLessThanOrEqual(1);
         expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
         expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
+        // The SDK is bundled (tree-shaken): nothing is left for the runtime's own copy to resolve.
+        const sideModules = describeHandlerBundle(TOOLS_MODULE).sideModules.map(
+          (module) => module.importPath,
+        );
+        const externals = Object.values(metafile.outputs).flatMap((output) =>
+          output.imports.filter(
+            (imported) => imported.external && !builtinModules.includes(imported.path.replace(/^node:/, '')),
+          ),
+        );
+        expect(
+          externals.map((imported) => imported.path).filter((path) => !sideModules.includes(path)),
+          name,
+        ).toEqual([]);
       }
     } finally {
       delete runtimeGlobal.awslambda;
     }
     expect(entries).toContain('await-approval.ts');
+  });
+
+  it('load and answer in a fresh process each, with the AWS SDK bundled as it deploys and DynamoDB on 127.0.0.1', async () => {
+    // Prepare: a table in dynalite; each bundle runs in its own Node process, as a cold Lambda.
+    const dynamo = await startDynalite();
+    const entries = await listHandlerEntries();
+    const answers: Record<string, unknown> = {};
+
+    try {
+      for (const entry of entries) {
+        const name = entry.replace(/\.ts$/, '');
+        await bundle(join(HANDLERS_DIRECTORY, entry), directory, name);
+
+        // Act
+        answers[name] = await invokeInFreshProcess(join(directory, `${name}.mjs`), eventFor(name), {
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+          COUNTERSIGN_TABLE_NAME: dynamo.tableName,
+        });
+      }
+    } finally {
+      await dynamo.stop();
+    }
+
+    // Assess: the step handlers read the table and refuse the unknown run by name; the API
+    // handlers answer HTTP; the probe queries the inbox index. None fails as internal.
+    for (const step of ['prepare', 'model-turn', 'await-approval', 'execute-tools', 'record-rejection']) {
+      expect(answers[step], step).toEqual({ error: 'countersign.not-found' });
+    }
+    // The end states are idempotent: a run already gone has nothing left to end.
+    for (const step of ['finish-run', 'mark-failed', 'mark-expired']) {
+      expect(answers[step], step).toEqual({ runId: 'run-missing' });
+    }
+    // The API handlers read the caller from the table; without grants they are refused, fail closed.
+    expect(answers['api-inbox']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-decision']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-admin']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
+    expect(answers['api-run-events']).toMatchObject({
+      streamed: expect.stringContaining('"statusCode":401'),
+    });
+    expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    expect(Object.keys(answers)).toHaveLength(entries.length);
+  });
+
+  it('stamp the retention the construct sets on a run the bundled composition ends', async () => {
+    // Prepare: a running run in dynalite; the bundle gets the retention as the construct sets it.
+    const dynamo = await startDynalite();
+    const retentionSeconds = 30 * 86_400;
+    const runId = 'run-ending';
+    await new DynamoRunRepository({
+      client: dynamo.documentClient,
+      tableName: dynamo.tableName,
+    }).createRun(
+      {
+        runId,
+        owner: 'olivia',
+        label: 'Tidy the home page',
+        configurationId: 'default',
+        taskId: 'seo',
+        status: 'running',
+        turn: 0,
+        executionCount: 1,
+        executionStartTurn: 0,
+        createdAt: '2026-03-01T10:00:00.000Z',
+        updatedAt: '2026-03-01T10:00:00.000Z',
+        policy: { fourEyes: true, revealRejectionReason: false },
+      },
+      Uint8Array.from([1, 2, 3]),
+    );
+    await bundle(join(HANDLERS_DIRECTORY, 'finish-run.ts'), directory, 'finish-run');
+
+    try {
+      // Act
+      const before = Math.floor(Date.now() / 1000);
+      const answer = await invokeInFreshProcess(
+        join(directory, 'finish-run.mjs'),
+        { runId, turn: 0, executionId: 'arn:aws:states:us-east-1:111122223333:execution:m:run-ending' },
+        {
+          AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
+          COUNTERSIGN_TABLE_NAME: dynamo.tableName,
+          COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: String(retentionSeconds),
+        },
+      );
+      const after = Math.ceil(Date.now() / 1000);
+      const { Item } = await dynamo.documentClient.send(
+        new GetCommand({
+          TableName: dynamo.tableName,
+          Key: { [TABLE_LAYOUT.partitionKey]: `RUN#${runId}`, [TABLE_LAYOUT.sortKey]: 'RUN' },
+        }),
+      );
+
+      // Assess: the per-handler composition passes the retention on to the run repository.
+      expect(answer).toEqual({ runId });
+      expect(Item?.status).toBe('completed');
+      const removeAfter = Item?.[TABLE_LAYOUT.timeToLiveAttribute] as number;
+      expect(removeAfter).toBeGreaterThanOrEqual(before + retentionSeconds);
+      expect(removeAfter).toBeLessThanOrEqual(after + retentionSeconds);
+    } finally {
+      await dynamo.stop();
+    }
   });
 
   it('keep the sealer sealing, refusing tampering and another run, and carrying 2 MB from a bundle', async () => {
@@ -189,28 +422,81 @@ describe('the Lambda handler bundles', () => {
     );
   });
 
-  it('are the bytes the CDK deploys: the bench and the construct bundle alike', async () => {
+  it("ship model-turn's tokenizer beside its bundle, where the lazy import resolves, and not inside it", async () => {
+    // Prepare
+    const modelTurn = await bundle(join(HANDLERS_DIRECTORY, 'model-turn.ts'), directory, 'model-turn');
+    const bundleText = await readFile(join(directory, 'model-turn.mjs'), 'utf8');
+
+    // Act
+    const built = await buildSideModules(directory, bundleText, TOOLS_MODULE);
+    const probe = join(directory, 'probe-tokenizer.mjs');
+    await writeFile(
+      probe,
+      "const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');\n" +
+        "process.stdout.write(JSON.stringify({ where: import.meta.resolve('gpt-tokenizer/encoding/cl100k_base'), tokens: countTokens('hello world') }));\n",
+    );
+    const { stdout } = await promisify(execFile)(process.execPath, [probe]);
+
+    // Assess
+    const inputs = Object.keys(modelTurn.inputs).filter((input) => input.includes('gpt-tokenizer/'));
+    const bundled = Object.values(modelTurn.outputs).flatMap((output) =>
+      Object.keys(output.inputs).filter((input) => input.includes('gpt-tokenizer/')),
+    );
+    expect(inputs).toEqual([]);
+    expect(bundled).toEqual([]);
+    expect(built).toEqual([join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')]);
+    expect(JSON.parse(stdout)).toEqual({
+      where: pathToFileURL(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')).href,
+      tokens: 2,
+    });
+    expect(await buildSideModules(directory, 'export const handler = () => 1;', TOOLS_MODULE)).toEqual([]);
+  });
+
+  it('are the bytes the CDK deploys: the bench and the construct bundle alike, side modules included', async () => {
     // Prepare
     const outdir = join(directory, 'cdk.out');
     const app = new App({ outdir });
-    new NodejsFunction(new Stack(app, 'Bundles'), 'Prepare', {
-      entry: join(HANDLERS_DIRECTORY, 'prepare.ts'),
-      projectRoot: resolveProjectPath(''),
-      depsLockFilePath: resolveProjectPath('package-lock.json'),
-      runtime: LAMBDA_RUNTIME,
-      bundling: createBundlingOptions(TOOLS_MODULE),
-    });
+    const stack = new Stack(app, 'Bundles');
+    for (const name of ['prepare', 'model-turn']) {
+      new NodejsFunction(stack, name, {
+        entry: join(HANDLERS_DIRECTORY, `${name}.ts`),
+        projectRoot: resolveProjectPath(''),
+        depsLockFilePath: resolveProjectPath('package-lock.json'),
+        runtime: LAMBDA_RUNTIME,
+        bundling: createBundlingOptions(TOOLS_MODULE),
+      });
+    }
 
     // Act
     const assembly = app.synth();
-    const [asset] = (await readdir(assembly.directory)).filter((entry) => entry.startsWith('asset.'));
-    const deployed = await readFile(join(assembly.directory, String(asset), 'index.mjs'));
-    const benched = await build({
-      ...createEsbuildOptions(join(HANDLERS_DIRECTORY, 'prepare.ts'), TOOLS_MODULE),
-      write: false,
-    });
+    const assets = (await readdir(assembly.directory)).filter((entry) => entry.startsWith('asset.'));
+    const deployed = await Promise.all(
+      assets.map(async (asset) => {
+        const assetDirectory = join(assembly.directory, asset);
+        const sideModule = join(assetDirectory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs');
+        return {
+          bytes: (await readFile(join(assetDirectory, 'index.mjs'))).byteLength,
+          sideModuleBytes: (await readFile(sideModule).catch(() => undefined))?.byteLength,
+        };
+      }),
+    );
+    const benched = async (name: string) =>
+      (
+        await build({
+          ...createEsbuildOptions(join(HANDLERS_DIRECTORY, `${name}.ts`), TOOLS_MODULE),
+          write: false,
+        })
+      ).outputFiles[0]?.contents.byteLength;
+    const benchedSideModule = (
+      await readFile(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'))
+    ).byteLength;
 
-    // Assess
-    expect(benched.outputFiles[0]?.contents.byteLength).toBe(deployed.byteLength);
+    // Assess: model-turn ships the tokenizer beside it, built alike; prepare ships nothing beside
+    expect(deployed).toHaveLength(2);
+    expect(deployed).toContainEqual({ bytes: await benched('prepare'), sideModuleBytes: undefined });
+    expect(deployed).toContainEqual({
+      bytes: await benched('model-turn'),
+      sideModuleBytes: benchedSideModule,
+    });
   });
 });

@@ -192,7 +192,7 @@ describe('Countersign observability', () => {
     const topicId = synthesized.logicalIdOf(synthesized.stack.countersign.observability.alarmTopic);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(16);
+    expect(Object.keys(alarms)).toHaveLength(17);
     for (const [name, alarm] of Object.entries(alarms)) {
       expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);

@@ -45,6 +45,8 @@ export async function startTestRuntime(
     extraTools?: Parameters<typeof startEmbeddedRuntime>[0]['extraTools'];
     openAiCompatible?: { baseUrl: string; apiKey: string };
     policyFloor?: Parameters<typeof startEmbeddedRuntime>[0]['policyFloor'];
+    throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
+    retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -63,6 +65,8 @@ export async function startTestRuntime(
     ...(options.openAiCompatible ? { openAiCompatible: options.openAiCompatible } : {}),
     // The default floor unless a test sets one: a COUNTERSIGN_POLICY_FLOOR in the shell must not leak in.
     policyFloor: options.policyFloor ?? {},
+    ...(options.throttling ? { throttling: options.throttling } : {}),
+    ...(options.retention ? { retention: options.retention } : {}),
   });
   return {
     ...runtime,

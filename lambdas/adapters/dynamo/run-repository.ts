@@ -16,6 +16,9 @@
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
  * | page          | `PAGES`           | `PAGE#<pageId>`             | Page fields                                  |
  *
+ * Ended runs, closed cards and (with a decision retention) decisions carry `removeAfter`, the
+ * epoch seconds after which DynamoDB TTL may remove them (`retention` below).
+ *
  * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
  * one Query on the `inbox` index, newest first; `closeCard` REMOVEs the index attributes so a
  * decided card leaves the index (a sparse index).
@@ -34,16 +37,23 @@ import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { DECISION_GATES } from '../../core/policy/policy-floor.js';
-import type {
-  ApprovalOutcome,
-  ClaimOutcome,
-  ConditionalOutcome,
-  RunRepository,
-  StoredRun,
-  WaitingCardsPage,
+import {
+  type ApprovalOutcome,
+  type ClaimOutcome,
+  type Clock,
+  type ConditionalOutcome,
+  type RunRepository,
+  type StoredRun,
+  systemClock,
+  type WaitingCardsPage,
 } from '../../core/ports.js';
 import type { ApprovalRecord, CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
-import { type RunRecord, type RunStatus, runRecordSchema } from '../../core/runs/run-record.js';
+import {
+  type RunRecord,
+  type RunStatus,
+  runRecordSchema,
+  TERMINAL_STATUSES,
+} from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {
   assertPageLimit,
@@ -66,6 +76,7 @@ const INBOX = TABLE_LAYOUT.inboxIndex;
 const WAITING_PARTITION = 'WAITING';
 const RUN_SORT_KEY = 'RUN';
 const CARD_SORT_KEY = 'CARD';
+const REMOVE_AFTER = TABLE_LAYOUT.timeToLiveAttribute;
 
 export interface DynamoRepositoryProps {
   readonly client: DynamoDBDocumentClient;
@@ -75,6 +86,22 @@ export interface DynamoRepositoryProps {
    * @default - none: such a state is refused with a `configuration` error
    */
   readonly blobStore?: BlobStore;
+  /**
+   * How long ended runs, closed cards and decisions are kept: the repository stamps
+   * `removeAfter` (TABLE_LAYOUT.timeToLiveAttribute) on them as it writes them.
+   * @default - nothing is stamped: everything is kept
+   */
+  readonly retention?: RunRetention;
+  /** @default systemClock */
+  readonly clock?: Clock;
+}
+
+/** Seconds an item is kept after the write that ends its use. */
+export interface RunRetention {
+  /** A run that ended (completed, failed, expired) and a card that closed. */
+  readonly endedRunSeconds: number;
+  /** A decision record; undefined keeps decisions forever. */
+  readonly decisionSeconds?: number;
 }
 
 const sealedStatePointerSchema = z.object({
@@ -156,11 +183,21 @@ export class DynamoRunRepository implements RunRepository {
   private readonly client: DynamoDBDocumentClient;
   private readonly tableName: string;
   private readonly blobStore: BlobStore | undefined;
+  private readonly retention: RunRetention | undefined;
+  private readonly clock: Clock;
 
   public constructor(props: DynamoRepositoryProps) {
     this.client = props.client;
     this.tableName = props.tableName;
     this.blobStore = props.blobStore;
+    this.retention = props.retention;
+    this.clock = props.clock ?? systemClock;
+  }
+
+  /** Epoch seconds `seconds` from now, the value DynamoDB TTL compares with. */
+  private removeAfter(seconds: number | undefined): number | undefined {
+    if (seconds === undefined) return undefined;
+    return Math.floor(this.clock.now().getTime() / 1000) + seconds;
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
@@ -275,6 +312,17 @@ export class DynamoRunRepository implements RunRepository {
       values[`:set${index}`] = value;
       setClauses.push(`#set${index} = :set${index}`);
     });
+    // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards).
+    const status = parsedChanges.data.status;
+    const endedRunRemoval =
+      status !== undefined && TERMINAL_STATUSES.has(status)
+        ? this.removeAfter(this.retention?.endedRunSeconds)
+        : undefined;
+    if (endedRunRemoval !== undefined) {
+      names['#removeAfter'] = REMOVE_AFTER;
+      values[':removeAfter'] = endedRunRemoval;
+      setClauses.push('#removeAfter = :removeAfter');
+    }
     (options.removeFields ?? []).forEach((field, index) => {
       if (field === 'runId' || !(field in runRecordSchema.shape)) {
         throw new CountersignError('internal', 'A run update removes an unknown field.', { expose: false });
@@ -422,20 +470,26 @@ export class DynamoRunRepository implements RunRepository {
   }
 
   public async closeCard(runId: string): Promise<void> {
+    // A closed card is kept as long as an ended run; the next pause replaces the whole item.
+    const cardRemoval = this.removeAfter(this.retention?.endedRunSeconds);
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PK]: runPartition(runId), [SK]: CARD_SORT_KEY },
-          UpdateExpression: 'SET #state = :decided REMOVE #inboxPk, #inboxSk',
+          UpdateExpression: `SET #state = :decided${cardRemoval === undefined ? '' : ', #removeAfter = :removeAfter'} REMOVE #inboxPk, #inboxSk`,
           ConditionExpression: 'attribute_exists(#pk)',
           ExpressionAttributeNames: {
             '#pk': PK,
             '#state': 'state',
             '#inboxPk': INBOX.partitionKey,
             '#inboxSk': INBOX.sortKey,
+            ...(cardRemoval === undefined ? {} : { '#removeAfter': REMOVE_AFTER }),
           },
-          ExpressionAttributeValues: { ':decided': 'decided' },
+          ExpressionAttributeValues: {
+            ':decided': 'decided',
+            ...(cardRemoval === undefined ? {} : { ':removeAfter': cardRemoval }),
+          },
         }),
       );
     } catch (error) {
@@ -453,6 +507,7 @@ export class DynamoRunRepository implements RunRepository {
           TableName: this.tableName,
           Item: {
             ...withoutUndefined(parsed),
+            ...withoutUndefined({ [REMOVE_AFTER]: this.removeAfter(this.retention?.decisionSeconds) }),
             [PK]: runPartition(parsed.runId),
             [SK]: decisionSortKey(parsed.turn),
           },

@@ -7,4 +7,10 @@ export const TABLE_LAYOUT = {
   sortKey: 'sk',
   /** Waiting approval cards, newest first: partition `WAITING`, sort `<pausedAt>#<runId>`. */
   inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
+  /**
+   * DynamoDB TTL: epoch seconds after which an item may be removed (ended runs, closed cards,
+   * and decisions when a decision retention is set). Not `expiresAt`: runs use that name for
+   * their approval deadline.
+   */
+  timeToLiveAttribute: 'removeAfter',
 } as const;

@@ -6,6 +6,7 @@ import {
   ConverseCommand,
   type ConverseCommandInput,
   type ConverseCommandOutput,
+  CountTokensCommand,
   type ToolUseBlock,
 } from '@aws-sdk/client-bedrock-runtime';
 import type {
@@ -45,6 +46,36 @@ export class BedrockConverseModel implements ModelProvider {
     }
     return fromConverseOutput(output);
   }
+
+  /**
+   * Bedrock's own count of the request's input tokens (CountTokens), for the context-window
+   * manager: cl100k is not Claude's tokenizer. Counted on the foundation model an inference
+   * profile routes to; models without CountTokens throw, and the caller falls back.
+   */
+  public async countInputTokens(request: ModelRequest): Promise<number> {
+    const { messages, system, toolConfig } = toConverseInput(request);
+    let inputTokens: number | undefined;
+    try {
+      ({ inputTokens } = await this.client.send(
+        new CountTokensCommand({
+          modelId: foundationModelOf(request.model),
+          input: {
+            converse: { messages, ...(system ? { system } : {}), ...(toolConfig ? { toolConfig } : {}) },
+          },
+        }),
+      ));
+    } catch (error) {
+      throw describeBedrockFailure(error);
+    }
+    if (typeof inputTokens !== 'number')
+      throw modelFailed('Bedrock returned a reply that could not be read.');
+    return inputTokens;
+  }
+}
+
+/** `us.anthropic.claude-...` (a cross-Region inference profile) counts as `anthropic.claude-...`. */
+function foundationModelOf(modelId: string): string {
+  return modelId.replace(/^(?:us|us-gov|eu|apac|jp|au|ca|global)\./, '');
 }
 
 /** Our request in Converse terms. Exported for tests and for a caller that wants to log shapes. */

@@ -1,5 +1,6 @@
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
+import { chooseTokenEstimator } from '../skills/choose-token-estimator.js';
 import { fitContextWindow } from '../skills/fit-context-window.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval } from '../tools/tool.js';
@@ -89,13 +90,17 @@ export async function takeModelTurn(
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const model = dependencies.models.resolve(configuration.provider);
   // The context window bounds the real send (skills block counted); the sealed transcript stays whole.
-  const send = fitContextWindow({
+  const whole = {
     model: configuration.model,
     ...(state.system ? { system: state.system } : {}),
     messages: state.transcript,
     tools: offered,
     maxTokens: configuration.options.maxTokens,
+  };
+  const send = await fitContextWindow({
+    ...whole,
     ...contextWindowOf(configuration.provider, dependencies.settings.contextWindowTokens),
+    loadEstimator: chooseTokenEstimator(model, whole),
   });
   if (send.trimmedMessages > 0) {
     dependencies.metrics.count('ContextMessagesTrimmed', send.trimmedMessages);

@@ -1,15 +1,18 @@
-import { countTokens } from 'gpt-tokenizer/encoding/cl100k_base';
 import type { Message, ToolSpecification } from '../model.js';
 
 /**
- * A token estimator whose encoding ships inside its npm package (gpt-tokenizer, cl100k_base):
- * nothing is fetched at run time. Other models tokenize differently, so the count is
- * multiplied by a safety margin: 1.1 for OpenAI models, 1.35 for every other model.
+ * Estimated tokens of a text, margin included. Three estimators, chosen per provider by
+ * `chooseTokenEstimator`:
+ * - cl100k (gpt-tokenizer, the encoding ships inside its npm package, loaded on first use:
+ *   it is most of model-turn's cold start), times a margin of 1.1 for OpenAI models and 1.35
+ *   for every other model;
+ * - the provider's own count of the whole send (Bedrock CountTokens), shared out by bytes;
+ * - the byte bound: byte-level BPE never yields more tokens than UTF-8 bytes.
  */
-export interface TokenEstimate {
-  tokens: number;
-  /** The multiplier applied for this model's tokenizer. */
-  margin: number;
+export interface TokenEstimator {
+  /** What the estimate rests on, for logs and docs: `cl100k`, `provider`, `byte-bound`. */
+  readonly basis: 'cl100k' | 'provider' | 'byte-bound';
+  countText(text: string): number;
 }
 
 /** Special-token strings in a skill or a transcript are counted as text, never refused. */
@@ -21,16 +24,50 @@ export function tokenizerMarginFor(model: string): number {
   return /^(?:gpt-|o\d|chatgpt|text-)/i.test(model) ? 1.1 : 1.35;
 }
 
+let cl100k: Promise<(text: string) => number> | undefined;
+
 /**
- * Estimated tokens of a text for `model`, margin included. Byte-level BPE never yields more
- * tokens than UTF-8 bytes, so `upperBoundTokens` is a cheap bound callers check first.
+ * The cl100k estimator for `model`, margin included. The tokenizer module is imported on the
+ * first call only. Byte-level BPE never yields more tokens than UTF-8 bytes, so
+ * `upperBoundTokens` is a cheap bound callers check first.
  *
  * @example
- * estimateTextTokens('Hello world', 'anthropic.claude-3') // ≈ 3 (2 tokens × 1.35, rounded up)
+ * (await loadCl100kEstimator('anthropic.claude-3')).countText('Hello world') // ≈ 3 (2 tokens × 1.35)
  */
-export function estimateTextTokens(text: string, model: string): number {
-  if (text === '') return 0;
-  return Math.ceil(countTokens(text, COUNT_OPTIONS) * tokenizerMarginFor(model));
+export async function loadCl100kEstimator(model: string): Promise<TokenEstimator> {
+  cl100k ??= import('gpt-tokenizer/encoding/cl100k_base').then(
+    ({ countTokens }) =>
+      (text: string) =>
+        countTokens(text, COUNT_OPTIONS),
+  );
+  const countTokens = await cl100k;
+  const margin = tokenizerMarginFor(model);
+  return {
+    basis: 'cl100k',
+    countText: (text) => (text === '' ? 0 : Math.ceil(countTokens(text) * margin)),
+  };
+}
+
+/** The byte bound as an estimator: the fallback when nothing better is at hand. */
+export function createByteBoundEstimator(model: string): TokenEstimator {
+  return { basis: 'byte-bound', countText: (text) => upperBoundTokens(text, model) };
+}
+
+/**
+ * A provider's count of a whole send (`totalTokens` over `totalBytes` of text) shared out by
+ * bytes, so trimming can price each message; 5 % on top for the uneven share.
+ */
+export function createProviderCountEstimator(totalTokens: number, totalBytes: number): TokenEstimator {
+  const tokensPerByte = (totalTokens / Math.max(1, totalBytes)) * 1.05;
+  return {
+    basis: 'provider',
+    countText: (text) => Math.ceil(Buffer.byteLength(text, 'utf8') * tokensPerByte),
+  };
+}
+
+/** Estimated tokens of a text; kept for callers that hold an estimator. */
+export function estimateTextTokens(text: string, estimator: TokenEstimator): number {
+  return text === '' ? 0 : estimator.countText(text);
 }
 
 /** An upper bound that needs no tokenizing: one token per UTF-8 byte, margin included. */
@@ -39,19 +76,20 @@ export function upperBoundTokens(text: string, model: string): number {
 }
 
 /** Estimated tokens of one transcript message: its texts, tool calls and results, plus framing. */
-export function estimateMessageTokens(message: Message, model: string): number {
-  return estimateTextTokens(messageText(message), model) + PER_MESSAGE_OVERHEAD_TOKENS;
+export function estimateMessageTokens(message: Message, estimator: TokenEstimator): number {
+  return estimateTextTokens(messageText(message), estimator) + PER_MESSAGE_OVERHEAD_TOKENS;
 }
 
 export function upperBoundMessageTokens(message: Message, model: string): number {
   return upperBoundTokens(messageText(message), model) + PER_MESSAGE_OVERHEAD_TOKENS;
 }
 
-export function estimateToolsTokens(tools: readonly ToolSpecification[], model: string): number {
-  return tools.length === 0 ? 0 : estimateTextTokens(JSON.stringify(tools), model);
+export function estimateToolsTokens(tools: readonly ToolSpecification[], estimator: TokenEstimator): number {
+  return tools.length === 0 ? 0 : estimateTextTokens(JSON.stringify(tools), estimator);
 }
 
-function messageText(message: Message): string {
+/** The text of a message as the estimators count it. */
+export function messageText(message: Message): string {
   return message.content
     .map((block) => {
       if (block.type === 'text') return block.text;

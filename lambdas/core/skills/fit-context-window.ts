@@ -6,6 +6,8 @@ import {
   estimateMessageTokens,
   estimateTextTokens,
   estimateToolsTokens,
+  loadCl100kEstimator,
+  type TokenEstimator,
   upperBoundMessageTokens,
   upperBoundTokens,
 } from './estimate-tokens.js';
@@ -19,6 +21,11 @@ export interface FitContextWindowInput {
   maxTokens: number;
   /** @default - `contextWindowTokensFor(model)` */
   contextWindowTokens?: number;
+  /**
+   * The estimator, asked for only when the byte bound does not fit (`chooseTokenEstimator`).
+   * @default - cl100k with the model's margin
+   */
+  loadEstimator?: () => Promise<TokenEstimator>;
 }
 
 export interface FittedSend {
@@ -29,6 +36,8 @@ export interface FittedSend {
   skillBlockDropped: boolean;
   estimatedTokens: number;
   budgetTokens: number;
+  /** What the estimate rests on: the byte bound alone when it fitted. */
+  basis: TokenEstimator['basis'];
 }
 
 /**
@@ -41,29 +50,31 @@ export interface FittedSend {
  * so the caller warns; when even that does not fit, the turn fails with a clear error.
  * The stored transcript is not changed: trimming applies to this send only.
  */
-export function fitContextWindow(input: FitContextWindowInput): FittedSend {
+export async function fitContextWindow(input: FitContextWindowInput): Promise<FittedSend> {
   const window = input.contextWindowTokens ?? contextWindowTokensFor(input.model);
   const budgetTokens = window - input.maxTokens;
   const messages = [...input.messages];
-  const untouched = (estimatedTokens: number): FittedSend => ({
+  const untouched = (estimatedTokens: number, basis: FittedSend['basis']): FittedSend => ({
     messages,
     trimmedMessages: 0,
     skillBlockDropped: false,
     estimatedTokens,
     budgetTokens,
+    basis,
   });
   // Cheap first: a byte count bounds the tokens, so most sends need no tokenizing at all.
   const upperBound =
     upperBoundTokens(input.system ?? '', input.model) +
     upperBoundTokens(JSON.stringify(input.tools), input.model) +
     messages.reduce((sum, message) => sum + upperBoundMessageTokens(message, input.model), 0);
-  if (upperBound <= budgetTokens) return untouched(upperBound);
+  if (upperBound <= budgetTokens) return untouched(upperBound, 'byte-bound');
 
+  const estimator = await (input.loadEstimator ?? (() => loadCl100kEstimator(input.model)))();
   const fixed =
-    estimateTextTokens(input.system ?? '', input.model) + estimateToolsTokens(input.tools, input.model);
-  const costs = messages.map((message) => estimateMessageTokens(message, input.model));
+    estimateTextTokens(input.system ?? '', estimator) + estimateToolsTokens(input.tools, estimator);
+  const costs = messages.map((message) => estimateMessageTokens(message, estimator));
   let total = fixed + costs.reduce((sum, cost) => sum + cost, 0);
-  if (total <= budgetTokens) return untouched(total);
+  if (total <= budgetTokens) return untouched(total, estimator.basis);
 
   const units = turnUnits(messages);
   const dropped = new Set<number>();
@@ -80,7 +91,7 @@ export function fitContextWindow(input: FitContextWindowInput): FittedSend {
   if (total > budgetTokens) {
     const withoutBlock = withoutSkillBlock(kept[0]);
     if (withoutBlock !== undefined) {
-      total += estimateMessageTokens(withoutBlock, input.model) - (costs[0] ?? 0);
+      total += estimateMessageTokens(withoutBlock, estimator) - (costs[0] ?? 0);
       kept = [withoutBlock, ...kept.slice(1)];
       skillBlockDropped = true;
     }
@@ -97,6 +108,7 @@ export function fitContextWindow(input: FitContextWindowInput): FittedSend {
     skillBlockDropped,
     estimatedTokens: total,
     budgetTokens,
+    basis: estimator.basis,
   };
 }
 

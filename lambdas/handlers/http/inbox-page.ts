@@ -147,7 +147,13 @@ const cardsElement = document.getElementById('cards');
 const signIn = document.getElementById('sign-in');
 const signOut = document.getElementById('sign-out');
 const statusTexts = { 401: 'Your sign-in is not valid: paste a fresh token.', 403: null, 404: 'This run is gone.',
-  409: ${JSON.stringify(TEXTS.staleDigest)}, 410: ${JSON.stringify(TEXTS.decisionExpired)} };
+  409: ${JSON.stringify(TEXTS.staleDigest)}, 410: ${JSON.stringify(TEXTS.decisionExpired)},
+  429: ${JSON.stringify(TEXTS.tooManyRequests)} };
+// Throttled (API Gateway answers 429 with its own body): always the same advice, nothing is lost.
+function problemText(response, problem, fallback) {
+  if (response.status === 429) return statusTexts[429];
+  return (problem.error && problem.error.message) || statusTexts[response.status] || fallback;
+}
 function token() { return sessionStorage.getItem(tokenKey) || ''; }
 async function load(cursor) {
   signOut.hidden = !token();
@@ -161,7 +167,7 @@ async function load(cursor) {
   const paragraph = document.createElement('p');
   paragraph.className = 'error';
   paragraph.dataset.status = String(response.status);
-  paragraph.textContent = (problem.error && problem.error.message) || statusTexts[response.status] || 'The inbox could not be loaded.';
+  paragraph.textContent = problemText(response, problem, 'The inbox could not be loaded.');
   cardsElement.append(paragraph);
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
@@ -217,12 +223,12 @@ async function showFullArguments(call, card) {
   message.className = 'error arguments-error';
   message.dataset.status = String(response.status);
   message.textContent = response.ok ? ${JSON.stringify(TEXTS.staleDigest)}
-    : ((problem.error && problem.error.message) || statusTexts[response.status] || 'The arguments could not be loaded.');
+    : problemText(response, problem, 'The arguments could not be loaded.');
   call.querySelector('pre.arguments').after(message);
   call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = false; });
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
-const outcomeStates = { 200: 'decided', 202: 'approval-recorded', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired' };
+const outcomeStates = { 200: 'decided', 202: 'approval-recorded', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired', 429: 'throttled' };
 async function decide(card, decision) {
   const status = card.querySelector('.status');
   const reason = card.querySelector('input[name=reason]').value;
@@ -237,7 +243,7 @@ async function decide(card, decision) {
   card.dataset.state = outcomeStates[response.status] || 'failed';
   status.textContent = response.status === 202 ? answer.message
     : response.ok ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
-    : ((answer.error && answer.error.message) || statusTexts[response.status] || 'The decision failed.');
+    : problemText(response, answer, 'The decision failed.');
   // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
   const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = final; });
@@ -316,7 +322,8 @@ pre.arguments button.cut { font: inherit; padding: 0 .3rem; border-radius: 4px; 
 .status:empty { display: none; }
 .status { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: var(--panel); }
 .card[data-state=decided] .status { background: #e8f5ec; color: #14532d; }
-.card[data-state=stale] .status, .card[data-state=refused] .status { background: #fff4e5; color: #7a4100; }
+.card[data-state=stale] .status, .card[data-state=refused] .status, .card[data-state=throttled] .status {
+  background: #fff4e5; color: #7a4100; }
 .card[data-state=expired] .status, .card[data-state=gone] .status, .card[data-state=failed] .status {
   background: #fdf3f2; color: #8c1d18; }
 .times { color: var(--muted); margin: .1rem 0 0; display: flex; gap: 1.25rem; flex-wrap: wrap; font-size: .9rem; }

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, LambdaFunctionURLEvent } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
+import { readBearerToken } from '../../core/limits.js';
 import type { Logger } from '../../core/ports.js';
 import {
   EVENT_STREAM_HEADERS,
@@ -43,8 +44,7 @@ export function createRunEventsFunctionUrlHandler(options: {
       const match = EVENTS_PATH.exec(event.rawPath ?? '');
       if (!match) return sendError(response, 404, 'not-found', 'No route matches this path.');
       if (method !== 'GET') return sendError(response, 405, 'method-not-allowed', 'This path accepts GET.');
-      const header = event.headers?.authorization ?? event.headers?.Authorization;
-      const token = header ? /^Bearer +([^\s]+) *$/i.exec(header)?.[1] : undefined;
+      const token = bearerTokenOf(event);
       const claims = token ? await options.verify(token) : undefined;
       if (!claims) return sendError(response, 401, 'unauthenticated', UNAUTHENTICATED);
       let runId: string;
@@ -71,6 +71,29 @@ export function createRunEventsFunctionUrlHandler(options: {
       else response.end();
     }
   };
+}
+
+/**
+ * The function URL is public (auth type NONE): a request without a plausibly shaped bearer
+ * token is refused with 401 here, before the handler composes its dependencies, fetches signing
+ * keys or verifies anything, so unauthenticated traffic costs a string check per request.
+ * Returns true when it answered the request.
+ *
+ * @example
+ * if (refuseWithoutBearerToken(event, responseStream, startResponse)) return;
+ */
+export function refuseWithoutBearerToken(
+  event: LambdaFunctionURLEvent,
+  responseStream: Writable,
+  startResponse: StartHttpResponse,
+): boolean {
+  if (bearerTokenOf(event) !== undefined) return false;
+  sendError(toEventStreamResponse(responseStream, startResponse), 401, 'unauthenticated', UNAUTHENTICATED);
+  return true;
+}
+
+function bearerTokenOf(event: LambdaFunctionURLEvent): string | undefined {
+  return readBearerToken(event.headers?.authorization ?? event.headers?.Authorization);
 }
 
 function toEventStreamResponse(

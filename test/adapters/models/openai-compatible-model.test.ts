@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createStaticKeySource,
   OpenAiCompatibleModel,
+  type OpenAiCompatibleModelOptions,
 } from '../../../lambdas/adapters/models/openai-compatible-model.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import type { ModelRequest } from '../../../lambdas/core/model.js';
@@ -48,6 +49,7 @@ beforeAll(async () => {
 
 afterEach(() => {
   received.length = 0;
+  slept.length = 0;
   answerWith = 'openai-compatible/chat-stop.json';
 });
 
@@ -56,8 +58,22 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function createModel(options: { timeoutMilliseconds?: number } = {}) {
-  return new OpenAiCompatibleModel({ baseUrl, apiKey: createStaticKeySource('sk-test-key'), ...options });
+/** Waits the model asked for, on a clock that advances by them instead of real time. */
+const slept: number[] = [];
+
+function createModel(options: Partial<OpenAiCompatibleModelOptions> = {}) {
+  let now = 0;
+  return new OpenAiCompatibleModel({
+    baseUrl,
+    apiKey: createStaticKeySource('sk-test-key'),
+    now: () => now,
+    random: () => 0.5,
+    sleep: async (milliseconds) => {
+      slept.push(milliseconds);
+      now += milliseconds;
+    },
+    ...options,
+  });
 }
 
 const request: ModelRequest = {
@@ -207,10 +223,15 @@ describe('OpenAiCompatibleModel', () => {
   });
 
   it.each([
-    ['openai-compatible/server-error.json', 'The model provider refused the request (HTTP 500).'],
+    // Backoff with jitter (random 0.5): 500 ms, 1 s, 2 s, then the fourth attempt fails too.
+    [
+      'openai-compatible/server-error.json',
+      'The model provider failed to answer (HTTP 500); gave up after 4 attempts in 4 s.',
+    ],
+    // Retry-After: 20 s twice; a third wait would pass the 45 s bound.
     [
       'openai-compatible/rate-limited.json',
-      'The model provider is throttling requests (HTTP 429); try again later.',
+      'The model provider is throttling requests (HTTP 429); gave up after 3 attempts in 40 s.',
     ],
     ['openai-compatible/unauthorized.json', 'The model provider refused the API key (HTTP 401).'],
     ['openai-compatible/garbage.json', 'The model provider returned a reply that could not be read.'],
@@ -252,10 +273,7 @@ describe('OpenAiCompatibleModel', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const model = new OpenAiCompatibleModel({
-      baseUrl: `http://127.0.0.1:${port}`,
-      apiKey: createStaticKeySource('sk-test-key'),
-    });
+    const model = createModel({ baseUrl: `http://127.0.0.1:${port}` });
 
     // Act
     const failure = await model.converse(request).catch((error: unknown) => error);
@@ -263,7 +281,7 @@ describe('OpenAiCompatibleModel', () => {
     // Assess
     expect(failure).toMatchObject({
       code: 'model-failed',
-      message: 'The model provider could not be reached.',
+      message: 'The model provider could not be reached; gave up after 4 attempts in 4 s.',
     });
   });
 
@@ -285,5 +303,121 @@ describe('OpenAiCompatibleModel', () => {
       message: 'The model provider API key could not be read.',
     });
     expect(received).toHaveLength(0);
+  });
+});
+
+describe('OpenAiCompatibleModel against a throttling provider', () => {
+  // A local fake provider on 127.0.0.1 that answers from a queue; the last answer repeats.
+  let provider: Server;
+  let providerUrl: string;
+  let answers: Array<{ status: number; headers?: Record<string, string>; fixture?: string }> = [];
+  let requests = 0;
+
+  beforeAll(async () => {
+    provider = createServer(async (incoming, response) => {
+      await readBody(incoming);
+      requests += 1;
+      const answer = answers.length > 1 ? answers.shift() : answers[0];
+      if (answer?.fixture) {
+        const fixture = loadModelFixture(answer.fixture);
+        response.writeHead(fixture.statusCode, fixture.headers);
+        response.end(fixtureBodyText(fixture));
+        return;
+      }
+      response.writeHead(answer?.status ?? 500, { 'content-type': 'application/json', ...answer?.headers });
+      response.end(JSON.stringify({ error: { message: 'Rate limit reached for org-SECRET42 in 10.1.2.3' } }));
+    });
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    providerUrl = `http://127.0.0.1:${(provider.address() as AddressInfo).port}/v1`;
+  });
+
+  afterEach(() => {
+    requests = 0;
+    slept.length = 0;
+  });
+
+  afterAll(async () => {
+    provider.closeAllConnections();
+    await new Promise<void>((resolve) => provider.close(() => resolve()));
+  });
+
+  it('answers 429 then 200: waits the Retry-After, retries once and returns the reply', async () => {
+    // Prepare
+    answers = [
+      { status: 429, headers: { 'retry-after': '2' } },
+      { status: 200, fixture: 'openai-compatible/chat-stop.json' },
+    ];
+
+    // Act
+    const reply = await createModel({ baseUrl: providerUrl }).converse(request);
+
+    // Assess
+    expect(requests).toBe(2);
+    expect(slept).toEqual([2000]);
+    expect(reply.stopReason).toBe('end_turn');
+  });
+
+  it('answers 503 then 200 without Retry-After: backs off with jitter under the first ceiling', async () => {
+    // Prepare
+    answers = [{ status: 503 }, { status: 200, fixture: 'openai-compatible/chat-stop.json' }];
+
+    // Act
+    const reply = await createModel({ baseUrl: providerUrl, random: () => 0.25 }).converse(request);
+
+    // Assess: full jitter, 0.25 of the first 1 s ceiling
+    expect(requests).toBe(2);
+    expect(slept).toEqual([250]);
+    expect(reply.content.length).toBeGreaterThan(0);
+  });
+
+  it('answers 429 forever: gives up after the bounded attempts with a readable reason, no provider text', async () => {
+    // Prepare
+    answers = [{ status: 429 }];
+
+    // Act
+    const failure = await createModel({ baseUrl: providerUrl, random: () => 1 })
+      .converse(request)
+      .catch((error: unknown) => error);
+
+    // Assess: 4 attempts, waits doubling 1 s, 2 s, 4 s
+    expect(requests).toBe(4);
+    expect(slept).toEqual([1000, 2000, 4000]);
+    expect(failure).toBeInstanceOf(CountersignError);
+    expect(failure).toMatchObject({
+      code: 'model-failed',
+      message: 'The model provider is throttling requests (HTTP 429); gave up after 4 attempts in 7 s.',
+    });
+    expect((failure as Error).message).not.toMatch(/SECRET|org-|10\.1\.2\.3|Rate limit reached/);
+  });
+
+  it('gives up at once when the Retry-After asked for would pass the time bound', async () => {
+    // Prepare
+    answers = [{ status: 429, headers: { 'retry-after': '120' } }];
+
+    // Act
+    const failure = await createModel({ baseUrl: providerUrl })
+      .converse(request)
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(requests).toBe(1);
+    expect(slept).toEqual([]);
+    expect(failure).toMatchObject({
+      message: 'The model provider is throttling requests (HTTP 429); gave up after 1 attempt in 0 s.',
+    });
+  });
+
+  it('does not retry a refusal that another attempt cannot change (HTTP 400, 401)', async () => {
+    // Prepare
+    answers = [{ status: 400 }];
+
+    // Act
+    const failure = await createModel({ baseUrl: providerUrl })
+      .converse(request)
+      .catch((error: unknown) => error);
+
+    // Assess
+    expect(requests).toBe(1);
+    expect(failure).toMatchObject({ message: 'The model provider refused the request (HTTP 400).' });
   });
 });

@@ -1,8 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { isCountersignError } from '../../../lambdas/core/errors.js';
-import type { Message } from '../../../lambdas/core/model.js';
+import type { Message, ModelProvider } from '../../../lambdas/core/model.js';
+import { chooseTokenEstimator } from '../../../lambdas/core/skills/choose-token-estimator.js';
 import { composeSkills, splitSkillBlock } from '../../../lambdas/core/skills/compose-skills.js';
-import { estimateTextTokens, tokenizerMarginFor } from '../../../lambdas/core/skills/estimate-tokens.js';
+import {
+  loadCl100kEstimator,
+  messageText,
+  tokenizerMarginFor,
+} from '../../../lambdas/core/skills/estimate-tokens.js';
 import { fitContextWindow } from '../../../lambdas/core/skills/fit-context-window.js';
 import { buildSkill } from './skill-builders.js';
 
@@ -33,10 +38,12 @@ function transcript(turns: number): Message[] {
 }
 
 describe('the token estimator', () => {
-  it('counts with the encoding shipped in gpt-tokenizer, plus a margin for models that tokenize differently', () => {
+  it('counts with the encoding shipped in gpt-tokenizer, plus a margin for models that tokenize differently', async () => {
     // Act
-    const openAi = estimateTextTokens('Hello world, this is a test.', 'gpt-4o');
-    const claude = estimateTextTokens('Hello world, this is a test.', 'anthropic.claude-sonnet');
+    const openAi = (await loadCl100kEstimator('gpt-4o')).countText('Hello world, this is a test.');
+    const claude = (await loadCl100kEstimator('anthropic.claude-sonnet')).countText(
+      'Hello world, this is a test.',
+    );
 
     // Assess
     expect(tokenizerMarginFor('gpt-4o')).toBe(1.1);
@@ -45,16 +52,16 @@ describe('the token estimator', () => {
     expect(claude).toBe(Math.ceil(8 * 1.35));
   });
 
-  it('counts special-token strings in untrusted text as text instead of throwing', () => {
+  it('counts special-token strings in untrusted text as text instead of throwing', async () => {
     // Act and assess
-    expect(estimateTextTokens('<|endoftext|> <|im_start|>', 'gpt-4o')).toBeGreaterThan(2);
+    expect((await loadCl100kEstimator('gpt-4o')).countText('<|endoftext|> <|im_start|>')).toBeGreaterThan(2);
   });
 });
 
 describe('fitContextWindow', () => {
-  it('sends everything when it fits, skills block included in the count', () => {
+  it('sends everything when it fits, skills block included in the count', async () => {
     // Act
-    const send = fitContextWindow({
+    const send = await fitContextWindow({
       model: 'claude',
       messages: transcript(2),
       tools: [],
@@ -65,15 +72,15 @@ describe('fitContextWindow', () => {
     // Assess
     expect(send.trimmedMessages).toBe(0);
     expect(send.messages).toHaveLength(5);
-    expect(send.estimatedTokens).toBeGreaterThan(estimateTextTokens(block, 'claude'));
+    expect(send.estimatedTokens).toBeGreaterThan((await loadCl100kEstimator('claude')).countText(block));
   });
 
-  it('trims the oldest turns first, keeps the first user message and the latest turn, and never splits a tool call from its result', () => {
+  it('trims the oldest turns first, keeps the first user message and the latest turn, and never splits a tool call from its result', async () => {
     // Prepare
     const messages = transcript(6);
 
     // Act
-    const send = fitContextWindow({
+    const send = await fitContextWindow({
       model: 'claude',
       messages,
       tools: [],
@@ -100,12 +107,12 @@ describe('fitContextWindow', () => {
     expect(send.estimatedTokens).toBeLessThanOrEqual(send.budgetTokens);
   });
 
-  it('takes the skills block out only as a last resort, and says so', () => {
+  it('takes the skills block out only as a last resort, and says so', async () => {
     // Prepare: the block alone is larger than what is left after the latest turn
-    const blockTokens = estimateTextTokens(block, 'claude');
+    const blockTokens = (await loadCl100kEstimator('claude')).countText(block);
 
     // Act
-    const send = fitContextWindow({
+    const send = await fitContextWindow({
       model: 'claude',
       messages: transcript(3),
       tools: [],
@@ -120,11 +127,11 @@ describe('fitContextWindow', () => {
     expect(first?.type === 'text' && splitSkillBlock(first.text)).toBe(undefined);
   });
 
-  it('fails the turn with a clear error when even the first message and the latest turn do not fit', () => {
+  it('fails the turn with a clear error when even the first message and the latest turn do not fit', async () => {
     // Act
-    const error = (() => {
+    const error = await (async () => {
       try {
-        return fitContextWindow({
+        return await fitContextWindow({
           model: 'claude',
           messages: transcript(2),
           tools: [],
@@ -139,5 +146,75 @@ describe('fitContextWindow', () => {
     // Assess
     expect(isCountersignError(error, 'model-failed')).toBe(true);
     expect((error as Error).message).toMatch(/no longer fits the model's context window/);
+  });
+});
+
+describe('the estimator per provider', () => {
+  const request = (messages: Message[]) => ({ model: 'anthropic.claude-sonnet', messages, tools: [] });
+  const providerWith = (countInputTokens?: () => Promise<number>): ModelProvider => ({
+    name: 'test',
+    converse: async () => ({ content: [], stopReason: 'end_turn' }),
+    ...(countInputTokens ? { countInputTokens } : {}),
+  });
+
+  it('asks for no estimator at all while the byte bound fits', async () => {
+    // Prepare
+    let asked = 0;
+
+    // Act
+    const send = await fitContextWindow({
+      ...request(transcript(2)),
+      maxTokens: 1000,
+      contextWindowTokens: 1_000_000,
+      loadEstimator: async () => {
+        asked += 1;
+        return loadCl100kEstimator('claude');
+      },
+    });
+
+    // Assess
+    expect(asked).toBe(0);
+    expect(send.basis).toBe('byte-bound');
+  });
+
+  it("uses the provider's own count of the whole send when it has one, shared out by bytes", async () => {
+    // Prepare: the provider says the send is 1,000 tokens
+    const messages = transcript(6);
+
+    // Act
+    const estimator = await chooseTokenEstimator(
+      providerWith(async () => 1000),
+      request(messages),
+    )();
+    const send = await fitContextWindow({
+      ...request(messages),
+      maxTokens: 100,
+      contextWindowTokens: 1400,
+      loadEstimator: async () => estimator,
+    });
+
+    // Assess: cl100k times 1.35 would have trimmed this send; the provider's count does not
+    expect(estimator.basis).toBe('provider');
+    const total = messages.reduce((sum, message) => sum + estimator.countText(messageText(message)), 0);
+    expect(total).toBeGreaterThanOrEqual(1000);
+    expect(total).toBeLessThanOrEqual(1060);
+    expect(send.trimmedMessages).toBe(0);
+    expect(send.basis).toBe('provider');
+  });
+
+  it("falls back to the byte bound when the provider's count fails, and to cl100k without one", async () => {
+    // Act
+    const failing = await chooseTokenEstimator(
+      providerWith(async () => {
+        throw new Error('ValidationException: model does not support CountTokens');
+      }),
+      request(transcript(1)),
+    )();
+    const without = await chooseTokenEstimator(providerWith(), request(transcript(1)))();
+
+    // Assess
+    expect(failing.basis).toBe('byte-bound');
+    expect(failing.countText('abcd')).toBe(Math.ceil(4 * 1.35));
+    expect(without.basis).toBe('cl100k');
   });
 });

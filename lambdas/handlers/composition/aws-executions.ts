@@ -1,0 +1,16 @@
+import { SFNClient } from '@aws-sdk/client-sfn';
+import { StepFunctionsRunExecutions } from '../../adapters/step-functions-run-executions.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { lambdaEnvironment } from '../config.js';
+
+let executions: RunDependencies['executions'] | undefined;
+
+/** Starts and resumes executions of the state machine. */
+export function awsExecutions(): RunDependencies['executions'] {
+  const stateMachineArn = lambdaEnvironment().COUNTERSIGN_STATE_MACHINE_ARN;
+  executions ??= new StepFunctionsRunExecutions({
+    client: new SFNClient({}),
+    ...(stateMachineArn ? { stateMachineArn } : {}),
+  });
+  return executions;
+}

@@ -1,0 +1,15 @@
+import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { EventBridgeRunNotifier } from '../../adapters/event-bridge-run-notifier.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { lambdaEnvironment } from '../config.js';
+
+let notifier: RunDependencies['notifier'] | undefined;
+
+/** Tells EventBridge a run waits for approval. */
+export function awsNotifier(): RunDependencies['notifier'] {
+  notifier ??= new EventBridgeRunNotifier({
+    client: new EventBridgeClient({}),
+    eventBusName: lambdaEnvironment().COUNTERSIGN_EVENT_BUS_NAME,
+  });
+  return notifier;
+}

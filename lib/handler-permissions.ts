@@ -1,0 +1,70 @@
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { CountersignData, DataAccess, SealingAccess, TableAction } from './data.js';
+import type { HandlerName } from './functions.js';
+
+/** What one handler may do with the data layer: exactly what its composition calls. */
+export interface HandlerDataPermissions {
+  /** Item actions on the table. */
+  readonly table: readonly TableAction[];
+  /** Query on the inbox index (the waiting cards). */
+  readonly inboxIndex?: true;
+  /** Overflow objects: sealed run state over the item limit (never cards: they stay small). */
+  readonly overflow?: DataAccess;
+  /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
+  readonly sealing?: SealingAccess;
+}
+
+const GET = 'dynamodb:GetItem';
+const BATCH_GET = 'dynamodb:BatchGetItem';
+const QUERY = 'dynamodb:Query';
+const PUT = 'dynamodb:PutItem';
+const UPDATE = 'dynamodb:UpdateItem';
+const DELETE = 'dynamodb:DeleteItem';
+
+/**
+ * The least-privilege matrix, derived from what each handler's composition calls
+ * (lambdas/handlers/<name>.ts and the use cases it composes):
+ * - Page reads (Get, BatchGet, Query) come with tool previews and preview read gates
+ *   (await-approval, api-runs, api-inbox, api-run-events) and with tools (execute-tools, whose
+ *   tools may also write pages).
+ * - Only api-admin deletes (configurations and tasks); nobody scans or batch-writes.
+ * - The end states (finish-run, mark-failed, mark-expired) only update the run and its card.
+ * - Overflow is read where sealed run state is loaded and written where it is saved (api-runs
+ *   creates a run whose first state may exceed the item limit); cards never overflow.
+ * - The sealing key: `seal` where state, cards or task tokens are sealed, `unseal` where they are
+ *   only opened; admin, prepare, the end states and the probe never touch sealed data.
+ */
+export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
+  prepare: { table: [GET, UPDATE] },
+  'model-turn': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  'await-approval': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read', sealing: 'seal' },
+  'execute-tools': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  'record-rejection': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  'finish-run': { table: [UPDATE] },
+  'mark-failed': { table: [UPDATE] },
+  'mark-expired': { table: [UPDATE] },
+  'api-runs': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
+  'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
+  'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
+  'api-run-events': { table: [GET, BATCH_GET, QUERY], overflow: 'read', sealing: 'unseal' },
+  'report-waiting-runs': { table: [], inboxIndex: true },
+};
+
+/** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */
+export function grantHandlerDataPermissions(
+  data: CountersignData,
+  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+): void {
+  for (const [name, permissions] of Object.entries(HANDLER_DATA_PERMISSIONS) as Array<
+    [HandlerName, HandlerDataPermissions]
+  >) {
+    const handler = functions[name];
+    data.grantTableActions(handler, permissions.table, { inboxIndex: permissions.inboxIndex === true });
+    if (permissions.overflow !== undefined) {
+      data.grantOverflow(handler, permissions.overflow);
+      data.acknowledgeOverflowWildcard(handler.role ?? handler);
+    }
+    if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
+  }
+}

@@ -1,0 +1,230 @@
+import { Duration } from 'aws-cdk-lib';
+import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { ENDED_RUN_RETENTION_DAYS_DEFAULT, THROTTLING_DEFAULTS } from '../lambdas/core/limits.js';
+import type { HandlerName } from './functions.js';
+
+/** Rate and burst limits of the HTTP API's default stage. */
+export interface CountersignThrottling {
+  /**
+   * Steady-state requests per second across the stage (every route), above which API Gateway
+   * answers 429.
+   *
+   * @default 50
+   */
+  readonly rateLimit?: number;
+  /**
+   * Requests the stage accepts at once above the steady rate.
+   *
+   * @default 100
+   */
+  readonly burstLimit?: number;
+}
+
+/**
+ * Reserved concurrency per function group: the most instances of each function that may run at
+ * once, and as many taken out of the account's regional pool. A runaway (a retry storm, a
+ * flood of requests) then throttles inside its group instead of starving everything else in
+ * the account. Set a group to `undefined` to leave its functions unreserved. Lambda refuses a
+ * deployment that would leave less than 100 unreserved executions in the account: the defaults
+ * reserve 71 in all (4 x 5 API, 10 events, 8 x 5 steps, 1 probe).
+ */
+export interface CountersignReservedConcurrency {
+  /**
+   * Each of api-runs, api-inbox, api-decision and api-admin.
+   *
+   * @default 5
+   */
+  readonly api?: number;
+  /**
+   * api-run-events, behind the public function URL; each open stream holds one for up to 60 s.
+   *
+   * @default 10
+   */
+  readonly events?: number;
+  /**
+   * Each state machine step (prepare, model-turn, await-approval, execute-tools,
+   * record-rejection, finish-run, mark-failed, mark-expired). A throttled step is retried by the
+   * state machine.
+   *
+   * @default 5
+   */
+  readonly steps?: number;
+  /**
+   * report-waiting-runs, the scheduled probe.
+   *
+   * @default 1
+   */
+  readonly probe?: number;
+}
+
+/** How long data is kept; DynamoDB TTL and an S3 lifecycle rule remove it afterwards. */
+export interface CountersignRetention {
+  /**
+   * How long an ended run (completed, failed or expired: its record, sealed state, i.e. the
+   * transcript, and its closed approval card) is kept after it ended. Overflow objects are kept
+   * this long plus the approval timeout and a day after they were written, which outlasts the
+   * run item that points at them.
+   *
+   * @default Duration.days(90)
+   */
+  readonly endedRuns?: Duration;
+  /**
+   * How long a decision record (who approved or rejected what, and the card they saw) is kept
+   * after it was made.
+   *
+   * @default - forever
+   */
+  readonly decisions?: Duration;
+}
+
+/** The function groups of {@link CountersignReservedConcurrency}. */
+export type FunctionGroup = keyof CountersignReservedConcurrency;
+
+/** The group each handler's reserved concurrency comes from. */
+export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
+  prepare: 'steps',
+  'model-turn': 'steps',
+  'await-approval': 'steps',
+  'execute-tools': 'steps',
+  'record-rejection': 'steps',
+  'finish-run': 'steps',
+  'mark-failed': 'steps',
+  'mark-expired': 'steps',
+  'api-runs': 'api',
+  'api-inbox': 'api',
+  'api-decision': 'api',
+  'api-admin': 'api',
+  'api-run-events': 'events',
+  'report-waiting-runs': 'probe',
+};
+
+/** The defaults of the limits, in one place for the construct, local mode and the tests. */
+export const LIMIT_DEFAULTS = {
+  throttling: { rateLimit: THROTTLING_DEFAULTS.rateLimit, burstLimit: THROTTLING_DEFAULTS.burstLimit },
+  reservedConcurrency: { api: 5, events: 10, steps: 5, probe: 1 },
+  retention: { endedRuns: Duration.days(ENDED_RUN_RETENTION_DAYS_DEFAULT) },
+} as const;
+
+/** The limits with every default applied and every value checked. */
+export interface ResolvedLimits {
+  readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  readonly reservedConcurrency: Readonly<Record<FunctionGroup, number | undefined>>;
+  readonly retention: { readonly endedRuns: Duration; readonly decisions?: Duration };
+}
+
+// API Gateway's account default is 10,000 requests per second and a burst of 5,000.
+const MAXIMUM_RATE_LIMIT = 10_000;
+const MAXIMUM_BURST_LIMIT = 5_000;
+// The default regional concurrency of an account; a larger reservation cannot deploy anywhere by default.
+const MAXIMUM_RESERVED_CONCURRENCY = 900;
+// DynamoDB TTL reads epoch seconds; a day is the smallest retention worth the name.
+const MINIMUM_RETENTION_DAYS = 1;
+const MAXIMUM_RETENTION_DAYS = 3650;
+
+/** Applies the defaults of the limit props and refuses values that would not deploy or not protect. */
+export function resolveLimits(props: {
+  throttling?: CountersignThrottling;
+  reservedConcurrency?: CountersignReservedConcurrency;
+  retention?: CountersignRetention;
+}): ResolvedLimits {
+  const rateLimit = props.throttling?.rateLimit ?? LIMIT_DEFAULTS.throttling.rateLimit;
+  if (!Number.isFinite(rateLimit) || rateLimit <= 0 || rateLimit > MAXIMUM_RATE_LIMIT) {
+    throw new Error(
+      `Countersign: throttling.rateLimit ${JSON.stringify(rateLimit)} is invalid; use requests per second above 0 and at most ${MAXIMUM_RATE_LIMIT} (default ${LIMIT_DEFAULTS.throttling.rateLimit}).`,
+    );
+  }
+  const burstLimit = props.throttling?.burstLimit ?? LIMIT_DEFAULTS.throttling.burstLimit;
+  if (!Number.isInteger(burstLimit) || burstLimit < 1 || burstLimit > MAXIMUM_BURST_LIMIT) {
+    throw new Error(
+      `Countersign: throttling.burstLimit ${JSON.stringify(burstLimit)} is invalid; use a whole number of requests between 1 and ${MAXIMUM_BURST_LIMIT} (default ${LIMIT_DEFAULTS.throttling.burstLimit}).`,
+    );
+  }
+
+  const reserved = props.reservedConcurrency ?? {};
+  const reservedConcurrency = {} as Record<FunctionGroup, number | undefined>;
+  for (const group of Object.keys(LIMIT_DEFAULTS.reservedConcurrency) as FunctionGroup[]) {
+    // A group named with `undefined` opts out; a group left out keeps its default.
+    const value = group in reserved ? reserved[group] : LIMIT_DEFAULTS.reservedConcurrency[group];
+    if (
+      value !== undefined &&
+      (!Number.isInteger(value) || value < 1 || value > MAXIMUM_RESERVED_CONCURRENCY)
+    ) {
+      throw new Error(
+        `Countersign: reservedConcurrency.${group} ${JSON.stringify(value)} is invalid; use a whole number between 1 and ${MAXIMUM_RESERVED_CONCURRENCY}, or undefined to leave the group unreserved (default ${LIMIT_DEFAULTS.reservedConcurrency[group]}).`,
+      );
+    }
+    reservedConcurrency[group] = value;
+  }
+
+  const endedRuns = props.retention?.endedRuns ?? LIMIT_DEFAULTS.retention.endedRuns;
+  validateRetention('endedRuns', endedRuns);
+  const decisions = props.retention?.decisions;
+  if (decisions !== undefined) validateRetention('decisions', decisions);
+
+  return {
+    throttling: { rateLimit, burstLimit },
+    reservedConcurrency,
+    retention: decisions === undefined ? { endedRuns } : { endedRuns, decisions },
+  };
+}
+
+function validateRetention(name: keyof CountersignRetention, retention: Duration): void {
+  let days: number;
+  try {
+    days = retention.toDays({ integral: true });
+  } catch {
+    throw new Error(
+      `Countersign: retention.${name} ${retention.toHumanString()} is not a whole number of days; use e.g. Duration.days(30).`,
+    );
+  }
+  if (days < MINIMUM_RETENTION_DAYS || days > MAXIMUM_RETENTION_DAYS) {
+    throw new Error(
+      `Countersign: retention.${name} ${retention.toHumanString()} is out of range; use between Duration.days(${MINIMUM_RETENTION_DAYS}) and Duration.days(${MAXIMUM_RETENTION_DAYS}).`,
+    );
+  }
+}
+
+/**
+ * How long S3 keeps an overflow object after it was written: the ended-run retention, plus the
+ * longest a run can wait between its last state write and its end (the approval timeout), plus
+ * a day for the steps around it and DynamoDB TTL's own delay.
+ */
+export function overflowExpiration(
+  retention: ResolvedLimits['retention'],
+  approvalTimeout: Duration,
+): Duration {
+  const days = retention.endedRuns.toDays() + Math.ceil(approvalTimeout.toSeconds() / 86_400) + 1;
+  return Duration.days(days);
+}
+
+/** Sets each function's reserved concurrency from its group (none when the group opts out). */
+export function applyReservedConcurrency(
+  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  reservedConcurrency: ResolvedLimits['reservedConcurrency'],
+): void {
+  for (const [name, handler] of Object.entries(functions) as Array<[HandlerName, NodejsFunction]>) {
+    const reserved = reservedConcurrency[FUNCTION_GROUPS[name]];
+    if (reserved === undefined) continue;
+    (handler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
+  }
+}
+
+/** Tells every function the retention the run repository stamps on what it writes (seconds). */
+export function applyRetentionEnvironment(
+  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  retention: ResolvedLimits['retention'],
+): void {
+  for (const handler of Object.values(functions)) {
+    handler.addEnvironment(
+      'COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS',
+      String(retention.endedRuns.toSeconds()),
+    );
+    if (retention.decisions !== undefined) {
+      handler.addEnvironment(
+        'COUNTERSIGN_DECISION_RETENTION_SECONDS',
+        String(retention.decisions.toSeconds()),
+      );
+    }
+  }
+}
