@@ -105,8 +105,8 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
 };
 
-// The least-privilege matrix. api-inbox and api-run-events only read, besides the one conditional
-// UpdateItem that ends the run of a card that cannot be opened (Countersign.grantEndRun).
+// The least-privilege matrix. api-run-events only reads; api-inbox too, besides the one
+// conditional UpdateItem that ends the run of a card that cannot be opened (Countersign.grantEndRun).
 const TABLE_ACCESS: Record<HandlerName, DataAccess> = {
   prepare: 'read-write',
   'model-turn': 'read-write',

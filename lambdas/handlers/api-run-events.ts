@@ -1,5 +1,5 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { awsBaseDependencies, awsExecutions, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies, awsSealer, awsTools } from './aws-dependencies.js';
 import { eventsEndpointEnvironment } from './config.js';
 import { createRunEventsFunctionUrlHandler } from './http/run-events-function-url.js';
 import { createOidcTokenVerifier } from './http/verify-oidc-token.js';
@@ -17,14 +17,8 @@ let handle:
 export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionURLEvent, responseStream) => {
   if (!handle) {
     const environment = eventsEndpointEnvironment();
-    // What the stream reads, no model, no EventBridge; Step Functions only to stop the run of a
-    // card that cannot be opened.
-    const dependencies = {
-      ...awsBaseDependencies(),
-      sealer: awsSealer(),
-      tools: awsTools(),
-      executions: awsExecutions(),
-    };
+    // Only what the stream reads: no model, no Step Functions, no EventBridge in this bundle.
+    const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
     handle = createRunEventsFunctionUrlHandler({
       verify: createOidcTokenVerifier({
         issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,

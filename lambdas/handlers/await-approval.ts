@@ -1,4 +1,4 @@
-import { awsBaseDependencies, awsNotifier, awsSealer, awsTools } from './aws-dependencies.js';
+import { awsBaseDependencies, awsNotifier, awsPausingRuns, awsSealer, awsTools } from './aws-dependencies.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 
@@ -8,6 +8,8 @@ let step: StepHandlers['AwaitApproval'] | undefined;
 export const handler: StepHandlers['AwaitApproval'] = (event) => {
   step ??= createAwaitApprovalStep({
     ...awsBaseDependencies(),
+    // The run and its owner in one BatchGetItem: previews use the owner's rights as they are now.
+    runs: awsPausingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     notifier: awsNotifier(),

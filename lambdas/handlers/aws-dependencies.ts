@@ -9,6 +9,7 @@ import { teamTools } from 'countersign-team-tools';
 import { S3BlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
+import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
@@ -54,6 +55,7 @@ let sealer: RunDependencies['sealer'] | undefined;
 let tools: RunDependencies['tools'] | undefined;
 let models: RunDependencies['models'] | undefined;
 let executions: RunDependencies['executions'] | undefined;
+let pausingRuns: RunDependencies['runs'] | undefined;
 let notifier: RunDependencies['notifier'] | undefined;
 
 /*
@@ -150,6 +152,29 @@ function buildModels(): RunDependencies['models'] {
     ...(openAiCompatible ? { openAiCompatible } : {}),
     scripted: new ScriptedModel(),
   });
+}
+
+/**
+ * The run store of the functions that pause a run: it also reads a run and its owner in one
+ * BatchGetItem (`DynamoRunAndUserRepository`), so only those functions bundle that read.
+ */
+export function awsPausingRuns(): RunDependencies['runs'] {
+  const environment = lambdaEnvironment();
+  pausingRuns ??= meterRunRepository(
+    new DynamoRunAndUserRepository({
+      client: DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+        marshallOptions: { removeUndefinedValues: true },
+      }),
+      tableName: environment.COUNTERSIGN_TABLE_NAME,
+      blobStore: new S3BlobStore({
+        client: new S3Client({}),
+        bucketName: environment.COUNTERSIGN_OVERFLOW_BUCKET,
+        kmsKeyId: environment.COUNTERSIGN_SEALING_KEY_ARN,
+      }),
+    }),
+    awsBaseDependencies().metrics,
+  );
+  return pausingRuns;
 }
 
 /** Starts and resumes executions of the state machine. */

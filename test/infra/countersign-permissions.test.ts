@@ -36,17 +36,17 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
-  it('grants StopExecution to api-runs and the card surfaces only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs, api-inbox and api-decision only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
+    const statements = (['api-runs', 'api-inbox', 'api-decision'] as const).map((name) =>
       synthesized
         .statementsOf(synthesized.roleOf(name))
         .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
+    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision'));
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');
