@@ -322,9 +322,9 @@ export class Countersign extends Construct {
       }),
     );
     this.grantDecision(functions.get('api-decision'));
-    // Every surface that opens a card ends the run of one that cannot be opened (api-runs
-    // already may: it writes the table and stops executions for a cancel).
-    for (const name of ['api-inbox', 'api-decision', 'api-run-events'] as const) {
+    // The inbox and the decision end the run of a card that cannot be opened (api-runs already
+    // may: it writes the table and stops executions for a cancel; the event stream only reads).
+    for (const name of ['api-inbox', 'api-decision'] as const) {
       this.grantEndRun(functions.get(name));
     }
 

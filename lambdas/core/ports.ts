@@ -49,9 +49,10 @@ export interface RunRepository {
   getRun(runId: string): Promise<StoredRun | undefined>;
   /**
    * The run and a user's current record in ONE read round trip (the pause reads the run and
-   * its owner's rights as they are now). Either is absent when it does not exist.
+   * its owner's rights as they are now). Either is absent when it does not exist. Optional: an
+   * adapter composed only for the functions that pause a run; without it, two reads.
    */
-  getRunAndUser(runId: string, userId: string): Promise<{ run?: StoredRun; user?: UserProfile }>;
+  getRunAndUser?(runId: string, userId: string): Promise<{ run?: StoredRun; user?: UserProfile }>;
   /** The plaintext record only: no sealed state is fetched (no S3 read for an overflowed one). */
   getRunRecord(runId: string): Promise<RunRecord | undefined>;
   /**

@@ -43,7 +43,7 @@ export const TEXTS = {
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   cardUnopenable: 'This card could not be opened; it cannot be approved.',
   cardUnopenableFailure:
-    'The run stopped: its approval card could not be opened (it was altered or belongs to another run), so it could never be decided.',
+    'The run stopped: its approval card could not be opened, so it could never be decided.',
   decisionRunFailed: 'This run has ended (failed); it no longer takes decisions.',
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
   noUserRecord: (userId: string) =>

@@ -1,6 +1,5 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
-import { awsExecutions } from './composition/aws-executions.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { eventsEndpointEnvironment } from './config.js';
@@ -30,14 +29,8 @@ export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionU
   if (refuseWithoutBearerToken(event, responseStream, startResponse)) return;
   if (!handle) {
     const environment = eventsEndpointEnvironment();
-    // What the stream reads, no model, no EventBridge; Step Functions only to stop the run of a
-    // card that cannot be opened.
-    const dependencies = {
-      ...awsBaseDependencies(),
-      sealer: awsSealer(),
-      tools: awsTools(),
-      executions: awsExecutions(),
-    };
+    // Only what the stream reads: no model, no Step Functions, no EventBridge in this bundle.
+    const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
     handle = createRunEventsFunctionUrlHandler({
       verify: createOidcTokenVerifier({
         issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,

@@ -1,5 +1,6 @@
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsNotifier } from './composition/aws-notifier.js';
+import { awsPausingRuns } from './composition/aws-pausing-runs.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import type { StepHandlers } from './step-handlers.js';
@@ -11,6 +12,8 @@ let step: StepHandlers['AwaitApproval'] | undefined;
 export const handler: StepHandlers['AwaitApproval'] = (event) => {
   step ??= createAwaitApprovalStep({
     ...awsBaseDependencies(),
+    // The run and its owner in one BatchGetItem: previews use the owner's rights as they are now.
+    runs: awsPausingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     notifier: awsNotifier(),

@@ -4,7 +4,7 @@ import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
-import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
+import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { TABLE_LAYOUT } from '../adapters/dynamo/table-layout.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
@@ -181,7 +181,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
-      new DynamoRunRepository({
+      new DynamoRunAndUserRepository({
         client,
         tableName,
         blobStore: new FileBlobStore(directory.blobsDirectory),

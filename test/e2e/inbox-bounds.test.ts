@@ -41,7 +41,9 @@ function proposedArguments(run: number, call: number): Record<string, string> {
 }
 
 describe('bounded cards and pages (issue #9, item 7)', () => {
-  const runtime = useTestRuntime();
+  // 200 full-argument reads in a row: above the per-client default burst (100), which this test
+  // does not measure (test/local/local-throttling.test.ts does).
+  const runtime = useTestRuntime({ throttling: { rateLimit: 1_000, burstLimit: 1_000 } });
   /** Run id → the run's number (which input it was given). */
   const runs = new Map<string, number>();
 

@@ -195,8 +195,14 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect(view.json.pendingTools).toBeUndefined();
     expect(stream.status).toBe(200);
     expect(stream.text).toContain('event: card_unopenable');
+    expect(stream.text).toContain(TEXTS.cardUnopenable);
     expect(stream.text).not.toContain('event: awaiting_approval');
-    expect(stream.text).toMatch(/event: state\ndata: \{[^\n]*"status":"failed"/);
+    expect(stream.text).toMatch(/event: state\ndata: \{/);
+    // The stream only reads; the next surface that opens the card ends the run.
+    expect((await runtime.request('GET', `/runs/${streamed}`, { as: 'editor' })).json).toMatchObject({
+      status: 'failed',
+      unopenableCard: { runId: streamed },
+    });
   });
 });
 

@@ -25,8 +25,6 @@
  */
 import { createHash } from 'node:crypto';
 import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -35,7 +33,6 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
-import { type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { DECISION_GATES } from '../../core/policy/policy-floor.js';
 import {
   type ApprovalOutcome,
@@ -65,7 +62,6 @@ import {
   withoutUndefined,
 } from './item-codec.js';
 import { TABLE_LAYOUT } from './table-layout.js';
-import { userItemKey } from './user-directory.js';
 
 /** Sealed state above this goes to the blob store: the item stays well under DynamoDB's 400 KB. */
 export const SEALED_STATE_INLINE_LIMIT_BYTES = 300_000;
@@ -166,6 +162,11 @@ const approvalRecordSchema = z.object({
 
 const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
 
+/** The key of a run's item. */
+export const runItemKey = (runId: string): Record<string, string> => ({
+  [PK]: `RUN#${runId}`,
+  [SK]: RUN_SORT_KEY,
+});
 const runPartition = (runId: string): string => `RUN#${runId}`;
 const decisionSortKey = (turn: number): string => `DECISION#${String(turn).padStart(6, '0')}`;
 const approvalSortKey = (turn: number, userId: string): string =>
@@ -180,8 +181,8 @@ const approvalSortKey = (turn: number, userId: string): string =>
  * const claim = await runs.claimDecision(record);
  */
 export class DynamoRunRepository implements RunRepository {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
+  protected readonly client: DynamoDBDocumentClient;
+  protected readonly tableName: string;
   private readonly blobStore: BlobStore | undefined;
   private readonly retention: RunRetention | undefined;
   private readonly clock: Clock;
@@ -232,45 +233,13 @@ export class DynamoRunRepository implements RunRepository {
         ConsistentRead: true,
       }),
     );
-    if (!item) return undefined;
-    const record = runFromKey(runId, parseItem(runRecordSchema, item, 'run'));
-    return { record, sealedState: await this.loadSealedState(runId, item) };
+    return item ? this.storedRunOf(runId, item) : undefined;
   }
 
-  public async getRunAndUser(
-    runId: string,
-    userId: string,
-  ): Promise<{ run?: StoredRun; user?: UserProfile }> {
-    const runKey = { [PK]: runPartition(runId), [SK]: RUN_SORT_KEY };
-    const userKey = userItemKey(userId);
-    const items: Record<string, unknown>[] = [];
-    let keys: Record<string, unknown>[] | undefined = [runKey, userKey];
-    // Unprocessed keys are DynamoDB shedding load: asked again, a bounded number of times.
-    for (let attempt = 0; keys && keys.length > 0 && attempt < 5; attempt += 1) {
-      const output: BatchGetCommandOutput = await this.client.send(
-        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      items.push(...(output.Responses?.[this.tableName] ?? []));
-      keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
-    }
-    if (keys && keys.length > 0) {
-      throw new CountersignError('internal', 'The run and its owner could not be read.', { expose: false });
-    }
-    const isItem = (item: Record<string, unknown>, key: Record<string, unknown>) =>
-      item[PK] === key[PK] && item[SK] === key[SK];
-    const runItem = items.find((item) => isItem(item, runKey));
-    const userItem = items.find((item) => isItem(item, userKey));
-    return {
-      ...(runItem
-        ? {
-            run: {
-              record: runFromKey(runId, parseItem(runRecordSchema, runItem, 'run')),
-              sealedState: await this.loadSealedState(runId, runItem),
-            },
-          }
-        : {}),
-      ...(userItem ? { user: parseItem(userProfileSchema, userItem, 'user') } : {}),
-    };
+  /** A run item as the core reads it: its run id from the key, its sealed state loaded. */
+  protected async storedRunOf(runId: string, item: Record<string, unknown>): Promise<StoredRun> {
+    const record = runFromKey(runId, parseItem(runRecordSchema, item, 'run'));
+    return { record, sealedState: await this.loadSealedState(runId, item) };
   }
 
   public async getRunRecord(runId: string): Promise<RunRecord | undefined> {

@@ -163,19 +163,21 @@ export async function awaitApproval(
 
 /**
  * The run and, when the step input names the owner, the owner's record in the same read (one
- * BatchGetItem); the owner is otherwise read only when a preview needs them.
+ * BatchGetItem, where the repository offers it); the owner is otherwise read only when a
+ * preview needs them.
  */
 async function readRunAndOwner(
   dependencies: AwaitDependencies,
   input: AwaitApprovalInput,
 ): Promise<{ run: StoredRun; readOwner: () => Promise<UserProfile | undefined> }> {
-  if (input.owner === undefined) {
+  const owner = input.owner;
+  const getRunAndUser = dependencies.runs.getRunAndUser?.bind(dependencies.runs);
+  if (owner === undefined || getRunAndUser === undefined) {
     const run = await loadRun(dependencies, input.runId);
     return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };
   }
-  const owner = input.owner;
   const { run, user } = await reportingRefusal(dependencies, input.runId, () =>
-    dependencies.runs.getRunAndUser(input.runId, owner),
+    getRunAndUser(input.runId, owner),
   );
   if (!run) throw new CountersignError('not-found', 'Run not found.');
   if (run.record.owner === owner) return { run, readOwner: async () => user };

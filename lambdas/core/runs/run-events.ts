@@ -9,7 +9,6 @@ import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
 import {
-  endRunWithUnopenableCard,
   openStoredCard,
   reportSealedStateRejection,
   type UnopenableCard,
@@ -52,7 +51,11 @@ export interface AwaitingApprovalEvent {
   };
 }
 
-/** The run's waiting card could not be opened: its placeholder; the run is ended, the state event follows. */
+/**
+ * The run's waiting card could not be opened: its placeholder, in place of `awaiting_approval`.
+ * The stream only reads (its function holds no write): the inbox, GET /runs/{id} or a decision
+ * ends such a run.
+ */
 export interface CardUnopenableEvent {
   event: 'card_unopenable';
   data: UnopenableCard;
@@ -85,7 +88,7 @@ export interface RunEventsOptions {
 
 type EventsDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock' | 'metrics' | 'executions'
+  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock' | 'metrics'
 >;
 
 /**
@@ -137,13 +140,6 @@ async function* followRun(
     if (record.status === 'waiting') {
       const awaiting = await awaitingApproval(dependencies, viewer, run);
       if (awaiting) yield awaiting;
-      if (awaiting?.event === 'card_unopenable') {
-        // The run was ended: the state event tells how it stands now.
-        await endRunWithUnopenableCard(dependencies, runId);
-        run = (await dependencies.runs.getRun(runId).catch(() => undefined)) ?? run;
-        yield stateEvent(run);
-        return;
-      }
     }
     const settled = record.status === 'waiting' || TERMINAL_STATUSES.has(record.status);
     if (settled || options.signal?.aborted || dependencies.clock.now().getTime() >= deadline) {

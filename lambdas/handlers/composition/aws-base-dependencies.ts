@@ -3,7 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BlobStore } from '../../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
-import { DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
+import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../../adapters/embedded-metrics.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
@@ -29,6 +29,7 @@ export type AwsBaseDependencies = Pick<
 >;
 
 let base: AwsBaseDependencies | undefined;
+let runStoreOptions: DynamoRepositoryProps | undefined;
 
 /*
  * The deployed composition root is one module per part (this one, aws-sealer, aws-tools,
@@ -50,6 +51,16 @@ export function awsBaseDependencies(): AwsBaseDependencies {
   return base;
 }
 
+/**
+ * How the base part's run store reaches the table and the overflow bucket (with its retention),
+ * for a run store of another class that must behave the same (the pausing functions').
+ */
+export function awsRunStoreOptions(): DynamoRepositoryProps {
+  awsBaseDependencies();
+  if (!runStoreOptions) throw new Error('The base dependencies were built without run store options.');
+  return runStoreOptions;
+}
+
 function buildBaseDependencies(): AwsBaseDependencies {
   const environment = lambdaEnvironment();
   const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
@@ -57,26 +68,23 @@ function buildBaseDependencies(): AwsBaseDependencies {
   });
   const tableName = environment.COUNTERSIGN_TABLE_NAME;
   // The bucket's own key (SSE-KMS at rest), apart from the sealing key.
-  const blobStore = createOnDemandS3BlobStore(
-    environment.COUNTERSIGN_OVERFLOW_BUCKET,
-    environment.COUNTERSIGN_OVERFLOW_KEY_ARN,
-  );
+  runStoreOptions = {
+    client: documentClient,
+    tableName,
+    blobStore: createOnDemandS3BlobStore(
+      environment.COUNTERSIGN_OVERFLOW_BUCKET,
+      environment.COUNTERSIGN_OVERFLOW_KEY_ARN,
+    ),
+    retention: {
+      endedRunSeconds: environment.COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS,
+      decisionSeconds: environment.COUNTERSIGN_DECISION_RETENTION_SECONDS,
+    },
+  };
   // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
   const logger = new StructuredLogger();
   const metrics = new EmbeddedMetrics({ logger });
   return {
-    runs: meterRunRepository(
-      new DynamoRunRepository({
-        client: documentClient,
-        tableName,
-        blobStore,
-        retention: {
-          endedRunSeconds: environment.COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS,
-          decisionSeconds: environment.COUNTERSIGN_DECISION_RETENTION_SECONDS,
-        },
-      }),
-      metrics,
-    ),
+    runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),

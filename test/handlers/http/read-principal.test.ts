@@ -110,6 +110,7 @@ describe('COUNTERSIGN_IDENTITY_GROUP_GRANTS', () => {
     COUNTERSIGN_TABLE_NAME: 'table',
     COUNTERSIGN_SEALING_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:key/x',
     COUNTERSIGN_OVERFLOW_BUCKET: 'bucket',
+    COUNTERSIGN_OVERFLOW_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:key/y',
   };
 
   it('reads a JSON mapping, and no mapping when unset', () => {

@@ -1,0 +1,52 @@
+import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { CountersignError } from '../../core/errors.js';
+import { type UserProfile, userProfileSchema } from '../../core/identity.js';
+import type { StoredRun } from '../../core/ports.js';
+import { parseItem } from './item-codec.js';
+import { DynamoRunRepository, runItemKey } from './run-repository.js';
+import { TABLE_LAYOUT } from './table-layout.js';
+import { userItemKey } from './user-directory.js';
+
+/**
+ * `DynamoRunRepository` that also reads a run and a user's current record in ONE BatchGetItem
+ * (`getRunAndUser`): the pause reads the run and its owner's rights as they are now. Apart, so
+ * only the functions that pause a run carry it in their bundle.
+ *
+ * @example
+ * const runs = new DynamoRunAndUserRepository({ client, tableName, blobStore });
+ * const { run, user } = await runs.getRunAndUser(runId, ownerId);
+ */
+export class DynamoRunAndUserRepository extends DynamoRunRepository {
+  public async getRunAndUser(
+    runId: string,
+    userId: string,
+  ): Promise<{ run?: StoredRun; user?: UserProfile }> {
+    const runKey = runItemKey(runId);
+    const userKey = userItemKey(userId);
+    const items: Record<string, unknown>[] = [];
+    let keys: Record<string, unknown>[] | undefined = [runKey, userKey];
+    // Unprocessed keys are DynamoDB shedding load: asked again, a bounded number of times.
+    for (let attempt = 0; keys && keys.length > 0 && attempt < 5; attempt += 1) {
+      const output: BatchGetCommandOutput = await this.client.send(
+        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
+      );
+      items.push(...(output.Responses?.[this.tableName] ?? []));
+      keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
+    }
+    if (keys && keys.length > 0) {
+      throw new CountersignError('internal', 'The run and its owner could not be read.', { expose: false });
+    }
+    const itemOf = (key: Record<string, string>) =>
+      items.find(
+        (item) =>
+          item[TABLE_LAYOUT.partitionKey] === key[TABLE_LAYOUT.partitionKey] &&
+          item[TABLE_LAYOUT.sortKey] === key[TABLE_LAYOUT.sortKey],
+      );
+    const runItem = itemOf(runKey);
+    const userItem = itemOf(userKey);
+    return {
+      ...(runItem ? { run: await this.storedRunOf(runId, runItem) } : {}),
+      ...(userItem ? { user: parseItem(userProfileSchema, userItem, 'user') } : {}),
+    };
+  }
+}
