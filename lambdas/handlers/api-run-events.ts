@@ -1,6 +1,6 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
-import { awsExecutions } from './composition/aws-executions.js';
+import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { eventsEndpointEnvironment } from './config.js';
@@ -36,7 +36,7 @@ export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionU
       ...awsBaseDependencies(),
       sealer: awsSealer(),
       tools: awsTools(),
-      executions: awsExecutions(),
+      executions: awsExecutionsOnDemand(),
     };
     handle = createRunEventsFunctionUrlHandler({
       verify: createOidcTokenVerifier({
