@@ -1,6 +1,6 @@
 import { createInboxApi } from './apis/inbox-api.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
-import { awsExecutions } from './composition/aws-executions.js';
+import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import type { HttpLambdaHandler } from './http/http-route.js';
@@ -16,7 +16,7 @@ export const handler: HttpLambdaHandler = (event) => {
     ...awsBaseDependencies(),
     sealer: awsSealer(),
     tools: awsTools(),
-    executions: awsExecutions(),
+    executions: awsExecutionsOnDemand(),
   });
   return api(event);
 };

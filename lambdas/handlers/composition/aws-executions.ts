@@ -5,7 +5,7 @@ import { lambdaEnvironment } from '../config.js';
 
 let executions: RunDependencies['executions'] | undefined;
 
-/** Starts and resumes executions of the state machine. */
+/** Starts and resumes executions of the state machine (the runs and decision APIs, every request). */
 export function awsExecutions(): RunDependencies['executions'] {
   const stateMachineArn = lambdaEnvironment().COUNTERSIGN_STATE_MACHINE_ARN;
   executions ??= new StepFunctionsRunExecutions({
