@@ -91,22 +91,35 @@ const RETRY_INTERNAL = {
 };
 
 /**
- * The Lambda service's own transient errors, retried as AWS recommends for every Lambda task
- * (throttled invokes included), with full jitter so runs throttled together do not retry together.
- * Replaces the LambdaInvoke default, which leaves out Lambda.TooManyRequestsException.
+ * The Lambda service's own transient errors, retried as AWS recommends for every Lambda task,
+ * with full jitter so runs failing together do not retry together. Replaces the LambdaInvoke
+ * default, which leaves out Lambda.TooManyRequestsException (retried below).
  */
 const RETRY_LAMBDA_SERVICE = {
   errors: [
     'Lambda.ServiceException',
     'Lambda.AWSLambdaException',
     'Lambda.SdkClientException',
-    'Lambda.TooManyRequestsException',
     'Lambda.ClientExecutionTimeoutException',
   ],
   interval: Duration.seconds(1),
   backoffRate: 2,
   maxAttempts: 6,
   maxDelay: Duration.seconds(30),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * A throttled invoke: the step's reserved concurrency (a few per function by default) is busy,
+ * e.g. with slow model turns. Waiting is cheap in a Standard workflow (billed per transition,
+ * not per second), so a throttled step waits for up to about 10 minutes before the run fails.
+ */
+const RETRY_LAMBDA_THROTTLED = {
+  errors: ['Lambda.TooManyRequestsException'],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 12,
+  maxDelay: Duration.seconds(60),
   jitterStrategy: JitterType.FULL,
 };
 
@@ -146,6 +159,7 @@ export class CountersignWorkflow extends Construct {
         retryOnServiceExceptions: false,
       });
       task.addRetry(RETRY_LAMBDA_SERVICE);
+      task.addRetry(RETRY_LAMBDA_THROTTLED);
       task.addRetry(RETRY_INTERNAL);
       return task;
     };
@@ -220,6 +234,7 @@ export class CountersignWorkflow extends Construct {
       task.addCatch(markFailed, catchFailure);
     }
     awaitApproval.addRetry(RETRY_LAMBDA_SERVICE);
+    awaitApproval.addRetry(RETRY_LAMBDA_THROTTLED);
     awaitApproval.addRetry(RETRY_INTERNAL);
     awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });

@@ -167,9 +167,11 @@ describe('Countersign workflow', () => {
       const retriers = task.Retry as Array<{
         ErrorEquals: string[];
         MaxAttempts: number;
+        MaxDelaySeconds?: number;
         JitterStrategy?: string;
       }>;
-      const service = retriers.find((retrier) =>
+      const service = retriers.find((retrier) => retrier.ErrorEquals.includes('Lambda.ServiceException'));
+      const throttled = retriers.find((retrier) =>
         retrier.ErrorEquals.includes('Lambda.TooManyRequestsException'),
       );
       expect(service?.ErrorEquals, name).toEqual(
@@ -177,11 +179,15 @@ describe('Countersign workflow', () => {
           'Lambda.ServiceException',
           'Lambda.AWSLambdaException',
           'Lambda.SdkClientException',
-          'Lambda.TooManyRequestsException',
         ]),
       );
       expect(service?.MaxAttempts, name).toBeGreaterThanOrEqual(3);
       expect(service?.JitterStrategy, name).toBe('FULL');
+      // A throttled step waits minutes, not seconds: reserved concurrency is small by default.
+      expect(throttled?.ErrorEquals, name).toEqual(['Lambda.TooManyRequestsException']);
+      expect(throttled?.MaxAttempts, name).toBeGreaterThanOrEqual(10);
+      expect(throttled?.MaxDelaySeconds, name).toBe(60);
+      expect(throttled?.JitterStrategy, name).toBe('FULL');
     }
   });
 
