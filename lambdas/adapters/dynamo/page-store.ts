@@ -3,7 +3,6 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
@@ -18,14 +17,8 @@ import {
   pageSchema,
 } from '../../core/pages.js';
 import { type Clock, systemClock } from '../../core/ports.js';
-import {
-  assertPageLimit,
-  decodeCursor,
-  encodeCursor,
-  hasExactAttributes,
-  isConditionalCheckFailed,
-  parseItem,
-} from './item-codec.js';
+import { queryPartitionPage } from './fixed-partition.js';
+import { isConditionalCheckFailed, parseItem } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
@@ -110,29 +103,13 @@ export class DynamoPageStore implements PageStore {
     limit: number;
     cursor?: string;
   }): Promise<{ pages: Page[]; cursor?: string }> {
-    assertPageLimit(options.limit);
-    const startKey =
-      options.cursor === undefined
-        ? undefined
-        : decodeCursor(
-            options.cursor,
-            (key) =>
-              hasExactAttributes(key, [PK, SK]) &&
-              key[PK] === PAGES_PARTITION &&
-              key[SK]?.startsWith(PAGE_PREFIX) === true,
-          );
-    const output = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        KeyConditionExpression: '#pk = :pages',
-        ExpressionAttributeNames: { '#pk': PK },
-        ExpressionAttributeValues: { ':pages': PAGES_PARTITION },
-        Limit: options.limit,
-        ExclusiveStartKey: startKey,
-      }),
+    const { items, cursor } = await queryPartitionPage(
+      this.client,
+      this.tableName,
+      { partition: PAGES_PARTITION, sortKeyPrefix: PAGE_PREFIX },
+      options,
     );
-    const pages = (output.Items ?? []).map((item) => parseItem(pageSchema, item, 'page'));
-    const cursor = encodeCursor(output.LastEvaluatedKey);
+    const pages = items.map((item) => parseItem(pageSchema, item, 'page'));
     return cursor === undefined ? { pages } : { pages, cursor };
   }
 
