@@ -8,19 +8,16 @@
  * (bench/sealing-cost.ts), as ratios to references measured in the same run.
  * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
  */
-// Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
-process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import * as z from 'zod/mini';
 import type { UserProfile } from '../lambdas/core/identity.js';
 import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
 import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
-import '../lambdas/local/promise-with-resolvers.js';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';

@@ -1,13 +1,10 @@
 // npm start: countersign's local embedded mode on 127.0.0.1, with demo data.
-import '../lambdas/local/promise-with-resolvers.js';
 import { DEMO_USERS } from '../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { composeStartBanner } from '../lambdas/local/start-banner.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 
 const environment = process.env;
-// Node 20 is this project's floor; the SDK's notice about its own future floor is noise here.
-environment.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 const port = Number(environment.COUNTERSIGN_PORT ?? 8787);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`COUNTERSIGN_PORT must be a port number, not "${environment.COUNTERSIGN_PORT}".`);

@@ -23,7 +23,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import { COUNTERSIGN_METRICS_NAMESPACE } from '../lambdas/adapters/embedded-metrics.js';
+import { COUNTERSIGN_METRICS_NAMESPACE } from '../lambdas/adapters/metrics-namespace.js';
 import { HANDLER_NAMES, type HandlerName } from './functions.js';
 
 /** The thresholds of countersign's alarms; every one is documented in docs/runbook.md. */

@@ -1,4 +1,2 @@
-// aws-local-stepfunctions uses Promise.withResolvers, which Node 20 lacks.
-import '../lambdas/local/promise-with-resolvers.js';
-
+// The SDK prints a notice when the Node it runs on nears its end of support: noise in test output.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

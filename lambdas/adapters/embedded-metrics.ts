@@ -1,10 +1,10 @@
 import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
 import type { Logger, Metrics } from '../core/ports.js';
 import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
+import { COUNTERSIGN_METRICS_NAMESPACE } from './metrics-namespace.js';
 import { type LogLineWriter, writeLineToStdout } from './structured-logger.js';
 
-/** The CloudWatch namespace of countersign's own metrics (the dashboard and alarms read it). */
-export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
+export { COUNTERSIGN_METRICS_NAMESPACE };
 
 type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';
 

@@ -1,4 +1,3 @@
-import './promise-with-resolvers.js';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';

@@ -1,4 +1,3 @@
-import './promise-with-resolvers.js';
 import { randomBytes } from 'node:crypto';
 import {
   ExecutionAbortedError,
