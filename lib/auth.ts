@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Token } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import {
@@ -9,7 +9,8 @@ import {
   UserPool,
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
+import { invalidProp } from './validation-error.js';
 
 /**
  * The Cognito groups the construct creates. They carry the grant names of countersign on
@@ -43,6 +44,14 @@ export interface CountersignAuthProps {
    * @default - RemovalPolicy.RETAIN: users and their MFA devices outlive the stack.
    */
   readonly removalPolicy?: RemovalPolicy;
+  /**
+   * Cognito's threat protection (compromised credentials, adaptive authentication) in full
+   * function mode, which needs the Plus feature plan, billed per monthly active user. Without
+   * it the pool is on the Essentials plan (cdk-nag's AwsSolutions-COG8 then reports it).
+   *
+   * @default true
+   */
+  readonly threatProtection?: boolean;
 }
 
 // API Gateway's JWT authorizer accepts at most 50 audiences.
@@ -75,7 +84,7 @@ export class CountersignAuth extends Construct {
     super(scope, id);
     const external = props.externalIdentityProvider;
     if (external !== undefined) {
-      validateExternalIdentityProvider(external);
+      validateExternalIdentityProvider(this, external);
       this.issuerUrl = external.issuerUrl;
       this.authorizer = new HttpJwtAuthorizer('JwtAuthorizer', external.issuerUrl, {
         jwtAudience: [...external.audience],
@@ -99,8 +108,12 @@ export class CountersignAuth extends Construct {
       mfa: Mfa.REQUIRED,
       mfaSecondFactor: { otp: true, sms: false },
       accountRecovery: AccountRecovery.EMAIL_ONLY,
-      featurePlan: FeaturePlan.PLUS,
-      standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
+      ...(props.threatProtection === false
+        ? { featurePlan: FeaturePlan.ESSENTIALS }
+        : {
+            featurePlan: FeaturePlan.PLUS,
+            standardThreatProtectionMode: StandardThreatProtectionMode.FULL_FUNCTION,
+          }),
       deletionProtection: removalPolicy === RemovalPolicy.RETAIN,
       removalPolicy,
     });
@@ -122,9 +135,6 @@ export class CountersignAuth extends Construct {
       disableOAuth: true,
     });
     this.issuerUrl = this.userPool.userPoolProviderUrl;
-    // What an admin needs to create users and an approver to sign in (docs/approvers.md).
-    new CfnOutput(this, 'UserPoolId', { value: this.userPool.userPoolId });
-    new CfnOutput(this, 'UserPoolClientId', { value: this.userPoolClient.userPoolClientId });
     this.authorizer = new HttpUserPoolAuthorizer('UserPoolAuthorizer', this.userPool, {
       userPoolClients: [this.userPoolClient],
     });
@@ -132,7 +142,10 @@ export class CountersignAuth extends Construct {
 }
 
 /** Refuses an external identity provider API Gateway could not use, quoting the bad value. */
-export function validateExternalIdentityProvider(provider: ExternalIdentityProvider): void {
+export function validateExternalIdentityProvider(
+  scope: IConstruct,
+  provider: ExternalIdentityProvider,
+): void {
   const { issuerUrl, audience } = provider;
   if (!Token.isUnresolved(issuerUrl)) {
     let url: URL | undefined;
@@ -142,20 +155,23 @@ export function validateExternalIdentityProvider(provider: ExternalIdentityProvi
       url = undefined;
     }
     if (url?.protocol !== 'https:' || url.search !== '' || url.hash !== '') {
-      throw new Error(
-        `Countersign: externalIdentityProvider.issuerUrl ${JSON.stringify(issuerUrl)} is not an https issuer URL; use the exact "iss" of your tokens, e.g. 'https://login.example.com/realms/team'.`,
+      throw invalidProp(
+        scope,
+        `externalIdentityProvider.issuerUrl ${JSON.stringify(issuerUrl)} is not an https issuer URL; use the exact "iss" of your tokens, e.g. 'https://login.example.com/realms/team'.`,
       );
     }
   }
   if (!Array.isArray(audience) || audience.length === 0 || audience.length > MAXIMUM_AUDIENCES) {
-    throw new Error(
-      `Countersign: externalIdentityProvider.audience ${JSON.stringify(audience)} must list between 1 and ${MAXIMUM_AUDIENCES} audiences, e.g. ['countersign'] or your app client id.`,
+    throw invalidProp(
+      scope,
+      `externalIdentityProvider.audience ${JSON.stringify(audience)} must list between 1 and ${MAXIMUM_AUDIENCES} audiences, e.g. ['countersign'] or your app client id.`,
     );
   }
   for (const entry of audience) {
     if (typeof entry !== 'string' || (!Token.isUnresolved(entry) && entry.trim() === '')) {
-      throw new Error(
-        `Countersign: externalIdentityProvider.audience contains ${JSON.stringify(entry)}; each audience must be a non-empty string.`,
+      throw invalidProp(
+        scope,
+        `externalIdentityProvider.audience contains ${JSON.stringify(entry)}; each audience must be a non-empty string.`,
       );
     }
   }

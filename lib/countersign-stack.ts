@@ -23,7 +23,8 @@ export interface CountersignStackProps extends StackProps {
 }
 
 /**
- * The deployable stack: one {@link Countersign} construct and its outputs. Teams that own a
+ * The deployable stack of this repository's app (bin/app.ts): one {@link Countersign} construct
+ * and the stack outputs. Teams that own a
  * CDK app embed the construct in their own stack instead.
  *
  * @example
@@ -53,8 +54,19 @@ export class CountersignStack extends Stack {
       ...(openAiCompatible === undefined ? {} : { openAiCompatible }),
     });
 
+    // The outputs live here, not in the construct: an app that embeds it picks its own.
     new CfnOutput(this, 'ApiUrl', { value: this.countersign.apiUrl });
     new CfnOutput(this, 'StateMachineArn', { value: this.countersign.stateMachine.stateMachineArn });
     new CfnOutput(this, 'TableName', { value: this.countersign.table.tableName });
+    new CfnOutput(this, 'EventsUrl', {
+      value: this.countersign.eventsEndpoint.url,
+      description: 'GET <EventsUrl>runs/<runId>/events with a bearer token: the run as server-sent events',
+    });
+    // What an admin needs to create users and an approver to sign in (docs/approvers.md).
+    const { userPool, userPoolClient } = this.countersign.auth;
+    if (userPool !== undefined) new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
+    if (userPoolClient !== undefined) {
+      new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
+    }
   }
 }

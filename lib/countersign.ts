@@ -5,12 +5,12 @@ import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
 import type { Key } from 'aws-cdk-lib/aws-kms';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { CountersignApi } from './api.js';
 import { CountersignAuth, type ExternalIdentityProvider, validateExternalIdentityProvider } from './auth.js';
 import { CountersignData } from './data.js';
@@ -18,11 +18,12 @@ import { CountersignEventsEndpoint } from './events-endpoint.js';
 import {
   CountersignFunctions,
   type CountersignFunctionsProps,
+  HANDLER_NAMES,
   type HandlerName,
   type ModelProvider,
   type OpenAiCompatibleEndpoint,
-  resolveProjectPath,
 } from './functions.js';
+import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from './handler-assets.js';
 import {
   applyIdentityGroupGrants,
   type IdentityGroupGrantsProp,
@@ -38,7 +39,9 @@ import {
   resolveLimits,
 } from './limits.js';
 import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
+import { readPackageVersion } from './package-version.js';
 import { type CountersignPolicyFloor, resolvePolicyFloor } from './policy-floor-props.js';
+import { invalidProp } from './validation-error.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
@@ -92,11 +95,12 @@ export interface CountersignProps {
    */
   readonly openAiCompatible?: OpenAiCompatibleEndpoint;
   /**
-   * Path of a TypeScript module that exports `teamTools: Tool[]`, bundled into the Lambdas
-   * in place of the import `countersign-team-tools`. A relative path resolves against the
-   * working directory of the CDK app.
+   * Path of a TypeScript or JavaScript module that exports `teamTools: Tool[]` (import
+   * `defineTool` and `Tool` from `countersign/tools`). A relative path resolves against the
+   * working directory of the CDK app. The module is bundled on its own, with the app's esbuild
+   * at synth, into the handlers that offer or run tools, beside their prebuilt code.
    *
-   * @default - lambdas/tools/no-team-tools.ts (no team tools)
+   * @default - no team tools: every handler deploys prebuilt, and synth needs no esbuild
    */
   readonly toolsModule?: string;
   /**
@@ -180,6 +184,34 @@ export interface CountersignProps {
    * @default - ended runs 90 days; decisions and the skills audit forever
    */
   readonly retention?: CountersignRetention;
+  /**
+   * The runbook every alarm description links to (`<runbookUrl>#<alarm name in lower case>`),
+   * e.g. your team's copy of docs/runbook.md on your wiki.
+   *
+   * @default - docs/runbook.md of this package version on unpkg.com
+   */
+  readonly runbookUrl?: string;
+  /**
+   * Whether to create the CloudWatch dashboard (about $3 a month). The alarms exist either way.
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
+  /**
+   * Cognito threat protection in full function mode on the user pool the construct creates,
+   * which needs the Plus feature plan (billed per monthly active user). Without it the pool
+   * uses the Essentials plan. Ignored with `externalIdentityProvider`.
+   *
+   * @default true
+   */
+  readonly threatProtection?: boolean;
+  /**
+   * Memory of individual handlers in MB (128 to 10240), over the defaults (256 to 1024 MB by
+   * handler; see SIZING in lib/functions.ts). Lambda CPU grows with memory.
+   *
+   * @default - each handler's default
+   */
+  readonly memorySize?: Readonly<Partial<Record<HandlerName, number>>>;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */
@@ -192,7 +224,6 @@ export const COUNTERSIGN_DEFAULTS = {
   removalPolicy: RemovalPolicy.RETAIN,
   modelProvider: 'bedrock' as ModelProvider,
   bedrockModelId: 'global.anthropic.claude-sonnet-4-5-20250929-v1:0',
-  toolsModule: 'lambdas/tools/no-team-tools.ts',
   skillsMaxBytes: 24_000,
   maxTurns: 50,
   logLevel: 'INFO' as CountersignLogLevel,
@@ -208,7 +239,11 @@ const TOOLS_MODULE_EXTENSIONS = ['.ts', '.mts', '.js', '.mjs'];
 const BEDROCK_MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 
 /** The props with every default applied: what the functions are built with, less what the construct adds. */
-type ResolvedSettings = Omit<CountersignFunctionsProps, 'data' | 'serviceName' | 'logLevel'>;
+type ResolvedSettings = Omit<CountersignFunctionsProps, 'data' | 'serviceName' | 'logLevel' | 'handlerCode'>;
+
+// Lambda's memory range, in MB.
+const MINIMUM_MEMORY_MB = 128;
+const MAXIMUM_MEMORY_MB = 10_240;
 
 /**
  * countersign on AWS: LLM agents run tool loops in a Step Functions workflow, and every write
@@ -238,7 +273,7 @@ export class Countersign extends Construct {
   /** The base URL of the API's default stage. */
   public readonly apiUrl: string;
   /** Every handler function by name. */
-  public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
   public readonly auth: CountersignAuth;
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
@@ -251,8 +286,16 @@ export class Countersign extends Construct {
 
   public constructor(scope: Construct, id: string, props: CountersignProps = {}) {
     super(scope, id);
-    const settings = resolveSettings(props);
+    const settings = resolveSettings(this, props);
     const observabilitySettings = resolveObservabilitySettings(this, props);
+    const runbookUrl = resolveRunbookUrl(this, props.runbookUrl);
+    const prebuilt = readPrebuiltManifest(PREBUILT_HANDLERS_DIRECTORY);
+    if (prebuilt !== undefined && settings.toolsModulePath !== undefined && loadEsbuild() === undefined) {
+      throw invalidProp(
+        this,
+        `toolsModule ${JSON.stringify(props.toolsModule)} must be bundled at synth, and esbuild is not installed; add it to the CDK app (npm install --save-dev esbuild) or remove toolsModule.`,
+      );
+    }
 
     const limits = resolveLimits(props);
 
@@ -264,6 +307,10 @@ export class Countersign extends Construct {
       data: this.data,
       ...settings,
       ...observabilitySettings,
+      handlerCode: {
+        prebuiltDirectory: PREBUILT_HANDLERS_DIRECTORY,
+        ...(prebuilt === undefined ? {} : { prebuilt }),
+      },
     });
     const workflow = new CountersignWorkflow(this, 'Workflow', {
       functions,
@@ -273,6 +320,7 @@ export class Countersign extends Construct {
     });
     this.auth = new CountersignAuth(this, 'Auth', {
       removalPolicy: settings.removalPolicy,
+      ...(props.threatProtection === undefined ? {} : { threatProtection: props.threatProtection }),
       ...(props.externalIdentityProvider === undefined
         ? {}
         : { externalIdentityProvider: props.externalIdentityProvider }),
@@ -302,6 +350,8 @@ export class Countersign extends Construct {
       httpApi: this.httpApi,
       serviceName: observabilitySettings.serviceName,
       removalPolicy: settings.removalPolicy,
+      runbookUrl,
+      ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
     });
@@ -379,10 +429,10 @@ export class Countersign extends Construct {
 
   /**
    * Lets `grantee` resume or refuse a waiting run with its task token (states:SendTaskSuccess and
-   * states:SendTaskFailure). Only the decision handler should hold this: it claims the decision
-   * atomically before it uses the token.
+   * states:SendTaskFailure). Private: only the decision handler may hold this, because it claims
+   * the decision atomically before it uses the token.
    */
-  public grantDecision(grantee: IGrantable): Grant {
+  private grantDecision(grantee: IGrantable): Grant {
     return Grant.addToPrincipal({
       grantee,
       actions: ['states:SendTaskSuccess', 'states:SendTaskFailure'],
@@ -414,54 +464,60 @@ export class Countersign extends Construct {
 }
 
 /** Applies the defaults and refuses values that would deploy a broken runtime. */
-function resolveSettings(props: CountersignProps): ResolvedSettings {
+function resolveSettings(scope: IConstruct, props: CountersignProps): ResolvedSettings {
   const approvalTimeout = props.approvalTimeout ?? COUNTERSIGN_DEFAULTS.approvalTimeout;
-  validateApprovalTimeout(approvalTimeout);
+  validateApprovalTimeout(scope, approvalTimeout);
 
   const logRetention = props.logRetention ?? COUNTERSIGN_DEFAULTS.logRetention;
   if (!Object.values(RetentionDays).includes(logRetention)) {
-    throw new Error(
-      `Countersign: logRetention ${JSON.stringify(logRetention)} is not a RetentionDays value; use e.g. RetentionDays.ONE_MONTH.`,
+    throw invalidProp(
+      scope,
+      `logRetention ${JSON.stringify(logRetention)} is not a RetentionDays value; use e.g. RetentionDays.ONE_MONTH.`,
     );
   }
 
   const removalPolicy = props.removalPolicy ?? COUNTERSIGN_DEFAULTS.removalPolicy;
   if (!Object.values(RemovalPolicy).includes(removalPolicy)) {
-    throw new Error(
-      `Countersign: removalPolicy ${JSON.stringify(removalPolicy)} is not a RemovalPolicy value; use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.`,
+    throw invalidProp(
+      scope,
+      `removalPolicy ${JSON.stringify(removalPolicy)} is not a RemovalPolicy value; use RemovalPolicy.RETAIN or RemovalPolicy.DESTROY.`,
     );
   }
 
   const modelProvider = props.modelProvider ?? COUNTERSIGN_DEFAULTS.modelProvider;
   if (!MODEL_PROVIDERS.includes(modelProvider)) {
-    throw new Error(
-      `Countersign: modelProvider ${JSON.stringify(modelProvider)} is not supported; use one of ${MODEL_PROVIDERS.map((provider) => `'${provider}'`).join(', ')}.`,
+    throw invalidProp(
+      scope,
+      `modelProvider ${JSON.stringify(modelProvider)} is not supported; use one of ${MODEL_PROVIDERS.map((provider) => `'${provider}'`).join(', ')}.`,
     );
   }
 
   const bedrockModelId = props.bedrockModelId ?? COUNTERSIGN_DEFAULTS.bedrockModelId;
   if (!BEDROCK_MODEL_ID_PATTERN.test(bedrockModelId)) {
-    throw new Error(
-      `Countersign: bedrockModelId ${JSON.stringify(bedrockModelId)} is not a Bedrock model id; use an id such as 'anthropic.claude-3-5-haiku-20241022-v1:0' or an inference profile id such as 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'.`,
+    throw invalidProp(
+      scope,
+      `bedrockModelId ${JSON.stringify(bedrockModelId)} is not a Bedrock model id; use an id such as 'anthropic.claude-3-5-haiku-20241022-v1:0' or an inference profile id such as 'us.anthropic.claude-sonnet-4-5-20250929-v1:0'.`,
     );
   }
 
-  validateOpenAiCompatible(modelProvider, props.openAiCompatible);
+  validateOpenAiCompatible(scope, modelProvider, props.openAiCompatible);
   if (props.externalIdentityProvider !== undefined) {
-    validateExternalIdentityProvider(props.externalIdentityProvider);
+    validateExternalIdentityProvider(scope, props.externalIdentityProvider);
   }
 
   const skillsMaxBytes = props.skillsMaxBytes ?? COUNTERSIGN_DEFAULTS.skillsMaxBytes;
   if (!Number.isInteger(skillsMaxBytes) || skillsMaxBytes < 1 || skillsMaxBytes > MAXIMUM_SKILLS_BYTES) {
-    throw new Error(
-      `Countersign: skillsMaxBytes ${JSON.stringify(skillsMaxBytes)} is invalid; use a whole number of bytes between 1 and ${MAXIMUM_SKILLS_BYTES} (default ${COUNTERSIGN_DEFAULTS.skillsMaxBytes}).`,
+    throw invalidProp(
+      scope,
+      `skillsMaxBytes ${JSON.stringify(skillsMaxBytes)} is invalid; use a whole number of bytes between 1 and ${MAXIMUM_SKILLS_BYTES} (default ${COUNTERSIGN_DEFAULTS.skillsMaxBytes}).`,
     );
   }
 
   const maxTurns = props.maxTurns ?? COUNTERSIGN_DEFAULTS.maxTurns;
   if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAXIMUM_TURNS) {
-    throw new Error(
-      `Countersign: maxTurns ${JSON.stringify(maxTurns)} is invalid; use a whole number between 1 and ${MAXIMUM_TURNS} (default ${COUNTERSIGN_DEFAULTS.maxTurns}).`,
+    throw invalidProp(
+      scope,
+      `maxTurns ${JSON.stringify(maxTurns)} is invalid; use a whole number between 1 and ${MAXIMUM_TURNS} (default ${COUNTERSIGN_DEFAULTS.maxTurns}).`,
     );
   }
 
@@ -472,39 +528,50 @@ function resolveSettings(props: CountersignProps): ResolvedSettings {
     modelProvider,
     bedrockModelId,
     ...(props.openAiCompatible === undefined ? {} : { openAiCompatible: props.openAiCompatible }),
-    toolsModulePath: resolveToolsModule(props.toolsModule),
+    ...(props.toolsModule === undefined
+      ? {}
+      : { toolsModulePath: resolveToolsModule(scope, props.toolsModule) }),
     skillsMaxBytes,
     maxTurns,
     policyFloor: resolvePolicyFloor(props.policyFloor),
+    ...(props.memorySize === undefined ? {} : { memorySize: validateMemorySize(scope, props.memorySize) }),
   };
 }
 
-function validateApprovalTimeout(approvalTimeout: Duration): void {
+function validateApprovalTimeout(scope: IConstruct, approvalTimeout: Duration): void {
   let seconds: number;
   try {
     seconds = approvalTimeout.toSeconds({ integral: true });
   } catch {
-    throw new Error(
-      `Countersign: approvalTimeout ${approvalTimeout.toHumanString()} is not a whole number of seconds; use e.g. Duration.hours(12).`,
+    throw invalidProp(
+      scope,
+      `approvalTimeout ${approvalTimeout.toHumanString()} is not a whole number of seconds; use e.g. Duration.hours(12).`,
     );
   }
   if (seconds < MINIMUM_APPROVAL_TIMEOUT_SECONDS || seconds > MAXIMUM_APPROVAL_TIMEOUT_SECONDS) {
-    throw new Error(
-      `Countersign: approvalTimeout ${approvalTimeout.toHumanString()} is out of range; use between Duration.minutes(1) and Duration.days(24) (the local runner cannot wait longer than about 24.8 days).`,
+    throw invalidProp(
+      scope,
+      `approvalTimeout ${approvalTimeout.toHumanString()} is out of range; use between Duration.minutes(1) and Duration.days(24) (the local runner cannot wait longer than about 24.8 days).`,
     );
   }
 }
 
-function validateOpenAiCompatible(modelProvider: ModelProvider, endpoint?: OpenAiCompatibleEndpoint): void {
+function validateOpenAiCompatible(
+  scope: IConstruct,
+  modelProvider: ModelProvider,
+  endpoint?: OpenAiCompatibleEndpoint,
+): void {
   if (modelProvider === 'openai-compatible' && endpoint === undefined) {
-    throw new Error(
-      "Countersign: modelProvider 'openai-compatible' needs openAiCompatible: { baseUrl, apiKeySecret }; set it or choose modelProvider 'bedrock'.",
+    throw invalidProp(
+      scope,
+      "modelProvider 'openai-compatible' needs openAiCompatible: { baseUrl, apiKeySecret }; set it or choose modelProvider 'bedrock'.",
     );
   }
   if (endpoint === undefined) return;
   if (modelProvider !== 'openai-compatible') {
-    throw new Error(
-      `Countersign: openAiCompatible is set but modelProvider is '${modelProvider}'; set modelProvider: 'openai-compatible' or remove openAiCompatible.`,
+    throw invalidProp(
+      scope,
+      `openAiCompatible is set but modelProvider is '${modelProvider}'; set modelProvider: 'openai-compatible' or remove openAiCompatible.`,
     );
   }
   let url: URL | undefined;
@@ -515,23 +582,25 @@ function validateOpenAiCompatible(modelProvider: ModelProvider, endpoint?: OpenA
   }
   if (url?.protocol !== 'https:') {
     // The API key travels in a header: never over plain HTTP.
-    throw new Error(
-      `Countersign: openAiCompatible.baseUrl ${JSON.stringify(endpoint.baseUrl)} is not an https URL; use e.g. 'https://api.example.com/v1'.`,
+    throw invalidProp(
+      scope,
+      `openAiCompatible.baseUrl ${JSON.stringify(endpoint.baseUrl)} is not an https URL; use e.g. 'https://api.example.com/v1'.`,
     );
   }
 }
 
-function resolveToolsModule(toolsModule?: string): string {
-  if (toolsModule === undefined) return resolveProjectPath(COUNTERSIGN_DEFAULTS.toolsModule);
+function resolveToolsModule(scope: IConstruct, toolsModule: string): string {
   const path = resolve(toolsModule);
   if (!existsSync(path) || !statSync(path).isFile()) {
-    throw new Error(
-      `Countersign: toolsModule ${JSON.stringify(toolsModule)} does not exist (resolved to ${JSON.stringify(path)}); give the path of a module exporting teamTools, relative to the CDK app's working directory.`,
+    throw invalidProp(
+      scope,
+      `toolsModule ${JSON.stringify(toolsModule)} does not exist (resolved to ${JSON.stringify(path)}); give the path of a module exporting teamTools, relative to the CDK app's working directory.`,
     );
   }
   if (!TOOLS_MODULE_EXTENSIONS.includes(extname(path))) {
-    throw new Error(
-      `Countersign: toolsModule ${JSON.stringify(toolsModule)} is not a TypeScript or JavaScript module; use a ${TOOLS_MODULE_EXTENSIONS.join(', ')} file.`,
+    throw invalidProp(
+      scope,
+      `toolsModule ${JSON.stringify(toolsModule)} is not a TypeScript or JavaScript module; use a ${TOOLS_MODULE_EXTENSIONS.join(', ')} file.`,
     );
   }
   return path;
@@ -547,17 +616,58 @@ function resolveObservabilitySettings(
 ): { logLevel: CountersignLogLevel; serviceName: string } {
   const logLevel = props.logLevel ?? COUNTERSIGN_DEFAULTS.logLevel;
   if (!LOG_LEVELS.includes(logLevel)) {
-    throw new Error(
-      `Countersign: logLevel ${JSON.stringify(logLevel)} is not supported; use one of ${LOG_LEVELS.map((level) => `'${level}'`).join(', ')}.`,
+    throw invalidProp(
+      scope,
+      `logLevel ${JSON.stringify(logLevel)} is not supported; use one of ${LOG_LEVELS.map((level) => `'${level}'`).join(', ')}.`,
     );
   }
   const stackName = Stack.of(scope).stackName;
   const defaultName = Token.isUnresolved(stackName) ? scope.node.id : `${stackName}-${scope.node.id}`;
   const serviceName = props.serviceName ?? defaultName.replace(/[^A-Za-z0-9._-]/g, '-');
   if (!SERVICE_NAME_PATTERN.test(serviceName)) {
-    throw new Error(
-      `Countersign: serviceName ${JSON.stringify(serviceName)} is invalid; use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
+    throw invalidProp(
+      scope,
+      `serviceName ${JSON.stringify(serviceName)} is invalid; use 1 to 100 letters, digits, '.', '_' or '-', starting with a letter or digit.`,
     );
   }
   return { logLevel, serviceName };
+}
+
+function validateMemorySize(
+  scope: IConstruct,
+  memorySize: Readonly<Partial<Record<HandlerName, number>>>,
+): Readonly<Partial<Record<HandlerName, number>>> {
+  for (const [name, megabytes] of Object.entries(memorySize)) {
+    if (!(HANDLER_NAMES as readonly string[]).includes(name)) {
+      throw invalidProp(
+        scope,
+        `memorySize names ${JSON.stringify(name)}, which is not a handler; use one of ${HANDLER_NAMES.join(', ')}.`,
+      );
+    }
+    if (!Number.isInteger(megabytes) || megabytes < MINIMUM_MEMORY_MB || megabytes > MAXIMUM_MEMORY_MB) {
+      throw invalidProp(
+        scope,
+        `memorySize.${name} ${JSON.stringify(megabytes)} is invalid; use whole MB from ${MINIMUM_MEMORY_MB} to ${MAXIMUM_MEMORY_MB}.`,
+      );
+    }
+  }
+  return memorySize;
+}
+
+function resolveRunbookUrl(scope: IConstruct, runbookUrl?: string): string {
+  if (runbookUrl === undefined)
+    return `https://unpkg.com/countersign@${readPackageVersion()}/docs/runbook.md`;
+  let url: URL | undefined;
+  try {
+    url = new URL(runbookUrl);
+  } catch {
+    url = undefined;
+  }
+  if (url?.protocol !== 'https:' || url.hash !== '') {
+    throw invalidProp(
+      scope,
+      `runbookUrl ${JSON.stringify(runbookUrl)} is not an https URL without a fragment; use e.g. 'https://wiki.example.com/countersign/runbook' (each alarm appends #<alarm name>).`,
+    );
+  }
+  return runbookUrl;
 }

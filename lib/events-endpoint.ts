@@ -1,12 +1,11 @@
-import { CfnOutput } from 'aws-cdk-lib';
 import {
   type FunctionUrl,
   FunctionUrlAuthType,
   HttpMethod,
   type IFunction,
   InvokeMode,
+  type Function as LambdaFunction,
 } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { Construct } from 'constructs';
 
 /** Properties of {@link CountersignEventsEndpoint}. */
@@ -15,7 +14,7 @@ export interface CountersignEventsEndpointProps {
    * The `api-run-events` handler function (created with the others by CountersignFunctions:
    * read-only table and overflow access, a 90-second timeout).
    */
-  readonly handler: NodejsFunction;
+  readonly handler: LambdaFunction;
   /** The issuer the HTTP API's JWT authorizer checks; the function checks the same one. */
   readonly issuerUrl: string;
   /** The audiences (`aud` or `client_id`) the HTTP API accepts; at least one. */
@@ -60,9 +59,5 @@ export class CountersignEventsEndpoint extends Construct {
       cors: { allowedOrigins: ['*'], allowedMethods: [HttpMethod.GET], allowedHeaders: ['authorization'] },
     });
     this.url = this.functionUrl.url;
-    new CfnOutput(this, 'EventsUrl', {
-      value: this.url,
-      description: 'GET <EventsUrl>runs/<runId>/events with a bearer token: the run as server-sent events',
-    });
   }
 }

@@ -5,14 +5,14 @@ import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
 import { Grant, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { type BundlingOptions, LogLevel, NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { CountersignData } from './data.js';
+import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
 import { grantHandlerDataPermissions } from './handler-permissions.js';
 
 /** The Lambda handlers, one per file in `lambdas/handlers/`. */
@@ -56,8 +56,12 @@ export interface CountersignFunctionsProps {
   readonly modelProvider: ModelProvider;
   readonly bedrockModelId: string;
   readonly openAiCompatible?: OpenAiCompatibleEndpoint;
-  /** Absolute path of the module bundled as `countersign-team-tools`. */
-  readonly toolsModulePath: string;
+  /** Absolute path of the team's tools module (`countersign-team-tools`); undefined for none. */
+  readonly toolsModulePath?: string;
+  /** Where the handler code comes from: the prebuilt folder, or bundling at synth. */
+  readonly handlerCode: Omit<HandlerCodeOptions, 'toolsModulePath'>;
+  /** Memory per handler, over the defaults of each. */
+  readonly memorySize?: Readonly<Partial<Record<HandlerName, number>>>;
   readonly skillsMaxBytes: number;
   readonly maxTurns: number;
   /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
@@ -73,8 +77,6 @@ export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The esbuild alias the handlers import team tools through. */
 export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
-
-const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Resolves a path inside this project, independent of the working directory of the CDK app. */
 export function resolveProjectPath(relativePath: string): string {
@@ -114,9 +116,9 @@ const REQUIRE_BANNER =
   "import { createRequire as countersignCreateRequire } from 'node:module'; const require = countersignCreateRequire(import.meta.url);";
 
 /**
- * The esbuild settings of every handler bundle, in one place: the CDK bundling of each
- * NodejsFunction (`createBundlingOptions`) and the bench's bundle sizes (`createEsbuildOptions`)
- * derive from it, so the sizes the bench prints are the sizes that deploy.
+ * The esbuild settings of every handler bundle, in one place: `npm run build`, the bundling at
+ * synth (lib/handler-assets.ts) and the bench all go through `createEsbuildOptions` and the
+ * side modules, so what the bench measures is what deploys.
  */
 export interface HandlerBundleSettings {
   /** esbuild's `--target`, from the Lambda runtime (`node24`). */
@@ -156,6 +158,22 @@ export interface SideModule {
 }
 
 /**
+ * The format every bundle shares, handler or team tools module: target, module fields and the
+ * `require` shim. Resolves nothing, so a CDK app that bundles only its tools module needs none
+ * of the handlers' dependencies installed.
+ *
+ * @example
+ * describeBundleFormat().target; // 'node24'
+ */
+export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
+  return {
+    target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
+    mainFields: ['module', 'main'],
+    banner: REQUIRE_BANNER,
+  };
+}
+
+/**
  * The handler bundle settings for a team tools module. Beside the team tools alias, three
  * aliases keep the AWS Encryption SDK small without changing what runs:
  * - `@aws-crypto/client-node` ships an ES module build but no `module` field, so esbuild would
@@ -173,9 +191,7 @@ export interface SideModule {
 export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
   const tokenizer = describeTokenizerSideModule();
   return {
-    target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
-    mainFields: ['module', 'main'],
-    banner: REQUIRE_BANNER,
+    ...describeBundleFormat(),
     externalModules: [tokenizer.importPath],
     sideModules: [tokenizer],
     aliases: {
@@ -207,38 +223,6 @@ function describeTokenizerSideModule(): SideModule {
       exports: { './encoding/cl100k_base': './encoding/cl100k_base.mjs' },
     }),
   };
-}
-
-/**
- * The shell commands that build the side modules a bundle imports into its directory (the
- * CDK's `afterBundling` hook; the esbuild API does the same in `buildSideModules`).
- */
-function createSideModuleCommands(settings: HandlerBundleSettings, outputDirectory: string): string[] {
-  const esbuild = requireFromHere.resolve('esbuild/bin/esbuild');
-  return settings.sideModules.map((module) => {
-    const output = join(outputDirectory, module.outputPath);
-    const build = [
-      `mkdir -p ${quote(dirname(output))}`,
-      `printf '%s' ${quote(module.packageJson)} > ${quote(join(outputDirectory, module.packageJsonPath))}`,
-      [
-        quote(esbuild),
-        quote(module.entryPath),
-        '--bundle',
-        '--platform=node',
-        '--format=esm',
-        `--target=${settings.target}`,
-        '--minify',
-        '--log-level=warning',
-        `--outfile=${quote(output)}`,
-      ].join(' '),
-    ].join(' && ');
-    // Only a bundle that imports the module gets it.
-    return `if grep -qF ${quote(module.importPath)} ${quote(join(outputDirectory, 'index.mjs'))}; then ${build}; fi`;
-  });
-}
-
-function quote(value: string): string {
-  return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
 /**
@@ -278,41 +262,13 @@ export async function buildSideModules(
 }
 
 /**
- * How every handler is bundled: the local esbuild (never Docker), ESM with a `require` shim,
- * minified, the AWS SDK v3 bundled (tree-shaken), and the aliases of `describeHandlerBundle`.
- *
- * @example
- * createBundlingOptions(resolveProjectPath('lambdas/tools/no-team-tools.ts'));
- */
-export function createBundlingOptions(toolsModulePath: string): BundlingOptions {
-  const settings = describeHandlerBundle(toolsModulePath);
-  return {
-    forceDockerBundling: false,
-    format: OutputFormat.ESM,
-    target: settings.target,
-    mainFields: [...settings.mainFields],
-    banner: settings.banner,
-    minify: true,
-    logLevel: LogLevel.WARNING,
-    externalModules: [...settings.externalModules],
-    esbuildArgs: Object.fromEntries(
-      Object.entries(settings.aliases).map(([from, to]) => [`--alias:${from}`, to]),
-    ),
-    commandHooks: {
-      beforeBundling: () => [],
-      beforeInstall: () => [],
-      afterBundling: (_inputDirectory, outputDirectory) =>
-        createSideModuleCommands(settings, outputDirectory),
-    },
-  };
-}
-
-/**
- * The same bundle through esbuild's API, for the bench and the tests that size and load the
- * handler bundles (the CDK runs the esbuild command line with the same settings).
+ * A handler bundle through esbuild's API: what `npm run build` ships, the construct bundles at
+ * synth in a source checkout, and the bench measures (see lib/handler-assets.ts).
  *
  * @example
  * const { outputFiles } = await esbuild.build({ ...createEsbuildOptions(entry, toolsModulePath), write: false });
+ *
+ * @internal
  */
 export function createEsbuildOptions(entryPath: string, toolsModulePath: string): EsbuildOptions {
   const settings = describeHandlerBundle(toolsModulePath);
@@ -371,16 +327,16 @@ function toConstructId(name: HandlerName): string {
  */
 export class CountersignFunctions extends Construct {
   /** Every function by handler name. */
-  public readonly functions: Readonly<Record<HandlerName, NodejsFunction>>;
+  public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
 
   public constructor(scope: Construct, id: string, props: CountersignFunctionsProps) {
     super(scope, id);
     const environment = this.environmentFor(props);
-    const created: Partial<Record<HandlerName, NodejsFunction>> = {};
+    const created: Partial<Record<HandlerName, LambdaFunction>> = {};
     for (const name of HANDLER_NAMES) {
       created[name] = this.createFunction(name, props, environment);
     }
-    this.functions = created as Record<HandlerName, NodejsFunction>;
+    this.functions = created as Record<HandlerName, LambdaFunction>;
 
     grantHandlerDataPermissions(props.data, this.functions);
 
@@ -396,7 +352,7 @@ export class CountersignFunctions extends Construct {
   }
 
   /** The function of one handler. */
-  public get(name: HandlerName): NodejsFunction {
+  public get(name: HandlerName): LambdaFunction {
     return this.functions[name];
   }
 
@@ -427,7 +383,7 @@ export class CountersignFunctions extends Construct {
     name: HandlerName,
     props: CountersignFunctionsProps,
     environment: Record<string, string>,
-  ): NodejsFunction {
+  ): LambdaFunction {
     const constructId = toConstructId(name);
     const logGroup = new LogGroup(this, `${constructId}LogGroup`, {
       retention: props.logRetention,
@@ -446,20 +402,20 @@ export class CountersignFunctions extends Construct {
     });
 
     const sizing = SIZING[name];
-    return new NodejsFunction(this, constructId, {
-      entry: resolveProjectPath(`lambdas/handlers/${name}.ts`),
-      handler: 'handler',
-      projectRoot: PROJECT_ROOT,
-      depsLockFilePath: resolveProjectPath('package-lock.json'),
+    return new LambdaFunction(this, constructId, {
+      code: createHandlerCode(name, {
+        ...props.handlerCode,
+        ...(props.toolsModulePath === undefined ? {} : { toolsModulePath: props.toolsModulePath }),
+      }),
+      handler: 'index.handler',
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
       timeout: sizing.timeout,
-      memorySize: sizing.memorySize,
+      memorySize: props.memorySize?.[name] ?? sizing.memorySize,
       role,
       logGroup,
       environment: { ...environment },
-      bundling: createBundlingOptions(props.toolsModulePath),
     });
   }
 
@@ -467,7 +423,7 @@ export class CountersignFunctions extends Construct {
    * bedrock:InvokeModel (and CountTokens) on the configured model only. An inference profile
    * also needs the foundation model in every Region the profile may route to.
    */
-  private grantModelInvocation(grantee: NodejsFunction, modelId: string): void {
+  private grantModelInvocation(grantee: LambdaFunction, modelId: string): void {
     const stack = Stack.of(this);
     const [prefix] = modelId.split('.');
     const isInferenceProfile = prefix !== undefined && INFERENCE_PROFILE_PREFIXES.includes(prefix);

@@ -22,9 +22,10 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { COUNTERSIGN_METRICS_NAMESPACE } from '../lambdas/adapters/metrics-namespace.js';
 import { HANDLER_NAMES, type HandlerName } from './functions.js';
+import { invalidProp } from './validation-error.js';
 
 /** The thresholds of countersign's alarms; every one is documented in docs/runbook.md. */
 export interface CountersignAlarmThresholds {
@@ -157,6 +158,14 @@ export interface CountersignObservabilityProps {
   readonly alarmTopic?: ITopic;
   /** @default - {@link ALARM_THRESHOLD_DEFAULTS} */
   readonly alarmThresholds?: CountersignAlarmThresholds;
+  /** Where each alarm's description links to, followed by `#<alarm name in lower case>`. */
+  readonly runbookUrl: string;
+  /**
+   * Whether to create the CloudWatch dashboard (about $3 a month); the alarms exist either way.
+   *
+   * @default true
+   */
+  readonly dashboard?: boolean;
 }
 
 /**
@@ -172,7 +181,8 @@ export interface CountersignObservabilityProps {
  * observability.alarmTopic.addSubscription(new EmailSubscription('oncall@example.com'));
  */
 export class CountersignObservability extends Construct {
-  public readonly dashboard: Dashboard;
+  /** The dashboard; undefined when the `dashboard` prop is false. */
+  public readonly dashboard?: Dashboard;
   public readonly alarmTopic: ITopic;
   /** Every alarm, by the name the runbook uses. */
   public readonly alarms: Readonly<Record<CountersignAlarmName, Alarm>>;
@@ -180,11 +190,13 @@ export class CountersignObservability extends Construct {
   public readonly probeDeadLetterQueue: Queue;
 
   private readonly serviceName: string;
+  private readonly runbookUrl: string;
 
   public constructor(scope: Construct, id: string, props: CountersignObservabilityProps) {
     super(scope, id);
     this.serviceName = props.serviceName;
-    const thresholds = resolveThresholds(props.alarmThresholds);
+    this.runbookUrl = props.runbookUrl;
+    const thresholds = resolveThresholds(this, props.alarmThresholds);
     this.alarmTopic = props.alarmTopic ?? this.createAlarmTopic(props.removalPolicy);
 
     this.probeDeadLetterQueue = this.createProbeDeadLetterQueue(props.removalPolicy);
@@ -366,13 +378,13 @@ export class CountersignObservability extends Construct {
     } satisfies Record<CountersignAlarmName, Alarm>;
     this.alarms = alarms;
 
+    if (props.dashboard === false) return;
     this.dashboard = new Dashboard(this, 'Dashboard', {
       defaultInterval: Duration.hours(6),
       widgets: [
         [
           new TextWidget({
-            markdown:
-              '# countersign\nRuns, approvals and what they cost. Each alarm is explained in docs/runbook.md.',
+            markdown: `# countersign\nRuns, approvals and what they cost. Each alarm is explained in the [runbook](${props.runbookUrl}).`,
             width: 24,
             height: 2,
           }),
@@ -561,7 +573,7 @@ export class CountersignObservability extends Construct {
     const alarm = new Alarm(this, id, {
       metric,
       ...options,
-      alarmDescription: `${options.description} Runbook: docs/runbook.md#${id.toLowerCase()}`,
+      alarmDescription: `${options.description} Runbook: ${this.runbookUrl}#${id.toLowerCase()}`,
       // No data means nothing happened: no failure, no run, no request.
       treatMissingData: TreatMissingData.NOT_BREACHING,
     });
@@ -608,23 +620,27 @@ const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => name
 const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => !name.startsWith('api-'));
 
 function resolveThresholds(
+  scope: IConstruct,
   thresholds: CountersignAlarmThresholds = {},
 ): Required<CountersignAlarmThresholds> {
   const resolved = { ...ALARM_THRESHOLD_DEFAULTS, ...withoutUndefined(thresholds) };
   if (resolved.runWaitingLongerThan.toSeconds() < WAITING_RUNS_PROBE_INTERVAL.toSeconds()) {
-    throw new Error(
-      `Countersign: alarmThresholds.runWaitingLongerThan ${resolved.runWaitingLongerThan.toHumanString()} is shorter than the probe interval; use at least ${WAITING_RUNS_PROBE_INTERVAL.toHumanString()}.`,
+    throw invalidProp(
+      scope,
+      `alarmThresholds.runWaitingLongerThan ${resolved.runWaitingLongerThan.toHumanString()} is shorter than the probe interval; use at least ${WAITING_RUNS_PROBE_INTERVAL.toHumanString()}.`,
     );
   }
   const percent = resolved.previewFailurePercent;
   if (!Number.isFinite(percent) || percent < 0 || percent >= 100) {
-    throw new Error(
-      `Countersign: alarmThresholds.previewFailurePercent ${JSON.stringify(percent)} is invalid; use a percentage from 0 to below 100 (default ${ALARM_THRESHOLD_DEFAULTS.previewFailurePercent}).`,
+    throw invalidProp(
+      scope,
+      `alarmThresholds.previewFailurePercent ${JSON.stringify(percent)} is invalid; use a percentage from 0 to below 100 (default ${ALARM_THRESHOLD_DEFAULTS.previewFailurePercent}).`,
     );
   }
   if (!Number.isInteger(resolved.sealedBytes) || resolved.sealedBytes < 1 || resolved.sealedBytes > 400_000) {
-    throw new Error(
-      `Countersign: alarmThresholds.sealedBytes ${JSON.stringify(resolved.sealedBytes)} is invalid; use whole bytes from 1 to 400000 (default ${ALARM_THRESHOLD_DEFAULTS.sealedBytes}).`,
+    throw invalidProp(
+      scope,
+      `alarmThresholds.sealedBytes ${JSON.stringify(resolved.sealedBytes)} is invalid; use whole bytes from 1 to 400000 (default ${ALARM_THRESHOLD_DEFAULTS.sealedBytes}).`,
     );
   }
   return resolved;

@@ -2,6 +2,7 @@ import {
   ArnFormat,
   type CfnElement,
   Duration,
+  Names,
   type RemovalPolicy,
   Stack,
   Token,
@@ -299,9 +300,9 @@ export class CountersignWorkflow extends Construct {
   private nameStateMachine(): string {
     const stackName = Stack.of(this).stackName;
     if (Token.isUnresolved(stackName)) {
-      throw new Error(
-        'CountersignWorkflow needs a concrete stack name to name its state machine; give the stack a literal `stackName`.',
-      );
+      // A nested stack's name is a token: a name unique in the app (its construct path, hashed)
+      // keeps the role's own-ARN grant free of a reference to the state machine.
+      return Names.uniqueResourceName(this, { maxLength: 80, separator: '-' });
     }
     // Names allow 80 characters; the address suffix keeps two instances in one stack apart.
     const safeStackName = stackName.replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 62);

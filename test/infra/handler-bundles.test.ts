@@ -7,19 +7,20 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
-import { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import * as esbuild from 'esbuild';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
 import {
   buildSideModules,
-  createBundlingOptions,
   createEsbuildOptions,
   describeHandlerBundle,
   LAMBDA_RUNTIME,
   resolveProjectPath,
 } from '../../lib/functions.js';
+import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
 import { startDynalite } from '../support/dynalite.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
@@ -456,18 +457,16 @@ describe('the Lambda handler bundles', () => {
     expect(await buildSideModules(directory, 'export const handler = () => 1;', TOOLS_MODULE)).toEqual([]);
   });
 
-  it('are the bytes the CDK deploys: the bench and the construct bundle alike, side modules included', async () => {
+  it('are the bytes the CDK deploys: the build and the construct bundle alike, side modules included', async () => {
     // Prepare
     const outdir = join(directory, 'cdk.out');
     const app = new App({ outdir });
     const stack = new Stack(app, 'Bundles');
-    for (const name of ['prepare', 'model-turn']) {
-      new NodejsFunction(stack, name, {
-        entry: join(HANDLERS_DIRECTORY, `${name}.ts`),
-        projectRoot: resolveProjectPath(''),
-        depsLockFilePath: resolveProjectPath('package-lock.json'),
+    for (const name of ['prepare', 'model-turn'] as const) {
+      new LambdaFunction(stack, name, {
+        code: createHandlerCode(name, { prebuiltDirectory: join(directory, 'no-prebuilt') }),
+        handler: 'index.handler',
         runtime: LAMBDA_RUNTIME,
-        bundling: createBundlingOptions(TOOLS_MODULE),
       });
     }
 
@@ -484,22 +483,22 @@ describe('the Lambda handler bundles', () => {
         };
       }),
     );
-    const benched = async (name: string) =>
-      (
-        await build({
-          ...createEsbuildOptions(join(HANDLERS_DIRECTORY, `${name}.ts`), TOOLS_MODULE),
-          write: false,
-        })
-      ).outputFiles[0]?.contents.byteLength;
+    // What `npm run build` ships for the same handlers (lib/handler-assets.ts).
+    const benched = async (name: 'prepare' | 'model-turn') => {
+      buildHandlerAsset(esbuild, name, join(directory, 'built', name), TOOLS_MODULE);
+      return (await readFile(join(directory, 'built', name, 'index.mjs'))).byteLength;
+    };
+    const prepareBytes = await benched('prepare');
+    const modelTurnBytes = await benched('model-turn');
     const benchedSideModule = (
-      await readFile(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'))
+      await readFile(join(directory, 'built/model-turn/node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'))
     ).byteLength;
 
     // Assess: model-turn ships the tokenizer beside it, built alike; prepare ships nothing beside
     expect(deployed).toHaveLength(2);
-    expect(deployed).toContainEqual({ bytes: await benched('prepare'), sideModuleBytes: undefined });
+    expect(deployed).toContainEqual({ bytes: prepareBytes, sideModuleBytes: undefined });
     expect(deployed).toContainEqual({
-      bytes: await benched('model-turn'),
+      bytes: modelTurnBytes,
       sideModuleBytes: benchedSideModule,
     });
   });

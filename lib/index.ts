@@ -1,0 +1,30 @@
+/**
+ * countersign as a CDK construct library: `import { Countersign } from 'countersign'`.
+ * Team tools are written against the other entry, `countersign/tools`.
+ *
+ * @example
+ * import { Countersign } from 'countersign';
+ * new Countersign(stack, 'Approvals', { approvalTimeout: Duration.days(3) });
+ *
+ * @module countersign
+ */
+export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
+export {
+  COUNTERSIGN_DEFAULTS,
+  Countersign,
+  type CountersignLogLevel,
+  type CountersignProps,
+} from './countersign.js';
+export type { CountersignEventsEndpoint } from './events-endpoint.js';
+export {
+  HANDLER_NAMES,
+  type HandlerName,
+  type ModelProvider,
+  type OpenAiCompatibleEndpoint,
+} from './functions.js';
+export {
+  ALARM_THRESHOLD_DEFAULTS,
+  type CountersignAlarmName,
+  type CountersignAlarmThresholds,
+  type CountersignObservability,
+} from './observability.js';

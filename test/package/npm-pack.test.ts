@@ -1,0 +1,218 @@
+import { execFileSync } from 'node:child_process';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { delimiter, join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resolveProjectPath } from '../../lib/functions.js';
+
+/*
+ * A team's first five minutes, for real: `npm pack` (which builds the JavaScript, the
+ * declarations, the prebuilt handlers and the API reference), the tarball installed into a
+ * scratch CDK app in a temp folder, and that app synthesized as a team would write it. The
+ * peer dependencies come from this repository's install (symlinked), zod from npm's cache.
+ */
+
+const TOOL_NAME = 'close_scratch_ticket';
+const APP_SOURCE = `import { App, Stack } from 'aws-cdk-lib';
+import { Countersign } from 'countersign';
+
+const [outdir, toolsModule] = process.argv.slice(2);
+const app = new App({ outdir });
+const stack = new Stack(app, 'ScratchApp');
+new Countersign(stack, 'Approvals', toolsModule ? { toolsModule } : {});
+app.synth();
+`;
+const TOOLS_SOURCE = `import { defineTool, type Tool, z } from 'countersign/tools';
+
+export const teamTools: Tool[] = [
+  defineTool({
+    name: '${TOOL_NAME}',
+    description: 'Closes a ticket of the scratch app.',
+    effect: 'write',
+    input: z.object({ ticketId: z.string() }),
+    execute: async ({ ticketId }) => ({ content: \`Closed \${ticketId}.\`, isError: false }),
+  }),
+];
+`;
+
+interface Synthesized {
+  template: { Resources: Record<string, { Type: string; Properties: Record<string, unknown> }> };
+  assetDirectories: string[];
+}
+
+describe('the npm package', () => {
+  let workDirectory: string;
+  let appDirectory: string;
+  let tarball: string;
+
+  /** Runs the scratch app on the Node running the tests, with nothing of this repository on PATH. */
+  function synthesize(name: string, toolsModule?: string): Synthesized {
+    const outdir = join(workDirectory, name);
+    const path = (process.env.PATH ?? '')
+      .split(delimiter)
+      .filter((entry) => !entry.includes('node_modules'))
+      .join(delimiter);
+    execFileSync(process.execPath, ['app.mjs', outdir, ...(toolsModule ? [toolsModule] : [])], {
+      cwd: appDirectory,
+      // CDK_DOCKER names a command that does not exist: any Docker bundling would fail.
+      env: { PATH: path, HOME: process.env.HOME ?? '', CDK_DOCKER: 'countersign-test-no-docker' },
+      stdio: 'pipe',
+    });
+    return {
+      template: JSON.parse(readFileSync(join(outdir, 'ScratchApp.template.json'), 'utf8')),
+      assetDirectories: readdirSync(outdir)
+        .filter((entry) => entry.startsWith('asset.'))
+        .map((entry) => join(outdir, entry)),
+    };
+  }
+
+  function stateMachineDefinition(synthesized: Synthesized): string {
+    const [stateMachine] = Object.values(synthesized.template.Resources).filter(
+      (resource) => resource.Type === 'AWS::StepFunctions::StateMachine',
+    );
+    return JSON.stringify(stateMachine?.Properties.DefinitionString);
+  }
+
+  beforeAll(() => {
+    workDirectory = mkdtempSync(join(tmpdir(), 'countersign-pack-'));
+    const packed = execFileSync('npm', ['pack', '--silent', '--pack-destination', workDirectory], {
+      cwd: resolveProjectPath(''),
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    tarball = join(workDirectory, packed.trim().split('\n').at(-1) ?? '');
+
+    appDirectory = join(workDirectory, 'app');
+    mkdirSync(appDirectory);
+    writeFileSync(
+      join(appDirectory, 'package.json'),
+      JSON.stringify({ name: 'scratch-app', private: true, type: 'module' }),
+    );
+    writeFileSync(join(appDirectory, 'app.mjs'), APP_SOURCE);
+    writeFileSync(join(appDirectory, 'tools.ts'), TOOLS_SOURCE);
+    // Peer dependencies are the app's to install: here, links to this repository's copies.
+    execFileSync(
+      'npm',
+      [
+        'install',
+        tarball,
+        '--prefer-offline',
+        '--legacy-peer-deps',
+        '--no-audit',
+        '--no-fund',
+        '--ignore-scripts',
+      ],
+      { cwd: appDirectory, stdio: 'pipe' },
+    );
+    for (const peer of ['aws-cdk-lib', 'constructs']) {
+      symlinkSync(
+        resolveProjectPath(`node_modules/${peer}`),
+        join(appDirectory, 'node_modules', peer),
+        'dir',
+      );
+    }
+  }, 600_000);
+
+  afterAll(() => {
+    if (workDirectory) rmSync(workDirectory, { recursive: true, force: true });
+  });
+
+  it('ships the build, the prebuilt handlers and the API reference, and no tests or sources', () => {
+    // Act
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+
+    // Assess
+    expect(files).toContain('package/dist/lib/index.js');
+    expect(files).toContain('package/dist/lib/index.d.ts');
+    expect(files).toContain('package/dist/lambdas/tools/authoring.d.ts');
+    expect(files).toContain('package/dist/assets/handlers/manifest.json');
+    expect(files).toContain('package/dist/assets/handlers/model-turn/index.mjs');
+    expect(files).toContain('package/dist/assets/handlers/model-turn/team-tools.mjs');
+    expect(files).toContain('package/CHANGELOG.md');
+    expect(files).toContain('package/docs/api/interfaces/countersign.CountersignProps.html');
+    expect(files.filter((file) => file.startsWith('package/test/'))).toEqual([]);
+    expect(files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('documents every prop of the construct in the API reference', () => {
+    // Prepare
+    const extracted = join(workDirectory, 'extracted');
+    mkdirSync(extracted);
+    execFileSync('tar', ['-xzf', tarball, '-C', extracted]);
+
+    // Act
+    const page = readFileSync(
+      join(extracted, 'package/docs/api/interfaces/countersign.CountersignProps.html'),
+      'utf8',
+    );
+
+    // Assess
+    for (const prop of [
+      'approvalTimeout',
+      'toolsModule',
+      'runbookUrl',
+      'dashboard',
+      'threatProtection',
+      'memorySize',
+    ]) {
+      expect(page, prop).toContain(`id="${prop.toLowerCase()}"`);
+    }
+    expect(page).toContain('Default Value');
+  });
+
+  it('synthesizes without a toolsModule from the prebuilt handlers, with no esbuild and no Docker', () => {
+    // Prepare
+    const requireFromApp = createRequire(join(appDirectory, 'app.mjs'));
+
+    // Act
+    const synthesized = synthesize('cdk.out.prebuilt');
+
+    // Assess
+    expect(() => requireFromApp.resolve('esbuild')).toThrow();
+    expect(stateMachineDefinition(synthesized)).toContain('lambda:invoke.waitForTaskToken');
+    const handlerAssets = synthesized.assetDirectories.filter((directory) =>
+      existsSync(join(directory, 'index.mjs')),
+    );
+    expect(handlerAssets.length).toBeGreaterThanOrEqual(14);
+    for (const directory of handlerAssets) {
+      const teamTools = join(directory, 'team-tools.mjs');
+      if (existsSync(teamTools)) expect(readFileSync(teamTools, 'utf8')).not.toContain(TOOL_NAME);
+    }
+  });
+
+  it('synthesizes with a one-tool toolsModule, bundling only the team tools with the app’s esbuild', async () => {
+    // Prepare: the team installs esbuild (an optional peer dependency), here linked from this repository.
+    symlinkSync(
+      resolveProjectPath('node_modules/esbuild'),
+      join(appDirectory, 'node_modules', 'esbuild'),
+      'dir',
+    );
+
+    // Act
+    const synthesized = synthesize('cdk.out.tools', 'tools.ts');
+
+    // Assess
+    expect(stateMachineDefinition(synthesized)).toContain('lambda:invoke.waitForTaskToken');
+    const withTeamTools = synthesized.assetDirectories.filter((directory) =>
+      existsSync(join(directory, 'team-tools.mjs')),
+    );
+    expect(withTeamTools.length).toBe(6);
+    for (const directory of withTeamTools) {
+      const loaded = (await import(pathToFileURL(join(directory, 'team-tools.mjs')).href)) as {
+        teamTools: Array<{ name: string; effect: string }>;
+      };
+      expect(loaded.teamTools.map((tool) => [tool.name, tool.effect])).toEqual([[TOOL_NAME, 'write']]);
+    }
+  });
+});
