@@ -145,7 +145,7 @@ describe('the npm package', () => {
     expect(files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
   });
 
-  it('documents every prop of the construct in the API reference', () => {
+  it('documents every prop of the construct, with its default, in the API reference', () => {
     // Prepare
     const extracted = join(workDirectory, 'extracted');
     mkdirSync(extracted);
@@ -168,7 +168,11 @@ describe('the npm package', () => {
     ]) {
       expect(page, prop).toContain(`id="${prop.toLowerCase()}"`);
     }
-    expect(page).toContain('Default Value');
+    // Every prop is a member section with its TSDoc, and each says its default (STYLE: @default).
+    const members = page.split('class="tsd-panel tsd-member"').length - 1;
+    expect(members).toBeGreaterThanOrEqual(18);
+    expect(page.split('class="tsd-tag-default"').length - 1).toBe(members);
+    expect(page).toContain('How long a run waits for a human decision');
   });
 
   it('synthesizes without a toolsModule from the prebuilt handlers, with no esbuild and no Docker', () => {
