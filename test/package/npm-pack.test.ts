@@ -195,6 +195,20 @@ describe('the npm package', () => {
     }
   });
 
+  it('refuses a toolsModule at synth, naming the prop and the construct path, while esbuild is missing', () => {
+    // Act
+    let stderr = '';
+    try {
+      synthesize('cdk.out.no-esbuild', 'tools.ts');
+    } catch (error) {
+      stderr = String((error as { stderr?: Buffer }).stderr);
+    }
+
+    // Assess
+    expect(stderr).toContain('ScratchApp/Approvals: toolsModule "tools.ts" must be bundled at synth');
+    expect(stderr).toContain('npm install --save-dev esbuild');
+  });
+
   it('synthesizes with a one-tool toolsModule, bundling only the team tools with the app’s esbuild', async () => {
     // Prepare: the team installs esbuild (an optional peer dependency), here linked from this repository.
     symlinkSync(
