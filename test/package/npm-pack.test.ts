@@ -225,7 +225,13 @@ describe('the npm package', () => {
     const withTeamTools = synthesized.assetDirectories.filter((directory) =>
       existsSync(join(directory, 'team-tools.mjs')),
     );
-    expect(withTeamTools.length).toBe(6);
+    const manifest = JSON.parse(
+      readFileSync(join(appDirectory, 'node_modules/countersign/dist/assets/handlers/manifest.json'), 'utf8'),
+    ) as { handlers: Record<string, { importsTeamTools: boolean }> };
+    const readingTools = Object.values(manifest.handlers).filter((handler) => handler.importsTeamTools);
+    expect(readingTools.length).toBeGreaterThanOrEqual(3);
+    expect(readingTools.length).toBeLessThan(Object.keys(manifest.handlers).length);
+    expect(withTeamTools.length).toBe(readingTools.length);
     for (const directory of withTeamTools) {
       const loaded = (await import(pathToFileURL(join(directory, 'team-tools.mjs')).href)) as {
         teamTools: Array<{ name: string; effect: string }>;
