@@ -365,6 +365,7 @@ export class Countersign extends Construct {
         functions.get(name),
       ),
       resolveIdentityGroupGrants({
+        scope: this,
         ...(props.identityGroupGrants === undefined
           ? {}
           : { identityGroupGrants: props.identityGroupGrants }),

@@ -72,6 +72,7 @@ describe('identityGroupGrants', () => {
   ])('refuses %o, quoting the value', (identityGroupGrants, message) => {
     expect(() =>
       resolveIdentityGroupGrants({
+        scope: new Stack(new App(), 'Grants'),
         identityGroupGrants: identityGroupGrants as never,
         usesExternalIdentityProvider: true,
       }),
