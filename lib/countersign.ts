@@ -400,9 +400,10 @@ export class Countersign extends Construct {
 
   /**
    * Lets `grantee` stop this state machine's executions (states:StopExecution on its executions
-   * only): what POST /runs/{id}/cancel needs after it has marked the run cancelled.
+   * only): what POST /runs/{id}/cancel needs after it has marked the run cancelled. Private:
+   * stopping an execution without that record would leave a run the table calls alive.
    */
-  public grantStopRun(grantee: IGrantable): Grant {
+  private grantStopRun(grantee: IGrantable): Grant {
     const grant = Grant.addToPrincipal({
       grantee,
       actions: ['states:StopExecution'],
@@ -445,8 +446,9 @@ export class Countersign extends Construct {
    * Lets `grantee` end a run whose approval card cannot be opened: UpdateItem on run
    * partitions only (`RUN#*`: the run record and its card) and StopExecution on this state
    * machine's executions. No task token is involved: such a card's token is never trusted.
+   * Private, like the stop grant it includes.
    */
-  public grantEndRun(grantee: IGrantable): Grant {
+  private grantEndRun(grantee: IGrantable): Grant {
     Grant.addToPrincipal({
       grantee,
       actions: ['dynamodb:UpdateItem'],

@@ -67,7 +67,7 @@ describe('the Countersign construct as a library', () => {
     ]);
   });
 
-  it('does not hand out the task-token grant', () => {
+  it('does not hand out the grants only its own handlers may hold', () => {
     // Prepare
     const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
     const countersign = new Countersign(new Stack(app, 'Team'), 'Approvals');
@@ -78,9 +78,17 @@ describe('the Countersign construct as a library', () => {
     // Act: the type-check (part of npm test) fails here if grantDecision becomes public again.
     // @ts-expect-error grantDecision is private: only the decision handler may resume runs.
     const grantDecision = (): unknown => countersign.grantDecision(grantee);
+    // @ts-expect-error grantStopRun is private: a stop without the cancelled record strands a run.
+    const grantStopRun = (): unknown => countersign.grantStopRun(grantee);
+    // @ts-expect-error grantEndRun is private, like the stop grant it includes.
+    const grantEndRun = (): unknown => countersign.grantEndRun(grantee);
 
     // Assess
-    expect(typeof grantDecision).toBe('function');
+    expect([grantDecision, grantStopRun, grantEndRun].map((grant) => typeof grant)).toEqual([
+      'function',
+      'function',
+      'function',
+    ]);
     expect(countersign.grantStartRun(grantee).success).toBe(true);
   });
 
