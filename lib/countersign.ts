@@ -536,7 +536,7 @@ function resolveSettings(scope: IConstruct, props: CountersignProps): ResolvedSe
       : { toolsModulePath: resolveToolsModule(scope, props.toolsModule) }),
     skillsMaxBytes,
     maxTurns,
-    policyFloor: resolvePolicyFloor(props.policyFloor),
+    policyFloor: resolvePolicyFloor(scope, props.policyFloor),
     ...(props.memorySize === undefined ? {} : { memorySize: validateMemorySize(scope, props.memorySize) }),
   };
 }

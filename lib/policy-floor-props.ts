@@ -1,3 +1,4 @@
+import type { IConstruct } from 'constructs';
 import {
   DECISION_GATES,
   type DecisionGate,
@@ -5,6 +6,7 @@ import {
   MAX_REQUIRED_APPROVALS,
   type PolicyFloor,
 } from '../lambdas/core/policy/policy-floor.js';
+import { invalidProp } from './validation-error.js';
 
 /**
  * The deployment-wide approval policy floor. Every configuration's own policy is raised to it,
@@ -42,18 +44,23 @@ export interface CountersignPolicyFloor {
 const TOOL_NAME = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
 /** The floor with its defaults, or an error that quotes the bad value and says how to fix it. */
-export function resolvePolicyFloor(floor: CountersignPolicyFloor | undefined): PolicyFloor {
+export function resolvePolicyFloor(
+  scope: IConstruct,
+  floor: CountersignPolicyFloor | undefined,
+): PolicyFloor {
   const fourEyes = floor?.fourEyes ?? 'per-configuration';
   if (!FOUR_EYES_FLOOR_MODES.includes(fourEyes)) {
-    throw new Error(
-      `Countersign: policyFloor.fourEyes ${JSON.stringify(fourEyes)} is invalid; use 'always' or 'per-configuration'.`,
+    throw invalidProp(
+      scope,
+      `policyFloor.fourEyes ${JSON.stringify(fourEyes)} is invalid; use 'always' or 'per-configuration'.`,
     );
   }
   const fourEyesTools = [...(floor?.fourEyesTools ?? [])];
   const badTool = fourEyesTools.find((tool) => typeof tool !== 'string' || !TOOL_NAME.test(tool));
   if (badTool !== undefined || fourEyesTools.length > 100) {
-    throw new Error(
-      `Countersign: policyFloor.fourEyesTools ${JSON.stringify(badTool ?? fourEyesTools.length)} is invalid; list at most 100 tool names such as 'update_page_metadata'.`,
+    throw invalidProp(
+      scope,
+      `policyFloor.fourEyesTools ${JSON.stringify(badTool ?? fourEyesTools.length)} is invalid; list at most 100 tool names such as 'update_page_metadata'.`,
     );
   }
   const requiredApprovals = floor?.requiredApprovals ?? 1;
@@ -62,14 +69,16 @@ export function resolvePolicyFloor(floor: CountersignPolicyFloor | undefined): P
     requiredApprovals < 1 ||
     requiredApprovals > MAX_REQUIRED_APPROVALS
   ) {
-    throw new Error(
-      `Countersign: policyFloor.requiredApprovals ${JSON.stringify(requiredApprovals)} is invalid; use a whole number from 1 to ${MAX_REQUIRED_APPROVALS} (default 1).`,
+    throw invalidProp(
+      scope,
+      `policyFloor.requiredApprovals ${JSON.stringify(requiredApprovals)} is invalid; use a whole number from 1 to ${MAX_REQUIRED_APPROVALS} (default 1).`,
     );
   }
   const decisionGate = floor?.decisionGate ?? 'tool';
   if (!DECISION_GATES.includes(decisionGate)) {
-    throw new Error(
-      `Countersign: policyFloor.decisionGate ${JSON.stringify(decisionGate)} is invalid; use 'tool' or 'record'.`,
+    throw invalidProp(
+      scope,
+      `policyFloor.decisionGate ${JSON.stringify(decisionGate)} is invalid; use 'tool' or 'record'.`,
     );
   }
   return { fourEyes, fourEyesTools, requiredApprovals, decisionGate };
