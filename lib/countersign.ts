@@ -297,7 +297,7 @@ export class Countersign extends Construct {
       );
     }
 
-    const limits = resolveLimits(props);
+    const limits = resolveLimits(this, props);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,

@@ -1,8 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
-import type { CfnFunction } from 'aws-cdk-lib/aws-lambda';
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IConstruct } from 'constructs';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT, THROTTLING_DEFAULTS } from '../lambdas/core/limits.js';
 import type { HandlerName } from './functions.js';
+import { invalidProp } from './validation-error.js';
 
 /** Rate and burst limits of the HTTP API's default stage. */
 export interface CountersignThrottling {
@@ -123,21 +124,26 @@ const MINIMUM_RETENTION_DAYS = 1;
 const MAXIMUM_RETENTION_DAYS = 3650;
 
 /** Applies the defaults of the limit props and refuses values that would not deploy or not protect. */
-export function resolveLimits(props: {
-  throttling?: CountersignThrottling;
-  reservedConcurrency?: CountersignReservedConcurrency;
-  retention?: CountersignRetention;
-}): ResolvedLimits {
+export function resolveLimits(
+  scope: IConstruct,
+  props: {
+    throttling?: CountersignThrottling;
+    reservedConcurrency?: CountersignReservedConcurrency;
+    retention?: CountersignRetention;
+  },
+): ResolvedLimits {
   const rateLimit = props.throttling?.rateLimit ?? LIMIT_DEFAULTS.throttling.rateLimit;
   if (!Number.isFinite(rateLimit) || rateLimit <= 0 || rateLimit > MAXIMUM_RATE_LIMIT) {
-    throw new Error(
-      `Countersign: throttling.rateLimit ${JSON.stringify(rateLimit)} is invalid; use requests per second above 0 and at most ${MAXIMUM_RATE_LIMIT} (default ${LIMIT_DEFAULTS.throttling.rateLimit}).`,
+    throw invalidProp(
+      scope,
+      `throttling.rateLimit ${JSON.stringify(rateLimit)} is invalid; use requests per second above 0 and at most ${MAXIMUM_RATE_LIMIT} (default ${LIMIT_DEFAULTS.throttling.rateLimit}).`,
     );
   }
   const burstLimit = props.throttling?.burstLimit ?? LIMIT_DEFAULTS.throttling.burstLimit;
   if (!Number.isInteger(burstLimit) || burstLimit < 1 || burstLimit > MAXIMUM_BURST_LIMIT) {
-    throw new Error(
-      `Countersign: throttling.burstLimit ${JSON.stringify(burstLimit)} is invalid; use a whole number of requests between 1 and ${MAXIMUM_BURST_LIMIT} (default ${LIMIT_DEFAULTS.throttling.burstLimit}).`,
+    throw invalidProp(
+      scope,
+      `throttling.burstLimit ${JSON.stringify(burstLimit)} is invalid; use a whole number of requests between 1 and ${MAXIMUM_BURST_LIMIT} (default ${LIMIT_DEFAULTS.throttling.burstLimit}).`,
     );
   }
 
@@ -150,17 +156,18 @@ export function resolveLimits(props: {
       value !== undefined &&
       (!Number.isInteger(value) || value < 1 || value > MAXIMUM_RESERVED_CONCURRENCY)
     ) {
-      throw new Error(
-        `Countersign: reservedConcurrency.${group} ${JSON.stringify(value)} is invalid; use a whole number between 1 and ${MAXIMUM_RESERVED_CONCURRENCY}, or undefined to leave the group unreserved (default ${LIMIT_DEFAULTS.reservedConcurrency[group]}).`,
+      throw invalidProp(
+        scope,
+        `reservedConcurrency.${group} ${JSON.stringify(value)} is invalid; use a whole number between 1 and ${MAXIMUM_RESERVED_CONCURRENCY}, or undefined to leave the group unreserved (default ${LIMIT_DEFAULTS.reservedConcurrency[group]}).`,
       );
     }
     reservedConcurrency[group] = value;
   }
 
   const endedRuns = props.retention?.endedRuns ?? LIMIT_DEFAULTS.retention.endedRuns;
-  validateRetention('endedRuns', endedRuns);
+  validateRetention(scope, 'endedRuns', endedRuns);
   const decisions = props.retention?.decisions;
-  if (decisions !== undefined) validateRetention('decisions', decisions);
+  if (decisions !== undefined) validateRetention(scope, 'decisions', decisions);
 
   return {
     throttling: { rateLimit, burstLimit },
@@ -169,18 +176,20 @@ export function resolveLimits(props: {
   };
 }
 
-function validateRetention(name: keyof CountersignRetention, retention: Duration): void {
+function validateRetention(scope: IConstruct, name: keyof CountersignRetention, retention: Duration): void {
   let days: number;
   try {
     days = retention.toDays({ integral: true });
   } catch {
-    throw new Error(
-      `Countersign: retention.${name} ${retention.toHumanString()} is not a whole number of days; use e.g. Duration.days(30).`,
+    throw invalidProp(
+      scope,
+      `retention.${name} ${retention.toHumanString()} is not a whole number of days; use e.g. Duration.days(30).`,
     );
   }
   if (days < MINIMUM_RETENTION_DAYS || days > MAXIMUM_RETENTION_DAYS) {
-    throw new Error(
-      `Countersign: retention.${name} ${retention.toHumanString()} is out of range; use between Duration.days(${MINIMUM_RETENTION_DAYS}) and Duration.days(${MAXIMUM_RETENTION_DAYS}).`,
+    throw invalidProp(
+      scope,
+      `retention.${name} ${retention.toHumanString()} is out of range; use between Duration.days(${MINIMUM_RETENTION_DAYS}) and Duration.days(${MAXIMUM_RETENTION_DAYS}).`,
     );
   }
 }
@@ -200,10 +209,10 @@ export function overflowExpiration(
 
 /** Sets each function's reserved concurrency from its group (none when the group opts out). */
 export function applyReservedConcurrency(
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  functions: Readonly<Record<HandlerName, LambdaFunction>>,
   reservedConcurrency: ResolvedLimits['reservedConcurrency'],
 ): void {
-  for (const [name, handler] of Object.entries(functions) as Array<[HandlerName, NodejsFunction]>) {
+  for (const [name, handler] of Object.entries(functions) as Array<[HandlerName, LambdaFunction]>) {
     const reserved = reservedConcurrency[FUNCTION_GROUPS[name]];
     if (reserved === undefined) continue;
     (handler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
@@ -212,7 +221,7 @@ export function applyReservedConcurrency(
 
 /** Tells every function the retention the run repository stamps on what it writes (seconds). */
 export function applyRetentionEnvironment(
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  functions: Readonly<Record<HandlerName, LambdaFunction>>,
   retention: ResolvedLimits['retention'],
 ): void {
   for (const handler of Object.values(functions)) {
