@@ -20,6 +20,12 @@ export type ErrorCode =
   | 'payload-too-large'
   | 'sealed-state-rejected'
   | 'model-failed'
+  /** The model provider failed on a synchronous generation request (502). */
+  | 'model-provider-failed'
+  /** The configuration's model provider is not available in this deployment (503). */
+  | 'model-provider-unavailable'
+  /** The model did not answer within a synchronous request's bound (504). */
+  | 'model-timeout'
   | 'tool-failed'
   | 'configuration'
   | 'internal';

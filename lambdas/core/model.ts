@@ -34,12 +34,12 @@ export interface ModelReply {
 }
 
 /**
- * A model provider. `converse` is the tool loop's one call; the other operations are
- * optional (see `ModelProviderOperations`). Errors are thrown as
- * `CountersignError('model-failed', <safe text>)`; the provider's own message never
- * reaches a client.
+ * A model provider. `converse` is its one call: the tool loop's, and, with no tools, the
+ * completion and translation of the configuration-driven path (`lambdas/core/generation/`).
+ * Errors are thrown as `CountersignError('model-failed', <safe text>)`; the provider's own
+ * message never reaches a client.
  */
-export interface ModelProvider extends ModelProviderOperations {
+export interface ModelProvider {
   readonly name: string;
   converse(request: ModelRequest): Promise<ModelReply>;
   /**
@@ -62,80 +62,19 @@ export function textOf(blocks: ReadonlyArray<ContentBlock>): string {
 }
 
 /*
- * The provider's other operations (seed 003 names them to say where skills never go). Skills
- * are injected for text generation only: `converse` (task execution), `complete` and
- * `translate`. `embed`, `vision` and `speech` never see them. A provider that lacks an
- * operation leaves it out; `requireModelOperation` turns that into a clear error.
+ * Seed 003 names every operation a model may offer to say where skills go: text generation
+ * (task execution, completion, translation) gets them, embeddings, vision and speech never do.
+ * countersign serves text generation only, all three over `converse`; the others are named so
+ * that a caller asking for them is refused explicitly (`requireTextGeneration`).
  */
-
-/** One part of a multimodal user message. */
-export type PromptPart =
-  | TextBlock
-  | { type: 'image'; mediaType: string; data: string }
-  | { type: 'audio'; mediaType: string; data: string };
-
-/** A chat message of a completion prompt; `system` messages are never given skills. */
-export interface PromptMessage {
-  role: 'system' | 'user' | 'assistant';
-  content: string | PromptPart[];
-}
-
-export interface CompletionRequest {
-  model: string;
-  system?: string;
-  /** A plain prompt, or a message list. */
-  prompt: string | PromptMessage[];
-  maxTokens?: number;
-  temperature?: number;
-}
-
-export interface TranslationRequest {
-  model: string;
-  system?: string;
-  /** The user prompt that carries the text to translate. */
-  prompt: string | PromptMessage[];
-  targetLanguage: string;
-  sourceLanguage?: string;
-}
-
-export interface EmbeddingRequest {
-  model: string;
-  inputs: string[];
-}
-
-export interface VisionRequest {
-  model: string;
-  prompt: string;
-  images: Array<{ mediaType: string; data: string }>;
-}
-
-export interface SpeechRequest {
-  model: string;
-  /** Text to speak (text-to-speech) or audio to transcribe. */
-  input: { kind: 'text'; text: string } | { kind: 'audio'; mediaType: string; data: string };
-}
-
-/** Every model operation by name, with its request and reply. */
-export interface ModelOperations {
-  converse: { request: ModelRequest; reply: ModelReply };
-  complete: { request: CompletionRequest; reply: { text: string } };
-  translate: { request: TranslationRequest; reply: { text: string } };
-  embed: { request: EmbeddingRequest; reply: { vectors: number[][] } };
-  vision: { request: VisionRequest; reply: { text: string } };
-  speech: { request: SpeechRequest; reply: { text?: string; audio?: string } };
-}
-export type ModelOperationName = keyof ModelOperations;
-
-/** A provider with any of the other operations; `converse` stays the tool loop's one call. */
-export type ModelProviderOperations = {
-  [Name in Exclude<ModelOperationName, 'converse'>]?: (
-    request: ModelOperations[Name]['request'],
-  ) => Promise<ModelOperations[Name]['reply']>;
-};
+export const MODEL_OPERATIONS = ['converse', 'complete', 'translate', 'embed', 'vision', 'speech'] as const;
+export type ModelOperationName = (typeof MODEL_OPERATIONS)[number];
 
 /** The operations skills are injected into (seed 003: text generation only). */
-export const TEXT_GENERATION_OPERATIONS: ReadonlySet<ModelOperationName> = new Set([
-  'converse',
-  'complete',
-  'translate',
-]);
+export const TEXT_GENERATION_OPERATIONS = ['converse', 'complete', 'translate'] as const;
+export type TextGenerationOperation = (typeof TEXT_GENERATION_OPERATIONS)[number];
+
+/** Whether an operation is text generation, the only kind that is served and given skills. */
+export function isTextGeneration(operation: ModelOperationName): operation is TextGenerationOperation {
+  return (TEXT_GENERATION_OPERATIONS as readonly string[]).includes(operation);
+}

@@ -73,6 +73,16 @@ export const TEXTS = {
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
   tooManyRequests: 'Too many requests — try again in a moment.',
+  configurationNotFound: 'Configuration not found.',
+  nonTextOperation: (operation: string) =>
+    `The "${operation}" operation is not text generation: countersign serves completion and translation only, and never gives skills to embeddings, vision or speech.`,
+  generationProviderFailed: 'The model provider could not answer this request; try again later.',
+  generationProviderUnavailable:
+    "This configuration's model provider is not available in this deployment; ask an admin to configure it.",
+  generationTimeout: (seconds: number) =>
+    `The model did not answer within ${seconds} seconds; ask for less (a shorter prompt or text) or start a run (POST /runs), which has no such limit.`,
+  generationEmptyReply: 'The model returned an empty reply; try again.',
+  generationTooLarge: "body: the request does not fit the model's context window; send less text.",
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

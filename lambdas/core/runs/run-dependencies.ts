@@ -28,6 +28,11 @@ export interface RunSettings {
   contextWindowTokens?: number;
   /** Which identity-provider groups give which grants to users without a record. Absent: none. */
   identityGroupGrants?: IdentityGroupGrants;
+  /**
+   * How long a completion or translation waits for the model before it answers 504: below the
+   * HTTP API's 30 s integration limit. @default - TEXT_GENERATION_TIMEOUT_MILLISECONDS (25 s)
+   */
+  textGenerationTimeoutMilliseconds?: number;
   /** The deployment's policy floor; every configuration's policy is raised to it. @default - DEFAULT_POLICY_FLOOR */
   policyFloor?: PolicyFloor;
 }

@@ -12,21 +12,26 @@ export interface RunSkillsDependencies {
 }
 
 /**
- * Reads the skills attached to a run's configuration and task and composes their block.
+ * Reads the skills attached to a run's configuration and task (or, for a completion or
+ * translation, to its configuration alone: `logFields` then names it) and composes their block.
  * The reading is here; the composition stays a pure function of the records read. Every
  * warning goes to the log and the metrics. `undefined` when nothing is attached.
  */
 export async function composeRunSkills(
   dependencies: RunSkillsDependencies,
-  context: { runId: string; configuration: Configuration; task?: Task },
+  context:
+    | { runId: string; configuration: Configuration; task?: Task }
+    | { logFields: Record<string, unknown>; configuration: Configuration },
 ): Promise<SkillComposition | undefined> {
   const configurationIds = context.configuration.skillIds;
-  const taskIds = context.task?.skillIds ?? [];
+  const taskIds = 'task' in context ? (context.task?.skillIds ?? []) : [];
+  const fields = 'runId' in context ? { runId: context.runId } : context.logFields;
   if (configurationIds.length === 0 && taskIds.length === 0) return undefined;
   if (!dependencies.skills) {
-    dependencies.logger.warn('skills are attached but no skill store is configured; none was injected', {
-      runId: context.runId,
-    });
+    dependencies.logger.warn(
+      'skills are attached but no skill store is configured; none was injected',
+      fields,
+    );
     return undefined;
   }
   const records = await dependencies.skills.getSkills([...new Set([...configurationIds, ...taskIds])]);
@@ -36,8 +41,7 @@ export async function composeRunSkills(
     for (const skillId of ids) {
       const record = byId.get(skillId);
       if (record) found.push(record);
-      else
-        dependencies.logger.warn('attached skill does not exist; skipped', { runId: context.runId, skillId });
+      else dependencies.logger.warn('attached skill does not exist; skipped', { ...fields, skillId });
     }
     return found;
   };
@@ -46,7 +50,7 @@ export async function composeRunSkills(
     taskSkills: pick(taskIds),
     maxBytes: dependencies.settings.skillsMaxBytes,
   });
-  reportSkillComposition(composition, dependencies, { runId: context.runId });
+  reportSkillComposition(composition, dependencies, fields);
   return composition;
 }
 

@@ -14,10 +14,20 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'payload-too-large': 413,
   'sealed-state-rejected': 500,
   'model-failed': 500,
+  'model-provider-failed': 502,
+  'model-provider-unavailable': 503,
+  'model-timeout': 504,
   'tool-failed': 500,
   configuration: 500,
   internal: 500,
 };
+
+const PLAINLY_SAID_SERVER_CODES: ReadonlySet<ErrorCode> = new Set([
+  'sealed-state-rejected',
+  'model-provider-failed',
+  'model-provider-unavailable',
+  'model-timeout',
+]);
 
 export const JSON_HEADERS = {
   'content-type': 'application/json; charset=utf-8',
@@ -37,8 +47,9 @@ export function statusOf(code: ErrorCode): number {
 export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2 {
   const known = error instanceof CountersignError ? error : undefined;
   const status = known ? statusOf(known.code) : 500;
-  // A refused sealed state is an integrity failure, not the client's: 500, but said plainly.
-  const exposed = known?.expose === true && (status < 500 || known.code === 'sealed-state-rejected');
+  // A refused sealed state is an integrity failure, not the client's: 500, but said plainly. The
+  // model's 502/503/504 say plainly that the provider failed (their texts are ours, never the provider's).
+  const exposed = known?.expose === true && (status < 500 || PLAINLY_SAID_SERVER_CODES.has(known.code));
   const body = {
     error: {
       code: exposed ? known.code : 'internal',
