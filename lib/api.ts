@@ -31,7 +31,7 @@ export interface CountersignApiProps {
 interface RouteSpecification {
   readonly path: string;
   readonly methods: HttpMethod[];
-  readonly handler: 'api-runs' | 'api-inbox' | 'api-decision' | 'api-admin';
+  readonly handler: 'api-runs' | 'api-inbox' | 'api-decision' | 'api-admin' | 'api-generate';
   /** True for the one route without a token: the inbox page shell. */
   readonly public?: boolean;
 }
@@ -49,6 +49,9 @@ export const API_ROUTES: readonly RouteSpecification[] = [
   { path: '/inbox', methods: [HttpMethod.GET], handler: 'api-inbox' },
   { path: '/', methods: [HttpMethod.GET], handler: 'api-inbox', public: true },
   { path: '/admin/{proxy+}', methods: [HttpMethod.ANY], handler: 'api-admin' },
+  // Seed 003's configuration-driven completion and translation: synchronous, bounded below 30 s.
+  { path: '/configurations/{id}/complete', methods: [HttpMethod.POST], handler: 'api-generate' },
+  { path: '/configurations/{id}/translate', methods: [HttpMethod.POST], handler: 'api-generate' },
 ];
 
 /**

@@ -361,8 +361,8 @@ export class Countersign extends Construct {
     this.grantStartRun(apiRuns);
     this.grantStopRun(apiRuns);
     applyIdentityGroupGrants(
-      (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-run-events'] as const).map((name) =>
-        functions.get(name),
+      (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-generate', 'api-run-events'] as const).map(
+        (name) => functions.get(name),
       ),
       resolveIdentityGroupGrants({
         scope: this,

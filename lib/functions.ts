@@ -29,6 +29,7 @@ export const HANDLER_NAMES = [
   'api-inbox',
   'api-decision',
   'api-admin',
+  'api-generate',
   'api-run-events',
   'report-waiting-runs',
 ] as const;
@@ -43,7 +44,7 @@ export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
 export interface OpenAiCompatibleEndpoint {
   /** Base URL of the endpoint, `https://...`. */
   readonly baseUrl: string;
-  /** The secret whose value is the API key; only `model-turn` may read it. */
+  /** The secret whose value is the API key; only `model-turn` and `api-generate` may read it. */
   readonly apiKeySecret: ISecret;
 }
 
@@ -102,6 +103,8 @@ const SIZING: Record<HandlerName, FunctionSizing> = {
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-admin': { timeout: Duration.seconds(29), memorySize: 1024 },
+  // The model gets 25 s of these (TEXT_GENERATION_TIMEOUT_MILLISECONDS), then the request is a 504.
+  'api-generate': { timeout: Duration.seconds(29), memorySize: 1024 },
   // A function URL stream, not an HTTP API integration: it follows a run for 60 s, then ends.
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
   // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
@@ -344,10 +347,12 @@ export class CountersignFunctions extends Construct {
     EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
     awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME', 'default');
 
-    const modelTurn = this.get('model-turn');
-    if (props.modelProvider === 'bedrock') this.grantModelInvocation(modelTurn, props.bedrockModelId);
-    if (props.modelProvider === 'openai-compatible' && props.openAiCompatible !== undefined) {
-      props.openAiCompatible.apiKeySecret.grantRead(modelTurn);
+    // The two functions that call the model: the run's model turn and the completion API.
+    for (const caller of [this.get('model-turn'), this.get('api-generate')]) {
+      if (props.modelProvider === 'bedrock') this.grantModelInvocation(caller, props.bedrockModelId);
+      if (props.modelProvider === 'openai-compatible' && props.openAiCompatible !== undefined) {
+        props.openAiCompatible.apiKeySecret.grantRead(caller);
+      }
     }
   }
 

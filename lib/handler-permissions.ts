@@ -47,6 +47,8 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
   'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
   'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
+  // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes nothing.
+  'api-generate': { table: [GET, BATCH_GET] },
   'api-run-events': { table: [GET, BATCH_GET, QUERY], overflow: 'read', sealing: 'unseal' },
   'report-waiting-runs': { table: [], inboxIndex: true },
 };

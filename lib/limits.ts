@@ -28,11 +28,11 @@ export interface CountersignThrottling {
  * flood of requests) then throttles inside its group instead of starving everything else in
  * the account. Set a group to `undefined` to leave its functions unreserved. Lambda refuses a
  * deployment that would leave less than 100 unreserved executions in the account: the defaults
- * reserve 71 in all (4 x 5 API, 10 events, 8 x 5 steps, 1 probe).
+ * reserve 76 in all (5 x 5 API, 10 events, 8 x 5 steps, 1 probe).
  */
 export interface CountersignReservedConcurrency {
   /**
-   * Each of api-runs, api-inbox, api-decision and api-admin.
+   * Each of api-runs, api-inbox, api-decision, api-admin and api-generate.
    *
    * @default 5
    */
@@ -96,6 +96,7 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'api-inbox': 'api',
   'api-decision': 'api',
   'api-admin': 'api',
+  'api-generate': 'api',
   'api-run-events': 'events',
   'report-waiting-runs': 'probe',
 };

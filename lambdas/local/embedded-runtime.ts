@@ -245,6 +245,8 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
     { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
     { method: 'POST', path: '/runs/{id}/cancel', authentication: jwt, handler: api.runs },
+    { method: 'POST', path: '/configurations/{id}/complete', authentication: jwt, handler: api.generate },
+    { method: 'POST', path: '/configurations/{id}/translate', authentication: jwt, handler: api.generate },
     ...['GET', 'PUT', 'POST', 'DELETE'].map(
       (method): LocalRoute => ({
         method,

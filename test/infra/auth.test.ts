@@ -34,6 +34,8 @@ describe('authentication of the HTTP API', () => {
       'GET /inbox',
       'GET /runs/{id}',
       'GET /runs/{id}/calls/{index}',
+      'POST /configurations/{id}/complete',
+      'POST /configurations/{id}/translate',
       'POST /runs',
       'POST /runs/{id}/cancel',
       'POST /runs/{id}/decision',

@@ -106,6 +106,15 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:DeleteItem',
     ...DATA_KEY_WRITE,
   ],
+  // Completion and translation: reads the user, the configuration and its skills; calls the model.
+  'api-generate': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    ...DATA_KEY_READ,
+    'bedrock:InvokeModel',
+    'bedrock:CountTokens',
+  ],
   // Only reads: the stream shows an unopenable card's placeholder; the inbox or a decision ends its run.
   'api-run-events': [
     ...BASE,
@@ -188,7 +197,7 @@ describe('Countersign least privilege', () => {
     expect(JSON.stringify(startStatement?.Resource)).not.toContain('Ref":"CountersignWorkflowStateMachine');
   });
 
-  it('grants bedrock:InvokeModel to model-turn only, on the configured model', () => {
+  it('grants bedrock:InvokeModel to model-turn and api-generate only, on the configured model', () => {
     // Act
     const roles = synthesized.rolesGranted('bedrock:InvokeModel');
     const statement = synthesized
@@ -200,9 +209,13 @@ describe('Countersign least privilege', () => {
       .find((candidate) => candidate.Action === 'bedrock:CountTokens');
 
     // Assess
-    expect(roles).toEqual(rolesOf('model-turn'));
+    expect(roles).toEqual(rolesOf('model-turn', 'api-generate'));
     expect(JSON.stringify(statement?.Resource)).toContain('anthropic.claude-sonnet-4-5-20250929-v1:0');
-    expect(synthesized.rolesGranted('bedrock:CountTokens')).toEqual(rolesOf('model-turn'));
+    expect(synthesized.rolesGranted('bedrock:CountTokens')).toEqual(rolesOf('model-turn', 'api-generate'));
+    const generateStatement = synthesized
+      .statementsOf(synthesized.roleOf('api-generate'))
+      .find((candidate) => candidate.Action === 'bedrock:InvokeModel');
+    expect(generateStatement?.Resource).toEqual(statement?.Resource);
     expect(JSON.stringify(countTokens?.Resource)).toContain(
       '::foundation-model/anthropic.claude-sonnet-4-5-20250929-v1:0',
     );
@@ -332,7 +345,7 @@ describe('Countersign least privilege', () => {
     }
   });
 
-  it('grants secretsmanager:GetSecretValue to model-turn only, and only with an OpenAI-compatible endpoint', () => {
+  it('grants secretsmanager:GetSecretValue to model-turn and api-generate only, and only with an OpenAI-compatible endpoint', () => {
     // Prepare
     const withEndpoint = synthesizeTestStack({
       countersign: { modelProvider: 'openai-compatible' },
@@ -345,7 +358,9 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(defaultRoles).toEqual([]);
-    expect(endpointRoles).toEqual([withEndpoint.roleOf('model-turn')]);
+    expect(endpointRoles).toEqual(
+      [withEndpoint.roleOf('model-turn'), withEndpoint.roleOf('api-generate')].sort(),
+    );
     expect(withEndpoint.rolesGranted('bedrock:InvokeModel')).toEqual([]);
     withEndpoint.template.hasResourceProperties('AWS::Lambda::Function', {
       Role: { 'Fn::GetAtt': [withEndpoint.roleOf('model-turn'), 'Arn'] },

@@ -199,6 +199,8 @@ describe('Countersign resources', () => {
         'POST /runs',
         'POST /runs/{id}/decision',
         'POST /runs/{id}/cancel',
+        'POST /configurations/{id}/complete',
+        'POST /configurations/{id}/translate',
       ].sort(),
     );
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {

@@ -89,6 +89,12 @@ function eventFor(name: string): unknown {
         routeKey: 'ANY /admin/{proxy+}',
         pathParameters: { proxy: 'configurations' },
       };
+    case 'api-generate':
+      return {
+        ...http('POST', '/configurations/demo-scripted/complete', JSON.stringify({ prompt: 'Hello.' })),
+        routeKey: 'POST /configurations/{id}/complete',
+        pathParameters: { id: 'demo-scripted' },
+      };
     case 'api-run-events':
       return {
         rawPath: '/runs/run-missing/events',
@@ -254,13 +260,14 @@ describe('the Lambda handler bundles', () => {
     expect(answers['api-inbox']).toMatchObject({ statusCode: 403 });
     expect(answers['api-decision']).toMatchObject({ statusCode: 403 });
     expect(answers['api-admin']).toMatchObject({ statusCode: 403 });
+    expect(answers['api-generate']).toMatchObject({ statusCode: 403 });
     expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
     expect(answers['api-run-events']).toMatchObject({
       streamed: expect.stringContaining('"statusCode":401'),
     });
     expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 14 bundles and 14 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 300_000); // 15 bundles and 15 fresh Node processes: more than the default 60 s on a busy machine.
 
   it('stamp the retention the construct sets on a run the bundled composition ends', async () => {
     // Prepare: a running run in dynalite; the bundle gets the retention as the construct sets it.

@@ -8,7 +8,14 @@ import {
 } from '../../lib/identity-group-grants.js';
 
 const EXTERNAL = { issuerUrl: 'https://login.example.com/realms/team', audience: ['countersign'] };
-const PRINCIPAL_READERS = ['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-run-events'] as const;
+const PRINCIPAL_READERS = [
+  'api-runs',
+  'api-inbox',
+  'api-decision',
+  'api-admin',
+  'api-generate',
+  'api-run-events',
+] as const;
 
 /** The mapping each function is deployed with, by handler name (undefined: the variable is not set). */
 function mappingsOf(props: CountersignProps): Record<string, unknown> {

@@ -31,6 +31,7 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-inbox': { 'data dynamodb': DATA_READ, 'sealing direct': UNSEAL },
   'api-decision': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'api-admin': { 'data dynamodb': DATA_WRITE },
+  'api-generate': { 'data dynamodb': DATA_READ },
   'api-run-events': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   'report-waiting-runs': { 'data dynamodb': DATA_READ },
 };
