@@ -42,4 +42,20 @@ describe('errorResponse', () => {
     expect(response.statusCode).toBe(500);
     expect(bodyOf(response).error.code).toBe('sealed-state-rejected');
   });
+
+  it.each([
+    ['model-provider-failed', 502],
+    ['model-provider-unavailable', 503],
+    ['model-timeout', 504],
+  ] as const)('says plainly that the model failed a synchronous request: %s is %i', (code, status) => {
+    const response = errorResponse(new CountersignError(code, 'The model provider could not answer.'));
+    expect(response.statusCode).toBe(status);
+    expect(bodyOf(response)).toEqual({ error: { code, message: 'The model provider could not answer.' } });
+  });
+
+  it('still hides a model failure of the run path (its reason goes to the run, not to a client)', () => {
+    const response = errorResponse(new CountersignError('model-failed', 'HTTP 429 from the provider'));
+    expect(response.statusCode).toBe(500);
+    expect(bodyOf(response).error.code).toBe('internal');
+  });
 });
