@@ -27,7 +27,8 @@ export const MAX_GENERATION_TEXT_CHARACTERS = 32_000;
 export const MAX_GENERATION_MESSAGES = 50;
 
 const generationText = z.string().check(z.minLength(1), z.maxLength(MAX_GENERATION_TEXT_CHARACTERS));
-// A language is a name or a tag the model reads ("German", "pt-BR"): no instructions in it.
+// A language is a name or a tag ("German", "pt-BR"): letters, spaces, hyphens and brackets only,
+// so it cannot end the instruction sentence it is placed in.
 const language = z
   .string()
   .check(
