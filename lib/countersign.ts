@@ -76,14 +76,14 @@ export interface CountersignProps {
    */
   readonly removalPolicy?: RemovalPolicy;
   /**
-   * Which model provider `model-turn` uses.
+   * Which model provider `model-turn` (runs) and `api-generate` (completion, translation) may call.
    *
    * @default - 'bedrock'
    */
   readonly modelProvider?: ModelProvider;
   /**
    * The Bedrock model or cross-Region inference profile id (used when `modelProvider` is
-   * `'bedrock'`); the model-turn role may invoke this model only.
+   * `'bedrock'`); the model-turn and api-generate roles may invoke this model only.
    *
    * @default - 'global.anthropic.claude-sonnet-4-5-20250929-v1:0' (Claude Sonnet 4.5, global inference profile)
    */

@@ -37,7 +37,7 @@ export const HANDLER_NAMES = [
 /** The name of one handler file (without `.ts`). */
 export type HandlerName = (typeof HANDLER_NAMES)[number];
 
-/** Which model backs `model-turn`. */
+/** Which model backs `model-turn` and `api-generate`. */
 export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
 
 /** An OpenAI-compatible chat completions endpoint and the secret that holds its API key. */

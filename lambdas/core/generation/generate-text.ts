@@ -125,10 +125,7 @@ export async function generateText(
     );
   }
   const logFields = { configurationId, operation };
-  const skills = await composeRunSkills(
-    { ...dependencies, settings: dependencies.settings },
-    { logFields, configuration },
-  );
+  const skills = await composeRunSkills(dependencies, { logFields, configuration });
   const messages = injectIntoTranscript(
     messagesOf(request as Exclude<GenerationRequest, { operation: 'embed' | 'vision' | 'speech' }>),
     skills?.block ?? '',
