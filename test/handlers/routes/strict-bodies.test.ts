@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type * as zc from 'zod/v4/core';
+import {
+  completeRequestSchema,
+  translateRequestSchema,
+} from '../../../lambdas/core/generation/generate-text.js';
 import { decisionRequestSchema } from '../../../lambdas/core/runs/decide-run.js';
 import { startRunRequestSchema } from '../../../lambdas/core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../../../lambdas/core/skills/attach-skills.js';
@@ -48,6 +52,8 @@ describe('API and admin bodies are strict at every depth', () => {
   it.each([
     ['POST /runs', startRunRequestSchema],
     ['POST /runs/{id}/decision', decisionRequestSchema],
+    ['POST /configurations/{id}/complete', completeRequestSchema],
+    ['POST /configurations/{id}/translate', translateRequestSchema],
     ['PUT /admin/configurations/{id}', ADMIN_BODY_SCHEMAS.configurations],
     ['PUT /admin/tasks/{id}', ADMIN_BODY_SCHEMAS.tasks],
     ['PUT /admin/users/{id}', ADMIN_BODY_SCHEMAS.users],
