@@ -1,6 +1,13 @@
 // npm start: countersign's local embedded mode on 127.0.0.1, with demo data.
+import { Duration, Errors } from 'aws-cdk-lib';
 import { DEMO_USERS } from '../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import {
+  LOCAL_START_VARIABLES,
+  LocalStartSettingError,
+  loadTeamToolsModule,
+  parseApprovalTimeout,
+} from '../lambdas/local/local-start-settings.js';
 import { composeStartBanner } from '../lambdas/local/start-banner.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 
@@ -15,10 +22,40 @@ const openAiCompatible =
     ? { baseUrl: environment.COUNTERSIGN_OPENAI_BASE_URL, apiKey: environment.COUNTERSIGN_OPENAI_API_KEY }
     : undefined;
 
-// The same ASL the CDK app deploys, synthesized from the same construct (bundling skipped).
-const definition = synthesizeStateMachineDefinition();
+// A team's tools and approval timeout, as its deployment would set `toolsModule` and
+// `approvalTimeout`: the team tries its own tools on the real card before it deploys.
+let settings: {
+  approvalTimeoutSeconds?: number;
+  extraTools: Awaited<ReturnType<typeof loadTeamToolsModule>>;
+};
+let definition: Record<string, unknown>;
+try {
+  const timeoutText = environment[LOCAL_START_VARIABLES.approvalTimeout];
+  const modulePath = environment[LOCAL_START_VARIABLES.toolsModule];
+  settings = {
+    ...(timeoutText ? { approvalTimeoutSeconds: parseApprovalTimeout(timeoutText) } : {}),
+    extraTools: modulePath ? await loadTeamToolsModule(modulePath, process.cwd()) : [],
+  };
+  // The same ASL the CDK app deploys, synthesized from the same construct (bundling skipped),
+  // with the same approval timeout: the runtime refuses a setting its ASL does not wait.
+  definition = synthesizeStateMachineDefinition(
+    settings.approvalTimeoutSeconds === undefined
+      ? {}
+      : { countersign: { approvalTimeout: Duration.seconds(settings.approvalTimeoutSeconds) } },
+  );
+} catch (error) {
+  // A bad setting (or the construct refusing it) is the user's to fix: its message, no stack.
+  const known = error instanceof LocalStartSettingError || Errors.isValidationError(error);
+  if (!known) throw error;
+  console.error((error as Error).message);
+  process.exit(2);
+}
 const runtime = await startEmbeddedRuntime({
   definition,
+  ...(settings.approvalTimeoutSeconds === undefined
+    ? {}
+    : { approvalTimeoutSeconds: settings.approvalTimeoutSeconds }),
+  extraTools: settings.extraTools,
   baseDirectory: process.cwd(),
   ...(environment.COUNTERSIGN_DATA_DIR ? { dataDirectory: environment.COUNTERSIGN_DATA_DIR } : {}),
   port,

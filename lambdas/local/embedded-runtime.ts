@@ -37,6 +37,7 @@ import { createApiHandlers } from '../handlers/api-handlers.js';
 import { localIdentityGroupGrants, localPolicyFloor, localSkillsMaxBytes } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
+import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
@@ -54,7 +55,10 @@ export interface EmbeddedRuntimeOptions {
   readonly dataDirectory?: string;
   /** @default 0 (a free port) */
   readonly port?: number;
-  /** @default 604800 (7 days) */
+  /**
+   * Must equal the definition's approval wait (refused otherwise).
+   * @default - the definition's AwaitApproval TimeoutSeconds
+   */
   readonly approvalTimeoutSeconds?: number;
   /** A real OpenAI-compatible provider for configurations that name `openai-compatible`. */
   readonly openAiCompatible?: { baseUrl: string; apiKey: string };
@@ -117,6 +121,8 @@ export interface EmbeddedRuntime {
  * the scripted model.
  */
 export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Promise<EmbeddedRuntime> {
+  // Refused before anything starts: nothing to stop when the settings disagree.
+  const approvalTimeoutSeconds = agreeApprovalTimeout(options.definition, options.approvalTimeoutSeconds);
   const writeLogLine = options.writeLogLine ?? writeLineToStdout;
   const logger =
     options.logger ??
@@ -142,7 +148,6 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   const tableName = dynamo.tableName;
   const client = dynamo.documentClient;
   const retention = options.retention ?? { endedRunSeconds: ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400 };
-  const approvalTimeoutSeconds = options.approvalTimeoutSeconds ?? 7 * 86_400;
   // dynalite has no TTL and a folder no lifecycle rule: what AWS would have removed goes now.
   const sweptAt = systemClock.now();
   const sweptItems = await sweepExpiredItems(client, tableName, sweptAt);

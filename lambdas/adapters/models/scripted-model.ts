@@ -32,6 +32,7 @@ const RESULT_EXCERPT_MAX_CHARACTERS = 1500;
  * | `search\|find [the] pages for\|about\|mentioning\|containing <text or quoted>` | `search_pages { query }` |
  * | `list [all] [the] pages`, `show [me] [all] [the] pages`, `which pages` | `list_pages {}` |
  * | `what is on\|what's on\|show [me]\|get\|open\|read\|describe [the] page <id>` | `get_page { pageId }` |
+ * | `call <tool> with <JSON object>` (the whole instruction) | that call, as given: how a team tries its own tools locally |
  * | anything else | a final text saying what it understands |
  *
  * - `<field>`: `title`, `description`, `keywords`, `author`, `og title`, `og description`
@@ -99,6 +100,8 @@ const HELP_TEXT =
 
 /** The proposals for an instruction, or `undefined` when it is not in the grammar. */
 function parseInstruction(instruction: string): Proposal[] | undefined {
+  const direct = parseDirectCall(instruction);
+  if (direct !== undefined) return [direct];
   const updates = parseSetClauses(instruction);
   if (updates !== undefined) return updates;
   const search = SEARCH_PATTERN.exec(instruction);
@@ -110,6 +113,21 @@ function parseInstruction(instruction: string): Proposal[] | undefined {
   const get = GET_PATTERN.exec(instruction);
   if (get !== null) return [{ tool: 'get_page', arguments: { pageId: get[1] ?? get[2] ?? get[3] } }];
   return undefined;
+}
+
+const DIRECT_CALL_PATTERN = /^\s*call\s+([a-zA-Z][a-zA-Z0-9_-]{0,63})\s+with\s+(\{[\s\S]*\})\s*$/i;
+
+/** `call <tool> with {...}`: any offered tool, so a team's own tools run with the scripted model. */
+function parseDirectCall(instruction: string): Proposal | undefined {
+  const match = DIRECT_CALL_PATTERN.exec(instruction);
+  if (match === null || match[1] === undefined || match[2] === undefined) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(match[2]);
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;
+    return { tool: match[1], arguments: parsed as Record<string, unknown> };
+  } catch {
+    return undefined;
+  }
 }
 
 const PAGE_ID = `(?:'([A-Za-z0-9_-]+)'|"([A-Za-z0-9_-]+)"|([A-Za-z0-9_-]+))`;
