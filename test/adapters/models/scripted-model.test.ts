@@ -37,6 +37,23 @@ describe('ScriptedModel instructions', () => {
     ]);
   });
 
+  it('proposes "call <tool> with <JSON object>" as given, only for an offered tool and an object', async () => {
+    // Prepare
+    const tools = [...allTools, { name: 'close_ticket', description: 'x', inputSchema: { type: 'object' } }];
+
+    // Act
+    const reply = await model.converse(ask('Call close_ticket with {"ticketId":"T-7"}', { tools }));
+    const notOffered = await model.converse(ask('Call close_ticket with {"ticketId":"T-7"}'));
+    const notAnObject = await model.converse(ask('Call close_ticket with ["T-7"]', { tools }));
+
+    // Assess
+    expect(reply.content).toEqual([
+      { type: 'tool_call', callId: 'call-1-0', name: 'close_ticket', arguments: { ticketId: 'T-7' } },
+    ]);
+    expect(notOffered.stopReason).not.toBe('tool_use');
+    expect(notAnObject.stopReason).not.toBe('tool_use');
+  });
+
   it('joins several and-joined set clauses on the same page into one call with all fields in order', async () => {
     // Act
     const reply = await model.converse(
