@@ -44,6 +44,7 @@ export const STATE_NAMES = {
   route: 'Route',
   awaitApproval: 'AwaitApproval',
   executeTools: 'ExecuteTools',
+  executed: 'Executed',
   recordRejection: 'RecordRejection',
   finish: 'Finish',
   continueAsNew: 'ContinueAsNew',
@@ -244,7 +245,12 @@ export class CountersignWorkflow extends Construct {
     continueAsNew.addCatch(markFailed, catchFailure);
 
     awaitApproval.next(executeTools);
-    executeTools.next(modelTurn);
+    // A record that changed after its card was shown: the same calls wait on a fresh card.
+    executeTools.next(
+      new Choice(this, STATE_NAMES.executed)
+        .when(Condition.stringEquals('$.route', 'review'), awaitApproval)
+        .otherwise(modelTurn),
+    );
     recordRejection.next(modelTurn);
     finish.next(done);
     continueAsNew.next(done);

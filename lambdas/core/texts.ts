@@ -5,6 +5,11 @@
 export const TEXTS = {
   staleDigest: 'The pending action changed since you viewed it — please re-review.',
   previewCaveat: 'Captured when the run paused — the target may have changed since.',
+  previewPreconditionCaveat:
+    'Captured when the run paused — if the record changes before the write, it is not applied and you are asked again.',
+  recordChanged: 'The record changed after the card was shown — review the new preview',
+  recordChangedDuringWrite: (tool: string) =>
+    `Tool "${tool}" did not write: its record changed after the card was shown.`,
   previewFailed: 'No preview — you are deciding without one',
   previewWithheld: 'The preview is not shown: you hold no permission on the record it describes.',
   noPreview: 'No preview for this call.',

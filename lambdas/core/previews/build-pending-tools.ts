@@ -34,6 +34,11 @@ export interface PendingToolView {
   /** Whether the call would run if the turn is approved (registered, offered, arguments accepted). */
   willRun: boolean;
   requiresApproval: boolean;
+  /**
+   * Present when the call's record changed after an earlier card was shown and its approval
+   * was not applied (a tool's precondition): this card asks again. Names no record data.
+   */
+  recordChanged?: string;
   preview: PreviewView;
 }
 
@@ -71,6 +76,7 @@ export async function buildPendingTools(input: {
         registered: tool !== undefined,
         willRun: describeCallRunnability(call, input.tools).kind === 'runs',
         requiresApproval: tool ? needsApproval(tool) : true,
+        ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
       };
       const preview = previews.get(call.index);
       if (!preview) return { ...base, preview: { status: 'none', message: TEXTS.noPreview } };
@@ -84,7 +90,9 @@ export async function buildPendingTools(input: {
       if (preview.refused === true) return { ...base, preview: { status: 'refused', lines } };
       const mayRead = await mayViewerRead(input, call.arguments, call.tool);
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
-      return { ...base, preview: { status: 'shown', lines, caveat: TEXTS.previewCaveat } };
+      // A guarded write is not applied on a changed record: its preview is more than a snapshot.
+      const caveat = call.precondition === undefined ? TEXTS.previewCaveat : TEXTS.previewPreconditionCaveat;
+      return { ...base, preview: { status: 'shown', lines, caveat } };
     }),
   );
 }

@@ -14,6 +14,10 @@ export const cardCallSchema = z.object({
   arguments: z.unknown(),
   /** Whether the tool was offered to the model in that turn; absent on cards sealed before it was recorded. */
   offered: z.optional(z.boolean()),
+  /** The target's version as read at the pause (a tool's opt-in precondition); sealed, never sent. */
+  precondition: z.optional(z.string()),
+  /** The record changed after an earlier card of this call was shown (the card says so). */
+  recordChanged: z.optional(z.boolean()),
 });
 export type CardCall = z.infer<typeof cardCallSchema>;
 

@@ -6,6 +6,7 @@ import { capturePreviews } from '../previews/capture-previews.js';
 import { needsApproval } from '../tools/tool.js';
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
+import { capturePreconditions } from './record-preconditions.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { sealJson } from './sealed-json.js';
 import { computeTurnDigest } from './turn-digest.js';
@@ -63,15 +64,28 @@ export async function awaitApproval(
   // KMS call) and seals the token and the card with it, instead of first generating a new key.
   const state = await unsealRunState(dependencies, run);
   const sealedToken = await sealTaskToken();
-  const calls = state.pendingCalls;
-  const digest = computeTurnDigest(input.runId, input.turn, calls);
-  const needsPreview = calls.some(
-    (call) => call.offered && dependencies.tools.get(call.tool)?.preview !== undefined,
-  );
+  const needsPreview = state.pendingCalls.some((call) => {
+    const tool = dependencies.tools.get(call.tool);
+    return call.offered && (tool?.preview !== undefined || tool?.readPrecondition !== undefined);
+  });
   // Seed 000: a preview never shows what the write could not do, so it is produced under the
   // owner's rights as they are NOW (not as snapshotted at start). An owner who no longer exists
   // previews with no rights at all: the tool then gives the neutral refusal the write would.
   const actingUser = needsPreview ? ((await readOwner()) ?? withoutRights(record.owner)) : undefined;
+  const context = actingUser && { actingUser, runId: input.runId, pages: dependencies.pages };
+  // A relative write's target version, read before its preview and sealed with the card and the
+  // state: the digest covers it, so an approval binds the record as it was shown.
+  const calls =
+    actingUser && context
+      ? await capturePreconditions(state.pendingCalls, {
+          tools: dependencies.tools,
+          actingUser,
+          context,
+          logger: dependencies.logger,
+        })
+      : state.pendingCalls;
+  const hasPreconditions = calls.some((call) => call.precondition !== undefined);
+  const digest = computeTurnDigest(input.runId, input.turn, calls);
   const callPreviews = actingUser
     ? await capturePreviews({
         calls,
@@ -91,6 +105,8 @@ export async function awaitApproval(
       tool: call.tool,
       arguments: call.arguments,
       offered: call.offered,
+      ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
+      ...(call.recordChanged === true ? { recordChanged: true } : {}),
     })),
     callPreviews,
   };
@@ -142,7 +158,18 @@ export async function awaitApproval(
   const outcome = await dependencies.runs.updateRun(
     input.runId,
     { status: 'waiting', pausedAt, expiresAt, pendingToolNames: toolNames, updatedAt: pausedAt },
-    { expectStatus: ['running', 'waiting'] },
+    {
+      expectStatus: ['running', 'waiting'],
+      // Execution compares against the state's versions: they are sealed with the card's digest.
+      ...(hasPreconditions
+        ? {
+            sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, {
+              ...state,
+              pendingCalls: calls,
+            }),
+          }
+        : {}),
+    },
   );
   if (outcome.kind === 'condition-failed') {
     // Cancelled (or ended) while this step ran: the card just put must not stay in the inbox.

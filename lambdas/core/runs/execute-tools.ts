@@ -5,6 +5,7 @@ import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval } from '../tools/tool.js';
 import { loadRun, unsealRunState } from './load-run.js';
+import { checkPreconditions } from './record-preconditions.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 import type { PendingCall, RunState } from './run-state.js';
@@ -14,6 +15,18 @@ import { computeTurnDigest } from './turn-digest.js';
 export interface StepInput {
   runId: string;
   turn: number;
+}
+
+/**
+ * Where the run goes after ExecuteTools: `model` with the results recorded, or `review` when a
+ * record changed after its card was shown and the same calls wait on a fresh card at `turn`.
+ */
+export interface ExecuteToolsOutput {
+  runId: string;
+  turn: number;
+  route: 'model' | 'review';
+  /** The run's owner (an identifier): the pause reads their current record with the run. */
+  owner: string;
 }
 
 type ExecuteDependencies = Pick<
@@ -26,32 +39,107 @@ type ExecuteDependencies = Pick<
  * next model turn. A write runs only when an approval of exactly this turn's digest is on
  * record: a write whose approval cannot be shown does not execute.
  */
-export async function executeTools(dependencies: ExecuteDependencies, input: StepInput): Promise<StepInput> {
+export async function executeTools(
+  dependencies: ExecuteDependencies,
+  input: StepInput,
+): Promise<ExecuteToolsOutput> {
   const run = await loadRun(dependencies, input.runId);
+  const { owner } = run.record;
   // A cancelled (or otherwise ended) run writes nothing more, even if its execution still ran.
   if (TERMINAL_STATUSES.has(run.record.status)) {
     throw new CountersignError('conflict', `The run has already ended (${run.record.status}).`);
   }
+  if (run.record.turn === input.turn + 1) {
+    // A retried step whose first attempt reopened the turn for review: go to that review.
+    const reopened = await unsealRunState(dependencies, run);
+    if (reopened.reopenedFromTurn === input.turn && reopened.pendingCalls.length > 0) {
+      return { runId: input.runId, turn: run.record.turn, route: 'review', owner };
+    }
+  }
   if (run.record.turn !== input.turn) {
     throw new CountersignError('conflict', `The run is at turn ${run.record.turn}, not ${input.turn}.`);
   }
+  const done: ExecuteToolsOutput = { runId: input.runId, turn: input.turn, route: 'model', owner };
   const state = await unsealRunState(dependencies, run);
-  if (state.pendingCalls.length === 0) return input; // a retried step whose results are recorded
+  if (state.pendingCalls.length === 0) return done; // a retried step whose results are recorded
   const guarded = state.pendingCalls.some((call) => isGuarded(dependencies, call));
   if (guarded) await requireApproval(dependencies, input, state);
 
   const actingUser = await dependencies.users.getUser(run.record.owner);
   if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
+  const context = { actingUser, runId: input.runId, pages: dependencies.pages };
+  const check = await checkPreconditions(state.pendingCalls, {
+    tools: dependencies.tools,
+    actingUser,
+    context,
+    logger: dependencies.logger,
+  });
+  if (check.kind === 'changed') {
+    return reopenForReview(dependencies, run.record.status, input, state, check.changedIndexes, owner);
+  }
   const results: ToolResultBlock[] = [];
   for (const call of state.pendingCalls) {
+    const unreadable = check.unreadable.get(call.index);
     results.push({
       type: 'tool_result',
       callId: call.callId,
-      ...(await runCall(dependencies, call, actingUser, input.runId)),
+      ...(unreadable === undefined
+        ? await runCall(dependencies, call, actingUser, input.runId)
+        : { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }),
     });
   }
   await saveResults(dependencies, run.record.status, input, state, results);
-  return input;
+  return done;
+}
+
+/**
+ * A record changed after the card was shown: nothing of the turn is applied, and the same calls
+ * move to the next turn number, where AwaitApproval seals fresh versions, previews and digest.
+ * The approval on record stays in the audit; it cannot carry over (a decision names its turn
+ * and digest). The transcript gets no result, so the model is never told a write happened. A
+ * re-review takes a turn, so a record edited in a loop cannot keep a run paused past maxTurns.
+ */
+async function reopenForReview(
+  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger'>,
+  status: string,
+  input: StepInput,
+  state: RunState,
+  changedIndexes: ReadonlySet<number>,
+  owner: string,
+): Promise<ExecuteToolsOutput> {
+  const nextTurn = input.turn + 1;
+  const nextState: RunState = {
+    ...state,
+    turn: nextTurn,
+    reopenedFromTurn: input.turn,
+    pendingCalls: state.pendingCalls.map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
+      changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
+    ),
+  };
+  const now = dependencies.clock.now().toISOString();
+  const outcome = await dependencies.runs.updateRun(
+    input.runId,
+    { status: 'running', turn: nextTurn, updatedAt: now },
+    {
+      sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, nextState),
+      expectStatus: ['running', 'waiting'],
+      removeFields: ['pausedAt', 'expiresAt', 'pendingToolNames'],
+    },
+  );
+  if (outcome.kind === 'condition-failed')
+    throw new CountersignError('conflict', 'The run ended while its tools were checked.');
+  if (status === 'waiting') await dependencies.runs.closeCard(input.runId);
+  dependencies.logger.info('approved writes not applied: a record changed after the card was shown', {
+    runId: input.runId,
+    turn: input.turn,
+    reviewTurn: nextTurn,
+    tools: [
+      ...new Set(
+        state.pendingCalls.filter((call) => changedIndexes.has(call.index)).map((call) => call.tool),
+      ),
+    ],
+  });
+  return { runId: input.runId, turn: nextTurn, route: 'review', owner };
 }
 
 function isGuarded(dependencies: Pick<RunDependencies, 'tools'>, call: PendingCall): boolean {
@@ -91,7 +179,12 @@ async function runCall(
     return { content: TEXTS.toolInvalidArguments(call.tool, problem), isError: true };
   }
   try {
-    const outcome = await tool.execute(parsed.data, { actingUser, runId, pages: dependencies.pages });
+    const outcome = await tool.execute(parsed.data, {
+      actingUser,
+      runId,
+      pages: dependencies.pages,
+      ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
+    });
     dependencies.metrics.count('ToolCalls', 1, {
       tool: call.tool,
       outcome: outcome.isError ? 'refused' : 'ok',
@@ -114,8 +207,9 @@ export async function saveResults(
   state: RunState,
   results: ToolResultBlock[],
 ): Promise<void> {
+  const { reopenedFromTurn: _reviewed, ...rest } = state;
   const nextState: RunState = {
-    ...state,
+    ...rest,
     transcript: [...state.transcript, { role: 'user', content: results }],
     pendingCalls: [],
   };

@@ -42,6 +42,10 @@ export const pendingCallSchema = z.object({
   arguments: z.unknown(),
   /** Whether the tool was offered to the model in this turn (allowed and registered). */
   offered: z.boolean(),
+  /** The target's version sealed at the pause, for a tool with `readPrecondition`; in the digest. */
+  precondition: z.optional(z.string()),
+  /** This call's record changed after an earlier card was shown: its new card says so. */
+  recordChanged: z.optional(z.boolean()),
 });
 export type PendingCall = z.infer<typeof pendingCallSchema>;
 
@@ -58,6 +62,11 @@ export const runStateSchema = z.object({
    * pause; every execution re-reads the user, so a revoked right still stops the write.
    */
   actingUser: z.optional(userProfileSchema),
+  /**
+   * The turn whose approved writes were not applied because a record changed after its card
+   * was shown; this turn puts the same calls on a fresh card.
+   */
+  reopenedFromTurn: z.optional(z.number().check(z.int(), z.nonnegative())),
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 

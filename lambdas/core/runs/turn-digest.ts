@@ -4,13 +4,16 @@ export interface DigestedCall {
   index: number;
   tool: string;
   arguments: unknown;
+  /** The target's version sealed at the pause: an approval binds the record as it was shown. */
+  precondition?: string;
 }
 
 /**
  * The turn digest: sha256 over the canonical JSON of the run id, the turn and its pending
  * calls. A decision names it, so a stale tab cannot approve a turn nobody looked at. It
- * binds the agent's proposal, never the target resource (seed 000: the preview is a
- * snapshot, not a precondition).
+ * binds the agent's proposal, and the target resource only where a tool opted into a
+ * precondition (seed 000: for an absolute write the preview is a snapshot, not a precondition).
+ * A call without one digests exactly as before preconditions existed.
  *
  * @example
  * computeTurnDigest('run-1', 3, [{ index: 0, tool: 'update_page_metadata', arguments: { pageId: '12' } }])
@@ -20,6 +23,7 @@ export function computeTurnDigest(runId: string, turn: number, calls: readonly D
     index: call.index,
     tool: call.tool,
     arguments: call.arguments ?? null,
+    ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
   }));
   return `sha256:${sha256Hex(canonicalJson({ runId, turn, calls: canonicalCalls }))}`;
 }

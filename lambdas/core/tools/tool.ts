@@ -19,6 +19,12 @@ export interface ToolContext {
   actingUser: UserProfile;
   runId: string;
   pages: PageStore;
+  /**
+   * At execution, for a tool with `readPrecondition`: the target's version sealed with the card
+   * the approver saw. The loop has compared it before the call; a tool whose store can write
+   * conditionally should compare it in the write itself, and refuse the write when it differs.
+   */
+  precondition?: string;
 }
 
 /**
@@ -30,6 +36,13 @@ export interface ToolContext {
  * Opt-in preview contract (seed 000): `preview` returns human-readable lines that say what
  * the call would do and what it would replace, under the acting user; `mayViewerReadPreview`
  * answers whether a given viewer may be shown them. Tools without them render no preview.
+ *
+ * Opt-in precondition contract (for RELATIVE writes: an append, an increment): `readPrecondition`
+ * returns the version of the call's target as the acting user reads it (a content hash or an
+ * `updatedAt`), the same value for a missing and a forbidden target. It is read when the run
+ * pauses, before the preview, and sealed with the card; at execution it is read again, and
+ * when it differs the turn's writes are not applied and the run pauses on a fresh card. Absolute
+ * writes leave it out: their preview is a snapshot, not a precondition (seed 000).
  *
  * @example
  * const echo = defineTool({
@@ -48,6 +61,7 @@ export interface Tool<Arguments = unknown> {
   execute(args: Arguments, context: ToolContext): Promise<ToolOutcome>;
   preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[]>;
   mayViewerReadPreview?(args: Arguments, viewer: UserProfile, context: ToolContext): Promise<boolean>;
+  readPrecondition?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string>;
 }
 
 /** Identity function that keeps the argument type of a tool definition. */
