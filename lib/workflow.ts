@@ -245,10 +245,14 @@ export class CountersignWorkflow extends Construct {
     continueAsNew.addCatch(markFailed, catchFailure);
 
     awaitApproval.next(executeTools);
-    // A record that changed after its card was shown: the same calls wait on a fresh card.
+    // A record that changed after its card was shown: the same calls wait on a fresh card. An
+    // output without a route (a step from before preconditions, mid-deploy) goes on as before.
     executeTools.next(
       new Choice(this, STATE_NAMES.executed)
-        .when(Condition.stringEquals('$.route', 'review'), awaitApproval)
+        .when(
+          Condition.and(Condition.isPresent('$.route'), Condition.stringEquals('$.route', 'review')),
+          awaitApproval,
+        )
         .otherwise(modelTurn),
     );
     recordRejection.next(modelTurn);
