@@ -18,6 +18,22 @@ describe('computeTurnDigest', () => {
     expect(second).toBe(first);
   });
 
+  it('covers a sealed precondition, and digests a call without one exactly as before preconditions', () => {
+    // Act
+    const base = computeTurnDigest('run-1', 2, calls);
+    const withVersion = computeTurnDigest('run-1', 2, [{ ...calls[0], precondition: 'sha256:a' }] as never);
+    const otherVersion = computeTurnDigest('run-1', 2, [{ ...calls[0], precondition: 'sha256:b' }] as never);
+    const undefinedVersion = computeTurnDigest('run-1', 2, [
+      { ...calls[0], precondition: undefined },
+    ] as never);
+
+    // Assess: the pre-precondition digest of this call, pinned.
+    expect(base).toBe(computeTurnDigest('run-1', 2, calls));
+    expect(withVersion).not.toBe(base);
+    expect(otherVersion).not.toBe(withVersion);
+    expect(undefinedVersion).toBe(base);
+  });
+
   it('changes when the arguments, the turn or the run change', () => {
     const base = computeTurnDigest('run-1', 2, calls);
     expect(computeTurnDigest('run-1', 3, calls)).not.toBe(base);
