@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
+import { mcpServersSchema } from './tools/mcp/mcp-server-configuration.js';
 
 const identifier = z
   .string()
@@ -48,6 +49,8 @@ export const configurationSchema = z.strictObject({
   ),
   options: z._default(configurationOptionsSchema, configurationOptionsSchema.parse({})),
   skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
+  /** MCP servers whose tools are offered as `<server>__<tool>` (docs/mcp.md). */
+  mcpServers: z.optional(mcpServersSchema),
   /** Who may start runs with it. @default - every holder of `agent_run` */
   startAccess: z.optional(startAccessSchema),
 });

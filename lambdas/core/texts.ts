@@ -68,6 +68,8 @@ export const TEXTS = {
   toolInvalidArguments: (tool: string, problem: string) =>
     `Error: invalid arguments for tool "${tool}": ${problem}`,
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
+  mcpServerUnreachable: (server: string) =>
+    `Error: the MCP server "${server}" could not be reached; its tools are unavailable right now.`,
   callsTooLarge: (limit: number) =>
     `The model proposed tool calls whose arguments exceed ${Math.round(limit / 1000)} KB, more than an approval card can show.`,
   tooManyCalls: (limit: number) =>

@@ -1,4 +1,5 @@
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsMcp } from './composition/aws-mcp.js';
 import { awsNotifier } from './composition/aws-notifier.js';
 import { awsPausingRuns } from './composition/aws-pausing-runs.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -16,6 +17,7 @@ export const handler: StepHandlers['AwaitApproval'] = (event) => {
     runs: awsPausingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
+    mcp: awsMcp(),
     notifier: awsNotifier(),
   });
   return step(event);

@@ -1,4 +1,5 @@
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsMcp } from './composition/aws-mcp.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import type { StepHandlers } from './step-handlers.js';
@@ -8,6 +9,11 @@ let step: StepHandlers['ExecuteTools'] | undefined;
 
 /** Lambda entry point of the state machine's `ExecuteTools` state: the sealer and the tools, no model. */
 export const handler: StepHandlers['ExecuteTools'] = (event) => {
-  step ??= createExecuteToolsStep({ ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() });
+  step ??= createExecuteToolsStep({
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    mcp: awsMcp(),
+  });
   return step(event);
 };

@@ -1,4 +1,5 @@
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsMcp } from './composition/aws-mcp.js';
 import { awsModels } from './composition/aws-models.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
@@ -13,6 +14,7 @@ export const handler: StepHandlers['ModelTurn'] = (event) => {
     ...awsBaseDependencies(),
     sealer: awsSealer(),
     tools: awsTools(),
+    mcp: awsMcp(),
     models: awsModels(),
   });
   return step(event);

@@ -9,6 +9,8 @@ import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
+import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
+import { SdkMcpServers } from '../adapters/mcp/sdk-mcp-servers.js';
 import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
@@ -32,6 +34,7 @@ import type { IdentityGroupGrants } from '../core/principal.js';
 import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
+import { createMcpToolStandIn } from '../core/tools/mcp/mcp-tools.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
 import { localIdentityGroupGrants, localPolicyFloor, localSkillsMaxBytes } from '../handlers/config.js';
@@ -201,7 +204,14 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
-    tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])]),
+    // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
+    tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
+      createMcpToolStandIn(name, async (runId) => {
+        const run = await dependencies.runs.getRun(runId);
+        return run ? dependencies.configurations.getConfiguration(run.record.configurationId) : undefined;
+      }),
+    ),
+    mcp: new SdkMcpServers({ secrets: new EnvironmentMcpSecrets() }),
     models: createModelProviderResolver({
       scripted: new ScriptedModel(),
       ...(options.openAiCompatible

@@ -3,6 +3,7 @@ import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
+import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { needsApproval } from '../tools/tool.js';
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
@@ -27,7 +28,8 @@ export interface AwaitApprovalInput {
 type AwaitDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'notifier' | 'clock' | 'logger' | 'metrics' | 'settings'
->;
+> &
+  Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;
 
 /**
  * The approval scan: build the suspended state of the turn (pending calls, previews, turn
@@ -38,9 +40,10 @@ type AwaitDependencies = Pick<
  * the new token, so the previews stay those captured when the run first paused.
  */
 export async function awaitApproval(
-  dependencies: AwaitDependencies,
+  stepDependencies: AwaitDependencies,
   input: AwaitApprovalInput,
 ): Promise<void> {
+  let dependencies = stepDependencies;
   const { run, readOwner } = await readRunAndOwner(dependencies, input);
   const { record } = run;
   if (record.turn !== input.turn || (record.status !== 'running' && record.status !== 'waiting')) {
@@ -64,6 +67,11 @@ export async function awaitApproval(
   // KMS call) and seals the token and the card with it, instead of first generating a new key.
   const state = await unsealRunState(dependencies, run);
   const sealedToken = await sealTaskToken();
+  // The run's MCP tools (their previews and effects) as their servers list them now.
+  dependencies = {
+    ...dependencies,
+    tools: await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId),
+  };
   const needsPreview = state.pendingCalls.some((call) => {
     const tool = dependencies.tools.get(call.tool);
     return call.offered && (tool?.preview !== undefined || tool?.readPrecondition !== undefined);

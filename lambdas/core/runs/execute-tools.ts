@@ -3,6 +3,7 @@ import { safeParse } from 'zod/mini';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
+import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { needsApproval } from '../tools/tool.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
@@ -32,7 +33,8 @@ export interface ExecuteToolsOutput {
 type ExecuteDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
->;
+> &
+  Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;
 
 /**
  * Runs the pending calls of a turn under the run's acting user and hands the results to the
@@ -40,9 +42,10 @@ type ExecuteDependencies = Pick<
  * record: a write whose approval cannot be shown does not execute.
  */
 export async function executeTools(
-  dependencies: ExecuteDependencies,
+  stepDependencies: ExecuteDependencies,
   input: StepInput,
 ): Promise<ExecuteToolsOutput> {
+  let dependencies = stepDependencies;
   const run = await loadRun(dependencies, input.runId);
   const { owner } = run.record;
   // A cancelled (or otherwise ended) run writes nothing more, even if its execution still ran.
@@ -62,6 +65,12 @@ export async function executeTools(
   const done: ExecuteToolsOutput = { runId: input.runId, turn: input.turn, route: 'model', owner };
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return done; // a retried step whose results are recorded
+  // The run's MCP tools as their servers list them now: a server that turned a tool into a
+  // write since the model turn makes it need the approval this turn may not have.
+  dependencies = {
+    ...dependencies,
+    tools: await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId),
+  };
   const guarded = state.pendingCalls.some((call) => isGuarded(dependencies, call));
   if (guarded) await requireApproval(dependencies, input, state);
 

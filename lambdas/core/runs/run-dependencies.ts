@@ -14,6 +14,7 @@ import type {
 } from '../ports.js';
 import type { IdentityGroupGrants } from '../principal.js';
 import type { SkillRepository } from '../skills/skill-record.js';
+import type { McpServers } from '../tools/mcp/mcp-servers.js';
 import type { ToolRegistry } from '../tools/tool.js';
 
 /** Deployment-wide settings the use cases need (read once by the config module). */
@@ -50,6 +51,8 @@ export interface RunDependencies {
   /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
   skills?: SkillRepository;
   tools: ToolRegistry;
+  /** The MCP client the run steps use. Absent: a configuration naming MCP servers fails its runs. */
+  mcp?: McpServers;
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;

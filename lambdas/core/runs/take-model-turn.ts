@@ -3,7 +3,9 @@ import type { ToolCallBlock } from '../model.js';
 import { chooseTokenEstimator } from '../skills/choose-token-estimator.js';
 import { fitContextWindow } from '../skills/fit-context-window.js';
 import { TEXTS } from '../texts.js';
-import { needsApproval } from '../tools/tool.js';
+import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
+import { toolsForRun } from '../tools/mcp/run-tools.js';
+import { needsApproval, type ToolRegistry } from '../tools/tool.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -38,7 +40,16 @@ export const MAX_TURN_CALLS = 50;
 
 type TurnDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'configurations' | 'tools' | 'models' | 'clock' | 'logger' | 'metrics' | 'settings'
+  | 'runs'
+  | 'sealer'
+  | 'configurations'
+  | 'tools'
+  | 'mcp'
+  | 'models'
+  | 'clock'
+  | 'logger'
+  | 'metrics'
+  | 'settings'
 >;
 
 /**
@@ -62,7 +73,7 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, dependencies),
+      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
       owner: record.owner,
     };
   }
@@ -82,11 +93,18 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, dependencies),
+      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
       owner: record.owner,
     };
   }
-  const offered = specifyAllowedTools(dependencies.tools, configuration.allowedTools);
+  // The configuration's MCP servers are listed now: their tools are offered as they are today.
+  const { tools, mcpToolNames } = await toolsForRun(dependencies, configuration, 'offer');
+  const mcpServerNames = new Set((configuration.mcpServers ?? []).map((server) => server.name));
+  const offered = specifyAllowedTools(tools, [
+    // An MCP tool is offered because its server lists it, never because a name was allowed.
+    ...configuration.allowedTools.filter((name) => !mcpServerNames.has(mcpServerOf(name) ?? '')),
+    ...mcpToolNames,
+  ]);
   const offeredNames = new Set(offered.map((tool) => tool.name));
   const model = dependencies.models.resolve(configuration.provider);
   // The context window bounds the real send (skills block counted); the sealed transcript stays whole.
@@ -171,7 +189,7 @@ export async function takeModelTurn(
   );
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run changed during the model turn.');
-  const route = routeFor(nextState, dependencies);
+  const route = routeFor(nextState, tools);
   dependencies.logger.info('model turn recorded', {
     runId: input.runId,
     turn: nextTurn,
@@ -181,10 +199,10 @@ export async function takeModelTurn(
   return { runId: input.runId, turn: nextTurn, route, owner: record.owner };
 }
 
-function routeFor(state: RunState, dependencies: Pick<RunDependencies, 'tools'>): ModelTurnRoute {
+function routeFor(state: RunState, tools: ToolRegistry): ModelTurnRoute {
   if (state.pendingCalls.length === 0) return 'final';
   const waitsForHuman = state.pendingCalls.some((call) => {
-    const tool = dependencies.tools.get(call.tool);
+    const tool = tools.get(call.tool);
     return call.offered && tool !== undefined && needsApproval(tool);
   });
   return waitsForHuman ? 'approval' : 'tools';

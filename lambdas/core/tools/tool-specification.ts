@@ -7,6 +7,9 @@ import type { Tool, ToolRegistry } from './tool.js';
 
 /** What the model sees of a tool: its name, description and the JSON schema of its input. */
 export function toSpecification(tool: Tool): ToolSpecification {
+  if (tool.inputJsonSchema) {
+    return { name: tool.name, description: tool.description, inputSchema: tool.inputJsonSchema };
+  }
   const schema = toJSONSchema(tool.input, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   return { name: tool.name, description: tool.description, inputSchema: schema };

@@ -55,6 +55,8 @@ export interface Tool<Arguments = unknown> {
   readonly name: string;
   readonly description: string;
   readonly input: zc.$ZodType<Arguments>;
+  /** The JSON schema the model sees, when it is not derived from `input` (an MCP server's own). */
+  readonly inputJsonSchema?: Record<string, unknown>;
   readonly effect: ToolEffect;
   /** Ask a human even for a read. Ignored for writes, which always ask. @default false */
   readonly requiresApproval?: boolean;
@@ -82,9 +84,20 @@ export const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
  */
 export class ToolRegistry {
   private readonly tools = new Map<string, Tool>();
+  private readonly fallback: ((name: string) => Tool | undefined) | undefined;
 
-  public constructor(tools: ReadonlyArray<Tool> = []) {
+  /**
+   * `fallback` answers names that are not registered here: the API Lambdas use it for MCP
+   * tools, whose real definitions only the run's steps list from the servers (docs/mcp.md).
+   */
+  public constructor(tools: ReadonlyArray<Tool> = [], fallback?: (name: string) => Tool | undefined) {
     for (const tool of tools) this.register(tool);
+    this.fallback = fallback;
+  }
+
+  /** A registry with these tools added (one run's MCP tools), keeping this one's and its fallback. */
+  public extend(tools: ReadonlyArray<Tool>): ToolRegistry {
+    return new ToolRegistry([...this.tools.values(), ...tools], this.fallback);
   }
 
   public register(tool: Tool): void {
@@ -96,7 +109,12 @@ export class ToolRegistry {
   }
 
   public get(name: string): Tool | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name) ?? this.fallback?.(name);
+  }
+
+  /** Whether the name is registered here (a fallback's answer does not count). */
+  public has(name: string): boolean {
+    return this.tools.has(name);
   }
 
   public names(): string[] {

@@ -1,0 +1,224 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TEXTS } from '../../lambdas/core/texts.js';
+
+import {
+  type ResponseJson,
+  settle,
+  startRunAndSettle,
+  type TestRuntime,
+  useTestRuntime,
+} from '../support/local-runtime.js';
+import {
+  MCP_SECRET_ERROR_TEXT,
+  MCP_TEST_TOKEN,
+  type McpTestServer,
+  startMcpTestServer,
+} from '../support/mcp-test-server.js';
+
+const SECRET_VARIABLE = 'COUNTERSIGN_MCP_SECRET_TICKETS_TOKEN';
+
+async function putMcpConfiguration(
+  runtime: TestRuntime,
+  configurationId: string,
+  server: Record<string, unknown>,
+): Promise<ResponseJson> {
+  return runtime.request('PUT', `/admin/configurations/${configurationId}`, {
+    as: 'admin',
+    body: {
+      configurationId,
+      label: `MCP ${configurationId}`,
+      provider: 'scripted',
+      model: 'scripted',
+      allowedTools: ['get_page'],
+      mcpServers: [{ authSecret: 'tickets-token', timeoutMs: 5_000, ...server }],
+    },
+  });
+}
+
+async function inboxCard(runtime: TestRuntime, runId: string): Promise<ResponseJson> {
+  const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+  expect(inbox.status).toBe(200);
+  return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+}
+
+function callInstruction(tool: string, args: Record<string, unknown>): string {
+  return `call ${tool} with ${JSON.stringify(args)}`;
+}
+
+describe('tools over MCP, against a real MCP server on loopback, through the local runtime', () => {
+  const runtime = useTestRuntime();
+  let tickets: McpTestServer;
+  let vanishing: McpTestServer;
+
+  beforeAll(async () => {
+    process.env[SECRET_VARIABLE] = MCP_TEST_TOKEN;
+    tickets = await startMcpTestServer();
+    vanishing = await startMcpTestServer();
+    expect(
+      (await putMcpConfiguration(runtime, 'mcp-tickets', { name: 'tickets', url: tickets.url })).status,
+    ).toBe(200);
+    const open = await putMcpConfiguration(runtime, 'mcp-tickets-readable', {
+      name: 'tickets',
+      url: tickets.url,
+      approversMayReadPreviews: true,
+    });
+    expect(open.status).toBe(200);
+    // Tool-level authority covers MCP tools by their namespaced names, like any tool.
+    const approver = await runtime.dependencies.users.getUser('approver');
+    if (!approver || approver.toolAccess === '*') throw new Error('the demo approver changed');
+    await runtime.dependencies.users.putUser({
+      ...approver,
+      toolAccess: [...approver.toolAccess, 'tickets__create_ticket', 'vanishing__create_ticket'],
+    });
+    const gone = await putMcpConfiguration(runtime, 'mcp-vanishing', {
+      name: 'vanishing',
+      url: vanishing.url,
+    });
+    expect(gone.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    delete process.env[SECRET_VARIABLE];
+    await tickets.stop();
+    await vanishing.stop();
+  });
+
+  it('refuses a configuration with an unknown key inside an MCP server, naming its path', async () => {
+    // Act
+    const response = await putMcpConfiguration(runtime, 'mcp-misspelt', {
+      name: 'tickets',
+      url: tickets.url,
+      approversMayReadPreview: true,
+    });
+
+    // Assess
+    expect(response.status).toBe(400);
+    expect(response.text).toContain('mcpServers');
+    expect(response.text).toContain('approversMayReadPreview');
+  });
+
+  it('offers the listed tools namespaced, and runs a read-only tool without a card', async () => {
+    // Act
+    const { view } = await startRunAndSettle(runtime, callInstruction('tickets__lookup', { ticket: 'T-1' }), {
+      configurationId: 'mcp-tickets',
+    });
+
+    // Assess
+    expect(view.status).toBe('completed');
+    expect(view.transcript.finalAnswer).toContain('Ticket T-1: open, assigned to Ana.');
+    expect(tickets.calls).toContainEqual({ tool: 'lookup', arguments: { ticket: 'T-1' } });
+  });
+
+  it('pauses a tool that is not read-only (even with destructiveHint false) on a card with its preview, withheld by default', async () => {
+    // Prepare
+    const before = tickets.calls.length;
+
+    // Act
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      callInstruction('tickets__create_ticket', { title: 'Printer jam' }),
+      { configurationId: 'mcp-tickets' },
+    );
+
+    // Assess: waiting, the write not made, its companion preview captured but not readable.
+    expect(view.status).toBe('waiting');
+    expect(tickets.calls.slice(before).map((call) => call.tool)).toEqual(['create_ticket__preview']);
+    const card = await inboxCard(runtime, runId);
+    expect(card.pendingTools[0]).toMatchObject({
+      tool: 'tickets__create_ticket',
+      requiresApproval: true,
+      willRun: true,
+      preview: { status: 'withheld', message: TEXTS.previewWithheld },
+    });
+    expect(JSON.stringify(card)).not.toContain('queue OPS');
+
+    // Act: approve
+    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+      as: 'approver',
+      body: { digest: view.digest, decision: 'approve' },
+    });
+    const after = await settle(runtime, runId, 'editor', view.turn);
+
+    // Assess: the write ran once, after the approval.
+    expect(decision.status).toBe(200);
+    expect(after.status).toBe('completed');
+    expect(after.transcript.finalAnswer).toContain('Created ticket T-9 "Printer jam".');
+    expect(tickets.calls.filter((call) => call.tool === 'create_ticket')).toHaveLength(1);
+  });
+
+  it('shows the preview lines, hidden characters marked, when the configuration lets approvers read them', async () => {
+    // Act
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      callInstruction('tickets__create_ticket', { title: 'Printer\u200b jam' }),
+      { configurationId: 'mcp-tickets-readable' },
+    );
+
+    // Assess
+    expect(view.status).toBe('waiting');
+    const card = await inboxCard(runtime, runId);
+    expect(card.pendingTools[0].preview.status).toBe('shown');
+    expect(card.pendingTools[0].preview.lines[0]).toBe('Would create a ticket in queue OPS.');
+    expect(card.pendingTools[0].preview.lines[1]).toContain('U+200B');
+    expect(card.pendingTools[0].preview.lines[1]).not.toContain('\u200b');
+  });
+
+  it('pauses a tool without annotations and without a companion on a card that says there is no preview', async () => {
+    // Act
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      callInstruction('tickets__delete_ticket', { ticket: 'T-1' }),
+      { configurationId: 'mcp-tickets' },
+    );
+
+    // Assess
+    expect(view.status).toBe('waiting');
+    const card = await inboxCard(runtime, runId);
+    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, preview: { status: 'none' } });
+    expect(tickets.calls.some((call) => call.tool === 'delete_ticket')).toBe(false);
+  });
+
+  it('gives the model an error result for a tool that throws, and keeps the text out of the logs', async () => {
+    // Act
+    const { view } = await startRunAndSettle(runtime, callInstruction('tickets__explode', {}), {
+      configurationId: 'mcp-tickets',
+    });
+
+    // Assess
+    expect(view.status).toBe('completed');
+    expect(view.transcript.finalAnswer).toContain('Not applied: tickets__explode failed');
+    expect(runtime.logLines.join('\n')).not.toContain(MCP_SECRET_ERROR_TEXT);
+    expect(runtime.logLines.join('\n')).not.toContain(MCP_TEST_TOKEN);
+  });
+
+  it('fails a run whose server disappeared while it waited with a reason naming the server, never writing, and fails new runs the same way', async () => {
+    // Prepare: a write waits for its approval, then the server goes away.
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      callInstruction('vanishing__create_ticket', { title: 'Lost' }),
+      { configurationId: 'mcp-vanishing' },
+    );
+    expect(view.status).toBe('waiting');
+    await vanishing.stop();
+
+    // Act
+    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+      as: 'approver',
+      body: { digest: view.digest, decision: 'approve' },
+    });
+    const after = await settle(runtime, runId, 'editor', view.turn);
+    const next = await startRunAndSettle(runtime, callInstruction('vanishing__lookup', { ticket: 'T-2' }), {
+      configurationId: 'mcp-vanishing',
+    });
+
+    // Assess: the approved call got an error result (never reaching a server), and the next
+    // model turn, which cannot list the server, failed the run saying why; so did a new run.
+    expect(decision.status).toBe(200);
+    expect(after.status).toBe('failed');
+    expect(after.failureReason).toBe(TEXTS.mcpServerUnreachable('vanishing'));
+    expect(after.transcript.toolCalls).toBe(1);
+    expect(vanishing.calls.some((call) => call.tool === 'create_ticket')).toBe(false);
+    expect(next.view.status).toBe('failed');
+    expect(next.view.failureReason).toBe(TEXTS.mcpServerUnreachable('vanishing'));
+  });
+});
