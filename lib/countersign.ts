@@ -8,6 +8,7 @@ import type { Key } from 'aws-cdk-lib/aws-kms';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Bucket } from 'aws-cdk-lib/aws-s3';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
@@ -103,6 +104,13 @@ export interface CountersignProps {
    * @default - no team tools: every handler deploys prebuilt, and synth needs no esbuild
    */
   readonly toolsModule?: string;
+  /**
+   * The Secrets Manager secrets the configurations' MCP servers name as `authSecret`
+   * (docs/mcp.md). Only the model turn, the pause and the execution may read them.
+   *
+   * @default - none (a server with an `authSecret` then fails its runs with AccessDenied)
+   */
+  readonly mcpServerSecrets?: readonly ISecret[];
   /**
    * Byte budget of the skills block prepended to the first user message (seed 003).
    *
@@ -534,6 +542,7 @@ function resolveSettings(scope: IConstruct, props: CountersignProps): ResolvedSe
     ...(props.toolsModule === undefined
       ? {}
       : { toolsModulePath: resolveToolsModule(scope, props.toolsModule) }),
+    mcpServerSecrets: props.mcpServerSecrets ?? [],
     skillsMaxBytes,
     maxTurns,
     policyFloor: resolvePolicyFloor(scope, props.policyFloor),

@@ -63,6 +63,8 @@ export interface CountersignFunctionsProps {
   readonly handlerCode: Omit<HandlerCodeOptions, 'toolsModulePath'>;
   /** Memory per handler, over the defaults of each. */
   readonly memorySize?: Readonly<Partial<Record<HandlerName, number>>>;
+  /** Secrets of MCP servers (docs/mcp.md): read by the steps that list and call MCP tools. */
+  readonly mcpServerSecrets?: readonly ISecret[];
   readonly skillsMaxBytes: number;
   readonly maxTurns: number;
   /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
@@ -353,6 +355,10 @@ export class CountersignFunctions extends Construct {
       if (props.modelProvider === 'openai-compatible' && props.openAiCompatible !== undefined) {
         props.openAiCompatible.apiKeySecret.grantRead(caller);
       }
+    }
+    for (const secret of props.mcpServerSecrets ?? []) {
+      for (const name of ['model-turn', 'await-approval', 'execute-tools'] as const)
+        secret.grantRead(this.get(name));
     }
   }
 

@@ -174,7 +174,10 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     // Assess
     expect(view.status).toBe('waiting');
     const card = await inboxCard(runtime, runId);
-    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, preview: { status: 'none' } });
+    expect(card.pendingTools[0]).toMatchObject({
+      requiresApproval: true,
+      preview: { status: 'none', message: 'No preview — you are deciding without one' },
+    });
     expect(tickets.calls.some((call) => call.tool === 'delete_ticket')).toBe(false);
   });
 

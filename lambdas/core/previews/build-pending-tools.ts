@@ -79,7 +79,15 @@ export async function buildPendingTools(input: {
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
       };
       const preview = previews.get(call.index);
-      if (!preview) return { ...base, preview: { status: 'none', message: TEXTS.noPreview } };
+      if (!preview) {
+        // A call that needs approval from a tool with no preview contract (an MCP tool without a
+        // companion, a team tool without `preview`): the approver decides without one, and reads so.
+        const blind = base.requiresApproval && typeof tool?.preview !== 'function';
+        return {
+          ...base,
+          preview: { status: 'none', message: blind ? TEXTS.previewFailed : TEXTS.noPreview },
+        };
+      }
       const lines = displayLinesOf(preview);
       // Nothing is ever blank: a stored preview without a visible line is a failed one.
       if (preview.failed || lines.length === 0) {
