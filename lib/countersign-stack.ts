@@ -13,13 +13,20 @@ export interface CountersignStackProps extends StackProps {
    *
    * @default - the construct defaults
    */
-  readonly countersign?: Omit<CountersignProps, 'openAiCompatible'>;
+  readonly countersign?: Omit<CountersignProps, 'openAiCompatible' | 'mcpServerSecrets'>;
   /**
    * An OpenAI-compatible endpoint whose API key is an existing Secrets Manager secret, by name.
    *
    * @default - none
    */
   readonly openAiCompatible?: { readonly baseUrl: string; readonly apiKeySecretName: string };
+  /**
+   * Existing Secrets Manager secrets, by name, that the configurations' MCP servers name as
+   * `authSecret` (docs/mcp.md).
+   *
+   * @default - none
+   */
+  readonly mcpServerSecretNames?: readonly string[];
 }
 
 /**
@@ -49,9 +56,13 @@ export class CountersignStack extends Stack {
               props.openAiCompatible.apiKeySecretName,
             ),
           };
+    const mcpServerSecrets = (props.mcpServerSecretNames ?? []).map((name, index) =>
+      Secret.fromSecretNameV2(this, `McpServerSecret${index}`, name),
+    );
     this.countersign = new Countersign(this, 'Countersign', {
       ...props.countersign,
       ...(openAiCompatible === undefined ? {} : { openAiCompatible }),
+      ...(mcpServerSecrets.length === 0 ? {} : { mcpServerSecrets }),
     });
 
     // The outputs live here, not in the construct: an app that embeds it picks its own.

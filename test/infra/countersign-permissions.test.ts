@@ -373,4 +373,21 @@ describe('Countersign least privilege', () => {
       },
     });
   });
+
+  it('lets only the steps that list and call MCP tools read the MCP server secrets', () => {
+    // Prepare
+    const withMcp = synthesizeTestStack({ mcpServerSecretNames: ['countersign/mcp/tickets'] });
+
+    // Act
+    const roles = withMcp.rolesGranted('secretsmanager:GetSecretValue');
+
+    // Assess
+    expect(roles).toEqual(
+      [
+        withMcp.roleOf('await-approval'),
+        withMcp.roleOf('execute-tools'),
+        withMcp.roleOf('model-turn'),
+      ].sort(),
+    );
+  });
 });

@@ -1,3 +1,5 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import type {
   McpCallResult,
@@ -18,8 +20,6 @@ class McpTimeout extends Error {
   }
 }
 
-type SdkClient = import('@modelcontextprotocol/sdk/client/index.js').Client;
-
 /**
  * The MCP servers, through the official TypeScript SDK over streamable HTTP. Each operation
  * opens a session, does its one request and closes it: a step Lambda holds no connection
@@ -27,7 +27,9 @@ type SdkClient = import('@modelcontextprotocol/sdk/client/index.js').Client;
  * operation, connect included, ends within the server's `timeoutMs` (one deadline aborts the
  * HTTP requests too), so an unreachable or silent server is an error, never a hang.
  *
- * The SDK is imported on first use: only Lambdas whose runs name a server load it.
+ * The SDK is imported statically, not with `import()`: behind a lazy import esbuild wraps the
+ * zod core the SDK shares with countersign's own schemas in a deferred initialiser, and the
+ * bundles then fail at load ("t is not a constructor"). Only the three step Lambdas import it.
  */
 export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;
@@ -75,7 +77,7 @@ export class SdkMcpServers implements McpServers {
 
   private async withSession<Result>(
     server: McpServerConfiguration,
-    operation: (client: SdkClient, options: { timeout: number; signal: AbortSignal }) => Promise<Result>,
+    operation: (client: Client, options: { timeout: number; signal: AbortSignal }) => Promise<Result>,
   ): Promise<Result> {
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -85,12 +87,8 @@ export class SdkMcpServers implements McpServers {
         reject(new McpTimeout());
       }, server.timeoutMs);
     });
-    let client: SdkClient | undefined;
+    let client: Client | undefined;
     const session = (async () => {
-      const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
-        import('@modelcontextprotocol/sdk/client/index.js'),
-        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
-      ]);
       const headers: Record<string, string> = {};
       if (server.authSecret !== undefined) {
         headers.authorization = `Bearer ${await this.secrets.read(server.authSecret)}`;

@@ -1,0 +1,98 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
+import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
+import { describeErrorClass } from '../../../lambdas/core/errors.js';
+import { MCP_TEST_TOKEN, type McpTestServer, startMcpTestServer } from '../../support/mcp-test-server.js';
+
+const environment = {
+  COUNTERSIGN_MCP_SECRET_TICKETS: MCP_TEST_TOKEN,
+  COUNTERSIGN_MCP_SECRET_WRONG: 'not-it',
+};
+
+function serverAt(url: string, authSecret = 'tickets', timeoutMs = 10_000) {
+  return { name: 'tickets', url, authSecret, timeoutMs, approversMayReadPreviews: false };
+}
+
+describe('the MCP client over the official SDK', () => {
+  const servers = new SdkMcpServers({ secrets: new EnvironmentMcpSecrets(environment) });
+  let tickets: McpTestServer;
+  let silent: Server;
+  let silentUrl: string;
+
+  beforeAll(async () => {
+    tickets = await startMcpTestServer();
+    // Accepts connections and never answers: only the deadline ends a call to it.
+    silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}/mcp`;
+  });
+
+  afterAll(async () => {
+    await tickets.stop();
+    silent.closeAllConnections();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('lists the tools with their schema and read-only hint, and calls one with the bearer secret', async () => {
+    // Act
+    const listed = await servers.listTools(serverAt(tickets.url));
+    const result = await servers.callTool(serverAt(tickets.url), 'lookup', { ticket: 'T-4' });
+
+    // Assess
+    expect(listed.map((tool) => [tool.name, tool.annotations?.readOnlyHint])).toEqual([
+      ['lookup', true],
+      ['create_ticket', false],
+      ['create_ticket__preview', true],
+      ['delete_ticket', undefined],
+      ['explode', true],
+    ]);
+    expect(listed[0]?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { ticket: { type: 'string' } },
+    });
+    expect(result).toEqual({ text: 'Ticket T-4: open, assigned to Ana.', isError: false });
+  });
+
+  it('returns a tool that throws as an error result', async () => {
+    // Act
+    const result = await servers.callTool(serverAt(tickets.url), 'explode', {});
+
+    // Assess
+    expect(result.isError).toBe(true);
+  });
+
+  it('ends a call to a server that never answers with McpTimeout instead of hanging', async () => {
+    // Act
+    const error = await servers
+      .listTools(serverAt(silentUrl, 'tickets', 300))
+      .catch((caught: unknown) => caught);
+
+    // Assess
+    expect(describeErrorClass(error)).toBe('McpTimeout');
+  });
+
+  it('fails with a plain class, no token, for a wrong secret, a missing secret and a closed port', async () => {
+    // Prepare
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const closedUrl = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/mcp`;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    // Act
+    const errors = await Promise.all(
+      [serverAt(tickets.url, 'wrong'), serverAt(tickets.url, 'absent'), serverAt(closedUrl)].map((server) =>
+        servers.listTools(server).then(
+          () => undefined,
+          (caught: unknown) => caught,
+        ),
+      ),
+    );
+
+    // Assess
+    expect(errors.every((error) => error instanceof Error)).toBe(true);
+    expect(describeErrorClass(errors[1])).toBe('McpSecretMissing');
+    for (const error of errors) expect(describeErrorClass(error)).not.toContain(MCP_TEST_TOKEN);
+  });
+});
