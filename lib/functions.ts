@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { EventBus } from 'aws-cdk-lib/aws-events';
@@ -195,10 +195,11 @@ export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | '
  */
 export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
   const tokenizer = describeTokenizerSideModule();
+  const mcpClient = describeMcpClientSideModules();
   return {
     ...describeBundleFormat(),
-    externalModules: [tokenizer.importPath],
-    sideModules: [tokenizer],
+    externalModules: [tokenizer.importPath, ...mcpClient.map((module) => module.importPath)],
+    sideModules: [tokenizer, ...mcpClient],
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       '@aws-crypto/client-node': resolveEncryptionClientModuleBuild(),
@@ -206,6 +207,43 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
       'bn.js': resolveEncryptionSdkBigNumber(),
     },
   };
+}
+
+/**
+ * The MCP SDK's client and streamable HTTP transport, shipped beside the three step bundles
+ * that import them lazily (docs/mcp.md). Inside the bundle, a lazy import of the SDK made
+ * esbuild defer the initialisation of the zod core it shares with countersign's own schemas,
+ * and the bundles failed at load; as a static import the SDK cost every cold start of those
+ * steps its evaluation. Each side module bundles its own copy of what the two share: they
+ * talk through the transport interface with plain JSON-RPC objects.
+ */
+function describeMcpClientSideModules(): SideModule[] {
+  // The package's exports map `package.json` into dist/cjs; its root is above `dist`.
+  const resolved = requireFromHere.resolve('@modelcontextprotocol/sdk/client/index.js');
+  const packageRoot = resolved.slice(0, resolved.lastIndexOf(`${sep}dist${sep}`));
+  const packageJsonText = JSON.stringify({
+    name: '@modelcontextprotocol/sdk',
+    type: 'module',
+    exports: {
+      './client/index.js': './client/index.mjs',
+      './client/streamableHttp.js': './client/streamableHttp.mjs',
+    },
+  });
+  return ['index', 'streamableHttp'].map((name) => {
+    const entryPath = join(packageRoot, 'dist', 'esm', 'client', `${name}.js`);
+    if (!existsSync(entryPath)) {
+      throw new Error(
+        `@modelcontextprotocol/sdk has no ES module build at ${entryPath}; update describeMcpClientSideModules in lib/functions.ts to the layout of the installed version.`,
+      );
+    }
+    return {
+      importPath: `@modelcontextprotocol/sdk/client/${name}.js`,
+      entryPath,
+      outputPath: `node_modules/@modelcontextprotocol/sdk/client/${name}.mjs`,
+      packageJsonPath: 'node_modules/@modelcontextprotocol/sdk/package.json',
+      packageJson: packageJsonText,
+    };
+  });
 }
 
 /** The cl100k tokenizer, shipped beside the bundle (its ES module build). */

@@ -22,6 +22,7 @@ import {
 } from '../../lib/functions.js';
 import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
 import { startDynalite } from '../support/dynalite.js';
+import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
 const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
@@ -456,12 +457,57 @@ describe('the Lambda handler bundles', () => {
     );
     expect(inputs).toEqual([]);
     expect(bundled).toEqual([]);
-    expect(built).toEqual([join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')]);
+    expect(built).toEqual([
+      join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'),
+      join(directory, 'node_modules/@modelcontextprotocol/sdk/client/index.mjs'),
+      join(directory, 'node_modules/@modelcontextprotocol/sdk/client/streamableHttp.mjs'),
+    ]);
     expect(JSON.parse(stdout)).toEqual({
       where: pathToFileURL(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')).href,
       tokens: 2,
     });
     expect(await buildSideModules(directory, 'export const handler = () => 1;', TOOLS_MODULE)).toEqual([]);
+  });
+
+  it('ship the MCP SDK beside execute-tools, not inside it, and talk to an MCP server from there', async () => {
+    // Prepare
+    const executeTools = await bundle(
+      join(HANDLERS_DIRECTORY, 'execute-tools.ts'),
+      directory,
+      'execute-tools',
+    );
+    const bundleText = await readFile(join(directory, 'execute-tools.mjs'), 'utf8');
+    const server = await startMcpTestServer();
+
+    try {
+      // Act
+      const built = await buildSideModules(directory, bundleText, TOOLS_MODULE);
+      const probe = join(directory, 'probe-mcp.mjs');
+      await writeFile(
+        probe,
+        "const { Client } = await import('@modelcontextprotocol/sdk/client/index.js');\n" +
+          "const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');\n" +
+          "const client = new Client({ name: 'probe', version: '1' });\n" +
+          `await client.connect(new StreamableHTTPClientTransport(new URL(process.argv[2]), { requestInit: { headers: { authorization: 'Bearer ${MCP_TEST_TOKEN}' } } }));\n` +
+          "const result = await client.callTool({ name: 'lookup', arguments: { ticket: 'T-7' } });\n" +
+          'await client.close();\n' +
+          "process.stdout.write(JSON.stringify({ where: import.meta.resolve('@modelcontextprotocol/sdk/client/index.js'), result: result.content }));\n",
+      );
+      const { stdout } = await promisify(execFile)(process.execPath, [probe, server.url]);
+
+      // Assess
+      const bundled = Object.values(executeTools.outputs).flatMap((output) =>
+        Object.keys(output.inputs).filter((input) => input.includes('@modelcontextprotocol/')),
+      );
+      expect(bundled).toEqual([]);
+      expect(built).toContain(join(directory, 'node_modules/@modelcontextprotocol/sdk/client/index.mjs'));
+      expect(JSON.parse(stdout)).toEqual({
+        where: pathToFileURL(join(directory, 'node_modules/@modelcontextprotocol/sdk/client/index.mjs')).href,
+        result: [{ type: 'text', text: 'Ticket T-7: open, assigned to Ana.' }],
+      });
+    } finally {
+      await server.stop();
+    }
   });
 
   it('are the bytes the CDK deploys: the build and the construct bundle alike, side modules included', async () => {

@@ -1,5 +1,3 @@
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import type {
   McpCallResult,
@@ -11,6 +9,8 @@ import type {
 /** A result the model reads is cut here: a transcript item must stay far below a DynamoDB item. */
 export const MAX_MCP_RESULT_CHARACTERS = 50_000;
 const MAX_LISTED_TOOLS = 200;
+
+type Client = import('@modelcontextprotocol/sdk/client/index.js').Client;
 
 // Each error sets its `name`: a log shows only that, and bundles rename classes.
 class McpTimeout extends Error {
@@ -27,9 +27,8 @@ class McpTimeout extends Error {
  * operation, connect included, ends within the server's `timeoutMs` (one deadline aborts the
  * HTTP requests too), so an unreachable or silent server is an error, never a hang.
  *
- * The SDK is imported statically, not with `import()`: behind a lazy import esbuild wraps the
- * zod core the SDK shares with countersign's own schemas in a deferred initialiser, and the
- * bundles then fail at load ("t is not a constructor"). Only the three step Lambdas import it.
+ * The SDK is imported on first use, and deployed beside the bundle as side modules
+ * (lib/functions.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
  */
 export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;
@@ -89,6 +88,10 @@ export class SdkMcpServers implements McpServers {
     });
     let client: Client | undefined;
     const session = (async () => {
+      const [{ Client }, { StreamableHTTPClientTransport }] = await Promise.all([
+        import('@modelcontextprotocol/sdk/client/index.js'),
+        import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+      ]);
       const headers: Record<string, string> = {};
       if (server.authSecret !== undefined) {
         headers.authorization = `Bearer ${await this.secrets.read(server.authSecret)}`;
