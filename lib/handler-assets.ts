@@ -156,7 +156,7 @@ export function buildHandlerAsset(
   return importsTeamTools;
 }
 
-/** The side modules of lib/functions.ts (the tokenizer) beside a bundle that imports them. */
+/** The side modules of lib/functions.ts (the tokenizer, the MCP client) beside a bundle that imports them. */
 function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, toolsModulePath: string): void {
   const settings = describeHandlerBundle(toolsModulePath);
   const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');
