@@ -103,7 +103,7 @@ export async function measureSealingCost(): Promise<{ rows: SealingRow[]; frames
     const frames: FrameRow[] = [];
     const large = new Uint8Array(randomBytes(2_000_000));
     for (const frameLength of FRAME_LENGTHS) {
-      const framed = new EnvelopeSealer({ keyWrapping, frameLength });
+      const framed = new EnvelopeSealer({ keyWrapping, frameLength, blobVersion: 1 });
       await framed.unseal('run-state', 'bench-run', await framed.seal('run-state', 'bench-run', large));
       const timings: number[] = [];
       for (let sample = 0; sample < 15; sample += 1) {

@@ -16,6 +16,7 @@ import type { KMSClientConfig } from '@aws-sdk/client-kms';
 import { CountersignError } from '../core/errors.js';
 import { type Clock, type SealPurpose, type StateSealer, systemClock } from '../core/ports.js';
 import type { AwsCallCounter } from './aws-call-counter.js';
+import { BLOB_VERSION_2, type BlobRefusalV2, openBlobV2, parseBlobV2, sealBlobV2 } from './sealed-blob-v2.js';
 
 /**
  * The keyring that wraps sealing keys. `kms` calls KMS through an SDK client (whose own
@@ -85,7 +86,13 @@ export interface EnvelopeSealerProps {
   readonly maxBlobsPerSealingKey?: number;
   /** How long after this container obtained it a sealing key may seal new blobs. @default 300000 */
   readonly sealingKeyLifetimeMs?: number;
-  /** Body frame length of new blobs (tests seal old-format blobs with it). @default SEALING_FRAME_LENGTH */
+  /**
+   * The blob format new blobs are sealed in. Version 1 (an Encryption SDK message per blob) is
+   * kept so tests and the bench can seal what earlier containers stored.
+   * @default 2
+   */
+  readonly blobVersion?: 1 | 2;
+  /** Body frame length of version 1 blobs (tests seal old-format blobs with it). @default SEALING_FRAME_LENGTH */
   readonly frameLength?: number;
 }
 
@@ -93,14 +100,16 @@ interface SealingKey {
   /** sha256 (hex) of the wrapped key: names the key in the cache and in the blob keyring. */
   readonly id: string;
   readonly wrapped: Uint8Array;
-  readonly keyring: RawAesKeyringNode;
+  readonly keyBytes: Uint8Array;
+  /** The Encryption SDK keyring over the key, built on the first version 1 blob only. */
+  keyring?: RawAesKeyringNode;
   readonly obtainedAt: number;
   blobsSealed: number;
 }
 
-/** "CSE" and the format version. */
+/** "CSE" and the format version (1: an Encryption SDK message; 2: see `sealed-blob-v2.ts`). */
 const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
-const BLOB_VERSION = 1;
+const BLOB_VERSION_1 = 1;
 const HEADER_BYTES = BLOB_MAGIC.length + 1 + 4;
 /** A wrapped sealing key is a few hundred bytes; anything much larger is not one. */
 const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
@@ -138,10 +147,13 @@ const decompress = promisify(brotliDecompress);
  *
  * - a 256-bit sealing key is wrapped by the key-wrapping keyring (KMS deployed, a local AES
  *   key in local mode) under the context `{countersign:purpose: 'sealing-key'}`;
- * - each blob is an ESDK message (committing suite, no signature) under a raw AES keyring over
- *   the sealing key, with the context `{countersign:run, countersign:purpose}` which `unseal`
- *   checks, since the ESDK does not;
- * - blob = `CSE` + version byte + uint32 length + wrapped sealing key + ESDK message.
+ * - each new blob (format 2, `sealed-blob-v2.ts`) is one `node:crypto` AES-256-GCM call under
+ *   a key derived per blob from the sealing key, bound to the run, purpose and encoding, with a
+ *   key commitment checked before decrypting: the ESDK's fixed cost per message was most of
+ *   the cost of a small blob and its stream copies most of a large one;
+ * - blobs of format 1 (an ESDK message under a raw AES keyring over the sealing key, context
+ *   `{countersign:run, countersign:purpose}` checked here) still unseal;
+ * - blob = `CSE` + version byte + uint32 length + wrapped sealing key + the format's body.
  *
  * Unwrapped keys are cached (bounded count and age), and a key this container unwrapped may
  * seal new blobs, so pausing a run (unseal one, seal two) costs at most one KMS call.
@@ -160,6 +172,7 @@ export class EnvelopeSealer implements StateSealer {
   private readonly maxBlobsPerSealingKey: number;
   private readonly sealingKeyLifetimeMs: number;
   private readonly frameLength: number;
+  private readonly blobVersion: 1 | 2;
   private readonly encryptionSdk = buildClient({
     commitmentPolicy: CommitmentPolicy.REQUIRE_ENCRYPT_REQUIRE_DECRYPT,
     // One wrapping key per message: refuse messages that would make us try many.
@@ -189,6 +202,7 @@ export class EnvelopeSealer implements StateSealer {
       props.sealingKeyLifetimeMs ?? 300_000,
     );
     this.frameLength = requirePositiveInteger('frameLength', props.frameLength ?? SEALING_FRAME_LENGTH);
+    this.blobVersion = props.blobVersion ?? BLOB_VERSION_2;
   }
 
   public async seal(purpose: SealPurpose, runId: string, plaintext: Uint8Array): Promise<Uint8Array> {
@@ -204,7 +218,16 @@ export class EnvelopeSealer implements StateSealer {
             },
           })
         : plaintext;
-      const { result } = await this.encryptionSdk.encrypt(sealingKey.keyring, body, {
+      if (this.blobVersion === BLOB_VERSION_2) {
+        return sealBlobV2(
+          sealingKey.keyBytes,
+          sealingKey.wrapped,
+          { runId, purpose, encoding: compressing ? 'brotli' : 'identity' },
+          body,
+          MAX_PLAINTEXT_BYTES,
+        );
+      }
+      const { result } = await this.encryptionSdk.encrypt(keyringOf(sealingKey), body, {
         suiteId: SUITE,
         encryptionContext: {
           [CONTEXT_RUN]: runId,
@@ -224,11 +247,18 @@ export class EnvelopeSealer implements StateSealer {
 
   public async unseal(purpose: SealPurpose, runId: string, sealed: Uint8Array): Promise<Uint8Array> {
     assertSealTarget(purpose, runId);
-    const { wrappedKey, message } = parseBlob(sealed);
+    if (!(sealed instanceof Uint8Array) || sealed.byteLength < HEADER_BYTES)
+      throw rejected('it is truncated');
+    if (BLOB_MAGIC.some((byte, index) => sealed[index] !== byte)) throw rejected('it has an unknown format');
+    // The version byte picks one parser; a blob relabelled to the other version fails there
+    // (and the version is authenticated in both: the ESDK header, the v2 derivation and AAD).
+    if (sealed[BLOB_MAGIC.length] === BLOB_VERSION_2) return this.unsealVersion2(purpose, runId, sealed);
+    if (sealed[BLOB_MAGIC.length] !== BLOB_VERSION_1) throw rejected('it has an unknown version');
+    const { wrappedKey, message } = parseBlobVersion1(sealed);
     const sealingKey = await this.sealingKeyFor(wrappedKey);
     let decrypted: Awaited<ReturnType<typeof this.encryptionSdk.decrypt>>;
     try {
-      decrypted = await this.encryptionSdk.decrypt(sealingKey.keyring, message, {
+      decrypted = await this.encryptionSdk.decrypt(keyringOf(sealingKey), message, {
         maxBodySize: MAX_PLAINTEXT_BYTES,
       });
     } catch {
@@ -241,12 +271,17 @@ export class EnvelopeSealer implements StateSealer {
     const encoding = context[CONTEXT_ENCODING];
     if (encoding === 'identity') return new Uint8Array(decrypted.plaintext);
     if (encoding !== undefined) throw rejected('it has an unknown encoding');
-    try {
-      const plaintext = await decompress(decrypted.plaintext, { maxOutputLength: MAX_PLAINTEXT_BYTES });
-      return new Uint8Array(plaintext);
-    } catch {
-      throw rejected('it could not be decompressed');
-    }
+    return decompressBody(decrypted.plaintext);
+  }
+
+  private async unsealVersion2(purpose: SealPurpose, runId: string, sealed: Uint8Array): Promise<Uint8Array> {
+    // The context is checked before the key is unwrapped: a copied blob costs no KMS call.
+    const parsed = parseBlobV2(sealed, { runId, purpose }, MAX_PLAINTEXT_BYTES);
+    if ('refused' in parsed) throw rejected(VERSION_2_REFUSALS[parsed.refused]);
+    const sealingKey = await this.sealingKeyFor(parsed.wrappedKey);
+    const opened = openBlobV2(sealingKey.keyBytes, parsed);
+    if ('refused' in opened) throw rejected(VERSION_2_REFUSALS[opened.refused]);
+    return parsed.encoding === 'identity' ? opened.body : decompressBody(opened.body);
   }
 
   /** The current sealing key if it may still seal, else a new one (one generation at a time). */
@@ -362,31 +397,50 @@ function isWorthCompressing(plaintext: Uint8Array): boolean {
   return compressed.byteLength < sample.byteLength * 0.9;
 }
 
+const VERSION_2_REFUSALS: Record<BlobRefusalV2, string> = {
+  truncated: 'it is truncated',
+  malformed: 'it has an unknown format',
+  'another-run': 'it was sealed for another run',
+  'another-purpose': 'it was sealed for another purpose',
+  'unknown-encoding': 'it has an unknown encoding',
+  'wrong-commitment': 'its key commitment does not match',
+  'failed-authentication': 'it failed authentication',
+};
+
+async function decompressBody(body: Uint8Array): Promise<Uint8Array> {
+  try {
+    const plaintext = await decompress(body, { maxOutputLength: MAX_PLAINTEXT_BYTES });
+    return new Uint8Array(plaintext.buffer, plaintext.byteOffset, plaintext.byteLength);
+  } catch {
+    throw rejected('it could not be decompressed');
+  }
+}
+
 function createSealingKey(wrapped: Uint8Array, keyBytes: Uint8Array, obtainedAt: number): SealingKey {
-  const id = sha256Hex(wrapped);
-  const keyring = new RawAesKeyringNode({
+  return { id: sha256Hex(wrapped), wrapped, keyBytes, obtainedAt, blobsSealed: 0 };
+}
+
+function keyringOf(sealingKey: SealingKey): RawAesKeyringNode {
+  sealingKey.keyring ??= new RawAesKeyringNode({
     keyNamespace: 'countersign',
-    keyName: `sealing-key/${id}`,
-    unencryptedMasterKey: keyBytes,
+    keyName: `sealing-key/${sealingKey.id}`,
+    unencryptedMasterKey: sealingKey.keyBytes,
     wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
   });
-  return { id, wrapped, keyring, obtainedAt, blobsSealed: 0 };
+  return sealingKey.keyring;
 }
 
 function frameBlob(wrappedKey: Uint8Array, message: Uint8Array): Uint8Array {
   const blob = new Uint8Array(HEADER_BYTES + wrappedKey.byteLength + message.byteLength);
   blob.set(BLOB_MAGIC, 0);
-  blob[BLOB_MAGIC.length] = BLOB_VERSION;
+  blob[BLOB_MAGIC.length] = BLOB_VERSION_1;
   new DataView(blob.buffer).setUint32(BLOB_MAGIC.length + 1, wrappedKey.byteLength);
   blob.set(wrappedKey, HEADER_BYTES);
   blob.set(message, HEADER_BYTES + wrappedKey.byteLength);
   return blob;
 }
 
-function parseBlob(sealed: Uint8Array): { wrappedKey: Uint8Array; message: Uint8Array } {
-  if (!(sealed instanceof Uint8Array) || sealed.byteLength < HEADER_BYTES) throw rejected('it is truncated');
-  if (BLOB_MAGIC.some((byte, index) => sealed[index] !== byte)) throw rejected('it has an unknown format');
-  if (sealed[BLOB_MAGIC.length] !== BLOB_VERSION) throw rejected('it has an unknown version');
+function parseBlobVersion1(sealed: Uint8Array): { wrappedKey: Uint8Array; message: Uint8Array } {
   const wrappedLength = new DataView(sealed.buffer, sealed.byteOffset, sealed.byteLength).getUint32(
     BLOB_MAGIC.length + 1,
   );
