@@ -3,16 +3,18 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqua
 /**
  * Blob format 2 of the envelope sealer: the body is sealed with one `node:crypto` AES-256-GCM
  * call under a per-blob key, instead of an Encryption SDK message, whose fixed per-message cost
- * and stream copies were 12-23x raw AES-GCM (issue #12). The sealing key is still wrapped by
- * the Encryption SDK (KMS or the local keyring); this file never sees a KMS key.
+ * and stream copies were 12-23x raw AES-GCM (issue #12). The sealing key is wrapped by KMS
+ * (or the local keyring) directly, or, for a key first met in a format 1 blob, by the
+ * Encryption SDK as format 1 wrapped it (`key-wrapping.ts`); this file never sees a KMS key.
  *
  * ```
  * offset  bytes  field
  * 0       3      magic "CSE"
  * 3       1      version = 2
- * 4       4      W: byte length of the wrapped sealing key (uint32 BE, 1..16384)
- * 8       W      wrapped sealing key (an Encryption SDK message, as in version 1)
- * 8+W     2+r    run id (uint16 BE length 1..1024, UTF-8)
+ * 4       1      key wrapping: 1 = an Encryption SDK message (as format 1), 2 = direct (KMS)
+ * 5       4      W: byte length of the wrapped sealing key (uint32 BE, 1..16384)
+ * 9       W      wrapped sealing key
+ * 9+W     2+r    run id (uint16 BE length 1..1024, UTF-8)
  *         2+p    purpose (uint16 BE length 1..64, UTF-8)
  *         2+e    encoding (uint16 BE length 1..16, "brotli" or "identity")
  *         4      n: byte length of the ciphertext (uint32 BE, at most 64 MiB)
@@ -27,17 +29,21 @@ import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, timingSafeEqua
  * canonical context) gives 64 bytes, the AES key and the commitment. The canonical context is
  * the three length-prefixed fields exactly as the header holds them, so a blob read under
  * another run, purpose or encoding derives other keys, and the GCM additional data is the
- * whole header up to the ciphertext (version, wrapped key, context, length, salt, nonce,
- * commitment).
+ * whole header up to the ciphertext (version, key wrapping, wrapped key, context, length,
+ * salt, nonce, commitment).
  * The commitment is compared in constant time before decrypting, so one ciphertext cannot open
  * under two sealing keys. A random 96-bit nonce under a key used for this one blob only cannot
  * repeat a (key, nonce) pair.
  */
 export const BLOB_VERSION_2 = 2;
 export type BlobEncoding = 'brotli' | 'identity';
+/** How the blob's sealing key is wrapped: by the Encryption SDK (1) or directly (2). */
+export type SealingKeyWrapping = 1 | 2;
 
 const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
-const PREFIX_BYTES = BLOB_MAGIC.length + 1 + 4;
+const WRAPPING_OFFSET = BLOB_MAGIC.length + 1;
+const WRAPPED_LENGTH_OFFSET = WRAPPING_OFFSET + 1;
+const PREFIX_BYTES = WRAPPED_LENGTH_OFFSET + 4;
 const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
 const MAX_RUN_ID_BYTES = 1024;
 const MAX_PURPOSE_BYTES = 64;
@@ -69,6 +75,7 @@ export type BlobRefusalV2 =
 
 /** A version 2 blob whose bounds are checked and whose context matched; not yet authenticated. */
 export interface ParsedBlobV2 {
+  readonly keyWrapping: SealingKeyWrapping;
   readonly wrappedKey: Uint8Array;
   readonly encoding: BlobEncoding;
   /** The canonical context: the three length-prefixed fields as the header holds them. */
@@ -85,6 +92,7 @@ export interface ParsedBlobV2 {
 /** Seals `body` (already compressed or not, as `context.encoding` says) into a version 2 blob. */
 export function sealBlobV2(
   sealingKey: Uint8Array,
+  keyWrapping: SealingKeyWrapping,
   wrappedKey: Uint8Array,
   context: BlobContextV2,
   body: Uint8Array,
@@ -101,7 +109,8 @@ export function sealBlobV2(
   const blob = Buffer.allocUnsafeSlow(ciphertextOffset + body.byteLength + TAG_BYTES);
   blob.set(BLOB_MAGIC, 0);
   blob[BLOB_MAGIC.length] = BLOB_VERSION_2;
-  blob.writeUInt32BE(wrappedKey.byteLength, BLOB_MAGIC.length + 1);
+  blob[WRAPPING_OFFSET] = keyWrapping;
+  blob.writeUInt32BE(wrappedKey.byteLength, WRAPPED_LENGTH_OFFSET);
   blob.set(wrappedKey, PREFIX_BYTES);
   blob.set(contextBytes, PREFIX_BYTES + wrappedKey.byteLength);
   blob.writeUInt32BE(body.byteLength, lengthOffset);
@@ -138,7 +147,9 @@ export function parseBlobV2(
   ) {
     return { refused: 'malformed' };
   }
-  const wrappedLength = bytes.readUInt32BE(BLOB_MAGIC.length + 1);
+  const keyWrapping = bytes[WRAPPING_OFFSET];
+  if (keyWrapping !== 1 && keyWrapping !== 2) return { refused: 'malformed' };
+  const wrappedLength = bytes.readUInt32BE(WRAPPED_LENGTH_OFFSET);
   if (wrappedLength === 0 || wrappedLength > MAX_WRAPPED_KEY_BYTES) return { refused: 'malformed' };
   let offset = PREFIX_BYTES + wrappedLength;
   const fields: Buffer[] = [];
@@ -165,6 +176,7 @@ export function parseBlobV2(
   const encodingName = encoding.toString('latin1');
   if (!ENCODINGS.has(encodingName)) return { refused: 'unknown-encoding' };
   return {
+    keyWrapping,
     wrappedKey: bytes.subarray(PREFIX_BYTES, PREFIX_BYTES + wrappedLength),
     encoding: encodingName as BlobEncoding,
     context: bytes.subarray(PREFIX_BYTES + wrappedLength, contextEnd),
