@@ -160,6 +160,12 @@ export interface SideModule {
   /** The `package.json` that makes `importPath` resolve to `outputPath`, relative to the bundle's directory. */
   readonly packageJsonPath: string;
   readonly packageJson: string;
+  /**
+   * Built like a handler (its `require` shim, module-first main fields and these aliases),
+   * for a side module with CommonJS dependencies.
+   * @default - a plain ES module build
+   */
+  readonly handlerLike?: { readonly aliases: Readonly<Record<string, string>> };
 }
 
 /**
@@ -179,11 +185,12 @@ export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | '
 }
 
 /**
- * The handler bundle settings for a team tools module. Beside the team tools alias, three
- * aliases keep the AWS Encryption SDK small without changing what runs:
+ * The handler bundle settings for a team tools module. The AWS Encryption SDK is a side
+ * module (`describeEncryptionSdkSideModule`), kept small without changing what runs:
  * - `@aws-crypto/client-node` ships an ES module build but no `module` field, so esbuild would
  *   take its CommonJS index, which requires every keyring (RSA, hierarchical, caching) and
- *   tree-shakes nothing; its own ES module build lets the keyrings countersign never uses go.
+ *   tree-shakes nothing; the side module's entry is its own ES module build instead.
+ * Two aliases, applied to the side module and the handlers alike:
  * - `readable-stream` is the npm copy of Node's stream module for old runtimes; the SDK uses
  *   its `Transform`, `PassThrough`, `pipeline` and `finished`: lib/bundling/readable-stream.ts
  *   gives it Node's built-in ones (and readable-stream's optional `pipeline` callback).
@@ -196,15 +203,43 @@ export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | '
 export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
   const tokenizer = describeTokenizerSideModule();
   const mcpClient = describeMcpClientSideModules();
+  const encryptionSdk = describeEncryptionSdkSideModule();
   return {
     ...describeBundleFormat(),
-    externalModules: [tokenizer.importPath, ...mcpClient.map((module) => module.importPath)],
-    sideModules: [tokenizer, ...mcpClient],
+    externalModules: [
+      tokenizer.importPath,
+      encryptionSdk.importPath,
+      ...mcpClient.map((module) => module.importPath),
+    ],
+    sideModules: [tokenizer, encryptionSdk, ...mcpClient],
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
-      '@aws-crypto/client-node': resolveEncryptionClientModuleBuild(),
-      'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
-      'bn.js': resolveEncryptionSdkBigNumber(),
+      ...encryptionSdk.handlerLike?.aliases,
+    },
+  };
+}
+
+/**
+ * The AWS Encryption SDK, shipped beside the bundles that seal: blob format 2 never loads it
+ * (KMS wraps sealing keys directly), only a format 1 blob or key does. Inside the bundle, even
+ * behind a lazy `import()`, its code cost an unsealing handler ~12 ms of init (`npm run bench`).
+ */
+function describeEncryptionSdkSideModule(): SideModule {
+  return {
+    importPath: '@aws-crypto/client-node',
+    entryPath: resolveEncryptionClientModuleBuild(),
+    outputPath: 'node_modules/@aws-crypto/client-node/index.mjs',
+    packageJsonPath: 'node_modules/@aws-crypto/client-node/package.json',
+    packageJson: JSON.stringify({
+      name: '@aws-crypto/client-node',
+      type: 'module',
+      exports: { '.': './index.mjs' },
+    }),
+    handlerLike: {
+      aliases: {
+        'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
+        'bn.js': resolveEncryptionSdkBigNumber(),
+      },
     },
   };
 }
@@ -269,6 +304,37 @@ function describeTokenizerSideModule(): SideModule {
 }
 
 /**
+ * How one side module is bundled (without its `outfile`): a plain ES module build, or built
+ * like a handler when it has CommonJS dependencies (`SideModule.handlerLike`).
+ *
+ * @example
+ * esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile });
+ *
+ * @internal
+ */
+export function createSideModuleEsbuildOptions(
+  module: SideModule,
+  settings: HandlerBundleSettings,
+): EsbuildOptions {
+  return {
+    entryPoints: [module.entryPath],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: settings.target,
+    minify: true,
+    logLevel: 'warning',
+    ...(module.handlerLike
+      ? {
+          mainFields: [...settings.mainFields],
+          banner: { js: settings.banner },
+          alias: { ...module.handlerLike.aliases },
+        }
+      : {}),
+  };
+}
+
+/**
  * Builds the side modules of `describeHandlerBundle` beside a bundle written to `directory`,
  * when the bundle imports them, with the esbuild API (the bench and the tests).
  *
@@ -289,16 +355,7 @@ export async function buildSideModules(
     const output = join(directory, module.outputPath);
     await mkdir(dirname(output), { recursive: true });
     await writeFile(join(directory, module.packageJsonPath), module.packageJson);
-    await build({
-      entryPoints: [module.entryPath],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: settings.target,
-      minify: true,
-      logLevel: 'warning',
-      outfile: output,
-    });
+    await build({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
     built.push(output);
   }
   return built;

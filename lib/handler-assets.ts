@@ -7,6 +7,7 @@ import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
   createEsbuildOptions,
+  createSideModuleEsbuildOptions,
   describeBundleFormat,
   describeHandlerBundle,
   HANDLER_NAMES,
@@ -156,7 +157,7 @@ export function buildHandlerAsset(
   return importsTeamTools;
 }
 
-/** The side modules of lib/functions.ts (the tokenizer, the MCP client) beside a bundle that imports them. */
+/** The side modules of lib/functions.ts (the tokenizer, the Encryption SDK, the MCP client) beside a bundle that imports them. */
 function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, toolsModulePath: string): void {
   const settings = describeHandlerBundle(toolsModulePath);
   const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');
@@ -165,16 +166,7 @@ function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, tools
     const output = join(outputDirectory, module.outputPath);
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(join(outputDirectory, module.packageJsonPath), module.packageJson);
-    esbuild.buildSync({
-      entryPoints: [module.entryPath],
-      bundle: true,
-      platform: 'node',
-      format: 'esm',
-      target: settings.target,
-      minify: true,
-      logLevel: 'warning',
-      outfile: output,
-    });
+    esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
   }
 }
 

@@ -1,9 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { RawAesKeyringNode, RawAesWrappingSuiteIdentifier } from '@aws-crypto/client-node';
 import { CountersignError } from '../core/errors.js';
-import type { KeyWrapping } from './envelope-sealer.js';
+import { createLocalKeyWrapping, type KeyWrapping } from './key-wrapping.js';
 
 const MASTER_KEY_FILE = 'master-key.bin';
 const MASTER_KEY_BYTES = 32;
@@ -34,14 +33,7 @@ export class LocalKeyring {
   }
 
   private async loadOrCreate(): Promise<KeyWrapping> {
-    const masterKey = await this.readOrCreateMasterKey();
-    const keyring = new RawAesKeyringNode({
-      keyNamespace: 'countersign-local',
-      keyName: 'master-key',
-      unencryptedMasterKey: masterKey,
-      wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
-    });
-    return { kind: 'local', keyring };
+    return createLocalKeyWrapping(await this.readOrCreateMasterKey());
   }
 
   private async readOrCreateMasterKey(): Promise<Uint8Array> {

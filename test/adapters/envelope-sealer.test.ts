@@ -11,6 +11,7 @@ import {
   SEALING_FRAME_LENGTH,
 } from '../../lambdas/adapters/envelope-sealer.js';
 import { LocalKeyring } from '../../lambdas/adapters/local-keyring.js';
+import { parseBlobV2 } from '../../lambdas/adapters/sealed-blob-v2.js';
 import { CountersignError } from '../../lambdas/core/errors.js';
 import type { Clock, SealPurpose } from '../../lambdas/core/ports.js';
 import { resolveProjectPath } from '../../lib/functions.js';
@@ -192,7 +193,7 @@ describe.each([
     const sealer = await harness.createSealer();
     const sealed = await sealer.seal('run-state', 'run-5', encoder.encode('state'));
     const otherVersion = Uint8Array.from(sealed);
-    otherVersion[3] = 2;
+    otherVersion[3] = 3;
 
     // Act + Assess
     await expectRefused(sealer.unseal('run-state', 'run-5', sealed.subarray(0, sealed.length - 1)));
@@ -201,6 +202,110 @@ describe.each([
     expect((await expectRefused(sealer.unseal('run-state', 'run-5', otherVersion))).message).toContain(
       'version',
     );
+  });
+
+  it('seals in format 2 and refuses a blob relabelled as the other format either way', async () => {
+    // Prepare
+    const sealer = await harness.createSealer();
+    const version1 = await harness.createSealer({ blobVersion: 1 });
+    const sealed = await sealer.seal('run-state', 'run-5', encoder.encode('state'));
+    const sealedVersion1 = await version1.seal('run-state', 'run-5', encoder.encode('state'));
+    const downgraded = Uint8Array.from(sealed);
+    downgraded[3] = 1;
+    const upgraded = Uint8Array.from(sealedVersion1);
+    upgraded[3] = 2;
+
+    // Act + Assess
+    expect([sealed[3], sealedVersion1[3]]).toEqual([2, 1]);
+    expect(decoder.decode(await sealer.unseal('run-state', 'run-5', sealedVersion1))).toBe('state');
+    await expectRefused(sealer.unseal('run-state', 'run-5', downgraded));
+    await expectRefused(sealer.unseal('run-state', 'run-5', upgraded));
+  });
+
+  it('seals format 2 under a key first met in a format 1 blob, without another KMS call, and reads it cold', async () => {
+    // Prepare
+    const version1 = await harness.createSealer({ blobVersion: 1 });
+    const oldState = await version1.seal('run-state', 'run-10', encoder.encode('old state'));
+    const pausing = await harness.createSealer();
+    const reading = await harness.createSealer();
+    harness.counter.reset();
+
+    // Act: a pause of a run whose state a format 1 container sealed
+    await pausing.unseal('run-state', 'run-10', oldState);
+    const card = await pausing.seal('approval-card', 'run-10', encoder.encode('card'));
+    const afterPause = harness.counter.snapshot();
+    const unsealed = await reading.unseal('approval-card', 'run-10', card);
+
+    // Assess: the card is format 2 and names the Encryption SDK wrapping of its key
+    expect([card[3], card[4]]).toEqual([2, 1]);
+    expect(afterPause).toEqual({ 'KMS:Decrypt': 1 });
+    expect(decoder.decode(unsealed)).toBe('card');
+  });
+
+  it('seals every blob under a fresh salt and nonce, so one plaintext never seals to the same bytes', async () => {
+    // Prepare
+    const sealer = await harness.createSealer();
+    const plaintext = encoder.encode('the same state');
+
+    // Act
+    const sealed = await Promise.all(
+      Array.from({ length: 50 }, () => sealer.seal('run-state', 'run-5', plaintext)),
+    );
+
+    // Assess
+    const parsed = sealed.map((blob) => parseBlobV2(blob, { runId: 'run-5', purpose: 'run-state' }, 1024));
+    const saltAndNonce = new Set(
+      parsed.map((blob) =>
+        'refused' in blob ? blob.refused : Buffer.concat([blob.salt, blob.nonce]).toString('hex'),
+      ),
+    );
+    const ciphertexts = new Set(
+      parsed.map((blob) => ('refused' in blob ? blob.refused : Buffer.from(blob.ciphertext).toString('hex'))),
+    );
+    expect(saltAndNonce.size).toBe(50);
+    expect(ciphertexts.size).toBe(50);
+  });
+
+  it('refuses a format 2 blob whose header lies about its lengths, without calling KMS', async () => {
+    // Prepare
+    const sealer = await harness.createSealer();
+    const other = await harness.createSealer();
+    const sealed = await sealer.seal('run-state', 'run-5', encoder.encode('state'));
+    const view = () => {
+      const copy = Uint8Array.from(sealed);
+      return { copy, data: new DataView(copy.buffer) };
+    };
+    const wrappedLength = new DataView(sealed.buffer, sealed.byteOffset).getUint32(5);
+    const runIdLengthOffset = 9 + wrappedLength;
+    const hugeWrappedKey = view();
+    hugeWrappedKey.data.setUint32(5, 0xffffffff);
+    const zeroWrappedKey = view();
+    zeroWrappedKey.data.setUint32(5, 0);
+    const unknownWrapping = view();
+    unknownWrapping.data.setUint8(4, 3);
+    const longRunId = view();
+    longRunId.data.setUint16(runIdLengthOffset, 0xffff);
+    const bodyLengthOffset =
+      runIdLengthOffset + 2 + 'run-5'.length + 2 + 'run-state'.length + 2 + 'brotli'.length;
+    const hugeBody = view();
+    hugeBody.data.setUint32(bodyLengthOffset, 0xffffffff);
+    const shorterBody = view();
+    shorterBody.data.setUint32(bodyLengthOffset, shorterBody.data.getUint32(bodyLengthOffset) - 1);
+    harness.counter.reset();
+
+    // Act + Assess
+    for (const forged of [
+      hugeWrappedKey,
+      zeroWrappedKey,
+      unknownWrapping,
+      longRunId,
+      hugeBody,
+      shorterBody,
+    ]) {
+      await expectRefused(other.unseal('run-state', 'run-5', forged.copy));
+    }
+    await expectRefused(other.unseal('run-state', 'run-6', sealed));
+    expect(harness.counter.snapshot()).toEqual({});
   });
 
   it('costs one Decrypt to unseal cold, then nothing more to seal two blobs (a pause)', async () => {
@@ -409,6 +514,61 @@ describe('EnvelopeSealer and blobs already stored', () => {
     } finally {
       await rm(directory, { recursive: true, force: true });
     }
+  });
+});
+
+describe('EnvelopeSealer and the format 2 fixtures', () => {
+  const fixtures = resolveProjectPath('test/fixtures/sealed-blobs');
+  let directory: string;
+  let sealer: EnvelopeSealer;
+  const fixture = async (name: string) => new Uint8Array(await readFile(join(fixtures, name)));
+
+  beforeAll(async () => {
+    directory = await mkdtemp(join(tmpdir(), 'countersign-v2-fixtures-'));
+    await copyFile(join(fixtures, 'master-key.bin'), join(directory, 'master-key.bin'));
+    sealer = new EnvelopeSealer({ keyWrapping: await new LocalKeyring(directory).keyWrapping() });
+  });
+  afterAll(async () => {
+    await rm(directory, { recursive: true, force: true });
+  });
+
+  it('unseals the stored format 2 blob, and only for its run and purpose', async () => {
+    // Prepare
+    const sealed = await fixture('v2.blob');
+
+    // Act
+    const plaintext = await sealer.unseal('run-state', 'run-fixture', sealed);
+
+    // Assess
+    expect(createHash('sha256').update(plaintext).digest('hex')).toBe(
+      '16df2bdfa8fdd6bf605c2b84d3f7aff57ba20c08cc2fcb67d4fe707744e3a0f3',
+    );
+    expect((await expectRefused(sealer.unseal('run-state', 'run-other', sealed))).message).toContain(
+      'another run',
+    );
+    expect((await expectRefused(sealer.unseal('approval-card', 'run-fixture', sealed))).message).toContain(
+      'another purpose',
+    );
+  });
+
+  it.each([
+    { name: 'v2-truncated.blob', runId: 'run-fixture', reason: 'truncated' },
+    { name: 'v2-extended.blob', runId: 'run-fixture', reason: 'unknown format' },
+    { name: 'v2-future-version.blob', runId: 'run-fixture', reason: 'unknown version' },
+    { name: 'v2-wrong-commitment.blob', runId: 'run-fixture', reason: 'key commitment' },
+    { name: 'v2-wrong-context.blob', runId: 'run-fixturx', reason: 'key commitment' },
+    { name: 'v2-wrong-context.blob', runId: 'run-fixture', reason: 'another run' },
+    { name: 'v2-labelled-v1.blob', runId: 'run-fixture', reason: '' },
+    { name: 'v1-labelled-v2.blob', runId: 'run-fixture', reason: '' },
+  ])('refuses $name read for $runId ($reason)', async ({ name, runId, reason }) => {
+    // Prepare
+    const sealed = await fixture(name);
+
+    // Act
+    const refusal = await expectRefused(sealer.unseal('run-state', runId, sealed));
+
+    // Assess
+    expect(refusal.message).toContain(reason);
   });
 });
 

@@ -39,12 +39,21 @@ async function listHandlerEntries(): Promise<string[]> {
 }
 
 /** Bundles an entry with the deployed settings into `directory`, as `<name>.mjs`. */
-async function bundle(entry: string, directory: string, name: string): Promise<Metafile> {
+async function bundle(
+  entry: string,
+  directory: string,
+  name: string,
+  options: { withSideModules?: boolean } = {},
+): Promise<Metafile> {
   const result = await build({
     ...createEsbuildOptions(entry, TOOLS_MODULE),
     outfile: join(directory, `${name}.mjs`),
     metafile: true,
   });
+  // What deploys beside the bundle (the tokenizer, the Encryption SDK), as the CDK builds it.
+  if (options.withSideModules) {
+    await buildSideModules(directory, await readFile(join(directory, `${name}.mjs`), 'utf8'), TOOLS_MODULE);
+  }
   return result.metafile;
 }
 
@@ -330,7 +339,9 @@ describe('the Lambda handler bundles', () => {
 
   it('keep the sealer sealing, refusing tampering and another run, and carrying 2 MB from a bundle', async () => {
     // Prepare
-    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer');
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer', {
+      withSideModules: true,
+    });
     const bundled = await import(pathToFileURL(join(directory, 'sealer.mjs')).href);
     const keysDirectory = join(directory, 'keys');
     const sealer = new bundled.EnvelopeSealer({
@@ -344,6 +355,12 @@ describe('the Lambda handler bundles', () => {
     const flipped = Uint8Array.from(sealed);
     flipped[flipped.length - 40] = (flipped[flipped.length - 40] ?? 0) ^ 0x01;
     const sealedLarge: Uint8Array = await sealer.seal('run-state', 'run-2', large);
+    // Format 1 loads the Encryption SDK from the side module beside the bundle.
+    const version1 = new bundled.EnvelopeSealer({
+      keyWrapping: await new bundled.LocalKeyring(keysDirectory).keyWrapping(),
+      blobVersion: 1,
+    });
+    const sealedVersion1: Uint8Array = await version1.seal('run-state', 'run-3', state);
 
     // Assess
     expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealed))).toEqual(Buffer.from(state));
@@ -354,11 +371,17 @@ describe('the Lambda handler bundles', () => {
       code: 'sealed-state-rejected',
     });
     expect(Buffer.from(await sealer.unseal('run-state', 'run-2', sealedLarge)).equals(large)).toBe(true);
+    expect([sealed[3], sealedVersion1[3]]).toEqual([2, 1]);
+    expect(Buffer.from(await sealer.unseal('run-state', 'run-3', sealedVersion1))).toEqual(
+      Buffer.from(state),
+    );
   });
 
   it('keep the Encryption SDK signing suites working with the one bn.js (asn1.js and the curve math)', async () => {
     // Prepare: a signing suite reaches asn1.js (PEM keys) and bn.js (point decompression).
-    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sdk');
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sdk', {
+      withSideModules: true,
+    });
     const sdk = await import(pathToFileURL(join(directory, 'sdk.mjs')).href);
     const keyring = new sdk.RawAesKeyringNode({
       keyName: 'test',
@@ -459,6 +482,7 @@ describe('the Lambda handler bundles', () => {
     expect(bundled).toEqual([]);
     expect(built).toEqual([
       join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs'),
+      join(directory, 'node_modules/@aws-crypto/client-node/index.mjs'),
       join(directory, 'node_modules/@modelcontextprotocol/sdk/client/index.mjs'),
       join(directory, 'node_modules/@modelcontextprotocol/sdk/client/streamableHttp.mjs'),
     ]);
