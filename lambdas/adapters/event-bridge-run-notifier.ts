@@ -1,21 +1,18 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { RunNotifier } from '../core/ports.js';
+import type { AwaitingApprovalEvent, RunNotifier } from '../core/ports.js';
 
 export const EVENT_SOURCE = 'countersign';
 export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
 
 /**
  * Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail.
- * The detail names the run and its tools only: no arguments, no previews, no token.
+ * The detail names the run, its tools and the approver groups its card is routed to (empty:
+ * every approver): no arguments, no previews, no token.
  */
 export class EventBridgeRunNotifier implements RunNotifier {
   public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
 
-  public async runAwaitingApproval(event: {
-    runId: string;
-    toolNames: string[];
-    pausedAt: string;
-  }): Promise<void> {
+  public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     const result = await this.options.client.send(
       new PutEventsCommand({
         Entries: [
@@ -27,6 +24,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
               runId: event.runId,
               toolNames: event.toolNames,
               pausedAt: event.pausedAt,
+              approverGroups: event.approverGroups,
             }),
           },
         ],

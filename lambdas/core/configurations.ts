@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
+import { approverGroupsSchema } from './runs/card-routing.js';
 import { mcpServersSchema } from './tools/mcp/mcp-server-configuration.js';
 
 const identifier = z
@@ -53,6 +54,8 @@ export const configurationSchema = z.strictObject({
   mcpServers: z.optional(mcpServersSchema),
   /** Who may start runs with it. @default - every holder of `agent_run` */
   startAccess: z.optional(startAccessSchema),
+  /** Which approver groups its cards go to. @default - every holder of `agent_approve` */
+  approverGroups: z.optional(approverGroupsSchema),
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 
@@ -65,6 +68,8 @@ export const taskSchema = z.strictObject({
   skillIds: z._default(z.array(z.string().check(z.maxLength(300))).check(z.maxLength(100)), []),
   /** Who may start runs of it, on top of its configuration's list. @default - every holder of `agent_run` */
   startAccess: z.optional(startAccessSchema),
+  /** Which approver groups its cards go to, instead of its configuration's. @default - the configuration's */
+  approverGroups: z.optional(approverGroupsSchema),
 });
 export type Task = z.infer<typeof taskSchema>;
 

@@ -1,5 +1,6 @@
 import type { UserProfile } from './identity.js';
 import type { ApprovalRecord, DecisionRecord, StoredCard } from './runs/approval-card.js';
+import type { InboxRouting } from './runs/card-routing.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
@@ -70,8 +71,16 @@ export interface RunRepository {
   ): Promise<ConditionalOutcome>;
   putCard(card: StoredCard): Promise<void>;
   getCard(runId: string): Promise<StoredCard | undefined>;
-  /** Waiting cards, newest first, with an opaque cursor. One query per page. */
-  listWaitingCards(options: { limit: number; cursor?: string }): Promise<WaitingCardsPage>;
+  /**
+   * Waiting cards, newest first, with an opaque cursor: those `routing` reaches (default: every
+   * card). Per page, one query per index partition it reads and one batch read of the cards,
+   * whatever the number of waiting cards.
+   */
+  listWaitingCards(options: {
+    limit: number;
+    cursor?: string;
+    routing?: InboxRouting;
+  }): Promise<WaitingCardsPage>;
   /**
    * The cursor of the inbox page that continues right after `card`, for a page that stops
    * before its query's end (the inbox bounds a page by bytes as well as by count).
@@ -129,9 +138,18 @@ export interface RunExecutions {
   }): Promise<void>;
 }
 
+/** What the outside world learns of a paused run: names, never arguments or a token. */
+export interface AwaitingApprovalEvent {
+  runId: string;
+  toolNames: string[];
+  pausedAt: string;
+  /** The groups its card is routed to, so teams notify the right channel; empty: every approver. */
+  approverGroups: string[];
+}
+
 /** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
-  runAwaitingApproval(event: { runId: string; toolNames: string[]; pausedAt: string }): Promise<void>;
+  runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
 }
 
 export interface Clock {

@@ -28,7 +28,7 @@ import {
   type ThrottlingLimits,
 } from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
-import type { Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import { markRunExpired } from '../core/runs/end-run.js';
@@ -113,7 +113,7 @@ export interface EmbeddedRuntime {
   /** The local DynamoDB (dynalite) the stores use. */
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
-  readonly notifications: ReadonlyArray<{ runId: string; toolNames: string[]; pausedAt: string }>;
+  readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
   stop(): Promise<void>;
 }
 
@@ -162,12 +162,16 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
-  const notifications: Array<{ runId: string; toolNames: string[]; pausedAt: string }> = [];
+  const notifications: AwaitingApprovalEvent[] = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
       notifications.push(event);
-      logger.info('Run Awaiting Approval', { runId: event.runId, toolNames: event.toolNames });
+      logger.info('Run Awaiting Approval', {
+        runId: event.runId,
+        toolNames: event.toolNames,
+        approverGroups: event.approverGroups,
+      });
     },
   };
   let runner: LocalStateMachineRunner | undefined;

@@ -430,15 +430,22 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
         await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
       });
 
-      it('lists one page with exactly one query', async () => {
+      it('lists one page with one query per index partition and one batch read of the cards', async () => {
         // Prepare
         adapters.counter.reset();
 
-        // Act
+        // Act: every card (4 shards of the every-card route, and the pre-sharding partition)
         await adapters.runs.listWaitingCards({ limit: 3 });
+        const everyCard = adapters.counter.snapshot();
+        adapters.counter.reset();
+        // An approver in two groups: 4 shards each of the open route and the two groups, and the old partition
+        await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: ['a', 'b'] } });
+        const twoGroups = adapters.counter.snapshot();
 
         // Assess
-        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:Query': 1 });
+        expect(everyCard).toEqual({ 'DynamoDB:Query': 5, 'DynamoDB:BatchGetItem': 1 });
+        expect(twoGroups['DynamoDB:Query']).toBe(13);
+        expect(twoGroups['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
       });
 
       it.each([
@@ -453,6 +460,21 @@ describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapte
           Buffer.from(JSON.stringify({ pk: 'RUN#1', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 7 })).toString(
             'base64url',
           ),
+        ],
+        [
+          'a position that is not a card key',
+          Buffer.from(JSON.stringify({ before: 'WAITING#@all#0' })).toString('base64url'),
+        ],
+        [
+          'the index key the pre-sharding inbox used',
+          Buffer.from(
+            JSON.stringify({
+              pk: 'RUN#1',
+              sk: 'CARD',
+              inboxPk: 'WAITING',
+              inboxSk: '2026-01-01T00:00:00.000Z#1',
+            }),
+          ).toString('base64url'),
         ],
         ['too long', 'a'.repeat(5000)],
       ])('refuses a cursor that is %s as a bad request', async (_label, cursor) => {

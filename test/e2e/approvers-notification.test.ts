@@ -42,7 +42,9 @@ describe('Run Awaiting Approval notifications', () => {
 
     // Assess
     expect(view.status).toBe('waiting');
-    expect(emitted).toEqual([{ runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt }]);
+    expect(emitted).toEqual([
+      { runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt, approverGroups: [] },
+    ]);
     expect(sent).toHaveLength(1);
     const entry = sent[0]?.Entries?.[0];
     expect(entry).toMatchObject({
@@ -51,8 +53,13 @@ describe('Run Awaiting Approval notifications', () => {
       DetailType: 'Run Awaiting Approval',
     });
     const detail = JSON.parse(entry?.Detail ?? '{}');
-    expect(Object.keys(detail).sort()).toEqual(['pausedAt', 'runId', 'toolNames']);
-    expect(detail).toEqual({ runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt });
+    expect(Object.keys(detail).sort()).toEqual(['approverGroups', 'pausedAt', 'runId', 'toolNames']);
+    expect(detail).toEqual({
+      runId,
+      toolNames: ['update_page_metadata'],
+      pausedAt: view.pausedAt,
+      approverGroups: [],
+    });
     // No arguments, no preview (old value), no token: nothing of the card travels.
     const serialized = JSON.stringify(sent);
     expect(serialized).not.toContain('Secret-new-description');
@@ -72,6 +79,7 @@ describe('Run Awaiting Approval notifications', () => {
       runId: 'run-1',
       toolNames: ['update_page_metadata'],
       pausedAt: '2026-01-01T00:00:00.000Z',
+      approverGroups: [],
     });
 
     // Assess

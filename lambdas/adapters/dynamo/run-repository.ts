@@ -7,8 +7,10 @@
  * | run           | `RUN#<runId>`     | `RUN`                       | RunRecord fields; `sealedState` (B) or, over  |
  * |               |                   |                             | 300,000 bytes, `sealedStatePointer` {key,     |
  * |               |                   |                             | sha256, size} to `runs/<runId>/state/<sha>`  |
- * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while `state = waiting`:  |
- * |               |                   |                             | `inboxPk = WAITING`, `inboxSk = <pausedAt>#<runId>` |
+ * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields (cards paused before       |
+ * |               |                   |                             | sharding: `inboxPk = WAITING` while waiting) |
+ * | index entry   | `RUN#<runId>`     | `INBOX#<route>`             | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
+ * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
@@ -20,11 +22,14 @@
  * epoch seconds after which DynamoDB TTL may remove them (`retention` below).
  *
  * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
- * one Query on the `inbox` index, newest first; `closeCard` REMOVEs the index attributes so a
- * decided card leaves the index (a sparse index).
+ * one Query per partition the viewer reaches on the `inbox` index, newest first, and one
+ * BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a decided card leaves
+ * the index (a sparse index).
  */
 import { createHash } from 'node:crypto';
 import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -45,6 +50,7 @@ import {
   type WaitingCardsPage,
 } from '../../core/ports.js';
 import type { ApprovalRecord, CardShown, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
+import type { InboxRouting } from '../../core/runs/card-routing.js';
 import {
   type RunRecord,
   type RunStatus,
@@ -53,14 +59,18 @@ import {
 } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {
-  assertPageLimit,
-  decodeCursor,
-  encodeCursor,
-  hasExactAttributes,
-  isConditionalCheckFailed,
-  parseItem,
-  withoutUndefined,
-} from './item-codec.js';
+  assertInboxShards,
+  decodeInboxCursor,
+  encodeInboxCursor,
+  INBOX_ENTRY_SORT_PREFIX,
+  INBOX_SHARDS_DEFAULT,
+  inboxPartition,
+  inboxSortKey,
+  partitionsOf,
+  routesOfCard,
+  shardOf,
+} from './inbox-index.js';
+import { assertPageLimit, isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { TABLE_LAYOUT } from './table-layout.js';
 
 /** Sealed state above this goes to the blob store: the item stays well under DynamoDB's 400 KB. */
@@ -69,7 +79,6 @@ export const SEALED_STATE_INLINE_LIMIT_BYTES = 300_000;
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
-const WAITING_PARTITION = 'WAITING';
 const RUN_SORT_KEY = 'RUN';
 const CARD_SORT_KEY = 'CARD';
 const REMOVE_AFTER = TABLE_LAYOUT.timeToLiveAttribute;
@@ -90,6 +99,12 @@ export interface DynamoRepositoryProps {
   readonly retention?: RunRetention;
   /** @default systemClock */
   readonly clock?: Clock;
+  /**
+   * Shards per route of the inbox index (docs/runbook.md: one shard takes ~1,000 writes a
+   * second). May grow between deployments, never shrink: cards in a dropped shard would hide.
+   * @default 4
+   */
+  readonly inboxShards?: number;
 }
 
 /** Seconds an item is kept after the write that ends its use. */
@@ -131,6 +146,7 @@ const storedCardSchema = z.object({
     ),
   ),
   revealRejectionReason: z.boolean(),
+  approverGroups: z.optional(z.array(z.string())),
   state: z.enum(['waiting', 'decided']),
   sealedCard: binarySchema,
   sealedToken: binarySchema,
@@ -160,6 +176,11 @@ const approvalRecordSchema = z.object({
   approvedAt: z.string(),
 });
 
+const approverGroupsAttribute = z.optional(z.array(z.string()));
+/** BatchGetItem takes at most 100 keys; unprocessed keys are asked for again a few times. */
+const BATCH_GET_MAX_KEYS = 100;
+const BATCH_GET_ATTEMPTS = 5;
+
 const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
 
 /** The key of a run's item. */
@@ -186,8 +207,11 @@ export class DynamoRunRepository implements RunRepository {
   private readonly blobStore: BlobStore | undefined;
   private readonly retention: RunRetention | undefined;
   private readonly clock: Clock;
+  private readonly inboxShards: number;
 
   public constructor(props: DynamoRepositoryProps) {
+    this.inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
+    assertInboxShards(this.inboxShards);
     this.client = props.client;
     this.tableName = props.tableName;
     this.blobStore = props.blobStore;
@@ -352,10 +376,8 @@ export class DynamoRunRepository implements RunRepository {
 
   public async putCard(card: StoredCard): Promise<void> {
     const { approvedBy, ...parsed } = storedCardSchema.parse(card);
-    const inboxAttributes =
-      parsed.state === 'waiting'
-        ? { [INBOX.partitionKey]: WAITING_PARTITION, [INBOX.sortKey]: `${parsed.pausedAt}#${parsed.runId}` }
-        : {};
+    // The card item itself is not indexed (a put replaces an old `WAITING` index key too): its
+    // index entries are, one per route, written after it so an entry never points at nothing.
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
@@ -363,11 +385,30 @@ export class DynamoRunRepository implements RunRepository {
           ...parsed,
           // DynamoDB refuses an empty set: nobody has approved means no attribute.
           ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
-          ...inboxAttributes,
           [PK]: runPartition(parsed.runId),
           [SK]: CARD_SORT_KEY,
         },
       }),
+    );
+    if (parsed.state !== 'waiting') {
+      await this.unindexCard(parsed.runId, parsed);
+      return;
+    }
+    const shard = shardOf(parsed.runId, this.inboxShards);
+    await Promise.all(
+      routesOfCard(parsed).map((route) =>
+        this.client.send(
+          new PutCommand({
+            TableName: this.tableName,
+            Item: {
+              [PK]: runPartition(parsed.runId),
+              [SK]: `${INBOX_ENTRY_SORT_PREFIX}${route}`,
+              [INBOX.partitionKey]: inboxPartition(route, shard),
+              [INBOX.sortKey]: inboxSortKey(parsed),
+            },
+          }),
+        ),
+      ),
     );
   }
 
@@ -382,70 +423,108 @@ export class DynamoRunRepository implements RunRepository {
     return item ? runFromKey(runId, parseStoredCard(item)) : undefined;
   }
 
-  public async listWaitingCards(options: { limit: number; cursor?: string }): Promise<WaitingCardsPage> {
+  public async listWaitingCards(options: {
+    limit: number;
+    cursor?: string;
+    routing?: InboxRouting;
+  }): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const startKey =
-      options.cursor === undefined
-        ? undefined
-        : decodeCursor(
-            options.cursor,
-            (key) =>
-              hasExactAttributes(key, [PK, SK, INBOX.partitionKey, INBOX.sortKey]) &&
-              key[INBOX.partitionKey] === WAITING_PARTITION &&
-              key[SK] === CARD_SORT_KEY &&
-              /^RUN#[A-Za-z0-9-]{1,100}$/.test(key[PK] ?? '') &&
-              key[INBOX.sortKey]?.endsWith(`#${key[PK]?.slice('RUN#'.length)}`) === true,
-          );
-    const output = await this.client.send(
-      new QueryCommand({
-        TableName: this.tableName,
-        IndexName: INBOX.name,
-        KeyConditionExpression: '#inboxPk = :waiting',
-        ExpressionAttributeNames: { '#inboxPk': INBOX.partitionKey },
-        ExpressionAttributeValues: { ':waiting': WAITING_PARTITION },
-        ScanIndexForward: false,
-        Limit: options.limit,
-        ExclusiveStartKey: startKey,
-      }),
+    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
+    // Each partition's newest `limit` entries below the cursor hold the merged page's `limit`.
+    const outputs = await Promise.all(
+      partitions.map((partition) =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: INBOX.name,
+            KeyConditionExpression:
+              before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
+            ExpressionAttributeNames: {
+              '#inboxPk': INBOX.partitionKey,
+              ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
+            },
+            ExpressionAttributeValues: {
+              ':partition': partition,
+              ...(before === undefined ? {} : { ':before': before }),
+            },
+            ScanIndexForward: false,
+            Limit: options.limit,
+          }),
+        ),
+      ),
     );
+    const entries = new Map<string, string>();
+    for (const item of outputs.flatMap((output) => output.Items ?? [])) {
+      const sortKey = item[INBOX.sortKey];
+      if (typeof sortKey !== 'string') continue;
+      // A card routed to several groups the viewer is in has one entry each: shown once.
+      entries.set(runIdOfPartition(item[PK]), sortKey);
+    }
+    const newestFirst = [...entries].sort(([, left], [, right]) =>
+      left < right ? 1 : left > right ? -1 : 0,
+    );
+    const page = newestFirst.slice(0, options.limit);
+    const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
+    const items = await this.readCardItems(page.map(([runId]) => runId));
     const cards: StoredCard[] = [];
     const unreadableRunIds: string[] = [];
-    for (const item of output.Items ?? []) {
-      const runId = runIdOfPartition(item[PK]);
+    for (const [runId] of page) {
+      const item = items.get(runId);
+      // An entry whose card closed between the query and the read is no longer waiting.
+      if (item === undefined || item.state !== 'waiting') continue;
       // One item that does not parse must not take the page down: it is listed as unreadable.
       const parsed = z.safeParse(storedCardSchema, item);
       if (parsed.success) cards.push(runFromKey(runId, parsed.data));
       else unreadableRunIds.push(runId);
     }
-    const cursor = encodeCursor(output.LastEvaluatedKey);
+    const last = page.at(-1);
     return {
       cards,
       ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(cursor === undefined ? {} : { cursor }),
+      ...(more && last !== undefined ? { cursor: encodeInboxCursor(last[1]) } : {}),
     };
   }
 
+  /** The card items of `runIds`: one BatchGetItem per 100 (an inbox page holds at most 100). */
+  private async readCardItems(runIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+    const items = new Map<string, Record<string, unknown>>();
+    for (let start = 0; start < runIds.length; start += BATCH_GET_MAX_KEYS) {
+      let keys: Record<string, unknown>[] | undefined = runIds
+        .slice(start, start + BATCH_GET_MAX_KEYS)
+        .map((runId) => ({ [PK]: runPartition(runId), [SK]: CARD_SORT_KEY }));
+      for (let attempt = 0; keys !== undefined && keys.length > 0; attempt += 1) {
+        if (attempt >= BATCH_GET_ATTEMPTS) {
+          throw new CountersignError('internal', 'The waiting cards could not be read.', { expose: false });
+        }
+        const output: BatchGetCommandOutput = await this.client.send(
+          new BatchGetCommand({
+            RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
+          }),
+        );
+        for (const item of output.Responses?.[this.tableName] ?? [])
+          items.set(runIdOfPartition(item[PK]), item);
+        // DynamoDB may leave keys unprocessed (throughput, 16 MB): they are asked for again.
+        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
+      }
+    }
+    return items;
+  }
+
   public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    // The card's inbox index key, as the Query would return it as its LastEvaluatedKey.
-    const cursor = encodeCursor({
-      [PK]: runPartition(card.runId),
-      [SK]: CARD_SORT_KEY,
-      [INBOX.partitionKey]: WAITING_PARTITION,
-      [INBOX.sortKey]: `${card.pausedAt}#${card.runId}`,
-    });
-    if (cursor === undefined)
-      throw new CountersignError('internal', 'A card key could not be encoded.', { expose: false });
-    return cursor;
+    return encodeInboxCursor(inboxSortKey(card));
   }
 
   public async closeCard(runId: string): Promise<void> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     const cardRemoval = this.removeAfter(this.retention?.endedRunSeconds);
+    let closed: Record<string, unknown> | undefined;
     try {
-      await this.client.send(
+      const output = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PK]: runPartition(runId), [SK]: CARD_SORT_KEY },
+          // REMOVE: a card indexed before sharding leaves the single `WAITING` partition.
           UpdateExpression: `SET #state = :decided${cardRemoval === undefined ? '' : ', #removeAfter = :removeAfter'} REMOVE #inboxPk, #inboxSk`,
           ConditionExpression: 'attribute_exists(#pk)',
           ExpressionAttributeNames: {
@@ -459,12 +538,51 @@ export class DynamoRunRepository implements RunRepository {
             ':decided': 'decided',
             ...(cardRemoval === undefined ? {} : { ':removeAfter': cardRemoval }),
           },
+          // The card as it was names its routes, so its index entries close without another read.
+          ReturnValues: 'ALL_OLD',
         }),
       );
+      closed = output.Attributes;
     } catch (error) {
       // No card: nothing is in the inbox, which is what closing wants.
       if (!isConditionalCheckFailed(error)) throw error;
+      return;
     }
+    const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
+    await this.unindexCard(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+  }
+
+  /**
+   * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
+   * index drops them). Conditional, so closing never creates an entry that was never there.
+   */
+  private async unindexCard(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
+    const entryRemoval = this.removeAfter(this.retention?.endedRunSeconds);
+    await Promise.all(
+      routesOfCard(card).map(async (route) => {
+        try {
+          await this.client.send(
+            new UpdateCommand({
+              TableName: this.tableName,
+              Key: { [PK]: runPartition(runId), [SK]: `${INBOX_ENTRY_SORT_PREFIX}${route}` },
+              UpdateExpression: `REMOVE #inboxPk, #inboxSk${entryRemoval === undefined ? '' : ' SET #removeAfter = :removeAfter'}`,
+              ConditionExpression: 'attribute_exists(#pk)',
+              ExpressionAttributeNames: {
+                '#pk': PK,
+                '#inboxPk': INBOX.partitionKey,
+                '#inboxSk': INBOX.sortKey,
+                ...(entryRemoval === undefined ? {} : { '#removeAfter': REMOVE_AFTER }),
+              },
+              ...(entryRemoval === undefined
+                ? {}
+                : { ExpressionAttributeValues: { ':removeAfter': entryRemoval } }),
+            }),
+          );
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+        }
+      }),
+    );
   }
 
   public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {

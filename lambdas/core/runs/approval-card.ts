@@ -66,6 +66,8 @@ export interface StoredCard {
   /** Who has approved this turn so far (k-of-n), sorted. Absent: nobody yet. */
   approvedBy?: string[];
   revealRejectionReason: boolean;
+  /** The approver groups the card is routed to; absent: every approver (cards before routing). */
+  approverGroups?: string[];
   state: 'waiting' | 'decided';
   sealedCard: Uint8Array;
   sealedToken: Uint8Array;

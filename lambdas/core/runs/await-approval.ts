@@ -158,6 +158,7 @@ export async function awaitApproval(
     requiredApprovals: policy.requiredApprovals,
     decisionGate: policy.decisionGate,
     revealRejectionReason: record.policy.revealRejectionReason,
+    ...(record.policy.approverGroups === undefined ? {} : { approverGroups: record.policy.approverGroups }),
     state: 'waiting',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
     sealedToken,
@@ -193,7 +194,12 @@ export async function awaitApproval(
     turn: input.turn,
     tools: toolNames,
   });
-  await dependencies.notifier.runAwaitingApproval({ runId: input.runId, toolNames, pausedAt });
+  await dependencies.notifier.runAwaitingApproval({
+    runId: input.runId,
+    toolNames,
+    pausedAt,
+    approverGroups: record.policy.approverGroups ?? [],
+  });
 }
 
 /**

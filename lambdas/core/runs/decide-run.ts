@@ -12,6 +12,7 @@ import type {
   StoredCard,
 } from './approval-card.js';
 import { isNothingRunnable } from './call-runnability.js';
+import { isCardRoutedTo } from './card-routing.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
 import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -84,7 +85,8 @@ export async function decideRun(
   if (!hasGrant(principal, 'agent_approve'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   const card = await readCard(dependencies, runId);
-  if (!card) throw new CountersignError('not-found', TEXTS.runNotFound);
+  // A card routed to groups the approver is not in is, for them, a card that does not exist.
+  if (!card || !isCardRoutedTo(card, principal)) throw new CountersignError('not-found', TEXTS.runNotFound);
 
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
   if (!request.digest)

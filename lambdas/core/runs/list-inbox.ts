@@ -3,6 +3,7 @@ import { hasGrant, type UserProfile } from '../identity.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import type { StoredCard } from './approval-card.js';
+import { inboxRoutingOf, isCardRoutedTo } from './card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { RunDependencies } from './run-dependencies.js';
 import {
@@ -39,6 +40,8 @@ export interface InboxCard {
   approvals?: CardPolicyView['approvals'];
   /** Why this viewer may not approve (rejecting stays open); absent when they may. */
   approveRefusal?: string;
+  /** The approver groups the card was routed to; absent: every approver. */
+  approverGroups?: string[];
 }
 
 /** An inbox entry: a card, or the flagged placeholder of one that cannot be opened. */
@@ -51,7 +54,8 @@ type InboxDependencies = Pick<
   Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
- * The inbox: cards of runs waiting for a decision, newest first. One query per page; the
+ * The inbox: cards of runs waiting for a decision and routed to the viewer (admins: all),
+ * newest first. One query per index partition the viewer reaches and one read of the cards per page; the
  * cards are unsealed (never the transcripts) and passed through the one pending-tools helper
  * with the viewer, so each preview meets the read gate.
  *
@@ -73,10 +77,13 @@ export async function listInbox(
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   if (!hasGrant(viewer, 'agent_approve'))
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
-  const page = await dependencies.runs.listWaitingCards({
+  const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
+    routing: inboxRoutingOf(viewer),
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
+  // The index partitions already route; the card's own groups decide, failing closed.
+  const page = { ...listed, cards: listed.cards.filter((card) => isCardRoutedTo(card, viewer)) };
   const opened = await Promise.all(
     page.cards.map(async (stored) => ({ stored, opened: await openStoredCard(dependencies, stored) })),
   );
@@ -149,6 +156,9 @@ async function renderCard(
     digest: stored.digest,
     pendingTools,
     ...policyView,
+    ...(stored.approverGroups && stored.approverGroups.length > 0
+      ? { approverGroups: stored.approverGroups }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
+import { isCardRoutedTo } from './card-routing.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
 
@@ -39,6 +40,9 @@ export async function readPendingCall(
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   }
   if (stored?.state !== 'waiting') throw new CountersignError('not-found', TEXTS.runNotFound);
+  // The owner reads their own run's calls; an approver only those of cards routed to them.
+  if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer))
+    throw new CountersignError('not-found', TEXTS.runNotFound);
   const card = parseApprovalCard(
     await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
   );

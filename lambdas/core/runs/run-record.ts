@@ -47,6 +47,8 @@ export const runRecordSchema = z.object({
     // Optional: runs started before k-of-n and the record gate read as 1 approval, `tool` gate.
     requiredApprovals: z.optional(requiredApprovalsSchema),
     decisionGate: z.optional(z.enum(DECISION_GATES)),
+    /** Where the run's cards go (issue #16); absent: every approver, as before routing. */
+    approverGroups: z.optional(z.array(z.string())),
   }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
   cancelledBy: z.optional(z.string()),

@@ -119,7 +119,12 @@ export async function startRun(
     executionStartTurn: 0,
     createdAt: now,
     updatedAt: now,
-    policy: { ...policy, revealRejectionReason: configuration.options.revealRejectionReason },
+    policy: {
+      ...policy,
+      revealRejectionReason: configuration.options.revealRejectionReason,
+      // A task routes its cards on its own when it names groups; else its configuration does.
+      ...withApproverGroups(task?.approverGroups ?? configuration.approverGroups),
+    },
   };
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));
   try {
@@ -140,4 +145,8 @@ export async function startRun(
   dependencies.metrics.count('RunsStarted');
   dependencies.logger.info('run started', { runId, configurationId: configuration.configurationId });
   return { kind: 'started', runId, status: 'running' };
+}
+
+function withApproverGroups(groups: readonly string[] | undefined): { approverGroups?: string[] } {
+  return groups === undefined ? {} : { approverGroups: [...new Set(groups)].sort() };
 }

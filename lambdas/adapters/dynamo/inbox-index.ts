@@ -1,0 +1,98 @@
+/**
+ * The sharded inbox index (issue #16). One partition of a GSI takes about 1,000 writes a
+ * second, and every pause and every decision writes the inbox index; so a waiting card is
+ * indexed under partitions per route and shard, `WAITING#<route>#<shard>`:
+ *
+ * - `<route>` is an approver group the card is routed to, `*` for a card routed to every
+ *   approver (the default), and `@all` for every card (the admins' view and the system's).
+ * - `<shard>` is a hash of the run id modulo the shard count.
+ *
+ * A GSI key puts an item in ONE partition, and a card may go to several groups; so the card
+ * item itself is no longer indexed: each route has a small entry item beside the card
+ * (`RUN#<runId>` / `INBOX#<route>`) that carries the index key, and the inbox reads the card
+ * items the entries point to in one BatchGetItem. Closing a card removes the index key from
+ * every entry it has (UpdateItem, the right every closing function already holds).
+ *
+ * All partitions sort by `<pausedAt>#<runId>`, so one position orders them all: the composite
+ * cursor is the sort key of the last card shown, and every partition resumes below it.
+ * Cards indexed before sharding sit under the single partition `WAITING` on their card item;
+ * the inbox reads that partition too during the transition (docs/runbook.md).
+ */
+import { createHash } from 'node:crypto';
+import { CountersignError } from '../../core/errors.js';
+import type { InboxRouting } from '../../core/runs/card-routing.js';
+import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
+
+/** The partition every card was indexed under before sharding; read until it is empty. */
+export const LEGACY_WAITING_PARTITION = 'WAITING';
+/** The route of a card that any approver may decide. */
+export const OPEN_ROUTE = '*';
+/** The route every card is also indexed under: what admins (and the system) list. */
+export const EVERY_CARD_ROUTE = '@all';
+/** The sort key of an index entry item in its run's partition. */
+export const INBOX_ENTRY_SORT_PREFIX = 'INBOX#';
+
+export const INBOX_SHARDS_DEFAULT = 4;
+export const INBOX_SHARDS_MAX = 64;
+
+/** Refuses a shard count that is not an integer from 1 to 64, naming the bad value. */
+export function assertInboxShards(shards: number): void {
+  if (!Number.isInteger(shards) || shards < 1 || shards > INBOX_SHARDS_MAX) {
+    throw new CountersignError(
+      'configuration',
+      `The inbox shard count must be an integer from 1 to ${INBOX_SHARDS_MAX}; got ${String(shards)}.`,
+      { expose: false },
+    );
+  }
+}
+
+/** A run's shard: stable for the run, spread evenly over the shards. */
+export function shardOf(runId: string, shards: number): number {
+  return createHash('sha256').update(runId).digest().readUInt32BE(0) % shards;
+}
+
+export function inboxPartition(route: string, shard: number): string {
+  return `WAITING#${route}#${shard}`;
+}
+
+/** The routes a card is indexed under: every card's, and its groups' (or the open route). */
+export function routesOfCard(card: { approverGroups?: readonly string[] }): string[] {
+  const groups = card.approverGroups ?? [];
+  return [EVERY_CARD_ROUTE, ...(groups.length === 0 ? [OPEN_ROUTE] : [...new Set(groups)])];
+}
+
+/**
+ * The partitions a viewer's inbox reads: every shard of each route they reach, and the
+ * pre-sharding partition. Bounded by the shard count times the viewer's groups plus one.
+ * Reading more shards than a card was written with is harmless, so the count may only grow.
+ */
+export function partitionsOf(routing: InboxRouting, shards: number): string[] {
+  const routes = routing.kind === 'every' ? [EVERY_CARD_ROUTE] : [OPEN_ROUTE, ...routing.groups];
+  const partitions = routes.flatMap((route) =>
+    Array.from({ length: shards }, (_unused, shard) => inboxPartition(route, shard)),
+  );
+  return [...partitions, LEGACY_WAITING_PARTITION];
+}
+
+export function inboxSortKey(card: { pausedAt: string; runId: string }): string {
+  return `${card.pausedAt}#${card.runId}`;
+}
+
+const SORT_KEY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9-]{1,100}$/;
+
+/** The opaque cursor of a position in the merged inbox: the sort key of the last card shown. */
+export function encodeInboxCursor(sortKey: string): string {
+  const cursor = encodeCursor({ before: sortKey });
+  if (cursor === undefined)
+    throw new CountersignError('internal', 'A card key could not be encoded.', { expose: false });
+  return cursor;
+}
+
+/** The position a cursor stands for; anything this code did not write is a 400. */
+export function decodeInboxCursor(cursor: string): string {
+  const key = decodeCursor(
+    cursor,
+    (candidate) => hasExactAttributes(candidate, ['before']) && SORT_KEY_PATTERN.test(candidate.before ?? ''),
+  );
+  return String(key.before);
+}

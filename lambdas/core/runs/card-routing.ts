@@ -1,0 +1,54 @@
+import * as z from 'zod/mini';
+import { isAdmin, type UserProfile } from '../identity.js';
+
+/**
+ * A group name a card may be routed to. Restricted to what can sit inside an index partition
+ * key (`WAITING#<group>#<shard>`) unescaped: no `#`, no `*`, no `@` (the reserved routes).
+ */
+export const approverGroupSchema = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(64),
+    z.regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]*$/, 'use letters, digits, ".", "_" or "-"'),
+  );
+
+/** At most this many groups per card: each is one index write on pause and one on close. */
+export const MAX_APPROVER_GROUPS = 10;
+
+/**
+ * The approver groups a configuration's or a task's cards go to. Absent means every holder of
+ * `agent_approve` (the behaviour before routing); present, it names one group or more.
+ */
+export const approverGroupsSchema = z
+  .array(approverGroupSchema)
+  .check(z.minLength(1), z.maxLength(MAX_APPROVER_GROUPS));
+
+/** Which index partitions a viewer's inbox reads. */
+export type InboxRouting =
+  | { kind: 'every' }
+  /** Cards routed to nobody in particular, and cards routed to one of `groups`. */
+  | { kind: 'groups'; groups: readonly string[] };
+
+/** Admins read every card; an approver reads open cards and those routed to their groups. */
+export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
+  if (isAdmin(viewer)) return { kind: 'every' };
+  // A user group that could not name a route (see approverGroupSchema) can route nothing.
+  const groups = [...new Set(viewer.groups ?? [])].filter(
+    (group) => approverGroupSchema.safeParse(group).success,
+  );
+  return { kind: 'groups', groups: groups.sort() };
+}
+
+/**
+ * Whether `viewer` may see a card routed to `approverGroups`: admins always, anyone when it
+ * is routed to nobody in particular, otherwise a member of one of its groups. A card not
+ * routed to a viewer is, for them, a card that does not exist (404).
+ */
+export function isCardRoutedTo(card: { approverGroups?: readonly string[] }, viewer: UserProfile): boolean {
+  if (isAdmin(viewer)) return true;
+  const groups = card.approverGroups ?? [];
+  if (groups.length === 0) return true;
+  const member = new Set(viewer.groups ?? []);
+  return groups.some((group) => member.has(group));
+}

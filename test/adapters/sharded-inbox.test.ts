@@ -1,0 +1,240 @@
+import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
+import { inboxPartition } from '../../lambdas/adapters/dynamo/inbox-index.js';
+import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
+import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import type { StoredCard } from '../../lambdas/core/runs/approval-card.js';
+import type { InboxRouting } from '../../lambdas/core/runs/card-routing.js';
+import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
+
+const SHARDS = 4;
+
+function makeCard(runId: string, second: number, approverGroups?: string[]): StoredCard {
+  return {
+    runId,
+    owner: 'olivia',
+    label: `Run ${runId}`,
+    configurationId: 'default',
+    turn: 1,
+    digest: 'a'.repeat(64),
+    pausedAt: new Date(Date.UTC(2026, 2, 1, 10) + second * 1000).toISOString(),
+    expiresAt: '2026-03-08T10:00:00.000Z',
+    toolNames: ['update_page_metadata'],
+    writeToolNames: ['update_page_metadata'],
+    fourEyes: false,
+    revealRejectionReason: false,
+    ...(approverGroups ? { approverGroups } : {}),
+    state: 'waiting',
+    sealedCard: Uint8Array.from([1]),
+    sealedToken: Uint8Array.from([2]),
+  };
+}
+
+/** Every page of a viewer's inbox; `between` runs after each page, before the next is read. */
+async function readAllPages(
+  runs: DynamoRunRepository,
+  routing: InboxRouting,
+  limit: number,
+  between: (pageNumber: number) => Promise<void> = async () => {},
+): Promise<StoredCard[]> {
+  const seen: StoredCard[] = [];
+  let cursor: string | undefined;
+  let pageNumber = 0;
+  do {
+    const page = await runs.listWaitingCards({ limit, routing, ...(cursor ? { cursor } : {}) });
+    expect(page.cards.length).toBeLessThanOrEqual(limit);
+    seen.push(...page.cards);
+    cursor = page.cursor;
+    pageNumber += 1;
+    await between(pageNumber);
+  } while (cursor !== undefined && pageNumber < 1000);
+  return seen;
+}
+
+const groupsOf = (index: number): string[] | undefined =>
+  [['alpha'], ['beta'], ['alpha', 'beta'], undefined][index % 4];
+
+describe('the sharded inbox index (4 shards, 200 cards)', () => {
+  let dynamo: RunningDynalite;
+  let runs: DynamoRunRepository;
+  let counter: AwsCallCounter;
+
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+    counter = new AwsCallCounter();
+    counter.attachTo(dynamo.client);
+    runs = new DynamoRunRepository({
+      client: dynamo.documentClient,
+      tableName: dynamo.tableName,
+      inboxShards: SHARDS,
+    });
+    for (let index = 0; index < 200; index += 1) {
+      const groups = groupsOf(index);
+      await runs.putCard(makeCard(`run-${index}`, index, groups));
+    }
+  });
+  afterAll(() => dynamo.stop());
+
+  it('spreads the cards over every shard of a route', async () => {
+    // Act
+    const counts = await Promise.all(
+      Array.from({ length: SHARDS }, async (_unused, shard) => {
+        const output = await dynamo.documentClient.send(
+          new QueryCommand({
+            TableName: dynamo.tableName,
+            IndexName: TABLE_LAYOUT.inboxIndex.name,
+            KeyConditionExpression: '#pk = :partition',
+            ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.inboxIndex.partitionKey },
+            ExpressionAttributeValues: { ':partition': inboxPartition('@all', shard) },
+            Select: 'COUNT',
+          }),
+        );
+        return output.Count ?? 0;
+      }),
+    );
+
+    // Assess
+    expect(counts.reduce((sum, count) => sum + count, 0)).toBe(200);
+    for (const count of counts) expect(count).toBeGreaterThan(20);
+  });
+
+  it('pages newest first across the shards, every card exactly once', async () => {
+    // Act
+    const seen = await readAllPages(runs, { kind: 'every' }, 7);
+
+    // Assess
+    const expected = Array.from({ length: 200 }, (_unused, index) => `run-${199 - index}`);
+    expect(seen.map((card) => card.runId)).toEqual(expected);
+  });
+
+  it('shows an approver the cards of their groups and the open ones, a card of two groups once', async () => {
+    // Act
+    const alpha = await readAllPages(runs, { kind: 'groups', groups: ['alpha'] }, 9);
+    const both = await readAllPages(runs, { kind: 'groups', groups: ['alpha', 'beta'] }, 9);
+    const nobody = await readAllPages(runs, { kind: 'groups', groups: [] }, 9);
+
+    // Assess
+    const expectedFor = (keep: (index: number) => boolean) =>
+      Array.from({ length: 200 }, (_unused, index) => 199 - index)
+        .filter(keep)
+        .map((index) => `run-${index}`);
+    expect(alpha.map((card) => card.runId)).toEqual(expectedFor((index) => index % 4 !== 1));
+    expect(both.map((card) => card.runId)).toEqual(expectedFor(() => true));
+    expect(nobody.map((card) => card.runId)).toEqual(expectedFor((index) => index % 4 === 3));
+  });
+
+  it('reads a page with one query per partition and one batch read, whatever the queue length', async () => {
+    // Prepare
+    counter.reset();
+
+    // Act: first page, then a page deep in the queue
+    const first = await runs.listWaitingCards({
+      limit: 10,
+      routing: { kind: 'groups', groups: ['alpha', 'beta'] },
+    });
+    const firstCalls = counter.snapshot();
+    counter.reset();
+    await runs.listWaitingCards({
+      limit: 10,
+      routing: { kind: 'groups', groups: ['alpha', 'beta'] },
+      cursor: runs.waitingCardCursor(makeCard('run-40', 40)),
+    });
+    const deepCalls = counter.snapshot();
+
+    // Assess: (open route + 2 groups) x 4 shards, the pre-sharding partition, one BatchGetItem
+    expect(first.cards).toHaveLength(10);
+    expect(firstCalls).toEqual({ 'DynamoDB:Query': 13, 'DynamoDB:BatchGetItem': 1 });
+    expect(deepCalls).toEqual(firstCalls);
+  });
+
+  it('keeps its cursor stable while cards are added and decided between pages', async () => {
+    // Prepare: a fresh table, 200 cards
+    const local = await startDynalite();
+    const repository = new DynamoRunRepository({
+      client: local.documentClient,
+      tableName: local.tableName,
+      inboxShards: SHARDS,
+    });
+    for (let index = 0; index < 200; index += 1)
+      await repository.putCard(makeCard(`run-${index}`, index, groupsOf(index)));
+    const decidedUnseen = ['run-10', 'run-57', 'run-101'];
+    const decidedSeen = ['run-199', 'run-190'];
+
+    // Act: after page 2, new cards arrive and cards already shown and not yet shown are decided
+    const seen = await readAllPages(repository, { kind: 'every' }, 11, async (pageNumber) => {
+      if (pageNumber !== 2) return;
+      for (let index = 200; index < 210; index += 1) {
+        await repository.putCard(makeCard(`run-${index}`, index, groupsOf(index)));
+      }
+      for (const runId of [...decidedUnseen, ...decidedSeen]) await repository.closeCard(runId);
+    });
+    await local.stop();
+
+    // Assess: each card shown once, newest first; the decided unseen ones never; the new ones on a new first page
+    const runIds = seen.map((card) => card.runId);
+    expect(new Set(runIds).size).toBe(runIds.length);
+    const expected = Array.from({ length: 200 }, (_unused, index) => `run-${199 - index}`).filter(
+      (runId) => !decidedUnseen.includes(runId),
+    );
+    expect(runIds).toEqual(expected);
+  });
+
+  it('takes a decided card out of every partition it was indexed under', async () => {
+    // Act
+    await runs.closeCard('run-2'); // routed to alpha and beta
+
+    // Assess
+    for (const routing of [
+      { kind: 'every' },
+      { kind: 'groups', groups: ['alpha'] },
+      { kind: 'groups', groups: ['beta'] },
+    ] as InboxRouting[]) {
+      const cards = await readAllPages(runs, routing, 100);
+      expect(cards.map((card) => card.runId)).not.toContain('run-2');
+    }
+    expect((await runs.getCard('run-2'))?.state).toBe('decided');
+  });
+
+  it('still lists and closes a card indexed under the single pre-sharding WAITING partition', async () => {
+    // Prepare: a card item as the code before sharding wrote it (index key on the card itself)
+    const legacy = makeCard('run-legacy', 500);
+    await dynamo.documentClient.send(
+      new PutCommand({
+        TableName: dynamo.tableName,
+        Item: {
+          ...legacy,
+          pk: 'RUN#run-legacy',
+          sk: 'CARD',
+          inboxPk: 'WAITING',
+          inboxSk: `${legacy.pausedAt}#run-legacy`,
+        },
+      }),
+    );
+
+    // Act
+    const before = await runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: [] } });
+    const admin = await runs.listWaitingCards({ limit: 3 });
+    await runs.closeCard('run-legacy');
+    const after = await readAllPages(runs, { kind: 'every' }, 100);
+
+    // Assess
+    expect(before.cards[0]?.runId).toBe('run-legacy');
+    expect(admin.cards[0]?.runId).toBe('run-legacy');
+    expect(after.map((card) => card.runId)).not.toContain('run-legacy');
+    expect((await runs.getCard('run-legacy'))?.state).toBe('decided');
+  });
+
+  it.each([0, 65, 1.5, Number.NaN])('refuses %s shards, naming the value', (shards) => {
+    // Act
+    const create = () =>
+      new DynamoRunRepository({
+        client: dynamo.documentClient,
+        tableName: dynamo.tableName,
+        inboxShards: shards,
+      });
+
+    // Assess
+    expect(create).toThrow(`got ${String(shards)}`);
+  });
+});
