@@ -30,6 +30,7 @@ import {
   type IdentityGroupGrantsProp,
   resolveIdentityGroupGrants,
 } from './identity-group-grants.js';
+import { applyInboxShardsEnvironment, resolveInboxShards } from './inbox-shards.js';
 import {
   applyReservedConcurrency,
   applyRetentionEnvironment,
@@ -220,6 +221,14 @@ export interface CountersignProps {
    * @default - each handler's default
    */
   readonly memorySize?: Readonly<Partial<Record<HandlerName, number>>>;
+  /**
+   * Shards per approver group of the inbox index: one shard takes about 1,000 card writes a
+   * second (docs/runbook.md). Raise it for a higher pause rate; never lower it on a deployed
+   * stack (cards in a dropped shard would leave the inbox).
+   *
+   * @default 4
+   */
+  readonly inboxShards?: number;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */
@@ -306,6 +315,7 @@ export class Countersign extends Construct {
     }
 
     const limits = resolveLimits(this, props);
+    const inboxShards = resolveInboxShards(this, props.inboxShards);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,
@@ -342,6 +352,7 @@ export class Countersign extends Construct {
     });
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
     applyRetentionEnvironment(functions.functions, limits.retention);
+    applyInboxShardsEnvironment(functions.functions, inboxShards);
 
     this.table = this.data.table;
     this.key = this.data.key;

@@ -50,7 +50,8 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes nothing.
   'api-generate': { table: [GET, BATCH_GET] },
   'api-run-events': { table: [GET, BATCH_GET, QUERY], overflow: 'read', sealing: 'unseal' },
-  'report-waiting-runs': { table: [], inboxIndex: true },
+  // The waiting cards: the index entries, then the cards they point to.
+  'report-waiting-runs': { table: [BATCH_GET], inboxIndex: true },
 };
 
 /** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */

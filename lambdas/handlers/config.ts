@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import '../core/schema-messages.js';
+import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../adapters/dynamo/inbox-index.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, type PolicyFloor, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
@@ -86,6 +87,10 @@ const environmentSchema = z.object({
   COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(86_400)),
     ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400,
+  ),
+  COUNTERSIGN_INBOX_SHARDS: z._default(
+    z.coerce.number().check(z.int(), z.gte(1), z.lte(INBOX_SHARDS_MAX)),
+    INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
 });

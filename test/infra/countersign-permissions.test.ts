@@ -124,7 +124,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_READ,
   ],
-  'report-waiting-runs': [...BASE, 'dynamodb:Query', ...DATA_KEY_READ],
+  'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
 };
 
 describe('Countersign least privilege', () => {

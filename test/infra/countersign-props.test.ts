@@ -48,6 +48,8 @@ describe('Countersign props validation', () => {
     [{ skillsMaxBytes: 1.5 }, /skillsMaxBytes 1.5 is invalid/],
     [{ maxTurns: 0 }, /maxTurns 0 is invalid; use a whole number between 1 and 200/],
     [{ maxTurns: 201 }, /maxTurns 201 is invalid/],
+    [{ inboxShards: 0 }, /inboxShards 0 is invalid; use a whole number between 1 and 64 \(default 4\)/],
+    [{ inboxShards: 2.5 }, /inboxShards 2.5 is invalid/],
     [{ modelProvider: 'gpt' as never }, /modelProvider "gpt" is not supported; use one of 'bedrock'/],
     [{ bedrockModelId: 'claude sonnet' }, /bedrockModelId "claude sonnet" is not a Bedrock model id/],
     [{ logRetention: 12345 as RetentionDays }, /logRetention 12345 is not a RetentionDays value/],

@@ -163,7 +163,9 @@ describe('Countersign resources', () => {
 
   it('passes the settings every handler reads, and the state machine ARN to api-runs only', () => {
     // Prepare
-    const configured = synthesizeTestStack({ countersign: { skillsMaxBytes: 16000, maxTurns: 20 } });
+    const configured = synthesizeTestStack({
+      countersign: { skillsMaxBytes: 16000, maxTurns: 20, inboxShards: 8 },
+    });
     const apiRunsId = configured.logicalIdOf(configured.stack.countersign.functions['api-runs']);
 
     // Act
@@ -176,6 +178,7 @@ describe('Countersign resources', () => {
       expect(Object.keys(environment), logicalId).toEqual(expect.arrayContaining(COMMON_VARIABLES));
       expect(environment.COUNTERSIGN_SKILLS_MAX_BYTES).toBe('16000');
       expect(environment.COUNTERSIGN_MAX_TURNS).toBe('20');
+      expect(environment.COUNTERSIGN_INBOX_SHARDS).toBe('8');
       expect(environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS).toBe('604800');
       expect(environment.COUNTERSIGN_MODEL_PROVIDER).toBe('bedrock');
       expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(logicalId === apiRunsId);

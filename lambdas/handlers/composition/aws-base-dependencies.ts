@@ -79,6 +79,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       endedRunSeconds: environment.COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS,
       decisionSeconds: environment.COUNTERSIGN_DECISION_RETENTION_SECONDS,
     },
+    inboxShards: environment.COUNTERSIGN_INBOX_SHARDS,
   };
   // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
   const logger = new StructuredLogger();
