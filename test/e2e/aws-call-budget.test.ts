@@ -51,7 +51,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     return { runId, snapshot: runtime.calls.snapshot() };
   }
 
-  it('pauses with one read of the run and its owner, one page read for its one preview, two writes and one KMS call', async () => {
+  it('pauses with one read of the run and its owner, one page read for its one preview, three writes and one KMS call', async () => {
     // Act
     const { runId, snapshot } = await pauseMeasured(ONE_PREVIEWING_CALL);
 
@@ -59,13 +59,15 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot).toEqual({
       'DynamoDB:BatchGetItem': 1, // the run and its owner's current record (issue #9: previews under current rights)
       'DynamoDB:GetItem': 1, // the page its preview shows (seed 000)
-      'DynamoDB:PutItem': 1, // the card with its sealed token
+      // the card with its sealed token (indexed for admins), and its open-route inbox entry (issue #16)
+      'DynamoDB:PutItem': 2,
       'DynamoDB:UpdateItem': 1, // the run: waiting
       'EventBridge:PutEvents': 1, // "Run Awaiting Approval"
       'KMS:Decrypt': 1, // unwrap the run state's sealing key, which then seals card and token
     });
     expect(dynamoReads(snapshot) - 1).toBeLessThanOrEqual(1); // issue #2: 1 read + 1 per previewing call
-    expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(2);
+    // issue #2's two writes, plus one inbox entry per approver group the card is routed to (issue #16)
+    expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(3);
     expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
     expect((await runtime.dependencies.runs.getRun(runId))?.record.status).toBe('waiting');
   });
@@ -76,7 +78,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
 
     // Assess
     expect(dynamoReads(snapshot)).toBeLessThanOrEqual(1 + 5); // issue #4: one bounded read per previewing call
-    expect(dynamoWrites(snapshot)).toBe(2);
+    expect(dynamoWrites(snapshot)).toBe(3);
     expect(snapshot['KMS:Decrypt']).toBe(1);
     expect(runtime.calls.total('KMS')).toBe(1);
     expect(snapshot['EventBridge:PutEvents']).toBe(1);
@@ -108,7 +110,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
       'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
-      'DynamoDB:UpdateItem': 1, // the card leaves the inbox
+      'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its open-route entry
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
       'SFN:SendTaskSuccess': 1,
     });

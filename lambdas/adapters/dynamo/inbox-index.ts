@@ -7,11 +7,14 @@
  *   approver (the default), and `@all` for every card (the admins' view and the system's).
  * - `<shard>` is a hash of the run id modulo the shard count.
  *
- * A GSI key puts an item in ONE partition, and a card may go to several groups; so the card
- * item itself is no longer indexed: each route has a small entry item beside the card
- * (`RUN#<runId>` / `INBOX#<route>`) that carries the index key, and the inbox reads the card
- * items the entries point to in one BatchGetItem. Closing a card removes the index key from
- * every entry it has (UpdateItem, the right every closing function already holds).
+ * A GSI key puts an item in ONE partition, and a card may go to several groups. So the card
+ * item carries the every-card key (admins and the system read the cards straight from the
+ * index, as before), and each group the card is routed to (or the open route) has a small
+ * entry item beside the card (`RUN#<runId>` / `INBOX#<route>`) with that route's key; an
+ * approver's inbox reads the card items its entries point to in one BatchGetItem, so the
+ * card an approver reads is always the one k-of-n tallies update. Closing a card removes the
+ * index key from the card and from each entry (UpdateItem, the right every closing function
+ * already holds). The price: one more write on pause and one more on close per group.
  *
  * All partitions sort by `<pausedAt>#<runId>`, so one position orders them all: the composite
  * cursor is the sort key of the last card shown, and every partition resumes below it.
@@ -55,10 +58,13 @@ export function inboxPartition(route: string, shard: number): string {
   return `WAITING#${route}#${shard}`;
 }
 
-/** The routes a card is indexed under: every card's, and its groups' (or the open route). */
-export function routesOfCard(card: { approverGroups?: readonly string[] }): string[] {
+/**
+ * The routes a card has an index entry item for: its groups, or the open route. (The
+ * every-card route needs no entry: the card item itself carries that index key.)
+ */
+export function entryRoutesOfCard(card: { approverGroups?: readonly string[] }): string[] {
   const groups = card.approverGroups ?? [];
-  return [EVERY_CARD_ROUTE, ...(groups.length === 0 ? [OPEN_ROUTE] : [...new Set(groups)])];
+  return groups.length === 0 ? [OPEN_ROUTE] : [...new Set(groups)];
 }
 
 /**

@@ -7,9 +7,10 @@
  * | run           | `RUN#<runId>`     | `RUN`                       | RunRecord fields; `sealedState` (B) or, over  |
  * |               |                   |                             | 300,000 bytes, `sealedStatePointer` {key,     |
  * |               |                   |                             | sha256, size} to `runs/<runId>/state/<sha>`  |
- * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields (cards paused before       |
- * |               |                   |                             | sharding: `inboxPk = WAITING` while waiting) |
- * | index entry   | `RUN#<runId>`     | `INBOX#<route>`             | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
+ * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while waiting:            |
+ * |               |                   |                             | `inboxPk = WAITING#@all#<shard>` (before sharding: `WAITING`), |
+ * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
+ * | index entry   | `RUN#<runId>`     | `INBOX#<group or *>`        | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
@@ -61,13 +62,14 @@ import type { BlobStore } from '../blob-store.js';
 import {
   assertInboxShards,
   decodeInboxCursor,
+  EVERY_CARD_ROUTE,
   encodeInboxCursor,
+  entryRoutesOfCard,
   INBOX_ENTRY_SORT_PREFIX,
   INBOX_SHARDS_DEFAULT,
   inboxPartition,
   inboxSortKey,
   partitionsOf,
-  routesOfCard,
   shardOf,
 } from './inbox-index.js';
 import { assertPageLimit, isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
@@ -376,8 +378,16 @@ export class DynamoRunRepository implements RunRepository {
 
   public async putCard(card: StoredCard): Promise<void> {
     const { approvedBy, ...parsed } = storedCardSchema.parse(card);
-    // The card item itself is not indexed (a put replaces an old `WAITING` index key too): its
-    // index entries are, one per route, written after it so an entry never points at nothing.
+    // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
+    // key); its group entries are written after it, so an entry never points at nothing.
+    const shard = shardOf(parsed.runId, this.inboxShards);
+    const inboxAttributes =
+      parsed.state === 'waiting'
+        ? {
+            [INBOX.partitionKey]: inboxPartition(EVERY_CARD_ROUTE, shard),
+            [INBOX.sortKey]: inboxSortKey(parsed),
+          }
+        : {};
     await this.client.send(
       new PutCommand({
         TableName: this.tableName,
@@ -385,18 +395,18 @@ export class DynamoRunRepository implements RunRepository {
           ...parsed,
           // DynamoDB refuses an empty set: nobody has approved means no attribute.
           ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+          ...inboxAttributes,
           [PK]: runPartition(parsed.runId),
           [SK]: CARD_SORT_KEY,
         },
       }),
     );
     if (parsed.state !== 'waiting') {
-      await this.unindexCard(parsed.runId, parsed);
+      await this.unindexEntries(parsed.runId, parsed);
       return;
     }
-    const shard = shardOf(parsed.runId, this.inboxShards);
     await Promise.all(
-      routesOfCard(parsed).map((route) =>
+      entryRoutesOfCard(parsed).map((route) =>
         this.client.send(
           new PutCommand({
             TableName: this.tableName,
@@ -455,18 +465,25 @@ export class DynamoRunRepository implements RunRepository {
       ),
     );
     const entries = new Map<string, string>();
+    const cardItems = new Map<string, Record<string, unknown>>();
     for (const item of outputs.flatMap((output) => output.Items ?? [])) {
       const sortKey = item[INBOX.sortKey];
       if (typeof sortKey !== 'string') continue;
+      const runId = runIdOfPartition(item[PK]);
       // A card routed to several groups the viewer is in has one entry each: shown once.
-      entries.set(runIdOfPartition(item[PK]), sortKey);
+      entries.set(runId, sortKey);
+      if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
     }
     const newestFirst = [...entries].sort(([, left], [, right]) =>
       left < right ? 1 : left > right ? -1 : 0,
     );
     const page = newestFirst.slice(0, options.limit);
     const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
-    const items = await this.readCardItems(page.map(([runId]) => runId));
+    // Cards the index returned whole are used as they are; entries are followed to their card.
+    const followed = await this.readCardItems(
+      page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
+    );
+    const items = new Map([...cardItems, ...followed]);
     const cards: StoredCard[] = [];
     const unreadableRunIds: string[] = [];
     for (const [runId] of page) {
@@ -524,7 +541,7 @@ export class DynamoRunRepository implements RunRepository {
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [PK]: runPartition(runId), [SK]: CARD_SORT_KEY },
-          // REMOVE: a card indexed before sharding leaves the single `WAITING` partition.
+          // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
           UpdateExpression: `SET #state = :decided${cardRemoval === undefined ? '' : ', #removeAfter = :removeAfter'} REMOVE #inboxPk, #inboxSk`,
           ConditionExpression: 'attribute_exists(#pk)',
           ExpressionAttributeNames: {
@@ -549,17 +566,17 @@ export class DynamoRunRepository implements RunRepository {
       return;
     }
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    await this.unindexCard(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+    await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
   }
 
   /**
    * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
    * index drops them). Conditional, so closing never creates an entry that was never there.
    */
-  private async unindexCard(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
+  private async unindexEntries(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
     const entryRemoval = this.removeAfter(this.retention?.endedRunSeconds);
     await Promise.all(
-      routesOfCard(card).map(async (route) => {
+      entryRoutesOfCard(card).map(async (route) => {
         try {
           await this.client.send(
             new UpdateCommand({
