@@ -79,7 +79,7 @@ describe('POST /runs/{id}/cancel', () => {
     });
   });
 
-  it('costs two reads, three conditional writes and one StopExecution for a waiting run, no KMS', async () => {
+  it('costs two reads, four conditional writes and one StopExecution for a waiting run, no KMS', async () => {
     // Prepare
     const { runId } = await waitingRun("Set the keywords of page 12 to 'counted'");
     runtime.calls.reset();
@@ -88,12 +88,12 @@ describe('POST /runs/{id}/cancel', () => {
     const answer = await cancel(runId);
     const snapshot = runtime.calls.snapshot();
 
-    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card
+    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card and its inbox entry
     expect(answer.status).toBe(200);
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 3,
       'DynamoDB:PutItem': 1,
-      'DynamoDB:UpdateItem': 2,
+      'DynamoDB:UpdateItem': 3,
       'SFN:StopExecution': 1,
     });
   });
