@@ -59,6 +59,8 @@ export const TEXTS = {
   gateRecordRefused: (tool: string) =>
     `Decision gate refused: this configuration decides per record, and you hold no permission on the record a "${tool}" call writes. You may still reject.`,
   startAccessRefused: (what: string) => `You are not on the access list of ${what}: ask an admin to add you.`,
+  routedTo: 'Routed to',
+  routedToEveryApprover: 'every approver',
   approvalProgress: (count: number, required: number, approvers: readonly string[]) =>
     `${count} of ${required} approvals${approvers.length > 0 ? ` — approved by ${approvers.join(', ')}` : ''}`,
   approvalRecorded: (count: number, required: number) =>

@@ -38,6 +38,15 @@ export function renderInboxCards(
   return `${items}\n${more}`;
 }
 
+/** Which approver groups the card went to: each group one isolated, marked value. */
+function renderRouting(card: InboxCard): string {
+  const groups = card.approverGroups ?? [];
+  const shown =
+    groups.length === 0 ? escapeHtml(TEXTS.routedToEveryApprover) : groups.map(showValue).join(', ');
+  return `<p class="routed">${escapeHtml(TEXTS.routedTo)} ${shown}</p>
+  `;
+}
+
 /** One card of the page (also how GET /inbox measures a page's HTML against its byte bound). */
 export function renderCard(card: InboxCard, now: Date): string {
   const closed = now.getTime() >= Date.parse(card.expiresAt);
@@ -51,7 +60,7 @@ export function renderCard(card: InboxCard, now: Date): string {
   return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}" data-expires-at="${escapeHtml(card.expiresAt)}" data-state="${closed ? 'closed' : 'waiting'}">
   <header><h2>${showValue(card.label)}</h2>
   <p class="meta">Run <code>${showValue(card.runId)}</code> by <strong>${showValue(card.owner)}</strong>, turn ${showValue(card.turn)}.</p>
-  <p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
+  ${renderRouting(card)}<p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
   <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
   <ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
   ${notice}${renderPolicy(card)}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>

@@ -59,6 +59,23 @@ describe('renderInboxCards', () => {
     );
   });
 
+  it('shows the groups a card was routed to, each isolated and marked, or that it went to every approver', () => {
+    // Act
+    const routed = renderInboxCards(
+      [cardWith({ approverGroups: ['finance', 'le\u202Egal'] })],
+      undefined,
+      beforeDeadline,
+    );
+    const open = renderInboxCards([cardWith()], undefined, beforeDeadline);
+
+    // Assess
+    expect(routed).toContain(
+      '<p class="routed">Routed to <bdi>finance</bdi>, <bdi>le<span class="hidden-character">⟨U+202E⟩</span>gal</bdi></p>',
+    );
+    expect(textOf(routed)).not.toMatch(/[\u202A-\u202E]/);
+    expect(open).toContain('<p class="routed">Routed to every approver</p>');
+  });
+
   it('draws the arguments as their JSON text, every key and string isolated', () => {
     // Act
     const html = renderPendingTool(call);
