@@ -5,7 +5,10 @@
 export const TABLE_LAYOUT = {
   partitionKey: 'pk',
   sortKey: 'sk',
-  /** Waiting approval cards, newest first: partition `WAITING`, sort `<pausedAt>#<runId>`. */
+  /**
+   * Waiting approval cards, newest first: partition `WAITING#<route>#<shard>` (`WAITING` for
+   * cards paused before sharding; inbox-index.ts), sort `<pausedAt>#<runId>`.
+   */
   inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
   /**
    * DynamoDB TTL: epoch seconds after which an item may be removed (ended runs, closed cards,
