@@ -68,6 +68,21 @@ describe('cards routed to approver groups (issue #16)', () => {
   };
   const runIdsOf = (cards: ResponseJson[]) => cards.map((card: ResponseJson) => card.runId);
 
+  it('reads an approver’s page with one query per shard of their routes and one batch of cards', async () => {
+    // Prepare
+    runtime.calls.reset();
+
+    // Act
+    const cards = await inboxOf('approver');
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess: 4 shards each of the open route and "finance", the pre-sharding partition; the
+    // cards, then the read gate's pages; at most one KMS call per card shown
+    expect(snapshot['DynamoDB:Query']).toBe(9);
+    expect(snapshot['DynamoDB:BatchGetItem']).toBe(2);
+    expect(snapshot['KMS:Decrypt'] ?? 0).toBeLessThanOrEqual(cards.length);
+  });
+
   it('lists each approver only the cards routed to their group, with the group on the card', async () => {
     // Act
     const finance = await inboxOf('approver');
