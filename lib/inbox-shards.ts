@@ -1,6 +1,6 @@
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
-import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/adapters/dynamo/inbox-index.js';
+import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/adapters/dynamo/table-layout.js';
 import type { HandlerName } from './functions.js';
 import { invalidProp } from './validation-error.js';
 

@@ -17,3 +17,10 @@ export const TABLE_LAYOUT = {
    */
   timeToLiveAttribute: 'removeAfter',
 } as const;
+
+/**
+ * How many shards each inbox route is written under (the construct's `inboxShards` prop). Here,
+ * beside the layout, because the construct validates it and must not load the adapters' SDK.
+ */
+export const INBOX_SHARDS_DEFAULT = 4;
+export const INBOX_SHARDS_MAX = 64;
