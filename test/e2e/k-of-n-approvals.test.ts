@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { settle, useTestRuntime } from '../support/local-runtime.js';
+import { readRunEvents } from '../support/server-sent-events.js';
 import { createUser, decide, sendRequest } from './approvers-support.js';
 
 /** demo-two-approvers: four-eyes, K = 2. */
@@ -125,6 +126,7 @@ describe('k-of-n approvals', () => {
     const inbox = await runtime.request('GET', '/inbox', { as: 'reviewer' });
     const page = await runtime.request('GET', '/inbox', { as: 'reviewer', headers: { accept: 'text/html' } });
     const view = await runtime.request('GET', `/runs/${runId}`, { as: 'admin' });
+    const stream = await readRunEvents(runtime, runId, 'admin');
 
     // Assess: one approver twice is still one approval; nothing delivered yet
     expect(first.status).toBe(202);
@@ -140,6 +142,9 @@ describe('k-of-n approvals', () => {
     expect(page.text).toContain('1 of 2 approvals — approved by <bdi>approver</bdi>');
     expect(view.json.status).toBe('waiting');
     expect(view.json.approvals.summary).toBe(summary);
+    // The streamed awaiting_approval event carries the same tally.
+    const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
+    expect(awaiting?.data.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'], summary });
 
     // Act: the second distinct approver releases the write
     const second = await decide(runtime, runId, { digest, decision: 'approve' }, 'reviewer');

@@ -41,18 +41,30 @@ export async function describeCardPolicy(input: {
     pages: readGatePagesFor(input.pages, input.viewer),
     logger: input.logger,
   });
-  const view: CardPolicyView = {};
-  if (policy.requiredApprovals > 1) {
-    const approvedBy = (input.stored.approvedBy ?? []).filter(
-      (userId) => !(policy.fourEyes && userId === input.stored.owner),
-    );
-    view.approvals = {
-      count: approvedBy.length,
-      required: policy.requiredApprovals,
-      approvedBy,
-      summary: TEXTS.approvalProgress(approvedBy.length, policy.requiredApprovals, approvedBy),
-    };
-  }
+  const approvals = describeApprovalTally(input.stored, input.floor);
+  const view: CardPolicyView = approvals ? { approvals } : {};
   if (gate.kind === 'refused') view.approveRefusal = gate.message;
   return view;
+}
+
+/**
+ * The k-of-n tally of a card under its policy raised to the floor ("1 of 2 approvals — approved
+ * by …"), or undefined when one approval decides. Under four-eyes the owner never counts.
+ * Reads nothing: the event stream shows it without evaluating any viewer's gate.
+ */
+export function describeApprovalTally(
+  stored: StoredCard,
+  floor: PolicyFloor | undefined,
+): CardPolicyView['approvals'] {
+  const policy = effectiveTurnPolicy(stored, floor);
+  if (policy.requiredApprovals <= 1) return undefined;
+  const approvedBy = (stored.approvedBy ?? []).filter(
+    (userId) => !(policy.fourEyes && userId === stored.owner),
+  );
+  return {
+    count: approvedBy.length,
+    required: policy.requiredApprovals,
+    approvedBy,
+    summary: TEXTS.approvalProgress(approvedBy.length, policy.requiredApprovals, approvedBy),
+  };
 }

@@ -5,6 +5,7 @@ import type { StoredRun } from '../ports.js';
 import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
 import { TEXTS } from '../texts.js';
 import { describeCancellation } from './describe-cancellation.js';
+import { type CardPolicyView, describeApprovalTally } from './describe-card-policy.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
@@ -48,6 +49,8 @@ export interface AwaitingApprovalEvent {
     pausedAt: string;
     expiresAt: string;
     pendingTools: PendingToolView[];
+    /** k-of-n progress, when the turn needs more than one approver (as on the card). */
+    approvals?: CardPolicyView['approvals'];
   };
 }
 
@@ -89,7 +92,8 @@ export interface RunEventsOptions {
 type EventsDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock' | 'metrics'
->;
+> &
+  Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
  * GET /runs/{id}/events: the run as a sequence of events for its owner or an admin. The
@@ -217,6 +221,7 @@ async function awaitingApproval(
   const opened = await openStoredCard(dependencies, stored);
   if (opened.kind === 'unopenable') return unopenable;
   const card = opened.card;
+  const approvals = describeApprovalTally(stored, dependencies.settings?.policyFloor);
   return {
     event: 'awaiting_approval',
     data: {
@@ -232,6 +237,7 @@ async function awaitingApproval(
         context: { runId, pages: dependencies.pages },
         logger: dependencies.logger,
       }),
+      ...(approvals ? { approvals } : {}),
     },
   };
 }
