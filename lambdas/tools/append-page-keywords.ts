@@ -1,12 +1,10 @@
 import * as z from 'zod/mini';
 import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
 import { CountersignError } from '../core/errors.js';
-import type { UserProfile } from '../core/identity.js';
-import { mayAccessPage, PAGE_NOT_AVAILABLE, type Page } from '../core/pages.js';
+import { PAGE_NOT_AVAILABLE, type Page } from '../core/pages.js';
 import { TEXTS } from '../core/texts.js';
-import { defineTool, type ToolContext } from '../core/tools/tool.js';
-import { excerptOf, PAGE_ID_MAX_LENGTH } from './page-text.js';
-import { PREVIEW_EXCERPT_MAX_CHARACTERS } from './update-page-metadata.js';
+import { defineTool } from '../core/tools/tool.js';
+import { describePreviewValue, PAGE_ID_MAX_LENGTH, readPermittedPage } from './page-text.js';
 
 /** The keywords field as `update_page_metadata` bounds it: an append never writes more. */
 export const KEYWORDS_MAX_LENGTH = 1000;
@@ -89,7 +87,7 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     const header = `Page ${page.pageId} (${page.language}): ${added.length} ${noun} would be added.`;
     if (added.length === 0) return [header, 'keywords: unchanged'];
     if (keywords.length > KEYWORDS_MAX_LENGTH) return [header, tooLong()];
-    return [header, `keywords: ${describeValue(page.keywords)} → ${describeValue(keywords)}`];
+    return [header, `keywords: ${describePreviewValue(page.keywords)} → ${describePreviewValue(keywords)}`];
   },
 
   async mayViewerReadPreview(args, viewer, context) {
@@ -98,15 +96,6 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     return (await readPermittedPage(parsed.data.pageId, viewer, context)) !== undefined;
   },
 });
-
-async function readPermittedPage(
-  pageId: string,
-  user: UserProfile,
-  context: ToolContext,
-): Promise<Page | undefined> {
-  const page = await context.pages.getPage(pageId);
-  return mayAccessPage(user, page) ? page : undefined;
-}
 
 function versionOf(page: Page): string {
   return `sha256:${sha256Hex(canonicalJson({ pageId: page.pageId, language: page.language, keywords: page.keywords }))}`;
@@ -134,8 +123,4 @@ function appendKeywords(
 
 function tooLong(): string {
   return `The keywords would be longer than ${KEYWORDS_MAX_LENGTH} characters; nothing would be added.`;
-}
-
-function describeValue(value: string): string {
-  return value === '' ? '(empty)' : `"${excerptOf(value, PREVIEW_EXCERPT_MAX_CHARACTERS)}"`;
 }

@@ -1,19 +1,13 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../core/errors.js';
-import type { UserProfile } from '../core/identity.js';
 import {
-  mayAccessPage,
   PAGE_METADATA_FIELDS,
   PAGE_NOT_AVAILABLE,
-  type Page,
   type PageMetadataField,
   type PageMetadataPatch,
 } from '../core/pages.js';
-import { defineTool, type ToolContext } from '../core/tools/tool.js';
-import { excerptOf, PAGE_ID_MAX_LENGTH } from './page-text.js';
-
-/** Seed 000: a permitted viewer sees each value as an excerpt of at most this many characters. */
-export const PREVIEW_EXCERPT_MAX_CHARACTERS = 120;
+import { defineTool } from '../core/tools/tool.js';
+import { describePreviewValue, PAGE_ID_MAX_LENGTH, readPermittedPage } from './page-text.js';
 
 const SHORT_TEXT_MAX_LENGTH = 255;
 const LONG_TEXT_MAX_LENGTH = 1000;
@@ -100,7 +94,7 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     const fieldLines = fields.map((field) => {
       const next = parsed.data[field] ?? '';
       if (page[field] === next) return `${field}: unchanged`;
-      return `${field}: ${describeValue(page[field])} → ${describeValue(next)}`;
+      return `${field}: ${describePreviewValue(page[field])} → ${describePreviewValue(next)}`;
     });
     const noun = changing.length === 1 ? 'field' : 'fields';
     return [
@@ -116,24 +110,10 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
   },
 });
 
-/** The page, when `user` may access it (page and language); `undefined` for missing and forbidden alike. */
-async function readPermittedPage(
-  pageId: string,
-  user: UserProfile,
-  context: ToolContext,
-): Promise<Page | undefined> {
-  const page = await context.pages.getPage(pageId);
-  return mayAccessPage(user, page) ? page : undefined;
-}
-
 /** The metadata fields the call writes, in the order `orderSource` names them. */
 function writtenFields(orderSource: object, values: UpdatePageMetadataArguments): PageMetadataField[] {
   const known: ReadonlySet<string> = new Set(PAGE_METADATA_FIELDS);
   return Object.keys(orderSource).filter(
     (key): key is PageMetadataField => known.has(key) && values[key as PageMetadataField] !== undefined,
   );
-}
-
-function describeValue(value: string): string {
-  return value === '' ? '(empty)' : `"${excerptOf(value, PREVIEW_EXCERPT_MAX_CHARACTERS)}"`;
 }
