@@ -229,26 +229,13 @@ export class DynamoRunRepository implements RunRepository {
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
     const state = await this.storeSealedState(record.runId, sealedState);
-    try {
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...withoutUndefined(runRecordSchema.parse(record)),
-            ...state.attributes,
-            [PK]: runPartition(record.runId),
-            [SK]: RUN_SORT_KEY,
-          },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': PK },
-        }),
-      );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) {
-        throw new CountersignError('conflict', 'A run with this id already exists.');
-      }
-      throw error;
-    }
+    const created = await this.putIfAbsent({
+      ...withoutUndefined(runRecordSchema.parse(record)),
+      ...state.attributes,
+      [PK]: runPartition(record.runId),
+      [SK]: RUN_SORT_KEY,
+    });
+    if (!created) throw new CountersignError('conflict', 'A run with this id already exists.');
   }
 
   public async getRun(runId: string): Promise<StoredRun | undefined> {
@@ -602,27 +589,34 @@ export class DynamoRunRepository implements RunRepository {
     );
   }
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
-    const parsed = decisionRecordSchema.parse(record);
-    assertTurn(parsed.turn);
+  /** Writes `item` unless one with its key exists (a conditional put); false when one did. */
+  private async putIfAbsent(item: Record<string, unknown>): Promise<boolean> {
     try {
       await this.client.send(
         new PutCommand({
           TableName: this.tableName,
-          Item: {
-            ...withoutUndefined(parsed),
-            ...withoutUndefined({ [REMOVE_AFTER]: this.removeAfter(this.retention?.decisionSeconds) }),
-            [PK]: runPartition(parsed.runId),
-            [SK]: decisionSortKey(parsed.turn),
-          },
+          Item: item,
           ConditionExpression: 'attribute_not_exists(#pk)',
           ExpressionAttributeNames: { '#pk': PK },
         }),
       );
-      return { kind: 'claimed' };
+      return true;
     } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
     }
+  }
+
+  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+    const parsed = decisionRecordSchema.parse(record);
+    assertTurn(parsed.turn);
+    const claimed = await this.putIfAbsent({
+      ...withoutUndefined(parsed),
+      ...withoutUndefined({ [REMOVE_AFTER]: this.removeAfter(this.retention?.decisionSeconds) }),
+      [PK]: runPartition(parsed.runId),
+      [SK]: decisionSortKey(parsed.turn),
+    });
+    if (claimed) return { kind: 'claimed' };
     const existing = await this.getDecision(parsed.runId, parsed.turn);
     if (!existing) {
       // Decisions are never deleted, so a failed claim always has a winner to read back.
@@ -636,24 +630,13 @@ export class DynamoRunRepository implements RunRepository {
   public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     const parsed = approvalRecordSchema.parse(approval);
     assertTurn(parsed.turn);
-    try {
-      // The audit record first: an approval that counts is always on record.
-      await this.client.send(
-        new PutCommand({
-          TableName: this.tableName,
-          Item: {
-            ...parsed,
-            [PK]: runPartition(parsed.runId),
-            [SK]: approvalSortKey(parsed.turn, parsed.approvedBy),
-          },
-          ConditionExpression: 'attribute_not_exists(#pk)',
-          ExpressionAttributeNames: { '#pk': PK },
-        }),
-      );
-    } catch (error) {
-      // The same approver approving again: the first record stands, the tally below is idempotent.
-      if (!isConditionalCheckFailed(error)) throw error;
-    }
+    // The audit record first: an approval that counts is always on record. The same approver
+    // approving again finds it there: the first record stands, the tally below is idempotent.
+    await this.putIfAbsent({
+      ...parsed,
+      [PK]: runPartition(parsed.runId),
+      [SK]: approvalSortKey(parsed.turn, parsed.approvedBy),
+    });
     try {
       const { Attributes: card } = await this.client.send(
         new UpdateCommand({
