@@ -97,87 +97,53 @@ export const DEMO_PAGES: readonly Page[] = [
 
 const ALL_PAGE_TOOLS = ['get_page', 'list_pages', 'search_pages', 'update_page_metadata'];
 
+/** A scripted demo configuration: the shared settings, with the label, policy and access that set it apart. */
+const scriptedConfiguration = (
+  fields: Pick<Configuration, 'configurationId' | 'label'> &
+    Partial<Pick<Configuration, 'systemPrompt' | 'startAccess'>> & {
+      policy: Pick<
+        Configuration['options'],
+        'fourEyes' | 'requiredApprovals' | 'decisionGate' | 'revealRejectionReason'
+      >;
+    },
+): Configuration => ({
+  configurationId: fields.configurationId,
+  label: fields.label,
+  provider: 'scripted',
+  model: 'scripted-v1',
+  systemPrompt: fields.systemPrompt ?? 'You maintain the metadata of the website pages.',
+  allowedTools: ALL_PAGE_TOOLS,
+  options: { maxTurns: 12, turnsPerExecution: 40, maxTokens: 2048, temperature: 0, ...fields.policy },
+  skillIds: [],
+  ...(fields.startAccess ? { startAccess: fields.startAccess } : {}),
+});
+
 export const DEMO_CONFIGURATIONS: readonly Configuration[] = [
-  {
+  scriptedConfiguration({
     configurationId: 'demo-scripted',
     label: 'Page assistant (scripted model)',
-    provider: 'scripted',
-    model: 'scripted-v1',
     systemPrompt: 'You maintain the metadata of the website pages. Use the tools; never guess page contents.',
-    allowedTools: ALL_PAGE_TOOLS,
-    options: {
-      maxTurns: 12,
-      turnsPerExecution: 40,
-      maxTokens: 2048,
-      temperature: 0,
-      fourEyes: false,
-      requiredApprovals: 1,
-      decisionGate: 'tool',
-      revealRejectionReason: true,
-    },
-    skillIds: [],
-  },
-  {
+    policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'tool', revealRejectionReason: true },
+  }),
+  scriptedConfiguration({
     configurationId: 'demo-four-eyes',
     label: 'Page assistant, four-eyes (scripted model)',
-    provider: 'scripted',
-    model: 'scripted-v1',
-    systemPrompt: 'You maintain the metadata of the website pages.',
-    allowedTools: ALL_PAGE_TOOLS,
-    options: {
-      maxTurns: 12,
-      turnsPerExecution: 40,
-      maxTokens: 2048,
-      temperature: 0,
-      fourEyes: true,
-      requiredApprovals: 1,
-      decisionGate: 'tool',
-      revealRejectionReason: false,
-    },
-    skillIds: [],
-  },
-  {
-    // k-of-n: two distinct approvers, neither of them the run's owner, release a write.
+    policy: { fourEyes: true, requiredApprovals: 1, decisionGate: 'tool', revealRejectionReason: false },
+  }),
+  // k-of-n: two distinct approvers, neither of them the run's owner, release a write.
+  scriptedConfiguration({
     configurationId: 'demo-two-approvers',
     label: 'Page assistant, two approvers (scripted model)',
-    provider: 'scripted',
-    model: 'scripted-v1',
-    systemPrompt: 'You maintain the metadata of the website pages.',
-    allowedTools: ALL_PAGE_TOOLS,
-    options: {
-      maxTurns: 12,
-      turnsPerExecution: 40,
-      maxTokens: 2048,
-      temperature: 0,
-      fourEyes: true,
-      requiredApprovals: 2,
-      decisionGate: 'tool',
-      revealRejectionReason: false,
-    },
-    skillIds: [],
-  },
-  {
-    // The record gate: only approvers who may see the page a write touches may release it
-    // (ops-approver may still reject). Only the marketing group may start runs with it.
+    policy: { fourEyes: true, requiredApprovals: 2, decisionGate: 'tool', revealRejectionReason: false },
+  }),
+  // The record gate: only approvers who may see the page a write touches may release it
+  // (ops-approver may still reject). Only the marketing group may start runs with it.
+  scriptedConfiguration({
     configurationId: 'demo-record-gate',
     label: 'Page assistant, record-level gate (scripted model)',
-    provider: 'scripted',
-    model: 'scripted-v1',
-    systemPrompt: 'You maintain the metadata of the website pages.',
-    allowedTools: ALL_PAGE_TOOLS,
-    options: {
-      maxTurns: 12,
-      turnsPerExecution: 40,
-      maxTokens: 2048,
-      temperature: 0,
-      fourEyes: false,
-      requiredApprovals: 1,
-      decisionGate: 'record',
-      revealRejectionReason: true,
-    },
-    skillIds: [],
+    policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record', revealRejectionReason: true },
     startAccess: { grants: [], groups: ['marketing'], users: [] },
-  },
+  }),
 ];
 
 export const DEMO_TASKS: readonly Task[] = [
