@@ -18,9 +18,10 @@ import {
 } from '../../core/pages.js';
 import { type Clock, systemClock } from '../../core/ports.js';
 import { queryPartitionPage } from './fixed-partition.js';
-import { isConditionalCheckFailed, parseItem } from './item-codec.js';
+import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 import { TABLE_LAYOUT } from './table-layout.js';
+import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
@@ -119,27 +120,16 @@ export class DynamoPageStore implements PageStore {
       const field = parsedPatch.error.issues[0]?.path.join('.') || undefined;
       throw new CountersignError('bad-request', 'The page metadata is not valid.', field ? { field } : {});
     }
-    const names: Record<string, string> = { '#pk': PK, '#updatedAt': 'updatedAt', '#updatedBy': 'updatedBy' };
-    const values: Record<string, unknown> = {
-      ':updatedAt': this.clock.now().toISOString(),
-      ':updatedBy': updatedBy,
-    };
-    const setClauses = ['#updatedAt = :updatedAt', '#updatedBy = :updatedBy'];
-    Object.entries(parsedPatch.data).forEach(([field, value], index) => {
-      if (value === undefined) return;
-      names[`#field${index}`] = field;
-      values[`:field${index}`] = value;
-      setClauses.push(`#field${index} = :field${index}`);
-    });
+    const update = new UpdateExpression()
+      .set('updatedAt', this.clock.now().toISOString())
+      .set('updatedBy', updatedBy)
+      .setAll(withoutUndefined(parsedPatch.data));
     try {
       const { Attributes: written } = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: pageKey(pageId),
-          UpdateExpression: `SET ${setClauses.join(', ')}`,
-          ConditionExpression: 'attribute_exists(#pk)',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ...update.toInput(`attribute_exists(${update.name(PK)})`),
           ReturnValues: 'ALL_NEW',
         }),
       );

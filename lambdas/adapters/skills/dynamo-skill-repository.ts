@@ -3,7 +3,6 @@ import {
   type BatchGetCommandOutput,
   type DynamoDBDocumentClient,
   GetCommand,
-  PutCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ConditionalOutcome, PageRequest } from '../../core/ports.js';
@@ -16,7 +15,9 @@ import {
 } from '../../core/skills/skill-record.js';
 import { queryPartitionPage, queryWholePartition } from '../dynamo/fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
+import { putIfAbsent } from '../dynamo/put-if-absent.js';
 import { TABLE_LAYOUT } from '../dynamo/table-layout.js';
+import { UpdateExpression } from '../dynamo/update-expression.js';
 
 const PARTITION = 'SKILLS';
 const SORT_KEY_PREFIX = 'SKILL#';
@@ -95,45 +96,24 @@ export class DynamoSkillRepository implements SkillRepository {
   ): Promise<ConditionalOutcome> {
     const parsed = skillRecordSchema.parse(record);
     const entries = audit.map((entry) => withoutUndefined(skillAuditEntrySchema.parse(entry)));
+    if (expectedVersion === undefined) {
+      const created = await putIfAbsent(this.client, this.tableName, {
+        ...withoutUndefined(parsed),
+        audit: entries,
+        ...this.key(parsed.skillId),
+      });
+      return created ? { kind: 'written' } : { kind: 'condition-failed' };
+    }
+    const { skillId: _key, ...fields } = withoutUndefined(parsed);
+    const update = new UpdateExpression().appendToList('audit', entries).setAll(fields);
+    for (const field of OPTIONAL_FIELDS) if (parsed[field] === undefined) update.remove(field);
+    const condition = `${update.name('version')} = ${update.value(expectedVersion)}`;
     try {
-      if (expectedVersion === undefined) {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: { ...withoutUndefined(parsed), audit: entries, ...this.key(parsed.skillId) },
-            ConditionExpression: 'attribute_not_exists(#pk)',
-            ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
-          }),
-        );
-        return { kind: 'written' };
-      }
-      const names: Record<string, string> = { '#audit': 'audit', '#version': 'version' };
-      const values: Record<string, unknown> = {
-        ':entries': entries,
-        ':empty': [],
-        ':expected': expectedVersion,
-      };
-      const assignments = ['#audit = list_append(if_not_exists(#audit, :empty), :entries)'];
-      Object.entries(withoutUndefined(parsed)).forEach(([field, value], index) => {
-        if (field === 'skillId') return;
-        names[`#f${index}`] = field;
-        values[`:v${index}`] = value;
-        assignments.push(`#f${index} = :v${index}`);
-      });
-      const removed = OPTIONAL_FIELDS.filter((field) => parsed[field] === undefined);
-      removed.forEach((field, index) => {
-        names[`#r${index}`] = field;
-      });
-      const removal =
-        removed.length > 0 ? ` REMOVE ${removed.map((_, index) => `#r${index}`).join(', ')}` : '';
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: this.key(parsed.skillId),
-          UpdateExpression: `SET ${assignments.join(', ')}${removal}`,
-          ConditionExpression: '#version = :expected',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ...update.toInput(condition),
         }),
       );
       return { kind: 'written' };

@@ -1,0 +1,267 @@
+import {
+  BatchGetCommand,
+  type BatchGetCommandOutput,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
+import { CountersignError } from '../../core/errors.js';
+import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type { StoredCard } from '../../core/runs/approval-card.js';
+import type { InboxRouting } from '../../core/runs/card-routing.js';
+import {
+  decodeInboxCursor,
+  EVERY_CARD_ROUTE,
+  encodeInboxCursor,
+  entryRoutesOfCard,
+  inboxPartition,
+  inboxSortKey,
+  partitionsOf,
+  shardOf,
+} from './inbox-index.js';
+import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import {
+  CARD_SORT_KEY,
+  cardItemKey,
+  inboxEntryItemKey,
+  runFromKey,
+  runIdOfPartition,
+} from './run-item-keys.js';
+import { approverGroupsAttribute, parseStoredCard, storedCardSchema } from './run-item-schemas.js';
+import type { RunTable } from './run-table.js';
+import { TABLE_LAYOUT } from './table-layout.js';
+import { UpdateExpression } from './update-expression.js';
+
+const PK = TABLE_LAYOUT.partitionKey;
+const SK = TABLE_LAYOUT.sortKey;
+const INBOX = TABLE_LAYOUT.inboxIndex;
+/** BatchGetItem takes at most 100 keys; unprocessed keys are asked for again a few times. */
+const BATCH_GET_MAX_KEYS = 100;
+const BATCH_GET_ATTEMPTS = 5;
+
+type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
+
+/**
+ * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
+ * the sharded inbox index (inbox-index.ts) lists it, through the card's own index key (every
+ * card) and one index entry item per group route. Closing REMOVEs the index keys: a sparse
+ * index drops what no longer waits.
+ *
+ * @example
+ * const cards = new DynamoApprovalCardStore(new RunTable(client, tableName, undefined, systemClock), 4);
+ * const page = await cards.listWaitingCards({ limit: 20 });
+ */
+export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods> {
+  public constructor(
+    private readonly table: RunTable,
+    private readonly inboxShards: number,
+  ) {}
+
+  public async putCard(card: StoredCard): Promise<void> {
+    const { approvedBy, ...parsed } = storedCardSchema.parse(card);
+    // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
+    // key); its group entries are written after it, so an entry never points at nothing.
+    const shard = shardOf(parsed.runId, this.inboxShards);
+    const inboxAttributes =
+      parsed.state === 'waiting'
+        ? {
+            [INBOX.partitionKey]: inboxPartition(EVERY_CARD_ROUTE, shard),
+            [INBOX.sortKey]: inboxSortKey(parsed),
+          }
+        : {};
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...parsed,
+          // DynamoDB refuses an empty set: nobody has approved means no attribute.
+          ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+          ...inboxAttributes,
+          ...cardItemKey(parsed.runId),
+        },
+      }),
+    );
+    if (parsed.state !== 'waiting') {
+      await this.unindexEntries(parsed.runId, parsed);
+      return;
+    }
+    await Promise.all(
+      entryRoutesOfCard(parsed).map((route) =>
+        this.table.client.send(
+          new PutCommand({
+            TableName: this.table.tableName,
+            Item: {
+              ...inboxEntryItemKey(parsed.runId, route),
+              [INBOX.partitionKey]: inboxPartition(route, shard),
+              [INBOX.sortKey]: inboxSortKey(parsed),
+            },
+          }),
+        ),
+      ),
+    );
+  }
+
+  public async getCard(runId: string): Promise<StoredCard | undefined> {
+    const { Item: item } = await this.table.client.send(
+      new GetCommand({ TableName: this.table.tableName, Key: cardItemKey(runId), ConsistentRead: true }),
+    );
+    return item ? runFromKey(runId, parseStoredCard(item)) : undefined;
+  }
+
+  public async listWaitingCards(options: {
+    limit: number;
+    cursor?: string;
+    routing?: InboxRouting;
+  }): Promise<WaitingCardsPage> {
+    assertPageLimit(options.limit);
+    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
+    // Each partition's newest `limit` entries below the cursor hold the merged page's `limit`.
+    const outputs = await Promise.all(
+      partitions.map((partition) =>
+        this.table.client.send(
+          new QueryCommand({
+            TableName: this.table.tableName,
+            IndexName: INBOX.name,
+            KeyConditionExpression:
+              before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
+            ExpressionAttributeNames: {
+              '#inboxPk': INBOX.partitionKey,
+              ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
+            },
+            ExpressionAttributeValues: {
+              ':partition': partition,
+              ...(before === undefined ? {} : { ':before': before }),
+            },
+            ScanIndexForward: false,
+            Limit: options.limit,
+          }),
+        ),
+      ),
+    );
+    const entries = new Map<string, string>();
+    const cardItems = new Map<string, Record<string, unknown>>();
+    for (const item of outputs.flatMap((output) => output.Items ?? [])) {
+      const sortKey = item[INBOX.sortKey];
+      if (typeof sortKey !== 'string') continue;
+      const runId = runIdOfPartition(item[PK]);
+      // A card routed to several groups the viewer is in has one entry each: shown once.
+      entries.set(runId, sortKey);
+      if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
+    }
+    const newestFirst = [...entries].sort(([, left], [, right]) =>
+      left < right ? 1 : left > right ? -1 : 0,
+    );
+    const page = newestFirst.slice(0, options.limit);
+    const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
+    // Cards the index returned whole are used as they are; entries are followed to their card.
+    const followed = await this.readCardItems(
+      page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
+    );
+    const items = new Map([...cardItems, ...followed]);
+    const cards: StoredCard[] = [];
+    const unreadableRunIds: string[] = [];
+    for (const [runId] of page) {
+      const item = items.get(runId);
+      // An entry whose card closed between the query and the read is no longer waiting.
+      if (item === undefined || item.state !== 'waiting') continue;
+      // One item that does not parse must not take the page down: it is listed as unreadable.
+      const parsed = z.safeParse(storedCardSchema, item);
+      if (parsed.success) cards.push(runFromKey(runId, parsed.data));
+      else unreadableRunIds.push(runId);
+    }
+    const last = page.at(-1);
+    return {
+      cards,
+      ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
+      ...(more && last !== undefined ? { cursor: encodeInboxCursor(last[1]) } : {}),
+    };
+  }
+
+  /** The card items of `runIds`: one BatchGetItem per 100 (an inbox page holds at most 100). */
+  private async readCardItems(runIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
+    const { client, tableName } = this.table;
+    const items = new Map<string, Record<string, unknown>>();
+    for (let start = 0; start < runIds.length; start += BATCH_GET_MAX_KEYS) {
+      let keys: Record<string, unknown>[] | undefined = runIds
+        .slice(start, start + BATCH_GET_MAX_KEYS)
+        .map(cardItemKey);
+      for (let attempt = 0; keys !== undefined && keys.length > 0; attempt += 1) {
+        if (attempt >= BATCH_GET_ATTEMPTS) {
+          throw new CountersignError('internal', 'The waiting cards could not be read.', { expose: false });
+        }
+        const output: BatchGetCommandOutput = await client.send(
+          new BatchGetCommand({
+            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } },
+          }),
+        );
+        for (const item of output.Responses?.[tableName] ?? []) items.set(runIdOfPartition(item[PK]), item);
+        // DynamoDB may leave keys unprocessed (throughput, 16 MB): they are asked for again.
+        keys = output.UnprocessedKeys?.[tableName]?.Keys;
+      }
+    }
+    return items;
+  }
+
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
+    return encodeInboxCursor(inboxSortKey(card));
+  }
+
+  public async closeCard(runId: string): Promise<void> {
+    // A closed card is kept as long as an ended run; the next pause replaces the whole item.
+    // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
+    const update = new UpdateExpression()
+      .set('state', 'decided')
+      .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
+      .remove(INBOX.partitionKey)
+      .remove(INBOX.sortKey);
+    let closed: Record<string, unknown> | undefined;
+    try {
+      const output = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(runId),
+          ...update.toInput(`attribute_exists(${update.name(PK)})`),
+          // The card as it was names its routes, so its index entries close without another read.
+          ReturnValues: 'ALL_OLD',
+        }),
+      );
+      closed = output.Attributes;
+    } catch (error) {
+      // No card: nothing is in the inbox, which is what closing wants.
+      if (!isConditionalCheckFailed(error)) throw error;
+      return;
+    }
+    const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
+    await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+  }
+
+  /**
+   * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
+   * index drops them). Conditional, so closing never creates an entry that was never there.
+   */
+  private async unindexEntries(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
+    const entryRemoval = this.table.endedRunRemoval();
+    await Promise.all(
+      entryRoutesOfCard(card).map(async (route) => {
+        const update = new UpdateExpression()
+          .remove(INBOX.partitionKey)
+          .remove(INBOX.sortKey)
+          .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, entryRemoval);
+        try {
+          await this.table.client.send(
+            new UpdateCommand({
+              TableName: this.table.tableName,
+              Key: inboxEntryItemKey(runId, route),
+              ...update.toInput(`attribute_exists(${update.name(PK)})`),
+            }),
+          );
+        } catch (error) {
+          if (!isConditionalCheckFailed(error)) throw error;
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,90 @@
+import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { CountersignError } from '../../core/errors.js';
+import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
+import type { ApprovalRecord, DecisionRecord } from '../../core/runs/approval-card.js';
+import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
+import { putIfAbsent } from './put-if-absent.js';
+import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
+import { approvalRecordSchema, decisionRecordSchema } from './run-item-schemas.js';
+import type { RunTable } from './run-table.js';
+import { TABLE_LAYOUT } from './table-layout.js';
+import { UpdateExpression } from './update-expression.js';
+
+type DecisionMethods = 'claimDecision' | 'getDecision' | 'recordApproval';
+
+/**
+ * The decisions of `RunRepository` on DynamoDB: append-only decision and approval records in
+ * the run's partition. A conditional put is the claim: the first decision for a turn wins, the
+ * first approval of an approver stands.
+ *
+ * @example
+ * const decisions = new DynamoDecisionStore(new RunTable(client, tableName, undefined, systemClock));
+ * const claim = await decisions.claimDecision(record);
+ */
+export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods> {
+  public constructor(private readonly table: RunTable) {}
+
+  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+    const parsed = decisionRecordSchema.parse(record);
+    assertTurn(parsed.turn);
+    const claimed = await putIfAbsent(this.table.client, this.table.tableName, {
+      ...withoutUndefined(parsed),
+      ...withoutUndefined({ [TABLE_LAYOUT.timeToLiveAttribute]: this.table.decisionRemoval() }),
+      ...decisionItemKey(parsed.runId, parsed.turn),
+    });
+    if (claimed) return { kind: 'claimed' };
+    const existing = await this.getDecision(parsed.runId, parsed.turn);
+    if (!existing) {
+      // Decisions are never deleted, so a failed claim always has a winner to read back.
+      throw new CountersignError('internal', 'A decision claim failed but no decision was found.', {
+        expose: false,
+      });
+    }
+    return { kind: 'already-decided', existing };
+  }
+
+  public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
+    const parsed = approvalRecordSchema.parse(approval);
+    assertTurn(parsed.turn);
+    // The audit record first: an approval that counts is always on record. The same approver
+    // approving again finds it there: the first record stands, the tally below is idempotent.
+    await putIfAbsent(this.table.client, this.table.tableName, {
+      ...parsed,
+      ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
+    });
+    const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));
+    const condition = [
+      `${update.name('state')} = ${update.value('waiting')}`,
+      `${update.name('turn')} = ${update.value(parsed.turn)}`,
+      `${update.name('digest')} = ${update.value(parsed.digest)}`,
+    ].join(' AND ');
+    try {
+      const { Attributes: card } = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(parsed.runId),
+          ...update.toInput(condition),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      const tally = card?.approvedBy;
+      const approvedBy = tally instanceof Set ? [...tally].map(String).sort() : [parsed.approvedBy];
+      return { kind: 'recorded', approvedBy };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'card-moved' };
+      throw error;
+    }
+  }
+
+  public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
+    assertTurn(turn);
+    const { Item: item } = await this.table.client.send(
+      new GetCommand({
+        TableName: this.table.tableName,
+        Key: decisionItemKey(runId, turn),
+        ConsistentRead: true,
+      }),
+    );
+    return item ? parseItem(decisionRecordSchema, item, 'decision') : undefined;
+  }
+}
