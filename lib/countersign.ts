@@ -12,6 +12,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
+import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import { CountersignApi } from './api.js';
 import { CountersignAuth, type ExternalIdentityProvider, validateExternalIdentityProvider } from './auth.js';
 import { CountersignData } from './data.js';
@@ -40,7 +41,7 @@ import {
   overflowExpiration,
   resolveLimits,
 } from './limits.js';
-import { type CountersignAlarmThresholds, CountersignObservability } from './observability.js';
+import { CountersignObservability } from './observability.js';
 import { readPackageVersion } from './package-version.js';
 import { type CountersignPolicyFloor, resolvePolicyFloor } from './policy-floor-props.js';
 import { invalidProp } from './validation-error.js';
@@ -164,7 +165,7 @@ export interface CountersignProps {
   /**
    * Alarm thresholds, among them how long a run may wait for a decision before an alarm.
    *
-   * @default - see ALARM_THRESHOLD_DEFAULTS in lib/observability.ts (24 hours, 5 s p99, 20 %, 300000 bytes)
+   * @default - see ALARM_THRESHOLD_DEFAULTS in lib/alarm-thresholds.ts (24 hours, 5 s p99, 20 %, 300000 bytes)
    */
   readonly alarmThresholds?: CountersignAlarmThresholds;
   /**

@@ -8,6 +8,9 @@
  *
  * @module countersign
  */
+
+export { ALARM_THRESHOLD_DEFAULTS, type CountersignAlarmThresholds } from './alarm-thresholds.js';
+export type { CountersignAlarmName } from './alarms.js';
 export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
 export {
   COUNTERSIGN_DEFAULTS,
@@ -22,9 +25,4 @@ export {
   type ModelProvider,
   type OpenAiCompatibleEndpoint,
 } from './functions.js';
-export {
-  ALARM_THRESHOLD_DEFAULTS,
-  type CountersignAlarmName,
-  type CountersignAlarmThresholds,
-  type CountersignObservability,
-} from './observability.js';
+export type { CountersignObservability } from './observability.js';

@@ -1,15 +1,13 @@
 import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
+import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName, type MetricUnit } from '../contract/metric-names.js';
 import type { Logger, Metrics } from '../core/ports.js';
 import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
-import { COUNTERSIGN_METRICS_NAMESPACE } from './metrics-namespace.js';
 import { type LogLineWriter, writeLineToStdout } from './structured-logger.js';
 
 export { COUNTERSIGN_METRICS_NAMESPACE };
 
-type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';
-
 interface MetricEntry {
-  readonly name: string;
+  readonly name: MetricName;
   readonly unit: MetricUnit;
   readonly value: number;
   readonly dimensions: Readonly<Record<string, string>>;
@@ -55,11 +53,11 @@ export class EmbeddedMetrics implements Metrics {
     this.writeLine = options.writeLine ?? writeLineToStdout;
   }
 
-  public count(name: string, value = 1, dimensions: Record<string, string> = {}): void {
+  public count(name: MetricName, value = 1, dimensions: Record<string, string> = {}): void {
     this.record({ name, unit: 'Count', value, dimensions });
   }
 
-  public observe(name: string, value: number, unit: MetricUnit): void {
+  public observe(name: MetricName, value: number, unit: MetricUnit): void {
     this.record({ name, unit, value, dimensions: {} });
   }
 

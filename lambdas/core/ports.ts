@@ -1,3 +1,4 @@
+import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { UserProfile } from './identity.js';
 import type { ApprovalRecord, DecisionRecord, StoredCard } from './runs/approval-card.js';
 import type { InboxRouting } from './runs/card-routing.js';
@@ -167,12 +168,14 @@ export interface Logger {
   error(message: string, fields?: Record<string, unknown>): void;
 }
 
-/** Port: metrics (CloudWatch embedded metric format deployed). */
+/**
+ * Port: metrics (CloudWatch embedded metric format deployed). Names are the contract's
+ * {@link MetricName}s only, so every metric emitted is one the dashboard shows.
+ */
 export interface Metrics {
-  count(name: string, value?: number, dimensions?: Record<string, string>): void;
-  observe(name: string, value: number, unit: 'Milliseconds' | 'Bytes' | 'Count'): void;
+  count(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
+  observe(name: MetricName, value: number, unit: MetricUnit): void;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };
-export const noMetrics: Metrics = { count() {}, observe() {} };
 export const systemClock: Clock = { now: () => new Date() };

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTERSIGN_METRICS_NAMESPACE } from '../../lambdas/adapters/embedded-metrics.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/contract/metric-names.js';
 import { reportWaitingRuns } from '../../lambdas/core/runs/report-waiting-runs.js';
-import { APPLICATION_METRICS } from '../../lib/observability.js';
 import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 
 interface EmbeddedMetricDocument {
@@ -155,12 +154,12 @@ describe('the metrics a run emits', () => {
     expect(total(points, 'OldestWaitingRunAge').sum).toBeGreaterThanOrEqual(0);
   });
 
-  it('emits only metric names the dashboard and alarms know, besides per-tool call counts', () => {
+  it('emits only metric names the dashboard and alarms know', () => {
     // Act
     const names = new Set(readMetricPoints(runtime.metricLines).map((point) => point.name));
 
     // Assess
-    const known = new Set<string>([...APPLICATION_METRICS, 'ToolCalls']);
+    const known = new Set<string>(METRIC_NAMES);
     expect([...names].filter((name) => !known.has(name))).toEqual([]);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
-import type { RunRepository, StateSealer } from '../../../lambdas/core/ports.js';
-import { noMetrics, silentLogger, systemClock } from '../../../lambdas/core/ports.js';
+import {
+  type Metrics,
+  type RunRepository,
+  type StateSealer,
+  silentLogger,
+  systemClock,
+} from '../../../lambdas/core/ports.js';
 import { READ_GATE_CACHE_TTL_MS, ReadGatePageCache } from '../../../lambdas/core/previews/read-gate-pages.js';
 import type { ApprovalCard, StoredCard } from '../../../lambdas/core/runs/approval-card.js';
 import { type InboxCard, listInbox } from '../../../lambdas/core/runs/list-inbox.js';
@@ -95,7 +100,7 @@ function inboxOf(cards: StoredCard[], pages: InMemoryPageStore) {
     tools: new ToolRegistry([updatePageMetadataTool as Tool]),
     pages,
     logger: silentLogger,
-    metrics: noMetrics,
+    metrics: { count() {}, observe() {} } satisfies Metrics,
     clock: systemClock,
     executions: {} as never,
   };

@@ -1,0 +1,42 @@
+/**
+ * countersign's own metrics: the names the core emits through the `Metrics` port and the
+ * dashboard and alarms read. One table, so a metric the core emits cannot be missing from the
+ * dashboard (the port accepts only these names; test/contract/metric-names.test.ts and
+ * test/infra/observability.test.ts check both ends).
+ */
+
+/** The CloudWatch namespace of countersign's own metrics. */
+export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
+
+/**
+ * Every metric the core and its decorators emit, by name, in the groups the dashboard graphs
+ * them in (docs/runbook.md says when each is emitted).
+ */
+export const METRIC_GROUPS = {
+  runs: ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsCancelled', 'RunsSuspended'],
+  /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
+  decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
+  /** Measured by the waiting-runs probe: nothing runs while a run waits. */
+  waiting: ['RunsWaiting', 'OldestWaitingRunAge'],
+  previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],
+  skills: ['SkillsIngested', 'SkillsDropped', 'SkillChecksumMismatches', 'ContextMessagesTrimmed'],
+  sealedSizes: ['SealedStateBytes', 'SealedCardBytes'],
+  /** `GateRefusals` by `gate`. */
+  refusals: ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals', 'GateRefusals'],
+  /** By `tool` and `outcome`. */
+  tools: ['ToolCalls'],
+} as const;
+
+/** Every metric name, flat. */
+export const METRIC_NAMES: readonly MetricName[] = Object.values(METRIC_GROUPS).flat();
+
+/**
+ * The name of one of countersign's metrics.
+ *
+ * @example
+ * const name: MetricName = 'RunsStarted';
+ */
+export type MetricName = (typeof METRIC_GROUPS)[keyof typeof METRIC_GROUPS][number];
+
+/** The units a countersign metric is recorded in. */
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';

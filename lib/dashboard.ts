@@ -1,0 +1,174 @@
+import { Duration } from 'aws-cdk-lib';
+import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
+import {
+  type Alarm,
+  AlarmStatusWidget,
+  Dashboard,
+  GraphWidget,
+  type IMetric,
+  MathExpression,
+  TextWidget,
+} from 'aws-cdk-lib/aws-cloudwatch';
+import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
+import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
+import type { Construct } from 'constructs';
+import {
+  COUNTERSIGN_METRICS_NAMESPACE,
+  METRIC_GROUPS,
+  type MetricName,
+} from '../lambdas/contract/metric-names.js';
+import type { CountersignAlarmName } from './alarms.js';
+import type { ApplicationMetricReader } from './application-metrics.js';
+import type { HandlerName } from './functions.js';
+
+/** What {@link createCountersignDashboard} shows. */
+export interface CountersignDashboardProps {
+  readonly functions: Readonly<Record<HandlerName, IFunction>>;
+  readonly stateMachine: IStateMachine;
+  readonly table: ITable;
+  readonly httpApi: IHttpApi;
+  readonly alarms: Readonly<Record<CountersignAlarmName, Alarm>>;
+  /** The `service` dimension of countersign's own metrics. */
+  readonly serviceName: string;
+  readonly runbookUrl: string;
+  readonly metric: ApplicationMetricReader;
+}
+
+/**
+ * One dashboard with every one of countersign's own metrics (`METRIC_NAMES`) beside the state
+ * machine's, the Lambdas', DynamoDB's and the API's, under the alarms' status.
+ *
+ * @example
+ * const dashboard = createCountersignDashboard(this, { functions, stateMachine, table, httpApi, alarms, ... });
+ */
+export function createCountersignDashboard(scope: Construct, props: CountersignDashboardProps): Dashboard {
+  const { metric, stateMachine, table, httpApi, alarms } = props;
+  const handlers = Object.entries(props.functions);
+  const graph = (title: string, names: readonly MetricName[], extra: IMetric[] = []): GraphWidget =>
+    graphOf(title, 6, [...names.map((name) => metric(name, { label: name })), ...extra]);
+  // One line per value of a dimension: `gate: tool`, `gate: record`.
+  const byDimension = (name: MetricName, dimension: string, values: readonly string[]): IMetric[] =>
+    values.map((value) =>
+      metric(name, { dimensions: { [dimension]: value }, label: `${dimension}: ${value}` }),
+    );
+  // One line per statistic of a metric, by the label each is shown with.
+  const byStatistic = (name: MetricName, labels: Readonly<Record<string, string>>): IMetric[] =>
+    Object.entries(labels).map(([statistic, label]) => metric(name, { statistic, label }));
+  return new Dashboard(scope, 'Dashboard', {
+    defaultInterval: Duration.hours(6),
+    widgets: [
+      [
+        new TextWidget({
+          markdown: `# countersign\nRuns, approvals and what they cost. Each alarm is explained in the [runbook](${props.runbookUrl}).`,
+          width: 24,
+          height: 2,
+        }),
+      ],
+      [new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 })],
+      [
+        graph('Runs', METRIC_GROUPS.runs),
+        graph('Decisions', ['Approvals'], byDimension('Decisions', 'outcome', ['approve', 'reject'])),
+        graph(
+          'Time from pause to decision',
+          [],
+          byStatistic('PauseToDecision', { p50: 'p50', p90: 'p90', Maximum: 'max' }),
+        ),
+        graph(
+          'Waiting runs',
+          [],
+          [
+            ...byStatistic('RunsWaiting', { Maximum: 'waiting' }),
+            ...byStatistic('OldestWaitingRunAge', { Maximum: 'oldest wait (ms)' }),
+          ],
+        ),
+      ],
+      [
+        graph('Previews', METRIC_GROUPS.previews),
+        graph('Skills and model context', METRIC_GROUPS.skills),
+        graph(
+          'Sealed sizes (bytes)',
+          [],
+          [
+            ...byStatistic('SealedStateBytes', { Maximum: 'run state max', p90: 'run state p90' }),
+            ...byStatistic('SealedCardBytes', { Maximum: 'card max' }),
+          ],
+        ),
+        graph(
+          'Refusals',
+          ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
+          byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+        ),
+      ],
+      // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
+      [graphOf('Tool calls by tool and outcome', 24, [searchToolCalls(props.serviceName)])],
+      [
+        graphOf('State machine executions', 12, [
+          stateMachine.metricStarted(),
+          stateMachine.metricSucceeded(),
+          stateMachine.metricFailed(),
+          stateMachine.metricTimedOut(),
+          stateMachine.metricAborted(),
+          stateMachine.metricThrottled(),
+        ]),
+        graphOf('Execution time', 12, [stateMachine.metricTime({ statistic: 'p90' })]),
+      ],
+      [
+        new GraphWidget({
+          title: 'Lambda errors and throttles',
+          width: 12,
+          left: handlers.map(([name, handler]) => handler.metricErrors({ label: name })),
+          right: handlers.map(([name, handler]) => handler.metricThrottles({ label: `${name} throttles` })),
+        }),
+        graphOf(
+          'Lambda duration p99',
+          12,
+          handlers.map(([name, handler]) => handler.metricDuration({ statistic: 'p99', label: name })),
+        ),
+      ],
+      [
+        graphOf('DynamoDB capacity', 8, [
+          table.metricConsumedReadCapacityUnits(),
+          table.metricConsumedWriteCapacityUnits(),
+        ]),
+        // Two widgets: both math expressions name their metrics after the same operations.
+        graphOf('DynamoDB throttles', 4, [alarms.DynamoDbThrottles.metric]),
+        graphOf('DynamoDB system errors', 4, [alarms.DynamoDbSystemErrors.metric]),
+        graphOf(
+          'DynamoDB latency',
+          8,
+          [Operation.GET_ITEM, Operation.PUT_ITEM, Operation.QUERY].map((operation) =>
+            table.metricSuccessfulRequestLatency({ dimensionsMap: { Operation: operation } }),
+          ),
+        ),
+      ],
+      [
+        graphOf('API requests', 12, [
+          httpApi.metricCount(),
+          httpApi.metricClientError(),
+          httpApi.metricServerError(),
+        ]),
+        graphOf('API latency', 12, [
+          httpApi.metricLatency({ statistic: 'p50', label: 'p50' }),
+          httpApi.metricLatency({ statistic: 'p99', label: 'p99' }),
+          httpApi.metricIntegrationLatency({ statistic: 'p99', label: 'integration p99' }),
+        ]),
+      ],
+    ],
+  });
+}
+
+function graphOf(title: string, width: number, left: IMetric[]): GraphWidget {
+  return new GraphWidget({ title, width, left });
+}
+
+/** `ToolCalls` of every tool and outcome of one deployment, one line each. */
+function searchToolCalls(serviceName: string): MathExpression {
+  const metricName: MetricName = 'ToolCalls';
+  return new MathExpression({
+    label: 'ToolCalls',
+    expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},outcome,service,tool} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
+    usingMetrics: {},
+    period: Duration.minutes(5),
+  });
+}
