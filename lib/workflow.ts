@@ -16,6 +16,7 @@ import {
   CustomState,
   DefinitionBody,
   Fail,
+  type IChainable,
   IntegrationPattern,
   JitterType,
   JsonPath,
@@ -28,32 +29,8 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
+import { ERROR_NAMES, STATE_NAMES } from '../lambdas/contract/state-names.js';
 import type { CountersignFunctions, HandlerName } from './functions.js';
-
-/** The error name await-approval's decision fails the task token with when a turn is rejected. */
-/** The error name of an unexpected failure in a step (see lambdas/handlers/step-handlers.ts). */
-export const INTERNAL_ERROR = 'countersign.internal';
-
-export const REJECTED_ERROR = 'countersign.Rejected';
-
-/** The state names of the run workflow: a contract with the local runner and the handlers. */
-export const STATE_NAMES = {
-  prepare: 'Prepare',
-  resume: 'Resume?',
-  modelTurn: 'ModelTurn',
-  route: 'Route',
-  awaitApproval: 'AwaitApproval',
-  executeTools: 'ExecuteTools',
-  executed: 'Executed',
-  recordRejection: 'RecordRejection',
-  finish: 'Finish',
-  continueAsNew: 'ContinueAsNew',
-  markFailed: 'MarkFailed',
-  markExpired: 'MarkExpired',
-  done: 'Done',
-  expired: 'Expired',
-  runFailed: 'RunFailed',
-} as const;
 
 /** Properties of {@link CountersignWorkflow}. */
 export interface CountersignWorkflowProps {
@@ -75,7 +52,7 @@ const START_EXECUTION_TIMEOUT = Duration.seconds(60);
  * repeated start of the same turn harmless.
  */
 export const CONTINUE_AS_NEW_RETRY = {
-  errors: ['States.TaskFailed', 'States.Timeout'],
+  errors: ['States.TaskFailed', ERROR_NAMES.timeout],
   interval: Duration.seconds(2),
   backoffRate: 2,
   maxAttempts: 3,
@@ -86,7 +63,7 @@ export const CONTINUE_AS_NEW_RETRY = {
  * countersign.internal; every step is idempotent, so it is tried again before the run fails.
  */
 const RETRY_INTERNAL = {
-  errors: [INTERNAL_ERROR],
+  errors: [ERROR_NAMES.internal],
   interval: Duration.seconds(2),
   backoffRate: 2,
   maxAttempts: 2,
@@ -160,10 +137,7 @@ export class CountersignWorkflow extends Construct {
         taskTimeout: timeoutOf(name),
         retryOnServiceExceptions: false,
       });
-      task.addRetry(RETRY_LAMBDA_SERVICE);
-      task.addRetry(RETRY_LAMBDA_THROTTLED);
-      task.addRetry(RETRY_INTERNAL);
-      return task;
+      return addStepRetries(task);
     };
     // The execution id rides along so that every step's log lines carry it as their correlation id.
     const executionId = JsonPath.stringAt('$$.Execution.Id');
@@ -173,7 +147,7 @@ export class CountersignWorkflow extends Construct {
       executionId,
     };
 
-    const runFailed = new Fail(this, STATE_NAMES.runFailed, { error: 'countersign.RunFailed' });
+    const runFailed = new Fail(this, STATE_NAMES.runFailed, { error: ERROR_NAMES.runFailed });
     // MarkFailed records the failure and does not catch its own errors: that would loop.
     const markFailed = invoke(STATE_NAMES.markFailed, 'mark-failed', {
       runId: JsonPath.stringAt('$.runId'),
@@ -235,11 +209,9 @@ export class CountersignWorkflow extends Construct {
     for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
       task.addCatch(markFailed, catchFailure);
     }
-    awaitApproval.addRetry(RETRY_LAMBDA_SERVICE);
-    awaitApproval.addRetry(RETRY_LAMBDA_THROTTLED);
-    awaitApproval.addRetry(RETRY_INTERNAL);
-    awaitApproval.addCatch(recordRejection, { errors: [REJECTED_ERROR], resultPath: '$.rejection' });
-    awaitApproval.addCatch(markExpired, { errors: ['States.Timeout'], resultPath: '$.timeout' });
+    addStepRetries(awaitApproval);
+    awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailed, catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
     continueAsNew.addCatch(markFailed, catchFailure);
@@ -260,20 +232,24 @@ export class CountersignWorkflow extends Construct {
     continueAsNew.next(done);
     markExpired.next(expired);
 
-    const route = new Choice(this, STATE_NAMES.route)
-      .when(Condition.stringEquals('$.route', 'tools'), executeTools)
-      .when(Condition.stringEquals('$.route', 'approval'), awaitApproval)
-      .when(Condition.stringEquals('$.route', 'continue'), continueAsNew)
-      .otherwise(finish);
-    modelTurn.next(route);
+    modelTurn.next(
+      this.choose(
+        STATE_NAMES.route,
+        '$.route',
+        { tools: executeTools, approval: awaitApproval, continue: continueAsNew },
+        finish,
+      ),
+    );
 
     // A re-driven waiting run re-enters its wait, or carries out a decision already on record.
-    const resume = new Choice(this, STATE_NAMES.resume)
-      .when(Condition.stringEquals('$.next', 'await'), awaitApproval)
-      .when(Condition.stringEquals('$.next', 'execute'), executeTools)
-      .when(Condition.stringEquals('$.next', 'reject'), recordRejection)
-      .otherwise(modelTurn);
-    const definition = prepare.next(resume);
+    const definition = prepare.next(
+      this.choose(
+        STATE_NAMES.resume,
+        '$.next',
+        { await: awaitApproval, execute: executeTools, reject: recordRejection },
+        modelTurn,
+      ),
+    );
 
     this.logGroup = new LogGroup(this, 'LogGroup', {
       retention: props.logRetention,
@@ -307,6 +283,19 @@ export class CountersignWorkflow extends Construct {
     this.acknowledgeRoleWildcards(functions, invoked);
   }
 
+  /** A Choice on one string field: each value goes to its state, any other value to `otherwise`. */
+  private choose(
+    stateName: string,
+    path: string,
+    branches: Readonly<Record<string, IChainable>>,
+    otherwise: IChainable,
+  ): Choice {
+    const choice = new Choice(this, stateName);
+    for (const [value, next] of Object.entries(branches))
+      choice.when(Condition.stringEquals(path, value), next);
+    return choice.otherwise(otherwise);
+  }
+
   private nameStateMachine(): string {
     const stackName = Stack.of(this).stackName;
     if (Token.isUnresolved(stackName)) {
@@ -337,4 +326,12 @@ export class CountersignWorkflow extends Construct {
       });
     }
   }
+}
+
+/** The retries of every Lambda step: the Lambda service's faults, throttling, then countersign.internal. */
+function addStepRetries(task: LambdaInvoke): LambdaInvoke {
+  task.addRetry(RETRY_LAMBDA_SERVICE);
+  task.addRetry(RETRY_LAMBDA_THROTTLED);
+  task.addRetry(RETRY_INTERNAL);
+  return task;
 }

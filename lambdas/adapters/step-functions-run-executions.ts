@@ -10,21 +10,14 @@ import {
   TaskDoesNotExist,
   TaskTimedOut,
 } from '@aws-sdk/client-sfn';
+import { ERROR_NAMES } from '../contract/state-names.js';
 import type { RunExecutions } from '../core/ports.js';
-
-/** The error a stopped execution of a run whose card cannot be opened records. */
-export const SEALED_STATE_REJECTED_ERROR = 'countersign.SealedStateRejected';
-
-/** The error a rejection ends the wait with; the state machine catches exactly this name. */
-export const REJECTED_ERROR = 'countersign.Rejected';
-/** The error a cancelled run's execution is stopped with. */
-export const CANCELLED_ERROR = 'countersign.Cancelled';
 
 /** What a stopped execution's history says, by why it was stopped: fixed texts only. */
 const STOP_REASONS = {
-  cancelled: { error: CANCELLED_ERROR, cause: 'Cancelled through the API.' },
+  cancelled: { error: ERROR_NAMES.cancelled, cause: 'Cancelled through the API.' },
   'sealed-state-rejected': {
-    error: SEALED_STATE_REJECTED_ERROR,
+    error: ERROR_NAMES.sealedStateRejected,
     cause: 'The approval card of this run could not be opened.',
   },
 } as const;
@@ -89,7 +82,11 @@ export class StepFunctionsRunExecutions implements RunExecutions {
       } else {
         // The reason stays in DynamoDB (the decision record); the history gets a fixed text.
         await this.options.client.send(
-          new SendTaskFailureCommand({ taskToken, error: REJECTED_ERROR, cause: 'Rejected by an approver.' }),
+          new SendTaskFailureCommand({
+            taskToken,
+            error: ERROR_NAMES.rejected,
+            cause: 'Rejected by an approver.',
+          }),
         );
       }
       return { kind: 'delivered' };

@@ -1,3 +1,4 @@
+import { STATE_NAMES } from '../contract/state-names.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 import { createFinishStep, createMarkExpiredStep, createMarkFailedStep } from './steps/end-run-steps.js';
@@ -19,14 +20,14 @@ export { stepError } from './steps/define-step.js';
  */
 export function createStepHandlers(dependencies: RunDependencies) {
   return {
-    Prepare: createPrepareStep(dependencies),
-    ModelTurn: createModelTurnStep(dependencies),
-    AwaitApproval: createAwaitApprovalStep(dependencies),
-    ExecuteTools: createExecuteToolsStep(dependencies),
-    RecordRejection: createRecordRejectionStep(dependencies),
-    Finish: createFinishStep(dependencies),
-    MarkFailed: createMarkFailedStep(dependencies),
-    MarkExpired: createMarkExpiredStep(dependencies),
+    [STATE_NAMES.prepare]: createPrepareStep(dependencies),
+    [STATE_NAMES.modelTurn]: createModelTurnStep(dependencies),
+    [STATE_NAMES.awaitApproval]: createAwaitApprovalStep(dependencies),
+    [STATE_NAMES.executeTools]: createExecuteToolsStep(dependencies),
+    [STATE_NAMES.recordRejection]: createRecordRejectionStep(dependencies),
+    [STATE_NAMES.finish]: createFinishStep(dependencies),
+    [STATE_NAMES.markFailed]: createMarkFailedStep(dependencies),
+    [STATE_NAMES.markExpired]: createMarkExpiredStep(dependencies),
   };
 }
 

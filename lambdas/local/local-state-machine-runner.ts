@@ -6,6 +6,7 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
+import { ERROR_NAMES } from '../contract/state-names.js';
 import { CountersignError } from '../core/errors.js';
 import { type Logger, type RunExecutions, silentLogger } from '../core/ports.js';
 
@@ -15,8 +16,6 @@ export const LOCAL_STATE_MACHINE_NAME = 'countersign';
 export const LOCAL_STATE_MACHINE_ARN = `arn:aws:states:local:000000000000:stateMachine:${LOCAL_STATE_MACHINE_NAME}`;
 /** Prefix of every local execution ARN (`$$.Execution.Id`); the execution name follows. */
 export const LOCAL_EXECUTION_ARN_PREFIX = `arn:aws:states:local:000000000000:execution:${LOCAL_STATE_MACHINE_NAME}:`;
-/** The error a rejected decision fails the waiting task with; the definition catches it. */
-export const REJECTED_ERROR_NAME = 'countersign.Rejected';
 
 /**
  * `$$.Task.Token` as the library sees it: it mints no tokens, so every Task state reads this
@@ -323,13 +322,13 @@ export class LocalStateMachineRunner implements RunExecutions {
         if (outcome.kind === 'approve') decision.resolve({ decision: 'approve' });
         else decision.reject(createRejectedError(outcome.reason));
       },
-      cancel: () => decision.reject(createStepError('countersign.Aborted', 'The execution was stopped.')),
+      cancel: () => decision.reject(createStepError(ERROR_NAMES.aborted, 'The execution was stopped.')),
       // Expiry does not settle the wait: the library's timer fails the task with States.Timeout.
       // A wait cut short by its card's deadline ends before that timer, so it fails itself.
       expiryTimer: setTimeout(
         () => {
           if (this.releaseApproval(taskToken) && cutShort) {
-            decision.reject(createStepError('States.Timeout', 'The approval wait timed out.'));
+            decision.reject(createStepError(ERROR_NAMES.timeout, 'The approval wait timed out.'));
           }
         },
         cutShort ? remainingMs : timeoutSeconds * 1000,
@@ -473,7 +472,7 @@ function createStepError(name: string, message: string): Error {
 
 /** SendTaskFailure(error: countersign.Rejected, cause: reason): the Catch routes to RecordRejection. */
 function createRejectedError(reason: string | undefined): Error {
-  return createStepError(REJECTED_ERROR_NAME, reason ?? 'The approver rejected the pending calls.');
+  return createStepError(ERROR_NAMES.rejected, reason ?? 'The approver rejected the pending calls.');
 }
 
 function readLambdaPayload(input: unknown): unknown {

@@ -1,9 +1,7 @@
 import { ExecutionDoesNotExist, type SFNClient, type StopExecutionCommand } from '@aws-sdk/client-sfn';
 import { describe, expect, it } from 'vitest';
-import {
-  CANCELLED_ERROR,
-  StepFunctionsRunExecutions,
-} from '../../lambdas/adapters/step-functions-run-executions.js';
+import { StepFunctionsRunExecutions } from '../../lambdas/adapters/step-functions-run-executions.js';
+import { ERROR_NAMES } from '../../lambdas/contract/state-names.js';
 
 const STATE_MACHINE_ARN = 'arn:aws:states:eu-west-1:123456789012:stateMachine:Countersign-Runs';
 
@@ -33,7 +31,7 @@ describe('StepFunctionsRunExecutions.stopExecution', () => {
     expect(sent).toHaveLength(1);
     expect(sent[0]?.input).toEqual({
       executionArn: executionId,
-      error: CANCELLED_ERROR,
+      error: ERROR_NAMES.cancelled,
       cause: 'Cancelled through the API.',
     });
   });

@@ -2,8 +2,10 @@ import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ERROR_NAMES, STATE_NAMES } from '../../lambdas/contract/state-names.js';
+import type { RunDependencies } from '../../lambdas/core/runs/run-dependencies.js';
+import { createStepHandlers } from '../../lambdas/handlers/step-handlers.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
-import { STATE_NAMES } from '../../lib/workflow.js';
 import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
 type Handler = (input: Record<string, unknown>) => Promise<Record<string, unknown>>;
@@ -136,6 +138,30 @@ describe('Countersign workflow', () => {
     expect(states.RunFailed?.Type).toBe('Fail');
     expect(states.Done?.Type).toBe('Succeed');
     expect(states.Expired?.Type).toBe('Succeed');
+  });
+
+  it('names its states and routing errors from the contract the step handlers are keyed by', () => {
+    // Prepare
+    const stepHandlers = createStepHandlers({} as RunDependencies);
+
+    // Act
+    const lambdaTasks = Object.entries(states)
+      .filter(([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.continueAsNew)
+      .map(([name]) => name);
+
+    // Assess
+    expect(Object.keys(states).sort()).toEqual(Object.values(STATE_NAMES).sort());
+    expect(Object.keys(stepHandlers).sort()).toEqual(lambdaTasks.sort());
+    expect(states[STATE_NAMES.runFailed]).toMatchObject({ Error: ERROR_NAMES.runFailed });
+    const awaitCatchers = states[STATE_NAMES.awaitApproval]?.Catch as Array<{ ErrorEquals: string[] }>;
+    expect(awaitCatchers.map((catcher) => catcher.ErrorEquals[0])).toEqual([
+      ERROR_NAMES.rejected,
+      ERROR_NAMES.timeout,
+      'States.ALL',
+    ]);
+    const retriers = (states[STATE_NAMES.modelTurn]?.Retry ?? []) as Array<{ ErrorEquals: string[] }>;
+    const retried = retriers.flatMap((retrier) => retrier.ErrorEquals);
+    expect(retried).toContain(ERROR_NAMES.internal);
   });
 
   it('routes every Lambda Task failure to MarkFailed with the failure in $.failure', () => {

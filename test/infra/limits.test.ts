@@ -2,11 +2,11 @@ import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { STATE_NAMES } from '../../lambdas/contract/state-names.js';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
 import { FUNCTION_GROUPS, LIMIT_DEFAULTS } from '../../lib/limits.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
-import { STATE_NAMES } from '../../lib/workflow.js';
 import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
 interface FunctionProperties {

@@ -1,3 +1,4 @@
+import { STEP_ERROR_PREFIX } from '../../contract/state-names.js';
 import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
 
@@ -66,7 +67,7 @@ export async function markRunExpired(dependencies: EndDependencies, input: { run
 
 function readableReason(failure: CaughtFailure | undefined): string {
   const error = failure?.Error ?? '';
-  if (!error.startsWith('countersign.')) return TEXTS.internalFailure;
+  if (!error.startsWith(STEP_ERROR_PREFIX)) return TEXTS.internalFailure;
   const message = messageOf(failure?.Cause);
   return message ? message.slice(0, 500) : TEXTS.internalFailure;
 }

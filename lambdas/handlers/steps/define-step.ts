@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
+import { ERROR_NAMES, type StateName, stepErrorName } from '../../contract/state-names.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
@@ -24,10 +25,10 @@ export type StepDependencies<UseCase extends (dependencies: never, ...rest: neve
  * can catch it and MarkFailed can show it.
  *
  * @example
- * const finish = defineStep('Finish', logger, z.object({ runId: runIdSchema }), (input) => finishRun(dependencies, input));
+ * const finish = defineStep(STATE_NAMES.finish, logger, z.object({ runId: runIdSchema }), (input) => finishRun(dependencies, input));
  */
 export function defineStep<Schema extends zc.$ZodType, Output>(
-  stateName: string,
+  stateName: StateName,
   logger: Logger,
   schema: Schema,
   run: (input: z.infer<Schema>) => Promise<Output>,
@@ -55,7 +56,7 @@ export function defineStep<Schema extends zc.$ZodType, Output>(
  * The identifiers a step's log lines carry; the execution id is the correlation id. Read
  * loosely (the input is validated after): the task token in the event is never copied.
  */
-function describeStepInvocation(stateName: string, event: unknown): InvocationFields {
+function describeStepInvocation(stateName: StateName, event: unknown): InvocationFields {
   const input = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
   const runId = typeof input.runId === 'string' ? input.runId : undefined;
   const executionId = typeof input.executionId === 'string' ? input.executionId : undefined;
@@ -72,10 +73,10 @@ function describeStepInvocation(stateName: string, event: unknown): InvocationFi
 export function stepError(error: unknown): Error {
   if (error instanceof CountersignError) {
     const safe = new Error(error.expose ? error.message : 'Internal error.');
-    safe.name = `countersign.${error.code}`;
+    safe.name = stepErrorName(error.code);
     return safe;
   }
   const generic = new Error('Internal error.');
-  generic.name = 'countersign.internal';
+  generic.name = ERROR_NAMES.internal;
   return generic;
 }

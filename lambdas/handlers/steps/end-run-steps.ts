@@ -1,19 +1,25 @@
 import * as z from 'zod/mini';
+import { STATE_NAMES } from '../../contract/state-names.js';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /** The `Finish` step: the run completed. */
 export function createFinishStep(dependencies: StepDependencies<typeof finishRun>) {
-  return defineStep('Finish', dependencies.logger, z.object({ runId: runIdSchema }), async (input) => {
-    await finishRun(dependencies, input);
-    return { runId: input.runId };
-  });
+  return defineStep(
+    STATE_NAMES.finish,
+    dependencies.logger,
+    z.object({ runId: runIdSchema }),
+    async (input) => {
+      await finishRun(dependencies, input);
+      return { runId: input.runId };
+    },
+  );
 }
 
 /** The `MarkFailed` step: any failure the state machine caught. */
 export function createMarkFailedStep(dependencies: StepDependencies<typeof markRunFailed>) {
   return defineStep(
-    'MarkFailed',
+    STATE_NAMES.markFailed,
     dependencies.logger,
     z.object({
       runId: runIdSchema,
@@ -29,7 +35,7 @@ export function createMarkFailedStep(dependencies: StepDependencies<typeof markR
 /** The `MarkExpired` step: the approval wait timed out. */
 export function createMarkExpiredStep(dependencies: StepDependencies<typeof markRunExpired>) {
   return defineStep(
-    'MarkExpired',
+    STATE_NAMES.markExpired,
     dependencies.logger,
     z.looseObject({ runId: runIdSchema }),
     async (input) => {

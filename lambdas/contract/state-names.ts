@@ -1,0 +1,72 @@
+/**
+ * The names the run workflow is wired by: its state names (the CDK definition names its states
+ * so, the local runner and the step handlers are keyed by them) and the error names that route
+ * it (thrown by a step, sent with SendTaskFailure or StopExecution, caught by the definition).
+ * Written once here; a name that differs between two of them would silently misroute a run.
+ */
+
+/**
+ * The state names of the run workflow.
+ *
+ * @example
+ * new LambdaInvoke(this, STATE_NAMES.modelTurn, { ... });
+ */
+export const STATE_NAMES = {
+  prepare: 'Prepare',
+  resume: 'Resume?',
+  modelTurn: 'ModelTurn',
+  route: 'Route',
+  awaitApproval: 'AwaitApproval',
+  executeTools: 'ExecuteTools',
+  executed: 'Executed',
+  recordRejection: 'RecordRejection',
+  finish: 'Finish',
+  continueAsNew: 'ContinueAsNew',
+  markFailed: 'MarkFailed',
+  markExpired: 'MarkExpired',
+  done: 'Done',
+  expired: 'Expired',
+  runFailed: 'RunFailed',
+} as const;
+
+/** One state of the run workflow. */
+export type StateName = (typeof STATE_NAMES)[keyof typeof STATE_NAMES];
+
+/**
+ * Every error a countersign step throws is named `countersign.<code>` (the `CountersignError`
+ * code): a failure named so carries a client-safe message, any other is shown as internal.
+ */
+export const STEP_ERROR_PREFIX = 'countersign.';
+
+/**
+ * The error names of the run workflow.
+ *
+ * @example
+ * awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+ */
+export const ERROR_NAMES = {
+  /** A rejection ends the approval wait with this (SendTaskFailure); the definition routes it to RecordRejection. */
+  rejected: 'countersign.Rejected',
+  /** An unexpected failure in a step: retried, since every step is idempotent, before the run fails. */
+  internal: 'countersign.internal',
+  /** The Fail state a run ends in once MarkFailed has recorded its failure. */
+  runFailed: 'countersign.RunFailed',
+  /** A cancelled run's execution is stopped with this. */
+  cancelled: 'countersign.Cancelled',
+  /** The execution of a run whose card cannot be opened is stopped with this. */
+  sealedStateRejected: 'countersign.SealedStateRejected',
+  /** Local mode: an approval wait ended because its execution was stopped. */
+  aborted: 'countersign.Aborted',
+  /** Step Functions' own: a task (the approval wait among them) ran out of time. */
+  timeout: 'States.Timeout',
+} as const;
+
+/**
+ * The error name of a step failure with a `CountersignError` code.
+ *
+ * @example
+ * stepErrorName('not-found'); // 'countersign.not-found'
+ */
+export function stepErrorName(code: string): string {
+  return `${STEP_ERROR_PREFIX}${code}`;
+}
