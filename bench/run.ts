@@ -15,7 +15,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
-import { INBOX_SHARDS_DEFAULT } from '../lambdas/adapters/dynamo/table-layout.js';
+import { INBOX_SHARDS_DEFAULT } from '../lambdas/contract/table-layout.js';
 import type { UserProfile } from '../lambdas/core/identity.js';
 import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';

@@ -12,6 +12,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct, type IConstruct } from 'constructs';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import { CountersignApi } from './api.js';
 import { CountersignAuth, type ExternalIdentityProvider, validateExternalIdentityProvider } from './auth.js';
@@ -377,7 +378,10 @@ export class Countersign extends Construct {
     });
 
     const apiRuns = functions.get('api-runs');
-    apiRuns.addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', this.stateMachine.stateMachineArn);
+    apiRuns.addEnvironment(
+      'COUNTERSIGN_STATE_MACHINE_ARN' satisfies EnvironmentVariableName,
+      this.stateMachine.stateMachineArn,
+    );
     this.grantStartRun(apiRuns);
     this.grantStopRun(apiRuns);
     applyIdentityGroupGrants(

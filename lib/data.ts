@@ -10,7 +10,7 @@ import {
   ObjectOwnership,
 } from 'aws-cdk-lib/aws-s3';
 import { Construct, type IConstruct } from 'constructs';
-import { TABLE_LAYOUT } from '../lambdas/adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../lambdas/contract/table-layout.js';
 
 /** Properties of {@link CountersignData}. */
 export interface CountersignDataProps {

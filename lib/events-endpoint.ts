@@ -7,6 +7,7 @@ import {
   type Function as LambdaFunction,
 } from 'aws-cdk-lib/aws-lambda';
 import { Construct } from 'constructs';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 
 /** Properties of {@link CountersignEventsEndpoint}. */
 export interface CountersignEventsEndpointProps {
@@ -49,8 +50,11 @@ export class CountersignEventsEndpoint extends Construct {
       );
     }
     this.handler = props.handler;
-    props.handler.addEnvironment('COUNTERSIGN_JWT_ISSUER', props.issuerUrl);
-    props.handler.addEnvironment('COUNTERSIGN_JWT_AUDIENCE', props.audience.join(','));
+    props.handler.addEnvironment('COUNTERSIGN_JWT_ISSUER' satisfies EnvironmentVariableName, props.issuerUrl);
+    props.handler.addEnvironment(
+      'COUNTERSIGN_JWT_AUDIENCE' satisfies EnvironmentVariableName,
+      props.audience.join(','),
+    );
     this.functionUrl = props.handler.addFunctionUrl({
       // No IAM auth: approvers hold JWTs, not AWS credentials. The handler verifies the JWT.
       authType: FunctionUrlAuthType.NONE,

@@ -10,6 +10,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { CountersignData } from './data.js';
 import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
@@ -74,6 +75,9 @@ export interface CountersignFunctionsProps {
   /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
 }
+
+/** Variables of a handler's environment, by the names the Lambdas read. */
+type HandlerEnvironment = { [Name in EnvironmentVariableName]?: string };
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
@@ -442,7 +446,7 @@ export class CountersignFunctions extends Construct {
 
     const awaitApproval = this.get('await-approval');
     EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
-    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME', 'default');
+    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
 
     // The two functions that call the model: the run's model turn and the completion API.
     for (const caller of [this.get('model-turn'), this.get('api-generate')]) {
@@ -462,8 +466,9 @@ export class CountersignFunctions extends Construct {
     return this.functions[name];
   }
 
-  private environmentFor(props: CountersignFunctionsProps): Record<string, string> {
-    const environment: Record<string, string> = {
+  /** Only the names the Lambdas read compile here: lambdas/contract/environment.ts is the table. */
+  private environmentFor(props: CountersignFunctionsProps): HandlerEnvironment {
+    const environment: HandlerEnvironment = {
       COUNTERSIGN_TABLE_NAME: props.data.table.tableName,
       COUNTERSIGN_SEALING_KEY_ARN: props.data.sealingKey.keyArn,
       COUNTERSIGN_OVERFLOW_KEY_ARN: props.data.key.keyArn,
@@ -488,7 +493,7 @@ export class CountersignFunctions extends Construct {
   private createFunction(
     name: HandlerName,
     props: CountersignFunctionsProps,
-    environment: Record<string, string>,
+    environment: HandlerEnvironment,
   ): LambdaFunction {
     const constructId = toConstructId(name);
     const logGroup = new LogGroup(this, `${constructId}LogGroup`, {

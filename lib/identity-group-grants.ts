@@ -1,6 +1,7 @@
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { GRANTS, type Grant } from '../lambdas/core/identity.js';
 import { OWN_GROUP_GRANTS } from '../lambdas/core/principal.js';
 import { invalidProp } from './validation-error.js';
@@ -8,8 +9,9 @@ import { invalidProp } from './validation-error.js';
 /** Group name (as the tokens' `cognito:groups` or `groups` claim says it) to countersign grants. */
 export type IdentityGroupGrantsProp = Readonly<Record<string, readonly Grant[]>>;
 
-/** The variable the API functions read the mapping from (lambdas/handlers/config.ts). */
-export const IDENTITY_GROUP_GRANTS_VARIABLE = 'COUNTERSIGN_IDENTITY_GROUP_GRANTS';
+/** The variable the API functions read the mapping from (lambdas/contract/environment.ts). */
+export const IDENTITY_GROUP_GRANTS_VARIABLE =
+  'COUNTERSIGN_IDENTITY_GROUP_GRANTS' satisfies EnvironmentVariableName;
 
 /**
  * The mapping the functions get. Given: validated as is. Not given: with the construct's own

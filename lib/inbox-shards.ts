@@ -1,6 +1,7 @@
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
-import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/adapters/dynamo/table-layout.js';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
+import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/contract/table-layout.js';
 import type { HandlerName } from './functions.js';
 import { invalidProp } from './validation-error.js';
 
@@ -25,5 +26,5 @@ export function applyInboxShardsEnvironment(
   shards: number,
 ): void {
   for (const handler of Object.values(functions))
-    handler.addEnvironment('COUNTERSIGN_INBOX_SHARDS', String(shards));
+    handler.addEnvironment('COUNTERSIGN_INBOX_SHARDS' satisfies EnvironmentVariableName, String(shards));
 }

@@ -1,99 +1,16 @@
-import * as z from 'zod/mini';
-import '../core/schema-messages.js';
-import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../adapters/dynamo/inbox-index.js';
-import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
-import { DEFAULT_POLICY_FLOOR, type PolicyFloor, policyFloorSchema } from '../core/policy/policy-floor.js';
-import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
+/*
+ * The one place that reads `process.env`, through the contract's schemas
+ * (lambdas/contract/environment.ts, the table the construct sets the variables from).
+ */
+import type * as z from 'zod/mini';
+import {
+  environmentSchema,
+  eventsEndpointSchema,
+  parseIdentityGroupGrants,
+} from '../contract/environment.js';
+import type { PolicyFloor } from '../core/policy/policy-floor.js';
+import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
-
-/**
- * COUNTERSIGN_IDENTITY_GROUP_GRANTS: a JSON object of group name to grants, e.g.
- * `{"countersign-approvers":["agent_approve"]}`. Unset: no group gives a grant (fail closed).
- */
-export function parseIdentityGroupGrants(
-  value: string | undefined,
-): { kind: 'valid'; mapping: IdentityGroupGrants } | { kind: 'invalid'; problem: string } {
-  if (value === undefined || value === '') return { kind: 'valid', mapping: {} };
-  let json: unknown;
-  try {
-    json = JSON.parse(value);
-  } catch {
-    return { kind: 'invalid', problem: 'not JSON' };
-  }
-  const parsed = identityGroupGrantsSchema.safeParse(json);
-  if (parsed.success) return { kind: 'valid', mapping: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { kind: 'invalid', problem: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
-}
-
-const identityGroupGrantsVariable = z.pipe(
-  z.optional(z.string()),
-  z.transform((value: string | undefined, context) => {
-    const parsed = parseIdentityGroupGrants(value);
-    if (parsed.kind === 'valid') return parsed.mapping;
-    context.issues.push({ code: 'custom', message: parsed.problem, input: value });
-    return z.NEVER;
-  }),
-);
-
-/**
- * The one place that reads `process.env`. Each Lambda validates what it needs at cold start
- * and fails with a message naming the variable, instead of failing later on a request.
- */
-const environmentSchema = z.object({
-  COUNTERSIGN_TABLE_NAME: z.string().check(z.minLength(1)),
-  COUNTERSIGN_SEALING_KEY_ARN: z.string().check(z.startsWith('arn:')),
-  COUNTERSIGN_OVERFLOW_BUCKET: z.string().check(z.minLength(1)),
-  // The bucket's own key (SSE-KMS at rest), apart from the sealing key.
-  COUNTERSIGN_OVERFLOW_KEY_ARN: z.string().check(z.startsWith('arn:')),
-  COUNTERSIGN_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
-  COUNTERSIGN_EVENT_BUS_NAME: z._default(z.string().check(z.minLength(1)), 'default'),
-  COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z._default(
-    z.coerce.number().check(z.int(), z.gte(60), z.lte(24 * 86_400)),
-    7 * 86_400,
-  ),
-  COUNTERSIGN_MODEL_PROVIDER: z._default(z.enum(['bedrock', 'openai-compatible', 'scripted']), 'bedrock'),
-  COUNTERSIGN_BEDROCK_MODEL_ID: z.optional(z.string().check(z.minLength(1))),
-  COUNTERSIGN_OPENAI_BASE_URL: z.optional(z.string().check(z.url())),
-  COUNTERSIGN_OPENAI_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
-  // Seed 003: a missing, unparsable or non-positive value means 24,000, never a failed cold start.
-  COUNTERSIGN_SKILLS_MAX_BYTES: z.pipe(
-    z.optional(z.string()),
-    z.transform((value: string | undefined) => resolveSkillsMaxBytes(value)),
-  ),
-  COUNTERSIGN_MAX_TURNS: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(500)), 50),
-  // Unset: no identity-provider group gives a grant (fail closed); the construct always sets it.
-  COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
-  // The policy floor as JSON (the construct writes it from its props). Unset means the default
-  // floor; set but malformed fails the cold start: a floor must never silently become none.
-  COUNTERSIGN_POLICY_FLOOR: z._default(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, context) => {
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-            return z.NEVER;
-          }
-        }),
-      ),
-      policyFloorSchema,
-    ),
-    DEFAULT_POLICY_FLOOR,
-  ),
-  // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
-  COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
-    z.coerce.number().check(z.int(), z.gte(86_400)),
-    ENDED_RUN_RETENTION_DAYS_DEFAULT * 86_400,
-  ),
-  COUNTERSIGN_INBOX_SHARDS: z._default(
-    z.coerce.number().check(z.int(), z.gte(1), z.lte(INBOX_SHARDS_MAX)),
-    INBOX_SHARDS_DEFAULT,
-  ),
-  COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
-});
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
 
@@ -112,17 +29,6 @@ export function lambdaEnvironment(): CountersignEnvironment {
   cached ??= readEnvironment(process.env);
   return cached;
 }
-
-const eventsEndpointSchema = z.object({
-  COUNTERSIGN_JWT_ISSUER: z.string().check(z.url()),
-  COUNTERSIGN_JWT_AUDIENCE: z.pipe(
-    z.pipe(
-      z.string().check(z.minLength(1)),
-      z.transform((value: string) => value.split(',').map((audience) => audience.trim())),
-    ),
-    z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
-  ),
-});
 
 /** What the run events function (a function URL, no JWT authorizer) needs to verify tokens itself. */
 export type EventsEndpointEnvironment = z.infer<typeof eventsEndpointSchema>;

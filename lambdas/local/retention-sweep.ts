@@ -1,7 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE_LAYOUT } from '../adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../contract/table-layout.js';
 
 /**
  * Local mode's stand-in for DynamoDB TTL, which dynalite lacks: removes every item whose

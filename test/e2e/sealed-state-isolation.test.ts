@@ -1,6 +1,6 @@
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
-import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import {
   eventually,

@@ -2,7 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { HANDLER_NAMES } from '../../lib/functions.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 

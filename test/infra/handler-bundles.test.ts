@@ -12,7 +12,7 @@ import * as esbuild from 'esbuild';
 import { build, type Metafile } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
-import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import {
   buildSideModules,
   createEsbuildOptions,

@@ -1,8 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
 import { STATE_NAMES } from '../../lambdas/contract/state-names.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
 import { FUNCTION_GROUPS, LIMIT_DEFAULTS } from '../../lib/limits.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TABLE_LAYOUT } from '../../lambdas/adapters/dynamo/table-layout.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { type EmbeddedRuntime, startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { sweepExpiredBlobs, sweepExpiredItems } from '../../lambdas/local/retention-sweep.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';

@@ -7,6 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import type { StoredCard } from '../../core/runs/approval-card.js';
@@ -31,7 +32,6 @@ import {
 } from './run-item-keys.js';
 import { approverGroupsAttribute, parseStoredCard, storedCardSchema } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;

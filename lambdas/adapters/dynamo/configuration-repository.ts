@@ -1,6 +1,7 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import {
   type Configuration,
   type ConfigurationRepository,
@@ -15,7 +16,6 @@ import { parseWithUnknownKeys } from '../../core/unknown-keys.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 interface RecordKind<Schema extends zc.$ZodType> {
   readonly partition: string;

@@ -6,8 +6,8 @@ import {
   ResourceNotFoundException,
   type TableDescription,
 } from '@aws-sdk/client-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 /**
  * Creates the countersign table with the key layout of `TABLE_LAYOUT` if it does not exist,

@@ -1,4 +1,5 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
 import type { ApprovalRecord, DecisionRecord } from '../../core/runs/approval-card.js';
@@ -7,7 +8,6 @@ import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
 import { approvalRecordSchema, decisionRecordSchema } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 import { UpdateExpression } from './update-expression.js';
 
 type DecisionMethods = 'claimDecision' | 'getDecision' | 'recordApproval';

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { assertPageLimit, decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 /** Caps a listing of one fixed partition (users, configurations, tasks): admin lists stay small. */
 const MAX_ITEMS = 10_000;

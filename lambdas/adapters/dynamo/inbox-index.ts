@@ -22,10 +22,12 @@
  * the inbox reads that partition too during the transition (docs/runbook.md).
  */
 import { createHash } from 'node:crypto';
+import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import type { InboxRouting } from '../../core/runs/card-routing.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
-import { INBOX_SHARDS_MAX } from './table-layout.js';
+
+export { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
 
 /** The partition every card was indexed under before sharding; read until it is empty. */
 export const LEGACY_WAITING_PARTITION = 'WAITING';
@@ -35,8 +37,6 @@ export const OPEN_ROUTE = '*';
 export const EVERY_CARD_ROUTE = '@all';
 /** The sort key of an index entry item in its run's partition. */
 export const INBOX_ENTRY_SORT_PREFIX = 'INBOX#';
-
-export { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /** Refuses a shard count that is not an integer from 1 to 64, naming the bad value. */
 export function assertInboxShards(shards: number): void {

@@ -6,6 +6,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   PAGE_METADATA_FIELDS,
@@ -20,7 +21,6 @@ import { type Clock, systemClock } from '../../core/ports.js';
 import { queryPartitionPage } from './fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;

@@ -1,6 +1,6 @@
 import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isConditionalCheckFailed } from './item-codec.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 /**
  * Writes `item` unless one with its key exists (a conditional put); false when one did. The

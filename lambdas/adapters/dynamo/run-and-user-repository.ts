@@ -1,11 +1,11 @@
 import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
 import type { StoredRun } from '../../core/ports.js';
 import { parseItem } from './item-codec.js';
 import { runItemKey } from './run-item-keys.js';
 import { DynamoRunRepository } from './run-repository.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 import { userItemKey } from './user-directory.js';
 
 /**

@@ -1,7 +1,7 @@
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import { INBOX_ENTRY_SORT_PREFIX } from './inbox-index.js';
 import type { ItemKey } from './item-codec.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 /**
  * The keys of a run's items (item layout in `run-repository.ts`): every item of a run lives in

@@ -34,6 +34,7 @@
  * `update-expression.ts`.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalOutcome,
@@ -63,7 +64,6 @@ import { runFromKey, runItemKey } from './run-item-keys.js';
 import { runChangesSchema } from './run-item-schemas.js';
 import { type RunRetention, RunTable } from './run-table.js';
 import { SealedStateOverflow, sealedStateAttributes, updateSealedState } from './sealed-state-overflow.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 import { UpdateExpression } from './update-expression.js';
 
 export interface DynamoRepositoryProps {

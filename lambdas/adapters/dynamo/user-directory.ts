@@ -1,10 +1,10 @@
 import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
 import type { PageRequest, UserDirectory } from '../../core/ports.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
-import { TABLE_LAYOUT } from './table-layout.js';
 
 const USERS_PARTITION = 'USERS';
 const userSortKey = (userId: string): string => `USER#${userId}`;

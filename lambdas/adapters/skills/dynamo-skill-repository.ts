@@ -5,6 +5,7 @@ import {
   GetCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ConditionalOutcome, PageRequest } from '../../core/ports.js';
 import {
   type SkillAuditEntry,
@@ -16,7 +17,6 @@ import {
 import { queryPartitionPage, queryWholePartition } from '../dynamo/fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { putIfAbsent } from '../dynamo/put-if-absent.js';
-import { TABLE_LAYOUT } from '../dynamo/table-layout.js';
 import { UpdateExpression } from '../dynamo/update-expression.js';
 
 const PARTITION = 'SKILLS';

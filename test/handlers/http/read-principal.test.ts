@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
+import { parseIdentityGroupGrants } from '../../../lambdas/contract/environment.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import { OWN_GROUP_GRANTS } from '../../../lambdas/core/principal.js';
-import { parseIdentityGroupGrants, readEnvironment } from '../../../lambdas/handlers/config.js';
+import { readEnvironment } from '../../../lambdas/handlers/config.js';
 import { identifyPrincipal, readPrincipal } from '../../../lambdas/handlers/http/read-principal.js';
 
 const directory = (users: UserProfile[]) => ({
