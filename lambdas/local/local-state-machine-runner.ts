@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import {
   ExecutionAbortedError,
   ExecutionError,
@@ -6,9 +5,21 @@ import {
   StateMachine,
   type StateMachineDefinition,
 } from 'aws-local-stepfunctions';
-import { ERROR_NAMES } from '../contract/state-names.js';
 import { CountersignError } from '../core/errors.js';
 import { type Logger, type RunExecutions, silentLogger } from '../core/ports.js';
+import {
+  createStepError,
+  isRecord,
+  planTasks,
+  resolveTimeoutSeconds,
+  type TaskPlan,
+} from './asl-task-plan.js';
+import {
+  type ApprovalDecision,
+  replaceTaskTokenPlaceholder,
+  TASK_TOKEN_PLACEHOLDER,
+  TaskTokenBroker,
+} from './task-token-broker.js';
 
 /** Name of the local state machine, the last part of its ARN. */
 export const LOCAL_STATE_MACHINE_NAME = 'countersign';
@@ -17,20 +28,6 @@ export const LOCAL_STATE_MACHINE_ARN = `arn:aws:states:local:000000000000:stateM
 /** Prefix of every local execution ARN (`$$.Execution.Id`); the execution name follows. */
 export const LOCAL_EXECUTION_ARN_PREFIX = `arn:aws:states:local:000000000000:execution:${LOCAL_STATE_MACHINE_NAME}:`;
 
-/**
- * `$$.Task.Token` as the library sees it: it mints no tokens, so every Task state reads this
- * constant and the runner swaps it for a fresh token in the one step that waits for one.
- */
-const TASK_TOKEN_PLACEHOLDER = 'countersign-local-task-token-placeholder';
-/** Bytes of randomness in a task token: a bearer secret, as unguessable as a Step Functions one. */
-const TASK_TOKEN_BYTES = 48;
-/** Node timers overflow above 2^31-1 ms (about 24.8 days) and then fire at once. */
-const MAX_TIMER_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
-/** aws-local-stepfunctions applies this to a Task without TimeoutSeconds (Step Functions: none). */
-const LIBRARY_DEFAULT_TASK_TIMEOUT_SECONDS = 60;
-const LAMBDA_INVOKE_RESOURCE = /^arn:[a-z-]+:states:::lambda:invoke$/;
-const WAIT_FOR_TASK_TOKEN_SUFFIX = '.waitForTaskToken';
-const START_EXECUTION_RESOURCE = /^arn:[a-z-]+:states:::states:startExecution(\.sync(:2)?)?$/;
 /** Characters Step Functions refuses in an execution name (control characters are checked apart). */
 const RESERVED_EXECUTION_NAME_CHARACTERS = /[\s<>{}[\]?*"#%\\^|~`$&,;:/]/;
 
@@ -53,39 +50,16 @@ export interface LocalStateMachineRunnerOptions {
   readonly logger?: Logger;
 }
 
-type TaskKind = 'lambda-invoke' | 'wait-for-task-token' | 'start-execution' | 'direct';
-
-interface TaskPlan {
-  readonly stateName: string;
-  readonly kind: TaskKind;
-  /** The payload is `{FunctionName, Payload}`: the handler gets `Payload`. */
-  readonly unwrapsLambdaPayload: boolean;
-  readonly timeoutSeconds?: number;
-  readonly timeoutSecondsPath?: string;
-}
-
 interface RunningExecution {
   readonly executionName: string;
   readonly runId: string;
   readonly abort: () => void;
-  /** Approval waits whose handler returned and that now wait for `resume`. */
-  parkedApprovals: number;
   /**
    * When the first approval wait of this execution must end (epoch ms): a wait re-entered
    * after a restart keeps its card's deadline instead of starting a whole timeout again.
    */
   approvalDeadline?: number;
   settled?: Promise<void>;
-}
-
-type ApprovalDecision = { kind: 'approve' } | { kind: 'reject'; reason?: string };
-
-interface PendingApproval {
-  readonly execution: RunningExecution;
-  readonly deliver: (decision: ApprovalDecision) => void;
-  readonly cancel: () => void;
-  readonly expiryTimer: NodeJS.Timeout;
-  parked: boolean;
 }
 
 /**
@@ -114,7 +88,7 @@ export class LocalStateMachineRunner implements RunExecutions {
   private readonly logger: Logger;
   private readonly runningExecutions = new Map<string, RunningExecution>();
   private readonly finishedExecutionNames = new Set<string>();
-  private readonly pendingApprovals = new Map<string, PendingApproval>();
+  private readonly taskTokens = new TaskTokenBroker<RunningExecution>(() => this.notifyIdleWaiters());
   private idleWaiters: Array<() => void> = [];
   private stopped = false;
 
@@ -122,7 +96,6 @@ export class LocalStateMachineRunner implements RunExecutions {
     this.logger = options.logger ?? silentLogger;
     this.stepHandlers = options.stepHandlers;
     const definition = options.definition as unknown as StateMachineDefinition;
-    refuseJsonata(options.definition);
     this.taskPlans = planTasks(options.definition, this.logger);
     for (const plan of this.taskPlans) {
       if (plan.kind !== 'start-execution' && typeof this.stepHandlers[plan.stateName] !== 'function') {
@@ -157,10 +130,7 @@ export class LocalStateMachineRunner implements RunExecutions {
     taskToken: string,
     decision: ApprovalDecision,
   ): Promise<{ kind: 'delivered' } | { kind: 'token-spent' }> {
-    const pending = this.releaseApproval(taskToken);
-    if (!pending) return { kind: 'token-spent' };
-    pending.deliver(decision);
-    return { kind: 'delivered' };
+    return this.taskTokens.deliver(taskToken, decision) ? { kind: 'delivered' } : { kind: 'token-spent' };
   }
 
   /**
@@ -178,11 +148,7 @@ export class LocalStateMachineRunner implements RunExecutions {
         execution.runId === input.runId ||
         `${LOCAL_EXECUTION_ARN_PREFIX}${execution.executionName}` === input.executionId,
     );
-    for (const [token, pending] of [...this.pendingApprovals]) {
-      if (!executions.includes(pending.execution)) continue;
-      this.releaseApproval(token);
-      pending.cancel();
-    }
+    this.taskTokens.stopWaits((execution) => executions.includes(execution));
     for (const execution of executions) execution.abort();
     await Promise.allSettled(executions.map((execution) => execution.settled));
   }
@@ -190,10 +156,7 @@ export class LocalStateMachineRunner implements RunExecutions {
   /** Aborts every running execution (process shutdown, tests) and refuses later starts. */
   public async stop(): Promise<void> {
     this.stopped = true;
-    for (const [token, pending] of [...this.pendingApprovals]) {
-      this.releaseApproval(token);
-      pending.cancel();
-    }
+    this.taskTokens.stopWaits(() => true);
     const executions = [...this.runningExecutions.values()];
     for (const execution of executions) execution.abort();
     await Promise.allSettled(executions.map((execution) => execution.settled));
@@ -239,7 +202,6 @@ export class LocalStateMachineRunner implements RunExecutions {
       executionName,
       runId,
       abort: () => abortRun(),
-      parkedApprovals: 0,
     };
     this.runningExecutions.set(executionName, execution);
     const { abort, result } = this.machine.run(input, {
@@ -311,32 +273,12 @@ export class LocalStateMachineRunner implements RunExecutions {
     execution.approvalDeadline = undefined;
     const remainingMs = deadline === undefined ? undefined : Math.max(0, deadline - Date.now());
     const cutShort = remainingMs !== undefined && remainingMs < timeoutSeconds * 1000;
-    const taskToken = randomBytes(TASK_TOKEN_BYTES).toString('base64url');
-    const decision = createDeferred<NonNullable<unknown>>();
-    // A decision may settle the wait before anyone awaits it; that is no unhandled rejection.
-    decision.promise.catch(() => {});
-    const pending: PendingApproval = {
-      execution,
-      parked: false,
-      deliver: (outcome) => {
-        if (outcome.kind === 'approve') decision.resolve({ decision: 'approve' });
-        else decision.reject(createRejectedError(outcome.reason));
-      },
-      cancel: () => decision.reject(createStepError(ERROR_NAMES.aborted, 'The execution was stopped.')),
-      // Expiry does not settle the wait: the library's timer fails the task with States.Timeout.
-      // A wait cut short by its card's deadline ends before that timer, so it fails itself.
-      expiryTimer: setTimeout(
-        () => {
-          if (this.releaseApproval(taskToken) && cutShort) {
-            decision.reject(createStepError(ERROR_NAMES.timeout, 'The approval wait timed out.'));
-          }
-        },
-        cutShort ? remainingMs : timeoutSeconds * 1000,
-      ).unref(),
-    };
-    // Registered before the handler runs: it stores the card, and a decision may arrive
-    // before the handler has returned.
-    this.pendingApprovals.set(taskToken, pending);
+    const { taskToken, decision } = this.taskTokens.open(execution, {
+      expiresInMilliseconds: cutShort ? remainingMs : timeoutSeconds * 1000,
+      failsAtExpiry: cutShort,
+    });
+    // Opened before the handler runs: it stores the card, and a decision may arrive before the
+    // handler has returned.
     try {
       const payload = replaceTaskTokenPlaceholder(input, taskToken);
       await this.callStepHandler(
@@ -344,15 +286,11 @@ export class LocalStateMachineRunner implements RunExecutions {
         plan.unwrapsLambdaPayload ? readLambdaPayload(payload) : payload,
       );
     } catch (error) {
-      this.releaseApproval(taskToken);
+      this.taskTokens.withdraw(taskToken);
       throw error;
     }
-    if (this.pendingApprovals.get(taskToken) === pending) {
-      pending.parked = true;
-      execution.parkedApprovals += 1;
-      this.notifyIdleWaiters();
-    }
-    return decision.promise;
+    this.taskTokens.park(taskToken);
+    return decision;
   }
 
   private async continueAsNew(input: unknown): Promise<NonNullable<unknown>> {
@@ -392,23 +330,9 @@ export class LocalStateMachineRunner implements RunExecutions {
     }
   }
 
-  /** Takes a token out of play; answers the wait it belonged to, if it was still open. */
-  private releaseApproval(taskToken: string): PendingApproval | undefined {
-    const pending = this.pendingApprovals.get(taskToken);
-    if (!pending) return undefined;
-    this.pendingApprovals.delete(taskToken);
-    clearTimeout(pending.expiryTimer);
-    if (pending.parked) {
-      pending.parked = false;
-      pending.execution.parkedApprovals -= 1;
-    }
-    this.notifyIdleWaiters();
-    return pending;
-  }
-
   private isIdle(): boolean {
     for (const execution of this.runningExecutions.values()) {
-      if (execution.parkedApprovals === 0) return false;
+      if (this.taskTokens.parkedWaitsOf(execution) === 0) return false;
     }
     return true;
   }
@@ -450,72 +374,8 @@ function isValidExecutionName(name: unknown): name is string {
   return true;
 }
 
-function createDeferred<T>(): {
-  promise: Promise<T>;
-  resolve: (value: T) => void;
-  reject: (reason: Error) => void;
-} {
-  let resolve: (value: T) => void = () => {};
-  let reject: (reason: Error) => void = () => {};
-  const promise = new Promise<T>((resolvePromise, rejectPromise) => {
-    resolve = resolvePromise;
-    reject = rejectPromise;
-  });
-  return { promise, resolve, reject };
-}
-
-function createStepError(name: string, message: string): Error {
-  const error = new Error(message);
-  error.name = name;
-  return error;
-}
-
-/** SendTaskFailure(error: countersign.Rejected, cause: reason): the Catch routes to RecordRejection. */
-function createRejectedError(reason: string | undefined): Error {
-  return createStepError(ERROR_NAMES.rejected, reason ?? 'The approver rejected the pending calls.');
-}
-
 function readLambdaPayload(input: unknown): unknown {
   return isRecord(input) && 'Payload' in input ? input.Payload : {};
-}
-
-function replaceTaskTokenPlaceholder(value: unknown, taskToken: string): unknown {
-  if (value === TASK_TOKEN_PLACEHOLDER) return taskToken;
-  if (Array.isArray(value)) return value.map((item) => replaceTaskTokenPlaceholder(item, taskToken));
-  if (isRecord(value)) {
-    return Object.fromEntries(
-      Object.entries(value).map(([key, item]) => [key, replaceTaskTokenPlaceholder(item, taskToken)]),
-    );
-  }
-  return value;
-}
-
-function resolveTimeoutSeconds(plan: TaskPlan, input: unknown): number {
-  if (plan.timeoutSeconds !== undefined) return plan.timeoutSeconds;
-  if (plan.timeoutSecondsPath !== undefined) {
-    const value = readSimpleJsonPath(plan.timeoutSecondsPath, input);
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > MAX_TIMER_SECONDS) {
-      throw createStepError(
-        'States.Runtime',
-        `TimeoutSecondsPath of ${plan.stateName} must give an integer from 1 to ${MAX_TIMER_SECONDS}.`,
-      );
-    }
-    return value;
-  }
-  return LIBRARY_DEFAULT_TASK_TIMEOUT_SECONDS;
-}
-
-function readSimpleJsonPath(jsonPath: string, value: unknown): unknown {
-  let current = value;
-  for (const key of jsonPath.split('.').slice(1)) {
-    if (!isRecord(current)) return undefined;
-    current = current[key];
-  }
-  return current;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 function safeParseJson(text: string): unknown {
@@ -524,111 +384,4 @@ function safeParseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-function refuseJsonata(definition: Record<string, unknown>): void {
-  if (JSON.stringify(definition).includes('"QueryLanguage":"JSONata"')) {
-    throw new CountersignError(
-      'configuration',
-      'The state machine uses JSONata, which aws-local-stepfunctions silently ignores; local mode needs JSONPath.',
-    );
-  }
-}
-
-/** Classifies every Task state (nested Parallel and Map states too: overrides are keyed by name). */
-function planTasks(definition: Record<string, unknown>, logger: Logger): TaskPlan[] {
-  const plans: TaskPlan[] = [];
-  const visit = (machine: unknown): void => {
-    if (!isRecord(machine) || !isRecord(machine.States)) return;
-    for (const [stateName, state] of Object.entries(machine.States)) {
-      if (!isRecord(state)) continue;
-      if (Array.isArray(state.Branches)) for (const branch of state.Branches) visit(branch);
-      visit(state.Iterator);
-      visit(state.ItemProcessor);
-      if (state.Type === 'Task') plans.push(planTask(stateName, state, logger));
-    }
-  };
-  visit(definition);
-  return plans;
-}
-
-function planTask(stateName: string, state: Record<string, unknown>, logger: Logger): TaskPlan {
-  const resource = typeof state.Resource === 'string' ? state.Resource : '';
-  const timeout = readTimeout(stateName, state);
-  if ('HeartbeatSeconds' in state || 'HeartbeatSecondsPath' in state) {
-    logger.warn('local-heartbeat-ignored', { stateName });
-  }
-  const startExecution = START_EXECUTION_RESOURCE.exec(resource);
-  if (startExecution) {
-    if (startExecution[1]) {
-      throw new CountersignError(
-        'configuration',
-        `State "${stateName}" waits for a child execution (${resource}); local mode supports only the fire-and-forget startExecution.`,
-      );
-    }
-    return { stateName, kind: 'start-execution', unwrapsLambdaPayload: false, ...timeout };
-  }
-  if (resource.endsWith(WAIT_FOR_TASK_TOKEN_SUFFIX)) {
-    if (!JSON.stringify(state.Parameters ?? null).includes('$$.Task.Token')) {
-      throw new CountersignError(
-        'configuration',
-        `State "${stateName}" waits for a task token but its Parameters never pass $$.Task.Token.`,
-      );
-    }
-    if (timeout.timeoutSeconds === undefined && timeout.timeoutSecondsPath === undefined) {
-      throw new CountersignError(
-        'configuration',
-        `State "${stateName}" waits for a task token without TimeoutSeconds; aws-local-stepfunctions would end the wait after ${LIBRARY_DEFAULT_TASK_TIMEOUT_SECONDS} s.`,
-      );
-    }
-    const waitedResource = resource.slice(0, -WAIT_FOR_TASK_TOKEN_SUFFIX.length);
-    return {
-      stateName,
-      kind: 'wait-for-task-token',
-      unwrapsLambdaPayload: LAMBDA_INVOKE_RESOURCE.test(waitedResource),
-      ...timeout,
-    };
-  }
-  if (timeout.timeoutSeconds === undefined && timeout.timeoutSecondsPath === undefined) {
-    logger.warn('local-task-timeout-defaulted', {
-      stateName,
-      timeoutSeconds: LIBRARY_DEFAULT_TASK_TIMEOUT_SECONDS,
-    });
-  }
-  if (LAMBDA_INVOKE_RESOURCE.test(resource)) {
-    return { stateName, kind: 'lambda-invoke', unwrapsLambdaPayload: true, ...timeout };
-  }
-  return { stateName, kind: 'direct', unwrapsLambdaPayload: false, ...timeout };
-}
-
-function readTimeout(
-  stateName: string,
-  state: Record<string, unknown>,
-): { timeoutSeconds?: number; timeoutSecondsPath?: string } {
-  if (state.TimeoutSeconds !== undefined) {
-    const seconds = state.TimeoutSeconds;
-    if (
-      typeof seconds !== 'number' ||
-      !Number.isInteger(seconds) ||
-      seconds < 1 ||
-      seconds > MAX_TIMER_SECONDS
-    ) {
-      throw new CountersignError(
-        'configuration',
-        `TimeoutSeconds of state "${stateName}" is ${String(seconds)}; local mode supports 1 to ${MAX_TIMER_SECONDS} (Node timers overflow at ~24.8 days).`,
-      );
-    }
-    return { timeoutSeconds: seconds };
-  }
-  if (state.TimeoutSecondsPath !== undefined) {
-    const jsonPath = state.TimeoutSecondsPath;
-    if (typeof jsonPath !== 'string' || !/^\$(\.[A-Za-z0-9_]+)+$/.test(jsonPath)) {
-      throw new CountersignError(
-        'configuration',
-        `TimeoutSecondsPath of state "${stateName}" must be a plain path like $.timeoutSeconds in local mode.`,
-      );
-    }
-    return { timeoutSecondsPath: jsonPath };
-  }
-  return {};
 }

@@ -96,7 +96,7 @@ export function readGatePagesFor(pages: PageStore, viewer: Pick<UserProfile, 'us
 class ViewerPageReads implements PageStore {
   private readonly cached = new Map<string, CachedPage>();
   private readonly inFlight = new Map<string, Promise<Page | undefined>>();
-  private queued = new Map<string, Deferred<Page | undefined>>();
+  private queued = new Map<string, PromiseWithResolvers<Page | undefined>>();
 
   public constructor(
     private readonly pages: PageStore,
@@ -111,7 +111,7 @@ class ViewerPageReads implements PageStore {
     if (hit) this.cached.delete(pageId);
     const pending = this.inFlight.get(pageId) ?? this.queued.get(pageId)?.promise;
     if (pending) return pending;
-    const waiter = createDeferred<Page | undefined>();
+    const waiter = Promise.withResolvers<Page | undefined>();
     if (this.queued.size === 0) setImmediate(() => this.flush());
     this.queued.set(pageId, waiter);
     return waiter.promise;
@@ -172,20 +172,4 @@ class ViewerPageReads implements PageStore {
       this.cached.delete(oldest);
     }
   }
-}
-
-interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(reason: unknown): void;
-}
-
-function createDeferred<T>(): Deferred<T> {
-  let resolve: (value: T) => void = () => undefined;
-  let reject: (reason: unknown) => void = () => undefined;
-  const promise = new Promise<T>((onResolve, onReject) => {
-    resolve = onResolve;
-    reject = onReject;
-  });
-  return { promise, resolve, reject };
 }
