@@ -54,6 +54,7 @@ export interface ModelProviderResolver {
   resolve(providerName: string): ModelProvider;
 }
 
+/** The text of a reply, its text blocks joined by newlines (tool calls left out). */
 export function textOf(blocks: ReadonlyArray<ContentBlock>): string {
   return blocks
     .filter((block): block is TextBlock => block.type === 'text')
@@ -69,12 +70,3 @@ export function textOf(blocks: ReadonlyArray<ContentBlock>): string {
  */
 export const MODEL_OPERATIONS = ['converse', 'complete', 'translate', 'embed', 'vision', 'speech'] as const;
 export type ModelOperationName = (typeof MODEL_OPERATIONS)[number];
-
-/** The operations skills are injected into (seed 003: text generation only). */
-export const TEXT_GENERATION_OPERATIONS = ['converse', 'complete', 'translate'] as const;
-export type TextGenerationOperation = (typeof TEXT_GENERATION_OPERATIONS)[number];
-
-/** Whether an operation is text generation, the only kind that is served and given skills. */
-export function isTextGeneration(operation: ModelOperationName): operation is TextGenerationOperation {
-  return (TEXT_GENERATION_OPERATIONS as readonly string[]).includes(operation);
-}

@@ -9,9 +9,6 @@
  */
 const HIDDEN_CHARACTER = /(?![\t\n\v\f\r])[\p{Cc}\p{Cf}\u2028\u2029\u115F\u1160\u3164\uFFA0]/gu;
 
-/** The longest marker (`⟨U+E007F⟩` is 9 code units; a six-digit code point makes 10). */
-export const HIDDEN_CHARACTER_MARKER_MAX_LENGTH = 10;
-
 /**
  * Draws every character that could reorder or hide the text around it as a visible marker,
  * `⟨U+202E⟩`, so an approver reads a value in its logical order and sees what it hides. Every

@@ -341,12 +341,6 @@ function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateM
 }
 
 /**
- * A waiting run outlives the process that paused it: its execution is started again and its
- * Prepare step routes straight back into the approval wait, which keeps the card and its
- * previews and only seals the new task token; the wait still ends at the card's `expiresAt`,
- * not a whole timeout after the restart. A run whose wait already ran out expires.
- */
-/**
  * A run that was mid-step when the process stopped (status `running`, or `waiting` with its
  * decision recorded but not yet carried out) is started again too:
  * every step is idempotent, and Prepare sends it back to its model turn, which routes a reply
@@ -384,6 +378,12 @@ async function resumeRunningRuns(
   } while (startKey);
 }
 
+/**
+ * A waiting run outlives the process that paused it: its execution is started again and its
+ * Prepare step routes straight back into the approval wait, which keeps the card and its
+ * previews and only seals the new task token; the wait still ends at the card's `expiresAt`,
+ * not a whole timeout after the restart. A run whose wait already ran out expires.
+ */
 async function resumeWaitingRuns(
   dependencies: RunDependencies,
   runner: LocalStateMachineRunner,
