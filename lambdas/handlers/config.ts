@@ -1,9 +1,9 @@
 import * as z from 'zod/mini';
-import '../core/schema-messages.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../adapters/dynamo/inbox-index.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, type PolicyFloor, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema, OWN_GROUP_GRANTS } from '../core/principal.js';
+import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
 /**
@@ -22,8 +22,7 @@ export function parseIdentityGroupGrants(
   }
   const parsed = identityGroupGrantsSchema.safeParse(json);
   if (parsed.success) return { kind: 'valid', mapping: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { kind: 'invalid', problem: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+  return { kind: 'invalid', problem: describeSchemaIssues(parsed.error.issues.slice(0, 1)) };
 }
 
 const identityGroupGrantsVariable = z.pipe(
@@ -101,7 +100,7 @@ export type CountersignEnvironment = z.infer<typeof environmentSchema>;
 export function readEnvironment(environment: Record<string, string | undefined>): CountersignEnvironment {
   const parsed = environmentSchema.safeParse(environment);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
@@ -133,7 +132,7 @@ export function readEventsEndpointEnvironment(
 ): EventsEndpointEnvironment {
   const parsed = eventsEndpointSchema.safeParse(environment);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
@@ -153,9 +152,7 @@ export function readEnvironmentPolicyFloor(environment: Record<string, string | 
     environment.COUNTERSIGN_POLICY_FLOOR,
   );
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues
-    .map((issue) => `${['COUNTERSIGN_POLICY_FLOOR', ...issue.path.map(String)].join('.')}: ${issue.message}`)
-    .join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues, 'COUNTERSIGN_POLICY_FLOOR');
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { ROUTES } from '../../contract/routes.js';
 import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
 import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
 import type { UnopenableCard } from '../../core/runs/unopenable-card.js';
@@ -150,8 +151,20 @@ function renderLines(lines: readonly string[]): string {
   return `<ul>${lines.map((line) => `<li>${showValue(line)}</li>`).join('')}</ul>`;
 }
 
+/** The paths the page's script fetches, read from the route manifest (never written twice). */
+const PAGE_PATHS = Object.fromEntries(
+  ROUTES.filter((route) => ['listInbox', 'getCall', 'decideRun'].includes(route.operationId)).map((route) => [
+    route.operationId,
+    route.path,
+  ]),
+);
+
 const SCRIPT = `
 const tokenKey = 'countersign.token';
+const paths = ${JSON.stringify(PAGE_PATHS)};
+function pathOf(operation, parameters) {
+  return paths[operation].replace(/\\{(\\w+)\\}/g, (_, name) => encodeURIComponent(parameters[name]));
+}
 const cardsElement = document.getElementById('cards');
 const signIn = document.getElementById('sign-in');
 const signOut = document.getElementById('sign-out');
@@ -168,7 +181,7 @@ async function load(cursor) {
   signOut.hidden = !token();
   if (!token()) { signIn.hidden = false; cardsElement.textContent = ''; return; }
   signIn.hidden = true;
-  const url = '/inbox' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
+  const url = pathOf('listInbox', {}) + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
   const response = await fetch(url, { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
   if (response.ok) { cardsElement.innerHTML = await response.text(); showTimes(); return; }
   const problem = await response.json().catch(() => ({}));
@@ -216,8 +229,8 @@ async function showFullArguments(call, card) {
   const note = call.querySelector('.excerpt-note');
   call.querySelectorAll('.arguments-error').forEach((element) => element.remove());
   call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = true; });
-  const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/calls/' +
-    encodeURIComponent(call.dataset.index), { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
+  const response = await fetch(pathOf('getCall', { id: card.dataset.runId, index: call.dataset.index }),
+    { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
   const holder = document.createElement('div');
   if (response.ok) holder.innerHTML = await response.text();
   const full = holder.querySelector('pre.arguments');
@@ -244,7 +257,7 @@ async function decide(card, decision) {
   const body = { digest: card.dataset.digest, decision };
   if (reason) body.reason = reason;
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = true; });
-  const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/decision', {
+  const response = await fetch(pathOf('decideRun', { id: card.dataset.runId }), {
     method: 'POST', headers: { authorization: 'Bearer ' + token(), 'content-type': 'application/json' },
     body: JSON.stringify(body) });
   const answer = await response.json().catch(() => ({}));
