@@ -106,6 +106,7 @@ export const TEXTS = {
   bodyForbiddenKey: 'body: a key named "__proto__" or "constructor" is not accepted.',
   adminRecordNotFound: (kind: string, id: string) => `No ${kind} "${id}".`,
   adminIdTooLong: (kind: string) => `No ${kind} with this id.`,
+  adminIdMismatch: (field: string, id: string) => `${field}: must equal the id in the path ("${id}").`,
   skillsResourceNotFound: 'No such skills resource.',
 } as const;
 

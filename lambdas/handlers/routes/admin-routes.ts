@@ -101,13 +101,9 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
         const { idField } = adminCollections[name];
         const item = request.body;
         if (item[idField] !== id) {
-          throw new CountersignError(
-            'bad-request',
-            `body.${idField}: must equal the id in the path ("${id}").`,
-            {
-              field: `body.${idField}`,
-            },
-          );
+          throw new CountersignError('bad-request', TEXTS.adminIdMismatch(`body.${idField}`, id), {
+            field: `body.${idField}`,
+          });
         }
         if (name === 'configurations' || name === 'tasks')
           await refuseUnreviewedSkillIds(dependencies, name, item);

@@ -2,7 +2,6 @@ import { CountersignError } from '../../core/errors.js';
 import {
   completeRequestSchema,
   type GenerationDependencies,
-  type GenerationOutcome,
   generateText,
   translateRequestSchema,
 } from '../../core/generation/generate-text.js';
@@ -24,10 +23,6 @@ function configurationIdOf(request: Pick<HttpRequest, 'pathParameters'>): string
   return configurationId;
 }
 
-function respond({ kind: _kind, ...outcome }: GenerationOutcome): HttpResponse {
-  return { statusCode: 200, json: outcome };
-}
-
 /**
  * POST /configurations/{id}/complete and /translate: seed 003's configuration-driven text
  * generation, answered synchronously (no run, no tools, nothing to approve).
@@ -39,22 +34,26 @@ export function createGenerateRoutes(
     completeText: defineRoute({
       body: completeRequestSchema,
       handle: async (request) =>
-        respond(
-          await generateText(dependencies, request.principal, configurationIdOf(request), {
-            operation: 'complete',
-            body: request.body,
-          }),
-        ),
+        generate(dependencies, request, { operation: 'complete', body: request.body }),
     }),
     translateText: defineRoute({
       body: translateRequestSchema,
       handle: async (request) =>
-        respond(
-          await generateText(dependencies, request.principal, configurationIdOf(request), {
-            operation: 'translate',
-            body: request.body,
-          }),
-        ),
+        generate(dependencies, request, { operation: 'translate', body: request.body }),
     }),
   };
+}
+
+async function generate(
+  dependencies: GenerationDependencies,
+  request: Pick<HttpRequest, 'principal' | 'pathParameters'>,
+  operation: Parameters<typeof generateText>[3],
+): Promise<HttpResponse> {
+  const { kind: _kind, ...outcome } = await generateText(
+    dependencies,
+    request.principal,
+    configurationIdOf(request),
+    operation,
+  );
+  return { statusCode: 200, json: outcome };
 }

@@ -97,6 +97,16 @@ function echoRoutes<Function extends RouteFunction>(
   ) as RouteImplementations<Function>;
 }
 
+/** The inbox API whose page route throws `thrown`. */
+function inboxPageThrowing(thrown: unknown, logger: Logger) {
+  const getInboxPage = defineRoute({
+    handle: async () => {
+      throw thrown;
+    },
+  });
+  return createHttpApi('api-inbox', echoRoutes('api-inbox', { getInboxPage }), { users, logger });
+}
+
 const parse = (response: { body?: string }) => JSON.parse(response.body ?? 'null');
 
 describe('the HTTP API router', () => {
@@ -144,17 +154,7 @@ describe('the HTTP API router', () => {
   ])('writes exactly one ERROR line with the request id for %s', async (_name, thrown) => {
     // Prepare
     const logger = capturingLogger();
-    const api = createHttpApi(
-      'api-inbox',
-      echoRoutes('api-inbox', {
-        getInboxPage: defineRoute({
-          handle: async () => {
-            throw thrown;
-          },
-        }),
-      }),
-      { users, logger },
-    );
+    const api = inboxPageThrowing(thrown, logger);
 
     // Act
     const response = await api(eventFor('GET', '/'));
@@ -178,17 +178,7 @@ describe('the HTTP API router', () => {
   it('writes no ERROR line for a 4xx, and passes its message on', async () => {
     // Prepare
     const logger = capturingLogger();
-    const api = createHttpApi(
-      'api-inbox',
-      echoRoutes('api-inbox', {
-        getInboxPage: defineRoute({
-          handle: async () => {
-            throw new CountersignError('gone', 'It is gone.');
-          },
-        }),
-      }),
-      { users, logger },
-    );
+    const api = inboxPageThrowing(new CountersignError('gone', 'It is gone.'), logger);
 
     // Act
     const response = await api(eventFor('GET', '/'));
