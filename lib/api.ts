@@ -43,6 +43,8 @@ export const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getOpenApiDocument:
+    'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
 };
 
 /**
