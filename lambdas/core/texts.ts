@@ -108,6 +108,14 @@ export const TEXTS = {
   adminIdTooLong: (kind: string) => `No ${kind} with this id.`,
   adminIdMismatch: (field: string, id: string) => `${field}: must equal the id in the path ("${id}").`,
   skillsResourceNotFound: 'No such skills resource.',
+  // The inbox page's own sentences (its script shows them beside the API's messages).
+  pageSignInInvalid: 'Your sign-in is not valid: paste a fresh token.',
+  pageRunGone: 'This run is gone.',
+  pageInboxFailed: 'The inbox could not be loaded.',
+  pageArgumentsFailed: 'The arguments could not be loaded.',
+  pageApproved: 'Approved: the run continues.',
+  pageRejected: 'Rejected: the model is told.',
+  pageDecisionFailed: 'The decision failed.',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

@@ -20,7 +20,7 @@ function pathOf(operation, parameters) {
 const cardsElement = document.getElementById('cards');
 const signIn = document.getElementById('sign-in');
 const signOut = document.getElementById('sign-out');
-const statusTexts = { 401: 'Your sign-in is not valid: paste a fresh token.', 403: null, 404: 'This run is gone.',
+const statusTexts = { 401: ${JSON.stringify(TEXTS.pageSignInInvalid)}, 403: null, 404: ${JSON.stringify(TEXTS.pageRunGone)},
   409: ${JSON.stringify(TEXTS.staleDigest)}, 410: ${JSON.stringify(TEXTS.decisionExpired)},
   429: ${JSON.stringify(TEXTS.tooManyRequests)} };
 // Throttled (API Gateway answers 429 with its own body): always the same advice, nothing is lost.
@@ -41,7 +41,7 @@ async function load(cursor) {
   const paragraph = document.createElement('p');
   paragraph.className = 'error';
   paragraph.dataset.status = String(response.status);
-  paragraph.textContent = problemText(response, problem, 'The inbox could not be loaded.');
+  paragraph.textContent = problemText(response, problem, ${JSON.stringify(TEXTS.pageInboxFailed)});
   cardsElement.append(paragraph);
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
 }
@@ -97,7 +97,7 @@ async function showFullArguments(call, card) {
   message.className = 'error arguments-error';
   message.dataset.status = String(response.status);
   message.textContent = response.ok ? ${JSON.stringify(TEXTS.staleDigest)}
-    : problemText(response, problem, 'The arguments could not be loaded.');
+    : problemText(response, problem, ${JSON.stringify(TEXTS.pageArgumentsFailed)});
   call.querySelector('pre.arguments').after(message);
   call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = false; });
   if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
@@ -116,8 +116,8 @@ async function decide(card, decision) {
   card.dataset.outcome = String(response.status);
   card.dataset.state = outcomeStates[response.status] || 'failed';
   status.textContent = response.status === 202 ? answer.message
-    : response.ok ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
-    : problemText(response, answer, 'The decision failed.');
+    : response.ok ? (decision === 'approve' ? ${JSON.stringify(TEXTS.pageApproved)} : ${JSON.stringify(TEXTS.pageRejected)})
+    : problemText(response, answer, ${JSON.stringify(TEXTS.pageDecisionFailed)});
   // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
   const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = final; });
