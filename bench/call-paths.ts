@@ -131,7 +131,7 @@ export class CallPaths {
     const steps = createStepHandlers(this.warm);
     const api = createApiHandlers(this.warm);
     for (let index = 0; index < count; index += 1) {
-      const started = await api.runs(
+      const started = await api['api-runs'](
         createApiEvent('POST /runs', BENCH_USER_ID, { body: { taskId: 'page-metadata', input } }),
       );
       const runId = (JSON.parse(String(started.body)) as { runId: string }).runId;
@@ -185,7 +185,7 @@ export class CallPaths {
     options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
   ): Promise<ApiAnswer> {
     const event = createApiEvent(routeKey, as, options);
-    const result = await createApiHandlers(this.coldDependencies())[api](event);
+    const result = await createApiHandlers(this.coldDependencies())[`api-${api}`](event);
     const body = typeof result.body === 'string' ? result.body : '';
     return { statusCode: result.statusCode ?? 500, json: body === '' ? undefined : JSON.parse(body) };
   }

@@ -2,7 +2,7 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FolderSkillSource } from '../lambdas/adapters/skills/folder-skill-source.js';
-import { MAX_BODY_BYTES } from '../lambdas/handlers/http/http-route.js';
+import { MAX_BODY_BYTES } from '../lambdas/handlers/http/http-api.js';
 
 const USAGE = `Usage: npm run skills -- <command> [options]
 

@@ -12,6 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
 import type { CountersignFunctions } from './functions.js';
 
 /** Properties of {@link CountersignApi}. */
@@ -20,7 +21,7 @@ export interface CountersignApiProps {
   readonly logRetention: RetentionDays;
   readonly removalPolicy: RemovalPolicy;
   /**
-   * The JWT authorizer of every route except `GET /` (the page shell, which holds no data):
+   * The JWT authorizer of every route the manifest gives `auth: 'jwt'` (all but `GET /`, the page shell, which holds no data):
    * API Gateway refuses a missing, forged, expired or wrong-audience token before any Lambda runs.
    */
   readonly authorizer: IHttpRouteAuthorizer;
@@ -28,31 +29,23 @@ export interface CountersignApiProps {
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
 }
 
-interface RouteSpecification {
-  readonly path: string;
-  readonly methods: HttpMethod[];
-  readonly handler: 'api-runs' | 'api-inbox' | 'api-decision' | 'api-admin' | 'api-generate';
-  /** True for the one route without a token: the inbox page shell. */
-  readonly public?: boolean;
-}
+/**
+ * The routes of the HTTP API: the manifest's served routes reached through it, each added alone
+ * (an unknown path or method is API Gateway's 404, and no Lambda runs). GET /runs/{id}/events is
+ * a `function-url` route: it streams from its own function URL (lib/events-endpoint.ts), because
+ * an HTTP API integration buffers the response.
+ */
+export const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
+  (route) => transportOf(route) === 'http-api',
+);
 
-/** The routes of the HTTP API and the handler behind each. */
-export const API_ROUTES: readonly RouteSpecification[] = [
-  { path: '/runs', methods: [HttpMethod.POST], handler: 'api-runs' },
-  { path: '/runs/{id}', methods: [HttpMethod.GET], handler: 'api-runs' },
-  // GET /runs/{id}/events streams (server-sent events) from its own function URL (lib/events-endpoint.ts):
-  // an HTTP API integration buffers the response, so it is not routed here.
-  { path: '/runs/{id}/decision', methods: [HttpMethod.POST], handler: 'api-decision' },
-  // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
-  { path: '/runs/{id}/calls/{index}', methods: [HttpMethod.GET], handler: 'api-inbox' },
-  { path: '/runs/{id}/cancel', methods: [HttpMethod.POST], handler: 'api-runs' },
-  { path: '/inbox', methods: [HttpMethod.GET], handler: 'api-inbox' },
-  { path: '/', methods: [HttpMethod.GET], handler: 'api-inbox', public: true },
-  { path: '/admin/{proxy+}', methods: [HttpMethod.ANY], handler: 'api-admin' },
-  // Seed 003's configuration-driven completion and translation: synchronous, bounded below 30 s.
-  { path: '/configurations/{id}/complete', methods: [HttpMethod.POST], handler: 'api-generate' },
-  { path: '/configurations/{id}/translate', methods: [HttpMethod.POST], handler: 'api-generate' },
-];
+/** Why a public route may have no authorizer, by operation (cdk-nag's APIG4 asks for each). */
+const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  getInboxPage:
+    'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getOpenApiDocument:
+    'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
+};
 
 /**
  * The HTTP API in front of the api-* handlers, with JSON access logs on its default stage.
@@ -105,28 +98,28 @@ export class CountersignApi extends Construct {
     });
 
     const integrations = new Map<string, HttpLambdaIntegration>();
-    for (const route of API_ROUTES) {
-      let integration = integrations.get(route.handler);
+    for (const route of HTTP_API_ROUTES) {
+      let integration = integrations.get(route.function);
       if (integration === undefined) {
-        const handler: IFunction = props.functions.get(route.handler);
-        integration = new HttpLambdaIntegration(`${route.handler}-integration`, handler);
-        integrations.set(route.handler, integration);
+        const handler: IFunction = props.functions.get(route.function);
+        integration = new HttpLambdaIntegration(`${route.function}-integration`, handler);
+        integrations.set(route.function, integration);
       }
-      const routes = this.httpApi.addRoutes({
+      const isPublic = route.auth === 'none';
+      const reason = PUBLIC_ROUTE_REASONS[route.operationId];
+      if (isPublic && reason === undefined) {
+        throw new Error(
+          `Route ${route.method} ${route.path} (${route.operationId}) is public in the manifest but has no reason in PUBLIC_ROUTE_REASONS: add one, or give it auth 'jwt'.`,
+        );
+      }
+      const [added] = this.httpApi.addRoutes({
         path: route.path,
-        methods: route.methods,
+        methods: [HttpMethod[route.method]],
         integration,
-        authorizer: route.public ? new HttpNoneAuthorizer() : props.authorizer,
+        authorizer: isPublic ? new HttpNoneAuthorizer() : props.authorizer,
       });
-      if (route.public) {
-        for (const publicRoute of routes) {
-          Validations.of(publicRoute).acknowledge({
-            id: 'AwsSolutions-APIG4',
-            reason:
-              'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
-          });
-        }
-      }
+      if (isPublic && added)
+        Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: String(reason) });
     }
   }
 

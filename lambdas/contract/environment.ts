@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
-import '../core/schema-messages.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
+import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
@@ -31,8 +31,7 @@ export function parseIdentityGroupGrants(
   }
   const parsed = identityGroupGrantsSchema.safeParse(json);
   if (parsed.success) return { kind: 'valid', mapping: parsed.data };
-  const issue = parsed.error.issues[0];
-  return { kind: 'invalid', problem: `${issue?.path.join('.') ?? ''}: ${issue?.message ?? 'invalid'}` };
+  return { kind: 'invalid', problem: describeSchemaIssues(parsed.error.issues.slice(0, 1)) };
 }
 
 const identityGroupGrantsVariable = z.pipe(

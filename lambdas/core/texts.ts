@@ -92,6 +92,30 @@ export const TEXTS = {
     `The model did not answer within ${seconds} seconds; ask for less (a shorter prompt or text) or start a run (POST /runs), which has no such limit.`,
   generationEmptyReply: 'The model returned an empty reply; try again.',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
+  // The HTTP edge: what a client reads when its request is refused before any use case runs.
+  bearerTokenInvalid: 'The bearer token is missing or invalid.',
+  internalError: 'Internal error.',
+  routeNotFound: 'No route matches this path.',
+  requestPathInvalid: 'The request path is not valid.',
+  methodNotAllowed: (methods: readonly string[]) => `This path accepts ${methods.join(', ')}.`,
+  requestTooLarge: (bytes: number) => `The request body exceeds ${bytes} bytes.`,
+  bodyTooLarge: (bytes: number) => `body: larger than ${bytes} bytes.`,
+  bodyNotJson: 'body: not valid JSON.',
+  bodyNotJsonContentType: 'body: send JSON with content-type application/json.',
+  bodyRequired: 'body: a JSON object is required.',
+  bodyForbiddenKey: 'body: a key named "__proto__" or "constructor" is not accepted.',
+  adminRecordNotFound: (kind: string, id: string) => `No ${kind} "${id}".`,
+  adminIdTooLong: (kind: string) => `No ${kind} with this id.`,
+  adminIdMismatch: (field: string, id: string) => `${field}: must equal the id in the path ("${id}").`,
+  skillsResourceNotFound: 'No such skills resource.',
+  // The inbox page's own sentences (its script shows them beside the API's messages).
+  pageSignInInvalid: 'Your sign-in is not valid: paste a fresh token.',
+  pageRunGone: 'This run is gone.',
+  pageInboxFailed: 'The inbox could not be loaded.',
+  pageArgumentsFailed: 'The arguments could not be loaded.',
+  pageApproved: 'Approved: the run continues.',
+  pageRejected: 'Rejected: the model is told.',
+  pageDecisionFailed: 'The decision failed.',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

@@ -1,6 +1,6 @@
 import { createAdminApi } from './apis/admin-api.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
-import type { HttpLambdaHandler } from './http/http-route.js';
+import type { HttpLambdaHandler } from './http/http-api.js';
 
 let api: HttpLambdaHandler | undefined;
 

@@ -1,7 +1,7 @@
 import { createGenerateApi } from './apis/generate-api.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsModels } from './composition/aws-models.js';
-import type { HttpLambdaHandler } from './http/http-route.js';
+import type { HttpLambdaHandler } from './http/http-api.js';
 
 let api: HttpLambdaHandler | undefined;
 

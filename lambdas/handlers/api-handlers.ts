@@ -1,27 +1,32 @@
+import type { RouteFunction } from '../contract/routes.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { createAdminApi } from './apis/admin-api.js';
 import { createDecisionApi } from './apis/decision-api.js';
 import { createGenerateApi } from './apis/generate-api.js';
 import { createInboxApi } from './apis/inbox-api.js';
 import { createRunsApi } from './apis/runs-api.js';
-import { createRunEventsRoute } from './routes/events-routes.js';
+import type { HttpLambdaHandler } from './http/http-api.js';
+import { createRunEventsRoute, type StreamRouteHandler } from './routes/events-routes.js';
 
 /**
- * The five API Lambdas, as functions of their dependencies (AWS adapters deployed, local
- * stand-ins in `npm start`). Each route maps to one use case; no business rule lives here.
+ * The API Lambdas, keyed by the route manifest's function names, as functions of their
+ * dependencies (AWS adapters deployed, local stand-ins in `npm start`). Each route maps to one
+ * use case; no business rule lives here.
  */
-export function createApiHandlers(dependencies: RunDependencies) {
+export function createApiHandlers(dependencies: RunDependencies): ApiHandlers {
   // One module per API Lambda under apis/, so a deployed Lambda imports its own routes alone.
   return {
-    runs: createRunsApi(dependencies),
-    inbox: createInboxApi(dependencies),
-    decision: createDecisionApi(dependencies),
-    admin: createAdminApi(dependencies),
+    'api-runs': createRunsApi(dependencies),
+    'api-inbox': createInboxApi(dependencies),
+    'api-decision': createDecisionApi(dependencies),
+    'api-admin': createAdminApi(dependencies),
     /** POST /configurations/{id}/complete and /translate (seed 003's second entry point). */
-    generate: createGenerateApi(dependencies),
+    'api-generate': createGenerateApi(dependencies),
     /** GET /runs/{id}/events: a streaming route (server-sent events), not an HTTP API Lambda. */
-    events: createRunEventsRoute(dependencies),
+    'api-run-events': createRunEventsRoute(dependencies),
   };
 }
 
-export type ApiHandlers = ReturnType<typeof createApiHandlers>;
+export type ApiHandlers = Record<Exclude<RouteFunction, 'api-run-events'>, HttpLambdaHandler> & {
+  'api-run-events': StreamRouteHandler;
+};

@@ -3,7 +3,7 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
-import type { HttpLambdaHandler } from './http/http-route.js';
+import type { HttpLambdaHandler } from './http/http-api.js';
 
 let api: HttpLambdaHandler | undefined;
 

@@ -10,6 +10,7 @@ import {
 } from '../contract/environment.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
+import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
@@ -18,7 +19,7 @@ export type CountersignEnvironment = z.infer<typeof environmentSchema>;
 export function readEnvironment(environment: Record<string, string | undefined>): CountersignEnvironment {
   const parsed = environmentSchema.safeParse(environment);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
@@ -39,7 +40,7 @@ export function readEventsEndpointEnvironment(
 ): EventsEndpointEnvironment {
   const parsed = eventsEndpointSchema.safeParse(environment);
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
@@ -59,9 +60,7 @@ export function readEnvironmentPolicyFloor(environment: Record<string, string | 
     environment.COUNTERSIGN_POLICY_FLOOR,
   );
   if (parsed.success) return parsed.data;
-  const problems = parsed.error.issues
-    .map((issue) => `${['COUNTERSIGN_POLICY_FLOOR', ...issue.path.map(String)].join('.')}: ${issue.message}`)
-    .join('; ');
+  const problems = describeSchemaIssues(parsed.error.issues, 'COUNTERSIGN_POLICY_FLOOR');
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 

@@ -44,8 +44,9 @@ import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
-import { LocalHttpServer, type LocalRoute } from './local-http-server.js';
+import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { sweepExpiredBlobs, sweepExpiredItems } from './retention-sweep.js';
 
@@ -254,31 +255,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = trackEach(createApiHandlers(dependencies), inFlight);
-  const jwt = 'jwt' as const;
-  const routes: LocalRoute[] = [
-    { method: 'POST', path: '/runs', authentication: jwt, handler: api.runs },
-    { method: 'GET', path: '/runs/{id}', authentication: jwt, handler: api.runs },
-    { method: 'GET', path: '/runs/{id}/events', authentication: jwt, stream: true, handler: api.events },
-    { method: 'GET', path: '/inbox', authentication: jwt, handler: api.inbox },
-    { method: 'GET', path: '/runs/{id}/calls/{index}', authentication: jwt, handler: api.inbox },
-    { method: 'GET', path: '/', authentication: 'none', handler: api.inbox },
-    { method: 'POST', path: '/runs/{id}/decision', authentication: jwt, handler: api.decision },
-    { method: 'POST', path: '/runs/{id}/cancel', authentication: jwt, handler: api.runs },
-    { method: 'POST', path: '/configurations/{id}/complete', authentication: jwt, handler: api.generate },
-    { method: 'POST', path: '/configurations/{id}/translate', authentication: jwt, handler: api.generate },
-    ...['GET', 'PUT', 'POST', 'DELETE'].map(
-      (method): LocalRoute => ({
-        method,
-        path: '/admin/{proxy+}',
-        routeKey: 'ANY /admin/{proxy+}',
-        authentication: jwt,
-        handler: api.admin,
-      }),
-    ),
-  ];
   const server = new LocalHttpServer({
     port: options.port ?? 0,
-    routes,
+    routes: localRoutesOf(api),
     verifier: issuer,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,

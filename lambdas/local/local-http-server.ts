@@ -4,10 +4,19 @@ import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
-import type { ThrottlingLimits } from '../core/limits.js';
+import { readBearerToken, type ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';
 import { TEXTS } from '../core/texts.js';
+import {
+  type EventStreamResponse,
+  sendErrorResponse,
+  sendInternalError,
+} from '../handlers/http/event-stream.js';
+import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
+import { createRouteMatcher, type RouteMatch } from '../handlers/http/match-route.js';
 import { ClientThrottle } from './client-throttle.js';
+import { toEventStreamResponse } from './local-event-stream.js';
+import { readBody, writeLambdaResult } from './local-http-io.js';
 import type { BearerTokenVerifier } from './local-jwt-issuer.js';
 
 /** The only interface local mode listens on: it serves demo identities and must not be reachable from elsewhere. */
@@ -15,20 +24,10 @@ export const LOCAL_HTTP_HOST = '127.0.0.1';
 /** API Gateway HTTP APIs refuse larger payloads with 413; countersign's own limit is the same. */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 /** The one message a client gets for a missing or refused bearer token, whatever the reason. */
-export const UNAUTHENTICATED_MESSAGE = 'The bearer token is missing or invalid.';
+export const UNAUTHENTICATED_MESSAGE = TEXTS.bearerTokenInvalid;
 
 export type LocalHttpEvent = APIGatewayProxyEventV2WithJWTAuthorizer;
 export type LocalHttpResult = APIGatewayProxyStructuredResultV2;
-
-/** A server-sent events response: the local stand-in for a streamed Lambda response. */
-export interface LocalResponseStream {
-  /** Sets status and headers; call before the first `write`, otherwise 200 `text/event-stream` is sent. */
-  setHeaders(statusCode: number, headers: Record<string, string>): void;
-  write(chunk: string): void;
-  end(): void;
-  /** Called once when the response is over: ended by the handler, or the client went away. */
-  onClose(callback: () => void): void;
-}
 
 interface LocalRouteBase {
   /** HTTP method in upper case (`GET`, `POST`, ...). */
@@ -56,7 +55,7 @@ export interface LocalLambdaRoute extends LocalRouteBase {
  */
 export interface LocalStreamRoute extends LocalRouteBase {
   readonly stream: true;
-  readonly handler: (event: LocalHttpEvent, stream: LocalResponseStream) => Promise<void>;
+  readonly handler: (event: LocalHttpEvent, stream: EventStreamResponse) => Promise<void>;
 }
 
 export type LocalRoute = LocalLambdaRoute | LocalStreamRoute;
@@ -90,22 +89,6 @@ export interface LocalHttpServerOptions {
   readonly throttling?: ThrottlingLimits;
 }
 
-interface CompiledRoute {
-  readonly route: LocalRoute;
-  readonly routeKey: string;
-  readonly segments: readonly string[];
-  /** Literal segments count: the more, the more specific, as API Gateway prefers. */
-  readonly specificity: number;
-}
-
-type RouteMatch =
-  | { kind: 'matched'; route: CompiledRoute; pathParameters: Record<string, string> }
-  | { kind: 'not-found' }
-  | { kind: 'method-not-allowed'; allowedMethods: string[] }
-  | { kind: 'bad-path' };
-
-type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' };
-
 /**
  * The local stand-in for the HTTP API: node:http on 127.0.0.1 dispatching to the same Lambda
  * handlers with a faithful payload v2 event. Like API Gateway it throttles (429, per client
@@ -123,7 +106,7 @@ type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' };
  */
 export class LocalHttpServer {
   private readonly options: LocalHttpServerOptions;
-  private readonly routes: readonly CompiledRoute[];
+  private readonly matchRoute: (method: string, rawPath: string) => RouteMatch<LocalRoute>;
   private readonly logger: Logger;
   private readonly clock: Clock;
   private readonly maxBodyBytes: number;
@@ -141,16 +124,8 @@ export class LocalHttpServer {
     this.logger = options.logger ?? silentLogger;
     this.clock = options.clock ?? systemClock;
     this.maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-    this.routes = options.routes.map(compileRoute);
+    this.matchRoute = createRouteMatcher(options.routes);
     this.throttle = options.throttling ? new ClientThrottle(options.throttling, this.clock) : undefined;
-    const routeKeys = new Set<string>();
-    for (const compiled of this.routes) {
-      const identity = `${compiled.route.method} ${compiled.segments.map((s) => (isParameter(s) ? '{}' : s)).join('/')}`;
-      if (routeKeys.has(identity)) {
-        throw new CountersignError('configuration', `Two local routes serve ${compiled.routeKey}.`);
-      }
-      routeKeys.add(identity);
-    }
   }
 
   /** Starts listening on 127.0.0.1; resolves with the base URL (no trailing slash). */
@@ -162,7 +137,7 @@ export class LocalHttpServer {
           requestId: response.getHeader('apigw-requestid') ?? 'unknown',
           error: describeErrorClass(error),
         });
-        if (!response.headersSent) sendError(response, 500, 'internal', 'Internal error.');
+        if (!response.headersSent) sendInternalError(toEventStreamResponse(response));
         else response.destroy();
       });
     });
@@ -191,6 +166,8 @@ export class LocalHttpServer {
   private async handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const requestId = randomUUID();
     response.setHeader('apigw-requestid', requestId);
+    const refuse = (status: number, code: string, message: string): void =>
+      sendErrorResponse(toEventStreamResponse(response), status, code, message);
     const rawUrl = request.url ?? '/';
     const queryStart = rawUrl.indexOf('?');
     const rawPath = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart);
@@ -199,58 +176,52 @@ export class LocalHttpServer {
 
     if (this.throttle && !this.throttle.take(clientKeyOf(request))) {
       this.logger.info('http-throttled', { method });
-      return sendError(response, 429, 'too-many-requests', TEXTS.tooManyRequests);
+      return refuse(429, 'too-many-requests', TEXTS.tooManyRequests);
     }
 
     const match = this.matchRoute(method, rawPath);
-    if (match.kind === 'not-found')
-      return sendError(response, 404, 'not-found', 'No route matches this path.');
-    if (match.kind === 'bad-path')
-      return sendError(response, 400, 'bad-request', 'The request path is not valid.');
+    if (match.kind === 'not-found') return refuse(404, 'not-found', TEXTS.routeNotFound);
+    if (match.kind === 'bad-path') return refuse(400, 'bad-request', TEXTS.requestPathInvalid);
     if (match.kind === 'method-not-allowed') {
       response.setHeader('allow', match.allowedMethods.join(', '));
-      return sendError(
-        response,
-        405,
-        'method-not-allowed',
-        `This path accepts ${match.allowedMethods.join(', ')}.`,
-      );
+      return refuse(405, 'method-not-allowed', TEXTS.methodNotAllowed(match.allowedMethods));
     }
-    const { route, routeKey } = match.route;
+    const { route } = match;
+    const routeKey = route.routeKey ?? match.routeKey;
 
-    let authorizer: LocalHttpEvent['requestContext']['authorizer'] | undefined;
+    let claims: JWTPayload | undefined;
     if (route.authentication === 'jwt') {
-      const claims = await this.authenticate(request, routeKey);
-      if (!claims) {
-        response.setHeader('www-authenticate', 'Bearer');
-        return sendError(response, 401, 'unauthenticated', UNAUTHENTICATED_MESSAGE);
-      }
-      authorizer = {
-        principalId: '',
-        integrationLatency: 0,
-        jwt: { claims: flattenClaims(claims), scopes: readScopes(claims) },
-      };
+      claims = await this.authenticate(request, routeKey);
+      if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
     }
 
     const bodyOutcome = await readBody(request, this.maxBodyBytes);
     if (bodyOutcome.kind === 'too-large') {
       // The rest of the body is not read: close the connection instead of draining it.
       response.setHeader('connection', 'close');
-      sendError(response, 413, 'payload-too-large', `The request body exceeds ${this.maxBodyBytes} bytes.`);
+      refuse(413, 'payload-too-large', TEXTS.requestTooLarge(this.maxBodyBytes));
       response.once('finish', () => request.destroy());
       return;
     }
 
-    const event = this.buildEvent({
-      request,
+    const headers: Record<string, string> = {};
+    // API Gateway joins repeated headers with commas.
+    for (const [name, values] of Object.entries(request.headersDistinct)) {
+      if (values) headers[name] = values.join(',');
+    }
+    const event = buildHttpApiEvent({
       method,
       rawPath,
       rawQueryString,
+      headers,
       routeKey,
       requestId,
       pathParameters: match.pathParameters,
-      body: bodyOutcome.body,
-      authorizer,
+      body: bodyOutcome.body.toString('utf8'),
+      ...(claims ? { claims } : {}),
+      sourceIp: (request.socket.remoteAddress ?? LOCAL_HTTP_HOST).replace(/^::ffff:/, ''),
+      protocol: `HTTP/${request.httpVersion}`,
+      time: this.clock.now(),
     });
     const startedAt = Date.now();
     if (route.stream) {
@@ -266,8 +237,7 @@ export class LocalHttpServer {
   }
 
   private async authenticate(request: IncomingMessage, routeKey: string): Promise<JWTPayload | undefined> {
-    const header = request.headers.authorization;
-    const token = typeof header === 'string' ? /^Bearer +([^\s]+) *$/i.exec(header)?.[1] : undefined;
+    const token = readBearerToken(request.headers.authorization);
     if (!token) {
       this.logger.info('http-unauthenticated', { routeKey, reason: 'missing' });
       return undefined;
@@ -295,14 +265,15 @@ export class LocalHttpServer {
         routeKey,
         error: describeErrorClass(error),
       });
-      return sendError(response, 500, 'internal', 'Internal error.');
+      return sendInternalError(toEventStreamResponse(response));
     }
-    writeLambdaResult(response, result, () =>
+    if (writeLambdaResult(response, result) === 'malformed') {
       this.logger.error('http-handler-malformed-result', {
         requestId: event.requestContext.requestId,
         routeKey,
-      }),
-    );
+      });
+      sendInternalError(toEventStreamResponse(response));
+    }
   }
 
   private async serveStream(
@@ -311,36 +282,7 @@ export class LocalHttpServer {
     event: LocalHttpEvent,
     response: ServerResponse,
   ): Promise<void> {
-    const ensureHeaders = (): void => {
-      if (response.headersSent) return;
-      response.writeHead(200, {
-        'content-type': 'text/event-stream; charset=utf-8',
-        'cache-control': 'no-cache',
-        'x-accel-buffering': 'no',
-      });
-      response.flushHeaders();
-    };
-    const stream: LocalResponseStream = {
-      setHeaders(statusCode, headers) {
-        if (response.headersSent) throw new CountersignError('internal', 'Stream headers were already sent.');
-        response.writeHead(statusCode, lowerCaseKeys(headers));
-        response.flushHeaders();
-      },
-      write(chunk) {
-        if (response.writableEnded || response.destroyed) return;
-        ensureHeaders();
-        response.write(chunk);
-      },
-      end() {
-        if (response.writableEnded || response.destroyed) return;
-        ensureHeaders();
-        response.end();
-      },
-      onClose(callback) {
-        if (response.closed) queueMicrotask(callback);
-        else response.once('close', callback);
-      },
-    };
+    const stream = toEventStreamResponse(response);
     try {
       await route.handler(event, stream);
     } catch (error) {
@@ -349,201 +291,10 @@ export class LocalHttpServer {
         routeKey,
         error: describeErrorClass(error),
       });
-      if (!response.headersSent) return sendError(response, 500, 'internal', 'Internal error.');
+      if (!response.headersSent) return sendInternalError(stream);
     }
     stream.end();
   }
-
-  private matchRoute(method: string, rawPath: string): RouteMatch {
-    const pathSegments = rawPath.split('/').slice(1);
-    const candidates: Array<{ route: CompiledRoute; pathParameters: Record<string, string> }> = [];
-    for (const route of this.routes) {
-      const matched = matchSegments(route.segments, pathSegments);
-      if (matched === 'bad-path') return { kind: 'bad-path' };
-      if (matched) candidates.push({ route, pathParameters: matched });
-    }
-    if (candidates.length === 0) return { kind: 'not-found' };
-    const sameMethod = candidates.filter((candidate) => candidate.route.route.method === method);
-    if (sameMethod.length === 0) {
-      const allowedMethods = [...new Set(candidates.map((candidate) => candidate.route.route.method))].sort();
-      return { kind: 'method-not-allowed', allowedMethods };
-    }
-    sameMethod.sort((left, right) => right.route.specificity - left.route.specificity);
-    const best = sameMethod[0] as (typeof sameMethod)[number];
-    return { kind: 'matched', route: best.route, pathParameters: best.pathParameters };
-  }
-
-  private buildEvent(input: {
-    request: IncomingMessage;
-    method: string;
-    rawPath: string;
-    rawQueryString: string;
-    routeKey: string;
-    requestId: string;
-    pathParameters: Record<string, string>;
-    body: Buffer;
-    authorizer: LocalHttpEvent['requestContext']['authorizer'] | undefined;
-  }): LocalHttpEvent {
-    const { request } = input;
-    const headers: Record<string, string> = {};
-    // API Gateway joins repeated headers with commas.
-    for (const [name, values] of Object.entries(request.headersDistinct)) {
-      if (values) headers[name] = values.join(',');
-    }
-    const cookies = (request.headersDistinct.cookie ?? [])
-      .flatMap((header) => header.split(';'))
-      .map((cookie) => cookie.trim())
-      .filter((cookie) => cookie.length > 0);
-    const queryStringParameters: Record<string, string> = {};
-    for (const [name, value] of new URLSearchParams(input.rawQueryString)) {
-      const existing = queryStringParameters[name];
-      queryStringParameters[name] = existing === undefined ? value : `${existing},${value}`;
-    }
-    const now = this.clock.now();
-    const host = headers.host ?? LOCAL_HTTP_HOST;
-    const domainName = host.replace(/:\d+$/, '');
-    const requestContext: LocalHttpEvent['requestContext'] = {
-      accountId: '000000000000',
-      apiId: 'local',
-      domainName,
-      domainPrefix: domainName.split('.')[0] ?? domainName,
-      http: {
-        method: input.method,
-        path: input.rawPath,
-        protocol: `HTTP/${request.httpVersion}`,
-        sourceIp: (request.socket.remoteAddress ?? LOCAL_HTTP_HOST).replace(/^::ffff:/, ''),
-        userAgent: headers['user-agent'] ?? '',
-      },
-      requestId: input.requestId,
-      routeKey: input.routeKey,
-      stage: '$default',
-      time: formatRequestTime(now),
-      timeEpoch: now.getTime(),
-      // Routes without an authorizer carry none, as deployed; the cast keeps one event type.
-      authorizer: input.authorizer as LocalHttpEvent['requestContext']['authorizer'],
-    };
-    if (!input.authorizer) delete (requestContext as { authorizer?: unknown }).authorizer;
-    const event: LocalHttpEvent = {
-      version: '2.0',
-      routeKey: input.routeKey,
-      rawPath: input.rawPath,
-      rawQueryString: input.rawQueryString,
-      headers,
-      requestContext,
-      isBase64Encoded: false,
-    };
-    if (cookies.length > 0) event.cookies = cookies;
-    if (Object.keys(queryStringParameters).length > 0) event.queryStringParameters = queryStringParameters;
-    if (Object.keys(input.pathParameters).length > 0) event.pathParameters = input.pathParameters;
-    if (input.body.length > 0) event.body = input.body.toString('utf8');
-    return event;
-  }
-}
-
-function compileRoute(route: LocalRoute): CompiledRoute {
-  if (!route.path.startsWith('/')) {
-    throw new CountersignError('configuration', `Route path "${route.path}" must start with "/".`);
-  }
-  const segments = route.path.split('/').slice(1);
-  segments.forEach((segment, index) => {
-    if (segment.endsWith('+}') && index !== segments.length - 1) {
-      throw new CountersignError(
-        'configuration',
-        `Greedy parameter in "${route.path}" must be the last segment.`,
-      );
-    }
-  });
-  return {
-    route,
-    routeKey: route.routeKey ?? `${route.method} ${route.path}`,
-    segments,
-    specificity: segments.filter((segment) => !isParameter(segment)).length,
-  };
-}
-
-function isParameter(segment: string): boolean {
-  return segment.startsWith('{') && segment.endsWith('}');
-}
-
-function matchSegments(
-  template: readonly string[],
-  pathSegments: readonly string[],
-): Record<string, string> | undefined | 'bad-path' {
-  const parameters: Record<string, string> = {};
-  for (let index = 0; index < template.length; index += 1) {
-    const expected = template[index] as string;
-    const actual = pathSegments[index];
-    if (actual === undefined) return undefined;
-    if (!isParameter(expected)) {
-      if (expected !== actual) return undefined;
-      continue;
-    }
-    const greedy = expected.endsWith('+}');
-    const name = expected.slice(1, greedy ? -2 : -1);
-    const raw = greedy ? pathSegments.slice(index).join('/') : actual;
-    if (raw.length === 0) return undefined;
-    try {
-      parameters[name] = decodeURIComponent(raw);
-    } catch {
-      return 'bad-path';
-    }
-    if (greedy) return parameters;
-  }
-  return pathSegments.length === template.length ? parameters : undefined;
-}
-
-async function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyOutcome> {
-  const declaredLength = Number(request.headers['content-length'] ?? '0');
-  if (Number.isFinite(declaredLength) && declaredLength > maxBytes) return { kind: 'too-large' };
-  return new Promise<BodyOutcome>((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let received = 0;
-    const onData = (chunk: Buffer): void => {
-      received += chunk.length;
-      if (received > maxBytes) {
-        request.off('data', onData);
-        request.off('end', onEnd);
-        request.pause();
-        resolve({ kind: 'too-large' });
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = (): void => resolve({ kind: 'read', body: Buffer.concat(chunks) });
-    request.on('data', onData);
-    request.once('end', onEnd);
-    request.once('error', reject);
-  });
-}
-
-/** Like API Gateway: a result without `statusCode` is a 200 JSON body; a malformed one is a 500. */
-function writeLambdaResult(response: ServerResponse, result: unknown, onMalformed: () => void): void {
-  if (typeof result !== 'object' || result === null || !('statusCode' in result)) {
-    const body = typeof result === 'string' ? result : JSON.stringify(result ?? null);
-    response.writeHead(200, { 'content-type': 'application/json' });
-    response.end(body);
-    return;
-  }
-  const structured = result as LocalHttpResult;
-  const statusCode = structured.statusCode;
-  if (
-    typeof statusCode !== 'number' ||
-    !Number.isInteger(statusCode) ||
-    statusCode < 100 ||
-    statusCode > 599
-  ) {
-    onMalformed();
-    sendError(response, 500, 'internal', 'Internal error.');
-    return;
-  }
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(structured.headers ?? {}))
-    headers[name.toLowerCase()] = String(value);
-  if (structured.cookies && structured.cookies.length > 0) headers['set-cookie'] = structured.cookies;
-  const body = structured.body ?? '';
-  if (body.length > 0 && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-  response.writeHead(statusCode, headers);
-  response.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
 }
 
 /**
@@ -556,41 +307,4 @@ function clientKeyOf(request: IncomingMessage): string {
     return `token:${createHash('sha256').update(header).digest('base64url')}`;
   }
   return `address:${request.socket.remoteAddress ?? 'unknown'}`;
-}
-
-function sendError(response: ServerResponse, statusCode: number, code: string, message: string): void {
-  response.writeHead(statusCode, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  response.end(JSON.stringify({ error: { code, message } }));
-}
-
-/** API Gateway hands claims over flattened: every value a string, arrays as `[a b]`. */
-function flattenClaims(claims: JWTPayload): Record<string, string> {
-  const flattened: Record<string, string> = {};
-  for (const [name, value] of Object.entries(claims)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) flattened[name] = `[${value.map(String).join(' ')}]`;
-    else if (typeof value === 'object' && value !== null) flattened[name] = JSON.stringify(value);
-    else flattened[name] = String(value);
-  }
-  return flattened;
-}
-
-function readScopes(claims: JWTPayload): string[] {
-  const scope = claims.scope;
-  return typeof scope === 'string' ? scope.split(' ').filter((item) => item.length > 0) : [];
-}
-
-function lowerCaseKeys(headers: Record<string, string>): Record<string, string> {
-  return Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
-}
-
-const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
-
-/** `12/Mar/2020:19:03:58 +0000`, the format of `requestContext.time`. */
-function formatRequestTime(date: Date): string {
-  const pad = (value: number): string => String(value).padStart(2, '0');
-  return (
-    `${pad(date.getUTCDate())}/${MONTHS[date.getUTCMonth()]}/${date.getUTCFullYear()}:` +
-    `${pad(date.getUTCHours())}:${pad(date.getUTCMinutes())}:${pad(date.getUTCSeconds())} +0000`
-  );
 }

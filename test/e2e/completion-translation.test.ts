@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../lambdas/core/canonical-json.js';
 import { SKILLS_BLOCK_HEADER, SKILLS_GUARD_PREAMBLE } from '../../lambdas/core/skills/compose-skills.js';
 import { type SkillRecord, skillIdFor } from '../../lambdas/core/skills/skill-record.js';
-import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-route.js';
+import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-api.js';
 import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
 
 /**

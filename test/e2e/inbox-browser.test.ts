@@ -113,7 +113,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await card.locator('.preview').textContent()).toContain(TEXTS.previewCaveat);
     expect(await card.getAttribute('data-digest')).toBe(view.digest);
     // ...the decision and its effect
-    expect(status).toBe('Approved: the run continues.');
+    expect(status).toBe(TEXTS.pageApproved);
     expect(await card.getAttribute('data-state')).toBe('decided');
     expect(finished.status).toBe('completed');
     expect((await runtime.dependencies.pages.getPage('12'))?.description).toBe('Browser sale');

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
-import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-route.js';
+import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-api.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 
 /** A SKILL.md of about `bytes` bytes. */

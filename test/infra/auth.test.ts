@@ -2,6 +2,8 @@ import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
+import { routeKeyOf } from '../../lambdas/contract/routes.js';
+import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
 import { CountersignAuth } from '../../lib/auth.js';
 import { synthesizeTestStack } from './synthesize-test-stack.js';
 
@@ -28,25 +30,17 @@ describe('authentication of the HTTP API', () => {
     const routes = routesOf(template);
 
     // Assess
-    expect(Object.keys(routes).sort()).toEqual([
-      'ANY /admin/{proxy+}',
-      'GET /',
-      'GET /inbox',
-      'GET /runs/{id}',
-      'GET /runs/{id}/calls/{index}',
-      'POST /configurations/{id}/complete',
-      'POST /configurations/{id}/translate',
-      'POST /runs',
-      'POST /runs/{id}/cancel',
-      'POST /runs/{id}/decision',
-    ]);
-    for (const [routeKey, route] of Object.entries(routes)) {
-      if (routeKey === 'GET /') {
-        expect(route.AuthorizationType ?? 'NONE').toBe('NONE');
-        expect(route.AuthorizerId).toBeUndefined();
+    const manifest = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api');
+    expect(Object.keys(routes).sort()).toEqual(manifest.map(routeKeyOf).sort());
+    expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual(['GET /']);
+    for (const route of manifest) {
+      const properties = routes[routeKeyOf(route)];
+      if (route.auth === 'none') {
+        expect(properties?.AuthorizationType ?? 'NONE').toBe('NONE');
+        expect(properties?.AuthorizerId).toBeUndefined();
       } else {
-        expect(route.AuthorizationType, routeKey).toBe('JWT');
-        expect(route.AuthorizerId, routeKey).toBeDefined();
+        expect(properties?.AuthorizationType, routeKeyOf(route)).toBe('JWT');
+        expect(properties?.AuthorizerId, routeKeyOf(route)).toBeDefined();
       }
     }
   });

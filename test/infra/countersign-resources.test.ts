@@ -2,6 +2,8 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { routeKeyOf } from '../../lambdas/contract/routes.js';
+import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { HANDLER_NAMES } from '../../lib/functions.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
@@ -185,27 +187,41 @@ describe('Countersign resources', () => {
     }
   });
 
-  it('routes the HTTP API to the api handlers and logs access on the default stage', () => {
-    // Act
-    const routes = Object.values(synthesized.template.findResources('AWS::ApiGatewayV2::Route')).map(
-      (route) => route.Properties.RouteKey,
+  it("routes exactly the manifest's http-api routes, each to its function, and logs access on the default stage", () => {
+    // Prepare
+    const template = synthesized.template;
+    const integrations = template.findResources('AWS::ApiGatewayV2::Integration');
+    const functionIdByIntegration = new Map(
+      Object.entries(integrations).map(([logicalId, resource]) => [
+        logicalId,
+        (resource as { Properties: { IntegrationUri: { 'Fn::GetAtt': [string, string] } } }).Properties
+          .IntegrationUri['Fn::GetAtt'][0],
+      ]),
     );
 
+    // Act
+    const routes = Object.values(template.findResources('AWS::ApiGatewayV2::Route')).map((route) => {
+      const properties = route.Properties as {
+        RouteKey: string;
+        Target: { 'Fn::Join': [string, unknown[]] };
+      };
+      const integration = properties.Target['Fn::Join'][1].find(
+        (part): part is { Ref: string } => typeof part === 'object' && part !== null && 'Ref' in part,
+      );
+      return [properties.RouteKey, functionIdByIntegration.get(integration?.Ref ?? '')] as const;
+    });
+
     // Assess
-    expect(routes.sort()).toEqual(
-      [
-        'ANY /admin/{proxy+}',
-        'GET /',
-        'GET /inbox',
-        'GET /runs/{id}',
-        'GET /runs/{id}/calls/{index}',
-        'POST /runs',
-        'POST /runs/{id}/decision',
-        'POST /runs/{id}/cancel',
-        'POST /configurations/{id}/complete',
-        'POST /configurations/{id}/translate',
-      ].sort(),
+    const expected = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api').map(
+      (route) =>
+        [
+          routeKeyOf(route),
+          synthesized.logicalIdOf(synthesized.stack.countersign.functions[route.function]),
+        ] as const,
     );
+    expect([...routes].sort()).toEqual([...expected].sort());
+    // The admin routes are listed one by one: no greedy route hands API Gateway's 404 to a Lambda.
+    expect(routes.map(([routeKey]) => routeKey).filter((routeKey) => routeKey.includes('+}'))).toEqual([]);
     synthesized.template.hasResourceProperties('AWS::ApiGatewayV2::Stage', {
       StageName: '$default',
       AutoDeploy: true,

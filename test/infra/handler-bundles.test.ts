@@ -96,8 +96,7 @@ function eventFor(name: string): unknown {
     case 'api-admin':
       return {
         ...http('GET', '/admin/configurations'),
-        routeKey: 'ANY /admin/{proxy+}',
-        pathParameters: { proxy: 'configurations' },
+        routeKey: 'GET /admin/configurations',
       };
     case 'api-generate':
       return {
@@ -270,6 +269,12 @@ describe('the Lambda handler bundles', () => {
     expect(answers['api-inbox']).toMatchObject({ statusCode: 403 });
     expect(answers['api-decision']).toMatchObject({ statusCode: 403 });
     expect(answers['api-admin']).toMatchObject({ statusCode: 403 });
+    // The router's error path in the bundle: the API's error shape, one content-type header.
+    const refused = answers['api-admin'] as { headers: Record<string, string>; body: string };
+    expect(Object.keys(refused.headers).filter((name) => name.toLowerCase() === 'content-type')).toEqual([
+      'content-type',
+    ]);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden' } });
     expect(answers['api-generate']).toMatchObject({ statusCode: 403 });
     expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
     expect(answers['api-run-events']).toMatchObject({

@@ -1,10 +1,15 @@
-import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
-import { createAdminRoutes } from '../routes/admin-routes.js';
+import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
+import { assertAdmin, createAdminRoutes } from '../routes/admin-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
-/** The `admin` API Lambda: ANY /admin/{proxy+}. */
+/**
+ * The `admin` API Lambda: configurations, tasks, users, pages and skills. The `admin` grant is
+ * checked before any route reads its input (a non-admin learns nothing from a 400).
+ */
 export function createAdminApi(
   dependencies: Parameters<typeof createAdminRoutes>[0] & ApiEdgeDependencies,
 ): HttpLambdaHandler {
-  return createHttpHandler(createAdminRoutes(dependencies), dependencies);
+  return createHttpApi('api-admin', createAdminRoutes(dependencies), dependencies, {
+    authorize: assertAdmin,
+  });
 }

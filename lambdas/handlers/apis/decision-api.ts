@@ -1,4 +1,4 @@
-import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
+import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
 import { createDecisionRoutes } from '../routes/decision-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
@@ -6,5 +6,5 @@ import type { ApiEdgeDependencies } from './edge.js';
 export function createDecisionApi(
   dependencies: Parameters<typeof createDecisionRoutes>[0] & ApiEdgeDependencies,
 ): HttpLambdaHandler {
-  return createHttpHandler(createDecisionRoutes(dependencies), dependencies);
+  return createHttpApi('api-decision', createDecisionRoutes(dependencies), dependencies);
 }

@@ -1,4 +1,4 @@
-import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
+import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
 import { createGenerateRoutes } from '../routes/generate-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
@@ -6,5 +6,5 @@ import type { ApiEdgeDependencies } from './edge.js';
 export function createGenerateApi(
   dependencies: Parameters<typeof createGenerateRoutes>[0] & ApiEdgeDependencies,
 ): HttpLambdaHandler {
-  return createHttpHandler(createGenerateRoutes(dependencies), dependencies);
+  return createHttpApi('api-generate', createGenerateRoutes(dependencies), dependencies);
 }

@@ -1,4 +1,4 @@
-import { createHttpHandler, type HttpLambdaHandler } from '../http/http-route.js';
+import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
 import { createRunsRoutes } from '../routes/runs-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
@@ -6,5 +6,5 @@ import type { ApiEdgeDependencies } from './edge.js';
 export function createRunsApi(
   dependencies: Parameters<typeof createRunsRoutes>[0] & ApiEdgeDependencies,
 ): HttpLambdaHandler {
-  return createHttpHandler(createRunsRoutes(dependencies), dependencies);
+  return createHttpApi('api-runs', createRunsRoutes(dependencies), dependencies);
 }

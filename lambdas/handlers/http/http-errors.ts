@@ -1,7 +1,8 @@
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { $ZodError } from 'zod/v4/core';
-import '../../core/schema-messages.js';
 import { CountersignError, type ErrorCode } from '../../core/errors.js';
+import { describeSchemaIssue } from '../../core/schema-messages.js';
+import { TEXTS } from '../../core/texts.js';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'bad-request': 400,
@@ -53,7 +54,7 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
   const body = {
     error: {
       code: exposed ? known.code : 'internal',
-      message: exposed ? known.message : 'Internal error.',
+      message: exposed ? known.message : TEXTS.internalError,
       ...(exposed && known.field ? { field: known.field } : {}),
     },
   };
@@ -66,17 +67,14 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
 
 /** A zod failure on client input as a 400 that names the first offending field. */
 export function badRequestFrom(error: $ZodError, prefix: string): CountersignError {
-  const issue = error.issues[0];
-  // An unknown key is named by its own path (`body.options.four_eyes`), at whatever depth.
-  const unknownKey = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
-  const path = [prefix, ...(issue?.path ?? []).map(String), ...(unknownKey === undefined ? [] : [unknownKey])]
-    .filter(Boolean)
-    .join('.');
-  const message =
-    issue?.code === 'unrecognized_keys'
-      ? issue.keys.length > 1
-        ? `unknown field (also unknown here: ${issue.keys.slice(1).join(', ')})`
-        : 'unknown field'
-      : (issue?.message ?? 'invalid');
+  const { path, message } = describeSchemaIssue(error.issues[0], prefix);
   return new CountersignError('bad-request', `${path}: ${message}`, { field: path });
+}
+
+/**
+ * The `{"error": {"code", "message"}}` body of a refusal the edge writes itself (no route, no
+ * token, a body too large): the same shape as every other error a client reads.
+ */
+export function errorBody(code: string, message: string): string {
+  return JSON.stringify({ error: { code, message } });
 }

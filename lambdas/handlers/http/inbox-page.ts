@@ -1,11 +1,13 @@
-import { createHash } from 'node:crypto';
 import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
 import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
 import type { UnopenableCard } from '../../core/runs/unopenable-card.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
+import { INBOX_PAGE_SCRIPT } from './inbox-page-script.js';
 import { renderArguments } from './render-arguments.js';
 import { showValue } from './show-value.js';
+
+export { INBOX_PAGE_CSP } from './inbox-page-script.js';
 
 /**
  * The inbox page. GET / serves a shell with no data (a browser cannot send a bearer token on
@@ -150,145 +152,6 @@ function renderLines(lines: readonly string[]): string {
   return `<ul>${lines.map((line) => `<li>${showValue(line)}</li>`).join('')}</ul>`;
 }
 
-const SCRIPT = `
-const tokenKey = 'countersign.token';
-const cardsElement = document.getElementById('cards');
-const signIn = document.getElementById('sign-in');
-const signOut = document.getElementById('sign-out');
-const statusTexts = { 401: 'Your sign-in is not valid: paste a fresh token.', 403: null, 404: 'This run is gone.',
-  409: ${JSON.stringify(TEXTS.staleDigest)}, 410: ${JSON.stringify(TEXTS.decisionExpired)},
-  429: ${JSON.stringify(TEXTS.tooManyRequests)} };
-// Throttled (API Gateway answers 429 with its own body): always the same advice, nothing is lost.
-function problemText(response, problem, fallback) {
-  if (response.status === 429) return statusTexts[429];
-  return (problem.error && problem.error.message) || statusTexts[response.status] || fallback;
-}
-function token() { return sessionStorage.getItem(tokenKey) || ''; }
-async function load(cursor) {
-  signOut.hidden = !token();
-  if (!token()) { signIn.hidden = false; cardsElement.textContent = ''; return; }
-  signIn.hidden = true;
-  const url = '/inbox' + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
-  const response = await fetch(url, { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
-  if (response.ok) { cardsElement.innerHTML = await response.text(); showTimes(); return; }
-  const problem = await response.json().catch(() => ({}));
-  cardsElement.innerHTML = '';
-  const paragraph = document.createElement('p');
-  paragraph.className = 'error';
-  paragraph.dataset.status = String(response.status);
-  paragraph.textContent = problemText(response, problem, 'The inbox could not be loaded.');
-  cardsElement.append(paragraph);
-  if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
-}
-// Times in the viewer's locale and zone, relative and absolute; a card whose window passed closes.
-function describeRelative(format, deltaMs) {
-  const units = [['day', 86400000], ['hour', 3600000], ['minute', 60000]];
-  for (const [unit, size] of units) {
-    if (Math.abs(deltaMs) >= size) return format.format(Math.round(deltaMs / size), unit);
-  }
-  return format.format(Math.round(deltaMs / 1000), 'second');
-}
-function showTimes() {
-  const now = Date.now();
-  const absolute = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
-  const relative = new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' });
-  cardsElement.querySelectorAll('time[data-when]').forEach((element) => {
-    const at = Date.parse(element.dataset.when);
-    if (Number.isNaN(at)) return;
-    element.textContent = describeRelative(relative, at - now) + ' (' + absolute.format(at) + ')';
-    element.title = new Date(at).toISOString();
-  });
-  cardsElement.querySelectorAll('.card[data-state=waiting]').forEach((card) => {
-    if (Date.parse(card.dataset.expiresAt) <= now) closeCard(card);
-  });
-}
-function closeCard(card) {
-  card.dataset.state = 'closed';
-  card.querySelectorAll('.decision button, .decision input').forEach((control) => { control.disabled = true; });
-  if (card.querySelector('.notice.closed')) return;
-  const notice = document.createElement('p');
-  notice.className = 'notice closed';
-  notice.textContent = ${JSON.stringify(TEXTS.approvalWindowClosed)};
-  card.querySelector('.decision').before(notice);
-}
-setInterval(showTimes, 30000);
-async function showFullArguments(call, card) {
-  const note = call.querySelector('.excerpt-note');
-  call.querySelectorAll('.arguments-error').forEach((element) => element.remove());
-  call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = true; });
-  const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/calls/' +
-    encodeURIComponent(call.dataset.index), { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
-  const holder = document.createElement('div');
-  if (response.ok) holder.innerHTML = await response.text();
-  const full = holder.querySelector('pre.arguments');
-  // Arguments of another turn must never stand on this card: its digest is what a decision names.
-  if (full && full.dataset.digest === card.dataset.digest) {
-    call.querySelector('pre.arguments').replaceWith(full);
-    if (note) note.remove();
-    return;
-  }
-  const problem = response.ok ? {} : await response.json().catch(() => ({}));
-  const message = document.createElement('p');
-  message.className = 'error arguments-error';
-  message.dataset.status = String(response.status);
-  message.textContent = response.ok ? ${JSON.stringify(TEXTS.staleDigest)}
-    : problemText(response, problem, 'The arguments could not be loaded.');
-  call.querySelector('pre.arguments').after(message);
-  call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = false; });
-  if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
-}
-const outcomeStates = { 200: 'decided', 202: 'approval-recorded', 403: 'refused', 404: 'gone', 409: 'stale', 410: 'expired', 429: 'throttled' };
-async function decide(card, decision) {
-  const status = card.querySelector('.status');
-  const reason = card.querySelector('input[name=reason]').value;
-  const body = { digest: card.dataset.digest, decision };
-  if (reason) body.reason = reason;
-  card.querySelectorAll('.actions button').forEach((button) => { button.disabled = true; });
-  const response = await fetch('/runs/' + encodeURIComponent(card.dataset.runId) + '/decision', {
-    method: 'POST', headers: { authorization: 'Bearer ' + token(), 'content-type': 'application/json' },
-    body: JSON.stringify(body) });
-  const answer = await response.json().catch(() => ({}));
-  card.dataset.outcome = String(response.status);
-  card.dataset.state = outcomeStates[response.status] || 'failed';
-  status.textContent = response.status === 202 ? answer.message
-    : response.ok ? (decision === 'approve' ? 'Approved: the run continues.' : 'Rejected: the model is told.')
-    : problemText(response, answer, 'The decision failed.');
-  // Decided, stale and expired cards take no further decision; a refused gate leaves rejecting open.
-  const final = response.ok || response.status === 409 || response.status === 410 || response.status === 404;
-  card.querySelectorAll('.actions button').forEach((button) => { button.disabled = final; });
-  if (response.status === 403) card.querySelector('button.approve').disabled = true;
-  if (response.status === 409) {
-    const reload = document.createElement('button');
-    reload.type = 'button';
-    reload.className = 'reload';
-    reload.textContent = 'Reload the inbox';
-    status.append(' ', reload);
-  }
-  if (response.status === 401) { sessionStorage.removeItem(tokenKey); signIn.hidden = false; }
-}
-document.getElementById('sign-in-form').addEventListener('submit', (event) => {
-  event.preventDefault();
-  sessionStorage.setItem(tokenKey, document.getElementById('token').value.trim());
-  load();
-});
-signOut.addEventListener('click', () => { sessionStorage.removeItem(tokenKey); load(); });
-cardsElement.addEventListener('click', (event) => {
-  const button = event.target.closest('button');
-  if (!button) return;
-  if (button.classList.contains('more')) { load(button.dataset.cursor); return; }
-  if (button.classList.contains('reload')) { load(); return; }
-  const card = button.closest('.card');
-  if (card && button.classList.contains('full-arguments')) { showFullArguments(button.closest('.call'), card); return; }
-  if (card) decide(card, button.classList.contains('approve') ? 'approve' : 'reject');
-});
-load();
-`;
-
-const SCRIPT_HASH = createHash('sha256').update(SCRIPT).digest('base64');
-
-/** Inline script and style only, pinned by hash: a value that slipped escaping still could not run. */
-export const INBOX_PAGE_CSP = `default-src 'none'; script-src 'sha256-${SCRIPT_HASH}'; style-src 'unsafe-inline'; connect-src 'self'; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`;
-
 const PAGE = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <title>countersign inbox</title>
@@ -349,4 +212,4 @@ bdi { unicode-bidi: isolate; }
 <form id="sign-in-form"><label>Bearer token <input id="token" type="password" autocomplete="off" required></label>
 <button type="submit">Sign in</button></form></section>
 <main id="cards" aria-live="polite"></main>
-<script>${SCRIPT}</script></body></html>`;
+<script>${INBOX_PAGE_SCRIPT}</script></body></html>`;

@@ -3,8 +3,7 @@ import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { UserDirectory } from '../../core/ports.js';
 import { grantsForGroups, type IdentityGroupGrants, type PrincipalSource } from '../../core/principal.js';
-
-const UNAUTHENTICATED = 'The bearer token is missing or invalid.';
+import { TEXTS } from '../../core/texts.js';
 
 /** Who is asking, and whether countersign holds a user record for them. */
 export interface Principal {
@@ -26,7 +25,7 @@ export async function identifyPrincipal(
 ): Promise<Principal> {
   const claims = event.requestContext?.authorizer?.jwt?.claims;
   const subject = typeof claims?.sub === 'string' ? claims.sub : undefined;
-  if (!subject) throw new CountersignError('unauthenticated', UNAUTHENTICATED);
+  if (!subject) throw new CountersignError('unauthenticated', TEXTS.bearerTokenInvalid);
   const known = await users.getUser(subject);
   if (known) return { profile: known, source: 'user-record' };
   return {

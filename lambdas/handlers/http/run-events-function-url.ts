@@ -1,14 +1,19 @@
 import type { Writable } from 'node:stream';
-import type { APIGatewayProxyEventV2WithJWTAuthorizer, LambdaFunctionURLEvent } from 'aws-lambda';
+import type { LambdaFunctionURLEvent } from 'aws-lambda';
+import { SERVED_ROUTES, transportOf } from '../../contract/served-routes.js';
 import { describeErrorClass } from '../../core/errors.js';
 import { readBearerToken } from '../../core/limits.js';
 import type { Logger } from '../../core/ports.js';
+import { TEXTS } from '../../core/texts.js';
+import type { StreamRouteHandler } from '../routes/events-routes.js';
 import {
   EVENT_STREAM_HEADERS,
   type EventStreamResponse,
-  type StreamRouteHandler,
-} from '../routes/events-routes.js';
-import { JSON_HEADERS } from './http-errors.js';
+  sendErrorResponse,
+  sendInternalError,
+} from './event-stream.js';
+import { type HttpApiEvent, jwtAuthorizerOf } from './http-api-event.js';
+import { createRouteMatcher } from './match-route.js';
 import type { OidcTokenVerifier } from './verify-oidc-token.js';
 
 /** `awslambda.HttpResponseStream.from`: sets status and headers on a streamed response. */
@@ -17,8 +22,8 @@ export type StartHttpResponse = (
   prelude: { statusCode: number; headers: Record<string, string> },
 ) => Writable;
 
-const EVENTS_PATH = /^\/runs\/([^/]+)\/events\/?$/;
-const UNAUTHENTICATED = 'The bearer token is missing or invalid.';
+/** The routes the function URL serves: the manifest's `function-url` transport. */
+const matchRoute = createRouteMatcher(SERVED_ROUTES.filter((route) => transportOf(route) === 'function-url'));
 
 /**
  * GET /runs/{id}/events behind a Lambda function URL in RESPONSE_STREAM mode. A function URL
@@ -40,34 +45,41 @@ export function createRunEventsFunctionUrlHandler(options: {
   return async (event, responseStream) => {
     const response = toEventStreamResponse(responseStream, options.startResponse);
     try {
-      const method = event.requestContext?.http?.method ?? 'GET';
-      const match = EVENTS_PATH.exec(event.rawPath ?? '');
-      if (!match) return sendError(response, 404, 'not-found', 'No route matches this path.');
-      if (method !== 'GET') return sendError(response, 405, 'method-not-allowed', 'This path accepts GET.');
+      // The function URL has no API Gateway in front: it selects the route as API Gateway would.
+      const match = matchRoute(event.requestContext?.http?.method ?? 'GET', event.rawPath ?? '');
+      if (match.kind === 'not-found')
+        return sendErrorResponse(response, 404, 'not-found', TEXTS.routeNotFound);
+      if (match.kind === 'bad-path') {
+        return sendErrorResponse(response, 400, 'bad-request', TEXTS.requestPathInvalid);
+      }
+      if (match.kind === 'method-not-allowed') {
+        return sendErrorResponse(
+          response,
+          405,
+          'method-not-allowed',
+          TEXTS.methodNotAllowed(match.allowedMethods),
+        );
+      }
       const token = bearerTokenOf(event);
       const claims = token ? await options.verify(token) : undefined;
-      if (!claims) return sendError(response, 401, 'unauthenticated', UNAUTHENTICATED);
-      let runId: string;
-      try {
-        runId = decodeURIComponent(match[1] ?? '');
-      } catch {
-        return sendError(response, 404, 'not-found', 'Run not found.');
-      }
-      // The claims as API Gateway's JWT authorizer hands them over, so readPrincipal reads them alike.
-      const routeEvent = {
+      if (!claims) return sendErrorResponse(response, 401, 'unauthenticated', TEXTS.bearerTokenInvalid);
+      // The claims as API Gateway's JWT authorizer hands them over, so identifyPrincipal reads them alike.
+      const routeEvent: HttpApiEvent = {
+        ...(event as unknown as HttpApiEvent),
+        routeKey: match.routeKey,
+        pathParameters: match.pathParameters,
         requestContext: {
-          requestId: event.requestContext?.requestId,
-          authorizer: { jwt: { claims: flattenClaims(claims), scopes: [] } },
+          ...(event.requestContext as HttpApiEvent['requestContext']),
+          authorizer: jwtAuthorizerOf(claims),
         },
-        pathParameters: { id: runId },
-      } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;
+      };
       await options.route(routeEvent, response);
     } catch (error) {
       options.logger.error('run events request failed', {
         requestId: event.requestContext?.requestId ?? 'unknown',
         errorClass: describeErrorClass(error),
       });
-      if (!response.started()) sendError(response, 500, 'internal', 'Internal error.');
+      if (!response.started()) sendInternalError(response);
       else response.end();
     }
   };
@@ -88,7 +100,12 @@ export function refuseWithoutBearerToken(
   startResponse: StartHttpResponse,
 ): boolean {
   if (bearerTokenOf(event) !== undefined) return false;
-  sendError(toEventStreamResponse(responseStream, startResponse), 401, 'unauthenticated', UNAUTHENTICATED);
+  sendErrorResponse(
+    toEventStreamResponse(responseStream, startResponse),
+    401,
+    'unauthenticated',
+    TEXTS.bearerTokenInvalid,
+  );
   return true;
 }
 
@@ -123,25 +140,4 @@ function toEventStreamResponse(
       responseStream.once('close', callback);
     },
   };
-}
-
-function sendError(response: EventStreamResponse, statusCode: number, code: string, message: string): void {
-  response.setHeaders(statusCode, {
-    ...JSON_HEADERS,
-    ...(statusCode === 401 ? { 'www-authenticate': 'Bearer' } : {}),
-  });
-  response.write(JSON.stringify({ error: { code, message } }));
-  response.end();
-}
-
-/** API Gateway hands claims over flattened: every value a string, arrays as `[a b]`. */
-function flattenClaims(claims: Record<string, unknown>): Record<string, string> {
-  const flattened: Record<string, string> = {};
-  for (const [name, value] of Object.entries(claims)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) flattened[name] = `[${value.map(String).join(' ')}]`;
-    else if (typeof value === 'object' && value !== null) flattened[name] = JSON.stringify(value);
-    else flattened[name] = String(value);
-  }
-  return flattened;
 }

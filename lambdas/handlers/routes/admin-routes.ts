@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
@@ -7,18 +8,17 @@ import type { PageRequest } from '../../core/ports.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
-import type { HttpRequest, HttpResponse, RouteHandler } from '../http/http-route.js';
-import { adminListQuerySchema, parseInput } from './request-parsing.js';
-import { refuseUnreviewedSkillIds, routeSkills, type SkillsRouteDependencies } from './skills-routes.js';
+import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import { adminListQuerySchema } from './request-parsing.js';
+import {
+  createSkillsRoutes,
+  refuseUnreviewedSkillIds,
+  type SkillsRouteDependencies,
+} from './skills-routes.js';
 
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
 export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages' | 'runs'> &
   SkillsRouteDependencies;
-
-/** ANY /admin/{proxy+}: configurations, tasks, users (grants and access) and pages. */
-export function createAdminRoutes(dependencies: AdminDependencies): Record<string, RouteHandler> {
-  return { 'ANY /admin/{proxy+}': (request) => routeAdmin(dependencies, request) };
-}
 
 const adminCollections = {
   configurations: { schema: configurationSchema, idField: 'configurationId' },
@@ -37,73 +37,111 @@ export const ADMIN_BODY_SCHEMAS = {
   pages: z.strictObject(pageSchema.shape),
 } as const;
 
-const NO_SUCH_RESOURCE = 'No such admin resource.';
 const MAX_ID_LENGTH = 200;
+
+/** The admin grant, checked by the admin API before any admin route reads its input. */
+export function assertAdmin(principal: UserProfile): void {
+  if (!isAdmin(principal)) throw new CountersignError('forbidden', TEXTS.grantRefused('admin'));
+}
 
 /**
  * Admin CRUD: `GET /admin/<collection>[/<id>]` (lists paged), `PUT /admin/<collection>/<id>`
- * (the body's id field must match the path), `DELETE /admin/configurations|tasks|users/<id>`. Grants are data: a
- * user's grants, page, language and tool access are written here, so an unknown field is
- * refused (a misspelt `toolAccess` must not silently grant nothing or keep an old value).
+ * (the body's id field must match the path), `DELETE /admin/configurations|tasks|users/<id>`, and
+ * the skills routes. Grants are data: a user's grants, page, language and tool access are written
+ * here, so an unknown field is refused (a misspelt `toolAccess` must not silently grant nothing
+ * or keep an old value).
  */
-async function routeAdmin(dependencies: AdminDependencies, request: HttpRequest): Promise<HttpResponse> {
-  assertAdmin(request.principal);
-  const [collection, id, ...rest] = (request.pathParameters.proxy ?? '').split('/').filter(Boolean);
-  const method = request.method.toUpperCase();
-  if (collection === 'skills')
-    return routeSkills(dependencies, request, id === undefined ? [] : [id, ...rest]);
-  if (!collection || !Object.hasOwn(adminCollections, collection) || rest.length > 0) {
-    throw new CountersignError('not-found', NO_SUCH_RESOURCE);
-  }
-  const name = collection as AdminCollection;
-  if (id !== undefined && id.length > MAX_ID_LENGTH) {
-    throw new CountersignError('not-found', `No ${singular(name)} with this id.`);
-  }
-  if (method === 'GET' && id === undefined) {
-    const query = parseInput(adminListQuerySchema, request.query, 'query');
-    return { statusCode: 200, json: await listAdmin(dependencies, name, query) };
-  }
-  if (method === 'GET' && id !== undefined) {
-    const item = await getAdmin(dependencies, name, id);
-    if (item === undefined) throw new CountersignError('not-found', `No ${singular(name)} "${id}".`);
-    return { statusCode: 200, json: item };
-  }
-  if (method === 'PUT' && id !== undefined) {
-    const { idField } = adminCollections[name];
-    const item = parseInput(ADMIN_BODY_SCHEMAS[name], request.body, 'body') as Record<string, unknown>;
-    if (item[idField] !== id) {
-      throw new CountersignError('bad-request', `body.${idField}: must equal the id in the path ("${id}").`, {
-        field: `body.${idField}`,
-      });
-    }
-    if (name === 'configurations' || name === 'tasks')
-      await refuseUnreviewedSkillIds(dependencies, name, item);
-    await putAdmin(dependencies, name, item);
-    return { statusCode: 200, json: item };
-  }
-  if (method === 'DELETE' && id !== undefined && name === 'users') {
-    if (!(await dependencies.users.deleteUser(id)))
-      throw new CountersignError('not-found', `No user "${id}".`);
-    return { statusCode: 200, json: { deleted: id } };
-  }
-  if (method === 'DELETE' && id !== undefined && (name === 'configurations' || name === 'tasks')) {
-    await refuseWhileRunsWait(dependencies, name, id);
-    const deleted =
-      name === 'configurations'
-        ? await dependencies.configurations.deleteConfiguration(id)
-        : await dependencies.configurations.deleteTask(id);
-    if (!deleted) throw new CountersignError('not-found', `No ${singular(name)} "${id}".`);
-    return { statusCode: 200, json: { deleted: id } };
-  }
-  throw new CountersignError('not-found', NO_SUCH_RESOURCE);
+export function createAdminRoutes(dependencies: AdminDependencies): RouteImplementations<'api-admin'> {
+  const configurations = createCollectionRoutes(dependencies, 'configurations');
+  const tasks = createCollectionRoutes(dependencies, 'tasks');
+  const users = createCollectionRoutes(dependencies, 'users');
+  const pages = createCollectionRoutes(dependencies, 'pages');
+  return {
+    listConfigurations: configurations.list,
+    getConfiguration: configurations.get,
+    putConfiguration: configurations.put,
+    deleteConfiguration: createDeleteRoute(dependencies, 'configurations'),
+    listTasks: tasks.list,
+    getTask: tasks.get,
+    putTask: tasks.put,
+    deleteTask: createDeleteRoute(dependencies, 'tasks'),
+    listUsers: users.list,
+    getUser: users.get,
+    putUser: users.put,
+    deleteUser: createDeleteRoute(dependencies, 'users'),
+    listPages: pages.list,
+    getPage: pages.get,
+    putPage: pages.put,
+    ...createSkillsRoutes(dependencies),
+  };
+}
+
+function createCollectionRoutes(dependencies: AdminDependencies, name: AdminCollection) {
+  return {
+    list: defineRoute({
+      query: adminListQuerySchema,
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await listAdmin(dependencies, name, request.query),
+      }),
+    }),
+    get: defineRoute({
+      handle: async (request) => {
+        const id = adminIdOf(request, name);
+        const item = await getAdmin(dependencies, name, id);
+        if (item === undefined)
+          throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
+        return { statusCode: 200, json: item };
+      },
+    }),
+    put: defineRoute({
+      body: ADMIN_BODY_SCHEMAS[name] as unknown as zc.$ZodType<Record<string, unknown>>,
+      handle: async (request) => {
+        const id = adminIdOf(request, name);
+        const { idField } = adminCollections[name];
+        const item = request.body;
+        if (item[idField] !== id) {
+          throw new CountersignError('bad-request', TEXTS.adminIdMismatch(`body.${idField}`, id), {
+            field: `body.${idField}`,
+          });
+        }
+        if (name === 'configurations' || name === 'tasks')
+          await refuseUnreviewedSkillIds(dependencies, name, item);
+        await putAdmin(dependencies, name, item);
+        return { statusCode: 200, json: item };
+      },
+    }),
+  };
+}
+
+/** DELETE of a record the manifest lets an admin delete (pages have no delete). */
+function createDeleteRoute(dependencies: AdminDependencies, name: 'configurations' | 'tasks' | 'users') {
+  return defineRoute({
+    handle: async (request) => {
+      const id = adminIdOf(request, name);
+      if (name !== 'users') await refuseWhileRunsWait(dependencies, name, id);
+      const deleted =
+        name === 'users'
+          ? await dependencies.users.deleteUser(id)
+          : name === 'configurations'
+            ? await dependencies.configurations.deleteConfiguration(id)
+            : await dependencies.configurations.deleteTask(id);
+      if (!deleted) throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
+      return { statusCode: 200, json: { deleted: id } };
+    },
+  });
+}
+
+/** The record id of an admin path; one longer than any id could be is as unknown as a missing one. */
+function adminIdOf(request: Pick<HttpRequest, 'pathParameters'>, name: AdminCollection): string {
+  const id = request.pathParameters.id ?? '';
+  if (id.length > MAX_ID_LENGTH)
+    throw new CountersignError('not-found', TEXTS.adminIdTooLong(singular(name)));
+  return id;
 }
 
 function singular(name: AdminCollection): string {
   return name.slice(0, -1);
-}
-
-function assertAdmin(principal: UserProfile): void {
-  if (!isAdmin(principal)) throw new CountersignError('forbidden', TEXTS.grantRefused('admin'));
 }
 
 async function getAdmin(

@@ -1,8 +1,9 @@
 import { CountersignError } from '../../core/errors.js';
 import { readPendingCall } from '../../core/runs/read-pending-call.js';
 import { TEXTS } from '../../core/texts.js';
-import type { HttpRequest, RouteHandler } from '../http/http-route.js';
+import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';
+import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
 
 /** Six digits are more than any card holds, and keep what a client sends an exact integer. */
@@ -14,20 +15,21 @@ const callIndexPattern = /^(0|[1-9][0-9]{0,5})$/;
  */
 export function createCallRoutes(
   dependencies: Parameters<typeof readPendingCall>[0],
-): Record<string, RouteHandler> {
+): Pick<RouteImplementations<'api-inbox'>, 'getCall'> {
   return {
-    'GET /runs/{id}/calls/{index}': async (request) => {
-      const runId = runIdOf(request);
-      const call = await readPendingCall(dependencies, request.principal, runId, callIndexOf(request));
-      if (/\btext\/html\b/.test(request.headers.accept ?? '')) {
-        return { statusCode: 200, html: renderFullArguments(call) };
-      }
-      return { statusCode: 200, json: call };
-    },
+    getCall: defineRoute({
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const runId = runIdOf(request);
+        const call = await readPendingCall(dependencies, request.principal, runId, callIndexOf(request));
+        if (request.mediaType === 'text/html') return { statusCode: 200, html: renderFullArguments(call) };
+        return { statusCode: 200, json: call };
+      },
+    }),
   };
 }
 
-function callIndexOf(request: HttpRequest): number {
+function callIndexOf(request: Pick<HttpRequest, 'pathParameters'>): number {
   const index = request.pathParameters.index ?? '';
   if (!callIndexPattern.test(index)) {
     throw new CountersignError('bad-request', TEXTS.callIndexInvalid, { field: 'index' });

@@ -2,38 +2,16 @@ import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
+import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import { errorResponse } from '../http/http-errors.js';
 import { identifyPrincipal } from '../http/read-principal.js';
 import { runIdOf } from './request-parsing.js';
-
-/**
- * Where a streamed response goes: the local HTTP server's event stream, or a Lambda response
- * stream deployed. `setHeaders` comes first or not at all (then 200 and the SSE headers).
- */
-export interface EventStreamResponse {
-  setHeaders(statusCode: number, headers: Record<string, string>): void;
-  write(chunk: string): void;
-  end(): void;
-  /** Called once when the response is over, also when the client went away. */
-  onClose(callback: () => void): void;
-}
 
 /** A streaming route: an HTTP API payload v2 event in, a stream of bytes out. */
 export type StreamRouteHandler = (
   event: Pick<APIGatewayProxyEventV2WithJWTAuthorizer, 'requestContext' | 'pathParameters'>,
   response: EventStreamResponse,
 ) => Promise<void>;
-
-/**
- * The headers of the event stream. `text/event-stream` and `nosniff` keep a browser from
- * reading it as a page: every value in it is JSON, and run output is untrusted text.
- */
-export const EVENT_STREAM_HEADERS: Readonly<Record<string, string>> = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'x-accel-buffering': 'no',
-};
 
 /**
  * One server-sent event: a fixed event name and one line of JSON (JSON never holds a raw
@@ -66,20 +44,12 @@ export function createRunEventsRoute(
     response.onClose(() => aborted.abort());
     let events: AsyncGenerator<RunEvent, void, undefined>;
     try {
-      const { profile: principal, source: principalSource } = await identifyPrincipal(
+      const { profile: principal } = await identifyPrincipal(
         event,
         dependencies.users,
         dependencies.settings?.identityGroupGrants,
       );
-      const runId = runIdOf({
-        principal,
-        principalSource,
-        method: 'GET',
-        pathParameters: event.pathParameters ?? {},
-        query: {},
-        headers: {},
-        body: undefined,
-      });
+      const runId = runIdOf({ pathParameters: event.pathParameters ?? {} });
       events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
     } catch (error) {
       const result = errorResponse(error);

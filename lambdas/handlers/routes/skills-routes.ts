@@ -21,8 +21,9 @@ import {
 } from '../../core/skills/review-skill.js';
 import { type SkillRepository, summariseSkill } from '../../core/skills/skill-record.js';
 import type { SkillSource } from '../../core/skills/skill-source.js';
-import type { HttpRequest, HttpResponse } from '../http/http-route.js';
-import { adminListQuerySchema, parseInput } from './request-parsing.js';
+import { TEXTS } from '../../core/texts.js';
+import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { adminListQuerySchema } from './request-parsing.js';
 
 /** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
@@ -34,15 +35,21 @@ export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSc
 export type SkillsRouteDependencies = Pick<
   RunDependencies,
   'skills' | 'configurations' | 'clock' | 'logger' | 'metrics'
->;
-
-export interface SkillsRouteOptions {
+> & {
   /** @default - GitHub's public API behind `GITHUB_ALLOWED_HOSTS` */
   readonly createGitHubSource?: (request: GitHubIngest) => SkillSource;
-}
+};
+
+type SkillsOperation =
+  | 'listSkills'
+  | 'getSkill'
+  | 'ingestSkills'
+  | 'enableSkill'
+  | 'disableSkill'
+  | 'attachSkills';
 
 /**
- * The skills part of the admin API (the caller has checked the `admin` grant):
+ * The skills part of the admin API (the admin API has checked the `admin` grant):
  *
  * | method and path | what |
  * |---|---|
@@ -53,68 +60,88 @@ export interface SkillsRouteOptions {
  * | `POST /admin/skills/{skillId}/disable` | |
  * | `PUT /admin/skills/attachments/{tasks\|configurations}/{id}` | `{skillIds}`: the attached skills, in order |
  */
-export async function routeSkills(
+export function createSkillsRoutes(
   dependencies: SkillsRouteDependencies,
-  request: HttpRequest,
-  segments: readonly string[],
-  options: SkillsRouteOptions = {},
-): Promise<HttpResponse> {
-  const skills = requireSkillStore(dependencies.skills);
-  const method = request.method.toUpperCase();
-  const actor = request.principal.userId;
-  const context = { ...dependencies, skills };
-  const [first, second, third, ...rest] = segments;
-  if (method === 'GET' && first === undefined) {
-    const query = parseInput(adminListQuerySchema, request.query, 'query');
-    const page = await skills.listSkillsPage(query);
-    // Pages follow the skill id; within a page, skills read in source and folder order.
-    const items = page.items.map(summariseSkill);
-    items.sort((left, right) =>
-      (left.source + left.identifier).localeCompare(right.source + right.identifier),
-    );
-    return {
-      statusCode: 200,
-      json: { items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) },
-    };
-  }
-  if (method === 'POST' && first === 'ingest' && second === undefined) {
-    const body = parseInput(ingestRequestSchema, request.body, 'body');
-    const source =
-      body.source === 'upload'
-        ? new UploadSkillSource(body)
-        : (options.createGitHubSource ?? ((github: GitHubIngest) => new GitHubSkillSource(github)))(body);
-    const summary = await ingestSkills(context, actor, await source.readSnapshot());
-    return { statusCode: 200, json: summary };
-  }
-  if (
-    method === 'PUT' &&
-    first === 'attachments' &&
-    (second === 'tasks' || second === 'configurations') &&
-    third &&
-    rest.length === 0
-  ) {
-    const kind = second === 'tasks' ? 'task' : 'configuration';
-    // No task or configuration id is longer; a longer one would reach DynamoDB as a key it refuses (a 500).
-    if (third.length > MAX_ATTACHMENT_TARGET_ID_LENGTH) {
-      throw new CountersignError('not-found', `No ${kind} with this id.`);
-    }
-    const body = parseInput(attachSkillsRequestSchema, request.body, 'body');
-    return { statusCode: 200, json: await attachSkills(context, actor, { kind, id: third }, body) };
-  }
-  if (first !== undefined && first !== 'ingest' && first !== 'attachments' && third === undefined) {
-    if (method === 'GET' && second === undefined) {
-      const skill = await requireSkill(skills, first);
-      return { statusCode: 200, json: { skill, audit: await skills.listAudit(skill.skillId) } };
-    }
-    if (method === 'POST' && second === 'enable') {
-      const body = parseInput(enableSkillRequestSchema, request.body, 'body');
-      return { statusCode: 200, json: summariseSkill(await enableSkill(context, actor, first, body)) };
-    }
-    if (method === 'POST' && second === 'disable') {
-      return { statusCode: 200, json: summariseSkill(await disableSkill(context, actor, first)) };
-    }
-  }
-  throw new CountersignError('not-found', 'No such skills resource.');
+): Pick<RouteImplementations<'api-admin'>, SkillsOperation> {
+  const context = () => ({ ...dependencies, skills: requireSkillStore(dependencies.skills) });
+  return {
+    listSkills: defineRoute({
+      query: adminListQuerySchema,
+      handle: async (request) => {
+        const page = await context().skills.listSkillsPage(request.query);
+        // Pages follow the skill id; within a page, skills read in source and folder order.
+        const items = page.items.map(summariseSkill);
+        items.sort((left, right) =>
+          (left.source + left.identifier).localeCompare(right.source + right.identifier),
+        );
+        return {
+          statusCode: 200,
+          json: { items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) },
+        };
+      },
+    }),
+    getSkill: defineRoute({
+      handle: async (request) => {
+        const { skills } = context();
+        const skill = await requireSkill(skills, request.pathParameters.skillId ?? '');
+        return { statusCode: 200, json: { skill, audit: await skills.listAudit(skill.skillId) } };
+      },
+    }),
+    ingestSkills: defineRoute({
+      body: ingestRequestSchema,
+      handle: async (request) => {
+        const body = request.body;
+        const source =
+          body.source === 'upload'
+            ? new UploadSkillSource(body)
+            : (dependencies.createGitHubSource ?? ((github: GitHubIngest) => new GitHubSkillSource(github)))(
+                body,
+              );
+        const summary = await ingestSkills(context(), request.principal.userId, await source.readSnapshot());
+        return { statusCode: 200, json: summary };
+      },
+    }),
+    enableSkill: defineRoute({
+      body: enableSkillRequestSchema,
+      handle: async (request) => {
+        const skill = await enableSkill(
+          context(),
+          request.principal.userId,
+          request.pathParameters.skillId ?? '',
+          request.body,
+        );
+        return { statusCode: 200, json: summariseSkill(skill) };
+      },
+    }),
+    disableSkill: defineRoute({
+      handle: async (request) => {
+        const skill = await disableSkill(
+          context(),
+          request.principal.userId,
+          request.pathParameters.skillId ?? '',
+        );
+        return { statusCode: 200, json: summariseSkill(skill) };
+      },
+    }),
+    attachSkills: defineRoute({
+      body: attachSkillsRequestSchema,
+      handle: async (request) => {
+        const { owner, id = '' } = request.pathParameters;
+        if (owner !== 'tasks' && owner !== 'configurations') {
+          throw new CountersignError('not-found', TEXTS.skillsResourceNotFound);
+        }
+        const kind = owner === 'tasks' ? 'task' : 'configuration';
+        // No task or configuration id is longer; a longer one would reach DynamoDB as a key it refuses (a 500).
+        if (id.length > MAX_ATTACHMENT_TARGET_ID_LENGTH) {
+          throw new CountersignError('not-found', TEXTS.adminIdTooLong(kind));
+        }
+        return {
+          statusCode: 200,
+          json: await attachSkills(context(), request.principal.userId, { kind, id }, request.body),
+        };
+      },
+    }),
+  };
 }
 
 function requireSkillStore(skills: SkillRepository | undefined): SkillRepository {

@@ -109,3 +109,76 @@ describe('the events function URL refuses requests without a bearer token early'
     expect((await response.result()).prelude?.statusCode).toBe(401);
   });
 });
+
+describe('the events function URL selects its route from the manifest, as API Gateway would', () => {
+  it.each([
+    ['a path the manifest does not list', 'GET', '/runs/r1/stream', 404, 'not-found'],
+    ['another method on the events path', 'POST', '/runs/r1/events', 405, 'method-not-allowed'],
+    ['a path that does not decode', 'GET', '/runs/%E0%A4%A/events', 400, 'bad-request'],
+  ])('answers %s with %i before verifying a token', async (_case, method, rawPath, status, code) => {
+    // Prepare
+    const verified: string[] = [];
+    const response = capture();
+    const handle = createRunEventsFunctionUrlHandler({
+      verify: async (token) => {
+        verified.push(token);
+        return { sub: 'editor' };
+      },
+      route: async () => {
+        throw new Error('the route must not run');
+      },
+      logger: silentLogger,
+      startResponse: response.startResponse,
+    });
+
+    // Act
+    await handle(
+      {
+        rawPath,
+        headers: { authorization: `Bearer ${JWT_SHAPED}` },
+        requestContext: { http: { method } },
+      } as unknown as LambdaFunctionURLEvent,
+      response.stream,
+    );
+
+    // Assess
+    const { prelude, body } = await response.result();
+    expect(prelude?.statusCode).toBe(status);
+    expect(JSON.parse(body)).toMatchObject({ error: { code } });
+    expect(verified).toEqual([]);
+  });
+
+  it('hands the route the manifest route key, the decoded id and the claims as the JWT authorizer would', async () => {
+    // Prepare
+    const seen: unknown[] = [];
+    const handle = createRunEventsFunctionUrlHandler({
+      verify: async () => ({ sub: 'editor', groups: ['a', 'b'] }),
+      route: async (event, stream) => {
+        seen.push(event);
+        stream.end();
+      },
+      logger: silentLogger,
+      startResponse: (target) => target,
+    });
+
+    // Act
+    await handle(
+      {
+        rawPath: '/runs/run%201/events',
+        headers: { authorization: `Bearer ${JWT_SHAPED}` },
+        requestContext: { http: { method: 'GET' }, requestId: 'request-1' },
+      } as unknown as LambdaFunctionURLEvent,
+      capture().stream,
+    );
+
+    // Assess
+    expect(seen[0]).toMatchObject({
+      routeKey: 'GET /runs/{id}/events',
+      pathParameters: { id: 'run 1' },
+      requestContext: {
+        requestId: 'request-1',
+        authorizer: { jwt: { claims: { sub: 'editor', groups: '[a b]' }, scopes: [] } },
+      },
+    });
+  });
+});

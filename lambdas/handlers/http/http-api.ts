@@ -1,0 +1,199 @@
+import middy from '@middy/core';
+import httpContentNegotiation from '@middy/http-content-negotiation';
+import httpErrorHandler from '@middy/http-error-handler';
+import httpRouterHandler from '@middy/http-router';
+import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type * as zc from 'zod/v4/core';
+import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
+import type { RouteFunction } from '../../contract/routes.js';
+import { type OperationOf, routesOfFunction, type ServedRoute } from '../../contract/served-routes.js';
+import { CountersignError } from '../../core/errors.js';
+import type { UserProfile } from '../../core/identity.js';
+import type { Logger, UserDirectory } from '../../core/ports.js';
+import type { PrincipalSource } from '../../core/principal.js';
+import type { RunSettings } from '../../core/runs/run-dependencies.js';
+import { TEXTS } from '../../core/texts.js';
+import type { HttpApiEvent } from './http-api-event.js';
+import { errorBody, JSON_HEADERS } from './http-errors.js';
+import {
+  exposeErrors,
+  jsonBody,
+  lowerCaseHeaders,
+  type RouteContext,
+  resolvePrincipal,
+  validateRequest,
+} from './http-middlewares.js';
+
+export { MAX_BODY_BYTES } from './http-middlewares.js';
+
+export interface HttpRequest<Body = unknown, Query = Record<string, string | undefined>> {
+  principal: UserProfile;
+  /** Whether the principal has a user record, or only their identity provider's groups. */
+  principalSource: PrincipalSource;
+  pathParameters: Record<string, string | undefined>;
+  query: Query;
+  headers: Record<string, string | undefined>;
+  /** The body as the route's schema parsed it; without a schema, the parsed JSON or `undefined`. */
+  body: Body;
+  /** The media type content negotiation chose among the route's `mediaTypes` (JSON otherwise). */
+  mediaType: string;
+}
+
+export type HttpResponse =
+  | { statusCode: number; json: unknown }
+  | { statusCode: number; html: string; headers?: Record<string, string> };
+
+/** One operation of the manifest: the schemas its input must satisfy, and what it answers. */
+export interface RouteImplementation<Body = unknown, Query = Record<string, string | undefined>> {
+  readonly body?: zc.$ZodType<Body>;
+  /** A missing body reads as `{}` (a bare POST cancel), instead of a 400. */
+  readonly bodyOptional?: boolean;
+  readonly query?: zc.$ZodType<Query>;
+  /** The media types it answers, the default first (`Accept` picks among them). */
+  readonly mediaTypes?: readonly [string, ...string[]];
+  handle(request: HttpRequest<Body, Query>): Promise<HttpResponse>;
+}
+
+/** Infers a route's body and query types from its schemas. */
+export function defineRoute<Body = unknown, Query = Record<string, string | undefined>>(
+  route: RouteImplementation<Body, Query>,
+): RouteImplementation<Body, Query> {
+  return route;
+}
+
+/** A route of any body and query types: what a table of routes holds. */
+// biome-ignore lint/suspicious/noExplicitAny: each route has its own body and query types.
+export type AnyRouteImplementation = RouteImplementation<any, any>;
+
+/** The implementations of every operation the manifest gives one function: no more, no fewer. */
+export type RouteImplementations<Function extends RouteFunction> = {
+  readonly [Operation in OperationOf<Function>]: AnyRouteImplementation;
+};
+
+export type HttpLambdaHandler = (event: HttpApiEvent) => Promise<APIGatewayProxyStructuredResultV2>;
+
+export interface HttpApiDependencies {
+  users: Pick<UserDirectory, 'getUser'>;
+  logger: Logger;
+  settings?: Pick<RunSettings, 'identityGroupGrants'>;
+}
+
+/**
+ * An API Lambda: middy's router dispatches the manifest's routes of `name` to their
+ * implementations; each route resolves the principal (unless public), negotiates the media type,
+ * validates its input with zod, and answers. Errors map to HTTP at this edge only.
+ *
+ * @example
+ * export const handler = createHttpApi('api-runs', createRunsRoutes(dependencies), dependencies);
+ */
+export function createHttpApi<Function extends RouteFunction>(
+  name: Function,
+  implementations: RouteImplementations<Function>,
+  dependencies: HttpApiDependencies,
+  options: { readonly authorize?: (principal: UserProfile) => void } = {},
+): HttpLambdaHandler {
+  const routes = routesOfFunction(name).map((route) => {
+    const implementation = (implementations as Record<string, AnyRouteImplementation | undefined>)[
+      route.operationId
+    ];
+    if (!implementation) {
+      throw new CountersignError('configuration', `No implementation of ${route.operationId} in ${name}.`);
+    }
+    return {
+      method: route.method,
+      path: route.path,
+      handler: createRouteHandler(route, implementation, dependencies, options.authorize),
+    };
+  });
+  const router = httpRouterHandler<HttpApiEvent, APIGatewayProxyStructuredResultV2>({
+    routes,
+    notFoundResponse: () => {
+      throw new CountersignError('not-found', TEXTS.routeNotFound);
+    },
+  });
+  const handler = middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, RouteContext>(router as never)
+    .use(lowerCaseHeaders())
+    .use(httpErrorHandler({ logger: false, fallbackMessage: errorBody('internal', TEXTS.internalError) }))
+    .use(exposeErrors(dependencies.logger))
+    .use(jsonBody()) as unknown as HttpLambdaHandler;
+  return (event) => runInInvocationScope(describeHttpInvocation(event), () => handler(event));
+}
+
+function createRouteHandler(
+  route: ServedRoute,
+  implementation: AnyRouteImplementation,
+  dependencies: HttpApiDependencies,
+  authorize: ((principal: UserProfile) => void) | undefined,
+) {
+  const serve = async (event: HttpApiEvent, context: RouteContext) => {
+    const principal = context.principal;
+    if (!principal) throw new CountersignError('internal', 'No principal was resolved.');
+    const response = await implementation.handle({
+      principal: principal.profile,
+      principalSource: principal.source,
+      pathParameters: event.pathParameters ?? {},
+      query: context.input?.query as Record<string, string | undefined>,
+      headers: event.headers ?? {},
+      body: context.input?.body,
+      mediaType: context.preferredMediaType ?? implementation.mediaTypes?.[0] ?? 'application/json',
+    });
+    return toResult(response);
+  };
+  const handler = middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, RouteContext>(serve).use(
+    resolvePrincipal({
+      auth: route.auth,
+      users: dependencies.users,
+      ...(dependencies.settings?.identityGroupGrants
+        ? { groupGrants: dependencies.settings.identityGroupGrants }
+        : {}),
+      ...(authorize && route.auth === 'jwt' ? { authorize } : {}),
+    }),
+  );
+  if (implementation.mediaTypes && implementation.mediaTypes.length > 1) {
+    handler.use(
+      httpContentNegotiation({
+        parseCharsets: false,
+        parseEncodings: false,
+        parseLanguages: false,
+        availableMediaTypes: [...implementation.mediaTypes],
+        // An `Accept` that names neither gets the default, as before: never a 406.
+        defaultToFirstMediaType: true,
+        failOnMismatch: false,
+      }),
+    );
+  }
+  return handler.use(validateRequest(implementation));
+}
+
+/** The identifiers a request's log lines carry; API Gateway's request id is the correlation id. */
+function describeHttpInvocation(event: HttpApiEvent): InvocationFields {
+  // A path parameter is client input: an identifier's length at most.
+  const runId = event.pathParameters?.id?.slice(0, 100);
+  return {
+    correlationId: event.requestContext?.requestId ?? 'unknown',
+    operation: event.routeKey,
+    ...(runId === undefined ? {} : { runId }),
+  };
+}
+
+function toResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  if ('json' in response) {
+    return {
+      statusCode: response.statusCode,
+      headers: { ...JSON_HEADERS },
+      body: JSON.stringify(response.json),
+    };
+  }
+  return {
+    statusCode: response.statusCode,
+    headers: {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      'x-content-type-options': 'nosniff',
+      'x-frame-options': 'DENY',
+      'referrer-policy': 'no-referrer',
+      ...response.headers,
+    },
+    body: response.html,
+  };
+}

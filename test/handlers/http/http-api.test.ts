@@ -1,0 +1,332 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod/mini';
+import type { RouteFunction } from '../../../lambdas/contract/routes.js';
+import { routesOfFunction, SERVED_ROUTES } from '../../../lambdas/contract/served-routes.js';
+import { CountersignError } from '../../../lambdas/core/errors.js';
+import type { UserProfile } from '../../../lambdas/core/identity.js';
+import type { Logger } from '../../../lambdas/core/ports.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
+import {
+  type AnyRouteImplementation,
+  createHttpApi,
+  defineRoute,
+  type HttpRequest,
+  MAX_BODY_BYTES,
+  type RouteImplementations,
+} from '../../../lambdas/handlers/http/http-api.js';
+import { assertAdmin } from '../../../lambdas/handlers/routes/admin-routes.js';
+
+function capturingLogger(): Logger & { lines: Array<{ level: string; message: string; fields: unknown }> } {
+  const lines: Array<{ level: string; message: string; fields: unknown }> = [];
+  const write = (level: string) => (message: string, fields?: Record<string, unknown>) => {
+    lines.push({ level, message, fields });
+  };
+  return { lines, debug: write('debug'), info: write('info'), warn: write('warn'), error: write('error') };
+}
+
+const USERS: UserProfile[] = [
+  {
+    userId: 'ana',
+    displayName: 'Ana',
+    grants: ['agent_run'],
+    pageAccess: [],
+    languageAccess: [],
+    toolAccess: [],
+  },
+  {
+    userId: 'root',
+    displayName: 'Root',
+    grants: ['admin'],
+    pageAccess: [],
+    languageAccess: [],
+    toolAccess: [],
+  },
+];
+const users = { getUser: async (userId: string) => USERS.find((user) => user.userId === userId) };
+
+/** A payload v2 event as API Gateway sends it, for a manifest path with its parameters filled in. */
+function eventFor(
+  method: string,
+  path: string,
+  options: {
+    as?: string;
+    body?: string;
+    headers?: Record<string, string>;
+    query?: Record<string, string>;
+  } = {},
+) {
+  const pathParameters: Record<string, string> = {};
+  const rawPath = path.replace(/\{(\w+)\}/g, (_, name: string) => {
+    pathParameters[name] = `${name}-1`;
+    return `${name}-1`;
+  });
+  return {
+    version: '2.0',
+    routeKey: `${method} ${path}`,
+    rawPath,
+    rawQueryString: '',
+    headers: options.headers ?? (options.body === undefined ? {} : { 'content-type': 'application/json' }),
+    ...(options.query ? { queryStringParameters: options.query } : {}),
+    ...(Object.keys(pathParameters).length > 0 ? { pathParameters } : {}),
+    ...(options.body === undefined ? {} : { body: options.body }),
+    isBase64Encoded: false,
+    requestContext: {
+      requestId: 'request-123',
+      http: { method, path: rawPath },
+      ...(options.as ? { authorizer: { jwt: { claims: { sub: options.as }, scopes: [] } } } : {}),
+    },
+  } as never;
+}
+
+/** Every operation of a function answering its own name, or the given implementations. */
+function echoRoutes<Function extends RouteFunction>(
+  name: Function,
+  overrides: Partial<Record<string, AnyRouteImplementation>> = {},
+): RouteImplementations<Function> {
+  return Object.fromEntries(
+    routesOfFunction(name).map((route) => [
+      route.operationId,
+      overrides[route.operationId] ??
+        defineRoute({
+          handle: async (request: HttpRequest) => ({
+            statusCode: 200,
+            json: { operationId: route.operationId, pathParameters: request.pathParameters },
+          }),
+        }),
+    ]),
+  ) as RouteImplementations<Function>;
+}
+
+/** The inbox API whose page route throws `thrown`. */
+function inboxPageThrowing(thrown: unknown, logger: Logger) {
+  const getInboxPage = defineRoute({
+    handle: async () => {
+      throw thrown;
+    },
+  });
+  return createHttpApi('api-inbox', echoRoutes('api-inbox', { getInboxPage }), { users, logger });
+}
+
+const parse = (response: { body?: string }) => JSON.parse(response.body ?? 'null');
+
+describe('the HTTP API router', () => {
+  it.each(
+    SERVED_ROUTES.filter((route) => route.function !== 'api-run-events').map((route) => [
+      `${route.method} ${route.path}`,
+      route,
+    ]),
+  )('dispatches %s to its manifest operation', async (_name, route) => {
+    // Prepare
+    const api = createHttpApi(route.function as 'api-runs', echoRoutes(route.function as 'api-runs'), {
+      users,
+      logger: capturingLogger(),
+    });
+
+    // Act
+    const response = await api(
+      eventFor(route.method, route.path, { as: 'root', ...(route.method === 'GET' ? {} : { body: '{}' }) }),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(parse(response).operationId).toBe(route.operationId);
+  });
+
+  it('answers a path its function does not serve with a 404 in the API error shape', async () => {
+    // Prepare
+    const api = createHttpApi('api-runs', echoRoutes('api-runs'), { users, logger: capturingLogger() });
+
+    // Act
+    const response = await api(eventFor('GET', '/inbox', { as: 'ana' }));
+
+    // Assess
+    expect(response.statusCode).toBe(404);
+    expect(parse(response)).toEqual({ error: { code: 'not-found', message: TEXTS.routeNotFound } });
+  });
+
+  it.each([
+    ['an unknown error', new TypeError('secret text')],
+    ['an internal countersign error', new CountersignError('internal', 'secret text', { expose: false })],
+    [
+      'a refused sealed state (a 500 whose message is exposed)',
+      new CountersignError('sealed-state-rejected', 'x'),
+    ],
+  ])('writes exactly one ERROR line with the request id for %s', async (_name, thrown) => {
+    // Prepare
+    const logger = capturingLogger();
+    const api = inboxPageThrowing(thrown, logger);
+
+    // Act
+    const response = await api(eventFor('GET', '/'));
+
+    // Assess
+    expect(response.statusCode).toBe(500);
+    const errors = logger.lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      message: 'request failed',
+      fields: { requestId: 'request-123', status: 500 },
+    });
+    expect(JSON.stringify(logger.lines)).not.toContain('secret text');
+    expect(response.body).not.toContain('secret text');
+    // http-error-handler writes it; one content-type header, the API's own.
+    expect(Object.keys(response.headers ?? {}).filter((name) => /^content-type$/i.test(name))).toEqual([
+      'content-type',
+    ]);
+  });
+
+  it('writes no ERROR line for a 4xx, and passes its message on', async () => {
+    // Prepare
+    const logger = capturingLogger();
+    const api = inboxPageThrowing(new CountersignError('gone', 'It is gone.'), logger);
+
+    // Act
+    const response = await api(eventFor('GET', '/'));
+
+    // Assess
+    expect(response.statusCode).toBe(410);
+    expect(parse(response)).toEqual({ error: { code: 'gone', message: 'It is gone.' } });
+    expect(logger.lines.filter((line) => line.level === 'error')).toEqual([]);
+  });
+
+  it('refuses a jwt route without a subject claim with 401, and serves a public one without', async () => {
+    // Prepare
+    const api = createHttpApi('api-inbox', echoRoutes('api-inbox'), { users, logger: capturingLogger() });
+
+    // Act
+    const refused = await api(eventFor('GET', '/inbox'));
+    const served = await api(eventFor('GET', '/'));
+
+    // Assess
+    expect(refused.statusCode).toBe(401);
+    expect(parse(refused).error.message).toBe(TEXTS.bearerTokenInvalid);
+    expect(served.statusCode).toBe(200);
+  });
+});
+
+describe('the HTTP API body and validation middlewares', () => {
+  const strictBody = z.strictObject({
+    digest: z.string(),
+    options: z.optional(z.strictObject({ fast: z.boolean() })),
+  });
+  const runsApi = (bodyOptional = false) =>
+    createHttpApi(
+      'api-runs',
+      echoRoutes('api-runs', {
+        startRun: defineRoute({
+          body: strictBody,
+          bodyOptional,
+          handle: async (request) => ({ statusCode: 202, json: { received: request.body } }),
+        }),
+      }),
+      { users, logger: capturingLogger() },
+    );
+
+  it.each([
+    ['malformed JSON', '{"digest": ', 'application/json', 400, TEXTS.bodyNotJson],
+    ['a non-JSON content type', '{"digest":"x"}', 'text/plain', 400, TEXTS.bodyNotJsonContentType],
+    [
+      'a __proto__ key',
+      '{"digest":"x","__proto__":{"admin":true}}',
+      'application/json',
+      400,
+      TEXTS.bodyForbiddenKey,
+    ],
+    [
+      'a body over 64 KiB',
+      JSON.stringify({ digest: 'x'.repeat(MAX_BODY_BYTES) }),
+      'application/json',
+      413,
+      TEXTS.bodyTooLarge(MAX_BODY_BYTES),
+    ],
+    [
+      'an unknown nested field',
+      '{"digest":"x","options":{"fast":true,"slow":1}}',
+      'application/json',
+      400,
+      'body.options.slow: unknown field',
+    ],
+    ['a mistyped field', '{"digest":1}', 'application/json', 400, /^body\.digest: /],
+  ])('answers %s with %i naming the body', async (_name, body, contentType, status, message) => {
+    // Act
+    const response = await runsApi()(
+      eventFor('POST', '/runs', { as: 'ana', body, headers: { 'content-type': contentType } }),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(status);
+    expect(parse(response).error.message).toMatch(message);
+  });
+
+  it('refuses a missing body where one is required, and reads it as {} where it is optional', async () => {
+    // Act
+    const required = await runsApi(false)(eventFor('POST', '/runs', { as: 'ana' }));
+    const optional = await runsApi(true)(eventFor('POST', '/runs', { as: 'ana' }));
+
+    // Assess
+    expect(parse(required).error).toMatchObject({ message: TEXTS.bodyRequired, field: 'body' });
+    expect(optional.statusCode).toBe(400);
+    expect(parse(optional).error.field).toBe('body.digest');
+  });
+
+  it('hands the route the parsed body', async () => {
+    // Act
+    const response = await runsApi()(eventFor('POST', '/runs', { as: 'ana', body: '{"digest":"abc"}' }));
+
+    // Assess
+    expect(response.statusCode).toBe(202);
+    expect(parse(response)).toEqual({ received: { digest: 'abc' } });
+  });
+
+  it('checks the admin grant before it validates the body (a non-admin learns nothing from a 400)', async () => {
+    // Prepare
+    const api = createHttpApi(
+      'api-admin',
+      echoRoutes('api-admin', {
+        putTask: defineRoute({ body: strictBody, handle: async () => ({ statusCode: 200, json: {} }) }),
+      }),
+      { users, logger: capturingLogger() },
+      { authorize: assertAdmin },
+    );
+
+    // Act
+    const response = await api(eventFor('PUT', '/admin/tasks/{id}', { as: 'ana', body: '{"unknown":1}' }));
+
+    // Assess
+    expect(response.statusCode).toBe(403);
+    expect(parse(response).error.message).toBe(TEXTS.grantRefused('admin'));
+  });
+});
+
+describe('the HTTP API content negotiation', () => {
+  const api = createHttpApi(
+    'api-inbox',
+    echoRoutes('api-inbox', {
+      listInbox: defineRoute({
+        mediaTypes: ['application/json', 'text/html'],
+        handle: async (request) =>
+          request.mediaType === 'text/html'
+            ? { statusCode: 200, html: '<p>cards</p>' }
+            : { statusCode: 200, json: { cards: [] } },
+      }),
+    }),
+    { users, logger: capturingLogger() },
+  );
+
+  it.each([
+    ['no Accept header', undefined, 'application/json'],
+    ['the page (text/html)', 'text/html', 'text/html'],
+    ['a browser navigation', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8', 'text/html'],
+    ['JSON', 'application/json', 'application/json'],
+    ['a type neither is (no 406: the default)', 'image/png', 'application/json'],
+  ])('answers %s with %s', async (_name, accept, expected) => {
+    // Act
+    const response = await api(
+      eventFor('GET', '/inbox', { as: 'ana', headers: accept === undefined ? {} : { accept } }),
+    );
+
+    // Assess
+    expect(response.statusCode).toBe(200);
+    expect(String(response.headers?.['content-type'])).toContain(expected);
+  });
+});
