@@ -11,6 +11,7 @@ import { DynamoPageStore } from '../../lambdas/adapters/dynamo/page-store.js';
 import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-and-user-repository.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
+import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -24,21 +25,25 @@ import type { DecisionRecord, StoredCard } from '../../lambdas/core/runs/approva
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 
-/** One adapter set under contract: every port the persistence layer serves. */
-interface AdapterSet {
+/** A run repository under contract: the same cases run against every implementation. */
+interface RunRepositoryUnderContract {
   readonly runs: RunRepository;
-  /** Same table, no blob store: an oversized state must be refused, not truncated. */
+  /** Same store, no blob store: an oversized state must be refused, not truncated. */
   readonly runsWithoutBlobStore: RunRepository;
+  /** Where overflowing sealed state lands, for tampering with it. */
+  readonly blobDirectory: string;
+  close(): Promise<void>;
+}
+
+/** The DynamoDB adapter set: every port the persistence layer serves, on one table. */
+interface AdapterSet extends RunRepositoryUnderContract {
   readonly users: UserDirectory;
   readonly configurations: ConfigurationRepository;
   readonly pages: PageStore;
   readonly counter: AwsCallCounter;
-  /** Where overflowing sealed state lands, for tampering with it. */
-  readonly blobDirectory: string;
   /** Writes an item as it is, key and all: copying or corrupting one as an attacker with table access would. */
   putRawItem(item: Record<string, unknown>): Promise<void>;
   deleteRawItem(key: Record<string, string>): Promise<void>;
-  close(): Promise<void>;
 }
 
 const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
@@ -67,6 +72,17 @@ async function startDynamoAdapters(): Promise<AdapterSet> {
       await dynamo.stop();
       await rm(blobDirectory, { recursive: true, force: true });
     },
+  };
+}
+
+/** The in-memory run repository, its overflow in a file blob store as the DynamoDB one's. */
+async function startInMemoryRunRepository(): Promise<RunRepositoryUnderContract> {
+  const blobDirectory = await mkdtemp(join(tmpdir(), 'countersign-blobs-'));
+  return {
+    runs: new InMemoryRunRepository({ blobStore: new FileBlobStore(blobDirectory) }),
+    runsWithoutBlobStore: new InMemoryRunRepository(),
+    blobDirectory,
+    close: () => rm(blobDirectory, { recursive: true, force: true }),
   };
 }
 
@@ -148,652 +164,729 @@ async function listAllFiles(directory: string): Promise<string[]> {
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-describe.each([{ name: 'DynamoDB adapters on dynalite', start: startDynamoAdapters }])(
-  'persistence contract: $name',
-  ({ start }) => {
-    let adapters: AdapterSet;
+describe.each([
+  { name: 'DynamoRunRepository on dynalite', start: startDynamoAdapters },
+  { name: 'InMemoryRunRepository', start: startInMemoryRunRepository },
+])('run repository contract: $name', ({ start }) => {
+  let adapters: RunRepositoryUnderContract;
 
-    beforeAll(async () => {
-      adapters = await start();
-    });
-    afterAll(async () => {
-      await adapters.close();
-    });
+  beforeAll(async () => {
+    adapters = await start();
+  });
+  afterAll(async () => {
+    await adapters.close();
+  });
+  describe('runs', () => {
+    it('stores a run with its sealed state and reads it back', async () => {
+      // Prepare
+      const record = makeRun('run-create', { pendingToolNames: ['get_page'] });
 
-    describe('runs', () => {
-      it('stores a run with its sealed state and reads it back', async () => {
-        // Prepare
-        const record = makeRun('run-create', { pendingToolNames: ['get_page'] });
+      // Act
+      await adapters.runs.createRun(record, Uint8Array.from([9, 8, 7]));
+      const stored = await adapters.runs.getRun('run-create');
 
-        // Act
-        await adapters.runs.createRun(record, Uint8Array.from([9, 8, 7]));
-        const stored = await adapters.runs.getRun('run-create');
-
-        // Assess
-        expect(stored?.record).toEqual(record);
-        expect(Array.from(stored?.sealedState ?? [])).toEqual([9, 8, 7]);
-        expect(await adapters.runs.getRun('run-missing')).toBeUndefined();
-      });
-
-      it('refuses to create a run twice', async () => {
-        // Prepare
-        await adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([1]));
-
-        // Act
-        const error = await errorOf(adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([2])));
-
-        // Assess
-        expect(error.code).toBe('conflict');
-        expect(Array.from((await adapters.runs.getRun('run-twice'))?.sealedState ?? [])).toEqual([1]);
-      });
-
-      it('updates a run only while it is in an expected status', async () => {
-        // Prepare
-        await adapters.runs.createRun(
-          makeRun('run-update', { status: 'waiting', pausedAt: '2026-03-01T10:05:00.000Z' }),
-          Uint8Array.from([1]),
-        );
-
-        // Act
-        const refused = await adapters.runs.updateRun(
-          'run-update',
-          { status: 'completed' },
-          { expectStatus: ['running'], sealedState: Uint8Array.from([2]) },
-        );
-        const afterRefusal = await adapters.runs.getRun('run-update');
-        const written = await adapters.runs.updateRun(
-          'run-update',
-          { status: 'running', turn: 4, policy: { fourEyes: false, revealRejectionReason: true } },
-          {
-            expectStatus: ['waiting', 'running'],
-            sealedState: Uint8Array.from([3]),
-            removeFields: ['pausedAt'],
-          },
-        );
-        const afterWrite = await adapters.runs.getRun('run-update');
-
-        // Assess
-        expect(refused).toEqual({ kind: 'condition-failed' });
-        expect(afterRefusal?.record.status).toBe('waiting');
-        expect(Array.from(afterRefusal?.sealedState ?? [])).toEqual([1]);
-        expect(written).toEqual({ kind: 'written' });
-        expect(afterWrite?.record).toEqual(
-          makeRun('run-update', {
-            status: 'running',
-            turn: 4,
-            policy: { fourEyes: false, revealRejectionReason: true },
-          }),
-        );
-        expect(Array.from(afterWrite?.sealedState ?? [])).toEqual([3]);
-      });
-
-      it('does not create a run by updating one that does not exist', async () => {
-        // Act
-        const outcome = await adapters.runs.updateRun('run-ghost', { status: 'failed' });
-
-        // Assess
-        expect(outcome).toEqual({ kind: 'condition-failed' });
-        expect(await adapters.runs.getRun('run-ghost')).toBeUndefined();
-      });
-
-      it('keeps a 2 MB incompressible sealed state outside the item and reads it back', async () => {
-        // Prepare
-        const large = new Uint8Array(randomBytes(2 * 1024 * 1024));
-        const larger = new Uint8Array(randomBytes(2 * 1024 * 1024 + 1));
-
-        // Act
-        await adapters.runs.createRun(makeRun('run-large'), large);
-        const first = await adapters.runs.getRun('run-large');
-        await adapters.runs.updateRun('run-large', { turn: 1 }, { sealedState: larger });
-        const second = await adapters.runs.getRun('run-large');
-        await adapters.runs.updateRun('run-large', { turn: 2 }, { sealedState: Uint8Array.from([5]) });
-        const third = await adapters.runs.getRun('run-large');
-
-        // Assess
-        expect(Buffer.from(first?.sealedState ?? []).equals(Buffer.from(large))).toBe(true);
-        expect(Buffer.from(second?.sealedState ?? []).equals(Buffer.from(larger))).toBe(true);
-        expect(Array.from(third?.sealedState ?? [])).toEqual([5]);
-        const blobs = await listAllFiles(adapters.blobDirectory);
-        expect(blobs.some((path) => path.includes(join('runs', 'run-large', 'state')))).toBe(true);
-      });
-
-      it('refuses an overflowed sealed state whose blob was tampered with', async () => {
-        // Prepare
-        await adapters.runs.createRun(makeRun('run-tampered'), new Uint8Array(randomBytes(400_000)));
-        const [blobPath] = (await listAllFiles(adapters.blobDirectory)).filter((path) =>
-          path.includes(join('runs', 'run-tampered')),
-        );
-        const bytes = await readFile(blobPath ?? '');
-        bytes[1000] = (bytes[1000] ?? 0) ^ 0xff;
-        await writeFile(blobPath ?? '', bytes);
-
-        // Act
-        const error = await errorOf(adapters.runs.getRun('run-tampered'));
-
-        // Assess
-        expect(error.code).toBe('sealed-state-rejected');
-      });
-
-      it('reads only the record of an overflowed run, without touching its blob', async () => {
-        // Prepare: a run whose sealed state lives in the blob store, then the blob removed.
-        await adapters.runs.createRun(makeRun('run-record-only'), new Uint8Array(randomBytes(400_000)));
-        for (const path of (await listAllFiles(adapters.blobDirectory)).filter((candidate) =>
-          candidate.includes(join('runs', 'run-record-only')),
-        )) {
-          await writeFile(path, Buffer.alloc(0));
-        }
-
-        // Act
-        const record = await adapters.runs.getRunRecord('run-record-only');
-
-        // Assess
-        expect(record?.runId).toBe('run-record-only');
-        expect(await adapters.runs.getRunRecord('run-missing')).toBeUndefined();
-      });
-
-      it('refuses an oversized sealed state when there is nowhere to put it', async () => {
-        // Act
-        const error = await errorOf(
-          adapters.runsWithoutBlobStore.createRun(makeRun('run-nowhere'), new Uint8Array(300_001)),
-        );
-
-        // Assess
-        expect(error.code).toBe('configuration');
-        expect(await adapters.runs.getRun('run-nowhere')).toBeUndefined();
-      });
+      // Assess
+      expect(stored?.record).toEqual(record);
+      expect(Array.from(stored?.sealedState ?? [])).toEqual([9, 8, 7]);
+      expect(await adapters.runs.getRun('run-missing')).toBeUndefined();
     });
 
-    describe('cards and the inbox', () => {
-      it('lists waiting cards newest first, page by page, and drops closed ones', async () => {
-        // Prepare
-        const pausedTimes = ['10:01', '10:05', '10:03', '10:04', '10:02'];
-        for (const [index, time] of pausedTimes.entries()) {
-          await adapters.runs.putCard(makeCard(`run-card-${index}`, `2026-03-01T${time}:00.000Z`));
-        }
-        await adapters.runs.closeCard('run-card-3');
+    it('refuses to create a run twice', async () => {
+      // Prepare
+      await adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([1]));
 
-        // Act
-        const seen: string[] = [];
-        let cursor: string | undefined;
-        let pagesRead = 0;
-        do {
-          const page = await adapters.runs.listWaitingCards(
-            cursor === undefined ? { limit: 2 } : { limit: 2, cursor },
-          );
-          seen.push(...page.cards.map((card) => card.runId));
-          for (const card of page.cards) expect(card.state).toBe('waiting');
-          cursor = page.cursor;
-          pagesRead += 1;
-        } while (cursor !== undefined && pagesRead < 10);
+      // Act
+      const error = await errorOf(adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([2])));
 
-        // Assess
-        expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
-        const closed = await adapters.runs.getCard('run-card-3');
-        expect(closed?.state).toBe('decided');
-        expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
-      });
+      // Assess
+      expect(error.code).toBe('conflict');
+      expect(Array.from((await adapters.runs.getRun('run-twice'))?.sealedState ?? [])).toEqual([1]);
+    });
 
-      it('reads a card back as it was stored', async () => {
-        // Prepare
-        const card = makeCard('run-card-read', '2026-02-01T09:00:00.000Z', {
-          toolNames: [],
-          writeToolNames: [],
-        });
+    it('updates a run only while it is in an expected status', async () => {
+      // Prepare
+      await adapters.runs.createRun(
+        makeRun('run-update', { status: 'waiting', pausedAt: '2026-03-01T10:05:00.000Z' }),
+        Uint8Array.from([1]),
+      );
 
-        // Act
-        await adapters.runs.putCard(card);
+      // Act
+      const refused = await adapters.runs.updateRun(
+        'run-update',
+        { status: 'completed' },
+        { expectStatus: ['running'], sealedState: Uint8Array.from([2]) },
+      );
+      const afterRefusal = await adapters.runs.getRun('run-update');
+      const written = await adapters.runs.updateRun(
+        'run-update',
+        { status: 'running', turn: 4, policy: { fourEyes: false, revealRejectionReason: true } },
+        {
+          expectStatus: ['waiting', 'running'],
+          sealedState: Uint8Array.from([3]),
+          removeFields: ['pausedAt'],
+        },
+      );
+      const afterWrite = await adapters.runs.getRun('run-update');
 
-        // Assess
-        expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
-        expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-        await expect(adapters.runs.closeCard('run-card-none')).resolves.toBeUndefined();
-      });
+      // Assess
+      expect(refused).toEqual({ kind: 'condition-failed' });
+      expect(afterRefusal?.record.status).toBe('waiting');
+      expect(Array.from(afterRefusal?.sealedState ?? [])).toEqual([1]);
+      expect(written).toEqual({ kind: 'written' });
+      expect(afterWrite?.record).toEqual(
+        makeRun('run-update', {
+          status: 'running',
+          turn: 4,
+          policy: { fourEyes: false, revealRejectionReason: true },
+        }),
+      );
+      expect(Array.from(afterWrite?.sealedState ?? [])).toEqual([3]);
+    });
 
-      it('reads a copied card and a copied run under the run id of the key they were read under', async () => {
-        // Prepare: whole items of run-copy-source written under run-copy-target's key.
-        const card = makeCard('run-copy-source', '2026-02-02T09:00:00.000Z');
-        await adapters.runs.putCard(card);
-        await adapters.runs.createRun(makeRun('run-copy-source'), Uint8Array.from([7, 8, 9]));
-        const { sealedCard, sealedToken, ...plain } = card;
-        await adapters.putRawItem({
-          ...plain,
-          sealedCard,
-          sealedToken,
-          pk: 'RUN#run-copy-target',
-          sk: 'CARD',
-          inboxPk: 'WAITING',
-          inboxSk: `${card.pausedAt}#run-copy-source`,
-        });
-        await adapters.putRawItem({
-          ...makeRun('run-copy-source'),
-          sealedState: Uint8Array.from([7, 8, 9]),
-          pk: 'RUN#run-copy-target',
-          sk: 'RUN',
-        });
+    it('does not create a run by updating one that does not exist', async () => {
+      // Act
+      const outcome = await adapters.runs.updateRun('run-ghost', { status: 'failed' });
 
-        // Act
-        const copiedCard = await adapters.runs.getCard('run-copy-target');
-        const copiedRun = await adapters.runs.getRun('run-copy-target');
-        const listed = await adapters.runs.listWaitingCards({ limit: 100 });
+      // Assess
+      expect(outcome).toEqual({ kind: 'condition-failed' });
+      expect(await adapters.runs.getRun('run-ghost')).toBeUndefined();
+    });
 
-        // Assess: the id the sealer is asked to open them under is the key's, so it refuses them.
-        expect(copiedCard?.runId).toBe('run-copy-target');
-        expect(copiedRun?.record.runId).toBe('run-copy-target');
-        expect((await adapters.runs.getRunRecord('run-copy-target'))?.runId).toBe('run-copy-target');
-        expect(
-          listed.cards.filter((entry) => entry.sealedCard.length === 3).map((entry) => entry.runId),
-        ).toEqual(expect.arrayContaining(['run-copy-source', 'run-copy-target']));
-      });
+    it('keeps a 2 MB incompressible sealed state outside the item and reads it back', async () => {
+      // Prepare
+      const large = new Uint8Array(randomBytes(2 * 1024 * 1024));
+      const larger = new Uint8Array(randomBytes(2 * 1024 * 1024 + 1));
 
-      it('lists a card item that does not parse as unreadable beside the others, and refuses it on a read', async () => {
-        // Prepare
-        await adapters.runs.putCard(makeCard('run-unreadable-ok', '2026-02-03T09:00:00.000Z'));
-        await adapters.putRawItem({
-          pk: 'RUN#run-unreadable',
-          sk: 'CARD',
-          inboxPk: 'WAITING',
-          inboxSk: '2026-02-03T09:00:01.000Z#run-unreadable',
-          runId: 'run-unreadable',
-          state: 'waiting',
-        });
+      // Act
+      await adapters.runs.createRun(makeRun('run-large'), large);
+      const first = await adapters.runs.getRun('run-large');
+      await adapters.runs.updateRun('run-large', { turn: 1 }, { sealedState: larger });
+      const second = await adapters.runs.getRun('run-large');
+      await adapters.runs.updateRun('run-large', { turn: 2 }, { sealedState: Uint8Array.from([5]) });
+      const third = await adapters.runs.getRun('run-large');
 
-        // Act
-        const page = await adapters.runs.listWaitingCards({ limit: 100 });
-        const error = await errorOf(adapters.runs.getCard('run-unreadable'));
+      // Assess
+      expect(Buffer.from(first?.sealedState ?? []).equals(Buffer.from(large))).toBe(true);
+      expect(Buffer.from(second?.sealedState ?? []).equals(Buffer.from(larger))).toBe(true);
+      expect(Array.from(third?.sealedState ?? [])).toEqual([5]);
+      const blobs = await listAllFiles(adapters.blobDirectory);
+      expect(blobs.some((path) => path.includes(join('runs', 'run-large', 'state')))).toBe(true);
+    });
 
-        // Assess
-        expect(page.unreadableRunIds).toEqual(['run-unreadable']);
-        expect(page.cards.map((card) => card.runId)).toContain('run-unreadable-ok');
-        expect(error.code).toBe('sealed-state-rejected');
-      });
+    it('refuses an overflowed sealed state whose blob was tampered with', async () => {
+      // Prepare
+      await adapters.runs.createRun(makeRun('run-tampered'), new Uint8Array(randomBytes(400_000)));
+      const [blobPath] = (await listAllFiles(adapters.blobDirectory)).filter((path) =>
+        path.includes(join('runs', 'run-tampered')),
+      );
+      const bytes = await readFile(blobPath ?? '');
+      bytes[1000] = (bytes[1000] ?? 0) ^ 0xff;
+      await writeFile(blobPath ?? '', bytes);
 
-      it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
-        // Prepare
-        await adapters.runs.createRun(makeRun('run-with-owner'), Uint8Array.from([1]));
-        await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
-        adapters.counter.reset();
+      // Act
+      const error = await errorOf(adapters.runs.getRun('run-tampered'));
 
-        // Act
-        const both = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-now');
-        const noUser = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-gone');
-        const noRun = await requireBatchRead(adapters.runs)('run-never', 'owner-now');
+      // Assess
+      expect(error.code).toBe('sealed-state-rejected');
+    });
 
-        // Assess
-        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 3 });
-        expect(both.run?.record.runId).toBe('run-with-owner');
-        expect(both.run?.sealedState).toEqual(Uint8Array.from([1]));
-        expect(both.user?.pageAccess).toEqual(['12']);
-        expect(noUser.user).toBeUndefined();
-        expect(noUser.run?.record.owner).toBe('olivia');
-        expect(noRun.run).toBeUndefined();
-        expect(noRun.user?.userId).toBe('owner-now');
-        await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
-      });
+    it('reads only the record of an overflowed run, without touching its blob', async () => {
+      // Prepare: a run whose sealed state lives in the blob store, then the blob removed.
+      await adapters.runs.createRun(makeRun('run-record-only'), new Uint8Array(randomBytes(400_000)));
+      for (const path of (await listAllFiles(adapters.blobDirectory)).filter((candidate) =>
+        candidate.includes(join('runs', 'run-record-only')),
+      )) {
+        await writeFile(path, Buffer.alloc(0));
+      }
 
-      it('lists one page with one query per index partition and one batch read of the cards', async () => {
-        // Prepare
-        adapters.counter.reset();
+      // Act
+      const record = await adapters.runs.getRunRecord('run-record-only');
 
-        // Act: every card (4 shards of the every-card route, and the pre-sharding partition)
-        await adapters.runs.listWaitingCards({ limit: 3 });
-        const everyCard = adapters.counter.snapshot();
-        adapters.counter.reset();
-        // An approver in two groups: 4 shards each of the open route and the two groups, and the old partition
-        await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: ['a', 'b'] } });
-        const twoGroups = adapters.counter.snapshot();
+      // Assess
+      expect(record?.runId).toBe('run-record-only');
+      expect(await adapters.runs.getRunRecord('run-missing')).toBeUndefined();
+    });
 
-        // Assess
-        expect(everyCard).toEqual({ 'DynamoDB:Query': 5 }); // the card items carry the every-card key
-        expect(twoGroups['DynamoDB:Query']).toBe(13);
-        expect(twoGroups['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
-      });
+    it('refuses an oversized sealed state when there is nowhere to put it', async () => {
+      // Act
+      const error = await errorOf(
+        adapters.runsWithoutBlobStore.createRun(makeRun('run-nowhere'), new Uint8Array(300_001)),
+      );
 
-      it.each([
-        ['not base64url', 'not a cursor!'],
-        ['not JSON', Buffer.from('{"pk":').toString('base64url')],
-        [
-          'a key of another index',
-          Buffer.from(JSON.stringify({ pk: 'PAGES', sk: 'PAGE#1' })).toString('base64url'),
-        ],
-        [
-          'a key with a non-string attribute',
-          Buffer.from(JSON.stringify({ pk: 'RUN#1', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 7 })).toString(
-            'base64url',
+      // Assess
+      expect(error.code).toBe('configuration');
+      expect(await adapters.runs.getRun('run-nowhere')).toBeUndefined();
+    });
+    it('lets one of 20 concurrent creates and one of 20 concurrent status moves win', async () => {
+      // Prepare
+      await adapters.runs.createRun(makeRun('run-moved', { status: 'waiting' }), Uint8Array.from([0]));
+
+      // Act
+      const creates = await Promise.allSettled(
+        Array.from({ length: 20 }, (_, index) =>
+          adapters.runs.createRun(makeRun('run-created-once'), Uint8Array.from([index])),
+        ),
+      );
+      const moves = await Promise.all(
+        Array.from({ length: 20 }, (_, index) =>
+          adapters.runs.updateRun(
+            'run-moved',
+            { status: 'running', turn: index + 1 },
+            { expectStatus: ['waiting'], sealedState: Uint8Array.from([index + 1]) },
           ),
-        ],
-        [
-          'a position that is not a card key',
-          Buffer.from(JSON.stringify({ before: 'WAITING#@all#0' })).toString('base64url'),
-        ],
-        [
-          'the index key the pre-sharding inbox used',
-          Buffer.from(
-            JSON.stringify({
-              pk: 'RUN#1',
-              sk: 'CARD',
-              inboxPk: 'WAITING',
-              inboxSk: '2026-01-01T00:00:00.000Z#1',
-            }),
-          ).toString('base64url'),
-        ],
-        ['too long', 'a'.repeat(5000)],
-      ])('refuses a cursor that is %s as a bad request', async (_label, cursor) => {
-        // Act
-        const error = await errorOf(adapters.runs.listWaitingCards({ limit: 2, cursor }));
+        ),
+      );
 
-        // Assess
-        expect(error.code).toBe('bad-request');
-        expect(error.field).toBe('cursor');
-      });
-
-      it('refuses a page size that is not a positive integer', async () => {
-        // Act
-        const error = await errorOf(adapters.runs.listWaitingCards({ limit: 0 }));
-
-        // Assess
-        expect(error.code).toBe('bad-request');
-        expect(error.field).toBe('limit');
-      });
+      // Assess: the record and the state are the winner's, whole.
+      expect(creates.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
+      const winners = moves.flatMap((outcome, index) => (outcome.kind === 'written' ? [index] : []));
+      expect(winners).toHaveLength(1);
+      const moved = await adapters.runs.getRun('run-moved');
+      expect(moved?.record).toMatchObject({ status: 'running', turn: (winners[0] ?? -1) + 1 });
+      expect(Array.from(moved?.sealedState ?? [])).toEqual([(winners[0] ?? -1) + 1]);
     });
+  });
 
-    describe('decisions', () => {
-      it('lets exactly one of 50 concurrent claims win and shows the others the winner', async () => {
-        // Prepare
-        const claims = Array.from({ length: 50 }, (_, index) =>
-          makeDecision('run-race', `approver-${index}`, { decision: index % 2 === 0 ? 'approve' : 'reject' }),
+  describe('cards and the inbox', () => {
+    it('lists waiting cards newest first, page by page, and drops closed ones', async () => {
+      // Prepare
+      const pausedTimes = ['10:01', '10:05', '10:03', '10:04', '10:02'];
+      for (const [index, time] of pausedTimes.entries()) {
+        await adapters.runs.putCard(makeCard(`run-card-${index}`, `2026-03-01T${time}:00.000Z`));
+      }
+      await adapters.runs.closeCard('run-card-3');
+
+      // Act
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      let pagesRead = 0;
+      do {
+        const page = await adapters.runs.listWaitingCards(
+          cursor === undefined ? { limit: 2 } : { limit: 2, cursor },
         );
+        seen.push(...page.cards.map((card) => card.runId));
+        for (const card of page.cards) expect(card.state).toBe('waiting');
+        cursor = page.cursor;
+        pagesRead += 1;
+      } while (cursor !== undefined && pagesRead < 10);
 
-        // Act
-        const outcomes = await Promise.all(claims.map((claim) => adapters.runs.claimDecision(claim)));
-
-        // Assess
-        const winners = outcomes.flatMap((outcome, index) =>
-          outcome.kind === 'claimed' ? [claims[index]] : [],
-        );
-        expect(winners).toHaveLength(1);
-        const stored = await adapters.runs.getDecision('run-race', 3);
-        expect(stored).toEqual(winners[0]);
-        for (const outcome of outcomes) {
-          if (outcome.kind === 'already-decided') expect(outcome.existing).toEqual(stored);
-        }
-      });
-
-      it('keeps one record per turn and never overwrites it', async () => {
-        // Prepare
-        const first = makeDecision('run-turns', 'alice', { turn: 1, reason: 'looks right' });
-        const second = makeDecision('run-turns', 'bob', {
-          turn: 2,
-          decision: 'reject',
-          cardShown: {
-            calls: [{ index: 0, tool: 'x', arguments: { kept: 1, dropped: undefined }, preview: 'none' }],
-          },
-        });
-
-        // Act
-        const firstOutcome = await adapters.runs.claimDecision(first);
-        const secondOutcome = await adapters.runs.claimDecision(second);
-        const again = await adapters.runs.claimDecision({
-          ...first,
-          decidedBy: 'mallory',
-          decision: 'reject',
-        });
-
-        // Assess
-        expect(firstOutcome).toEqual({ kind: 'claimed' });
-        expect(secondOutcome).toEqual({ kind: 'claimed' });
-        expect(again).toEqual({ kind: 'already-decided', existing: first });
-        expect(await adapters.runs.getDecision('run-turns', 2)).toEqual({
-          ...second,
-          cardShown: { calls: [{ index: 0, tool: 'x', arguments: { kept: 1 }, preview: 'none' }] },
-        });
-        expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
-      });
-
-      it('tallies k-of-n approvals once per approver, only while the card waits at that turn and digest', async () => {
-        // Prepare
-        const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
-        await adapters.runs.putCard(card);
-        const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
-          runId: 'run-tally',
-          turn: overrides.turn ?? card.turn,
-          digest: overrides.digest ?? card.digest,
-          approvedBy,
-          approvedAt: '2026-03-01T11:00:00.000Z',
-        });
-
-        // Act
-        const first = await adapters.runs.recordApproval(approval('alice'));
-        const repeated = await adapters.runs.recordApproval(approval('alice'));
-        const second = await adapters.runs.recordApproval(approval('bob'));
-        const staleDigest = await adapters.runs.recordApproval(approval('carol', { digest: 'c'.repeat(64) }));
-        const otherTurn = await adapters.runs.recordApproval(approval('carol', { turn: card.turn + 1 }));
-        const stored = await adapters.runs.getCard('run-tally');
-        await adapters.runs.closeCard('run-tally');
-        const afterClose = await adapters.runs.recordApproval(approval('dave'));
-
-        // Assess
-        expect(first).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-        expect(repeated).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-        expect(second).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
-        expect(staleDigest).toEqual({ kind: 'card-moved' });
-        expect(otherTurn).toEqual({ kind: 'card-moved' });
-        expect(afterClose).toEqual({ kind: 'card-moved' });
-        expect(stored?.approvedBy).toEqual(['alice', 'bob']);
-      });
-
-      it('keeps the tally when a card is written again (a re-entered wait)', async () => {
-        // Prepare
-        const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
-        await adapters.runs.putCard(card);
-        await adapters.runs.recordApproval({
-          runId: 'run-reentered',
-          turn: card.turn,
-          digest: card.digest,
-          approvedBy: 'alice',
-          approvedAt: '2026-03-01T11:00:00.000Z',
-        });
-        const existing = await adapters.runs.getCard('run-reentered');
-
-        // Act
-        await adapters.runs.putCard({ ...(existing as StoredCard), sealedToken: Uint8Array.from([9]) });
-
-        // Assess
-        expect((await adapters.runs.getCard('run-reentered'))?.approvedBy).toEqual(['alice']);
-      });
+      // Assess
+      expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
+      const closed = await adapters.runs.getCard('run-card-3');
+      expect(closed?.state).toBe('decided');
+      expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
-    describe('users', () => {
-      it('stores, reads and lists users with the schema defaults', async () => {
-        // Prepare
-        const alice = userProfileSchema.parse({
-          userId: 'alice',
-          grants: ['agent_approve'],
-          pageAccess: ['home'],
-        });
-        const root = userProfileSchema.parse({
-          userId: 'root',
-          grants: ['admin'],
-          pageAccess: '*',
-          languageAccess: '*',
-        });
-
-        // Act
-        await adapters.users.putUser(alice);
-        await adapters.users.putUser(root);
-        await adapters.users.putUser({ ...alice, displayName: 'Alice' });
-
-        // Assess
-        expect(await adapters.users.getUser('alice')).toEqual({ ...alice, displayName: 'Alice' });
-        expect(await adapters.users.getUser('nobody')).toBeUndefined();
-        const listed = await adapters.users.listUsers();
-        expect(listed.map((user) => user.userId).sort()).toEqual(['alice', 'root']);
-        expect(listed.find((user) => user.userId === 'root')).toEqual(root);
+    it('reads a card back as it was stored', async () => {
+      // Prepare
+      const card = makeCard('run-card-read', '2026-02-01T09:00:00.000Z', {
+        toolNames: [],
+        writeToolNames: [],
       });
+
+      // Act
+      await adapters.runs.putCard(card);
+
+      // Assess
+      expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
+      expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none')).resolves.toBeUndefined();
     });
 
-    describe('configurations and tasks', () => {
-      it('stores, lists and deletes configurations and tasks', async () => {
-        // Prepare
-        const configuration = configurationSchema.parse({
-          configurationId: 'default',
-          label: 'Default',
-          provider: 'scripted',
-          model: 'demo',
-          allowedTools: ['get_page'],
-        });
-        const task = taskSchema.parse({
-          taskId: 'seo',
-          label: 'SEO',
-          configurationId: 'default',
-          promptTemplate: 'Improve {{input}}',
-        });
+    it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
+      // Prepare
+      await adapters.runs.putCard(makeCard('run-route-open', '2026-01-05T09:00:00.000Z'));
+      await adapters.runs.putCard(
+        makeCard('run-route-legal', '2026-01-05T09:01:00.000Z', { approverGroups: ['legal'] }),
+      );
+      await adapters.runs.putCard(
+        makeCard('run-route-both', '2026-01-05T09:02:00.000Z', { approverGroups: ['legal', 'finance'] }),
+      );
+      await adapters.runs.putCard(
+        makeCard('run-route-finance', '2026-01-05T09:03:00.000Z', { approverGroups: ['finance'] }),
+      );
+      const routedIds = (cards: readonly StoredCard[]) =>
+        cards.map((card) => card.runId).filter((runId) => runId.startsWith('run-route-'));
 
-        // Act
-        await adapters.configurations.putConfiguration(configuration);
-        await adapters.configurations.putTask(task);
-        const listedConfigurations = await adapters.configurations.listConfigurations();
-        const listedTasks = await adapters.configurations.listTasks();
-        const deleted = await adapters.configurations.deleteTask('seo');
-        const deletedAgain = await adapters.configurations.deleteTask('seo');
-
-        // Assess
-        expect(await adapters.configurations.getConfiguration('default')).toEqual(configuration);
-        expect(listedConfigurations).toEqual([configuration]);
-        expect(listedTasks).toEqual([task]);
-        expect(deleted).toBe(true);
-        expect(deletedAgain).toBe(false);
-        expect(await adapters.configurations.getTask('seo')).toBeUndefined();
-        expect(await adapters.configurations.deleteConfiguration('default')).toBe(true);
-        expect(await adapters.configurations.listConfigurations()).toEqual([]);
+      // Act
+      const legal = await adapters.runs.listWaitingCards({
+        limit: 100,
+        routing: { kind: 'groups', groups: ['legal'] },
       });
+      const nobody = await adapters.runs.listWaitingCards({
+        limit: 100,
+        routing: { kind: 'groups', groups: [] },
+      });
+      const every = await adapters.runs.listWaitingCards({ limit: 100, routing: { kind: 'every' } });
+
+      // Assess: newest first, a card routed to two of the viewer's groups listed once.
+      expect(routedIds(legal.cards)).toEqual(['run-route-both', 'run-route-legal', 'run-route-open']);
+      expect(routedIds(nobody.cards)).toEqual(['run-route-open']);
+      expect(routedIds(every.cards)).toEqual([
+        'run-route-finance',
+        'run-route-both',
+        'run-route-legal',
+        'run-route-open',
+      ]);
     });
 
-    describe('pages', () => {
-      it('reads many pages in batches of 100 and skips the missing ones', async () => {
-        // Prepare
-        const ids = Array.from({ length: 150 }, (_, index) => `page-${String(index).padStart(3, '0')}`);
-        for (const pageId of ids) await adapters.pages.putPage(pageSchema.parse({ pageId, language: 'en' }));
-        adapters.counter.reset();
-
-        // Act
-        const found = await adapters.pages.getPages([...ids, 'page-missing', 'page-000']);
-
-        // Assess
-        expect(found.size).toBe(150);
-        expect(found.get('page-149')?.pageId).toBe('page-149');
-        expect(found.has('page-missing')).toBe(false);
-        expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 2 });
-      });
-
-      it('lists pages with a cursor and refuses a forged one', async () => {
-        // Act
-        const first = await adapters.pages.listPages({ limit: 100 });
-        const second = await adapters.pages.listPages({ limit: 100, cursor: first.cursor ?? '' });
-        const error = await errorOf(
-          adapters.pages.listPages({
-            limit: 10,
-            cursor: Buffer.from(JSON.stringify({ pk: 'USERS', sk: 'USER#alice' })).toString('base64url'),
+    it.each([
+      ['not base64url', 'not a cursor!'],
+      ['not JSON', Buffer.from('{"pk":').toString('base64url')],
+      [
+        'a key of another index',
+        Buffer.from(JSON.stringify({ pk: 'PAGES', sk: 'PAGE#1' })).toString('base64url'),
+      ],
+      [
+        'a key with a non-string attribute',
+        Buffer.from(JSON.stringify({ pk: 'RUN#1', sk: 'CARD', inboxPk: 'WAITING', inboxSk: 7 })).toString(
+          'base64url',
+        ),
+      ],
+      [
+        'a position that is not a card key',
+        Buffer.from(JSON.stringify({ before: 'WAITING#@all#0' })).toString('base64url'),
+      ],
+      [
+        'the index key the pre-sharding inbox used',
+        Buffer.from(
+          JSON.stringify({
+            pk: 'RUN#1',
+            sk: 'CARD',
+            inboxPk: 'WAITING',
+            inboxSk: '2026-01-01T00:00:00.000Z#1',
           }),
-        );
+        ).toString('base64url'),
+      ],
+      ['too long', 'a'.repeat(5000)],
+    ])('refuses a cursor that is %s as a bad request', async (_label, cursor) => {
+      // Act
+      const error = await errorOf(adapters.runs.listWaitingCards({ limit: 2, cursor }));
 
-        // Assess
-        const ids = [...first.pages, ...second.pages].map((page) => page.pageId);
-        expect(new Set(ids).size).toBe(ids.length);
-        expect(ids.filter((id) => id.startsWith('page-')).length).toBe(150);
-        expect(error.field).toBe('cursor');
+      // Assess
+      expect(error.code).toBe('bad-request');
+      expect(error.field).toBe('cursor');
+    });
+
+    it('refuses a page size that is not a positive integer', async () => {
+      // Act
+      const error = await errorOf(adapters.runs.listWaitingCards({ limit: 0 }));
+
+      // Assess
+      expect(error.code).toBe('bad-request');
+      expect(error.field).toBe('limit');
+    });
+  });
+
+  describe('decisions', () => {
+    it('lets exactly one of 50 concurrent claims win and shows the others the winner', async () => {
+      // Prepare
+      const claims = Array.from({ length: 50 }, (_, index) =>
+        makeDecision('run-race', `approver-${index}`, { decision: index % 2 === 0 ? 'approve' : 'reject' }),
+      );
+
+      // Act
+      const outcomes = await Promise.all(claims.map((claim) => adapters.runs.claimDecision(claim)));
+
+      // Assess
+      const winners = outcomes.flatMap((outcome, index) =>
+        outcome.kind === 'claimed' ? [claims[index]] : [],
+      );
+      expect(winners).toHaveLength(1);
+      const stored = await adapters.runs.getDecision('run-race', 3);
+      expect(stored).toEqual(winners[0]);
+      for (const outcome of outcomes) {
+        if (outcome.kind === 'already-decided') expect(outcome.existing).toEqual(stored);
+      }
+    });
+
+    it('keeps one record per turn and never overwrites it', async () => {
+      // Prepare
+      const first = makeDecision('run-turns', 'alice', { turn: 1, reason: 'looks right' });
+      const second = makeDecision('run-turns', 'bob', {
+        turn: 2,
+        decision: 'reject',
+        cardShown: {
+          calls: [{ index: 0, tool: 'x', arguments: { kept: 1, dropped: undefined }, preview: 'none' }],
+        },
       });
 
-      it('sets absolute metadata values and stamps who and when', async () => {
-        // Prepare
-        await adapters.pages.putPage(
-          pageSchema.parse({ pageId: 'home', language: 'en', title: 'Old', body: 'Welcome' }),
-        );
-
-        // Act
-        const written = await adapters.pages.updateMetadata(
-          'home',
-          { title: 'New', keywords: 'a, b' },
-          'alice',
-        );
-
-        // Assess
-        expect(written).toEqual(
-          pageSchema.parse({
-            pageId: 'home',
-            language: 'en',
-            title: 'New',
-            keywords: 'a, b',
-            body: 'Welcome',
-            updatedAt: '2026-03-01T12:00:00.000Z',
-            updatedBy: 'alice',
-          }),
-        );
-        expect(await adapters.pages.getPage('home')).toEqual(written);
+      // Act
+      const firstOutcome = await adapters.runs.claimDecision(first);
+      const secondOutcome = await adapters.runs.claimDecision(second);
+      const again = await adapters.runs.claimDecision({
+        ...first,
+        decidedBy: 'mallory',
+        decision: 'reject',
       });
 
-      it('leaves every field the patch does not name as it was', async () => {
-        // Prepare
-        const page = pageSchema.parse({
-          pageId: 'full',
+      // Assess
+      expect(firstOutcome).toEqual({ kind: 'claimed' });
+      expect(secondOutcome).toEqual({ kind: 'claimed' });
+      expect(again).toEqual({ kind: 'already-decided', existing: first });
+      expect(await adapters.runs.getDecision('run-turns', 2)).toEqual({
+        ...second,
+        cardShown: { calls: [{ index: 0, tool: 'x', arguments: { kept: 1 }, preview: 'none' }] },
+      });
+      expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
+    });
+
+    it('tallies k-of-n approvals once per approver, only while the card waits at that turn and digest', async () => {
+      // Prepare
+      const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
+        runId: 'run-tally',
+        turn: overrides.turn ?? card.turn,
+        digest: overrides.digest ?? card.digest,
+        approvedBy,
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+
+      // Act
+      const first = await adapters.runs.recordApproval(approval('alice'));
+      const repeated = await adapters.runs.recordApproval(approval('alice'));
+      const second = await adapters.runs.recordApproval(approval('bob'));
+      const staleDigest = await adapters.runs.recordApproval(approval('carol', { digest: 'c'.repeat(64) }));
+      const otherTurn = await adapters.runs.recordApproval(approval('carol', { turn: card.turn + 1 }));
+      const stored = await adapters.runs.getCard('run-tally');
+      await adapters.runs.closeCard('run-tally');
+      const afterClose = await adapters.runs.recordApproval(approval('dave'));
+
+      // Assess
+      expect(first).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+      expect(repeated).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+      expect(second).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(staleDigest).toEqual({ kind: 'card-moved' });
+      expect(otherTurn).toEqual({ kind: 'card-moved' });
+      expect(afterClose).toEqual({ kind: 'card-moved' });
+      expect(stored?.approvedBy).toEqual(['alice', 'bob']);
+    });
+
+    it('keeps the tally when a card is written again (a re-entered wait)', async () => {
+      // Prepare
+      const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      await adapters.runs.recordApproval({
+        runId: 'run-reentered',
+        turn: card.turn,
+        digest: card.digest,
+        approvedBy: 'alice',
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+      const existing = await adapters.runs.getCard('run-reentered');
+
+      // Act
+      await adapters.runs.putCard({ ...(existing as StoredCard), sealedToken: Uint8Array.from([9]) });
+
+      // Assess
+      expect((await adapters.runs.getCard('run-reentered'))?.approvedBy).toEqual(['alice']);
+    });
+  });
+});
+
+describe('persistence contract: DynamoDB adapters on dynalite', () => {
+  let adapters: AdapterSet;
+
+  beforeAll(async () => {
+    adapters = await startDynamoAdapters();
+  });
+  afterAll(async () => {
+    await adapters.close();
+  });
+
+  describe('table items and call counts of the run repository', () => {
+    it('reads a copied card and a copied run under the run id of the key they were read under', async () => {
+      // Prepare: whole items of run-copy-source written under run-copy-target's key.
+      const card = makeCard('run-copy-source', '2026-02-02T09:00:00.000Z');
+      await adapters.runs.putCard(card);
+      await adapters.runs.createRun(makeRun('run-copy-source'), Uint8Array.from([7, 8, 9]));
+      const { sealedCard, sealedToken, ...plain } = card;
+      await adapters.putRawItem({
+        ...plain,
+        sealedCard,
+        sealedToken,
+        pk: 'RUN#run-copy-target',
+        sk: 'CARD',
+        inboxPk: 'WAITING',
+        inboxSk: `${card.pausedAt}#run-copy-source`,
+      });
+      await adapters.putRawItem({
+        ...makeRun('run-copy-source'),
+        sealedState: Uint8Array.from([7, 8, 9]),
+        pk: 'RUN#run-copy-target',
+        sk: 'RUN',
+      });
+
+      // Act
+      const copiedCard = await adapters.runs.getCard('run-copy-target');
+      const copiedRun = await adapters.runs.getRun('run-copy-target');
+      const listed = await adapters.runs.listWaitingCards({ limit: 100 });
+
+      // Assess: the id the sealer is asked to open them under is the key's, so it refuses them.
+      expect(copiedCard?.runId).toBe('run-copy-target');
+      expect(copiedRun?.record.runId).toBe('run-copy-target');
+      expect((await adapters.runs.getRunRecord('run-copy-target'))?.runId).toBe('run-copy-target');
+      expect(
+        listed.cards.filter((entry) => entry.sealedCard.length === 3).map((entry) => entry.runId),
+      ).toEqual(expect.arrayContaining(['run-copy-source', 'run-copy-target']));
+    });
+
+    it('lists a card item that does not parse as unreadable beside the others, and refuses it on a read', async () => {
+      // Prepare
+      await adapters.runs.putCard(makeCard('run-unreadable-ok', '2026-02-03T09:00:00.000Z'));
+      await adapters.putRawItem({
+        pk: 'RUN#run-unreadable',
+        sk: 'CARD',
+        inboxPk: 'WAITING',
+        inboxSk: '2026-02-03T09:00:01.000Z#run-unreadable',
+        runId: 'run-unreadable',
+        state: 'waiting',
+      });
+
+      // Act
+      const page = await adapters.runs.listWaitingCards({ limit: 100 });
+      const error = await errorOf(adapters.runs.getCard('run-unreadable'));
+
+      // Assess
+      expect(page.unreadableRunIds).toEqual(['run-unreadable']);
+      expect(page.cards.map((card) => card.runId)).toContain('run-unreadable-ok');
+      expect(error.code).toBe('sealed-state-rejected');
+    });
+
+    it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
+      // Prepare
+      await adapters.runs.createRun(makeRun('run-with-owner'), Uint8Array.from([1]));
+      await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
+      adapters.counter.reset();
+
+      // Act
+      const both = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-now');
+      const noUser = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-gone');
+      const noRun = await requireBatchRead(adapters.runs)('run-never', 'owner-now');
+
+      // Assess
+      expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 3 });
+      expect(both.run?.record.runId).toBe('run-with-owner');
+      expect(both.run?.sealedState).toEqual(Uint8Array.from([1]));
+      expect(both.user?.pageAccess).toEqual(['12']);
+      expect(noUser.user).toBeUndefined();
+      expect(noUser.run?.record.owner).toBe('olivia');
+      expect(noRun.run).toBeUndefined();
+      expect(noRun.user?.userId).toBe('owner-now');
+      await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
+    });
+
+    it('lists one page with one query per index partition and one batch read of the cards', async () => {
+      // Prepare
+      adapters.counter.reset();
+
+      // Act: every card (4 shards of the every-card route, and the pre-sharding partition)
+      await adapters.runs.listWaitingCards({ limit: 3 });
+      const everyCard = adapters.counter.snapshot();
+      adapters.counter.reset();
+      // An approver in two groups: 4 shards each of the open route and the two groups, and the old partition
+      await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: ['a', 'b'] } });
+      const twoGroups = adapters.counter.snapshot();
+
+      // Assess
+      expect(everyCard).toEqual({ 'DynamoDB:Query': 5 }); // the card items carry the every-card key
+      expect(twoGroups['DynamoDB:Query']).toBe(13);
+      expect(twoGroups['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
+    });
+  });
+
+  describe('users', () => {
+    it('stores, reads and lists users with the schema defaults', async () => {
+      // Prepare
+      const alice = userProfileSchema.parse({
+        userId: 'alice',
+        grants: ['agent_approve'],
+        pageAccess: ['home'],
+      });
+      const root = userProfileSchema.parse({
+        userId: 'root',
+        grants: ['admin'],
+        pageAccess: '*',
+        languageAccess: '*',
+      });
+
+      // Act
+      await adapters.users.putUser(alice);
+      await adapters.users.putUser(root);
+      await adapters.users.putUser({ ...alice, displayName: 'Alice' });
+
+      // Assess
+      expect(await adapters.users.getUser('alice')).toEqual({ ...alice, displayName: 'Alice' });
+      expect(await adapters.users.getUser('nobody')).toBeUndefined();
+      const listed = await adapters.users.listUsers();
+      expect(listed.map((user) => user.userId).sort()).toEqual(['alice', 'root']);
+      expect(listed.find((user) => user.userId === 'root')).toEqual(root);
+    });
+  });
+
+  describe('configurations and tasks', () => {
+    it('stores, lists and deletes configurations and tasks', async () => {
+      // Prepare
+      const configuration = configurationSchema.parse({
+        configurationId: 'default',
+        label: 'Default',
+        provider: 'scripted',
+        model: 'demo',
+        allowedTools: ['get_page'],
+      });
+      const task = taskSchema.parse({
+        taskId: 'seo',
+        label: 'SEO',
+        configurationId: 'default',
+        promptTemplate: 'Improve {{input}}',
+      });
+
+      // Act
+      await adapters.configurations.putConfiguration(configuration);
+      await adapters.configurations.putTask(task);
+      const listedConfigurations = await adapters.configurations.listConfigurations();
+      const listedTasks = await adapters.configurations.listTasks();
+      const deleted = await adapters.configurations.deleteTask('seo');
+      const deletedAgain = await adapters.configurations.deleteTask('seo');
+
+      // Assess
+      expect(await adapters.configurations.getConfiguration('default')).toEqual(configuration);
+      expect(listedConfigurations).toEqual([configuration]);
+      expect(listedTasks).toEqual([task]);
+      expect(deleted).toBe(true);
+      expect(deletedAgain).toBe(false);
+      expect(await adapters.configurations.getTask('seo')).toBeUndefined();
+      expect(await adapters.configurations.deleteConfiguration('default')).toBe(true);
+      expect(await adapters.configurations.listConfigurations()).toEqual([]);
+    });
+  });
+
+  describe('pages', () => {
+    it('reads many pages in batches of 100 and skips the missing ones', async () => {
+      // Prepare
+      const ids = Array.from({ length: 150 }, (_, index) => `page-${String(index).padStart(3, '0')}`);
+      for (const pageId of ids) await adapters.pages.putPage(pageSchema.parse({ pageId, language: 'en' }));
+      adapters.counter.reset();
+
+      // Act
+      const found = await adapters.pages.getPages([...ids, 'page-missing', 'page-000']);
+
+      // Assess
+      expect(found.size).toBe(150);
+      expect(found.get('page-149')?.pageId).toBe('page-149');
+      expect(found.has('page-missing')).toBe(false);
+      expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 2 });
+    });
+
+    it('lists pages with a cursor and refuses a forged one', async () => {
+      // Act
+      const first = await adapters.pages.listPages({ limit: 100 });
+      const second = await adapters.pages.listPages({ limit: 100, cursor: first.cursor ?? '' });
+      const error = await errorOf(
+        adapters.pages.listPages({
+          limit: 10,
+          cursor: Buffer.from(JSON.stringify({ pk: 'USERS', sk: 'USER#alice' })).toString('base64url'),
+        }),
+      );
+
+      // Assess
+      const ids = [...first.pages, ...second.pages].map((page) => page.pageId);
+      expect(new Set(ids).size).toBe(ids.length);
+      expect(ids.filter((id) => id.startsWith('page-')).length).toBe(150);
+      expect(error.field).toBe('cursor');
+    });
+
+    it('sets absolute metadata values and stamps who and when', async () => {
+      // Prepare
+      await adapters.pages.putPage(
+        pageSchema.parse({ pageId: 'home', language: 'en', title: 'Old', body: 'Welcome' }),
+      );
+
+      // Act
+      const written = await adapters.pages.updateMetadata(
+        'home',
+        { title: 'New', keywords: 'a, b' },
+        'alice',
+      );
+
+      // Assess
+      expect(written).toEqual(
+        pageSchema.parse({
+          pageId: 'home',
           language: 'en',
-          title: 'Title',
-          description: 'Hand-written description',
-          keywords: 'k1, k2',
-          author: 'Ann',
-          ogTitle: 'OG title',
-          ogDescription: 'OG description',
-        });
-        await adapters.pages.putPage(page);
-
-        // Act
-        const written = await adapters.pages.updateMetadata('full', { description: 'New' }, 'alice');
-
-        // Assess
-        expect(written).toMatchObject({
-          ...page,
-          description: 'New',
+          title: 'New',
+          keywords: 'a, b',
+          body: 'Welcome',
+          updatedAt: '2026-03-01T12:00:00.000Z',
           updatedBy: 'alice',
-          updatedAt: expect.any(String),
-        });
+        }),
+      );
+      expect(await adapters.pages.getPage('home')).toEqual(written);
+    });
+
+    it('leaves every field the patch does not name as it was', async () => {
+      // Prepare
+      const page = pageSchema.parse({
+        pageId: 'full',
+        language: 'en',
+        title: 'Title',
+        description: 'Hand-written description',
+        keywords: 'k1, k2',
+        author: 'Ann',
+        ogTitle: 'OG title',
+        ogDescription: 'OG description',
       });
+      await adapters.pages.putPage(page);
 
-      it('answers a missing page with the neutral text and refuses fields it may not set', async () => {
-        // Act
-        const missing = await errorOf(adapters.pages.updateMetadata('nowhere', { title: 'x' }, 'alice'));
-        const forbidden = await errorOf(
-          adapters.pages.updateMetadata('home', { body: 'x' } as unknown as { title: string }, 'alice'),
-        );
+      // Act
+      const written = await adapters.pages.updateMetadata('full', { description: 'New' }, 'alice');
 
-        // Assess
-        expect(missing.code).toBe('not-found');
-        expect(missing.message).toBe(PAGE_NOT_AVAILABLE);
-        expect(await adapters.pages.getPage('nowhere')).toBeUndefined();
-        expect(forbidden.code).toBe('bad-request');
-        expect((await adapters.pages.getPage('home'))?.body).toBe('Welcome');
+      // Assess
+      expect(written).toMatchObject({
+        ...page,
+        description: 'New',
+        updatedBy: 'alice',
+        updatedAt: expect.any(String),
       });
     });
 
-    describe('call counting', () => {
-      it('counts DynamoDB calls by operation through the client middleware', async () => {
-        // Prepare
-        await adapters.runs.createRun(makeRun('run-counted'), Uint8Array.from([1]));
-        await adapters.runs.claimDecision(makeDecision('run-counted', 'alice'));
-        adapters.counter.reset();
+    it('answers a missing page with the neutral text and refuses fields it may not set', async () => {
+      // Act
+      const missing = await errorOf(adapters.pages.updateMetadata('nowhere', { title: 'x' }, 'alice'));
+      const forbidden = await errorOf(
+        adapters.pages.updateMetadata('home', { body: 'x' } as unknown as { title: string }, 'alice'),
+      );
 
-        // Act
-        await adapters.runs.getRun('run-counted');
-        await adapters.runs.updateRun('run-counted', { turn: 1 }, { expectStatus: ['running'] });
-        await adapters.runs.claimDecision(makeDecision('run-counted', 'bob'));
-
-        // Assess
-        expect(adapters.counter.snapshot()).toEqual({
-          'DynamoDB:GetItem': 2,
-          'DynamoDB:PutItem': 1,
-          'DynamoDB:UpdateItem': 1,
-        });
-        expect(adapters.counter.total('DynamoDB')).toBe(4);
-        expect(adapters.counter.total('KMS')).toBe(0);
-      });
+      // Assess
+      expect(missing.code).toBe('not-found');
+      expect(missing.message).toBe(PAGE_NOT_AVAILABLE);
+      expect(await adapters.pages.getPage('nowhere')).toBeUndefined();
+      expect(forbidden.code).toBe('bad-request');
+      expect((await adapters.pages.getPage('home'))?.body).toBe('Welcome');
     });
-  },
-);
+  });
+
+  describe('call counting', () => {
+    it('counts DynamoDB calls by operation through the client middleware', async () => {
+      // Prepare
+      await adapters.runs.createRun(makeRun('run-counted'), Uint8Array.from([1]));
+      await adapters.runs.claimDecision(makeDecision('run-counted', 'alice'));
+      adapters.counter.reset();
+
+      // Act
+      await adapters.runs.getRun('run-counted');
+      await adapters.runs.updateRun('run-counted', { turn: 1 }, { expectStatus: ['running'] });
+      await adapters.runs.claimDecision(makeDecision('run-counted', 'bob'));
+
+      // Assess
+      expect(adapters.counter.snapshot()).toEqual({
+        'DynamoDB:GetItem': 2,
+        'DynamoDB:PutItem': 1,
+        'DynamoDB:UpdateItem': 1,
+      });
+      expect(adapters.counter.total('DynamoDB')).toBe(4);
+      expect(adapters.counter.total('KMS')).toBe(0);
+    });
+  });
+});

@@ -11,7 +11,6 @@ import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import type { StoredCard } from '../../core/runs/approval-card.js';
-import type { InboxRouting } from '../../core/runs/card-routing.js';
 import {
   decodeInboxCursor,
   EVERY_CARD_ROUTE,
@@ -30,7 +29,12 @@ import {
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
-import { approverGroupsAttribute, parseStoredCard, storedCardSchema } from './run-item-schemas.js';
+import {
+  approverGroupsAttribute,
+  parseStoredCard,
+  storedCardSchema,
+  type WaitingCardsRequest,
+} from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -110,11 +114,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return item ? runFromKey(runId, parseStoredCard(item)) : undefined;
   }
 
-  public async listWaitingCards(options: {
-    limit: number;
-    cursor?: string;
-    routing?: InboxRouting;
-  }): Promise<WaitingCardsPage> {
+  public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
     const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
     const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);

@@ -1,8 +1,10 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import { DECISION_GATES } from '../../core/policy/policy-floor.js';
+import type { RunRepository } from '../../core/ports.js';
 import type { CardShown, StoredCard } from '../../core/runs/approval-card.js';
-import { runRecordSchema } from '../../core/runs/run-record.js';
+import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
+import { withoutUndefined } from './item-codec.js';
 
 /**
  * How a run's card, decision and approval items are parsed back (the run record itself goes
@@ -65,8 +67,44 @@ export const approvalRecordSchema = z.object({
   approvedAt: z.string(),
 });
 
+/** What `RunRepository.updateRun` and `listWaitingCards` take besides the run id and changes. */
+export type RunChanges = Parameters<RunRepository['updateRun']>[1];
+export type RunUpdateOptions = NonNullable<Parameters<RunRepository['updateRun']>[2]>;
+export type WaitingCardsRequest = Parameters<RunRepository['listWaitingCards']>[0];
+
 /** The fields an update may set: any of the record's but its key. */
-export const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
+const runChangesSchema = z.strictObject(z.partial(z.omit(runRecordSchema, { runId: true })).shape);
+
+/**
+ * The changes and removals of a run update, checked: fields of the record only, never its key,
+ * never one field both set and removed (a bad update is a bug upstream, never the client's).
+ * Undefined when no status can satisfy `expectStatus` (an empty list): the write cannot happen.
+ */
+export function parseRunUpdate(
+  changes: RunChanges,
+  options: RunUpdateOptions,
+): { changes: RunChanges; removeFields: ReadonlyArray<keyof RunRecord> } | undefined {
+  const { runId: _ignored, ...definedChanges } = withoutUndefined(changes as Partial<RunRecord>);
+  const parsed = runChangesSchema.safeParse(definedChanges);
+  if (!parsed.success) {
+    throw new CountersignError('internal', 'A run update has fields of an unexpected shape.', {
+      expose: false,
+    });
+  }
+  if (options.expectStatus && options.expectStatus.length === 0) return undefined;
+  const removeFields = options.removeFields ?? [];
+  for (const field of removeFields) {
+    if (field === 'runId' || !(field in runRecordSchema.shape)) {
+      throw new CountersignError('internal', 'A run update removes an unknown field.', { expose: false });
+    }
+    if (field in parsed.data) {
+      throw new CountersignError('internal', 'A run update both sets and removes a field.', {
+        expose: false,
+      });
+    }
+  }
+  return { changes: parsed.data, removeFields };
+}
 
 /** A card item whose plaintext part does not parse cannot be opened, like a tampered blob. */
 export function parseStoredCard(item: Record<string, unknown>): StoredCard {

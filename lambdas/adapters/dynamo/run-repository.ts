@@ -47,13 +47,7 @@ import {
   type WaitingCardsPage,
 } from '../../core/ports.js';
 import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
-import type { InboxRouting } from '../../core/runs/card-routing.js';
-import {
-  type RunRecord,
-  type RunStatus,
-  runRecordSchema,
-  TERMINAL_STATUSES,
-} from '../../core/runs/run-record.js';
+import { type RunRecord, runRecordSchema, TERMINAL_STATUSES } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
@@ -61,7 +55,12 @@ import { assertInboxShards, INBOX_SHARDS_DEFAULT } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { runFromKey, runItemKey } from './run-item-keys.js';
-import { runChangesSchema } from './run-item-schemas.js';
+import {
+  parseRunUpdate,
+  type RunChanges,
+  type RunUpdateOptions,
+  type WaitingCardsRequest,
+} from './run-item-schemas.js';
 import { type RunRetention, RunTable } from './run-table.js';
 import { SealedStateOverflow, sealedStateAttributes, updateSealedState } from './sealed-state-overflow.js';
 import { UpdateExpression } from './update-expression.js';
@@ -152,55 +151,35 @@ export class DynamoRunRepository implements RunRepository {
 
   public async updateRun(
     runId: string,
-    changes: Partial<Omit<RunRecord, 'runId'>>,
-    options: {
-      sealedState?: Uint8Array;
-      expectStatus?: readonly RunStatus[];
-      removeFields?: ReadonlyArray<keyof RunRecord>;
-    } = {},
+    changes: RunChanges,
+    options: RunUpdateOptions = {},
   ): Promise<ConditionalOutcome> {
-    const { runId: _ignored, ...definedChanges } = withoutUndefined(changes as Partial<RunRecord>);
-    const parsedChanges = runChangesSchema.safeParse(definedChanges);
-    if (!parsedChanges.success) {
-      throw new CountersignError('internal', 'A run update has fields of an unexpected shape.', {
-        expose: false,
-      });
-    }
-    if (options.expectStatus && options.expectStatus.length === 0) return { kind: 'condition-failed' };
+    const update = parseRunUpdate(changes, options);
+    if (update === undefined) return { kind: 'condition-failed' };
 
     // Setting runId to itself keeps the expression valid when nothing else changes.
-    const update = new UpdateExpression().set('runId', runId).setAll(parsedChanges.data);
+    const expression = new UpdateExpression().set('runId', runId).setAll(update.changes);
     // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards).
-    const status = parsedChanges.data.status;
+    const status = update.changes.status;
     if (status !== undefined && TERMINAL_STATUSES.has(status)) {
-      update.setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+      expression.setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
     }
-    for (const field of options.removeFields ?? []) {
-      if (field === 'runId' || !(field in runRecordSchema.shape)) {
-        throw new CountersignError('internal', 'A run update removes an unknown field.', { expose: false });
-      }
-      if (field in parsedChanges.data) {
-        throw new CountersignError('internal', 'A run update both sets and removes a field.', {
-          expose: false,
-        });
-      }
-      update.remove(field);
-    }
+    for (const field of update.removeFields) expression.remove(field);
     if (options.sealedState) {
-      updateSealedState(update, await this.overflow.store(runId, options.sealedState));
+      updateSealedState(expression, await this.overflow.store(runId, options.sealedState));
     }
 
-    let condition = `attribute_exists(${update.name(TABLE_LAYOUT.partitionKey)})`;
+    let condition = `attribute_exists(${expression.name(TABLE_LAYOUT.partitionKey)})`;
     if (options.expectStatus) {
-      const placeholders = options.expectStatus.map((expected) => update.value(expected));
-      condition += ` AND ${update.name('status')} IN (${placeholders.join(', ')})`;
+      const placeholders = options.expectStatus.map((expected) => expression.value(expected));
+      condition += ` AND ${expression.name('status')} IN (${placeholders.join(', ')})`;
     }
     try {
       await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: runItemKey(runId),
-          ...update.toInput(condition),
+          ...expression.toInput(condition),
         }),
       );
       return { kind: 'written' };
@@ -218,11 +197,7 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.getCard(runId);
   }
 
-  public listWaitingCards(options: {
-    limit: number;
-    cursor?: string;
-    routing?: InboxRouting;
-  }): Promise<WaitingCardsPage> {
+  public listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     return this.cards.listWaitingCards(options);
   }
 

@@ -1,0 +1,221 @@
+import { CountersignError } from '../../core/errors.js';
+import type {
+  ApprovalOutcome,
+  ClaimOutcome,
+  ConditionalOutcome,
+  RunRepository,
+  StoredRun,
+  WaitingCardsPage,
+} from '../../core/ports.js';
+import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
+import type { InboxRouting } from '../../core/runs/card-routing.js';
+import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
+import type { BlobStore } from '../blob-store.js';
+import {
+  decodeInboxCursor,
+  encodeInboxCursor,
+  entryRoutesOfCard,
+  inboxSortKey,
+  OPEN_ROUTE,
+} from '../dynamo/inbox-index.js';
+import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
+import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
+import {
+  approvalRecordSchema,
+  decisionRecordSchema,
+  parseRunUpdate,
+  type RunChanges,
+  type RunUpdateOptions,
+  storedCardSchema,
+  type WaitingCardsRequest,
+} from '../dynamo/run-item-schemas.js';
+import {
+  SealedStateOverflow,
+  type StoredSealedState,
+  sealedStateAttributes,
+} from '../dynamo/sealed-state-overflow.js';
+
+export interface InMemoryRunRepositoryProps {
+  /**
+   * Where sealed state over 300,000 bytes goes, as on DynamoDB.
+   * @default - none: such a state is refused with a `configuration` error, as on DynamoDB
+   */
+  readonly blobStore?: BlobStore;
+}
+
+interface RunEntry {
+  readonly record: RunRecord;
+  readonly state: StoredSealedState;
+}
+
+/**
+ * `RunRepository` in memory, for use-case unit tests that run in milliseconds. It is held to
+ * the same contract suite as `DynamoRunRepository` (test/adapters/repository-contract.test.ts)
+ * and shares its schemas, cursor format, inbox routing and sealed-state limit, so a use case
+ * sees what it would see on DynamoDB:
+ *
+ * - every write that DynamoDB makes conditional is a check-and-set with no `await` between the
+ *   check and the set, so it is atomic against concurrent calls: the first run id, decision
+ *   claim and approval wins, a run update applies only while the run is in an expected status,
+ *   and an approval counts only while the card waits at its turn and digest;
+ * - what goes in and comes out is a copy, as an item in a table is.
+ *
+ * It lives with the adapters, not in lambdas/local/: it implements a core port as the DynamoDB
+ * adapter does, while the embedded runtime keeps dynalite so `npm start` runs the deployed one.
+ *
+ * @example
+ * const runs = new InMemoryRunRepository();
+ * await runs.createRun(record, sealedState);
+ * const claim = await runs.claimDecision(decision);
+ */
+export class InMemoryRunRepository implements RunRepository {
+  private readonly overflow: SealedStateOverflow;
+  private readonly runs = new Map<string, RunEntry>();
+  private readonly cards = new Map<string, StoredCard>();
+  private readonly decisions = new Map<string, DecisionRecord>();
+
+  public constructor(props: InMemoryRunRepositoryProps = {}) {
+    this.overflow = new SealedStateOverflow(props.blobStore);
+  }
+
+  public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
+    const parsed = withoutUndefined(runRecordSchema.parse(record));
+    const state = await this.overflow.store(parsed.runId, sealedState);
+    if (this.runs.has(parsed.runId)) {
+      throw new CountersignError('conflict', 'A run with this id already exists.');
+    }
+    this.runs.set(parsed.runId, copyOf({ record: parsed, state }));
+  }
+
+  public async getRun(runId: string): Promise<StoredRun | undefined> {
+    const entry = this.runs.get(runId);
+    if (entry === undefined) return undefined;
+    const sealedState = await this.overflow.load(runId, sealedStateAttributes(entry.state));
+    return { record: this.recordOf(runId, entry), sealedState: copyOf(sealedState) };
+  }
+
+  public async getRunRecord(runId: string): Promise<RunRecord | undefined> {
+    const entry = this.runs.get(runId);
+    return entry === undefined ? undefined : this.recordOf(runId, entry);
+  }
+
+  public async updateRun(
+    runId: string,
+    changes: RunChanges,
+    options: RunUpdateOptions = {},
+  ): Promise<ConditionalOutcome> {
+    const update = parseRunUpdate(changes, options);
+    if (update === undefined) return { kind: 'condition-failed' };
+    // As on DynamoDB, an overflowing state is in the blob store before the conditional write.
+    const state =
+      options.sealedState === undefined ? undefined : await this.overflow.store(runId, options.sealedState);
+    const entry = this.runs.get(runId);
+    if (entry === undefined) return { kind: 'condition-failed' };
+    if (options.expectStatus && !options.expectStatus.includes(entry.record.status)) {
+      return { kind: 'condition-failed' };
+    }
+    const record: Record<string, unknown> = { ...entry.record, ...copyOf(update.changes) };
+    for (const field of update.removeFields) delete record[field];
+    this.runs.set(runId, { record: record as RunRecord, state: state ?? entry.state });
+    return { kind: 'written' };
+  }
+
+  public async putCard(card: StoredCard): Promise<void> {
+    const { approvedBy, ...parsed } = storedCardSchema.parse(card);
+    // DynamoDB keeps no empty set: nobody has approved means no tally.
+    this.cards.set(
+      parsed.runId,
+      copyOf(approvedBy && approvedBy.length > 0 ? { ...parsed, approvedBy } : parsed),
+    );
+  }
+
+  public async getCard(runId: string): Promise<StoredCard | undefined> {
+    const card = this.cards.get(runId);
+    return card === undefined ? undefined : copyOf(card);
+  }
+
+  public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
+    assertPageLimit(options.limit);
+    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const routing = options.routing ?? { kind: 'every' };
+    const newestFirst = [...this.cards.values()]
+      .filter((card) => card.state === 'waiting' && isRoutedTo(card, routing))
+      .map((card) => ({ card, sortKey: inboxSortKey(card) }))
+      .filter(({ sortKey }) => before === undefined || sortKey < before)
+      .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
+    const page = newestFirst.slice(0, options.limit);
+    const last = page.at(-1);
+    return {
+      cards: page.map(({ card }) => copyOf(card)),
+      ...(newestFirst.length > options.limit && last !== undefined
+        ? { cursor: encodeInboxCursor(last.sortKey) }
+        : {}),
+    };
+  }
+
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
+    return encodeInboxCursor(inboxSortKey(card));
+  }
+
+  public async closeCard(runId: string): Promise<void> {
+    const card = this.cards.get(runId);
+    // No card: nothing is in the inbox, which is what closing wants.
+    if (card !== undefined) this.cards.set(runId, { ...card, state: 'decided' });
+  }
+
+  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+    const parsed = withoutUndefined(decisionRecordSchema.parse(record));
+    assertTurn(parsed.turn);
+    const key = decisionKey(parsed.runId, parsed.turn);
+    const existing = this.decisions.get(key);
+    if (existing !== undefined) return { kind: 'already-decided', existing: copyOf(existing) };
+    this.decisions.set(key, copyOf(parsed));
+    return { kind: 'claimed' };
+  }
+
+  public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
+    assertTurn(turn);
+    const decision = this.decisions.get(decisionKey(runId, turn));
+    return decision === undefined ? undefined : copyOf(decision);
+  }
+
+  public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
+    const parsed = approvalRecordSchema.parse(approval);
+    assertTurn(parsed.turn);
+    // DynamoDB also keeps an audit record per approval; nothing reads it through the port.
+    // The tally is a set, so the same approver approving again changes nothing.
+    const card = this.cards.get(parsed.runId);
+    if (
+      card === undefined ||
+      card.state !== 'waiting' ||
+      card.turn !== parsed.turn ||
+      card.digest !== parsed.digest
+    ) {
+      return { kind: 'card-moved' };
+    }
+    const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
+    this.cards.set(parsed.runId, { ...card, approvedBy });
+    return { kind: 'recorded', approvedBy: [...approvedBy] };
+  }
+
+  /** The record as DynamoDB reads it back: parsed, and its run id from the key. */
+  private recordOf(runId: string, entry: RunEntry): RunRecord {
+    return runFromKey(runId, parseItem(runRecordSchema, copyOf(entry.record), 'run'));
+  }
+}
+
+/** The inbox routes the DynamoDB index gives a card, matched against the viewer's routing. */
+function isRoutedTo(card: StoredCard, routing: InboxRouting): boolean {
+  if (routing.kind === 'every') return true;
+  const reachable = new Set([OPEN_ROUTE, ...routing.groups]);
+  return entryRoutesOfCard(card).some((route) => reachable.has(route));
+}
+
+function decisionKey(runId: string, turn: number): string {
+  return `${runId}#${turn}`;
+}
+
+/** Stored values are copies, so a caller changing what it passed or got changes nothing here. */
+function copyOf<Value>(value: Value): Value {
+  return structuredClone(value);
+}
