@@ -7,6 +7,7 @@ import {
   type PageStore,
   pageSchema,
 } from '../../lambdas/core/pages.js';
+import { InMemoryCollection } from './in-memory-collection.js';
 
 /** A page as a test writes it: everything but the id and language has a default. */
 export type PageInput = z.input<typeof pageSchema>;
@@ -37,18 +38,17 @@ export class InMemoryPageStore implements PageStore {
     updateMetadata: 0,
     putPage: 0,
   };
-  private readonly pages = new Map<string, Page>();
+  private readonly pages = new InMemoryCollection<Page>((page) => page.pageId);
   private readonly now: () => Date;
 
   public constructor(pages: readonly PageInput[] = [], options: { now?: () => Date } = {}) {
     this.now = options.now ?? (() => new Date());
-    for (const page of pages) this.pages.set(page.pageId, pageSchema.parse(page));
+    for (const page of pages) this.pages.put(pageSchema.parse(page));
   }
 
   public async getPage(pageId: string): Promise<Page | undefined> {
     this.callCounts.getPage += 1;
-    const page = this.pages.get(pageId);
-    return page === undefined ? undefined : structuredClone(page);
+    return this.pages.get(pageId);
   }
 
   public async getPages(pageIds: readonly string[]): Promise<Map<string, Page>> {
@@ -56,7 +56,7 @@ export class InMemoryPageStore implements PageStore {
     const found = new Map<string, Page>();
     for (const pageId of pageIds) {
       const page = this.pages.get(pageId);
-      if (page !== undefined) found.set(pageId, structuredClone(page));
+      if (page !== undefined) found.set(pageId, page);
     }
     return found;
   }
@@ -66,15 +66,8 @@ export class InMemoryPageStore implements PageStore {
     cursor?: string;
   }): Promise<{ pages: Page[]; cursor?: string }> {
     this.callCounts.listPages += 1;
-    const startAfter = options.cursor === undefined ? undefined : decodeCursor(options.cursor);
-    const ordered = [...this.pages.keys()].sort();
-    const remaining = startAfter === undefined ? ordered : ordered.filter((pageId) => pageId > startAfter);
-    const slice = remaining.slice(0, Math.max(0, options.limit));
-    const pages = slice.map((pageId) => structuredClone(this.pages.get(pageId) as Page));
-    const last = slice.at(-1);
-    return last !== undefined && remaining.length > slice.length
-      ? { pages, cursor: encodeCursor(last) }
-      : { pages };
+    const { items, cursor } = this.pages.page(options);
+    return cursor === undefined ? { pages: items } : { pages: items, cursor };
   }
 
   public async updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page> {
@@ -86,33 +79,12 @@ export class InMemoryPageStore implements PageStore {
       const value = patch[field];
       if (value !== undefined) updated[field] = value;
     }
-    this.pages.set(pageId, updated);
+    this.pages.put(updated);
     return structuredClone(updated);
   }
 
   public async putPage(page: Page): Promise<void> {
     this.callCounts.putPage += 1;
-    this.pages.set(page.pageId, structuredClone(pageSchema.parse(page)));
+    this.pages.put(pageSchema.parse(page));
   }
-}
-
-// Opaque to callers, like a DynamoDB LastEvaluatedKey would be.
-function encodeCursor(pageId: string): string {
-  return Buffer.from(JSON.stringify({ after: pageId }), 'utf8').toString('base64url');
-}
-
-function decodeCursor(cursor: string): string {
-  try {
-    const parsed: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (
-      typeof parsed === 'object' &&
-      parsed !== null &&
-      typeof (parsed as { after?: unknown }).after === 'string'
-    ) {
-      return (parsed as { after: string }).after;
-    }
-  } catch {
-    // Fall through to the refusal below: a malformed cursor is client input, not a crash.
-  }
-  throw new CountersignError('bad-request', 'The cursor is not valid.', { field: 'cursor' });
 }
