@@ -1,4 +1,3 @@
-import { ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { CountersignError } from '../../core/errors.js';
@@ -95,9 +94,10 @@ export function parseItem<Schema extends zc.$ZodType>(
   return parsed.data;
 }
 
+/**
+ * Whether a write lost its condition. By name, as the SDK's exception carries it: so this module
+ * (which the in-memory run repository shares) does not load the DynamoDB client.
+ */
 export function isConditionalCheckFailed(error: unknown): boolean {
-  return (
-    error instanceof ConditionalCheckFailedException ||
-    (error instanceof Error && error.name === 'ConditionalCheckFailedException')
-  );
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
