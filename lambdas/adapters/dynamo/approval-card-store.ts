@@ -1,16 +1,9 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  GetCommand,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { CountersignError } from '../../core/errors.js';
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import type { StoredCard } from '../../core/runs/approval-card.js';
+import { batchGetItems } from './batch-get-items.js';
 import {
   decodeInboxCursor,
   EVERY_CARD_ROUTE,
@@ -41,9 +34,6 @@ import { UpdateExpression } from './update-expression.js';
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
-/** BatchGetItem takes at most 100 keys; unprocessed keys are asked for again a few times. */
-const BATCH_GET_MAX_KEYS = 100;
-const BATCH_GET_ATTEMPTS = 5;
 
 type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
 
@@ -183,26 +173,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   /** The card items of `runIds`: one BatchGetItem per 100 (an inbox page holds at most 100). */
   private async readCardItems(runIds: readonly string[]): Promise<Map<string, Record<string, unknown>>> {
     const { client, tableName } = this.table;
-    const items = new Map<string, Record<string, unknown>>();
-    for (let start = 0; start < runIds.length; start += BATCH_GET_MAX_KEYS) {
-      let keys: Record<string, unknown>[] | undefined = runIds
-        .slice(start, start + BATCH_GET_MAX_KEYS)
-        .map(cardItemKey);
-      for (let attempt = 0; keys !== undefined && keys.length > 0; attempt += 1) {
-        if (attempt >= BATCH_GET_ATTEMPTS) {
-          throw new CountersignError('internal', 'The waiting cards could not be read.', { expose: false });
-        }
-        const output: BatchGetCommandOutput = await client.send(
-          new BatchGetCommand({
-            RequestItems: { [tableName]: { Keys: keys, ConsistentRead: true } },
-          }),
-        );
-        for (const item of output.Responses?.[tableName] ?? []) items.set(runIdOfPartition(item[PK]), item);
-        // DynamoDB may leave keys unprocessed (throughput, 16 MB): they are asked for again.
-        keys = output.UnprocessedKeys?.[tableName]?.Keys;
-      }
-    }
-    return items;
+    const items = await batchGetItems(client, tableName, runIds.map(cardItemKey), 'The waiting cards');
+    return new Map(items.map((item) => [runIdOfPartition(item[PK]), item]));
   }
 
   public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {

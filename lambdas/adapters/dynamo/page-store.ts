@@ -1,10 +1,4 @@
-import {
-  BatchGetCommand,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  PutCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
@@ -18,6 +12,7 @@ import {
   pageSchema,
 } from '../../core/pages.js';
 import { type Clock, systemClock } from '../../core/ports.js';
+import { batchGetItems } from './batch-get-items.js';
 import { queryPartitionPage } from './fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
@@ -27,9 +22,6 @@ const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const PAGES_PARTITION = 'PAGES';
 const PAGE_PREFIX = 'PAGE#';
-/** BatchGetItem reads at most 100 keys per request. */
-const BATCH_GET_MAX_KEYS = 100;
-const UNPROCESSED_RETRIES = 8;
 
 const pageKey = (pageId: string): Record<string, string> => ({
   [PK]: PAGES_PARTITION,
@@ -75,27 +67,16 @@ export class DynamoPageStore implements PageStore {
   }
 
   public async getPages(pageIds: readonly string[]): Promise<Map<string, Page>> {
+    const items = await batchGetItems(
+      this.client,
+      this.tableName,
+      [...new Set(pageIds)].map(pageKey),
+      'Pages',
+    );
     const pages = new Map<string, Page>();
-    const uniqueIds = [...new Set(pageIds)];
-    for (let start = 0; start < uniqueIds.length; start += BATCH_GET_MAX_KEYS) {
-      let keys: Record<string, unknown>[] = uniqueIds.slice(start, start + BATCH_GET_MAX_KEYS).map(pageKey);
-      for (let attempt = 0; keys.length > 0; attempt += 1) {
-        if (attempt > UNPROCESSED_RETRIES) {
-          throw new CountersignError('internal', 'Pages could not be read: the table kept throttling.', {
-            expose: false,
-          });
-        }
-        // Back off before a retry of unprocessed keys, as DynamoDB asks.
-        if (attempt > 0) await sleep(Math.min(1000, 25 * 2 ** attempt));
-        const output = await this.client.send(
-          new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
-        );
-        for (const item of output.Responses?.[this.tableName] ?? []) {
-          const page = parseItem(pageSchema, item, 'page');
-          pages.set(page.pageId, page);
-        }
-        keys = output.UnprocessedKeys?.[this.tableName]?.Keys ?? [];
-      }
+    for (const item of items) {
+      const page = parseItem(pageSchema, item, 'page');
+      pages.set(page.pageId, page);
     }
     return pages;
   }
@@ -147,8 +128,4 @@ export class DynamoPageStore implements PageStore {
       new PutCommand({ TableName: this.tableName, Item: { ...parsed, ...pageKey(parsed.pageId) } }),
     );
   }
-}
-
-function sleep(milliseconds: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, milliseconds));
 }

@@ -1,8 +1,7 @@
-import { BatchGetCommand, type BatchGetCommandOutput } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { CountersignError } from '../../core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../core/identity.js';
 import type { StoredRun } from '../../core/ports.js';
+import { batchGetItems } from './batch-get-items.js';
 import { parseItem } from './item-codec.js';
 import { runItemKey } from './run-item-keys.js';
 import { DynamoRunRepository } from './run-repository.js';
@@ -24,19 +23,12 @@ export class DynamoRunAndUserRepository extends DynamoRunRepository {
   ): Promise<{ run?: StoredRun; user?: UserProfile }> {
     const runKey = runItemKey(runId);
     const userKey = userItemKey(userId);
-    const items: Record<string, unknown>[] = [];
-    let keys: Record<string, unknown>[] | undefined = [runKey, userKey];
-    // Unprocessed keys are DynamoDB shedding load: asked again, a bounded number of times.
-    for (let attempt = 0; keys && keys.length > 0 && attempt < 5; attempt += 1) {
-      const output: BatchGetCommandOutput = await this.client.send(
-        new BatchGetCommand({ RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } } }),
-      );
-      items.push(...(output.Responses?.[this.tableName] ?? []));
-      keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
-    }
-    if (keys && keys.length > 0) {
-      throw new CountersignError('internal', 'The run and its owner could not be read.', { expose: false });
-    }
+    const items = await batchGetItems(
+      this.client,
+      this.tableName,
+      [runKey, userKey],
+      'The run and its owner',
+    );
     const itemOf = (key: Record<string, string>) =>
       items.find(
         (item) =>

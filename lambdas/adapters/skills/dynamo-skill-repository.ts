@@ -1,10 +1,4 @@
-import {
-  BatchGetCommand,
-  type BatchGetCommandOutput,
-  type DynamoDBDocumentClient,
-  GetCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ConditionalOutcome, PageRequest } from '../../core/ports.js';
 import {
@@ -14,6 +8,7 @@ import {
   skillAuditEntrySchema,
   skillRecordSchema,
 } from '../../core/skills/skill-record.js';
+import { batchGetItems } from '../dynamo/batch-get-items.js';
 import { queryPartitionPage, queryWholePartition } from '../dynamo/fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { putIfAbsent } from '../dynamo/put-if-absent.js';
@@ -24,7 +19,6 @@ const SORT_KEY_PREFIX = 'SKILL#';
 const SKILLS = { partition: PARTITION, sortKeyPrefix: SORT_KEY_PREFIX };
 /** Record fields a later version may no longer have (a new body clears the review). */
 const OPTIONAL_FIELDS = ['pinnedCommit', 'reviewedBy', 'reviewedAt', 'reviewedChecksum'] as const;
-const BATCH_GET_LIMIT = 100;
 
 /**
  * `SkillRepository` on the single table: one item per skill in the fixed partition `SKILLS`
@@ -54,24 +48,11 @@ export class DynamoSkillRepository implements SkillRepository {
   }
 
   public async getSkills(skillIds: readonly string[]): Promise<SkillRecord[]> {
-    const unique = [...new Set(skillIds)];
+    const keys = [...new Set(skillIds)].map((skillId) => this.key(skillId));
     const found = new Map<string, SkillRecord>();
-    for (let start = 0; start < unique.length; start += BATCH_GET_LIMIT) {
-      let keys: Record<string, unknown>[] | undefined = unique
-        .slice(start, start + BATCH_GET_LIMIT)
-        .map((skillId) => this.key(skillId));
-      for (let attempt = 0; keys && keys.length > 0 && attempt < 5; attempt += 1) {
-        const output: BatchGetCommandOutput = await this.client.send(
-          new BatchGetCommand({
-            RequestItems: { [this.tableName]: { Keys: keys, ConsistentRead: true } },
-          }),
-        );
-        for (const item of output.Responses?.[this.tableName] ?? []) {
-          const record = parseItem(skillRecordSchema, item, 'skill');
-          found.set(record.skillId, record);
-        }
-        keys = output.UnprocessedKeys?.[this.tableName]?.Keys;
-      }
+    for (const item of await batchGetItems(this.client, this.tableName, keys, 'Skills')) {
+      const record = parseItem(skillRecordSchema, item, 'skill');
+      found.set(record.skillId, record);
     }
     return skillIds.flatMap((skillId) => {
       const record = found.get(skillId);
