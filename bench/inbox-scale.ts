@@ -11,8 +11,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { performance } from 'node:perf_hooks';
 import { AwsCallCounter } from '../lambdas/adapters/aws-call-counter.js';
 import { DynamoRunRepository } from '../lambdas/adapters/dynamo/run-repository.js';
-import type { StoredCard } from '../lambdas/core/runs/approval-card.js';
-import type { InboxRouting } from '../lambdas/core/runs/card-routing.js';
+import type { StoredCard } from '../lambdas/core/approvals/approval-card.js';
+import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
 const GROUPS = ['g0', 'g1', 'g2', 'g3'];

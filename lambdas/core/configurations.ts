@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import { approverGroupsSchema } from './approvals/card-routing.js';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
-import { approverGroupsSchema } from './runs/card-routing.js';
 import { mcpServersSchema } from './tools/mcp/mcp-server-configuration.js';
 
 const identifier = z

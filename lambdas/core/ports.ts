@@ -1,7 +1,7 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
+import type { ApprovalRecord, DecisionRecord, StoredCard } from './approvals/approval-card.js';
+import type { InboxRouting } from './approvals/card-routing.js';
 import type { UserProfile } from './identity.js';
-import type { ApprovalRecord, DecisionRecord, StoredCard } from './runs/approval-card.js';
-import type { InboxRouting } from './runs/card-routing.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */

@@ -12,6 +12,7 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
+import type { DecisionRecord, StoredCard } from '../../lambdas/core/approvals/approval-card.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -21,7 +22,6 @@ import { CountersignError } from '../../lambdas/core/errors.js';
 import { userProfileSchema } from '../../lambdas/core/identity.js';
 import { PAGE_NOT_AVAILABLE, type PageStore, pageSchema } from '../../lambdas/core/pages.js';
 import type { Clock, RunRepository, UserDirectory } from '../../lambdas/core/ports.js';
-import type { DecisionRecord, StoredCard } from '../../lambdas/core/runs/approval-card.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 

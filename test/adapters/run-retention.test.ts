@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
-import type { StoredCard } from '../../lambdas/core/runs/approval-card.js';
+import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 

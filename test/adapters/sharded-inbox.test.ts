@@ -4,8 +4,8 @@ import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { inboxPartition } from '../../lambdas/adapters/dynamo/inbox-index.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
-import type { StoredCard } from '../../lambdas/core/runs/approval-card.js';
-import type { InboxRouting } from '../../lambdas/core/runs/card-routing.js';
+import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
+import type { InboxRouting } from '../../lambdas/core/approvals/card-routing.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 
 const SHARDS = 4;

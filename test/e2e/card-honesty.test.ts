@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import { parseApprovalCard } from '../../lambdas/core/runs/approval-card.js';
+import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';

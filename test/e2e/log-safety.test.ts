@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { parseApprovalCard } from '../../lambdas/core/runs/approval-card.js';
+import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { loadRun, unsealRunState } from '../../lambdas/core/runs/load-run.js';
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalCard } from '../../lambdas/core/runs/approval-card.js';
+import type { ApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { DEMO_CONFIGURATIONS, DEMO_USERS } from '../../lambdas/local/demo-data.js';

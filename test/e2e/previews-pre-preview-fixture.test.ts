@@ -1,9 +1,9 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StoredCard } from '../../lambdas/core/runs/approval-card.js';
+import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
+import { computeTurnDigest } from '../../lambdas/core/approvals/turn-digest.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
-import { computeTurnDigest } from '../../lambdas/core/runs/turn-digest.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import {
   eventually,

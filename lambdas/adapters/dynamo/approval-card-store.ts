@@ -1,8 +1,8 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import type { StoredCard } from '../../core/approvals/approval-card.js';
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
-import type { StoredCard } from '../../core/runs/approval-card.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   decodeInboxCursor,

@@ -1,8 +1,8 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/approval-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
-import type { ApprovalRecord, DecisionRecord } from '../../core/runs/approval-card.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';

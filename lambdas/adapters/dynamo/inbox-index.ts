@@ -23,8 +23,8 @@
  */
 import { createHash } from 'node:crypto';
 import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
+import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import { CountersignError } from '../../core/errors.js';
-import type { InboxRouting } from '../../core/runs/card-routing.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 
 export { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../../contract/table-layout.js';

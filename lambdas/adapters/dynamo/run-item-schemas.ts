@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import type { CardShown, StoredCard } from '../../core/approvals/approval-card.js';
 import { CountersignError } from '../../core/errors.js';
 import { DECISION_GATES } from '../../core/policy/policy-floor.js';
 import type { RunRepository } from '../../core/ports.js';
-import type { CardShown, StoredCard } from '../../core/runs/approval-card.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import { withoutUndefined } from './item-codec.js';
 

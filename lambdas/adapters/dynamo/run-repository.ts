@@ -35,6 +35,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/approvals/approval-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalOutcome,
@@ -46,7 +47,6 @@ import {
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
-import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
 import { type RunRecord, runRecordSchema, TERMINAL_STATUSES } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';

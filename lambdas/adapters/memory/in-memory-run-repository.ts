@@ -1,3 +1,5 @@
+import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/approvals/approval-card.js';
+import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalOutcome,
@@ -7,8 +9,6 @@ import type {
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
-import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/runs/approval-card.js';
-import type { InboxRouting } from '../../core/runs/card-routing.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {

@@ -1,9 +1,9 @@
 import '../schema-messages.js';
 import { safeParse } from 'zod/mini';
+import type { CallPreview } from '../approvals/approval-card.js';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
-import type { CallPreview } from '../runs/approval-card.js';
 import type { PendingCall } from '../runs/run-state.js';
 import { TEXTS } from '../texts.js';
 import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';

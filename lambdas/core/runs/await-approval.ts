@@ -1,3 +1,9 @@
+import {
+  APPROVAL_CARD_SCHEMA_VERSION,
+  type ApprovalCard,
+  type StoredCard,
+} from '../approvals/approval-card.js';
+import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
@@ -5,12 +11,10 @@ import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { needsApproval } from '../tools/tool.js';
-import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard, type StoredCard } from './approval-card.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import { capturePreconditions } from './record-preconditions.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { sealJson } from './sealed-json.js';
-import { computeTurnDigest } from './turn-digest.js';
 
 export interface AwaitApprovalInput {
   runId: string;

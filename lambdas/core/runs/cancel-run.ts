@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
+import type { DecisionRecord } from '../approvals/approval-card.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
-import type { DecisionRecord } from './approval-card.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunRecord } from './run-record.js';
 

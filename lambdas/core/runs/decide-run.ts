@@ -1,8 +1,4 @@
 import * as z from 'zod/mini';
-import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
-import type { TurnPolicy } from '../policy/policy-floor.js';
-import { TEXTS } from '../texts.js';
 import type {
   ApprovalCard,
   CallPreview,
@@ -10,14 +6,22 @@ import type {
   Decision,
   DecisionRecord,
   StoredCard,
-} from './approval-card.js';
-import { isNothingRunnable } from './call-runnability.js';
-import { isCardRoutedTo } from './card-routing.js';
-import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
+} from '../approvals/approval-card.js';
+import { isNothingRunnable } from '../approvals/call-runnability.js';
+import { isCardRoutedTo } from '../approvals/card-routing.js';
+import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-gate.js';
+import {
+  endRunWithUnopenableCard,
+  openStoredCard,
+  reportSealedStateRejection,
+} from '../approvals/unopenable-card.js';
+import { CountersignError, isCountersignError } from '../errors.js';
+import { hasGrant, type UserProfile } from '../identity.js';
+import type { TurnPolicy } from '../policy/policy-floor.js';
+import { TEXTS } from '../texts.js';
 import { markRunExpired } from './end-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { unsealJson } from './sealed-json.js';
-import { endRunWithUnopenableCard, openStoredCard, reportSealedStateRejection } from './unopenable-card.js';
 
 export const decisionRequestSchema = z.strictObject({
   // Optional here so that a missing digest is answered like a stale one (409), not a 400.

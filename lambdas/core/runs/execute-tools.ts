@@ -1,5 +1,6 @@
 import '../schema-messages.js';
 import { safeParse } from 'zod/mini';
+import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
@@ -11,7 +12,6 @@ import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 import type { PendingCall, RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
-import { computeTurnDigest } from './turn-digest.js';
 
 export interface StepInput {
   runId: string;

@@ -1,18 +1,18 @@
-import { CountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
-import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
-import { TEXTS } from '../texts.js';
-import type { StoredCard } from './approval-card.js';
-import { inboxRoutingOf, isCardRoutedTo } from './card-routing.js';
-import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
-import type { RunDependencies } from './run-dependencies.js';
+import type { StoredCard } from '../approvals/approval-card.js';
+import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
+import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
 import {
   endRunWithUnopenableCard,
   openStoredCard,
   reportSealedStateRejection,
   type UnopenableCard,
   unopenableCard,
-} from './unopenable-card.js';
+} from '../approvals/unopenable-card.js';
+import { CountersignError } from '../errors.js';
+import { hasGrant, type UserProfile } from '../identity.js';
+import { TEXTS } from '../texts.js';
+import type { RunDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;

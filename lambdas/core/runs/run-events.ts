@@ -1,20 +1,20 @@
-import { CountersignError, isCountersignError } from '../errors.js';
-import { isAdmin, type UserProfile } from '../identity.js';
-import type { Message } from '../model.js';
-import type { StoredRun } from '../ports.js';
-import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
-import { TEXTS } from '../texts.js';
-import { describeCancellation } from './describe-cancellation.js';
-import { type CardPolicyView, describeApprovalTally } from './describe-card-policy.js';
-import { unsealRunState } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
+import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
+import { type CardPolicyView, describeApprovalTally } from '../approvals/describe-card-policy.js';
 import {
   openStoredCard,
   reportSealedStateRejection,
   type UnopenableCard,
   unopenableCard,
-} from './unopenable-card.js';
+} from '../approvals/unopenable-card.js';
+import { CountersignError, isCountersignError } from '../errors.js';
+import { isAdmin, type UserProfile } from '../identity.js';
+import type { Message } from '../model.js';
+import type { StoredRun } from '../ports.js';
+import { TEXTS } from '../texts.js';
+import { describeCancellation } from './describe-cancellation.js';
+import { unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
 
 /** How often a followed run is read again while it runs. */
 export const RUN_EVENTS_POLL_INTERVAL_MS = 1_000;

@@ -1,20 +1,20 @@
-import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
-import { buildPendingTools, type PendingToolView } from '../previews/build-pending-tools.js';
-import { TEXTS } from '../texts.js';
-import type { StoredCard } from './approval-card.js';
-import { describeCancellation } from './describe-cancellation.js';
-import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
-import { reportingRefusal, unsealRunState } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord, RunStatus } from './run-record.js';
+import type { StoredCard } from '../approvals/approval-card.js';
+import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
+import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
 import {
   endRunWithUnopenableCard,
   openStoredCard,
   reportSealedStateRejection,
   type UnopenableCard,
   unopenableCard,
-} from './unopenable-card.js';
+} from '../approvals/unopenable-card.js';
+import { CountersignError, isCountersignError } from '../errors.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import { TEXTS } from '../texts.js';
+import { describeCancellation } from './describe-cancellation.js';
+import { reportingRefusal, unsealRunState } from './load-run.js';
+import type { RunDependencies } from './run-dependencies.js';
+import type { RunRecord, RunStatus } from './run-record.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees. */
 export interface RunView {

@@ -1,6 +1,6 @@
-import type { PendingToolView } from '../../core/previews/build-pending-tools.js';
+import type { PendingToolView } from '../../core/approvals/build-pending-tools.js';
+import type { UnopenableCard } from '../../core/approvals/unopenable-card.js';
 import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
-import type { UnopenableCard } from '../../core/runs/unopenable-card.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { INBOX_PAGE_SCRIPT } from './inbox-page-script.js';

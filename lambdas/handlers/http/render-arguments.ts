@@ -1,5 +1,5 @@
+import type { PendingCallView } from '../../core/approvals/read-pending-call.js';
 import type { ArgumentCut, ArgumentPath } from '../../core/previews/excerpt-arguments.js';
-import type { PendingCallView } from '../../core/runs/read-pending-call.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { showValue } from './show-value.js';

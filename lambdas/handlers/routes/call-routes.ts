@@ -1,5 +1,5 @@
+import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
-import { readPendingCall } from '../../core/runs/read-pending-call.js';
 import { TEXTS } from '../../core/texts.js';
 import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { ApprovalCard, StoredCard } from '../../../lambdas/core/approvals/approval-card.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import {
   type Metrics,
@@ -8,7 +9,6 @@ import {
   systemClock,
 } from '../../../lambdas/core/ports.js';
 import { READ_GATE_CACHE_TTL_MS, ReadGatePageCache } from '../../../lambdas/core/previews/read-gate-pages.js';
-import type { ApprovalCard, StoredCard } from '../../../lambdas/core/runs/approval-card.js';
 import { type InboxCard, listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';

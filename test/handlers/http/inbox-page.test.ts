@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingToolView } from '../../../lambdas/core/previews/build-pending-tools.js';
+import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
 import type { InboxCard } from '../../../lambdas/core/runs/list-inbox.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { renderInboxCards, renderPendingTool } from '../../../lambdas/handlers/http/inbox-page.js';

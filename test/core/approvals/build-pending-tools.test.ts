@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
+import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
-import { buildPendingTools } from '../../../lambdas/core/previews/build-pending-tools.js';
-import type { ApprovalCard } from '../../../lambdas/core/runs/approval-card.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';

@@ -1,10 +1,10 @@
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
+import type { RunDependencies } from '../runs/run-dependencies.js';
+import { unsealJson } from '../runs/sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { parseApprovalCard } from './approval-card.js';
 import { isCardRoutedTo } from './card-routing.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { unsealJson } from './sealed-json.js';
 
 /** GET /runs/{id}/calls/{index}: one pending call with its whole arguments. */
 export interface PendingCallView {

@@ -1,9 +1,9 @@
 import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import type { RunDependencies } from '../runs/run-dependencies.js';
+import { TERMINAL_STATUSES } from '../runs/run-record.js';
+import { unsealJson } from '../runs/sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard, type StoredCard } from './approval-card.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { TERMINAL_STATUSES } from './run-record.js';
-import { unsealJson } from './sealed-json.js';
 
 /**
  * The flagged placeholder every surface shows for a card that cannot be opened: the run id

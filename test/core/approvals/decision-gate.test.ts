@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import type { ApprovalCard, StoredCard } from '../../../lambdas/core/approvals/approval-card.js';
+import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
 import { policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
-import type { ApprovalCard, StoredCard } from '../../../lambdas/core/runs/approval-card.js';
-import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/runs/decision-gate.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';

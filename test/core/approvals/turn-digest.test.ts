@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { computeTurnDigest } from '../../../lambdas/core/runs/turn-digest.js';
+import { computeTurnDigest } from '../../../lambdas/core/approvals/turn-digest.js';
 
 const calls = [
   { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', description: 'Spring sale' } },

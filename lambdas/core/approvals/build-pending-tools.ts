@@ -2,13 +2,13 @@ import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
+import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
+import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
-import type { ApprovalCard, CallPreview } from '../runs/approval-card.js';
-import { describeCallRunnability } from '../runs/call-runnability.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext, type ToolRegistry } from '../tools/tool.js';
-import { type ArgumentsExcerpt, excerptArguments } from './excerpt-arguments.js';
-import { readGatePagesFor } from './read-gate-pages.js';
+import type { ApprovalCard, CallPreview } from './approval-card.js';
+import { describeCallRunnability } from './call-runnability.js';
 
 export type PreviewView =
   | { status: 'shown'; lines: string[]; caveat: string }

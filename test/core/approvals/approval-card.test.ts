@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseApprovalCard } from '../../../lambdas/core/runs/approval-card.js';
+import { parseApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 
 const header = { schemaVersion: 1, runId: 'run-1', turn: 1, digest: 'sha256:abc' };
 const call = (index: number, tool = 'update_page_metadata') => ({
