@@ -11,8 +11,8 @@ process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 import { performance } from 'node:perf_hooks';
 import { AwsCallCounter } from '../lambdas/adapters/aws-call-counter.js';
 import { DynamoRunRepository } from '../lambdas/adapters/dynamo/run-repository.js';
-import type { StoredCard } from '../lambdas/core/approvals/approval-card.js';
 import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
+import type { StoredCard } from '../lambdas/core/approvals/stored-card.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
 const GROUPS = ['g0', 'g1', 'g2', 'g3'];
@@ -48,6 +48,7 @@ function readFlag(name: string, fallback: number): number {
 
 function cardOf(index: number): StoredCard {
   return {
+    schemaVersion: 2,
     runId: `run-${String(index).padStart(7, '0')}`,
     owner: 'editor',
     label: `Run ${index}`,
@@ -61,7 +62,7 @@ function cardOf(index: number): StoredCard {
     fourEyes: false,
     revealRejectionReason: false,
     approverGroups: [GROUPS[index % GROUPS.length] ?? 'g0'],
-    state: 'waiting',
+    state: 'open',
     // About the size of a one-call card sealed with its token.
     sealedCard: new Uint8Array(1_200).fill(index % 251),
     sealedToken: new Uint8Array(300).fill(7),

@@ -209,7 +209,7 @@ async function measureFloodedPreviewCapture(): Promise<Measurement> {
   let kept = 0;
   for (let sample = 0; sample < 20; sample += 1) {
     const started = performance.now();
-    const [preview] = await capturePreviews({
+    const [previewed] = await capturePreviews({
       calls: [{ index: 0, callId: 'call-0', tool: 'flooding_write', arguments: {}, offered: true }],
       tools,
       actingUser,
@@ -221,7 +221,7 @@ async function measureFloodedPreviewCapture(): Promise<Measurement> {
       logger: silentLogger,
     });
     durationsMs.push(performance.now() - started);
-    kept = preview?.lines.length ?? 0;
+    kept = previewed?.preview?.lines.length ?? 0;
   }
   return {
     operation: `preview capture, 100,000 lines x 10,000 chars (${kept} kept, #9)`,

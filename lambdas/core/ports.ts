@@ -1,6 +1,7 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
-import type { ApprovalRecord, DecisionRecord, StoredCard } from './approvals/approval-card.js';
 import type { InboxRouting } from './approvals/card-routing.js';
+import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
+import type { CardClosing, StoredCard } from './approvals/stored-card.js';
 import type { UserProfile } from './identity.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
@@ -87,8 +88,8 @@ export interface RunRepository {
    * before its query's end (the inbox bounds a page by bytes as well as by count).
    */
   waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
-  /** Takes the card out of the inbox (the decision was delivered or the run ended). */
-  closeCard(runId: string): Promise<void>;
+  /** Takes the card out of the inbox and records why (the decision was delivered or the run ended). */
+  closeCard(runId: string, because: CardClosing): Promise<void>;
   /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */
   claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
   getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;

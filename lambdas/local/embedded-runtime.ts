@@ -349,7 +349,7 @@ async function resumeRunningRuns(
       if (item.status === 'waiting') {
         // Its card still open: already restarted into its wait. Closed: decided, not yet carried out.
         const card = await dependencies.runs.getCard(item.runId);
-        if (card?.state === 'waiting') continue;
+        if (card?.state === 'open') continue;
       }
       await runner.start({ runId: item.runId, executionName: `${item.runId}-restart-${now}` });
     }

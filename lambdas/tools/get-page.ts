@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { excerptOf } from '../core/excerpt-text.js';
 import { mayAccessPage, PAGE_NOT_AVAILABLE } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
-import { excerptOf, PAGE_ID_MAX_LENGTH } from './page-text.js';
+import { PAGE_ID_MAX_LENGTH } from './page-text.js';
 
 /** How much of a page body the model is shown: enough to talk about it, bounded for the context window. */
 export const BODY_EXCERPT_MAX_CHARACTERS = 2000;

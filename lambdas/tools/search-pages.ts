@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
+import { excerptOf } from '../core/excerpt-text.js';
 import { mayAccessPage } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
-import { excerptOf, summarisePage } from './page-text.js';
+import { summarisePage } from './page-text.js';
 
 export const SEARCH_PAGES_DEFAULT_LIMIT = 10;
 export const SEARCH_PAGES_MAX_LIMIT = 20;

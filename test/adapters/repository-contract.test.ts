@@ -12,7 +12,8 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
-import type { DecisionRecord, StoredCard } from '../../lambdas/core/approvals/approval-card.js';
+import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
+import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -106,6 +107,7 @@ function makeRun(runId: string, overrides: Partial<RunRecord> = {}): RunRecord {
 
 function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard> = {}): StoredCard {
   return {
+    schemaVersion: 2,
     runId,
     owner: 'olivia',
     label: `Run ${runId}`,
@@ -118,7 +120,7 @@ function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard
     writeToolNames: ['update_page_metadata'],
     fourEyes: false,
     revealRejectionReason: true,
-    state: 'waiting',
+    state: 'open',
     sealedCard: Uint8Array.from([1, 2, 3]),
     sealedToken: Uint8Array.from([4, 5, 6]),
     ...overrides,
@@ -354,7 +356,7 @@ describe.each([
       for (const [index, time] of pausedTimes.entries()) {
         await adapters.runs.putCard(makeCard(`run-card-${index}`, `2026-03-01T${time}:00.000Z`));
       }
-      await adapters.runs.closeCard('run-card-3');
+      await adapters.runs.closeCard('run-card-3', 'expired');
 
       // Act
       const seen: string[] = [];
@@ -365,7 +367,7 @@ describe.each([
           cursor === undefined ? { limit: 2 } : { limit: 2, cursor },
         );
         seen.push(...page.cards.map((card) => card.runId));
-        for (const card of page.cards) expect(card.state).toBe('waiting');
+        for (const card of page.cards) expect(card.state).toBe('open');
         cursor = page.cursor;
         pagesRead += 1;
       } while (cursor !== undefined && pagesRead < 10);
@@ -373,7 +375,7 @@ describe.each([
       // Assess
       expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
       const closed = await adapters.runs.getCard('run-card-3');
-      expect(closed?.state).toBe('decided');
+      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'expired' });
       expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
@@ -390,7 +392,7 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none')).resolves.toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toBeUndefined();
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
@@ -550,7 +552,7 @@ describe.each([
       const staleDigest = await adapters.runs.recordApproval(approval('carol', { digest: 'c'.repeat(64) }));
       const otherTurn = await adapters.runs.recordApproval(approval('carol', { turn: card.turn + 1 }));
       const stored = await adapters.runs.getCard('run-tally');
-      await adapters.runs.closeCard('run-tally');
+      await adapters.runs.closeCard('run-tally', 'decided');
       const afterClose = await adapters.runs.recordApproval(approval('dave'));
 
       // Assess
@@ -596,6 +598,42 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   });
 
   describe('table items and call counts of the run repository', () => {
+    it('reads a card item written before card version 2 as open, tallies it, and closes it as version 2', async () => {
+      // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
+      const {
+        schemaVersion: _version,
+        state: _state,
+        ...plain
+      } = makeCard('run-card-v1', '2026-02-04T09:00:00.000Z');
+      await adapters.putRawItem({
+        ...plain,
+        state: 'waiting',
+        pk: 'RUN#run-card-v1',
+        sk: 'CARD',
+        inboxPk: 'WAITING',
+        inboxSk: `${plain.pausedAt}#run-card-v1`,
+      });
+
+      // Act
+      const read = await adapters.runs.getCard('run-card-v1');
+      const listed = await adapters.runs.listWaitingCards({ limit: 100 });
+      const tally = await adapters.runs.recordApproval({
+        runId: 'run-card-v1',
+        turn: plain.turn,
+        digest: plain.digest,
+        approvedBy: 'alice',
+        approvedAt: '2026-02-04T09:01:00.000Z',
+      });
+      await adapters.runs.closeCard('run-card-v1', 'cancelled');
+      const closed = await adapters.runs.getCard('run-card-v1');
+
+      // Assess
+      expect(read).toMatchObject({ schemaVersion: 2, state: 'open' });
+      expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
+      expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'cancelled' });
+    });
+
     it('reads a copied card and a copied run under the run id of the key they were read under', async () => {
       // Prepare: whole items of run-copy-source written under run-copy-target's key.
       const card = makeCard('run-copy-source', '2026-02-02T09:00:00.000Z');

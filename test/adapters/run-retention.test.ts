@@ -2,7 +2,7 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
-import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
+import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 
@@ -30,6 +30,7 @@ function makeRun(runId: string): RunRecord {
 
 function makeCard(runId: string): StoredCard {
   return {
+    schemaVersion: 2,
     runId,
     owner: 'olivia',
     label: `Run ${runId}`,
@@ -42,7 +43,7 @@ function makeCard(runId: string): StoredCard {
     writeToolNames: ['update_page_metadata'],
     fourEyes: false,
     revealRejectionReason: true,
-    state: 'waiting',
+    state: 'open',
     sealedCard: Uint8Array.from([1, 2, 3]),
     sealedToken: Uint8Array.from([4, 5, 6]),
   };
@@ -114,7 +115,7 @@ describe('retention stamps of the DynamoDB run repository', () => {
 
     // Act
     const whileWaiting = await removeAfterOf('run-card', 'CARD');
-    await runs.closeCard('run-card');
+    await runs.closeCard('run-card', 'decided');
     const closed = await removeAfterOf('run-card', 'CARD');
     await runs.putCard({ ...makeCard('run-card'), turn: 4 });
     const pausedAgain = await removeAfterOf('run-card', 'CARD');

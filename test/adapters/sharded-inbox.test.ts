@@ -4,14 +4,15 @@ import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { inboxPartition } from '../../lambdas/adapters/dynamo/inbox-index.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
-import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
 import type { InboxRouting } from '../../lambdas/core/approvals/card-routing.js';
+import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 
 const SHARDS = 4;
 
 function makeCard(runId: string, second: number, approverGroups?: string[]): StoredCard {
   return {
+    schemaVersion: 2,
     runId,
     owner: 'olivia',
     label: `Run ${runId}`,
@@ -25,7 +26,7 @@ function makeCard(runId: string, second: number, approverGroups?: string[]): Sto
     fourEyes: false,
     revealRejectionReason: false,
     ...(approverGroups ? { approverGroups } : {}),
-    state: 'waiting',
+    state: 'open',
     sealedCard: Uint8Array.from([1]),
     sealedToken: Uint8Array.from([2]),
   };
@@ -167,7 +168,7 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
       for (let index = 200; index < 210; index += 1) {
         await repository.putCard(makeCard(`run-${index}`, index, groupsOf(index)));
       }
-      for (const runId of [...decidedUnseen, ...decidedSeen]) await repository.closeCard(runId);
+      for (const runId of [...decidedUnseen, ...decidedSeen]) await repository.closeCard(runId, 'decided');
     });
     await local.stop();
 
@@ -182,7 +183,7 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
 
   it('takes a decided card out of every partition it was indexed under', async () => {
     // Act
-    await runs.closeCard('run-2'); // routed to alpha and beta
+    await runs.closeCard('run-2', 'decided'); // routed to alpha and beta
 
     // Assess
     for (const routing of [
@@ -193,12 +194,13 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
       const cards = await readAllPages(runs, routing, 100);
       expect(cards.map((card) => card.runId)).not.toContain('run-2');
     }
-    expect((await runs.getCard('run-2'))?.state).toBe('decided');
+    expect((await runs.getCard('run-2'))?.state).toBe('closed');
   });
 
   it('still lists and closes a card indexed under the single pre-sharding WAITING partition', async () => {
-    // Prepare: a card item as the code before sharding wrote it (index key on the card itself)
-    const legacy = makeCard('run-legacy', 500);
+    // Prepare: a card item as the code before sharding wrote it (index key on the card itself,
+    // card version 1: no schemaVersion, `waiting`)
+    const { schemaVersion: _version, ...legacy } = { ...makeCard('run-legacy', 500), state: 'waiting' };
     await dynamo.documentClient.send(
       new PutCommand({
         TableName: dynamo.tableName,
@@ -215,14 +217,14 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
     // Act
     const before = await runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: [] } });
     const admin = await runs.listWaitingCards({ limit: 3 });
-    await runs.closeCard('run-legacy');
+    await runs.closeCard('run-legacy', 'expired');
     const after = await readAllPages(runs, { kind: 'every' }, 100);
 
     // Assess
     expect(before.cards[0]?.runId).toBe('run-legacy');
     expect(admin.cards[0]?.runId).toBe('run-legacy');
     expect(after.map((card) => card.runId)).not.toContain('run-legacy');
-    expect((await runs.getCard('run-legacy'))?.state).toBe('decided');
+    expect((await runs.getCard('run-legacy'))?.state).toBe('closed');
   });
 
   it.each([0, 65, 1.5, Number.NaN])('refuses %s shards, naming the value', (shards) => {

@@ -125,7 +125,7 @@ describe('cards routed to approver groups (issue #16)', () => {
     expect(decision.status).toBe(404);
     expect(call.status).toBe(404);
     expect(decision.json).toEqual(unknown.json);
-    expect((await runtime.dependencies.runs.getCard(legalRun))?.state).toBe('waiting');
+    expect((await runtime.dependencies.runs.getCard(legalRun))?.state).toBe('open');
   });
 
   it('lets a member of the group decide, and the card leaves every inbox', async () => {

@@ -131,6 +131,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(recordAtWrite).toHaveLength(1);
     const record = recordAtWrite[0];
     expect(record).toEqual({
+      schemaVersion: 1,
       runId,
       turn,
       decision: 'approve',
@@ -210,7 +211,10 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(lateRepeat.json).toMatchObject({ decision: 'approve', repeated: true });
     expect(finished.status).toBe('completed');
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'recovered' })]);
-    expect((await runtime.dependencies.runs.getCard(runId))?.state).toBe('decided');
+    expect(await runtime.dependencies.runs.getCard(runId)).toMatchObject({
+      state: 'closed',
+      closedBecause: 'decided',
+    });
   });
 
   it('counts a spent token after our own claim as delivered (the first delivery reached the state machine)', async () => {
@@ -243,11 +247,11 @@ describe('decisions happen exactly once and are recorded before the write', () =
     // Assess
     expect(lost.status).toBe(500);
     expect(finished.status).toBe('completed');
-    expect(cardBeforeRepeat?.state).toBe('waiting');
+    expect(cardBeforeRepeat?.state).toBe('open');
     expect(repeat.status).toBe(200);
     expect(repeat.json).toMatchObject({ decision: 'approve', repeated: true });
     expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered', 'token-spent']);
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'delivered once' })]);
-    expect((await runs.getCard(runId))?.state).toBe('decided');
+    expect(await runs.getCard(runId)).toMatchObject({ state: 'closed', closedBecause: 'decided' });
   });
 });

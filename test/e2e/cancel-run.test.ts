@@ -321,7 +321,10 @@ describe('POST /runs/{id}/cancel', () => {
     // Assess
     expect(answer.status).toBe(200);
     expect(refusedStep).toMatchObject({ state: 'AwaitApproval', code: 'conflict' });
-    expect((await runtime.dependencies.runs.getCard(runId))?.state).toBe('decided');
+    expect(await runtime.dependencies.runs.getCard(runId)).toMatchObject({
+      state: 'closed',
+      closedBecause: 'ended',
+    });
     expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     expect((await runtime.dependencies.runs.getRunRecord(runId))?.status).toBe('cancelled');
   });
@@ -350,7 +353,10 @@ describe('POST /runs/{id}/cancel', () => {
 
     // Assess
     expect(view.cancellation).toEqual({ by: 'editor', reason: 'Half-way.' });
-    expect((await runtime.dependencies.runs.getCard(runId))?.state).toBe('decided');
+    expect(await runtime.dependencies.runs.getCard(runId)).toMatchObject({
+      state: 'closed',
+      closedBecause: 'cancelled',
+    });
     expect(repeated.status).toBe(200);
     expect(repeated.json).toMatchObject({ cancelledBy: 'editor', reason: 'Half-way.', repeated: true });
   });

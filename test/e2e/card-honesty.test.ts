@@ -57,7 +57,7 @@ async function replaceCardCalls(
     ...stored,
     toolNames: calls.map((call) => call.tool),
     writeToolNames,
-    sealedCard: await sealJson(sealer, 'approval-card', runId, { ...card, pendingCalls, callPreviews: [] }),
+    sealedCard: await sealJson(sealer, 'approval-card', runId, { ...card, pendingCalls }),
   });
 }
 

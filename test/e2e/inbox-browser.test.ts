@@ -402,10 +402,14 @@ describe('the inbox page in headless Chromium', () => {
     await changedCall.waitFor();
     const excerpt = (await call.locator('pre.arguments').textContent()) ?? '';
     const note = (await call.locator('.excerpt-note').textContent()) ?? '';
-    // The second card's turn changes after the approver loaded it.
+    // The second card's turn changes after the approver loaded it: a new digest, sealed and stored.
     const stored = await runtime.dependencies.runs.getCard(changed.runId);
     if (!stored) throw new Error('no card');
-    await runtime.dependencies.runs.putCard({ ...stored, digest: `sha256:${'1'.repeat(64)}` });
+    const { sealer } = runtime.dependencies;
+    const digest = `sha256:${'1'.repeat(64)}`;
+    const sealed = (await unsealJson(sealer, 'approval-card', changed.runId, stored.sealedCard)) as object;
+    const sealedCard = await sealJson(sealer, 'approval-card', changed.runId, { ...sealed, digest });
+    await runtime.dependencies.runs.putCard({ ...stored, digest, sealedCard });
 
     // Act
     await call.locator('pre.arguments button.cut').click();

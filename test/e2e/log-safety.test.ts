@@ -51,7 +51,7 @@ describe('logs of full runs in local mode', () => {
     expect(token.taskToken.length).toBeGreaterThan(MINIMUM_SECRET_LENGTH);
     remember(token.taskToken);
     const card = parseApprovalCard(await unsealJson(sealer, 'approval-card', runId, stored.sealedCard));
-    const previewLines = (card.callPreviews ?? []).flatMap((preview) => preview.lines);
+    const previewLines = card.pendingCalls.flatMap((call) => call.preview?.lines ?? []);
     expect(previewLines.length).toBeGreaterThan(0);
     remember(previewLines);
     remember(card.pendingCalls.map((call) => call.arguments));

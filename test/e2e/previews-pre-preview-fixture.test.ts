@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { StoredCard } from '../../lambdas/core/approvals/approval-card.js';
+import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { computeTurnDigest } from '../../lambdas/core/approvals/turn-digest.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
@@ -18,7 +18,7 @@ interface PrePreviewFixture {
   record: RunRecord;
   runState: { pendingCalls: Array<{ index: number; tool: string; arguments: unknown }> };
   approvalCard: Record<string, unknown>;
-  storedCard: Omit<StoredCard, 'sealedCard' | 'sealedToken'>;
+  storedCard: Record<string, unknown>;
 }
 
 async function readFixture(): Promise<PrePreviewFixture> {
@@ -37,12 +37,16 @@ async function installFixture(runtime: TestRuntime, fixture: PrePreviewFixture):
   );
   // The task token of an execution that no longer exists: the restart replaces it.
   const sealedToken = await sealJson(sealer, 'task-token', runId, { taskToken: 'token-of-a-lost-execution' });
-  await runs.putCard({
-    ...fixture.storedCard,
-    expiresAt,
-    sealedCard: await sealJson(sealer, 'approval-card', runId, fixture.approvalCard),
-    sealedToken,
-  });
+  // The card item was written before stored-card version 2: it goes through the core's reader of
+  // version 1 (`waiting` reads as `open`), as an item of that time read from the table would.
+  await runs.putCard(
+    readableStoredCardSchema.parse({
+      ...fixture.storedCard,
+      expiresAt,
+      sealedCard: await sealJson(sealer, 'approval-card', runId, fixture.approvalCard),
+      sealedToken,
+    }),
+  );
   return sealedToken;
 }
 

@@ -93,7 +93,7 @@ describe('a decision recorded but not carried out when the local process stopped
       decidedAt: new Date().toISOString(),
       cardShown: { calls: [] },
     });
-    await runtime.dependencies.runs.closeCard(runId);
+    await runtime.dependencies.runs.closeCard(runId, 'decided');
     await runtime.stop();
 
     // Act

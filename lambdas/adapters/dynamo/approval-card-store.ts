@@ -1,7 +1,13 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { StoredCard } from '../../core/approvals/approval-card.js';
+import {
+  type CardClosing,
+  isCardOpen,
+  STORED_CARD_SCHEMA_VERSION,
+  type StoredCard,
+  storedCardSchema,
+} from '../../core/approvals/stored-card.js';
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
@@ -25,7 +31,7 @@ import {
 import {
   approverGroupsAttribute,
   parseStoredCard,
-  storedCardSchema,
+  readStoredCardItem,
   type WaitingCardsRequest,
 } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
@@ -58,13 +64,12 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its group entries are written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
-    const inboxAttributes =
-      parsed.state === 'waiting'
-        ? {
-            [INBOX.partitionKey]: inboxPartition(EVERY_CARD_ROUTE, shard),
-            [INBOX.sortKey]: inboxSortKey(parsed),
-          }
-        : {};
+    const inboxAttributes = isCardOpen(parsed)
+      ? {
+          [INBOX.partitionKey]: inboxPartition(EVERY_CARD_ROUTE, shard),
+          [INBOX.sortKey]: inboxSortKey(parsed),
+        }
+      : {};
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
@@ -77,7 +82,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         },
       }),
     );
-    if (parsed.state !== 'waiting') {
+    if (!isCardOpen(parsed)) {
       await this.unindexEntries(parsed.runId, parsed);
       return;
     }
@@ -155,12 +160,12 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     const unreadableRunIds: string[] = [];
     for (const [runId] of page) {
       const item = items.get(runId);
-      // An entry whose card closed between the query and the read is no longer waiting.
-      if (item === undefined || item.state !== 'waiting') continue;
+      if (item === undefined) continue;
       // One item that does not parse must not take the page down: it is listed as unreadable.
-      const parsed = z.safeParse(storedCardSchema, item);
-      if (parsed.success) cards.push(runFromKey(runId, parsed.data));
-      else unreadableRunIds.push(runId);
+      const card = readStoredCardItem(item);
+      if (card === undefined) unreadableRunIds.push(runId);
+      // An entry whose card closed between the query and the read is no longer waiting.
+      else if (isCardOpen(card)) cards.push(runFromKey(runId, card));
     }
     const last = page.at(-1);
     return {
@@ -181,11 +186,14 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string): Promise<void> {
+  public async closeCard(runId: string, because: CardClosing): Promise<void> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
+    // A version 1 item becomes a whole version 2 one: its other attributes are the same.
     const update = new UpdateExpression()
-      .set('state', 'decided')
+      .set('schemaVersion', STORED_CARD_SCHEMA_VERSION)
+      .set('state', 'closed')
+      .set('closedBecause', because)
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);

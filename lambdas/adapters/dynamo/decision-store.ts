@@ -1,12 +1,17 @@
 import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/approval-card.js';
+import {
+  type ApprovalRecord,
+  approvalRecordSchema,
+  type DecisionRecord,
+  decisionRecordSchema,
+  readableDecisionRecordSchema,
+} from '../../core/approvals/decision-record.js';
 import { CountersignError } from '../../core/errors.js';
 import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
-import { approvalRecordSchema, decisionRecordSchema } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -53,8 +58,9 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
       ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));
+    // `waiting`: an open card written before card version 2.
     const condition = [
-      `${update.name('state')} = ${update.value('waiting')}`,
+      `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
       `${update.name('turn')} = ${update.value(parsed.turn)}`,
       `${update.name('digest')} = ${update.value(parsed.digest)}`,
     ].join(' AND ');
@@ -85,6 +91,6 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
         ConsistentRead: true,
       }),
     );
-    return item ? parseItem(decisionRecordSchema, item, 'decision') : undefined;
+    return item ? parseItem(readableDecisionRecordSchema, item, 'decision') : undefined;
   }
 }

@@ -1,71 +1,17 @@
 import * as z from 'zod/mini';
-import type { CardShown, StoredCard } from '../../core/approvals/approval-card.js';
+import { readableStoredCardSchema, type StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
-import { DECISION_GATES } from '../../core/policy/policy-floor.js';
 import type { RunRepository } from '../../core/ports.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import { withoutUndefined } from './item-codec.js';
 
 /**
- * How a run's card, decision and approval items are parsed back (the run record itself goes
- * through the core's `runRecordSchema`). Extra attributes such as the keys are stripped.
+ * What the adapters add to the core's schemas of a run's items: the run record, the card and the
+ * decision and approval records are the core's (versions included), read as they are here.
  */
-const binarySchema = z.instanceof(Uint8Array);
-
-export const storedCardSchema = z.object({
-  runId: z.string(),
-  owner: z.string(),
-  label: z.string(),
-  configurationId: z.string(),
-  turn: z.number().check(z.int(), z.nonnegative()),
-  digest: z.string(),
-  pausedAt: z.string(),
-  expiresAt: z.string(),
-  toolNames: z.array(z.string()),
-  writeToolNames: z.array(z.string()),
-  fourEyes: z.boolean(),
-  requiredApprovals: z.optional(z.number().check(z.int(), z.gte(1))),
-  decisionGate: z.optional(z.enum(DECISION_GATES)),
-  // A string set in DynamoDB (ADD keeps one entry per approver); an array in the core.
-  approvedBy: z.optional(
-    z.pipe(
-      z.union([z.array(z.string()), z.instanceof(Set)]),
-      z.transform((value: string[] | Set<unknown>) => [...value].map(String).sort()),
-    ),
-  ),
-  revealRejectionReason: z.boolean(),
-  approverGroups: z.optional(z.array(z.string())),
-  state: z.enum(['waiting', 'decided']),
-  sealedCard: binarySchema,
-  sealedToken: binarySchema,
-});
 
 /** Only the routes of a card, read from the card as it was when it closed. */
 export const approverGroupsAttribute = z.optional(z.array(z.string()));
-
-export const decisionRecordSchema = z.object({
-  runId: z.string(),
-  turn: z.number().check(z.int(), z.nonnegative()),
-  decision: z.enum(['approve', 'reject', 'cancel']),
-  digest: z.string(),
-  decidedBy: z.string(),
-  decidedAt: z.string(),
-  reason: z.optional(z.string()),
-  // The audit shape belongs to the core; the adapter checks only that it is a list of calls.
-  approvedBy: z.optional(z.array(z.string())),
-  cardShown: z.custom<CardShown>(
-    (value) =>
-      typeof value === 'object' && value !== null && Array.isArray((value as { calls?: unknown }).calls),
-  ),
-});
-
-export const approvalRecordSchema = z.object({
-  runId: z.string().check(z.minLength(1)),
-  turn: z.number().check(z.int(), z.nonnegative()),
-  digest: z.string().check(z.minLength(1)),
-  approvedBy: z.string().check(z.minLength(1)),
-  approvedAt: z.string(),
-});
 
 /** What `RunRepository.updateRun` and `listWaitingCards` take besides the run id and changes. */
 export type RunChanges = Parameters<RunRepository['updateRun']>[1];
@@ -106,11 +52,24 @@ export function parseRunUpdate(
   return { changes: parsed.data, removeFields };
 }
 
+/**
+ * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally back as a string
+ * set (ADD keeps one entry per approver); the core holds it as a sorted list.
+ */
+function storedCardOfItem(item: Record<string, unknown>): unknown {
+  const { approvedBy } = item;
+  return approvedBy instanceof Set ? { ...item, approvedBy: [...approvedBy].map(String).sort() } : item;
+}
+
+/** A card item of any version as the current one; `undefined` when it does not parse. */
+export function readStoredCardItem(item: Record<string, unknown>): StoredCard | undefined {
+  const parsed = readableStoredCardSchema.safeParse(storedCardOfItem(item));
+  return parsed.success ? parsed.data : undefined;
+}
+
 /** A card item whose plaintext part does not parse cannot be opened, like a tampered blob. */
 export function parseStoredCard(item: Record<string, unknown>): StoredCard {
-  const parsed = z.safeParse(storedCardSchema, item);
-  if (!parsed.success) {
-    throw new CountersignError('sealed-state-rejected', 'The stored card has an unexpected shape.');
-  }
-  return parsed.data;
+  const card = readStoredCardItem(item);
+  if (!card) throw new CountersignError('sealed-state-rejected', 'The stored card has an unexpected shape.');
+  return card;
 }

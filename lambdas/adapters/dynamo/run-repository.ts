@@ -24,7 +24,7 @@
  *
  * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
  * one Query per partition the viewer reaches on the `inbox` index, newest first, and one
- * BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a decided card leaves
+ * BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a closed card leaves
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
@@ -35,7 +35,8 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/approvals/approval-card.js';
+import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalOutcome,
@@ -47,7 +48,12 @@ import {
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
-import { type RunRecord, runRecordSchema, TERMINAL_STATUSES } from '../../core/runs/run-record.js';
+import {
+  type RunRecord,
+  readableRunRecordSchema,
+  runRecordSchema,
+  TERMINAL_STATUSES,
+} from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
@@ -133,13 +139,13 @@ export class DynamoRunRepository implements RunRepository {
 
   /** A run item as the core reads it: its run id from the key, its sealed state loaded. */
   protected async storedRunOf(runId: string, item: Record<string, unknown>): Promise<StoredRun> {
-    const record = runFromKey(runId, parseItem(runRecordSchema, item, 'run'));
+    const record = runFromKey(runId, parseItem(readableRunRecordSchema, item, 'run'));
     return { record, sealedState: await this.overflow.load(runId, item) };
   }
 
   public async getRunRecord(runId: string): Promise<RunRecord | undefined> {
     const item = await this.readRunItem(runId);
-    return item ? runFromKey(runId, parseItem(runRecordSchema, item, 'run')) : undefined;
+    return item ? runFromKey(runId, parseItem(readableRunRecordSchema, item, 'run')) : undefined;
   }
 
   private async readRunItem(runId: string): Promise<Record<string, unknown> | undefined> {
@@ -205,8 +211,8 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.waitingCardCursor(card);
   }
 
-  public closeCard(runId: string): Promise<void> {
-    return this.cards.closeCard(runId);
+  public closeCard(runId: string, because: CardClosing): Promise<void> {
+    return this.cards.closeCard(runId, because);
   }
 
   public claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {

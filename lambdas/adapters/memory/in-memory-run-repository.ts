@@ -1,5 +1,16 @@
-import type { ApprovalRecord, DecisionRecord, StoredCard } from '../../core/approvals/approval-card.js';
 import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import {
+  type ApprovalRecord,
+  approvalRecordSchema,
+  type DecisionRecord,
+  decisionRecordSchema,
+} from '../../core/approvals/decision-record.js';
+import {
+  type CardClosing,
+  isCardOpen,
+  type StoredCard,
+  storedCardSchema,
+} from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalOutcome,
@@ -21,12 +32,9 @@ import {
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
 import {
-  approvalRecordSchema,
-  decisionRecordSchema,
   parseRunUpdate,
   type RunChanges,
   type RunUpdateOptions,
-  storedCardSchema,
   type WaitingCardsRequest,
 } from '../dynamo/run-item-schemas.js';
 import {
@@ -139,7 +147,7 @@ export class InMemoryRunRepository implements RunRepository {
     const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
     const routing = options.routing ?? { kind: 'every' };
     const newestFirst = [...this.cards.values()]
-      .filter((card) => card.state === 'waiting' && isRoutedTo(card, routing))
+      .filter((card) => isCardOpen(card) && isRoutedTo(card, routing))
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
       .filter(({ sortKey }) => before === undefined || sortKey < before)
       .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
@@ -157,10 +165,10 @@ export class InMemoryRunRepository implements RunRepository {
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string): Promise<void> {
+  public async closeCard(runId: string, because: CardClosing): Promise<void> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card !== undefined) this.cards.set(runId, { ...card, state: 'decided' });
+    if (card !== undefined) this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
   }
 
   public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
@@ -187,7 +195,7 @@ export class InMemoryRunRepository implements RunRepository {
     const card = this.cards.get(parsed.runId);
     if (
       card === undefined ||
-      card.state !== 'waiting' ||
+      !isCardOpen(card) ||
       card.turn !== parsed.turn ||
       card.digest !== parsed.digest
     ) {

@@ -1,4 +1,3 @@
-import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
@@ -6,9 +5,10 @@ import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arg
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
-import { needsApproval, type ToolContext, type ToolRegistry } from '../tools/tool.js';
-import type { ApprovalCard, CallPreview } from './approval-card.js';
+import { needsApproval, type ToolContext } from '../tools/tool.js';
 import { describeCallRunnability } from './call-runnability.js';
+import type { CallPreview, CardCall } from './pending-call.js';
+import type { ResolvedCall } from './resolve-calls.js';
 
 export type PreviewView =
   | { status: 'shown'; lines: string[]; caveat: string }
@@ -43,9 +43,9 @@ export interface PendingToolView {
 }
 
 /**
- * THE helper that turns a card into the pending calls a viewer sees, for every surface: the
- * inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event (seed 000).
- * Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
+ * THE helper that turns an open card's calls into the pending calls a viewer sees, for every
+ * surface: the inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event
+ * (seed 000). Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
  *
  * The read gate (seed 000, "at reading"): a stored preview is shown only when its tool,
  * asked with `mayViewerReadPreview`, says this viewer may read it. It fails closed when there
@@ -57,16 +57,14 @@ export interface PendingToolView {
  * viewer for a bounded time. Build the cards of one render concurrently to get one batch.
  */
 export async function buildPendingTools(input: {
-  card: ApprovalCard;
+  calls: ReadonlyArray<ResolvedCall<CardCall>>;
   viewer: UserProfile | undefined;
-  tools: ToolRegistry;
   context: Omit<ToolContext, 'actingUser'>;
   logger: Logger;
 }): Promise<PendingToolView[]> {
-  const previews = new Map((input.card.callPreviews ?? []).map((preview) => [preview.index, preview]));
   return Promise.all(
-    input.card.pendingCalls.map(async (call): Promise<PendingToolView> => {
-      const tool = input.tools.get(call.tool);
+    input.calls.map(async (resolved): Promise<PendingToolView> => {
+      const { call, tool } = resolved;
       const shown = excerptArguments(call.arguments);
       const base = {
         index: call.index,
@@ -74,11 +72,12 @@ export async function buildPendingTools(input: {
         arguments: shown.arguments,
         ...(shown.kind === 'excerpt' ? { argumentsExcerpt: shown.excerpt } : {}),
         registered: tool !== undefined,
-        willRun: describeCallRunnability(call, input.tools).kind === 'runs',
+        willRun: describeCallRunnability(resolved).kind === 'runs',
+        // A call to a tool nobody registered shows as needing approval: the card fails closed.
         requiresApproval: tool ? needsApproval(tool) : true,
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
       };
-      const preview = previews.get(call.index);
+      const preview = call.preview;
       if (!preview) {
         // A call that needs approval from a tool with no preview contract (an MCP tool without a
         // companion, a team tool without `preview`): the approver decides without one, and reads so.
@@ -96,7 +95,7 @@ export async function buildPendingTools(input: {
       }
       // A refusal line describes the arguments only (which the card shows anyway): no read gate.
       if (preview.refused === true) return { ...base, preview: { status: 'refused', lines } };
-      const mayRead = await mayViewerRead(input, call.arguments, call.tool);
+      const mayRead = await mayViewerRead(input, resolved);
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
       // A guarded write is not applied on a changed record: its preview is more than a snapshot.
       const caveat = call.precondition === undefined ? TEXTS.previewCaveat : TEXTS.previewPreconditionCaveat;
@@ -114,29 +113,21 @@ function displayLinesOf(preview: CallPreview): string[] {
 }
 
 async function mayViewerRead(
-  input: {
-    viewer: UserProfile | undefined;
-    tools: ToolRegistry;
-    context: Omit<ToolContext, 'actingUser'>;
-    logger: Logger;
-  },
-  rawArguments: unknown,
-  toolName: string,
+  input: { viewer: UserProfile | undefined; context: Omit<ToolContext, 'actingUser'>; logger: Logger },
+  { tool, call, arguments: parsed }: ResolvedCall,
 ): Promise<boolean> {
-  const tool = input.tools.get(toolName);
   if (!input.viewer || !tool || typeof tool.mayViewerReadPreview !== 'function') return false;
-  const parsed = safeParse(tool.input, rawArguments);
-  if (!parsed.success) return false;
+  if (parsed.kind !== 'accepted') return false;
   try {
     return (
-      (await tool.mayViewerReadPreview(parsed.data, input.viewer, {
+      (await tool.mayViewerReadPreview(parsed.value, input.viewer, {
         ...input.context,
         pages: readGatePagesFor(input.context.pages, input.viewer),
         actingUser: input.viewer,
       })) === true
     );
   } catch (error) {
-    input.logger.warn('preview read gate failed', { tool: toolName, errorClass: describeErrorClass(error) });
+    input.logger.warn('preview read gate failed', { tool: call.tool, errorClass: describeErrorClass(error) });
     return false;
   }
 }

@@ -1,4 +1,3 @@
-import { safeParse } from 'zod/mini';
 import { describeErrorClass } from '../errors.js';
 import { allows, isAdmin, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
@@ -6,7 +5,8 @@ import { applyPolicyFloor, type PolicyFloor, type TurnPolicy } from '../policy/p
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
 import type { ToolRegistry } from '../tools/tool.js';
-import type { ApprovalCard, StoredCard } from './approval-card.js';
+import type { ResolvedCall } from './resolve-calls.js';
+import type { StoredCard } from './stored-card.js';
 
 /** Whether a person may approve a turn, and when not, which gate refused and why. */
 export type ApproveGateOutcome =
@@ -41,8 +41,8 @@ export async function evaluateApproveGate(input: {
   principal: UserProfile;
   card: StoredCard;
   policy: TurnPolicy;
-  /** Only called for the `record` gate: the unsealed card whose calls are checked. */
-  approvalCard: () => Promise<ApprovalCard>;
+  /** Only called for the `record` gate: the unsealed card's calls, resolved once. */
+  approvalCalls: () => Promise<readonly ResolvedCall[]>;
   tools: ToolRegistry;
   /** The page store the record checks read (the read gate's cached one is fine for display). */
   pages: PageStore;
@@ -61,10 +61,14 @@ export async function evaluateApproveGate(input: {
     return { kind: 'refused', gate: 'four-eyes', message: TEXTS.gateFourEyes };
   }
   if (policy.decisionGate !== 'record') return { kind: 'allowed' };
-  const approvalCard = await input.approvalCard();
-  const writeCalls = approvalCard.pendingCalls.filter((call) => card.writeToolNames.includes(call.tool));
+  const writeCalls = (await input.approvalCalls()).filter((resolved) =>
+    card.writeToolNames.includes(resolved.call.tool),
+  );
   const answers = await Promise.all(
-    writeCalls.map(async (call) => ({ tool: call.tool, passes: await passesRecordCheck(input, call) })),
+    writeCalls.map(async (resolved) => ({
+      tool: resolved.call.tool,
+      passes: await passesRecordCheck(input, resolved),
+    })),
   );
   const refused = answers.find((answer) => !answer.passes);
   return refused
@@ -73,16 +77,14 @@ export async function evaluateApproveGate(input: {
 }
 
 async function passesRecordCheck(
-  input: { principal: UserProfile; card: StoredCard; tools: ToolRegistry; pages: PageStore; logger: Logger },
-  call: ApprovalCard['pendingCalls'][number],
+  input: { principal: UserProfile; card: StoredCard; pages: PageStore; logger: Logger },
+  { tool, call, arguments: parsed }: ResolvedCall,
 ): Promise<boolean> {
-  const tool = input.tools.get(call.tool);
   if (!tool || typeof tool.mayViewerReadPreview !== 'function') return false;
-  const parsed = safeParse(tool.input, call.arguments);
-  if (!parsed.success) return false;
+  if (parsed.kind !== 'accepted') return false;
   try {
     return (
-      (await tool.mayViewerReadPreview(parsed.data, input.principal, {
+      (await tool.mayViewerReadPreview(parsed.value, input.principal, {
         runId: input.card.runId,
         pages: input.pages,
         actingUser: input.principal,

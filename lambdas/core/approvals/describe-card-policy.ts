@@ -5,8 +5,9 @@ import type { Logger } from '../ports.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { TEXTS } from '../texts.js';
 import type { ToolRegistry } from '../tools/tool.js';
-import type { ApprovalCard, StoredCard } from './approval-card.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
+import type { ResolvedCall } from './resolve-calls.js';
+import type { StoredCard } from './stored-card.js';
 
 /** What a card says about its policy to one viewer, on every surface (JSON and page). */
 export interface CardPolicyView {
@@ -24,7 +25,7 @@ export interface CardPolicyView {
  */
 export async function describeCardPolicy(input: {
   stored: StoredCard;
-  card: ApprovalCard;
+  calls: readonly ResolvedCall[];
   viewer: UserProfile;
   tools: ToolRegistry;
   pages: PageStore;
@@ -36,7 +37,7 @@ export async function describeCardPolicy(input: {
     principal: input.viewer,
     card: input.stored,
     policy,
-    approvalCard: async () => input.card,
+    approvalCalls: async () => input.calls,
     tools: input.tools,
     pages: readGatePagesFor(input.pages, input.viewer),
     logger: input.logger,

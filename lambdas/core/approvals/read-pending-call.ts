@@ -1,10 +1,10 @@
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
-import { unsealJson } from '../runs/sealed-json.js';
 import { TEXTS } from '../texts.js';
-import { parseApprovalCard } from './approval-card.js';
 import { isCardRoutedTo } from './card-routing.js';
+import { openStoredCard } from './open-card.js';
+import { isCardOpen } from './stored-card.js';
 
 /** GET /runs/{id}/calls/{index}: one pending call with its whole arguments. */
 export interface PendingCallView {
@@ -30,7 +30,8 @@ export interface PendingCallView {
  * call.arguments // { pageId: '12', description: '…every character…' }
  */
 export async function readPendingCall(
-  dependencies: Pick<RunDependencies, 'runs' | 'sealer'>,
+  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'logger'> &
+    Partial<Pick<RunDependencies, 'metrics'>>,
   viewer: UserProfile,
   runId: string,
   index: number,
@@ -39,17 +40,16 @@ export async function readPendingCall(
   if (!hasGrant(viewer, 'agent_approve') && stored?.owner !== viewer.userId) {
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   }
-  if (stored?.state !== 'waiting') throw new CountersignError('not-found', TEXTS.runNotFound);
+  if (!stored || !isCardOpen(stored)) throw new CountersignError('not-found', TEXTS.runNotFound);
   // The owner reads their own run's calls; an approver only those of cards routed to them.
   if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer))
     throw new CountersignError('not-found', TEXTS.runNotFound);
-  const card = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', runId, stored.sealedCard),
-  );
-  // The same parse as every card surface, so index n here is call n on the card.
-  const call = card.pendingCalls[index];
+  // Opened as every card surface opens it, so index n here is call n on the card.
+  const opened = await openStoredCard(dependencies, stored);
+  if (opened.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
+  const call = opened.card.pendingCalls[index];
   if (call === undefined) {
-    throw new CountersignError('not-found', TEXTS.callNotOnCard(index, card.pendingCalls.length), {
+    throw new CountersignError('not-found', TEXTS.callNotOnCard(index, opened.card.pendingCalls.length), {
       field: 'index',
     });
   }

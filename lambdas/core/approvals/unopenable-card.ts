@@ -1,9 +1,7 @@
-import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { describeErrorClass } from '../errors.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { TERMINAL_STATUSES } from '../runs/run-record.js';
-import { unsealJson } from '../runs/sealed-json.js';
 import { TEXTS } from '../texts.js';
-import { type ApprovalCard, parseApprovalCard, type StoredCard } from './approval-card.js';
 
 /**
  * The flagged placeholder every surface shows for a card that cannot be opened: the run id
@@ -15,10 +13,7 @@ export interface UnopenableCard {
   message: string;
 }
 
-export type OpenedCard = { kind: 'opened'; card: ApprovalCard } | { kind: 'unopenable' };
-
 type ReportDependencies = Pick<RunDependencies, 'logger'> & Partial<Pick<RunDependencies, 'metrics'>>;
-type OpenDependencies = Pick<RunDependencies, 'sealer'> & ReportDependencies;
 type EndDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger' | 'metrics'>;
 
 /** The placeholder of one run's card. */
@@ -40,30 +35,6 @@ export function reportSealedStateRejection(
 }
 
 /**
- * Opens a stored card's sealed approval card under the card's run id (taken from the item's
- * key), and checks that what it seals is the turn the plaintext names. A refusal is reported
- * here and answered as `unopenable`, so that a surface can isolate it; other errors pass.
- */
-export async function openStoredCard(
-  dependencies: OpenDependencies,
-  stored: StoredCard,
-): Promise<OpenedCard> {
-  try {
-    const card = parseApprovalCard(
-      await unsealJson(dependencies.sealer, 'approval-card', stored.runId, stored.sealedCard),
-    );
-    if (card.runId !== stored.runId || card.turn !== stored.turn || card.digest !== stored.digest) {
-      throw new CountersignError('sealed-state-rejected', 'The sealed approval card names another turn.');
-    }
-    return { kind: 'opened', card };
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, stored.runId, error);
-    return { kind: 'unopenable' };
-  }
-}
-
-/**
  * Ends a run whose card cannot be opened: such a card can never be decided, so the run would
  * otherwise wait out its whole approval window. The run is marked `failed` with a readable
  * reason and leaves the inbox, then its execution is stopped by id (StopExecution): the
@@ -81,7 +52,7 @@ export async function endRunWithUnopenableCard(dependencies: EndDependencies, ru
         { status: 'failed', failureReason: TEXTS.cardUnopenableFailure, endedAt: now, updatedAt: now },
         { expectStatus: ['running', 'waiting'], removeFields: ['pendingToolNames'] },
       );
-      await dependencies.runs.closeCard(runId);
+      await dependencies.runs.closeCard(runId, 'failed');
       if (outcome.kind === 'written') {
         dependencies.metrics.count('RunsFailed');
         dependencies.logger.warn('run failed', { runId, error: 'sealed-state-rejected' });
@@ -96,7 +67,7 @@ export async function endRunWithUnopenableCard(dependencies: EndDependencies, ru
       }
       return;
     }
-    await dependencies.runs.closeCard(runId);
+    await dependencies.runs.closeCard(runId, 'failed');
   } catch (error) {
     dependencies.logger.error('run with an unopenable card could not be ended', {
       runId,

@@ -1,3 +1,4 @@
+import { excerptOf } from '../excerpt-text.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 
@@ -51,21 +52,9 @@ function boundLine(line: unknown): string {
   const read = cut ? text.slice(0, PREVIEW_RAW_LINE_MAX_LENGTH).replace(/[\uD800-\uDBFF]$/, '') : text;
   const collapsed = revealHiddenCharacters(read).replace(/\s+/g, ' ').trim();
   if (collapsed.length === 0) return '';
-  return truncate(cut ? `${collapsed}…` : collapsed, PREVIEW_MAX_LINE_CHARACTERS);
+  return excerptOf(cut ? `${collapsed}…` : collapsed, PREVIEW_MAX_LINE_CHARACTERS);
 }
 
 function isPrimitive(value: unknown): boolean {
   return typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint';
-}
-
-/**
- * Cuts text to `limit` characters (code points), ending in `…` when cut; never inside a
- * hidden-character marker, which would then read as text.
- */
-export function truncate(text: string, limit: number): string {
-  const characters = Array.from(text);
-  if (characters.length <= limit) return text;
-  const kept = characters.slice(0, limit - 1).join('');
-  const partialMarker = /⟨[U+0-9A-F]{0,8}$/.exec(kept);
-  return `${partialMarker ? kept.slice(0, partialMarker.index) : kept}…`;
 }

@@ -1,10 +1,8 @@
-import '../schema-messages.js';
-import { safeParse } from 'zod/mini';
-import type { CallPreview } from '../approvals/approval-card.js';
+import type { CallPreview, PendingCall } from '../approvals/pending-call.js';
+import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
-import type { PendingCall } from '../runs/run-state.js';
 import { TEXTS } from '../texts.js';
 import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
 import { boundPreviewLines } from './bound-preview-lines.js';
@@ -35,55 +33,54 @@ class EmptyPreview extends Error {
  * only the error class; the error itself goes to the log (class only: its text can carry
  * credentials). Arguments the tool's schema refuses preview as that refusal (an unflagged
  * line marked `refused`): the call would be refused, and that is what the approver decides on.
+ *
+ * Returns the calls with each preview inline (a call without one has none), in their order.
+ *
+ * @example
+ * const calls = await capturePreviews({ calls: state.pendingCalls, tools, actingUser, context, logger });
+ * calls[0]?.preview?.lines // ['Page 12 "Spring sale": description "" → "…"']
  */
-export async function capturePreviews(input: {
-  calls: readonly PendingCall[];
+export async function capturePreviews<Call extends PendingCall>(input: {
+  calls: readonly Call[];
   tools: ToolRegistry;
   actingUser: UserProfile;
   context: ToolContext;
   logger: Logger;
   timeBudgetMs?: number;
-}): Promise<CallPreview[]> {
+}): Promise<Array<Call & { preview?: CallPreview }>> {
   const budget = input.timeBudgetMs ?? DEFAULT_PREVIEW_TIME_BUDGET_MS;
-  const previewing = input.calls
-    .map((call) => ({ call, tool: input.tools.get(call.tool) }))
-    .filter(
-      (entry): entry is { call: PendingCall; tool: Tool } =>
-        entry.call.offered && typeof entry.tool?.preview === 'function',
-    );
   return Promise.all(
-    previewing.map(async ({ call, tool }): Promise<CallPreview> => {
-      const parsed = safeParse(tool.input, call.arguments);
-      if (!parsed.success) {
-        const problem = parsed.error.issues
-          .slice(0, 3)
-          .map((issue) => `${issue.path.join('.') || 'arguments'}: ${issue.message}`)
-          .join('; ');
-        return {
-          index: call.index,
-          tool: call.tool,
-          lines: boundPreviewLines([TEXTS.previewRefused(call.tool, problem)]),
-          failed: false,
-          refused: true,
-        };
-      }
-      try {
-        const produced = producePreview(tool, parsed.data, input).then(boundPreviewLines);
-        const lines = await withinBudget(produced, budget);
-        if (lines.length === 0) throw new EmptyPreview();
-        return { index: call.index, tool: call.tool, lines, failed: false };
-      } catch (error) {
-        const errorClass = describeErrorClass(error);
-        input.logger.warn('preview failed', { tool: call.tool, callIndex: call.index, errorClass });
-        return {
-          index: call.index,
-          tool: call.tool,
-          lines: [TEXTS.previewFailedLine(errorClass)],
-          failed: true,
-        };
-      }
+    resolveCalls(input.calls, input.tools).map(async (resolved) => {
+      const preview = await capturePreview(resolved, input, budget);
+      return preview === undefined ? resolved.call : { ...resolved.call, preview };
     }),
   );
+}
+
+async function capturePreview(
+  { call, tool, arguments: parsed }: ResolvedCall,
+  input: { actingUser: UserProfile; context: ToolContext; logger: Logger },
+  budget: number,
+): Promise<CallPreview | undefined> {
+  if (!call.offered || typeof tool?.preview !== 'function') return undefined;
+  if (parsed.kind !== 'accepted') {
+    const problem = parsed.kind === 'refused' ? parsed.problem : '';
+    return {
+      lines: boundPreviewLines([TEXTS.previewRefused(call.tool, problem)]),
+      failed: false,
+      refused: true,
+    };
+  }
+  try {
+    const produced = producePreview(tool, parsed.value, input).then(boundPreviewLines);
+    const lines = await withinBudget(produced, budget);
+    if (lines.length === 0) throw new EmptyPreview();
+    return { lines, failed: false };
+  } catch (error) {
+    const errorClass = describeErrorClass(error);
+    input.logger.warn('preview failed', { tool: call.tool, callIndex: call.index, errorClass });
+    return { lines: [TEXTS.previewFailedLine(errorClass)], failed: true };
+  }
 }
 
 async function producePreview(

@@ -1,8 +1,6 @@
-import {
-  APPROVAL_CARD_SCHEMA_VERSION,
-  type ApprovalCard,
-  type StoredCard,
-} from '../approvals/approval-card.js';
+import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard } from '../approvals/approval-card.js';
+import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
@@ -10,7 +8,6 @@ import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
-import { needsApproval } from '../tools/tool.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import { capturePreconditions } from './record-preconditions.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -61,7 +58,8 @@ export async function awaitApproval(
   if (record.status === 'waiting') {
     const existing = await dependencies.runs.getCard(input.runId);
     if (existing && existing.turn === input.turn) {
-      await dependencies.runs.putCard({ ...existing, state: 'waiting', sealedToken: await sealTaskToken() });
+      const { closedBecause: _closed, ...card } = existing;
+      await dependencies.runs.putCard({ ...card, state: 'open', sealedToken: await sealTaskToken() });
       dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
       return;
     }
@@ -98,7 +96,7 @@ export async function awaitApproval(
       : state.pendingCalls;
   const hasPreconditions = calls.some((call) => call.precondition !== undefined);
   const digest = computeTurnDigest(input.runId, input.turn, calls);
-  const callPreviews = actingUser
+  const previewed = actingUser
     ? await capturePreviews({
         calls,
         tools: dependencies.tools,
@@ -106,22 +104,16 @@ export async function awaitApproval(
         context: { actingUser, runId: input.runId, pages: dependencies.pages },
         logger: dependencies.logger,
       })
-    : [];
+    : calls;
   const card: ApprovalCard = {
     schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,
     runId: input.runId,
     turn: input.turn,
     digest,
-    pendingCalls: calls.map((call) => ({
-      index: call.index,
-      tool: call.tool,
-      arguments: call.arguments,
-      offered: call.offered,
-      ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
-      ...(call.recordChanged === true ? { recordChanged: true } : {}),
-    })),
-    callPreviews,
+    // The model's call id stays in the run state: nothing on a card reads it.
+    pendingCalls: previewed.map(({ callId: _callId, ...call }) => call),
   };
+  const previews = card.pendingCalls.flatMap((call) => (call.preview ? [call.preview] : []));
   const now = dependencies.clock.now();
   const pausedAt = now.toISOString();
   const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds).toISOString();
@@ -129,10 +121,7 @@ export async function awaitApproval(
   const writeToolNames = [
     ...new Set(
       calls
-        .filter((call) => {
-          const tool = dependencies.tools.get(call.tool);
-          return call.offered && tool !== undefined && needsApproval(tool);
-        })
+        .filter((call) => needsHumanApproval(call, dependencies.tools.get(call.tool)))
         .map((call) => call.tool),
     ),
   ];
@@ -148,6 +137,7 @@ export async function awaitApproval(
     writeToolNames,
   );
   const storedCard: StoredCard = {
+    schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: input.runId,
     owner: record.owner,
     label: record.label,
@@ -163,7 +153,7 @@ export async function awaitApproval(
     decisionGate: policy.decisionGate,
     revealRejectionReason: record.policy.revealRejectionReason,
     ...(record.policy.approverGroups === undefined ? {} : { approverGroups: record.policy.approverGroups }),
-    state: 'waiting',
+    state: 'open',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
     sealedToken,
   };
@@ -186,13 +176,13 @@ export async function awaitApproval(
   );
   if (outcome.kind === 'condition-failed') {
     // Cancelled (or ended) while this step ran: the card just put must not stay in the inbox.
-    await dependencies.runs.closeCard(input.runId);
+    await dependencies.runs.closeCard(input.runId, 'ended');
     throw new CountersignError('conflict', 'The run ended while it was pausing.');
   }
   dependencies.metrics.count('RunsSuspended');
   // Captured beside failed, so the failure rate has its denominator.
-  dependencies.metrics.count('PreviewsCaptured', callPreviews.length);
-  dependencies.metrics.count('PreviewsFailed', callPreviews.filter((preview) => preview.failed).length);
+  dependencies.metrics.count('PreviewsCaptured', previews.length);
+  dependencies.metrics.count('PreviewsFailed', previews.filter((preview) => preview.failed).length);
   dependencies.logger.info('run awaiting approval', {
     runId: input.runId,
     turn: input.turn,

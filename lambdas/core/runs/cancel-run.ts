@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { DecisionRecord } from '../approvals/approval-card.js';
+import { DECISION_RECORD_SCHEMA_VERSION, type DecisionRecord } from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
@@ -93,6 +93,7 @@ async function claimWaitingTurn(
 ): Promise<void> {
   const card = await dependencies.runs.getCard(record.runId);
   const claim: DecisionRecord = {
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     runId: record.runId,
     turn: record.turn,
     decision: 'cancel',
@@ -114,7 +115,7 @@ async function stopAndClose(dependencies: CancelDependencies, record: RunRecord)
     runId: record.runId,
     ...(record.executionId === undefined ? {} : { executionId: record.executionId }),
   });
-  await dependencies.runs.closeCard(record.runId);
+  await dependencies.runs.closeCard(record.runId, 'cancelled');
 }
 
 function describeCancelled(record: RunRecord, repeated: boolean): CancelOutcome {
@@ -149,5 +150,5 @@ export async function finishClaimedCancel(
     },
     { expectStatus: ['waiting'], removeFields: ['pendingToolNames'] },
   );
-  if (outcome.kind === 'written') await dependencies.runs.closeCard(claim.runId);
+  if (outcome.kind === 'written') await dependencies.runs.closeCard(claim.runId, 'cancelled');
 }

@@ -1,20 +1,16 @@
 import * as z from 'zod/mini';
-import type {
-  ApprovalCard,
-  CallPreview,
-  CardShown,
-  Decision,
-  DecisionRecord,
-  StoredCard,
-} from '../approvals/approval-card.js';
 import { isNothingRunnable } from '../approvals/call-runnability.js';
 import { isCardRoutedTo } from '../approvals/card-routing.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-gate.js';
 import {
-  endRunWithUnopenableCard,
-  openStoredCard,
-  reportSealedStateRejection,
-} from '../approvals/unopenable-card.js';
+  DECISION_RECORD_SCHEMA_VERSION,
+  type Decision,
+  type DecisionRecord,
+  describeCardShown,
+} from '../approvals/decision-record.js';
+import { type OpenCard, openStoredCard, readStoredCard } from '../approvals/open-card.js';
+import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { endRunWithUnopenableCard, reportSealedStateRejection } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
@@ -95,7 +91,7 @@ export async function decideRun(
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
   if (!request.digest)
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
-  if (card.state === 'decided') return answerDecidedCard(dependencies, principal, card, request);
+  if (!isCardOpen(card)) return answerClosedCard(dependencies, principal, card, request);
   const now = dependencies.clock.now();
   if (now.getTime() >= Date.parse(card.expiresAt)) {
     // The wait's own timeout ends the run too; expiring it here as well means the run shows
@@ -108,11 +104,12 @@ export async function decideRun(
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
   const policy = effectiveTurnPolicy(card, dependencies.settings.policyFloor);
-  const approvalCard = memoize(() => openCard(dependencies, card));
+  // Opened at most once per request, and only when something reads the sealed card.
+  const opened = memoize(() => openCard(dependencies, card));
   if (request.decision === 'approve') {
-    await assertDecisionGate(dependencies, principal, card, policy, approvalCard);
+    await assertDecisionGate(dependencies, principal, card, policy, opened);
     // A card whose every call is unusable can only be rejected (issue #9).
-    if (isNothingRunnable((await approvalCard()).pendingCalls, dependencies.tools))
+    if (isNothingRunnable((await opened()).calls))
       throw new CountersignError('forbidden', TEXTS.nothingToApprove);
   }
 
@@ -133,6 +130,7 @@ export async function decideRun(
   }
 
   const record: DecisionRecord = {
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     runId,
     turn: card.turn,
     decision: request.decision,
@@ -140,7 +138,7 @@ export async function decideRun(
     decidedBy: principal.userId,
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
-    cardShown: describeCardShown(await approvalCard()),
+    cardShown: describeCardShown((await opened()).card),
     ...(approvedBy ? { approvedBy } : {}),
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
@@ -160,13 +158,13 @@ async function assertDecisionGate(
   principal: UserProfile,
   card: StoredCard,
   policy: TurnPolicy,
-  approvalCard: () => Promise<ApprovalCard>,
+  opened: () => Promise<OpenCard>,
 ): Promise<void> {
   const outcome = await evaluateApproveGate({
     principal,
     card,
     policy,
-    approvalCard,
+    approvalCalls: async () => (await opened()).calls,
     tools: dependencies.tools,
     // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
     pages: dependencies.pages,
@@ -218,8 +216,8 @@ async function answerMovedCard(
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   const current = await dependencies.runs.getCard(card.runId);
-  if (current?.state === 'decided' && current.turn === card.turn)
-    return answerDecidedCard(dependencies, principal, current, request);
+  if (current && !isCardOpen(current) && current.turn === card.turn)
+    return answerClosedCard(dependencies, principal, current, request);
   throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
 }
 
@@ -231,23 +229,19 @@ function memoize<Value>(compute: () => Promise<Value>): () => Promise<Value> {
   };
 }
 
-async function answerDecidedCard(
+async function answerClosedCard(
   dependencies: DecideDependencies,
   principal: UserProfile,
   card: StoredCard,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   const existing = await dependencies.runs.getDecision(card.runId, card.turn);
-  if (!existing) {
-    // The card closed without a decision: the run ended (cancelled while running, expired or failed).
-    const record = await dependencies.runs.getRunRecord(card.runId);
-    if (record?.status === 'cancelled') throw new CountersignError('conflict', TEXTS.runCancelled);
-    throw new CountersignError(
-      'gone',
-      record?.status === 'failed' ? TEXTS.decisionRunFailed : TEXTS.decisionExpired,
-    );
-  }
-  return answerExistingClaim(dependencies, principal, card, existing, request);
+  if (existing) return answerExistingClaim(dependencies, principal, card, existing, request);
+  // The card closed without a decision: the run ended (cancelled while running, expired or
+  // failed). The card says why; one closed before it did, the run record.
+  const ended = card.closedBecause ?? (await dependencies.runs.getRunRecord(card.runId))?.status;
+  if (ended === 'cancelled') throw new CountersignError('conflict', TEXTS.runCancelled);
+  throw new CountersignError('gone', ended === 'failed' ? TEXTS.decisionRunFailed : TEXTS.decisionExpired);
 }
 
 /** The same decision repeated gets the same answer; a different one is a conflict. */
@@ -274,7 +268,7 @@ async function answerExistingClaim(
     );
   }
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
-  if (card.state === 'waiting' && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
+  if (isCardOpen(card) && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
     await deliver(dependencies, card, existing, await unsealTaskToken(dependencies, card));
   }
@@ -299,19 +293,15 @@ async function unsealTaskToken(dependencies: DecideDependencies, card: StoredCar
 
 /** The stored card; one whose item does not even parse cannot be opened (reported, run ended). */
 async function readCard(dependencies: DecideDependencies, runId: string): Promise<StoredCard | undefined> {
-  try {
-    return await dependencies.runs.getCard(runId);
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, runId, error);
-    return refuseUnopenable(dependencies, runId);
-  }
+  const read = await readStoredCard(dependencies, runId);
+  if (read.kind === 'unopenable') return refuseUnopenable(dependencies, runId);
+  return read.kind === 'stored' ? read.stored : undefined;
 }
 
 /** The sealed card the approver was shown, or a 410 that ends the run when it cannot be opened. */
-async function openCard(dependencies: DecideDependencies, card: StoredCard): Promise<ApprovalCard> {
+async function openCard(dependencies: DecideDependencies, card: StoredCard): Promise<OpenCard> {
   const opened = await openStoredCard(dependencies, card);
-  if (opened.kind === 'opened') return opened.card;
+  if (opened.kind === 'opened') return opened;
   return refuseUnopenable(dependencies, card.runId);
 }
 
@@ -341,27 +331,5 @@ async function deliver(
     throw new CountersignError('gone', TEXTS.decisionExpired);
   }
   // A spent token after our own claim means an earlier attempt already delivered it.
-  await dependencies.runs.closeCard(card.runId);
-}
-
-function describeCardShown(approvalCard: ApprovalCard): CardShown {
-  const previews = new Map((approvalCard.callPreviews ?? []).map((preview) => [preview.index, preview]));
-  return {
-    calls: approvalCard.pendingCalls.map((call) => {
-      const preview = previews.get(call.index);
-      return {
-        index: call.index,
-        tool: call.tool,
-        arguments: call.arguments,
-        preview: describePreviewShown(preview),
-      };
-    }),
-  };
-}
-
-/** The audit names what the approver was shown: a refusal line is not a captured preview. */
-function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
-  if (preview === undefined) return 'none';
-  if (preview.failed) return 'failed';
-  return preview.refused === true ? 'refused' : 'captured';
+  await dependencies.runs.closeCard(card.runId, 'decided');
 }

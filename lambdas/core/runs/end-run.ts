@@ -40,7 +40,7 @@ export async function markRunFailed(
     { expectStatus: OPEN_STATUSES, removeFields: ['pendingToolNames'] },
   );
   if (outcome.kind === 'written') {
-    await dependencies.runs.closeCard(input.runId);
+    await dependencies.runs.closeCard(input.runId, 'failed');
     dependencies.metrics.count('RunsFailed');
   }
   dependencies.logger.warn('run failed', { runId: input.runId, error: input.failure?.Error ?? 'unknown' });
@@ -59,7 +59,7 @@ export async function markRunExpired(dependencies: EndDependencies, input: { run
     { expectStatus: OPEN_STATUSES },
   );
   if (outcome.kind === 'written') {
-    await dependencies.runs.closeCard(input.runId);
+    await dependencies.runs.closeCard(input.runId, 'expired');
     dependencies.metrics.count('RunsExpired');
   }
   dependencies.logger.info('run expired', { runId: input.runId });

@@ -1,16 +1,16 @@
-import '../schema-messages.js';
-import { safeParse } from 'zod/mini';
+import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import type { RunStateCall } from '../approvals/pending-call.js';
+import { resolveCall } from '../approvals/resolve-calls.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
-import { needsApproval } from '../tools/tool.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
-import type { PendingCall, RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 
 export interface StepInput {
@@ -71,7 +71,9 @@ export async function executeTools(
     ...dependencies,
     tools: await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId),
   };
-  const guarded = state.pendingCalls.some((call) => isGuarded(dependencies, call));
+  const guarded = state.pendingCalls.some((call) =>
+    needsHumanApproval(call, dependencies.tools.get(call.tool)),
+  );
   if (guarded) await requireApproval(dependencies, input, state);
 
   const actingUser = await dependencies.users.getUser(run.record.owner);
@@ -137,7 +139,7 @@ async function reopenForReview(
   );
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run ended while its tools were checked.');
-  if (status === 'waiting') await dependencies.runs.closeCard(input.runId);
+  if (status === 'waiting') await dependencies.runs.closeCard(input.runId, 'reopened');
   dependencies.logger.info('approved writes not applied: a record changed after the card was shown', {
     runId: input.runId,
     turn: input.turn,
@@ -149,11 +151,6 @@ async function reopenForReview(
     ],
   });
   return { runId: input.runId, turn: nextTurn, route: 'review', owner };
-}
-
-function isGuarded(dependencies: Pick<RunDependencies, 'tools'>, call: PendingCall): boolean {
-  const tool = dependencies.tools.get(call.tool);
-  return call.offered && tool !== undefined && needsApproval(tool);
 }
 
 async function requireApproval(
@@ -173,22 +170,18 @@ async function requireApproval(
 
 async function runCall(
   dependencies: ExecuteDependencies,
-  call: PendingCall,
+  call: RunStateCall,
   actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
   runId: string,
 ): Promise<{ content: string; isError: boolean }> {
-  const tool = dependencies.tools.get(call.tool);
+  const { tool, arguments: parsed } = resolveCall(call, dependencies.tools.get(call.tool));
   if (!call.offered || !tool) return { content: TEXTS.toolUnavailable(call.tool), isError: true };
-  const parsed = safeParse(tool.input, call.arguments);
-  if (!parsed.success) {
-    const problem = parsed.error.issues
-      .slice(0, 5)
-      .map((issue) => `${issue.path.join('.') || '(arguments)'}: ${issue.message}`)
-      .join('; ');
+  if (parsed.kind !== 'accepted') {
+    const problem = parsed.kind === 'refused' ? parsed.problem : '';
     return { content: TEXTS.toolInvalidArguments(call.tool, problem), isError: true };
   }
   try {
-    const outcome = await tool.execute(parsed.data, {
+    const outcome = await tool.execute(parsed.value, {
       actingUser,
       runId,
       pages: dependencies.pages,
@@ -234,5 +227,5 @@ export async function saveResults(
   );
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run ended while its tools ran.');
-  if (status === 'waiting') await dependencies.runs.closeCard(input.runId);
+  if (status === 'waiting') await dependencies.runs.closeCard(input.runId, 'decided');
 }

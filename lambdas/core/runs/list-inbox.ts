@@ -1,10 +1,10 @@
-import type { StoredCard } from '../approvals/approval-card.js';
 import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
 import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
+import { type OpenCard, openStoredCard } from '../approvals/open-card.js';
+import type { StoredCard } from '../approvals/stored-card.js';
 import {
   endRunWithUnopenableCard,
-  openStoredCard,
   reportSealedStateRejection,
   type UnopenableCard,
   unopenableCard,
@@ -100,7 +100,7 @@ export async function listInbox(
           entry:
             card.kind === 'unopenable'
               ? unopenableCard(stored.runId)
-              : await renderCard(dependencies, viewer, stored, card.card),
+              : await renderCard(dependencies, viewer, card),
         }),
       ),
     ),
@@ -124,21 +124,19 @@ export async function listInbox(
 async function renderCard(
   dependencies: InboxDependencies,
   viewer: UserProfile,
-  stored: StoredCard,
-  card: Parameters<typeof buildPendingTools>[0]['card'],
+  { stored, calls }: OpenCard,
 ): Promise<InboxCard> {
   // The policy's record checks and the previews' read gate share one batch of page reads.
   const [pendingTools, policyView] = await Promise.all([
     buildPendingTools({
-      card,
+      calls,
       viewer,
-      tools: dependencies.tools,
       context: { runId: stored.runId, pages: dependencies.pages },
       logger: dependencies.logger,
     }),
     describeCardPolicy({
       stored,
-      card,
+      calls,
       viewer,
       tools: dependencies.tools,
       pages: dependencies.pages,

@@ -1,10 +1,9 @@
-import '../schema-messages.js';
-import { safeParse } from 'zod/mini';
+import type { PendingCall } from '../approvals/pending-call.js';
+import { resolveCall } from '../approvals/resolve-calls.js';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
-import type { PendingCall } from './run-state.js';
 
 /**
  * Sealed in place of a version the tool could not read at the pause: it equals no version a
@@ -24,9 +23,9 @@ function preconditionedCalls(calls: readonly PendingCall[], tools: ToolRegistry)
   return calls.flatMap((call) => {
     const tool = tools.get(call.tool);
     if (!call.offered || typeof tool?.readPrecondition !== 'function') return [];
-    const parsed = safeParse(tool.input, call.arguments);
+    const parsed = resolveCall(call, tool).arguments;
     // Arguments the tool refuses never run: there is no record to guard.
-    return parsed.success ? [{ call, tool: tool as Tool, parsedArguments: parsed.data }] : [];
+    return parsed.kind === 'accepted' ? [{ call, tool: tool as Tool, parsedArguments: parsed.value }] : [];
   });
 }
 
@@ -52,10 +51,10 @@ async function readVersion(
  * @example
  * const calls = await capturePreconditions(state.pendingCalls, { tools, actingUser, context, logger });
  */
-export async function capturePreconditions(
-  calls: readonly PendingCall[],
+export async function capturePreconditions<Call extends PendingCall>(
+  calls: readonly Call[],
   input: PreconditionInput,
-): Promise<PendingCall[]> {
+): Promise<Call[]> {
   const versions = new Map<number, string>();
   await Promise.all(
     preconditionedCalls(calls, input.tools).map(async ({ call, tool, parsedArguments }) => {
@@ -66,9 +65,11 @@ export async function capturePreconditions(
       versions.set(call.index, read.kind === 'read' ? read.version : UNREADABLE_PRECONDITION);
     }),
   );
-  return calls.map(({ precondition: _previous, ...call }) => {
+  return calls.map((call): Call => {
+    const { precondition: _previous, ...rest } = call;
     const version = versions.get(call.index);
-    return version === undefined ? call : { ...call, precondition: version };
+    // A version read earlier is replaced, and one the tool no longer offers is dropped.
+    return (version === undefined ? rest : { ...rest, precondition: version }) as Call;
   });
 }
 

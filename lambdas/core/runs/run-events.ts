@@ -1,11 +1,7 @@
 import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
 import { type CardPolicyView, describeApprovalTally } from '../approvals/describe-card-policy.js';
-import {
-  openStoredCard,
-  reportSealedStateRejection,
-  type UnopenableCard,
-  unopenableCard,
-} from '../approvals/unopenable-card.js';
+import { openRunCard } from '../approvals/open-card.js';
+import { type UnopenableCard, unopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
@@ -208,19 +204,10 @@ async function awaitingApproval(
   run: StoredRun,
 ): Promise<AwaitingApprovalEvent | CardUnopenableEvent | undefined> {
   const runId = run.record.runId;
-  const unopenable: CardUnopenableEvent = { event: 'card_unopenable', data: unopenableCard(runId) };
-  let stored: Awaited<ReturnType<EventsDependencies['runs']['getCard']>>;
-  try {
-    stored = await dependencies.runs.getCard(runId);
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, runId, error);
-    return unopenable;
-  }
-  if (stored?.state !== 'waiting') return undefined;
-  const opened = await openStoredCard(dependencies, stored);
-  if (opened.kind === 'unopenable') return unopenable;
-  const card = opened.card;
+  const opened = await openRunCard(dependencies, runId);
+  if (opened.kind === 'not-open') return undefined;
+  if (opened.kind === 'unopenable') return { event: 'card_unopenable', data: unopenableCard(runId) };
+  const { stored, calls } = opened;
   const approvals = describeApprovalTally(stored, dependencies.settings?.policyFloor);
   return {
     event: 'awaiting_approval',
@@ -231,9 +218,8 @@ async function awaitingApproval(
       pausedAt: stored.pausedAt,
       expiresAt: stored.expiresAt,
       pendingTools: await buildPendingTools({
-        card,
+        calls,
         viewer,
-        tools: dependencies.tools,
         context: { runId, pages: dependencies.pages },
         logger: dependencies.logger,
       }),

@@ -1,5 +1,12 @@
 import * as z from 'zod/mini';
+import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
+
+/**
+ * The run record's schema version. Records written before versions existed have none and read
+ * as version 1. Fixtures: `test/fixtures/run-record/`.
+ */
+export const RUN_RECORD_SCHEMA_VERSION = 1;
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -17,6 +24,7 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
  * arguments, no token. Those live in the sealed state.
  */
 export const runRecordSchema = z.object({
+  schemaVersion: z.optional(z.literal(RUN_RECORD_SCHEMA_VERSION)),
   runId: z.string(),
   owner: z.string(),
   label: z.string(),
@@ -57,3 +65,6 @@ export const runRecordSchema = z.object({
   pendingToolNames: z.optional(z.array(z.string())),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
+
+/** Reads a stored run record of any known version; a future one or a prototype key does not parse. */
+export const readableRunRecordSchema = refusingPrototypeKeys<RunRecord>(runRecordSchema);

@@ -1,7 +1,8 @@
 import * as z from 'zod/mini';
-import { CountersignError } from '../errors.js';
+import { runStateCallSchema } from '../approvals/pending-call.js';
 import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';
+import { readSchemaVersion, refusal } from '../persisted-shape.js';
 
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
@@ -34,28 +35,13 @@ export const messageSchema = z.discriminatedUnion('role', [
   }),
 ]);
 
-/** One call the model proposed in the current turn, at its position in that turn. */
-export const pendingCallSchema = z.object({
-  index: z.number().check(z.int(), z.nonnegative()),
-  callId: z.string(),
-  tool: z.string(),
-  arguments: z.unknown(),
-  /** Whether the tool was offered to the model in this turn (allowed and registered). */
-  offered: z.boolean(),
-  /** The target's version sealed at the pause, for a tool with `readPrecondition`; in the digest. */
-  precondition: z.optional(z.string()),
-  /** This call's record changed after an earlier card was shown: its new card says so. */
-  recordChanged: z.optional(z.boolean()),
-});
-export type PendingCall = z.infer<typeof pendingCallSchema>;
-
 export const runStateSchema = z.object({
-  schemaVersion: z.literal(1),
+  schemaVersion: z.literal(RUN_STATE_SCHEMA_VERSION),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
   transcript: z.array(messageSchema),
-  pendingCalls: z.array(pendingCallSchema),
+  pendingCalls: z.array(runStateCallSchema),
   finalText: z.optional(z.string()),
   /**
    * The acting user as they were when the run started. Previews are produced under it at the
@@ -70,13 +56,16 @@ export const runStateSchema = z.object({
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 
-/** Parses a decrypted run state, refusing anything that is not a known version. */
+/**
+ * Parses a decrypted run state, refusing anything that is not a known version, or that holds
+ * a prototype key outside the model's own arguments.
+ *
+ * @example
+ * const state = parseRunState(await unsealJson(sealer, 'run-state', runId, sealed));
+ */
 export function parseRunState(value: unknown): RunState {
+  readSchemaVersion(value, 'sealed run state');
   const parsed = runStateSchema.safeParse(value);
-  if (!parsed.success) {
-    throw new CountersignError('sealed-state-rejected', 'The sealed run state has an unknown shape.', {
-      expose: true,
-    });
-  }
+  if (!parsed.success) throw refusal('sealed run state');
   return parsed.data as RunState;
 }

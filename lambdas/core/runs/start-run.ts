@@ -11,7 +11,7 @@ import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
 import { requireUserRecord } from './require-user-record.js';
 import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 
@@ -108,6 +108,7 @@ export async function startRun(
     actingUser: principal,
   };
   const record: RunRecord = {
+    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
     runId,
     owner: principal.userId,
     label: task?.label ?? configuration.label,

@@ -1,3 +1,4 @@
+import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
 import { chooseTokenEstimator } from '../skills/choose-token-estimator.js';
@@ -9,7 +10,7 @@ import { needsApproval, type ToolRegistry } from '../tools/tool.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
-import type { PendingCall, RunState } from './run-state.js';
+import type { RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 
 export interface ModelTurnInput {
@@ -144,7 +145,7 @@ export async function takeModelTurn(
     temperature: configuration.options.temperature,
   });
   const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-  const pendingCalls: PendingCall[] = calls.map((call, index) => ({
+  const pendingCalls: RunStateCall[] = calls.map((call, index) => ({
     index,
     callId: call.callId || `call-${record.turn}-${index}`,
     tool: call.name,

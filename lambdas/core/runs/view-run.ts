@@ -1,10 +1,8 @@
-import type { StoredCard } from '../approvals/approval-card.js';
 import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
 import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
+import { openRunCard } from '../approvals/open-card.js';
 import {
   endRunWithUnopenableCard,
-  openStoredCard,
-  reportSealedStateRejection,
   type UnopenableCard,
   unopenableCard,
 } from '../approvals/unopenable-card.js';
@@ -99,10 +97,9 @@ export async function viewRun(
           },
   };
   if (record.status !== 'waiting') return view;
-  const stored = await readCard(dependencies, runId);
-  if (stored === undefined || (stored !== 'unopenable' && stored.state !== 'waiting')) return view;
-  const opened = stored === 'unopenable' ? undefined : await openStoredCard(dependencies, stored);
-  if (stored === 'unopenable' || opened?.kind !== 'opened') {
+  const opened = await openRunCard(dependencies, runId);
+  if (opened.kind === 'not-open') return view;
+  if (opened.kind === 'unopenable') {
     // A card that cannot be opened can never be decided: the run ends, and the view says so.
     await endRunWithUnopenableCard(dependencies, runId);
     return {
@@ -110,17 +107,17 @@ export async function viewRun(
       unopenableCard: unopenableCard(runId),
     };
   }
+  const { stored, calls } = opened;
   const [pendingTools, policyView] = await Promise.all([
     buildPendingTools({
-      card: opened.card,
+      calls,
       viewer,
-      tools: dependencies.tools,
       context: { runId, pages: dependencies.pages },
       logger: dependencies.logger,
     }),
     describeCardPolicy({
       stored,
-      card: opened.card,
+      calls,
       viewer,
       tools: dependencies.tools,
       pages: dependencies.pages,
@@ -168,18 +165,4 @@ function withRecordOf(view: RunView, record: RunRecord | undefined): RunView {
     ...(record.endedAt ? { endedAt: record.endedAt } : {}),
     ...(record.failureReason ? { failureReason: record.failureReason } : {}),
   };
-}
-
-/** The stored card, or `unopenable` when its item does not even parse (reported here). */
-async function readCard(
-  dependencies: ViewDependencies,
-  runId: string,
-): Promise<StoredCard | 'unopenable' | undefined> {
-  try {
-    return await dependencies.runs.getCard(runId);
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, runId, error);
-    return 'unopenable';
-  }
 }

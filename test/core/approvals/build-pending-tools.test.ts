@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
+import { parseApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
@@ -23,7 +24,22 @@ const PREVIEW_LINES = [
   'description: "Winter sale on all coats" → "Spring sale"',
 ];
 
-function cardFor(tool: string, lines = PREVIEW_LINES, failed = false): ApprovalCard {
+/** A card as version 1 sealed it (previews beside the calls): every test also reads it through the v1 reader. */
+interface Version1Card {
+  schemaVersion: 1;
+  runId: string;
+  turn: number;
+  digest: string;
+  pendingCalls: Array<{ index: number; tool: string; arguments: unknown; offered?: boolean }>;
+  callPreviews?: Array<{ index: number; tool: string; lines: string[]; failed: boolean; refused?: boolean }>;
+}
+
+/** The card's calls as an open card holds them: parsed by the card reader, resolved once. */
+function callsOf(card: Version1Card, tools: ToolRegistry) {
+  return resolveCalls(parseApprovalCard(card).pendingCalls, tools);
+}
+
+function cardFor(tool: string, lines = PREVIEW_LINES, failed = false): Version1Card {
   return {
     schemaVersion: 1,
     runId: 'run-1',
@@ -43,12 +59,11 @@ const writerWithoutPreviewContract: Tool = defineTool({
   execute: async () => ({ content: 'ok', isError: false }),
 }) as Tool;
 
-async function build(card: ApprovalCard, viewer: UserProfile | undefined, tools: Tool[]) {
+async function build(card: Version1Card, viewer: UserProfile | undefined, tools: Tool[]) {
   const pages = new InMemoryPageStore(samplePages);
   const views = await buildPendingTools({
-    card,
+    calls: callsOf(card, new ToolRegistry(tools)),
     viewer,
-    tools: new ToolRegistry(tools),
     context: { runId: 'run-1', pages },
     logger: silentLogger,
   });
@@ -103,9 +118,8 @@ describe('buildPendingTools (the read gate)', () => {
 
     // Act
     const views = await buildPendingTools({
-      card: cardFor('update_page_metadata'),
+      calls: callsOf(cardFor('update_page_metadata'), new ToolRegistry([failingGate])),
       viewer: approverWithPageRights,
-      tools: new ToolRegistry([failingGate]),
       context: { runId: 'run-1', pages: new InMemoryPageStore(samplePages) },
       logger: { debug: capture, info: capture, warn: capture, error: capture },
     });
@@ -118,7 +132,7 @@ describe('buildPendingTools (the read gate)', () => {
 
   it('shows the caveat with every shown preview', async () => {
     // Prepare: two previewed calls, both readable by the viewer.
-    const card: ApprovalCard = {
+    const card: Version1Card = {
       ...cardFor('update_page_metadata'),
       pendingCalls: [
         { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'A' } },
@@ -161,7 +175,7 @@ describe('buildPendingTools (the read gate)', () => {
 
   it('renders no preview line for a call without a captured preview', async () => {
     // Prepare
-    const card: ApprovalCard = { ...cardFor('update_page_metadata'), callPreviews: [] };
+    const card: Version1Card = { ...cardFor('update_page_metadata'), callPreviews: [] };
     delete card.callPreviews;
 
     // Act
@@ -192,7 +206,7 @@ describe('buildPendingTools (the read gate)', () => {
   it('shows a stored refusal line as refused (unflagged, no read gate) and says the call will not run', async () => {
     // Prepare: arguments update_page_metadata refuses (no field to set).
     const refusal = TEXTS.previewRefused('update_page_metadata', 'arguments: Set at least one of: title');
-    const card: ApprovalCard = {
+    const card: Version1Card = {
       ...cardFor('update_page_metadata'),
       pendingCalls: [{ index: 0, tool: 'update_page_metadata', arguments: { pageId: '12' } }],
       callPreviews: [
@@ -210,7 +224,7 @@ describe('buildPendingTools (the read gate)', () => {
 
   it('marks a call that will not run: a tool never registered, or not offered to the run', async () => {
     // Prepare
-    const card: ApprovalCard = {
+    const card: Version1Card = {
       ...cardFor('update_page_metadata'),
       pendingCalls: [
         { index: 0, tool: 'delete_everything', arguments: {} },

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
-import type { ApprovalCard, StoredCard } from '../../../lambdas/core/approvals/approval-card.js';
+import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
+import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
+import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import { policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
@@ -25,6 +27,7 @@ const operationsApprover = createUser({
 
 /** A card paused before k-of-n and the record gate: none of their fields. */
 const storedCard: StoredCard = {
+  schemaVersion: 2,
   runId: 'run-1',
   owner: 'editor',
   label: 'Label',
@@ -37,17 +40,19 @@ const storedCard: StoredCard = {
   writeToolNames: ['update_page_metadata'],
   fourEyes: false,
   revealRejectionReason: false,
-  state: 'waiting',
+  state: 'open',
   sealedCard: new Uint8Array(),
   sealedToken: new Uint8Array(),
 };
 
 const approvalCard: ApprovalCard = {
-  schemaVersion: 1,
+  schemaVersion: 2,
   runId: 'run-1',
   turn: 1,
   digest: 'sha256:test',
-  pendingCalls: [{ index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'x' } }],
+  pendingCalls: [
+    { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'x' }, offered: true },
+  ],
 };
 
 const writerWithoutRecordCheck: Tool = defineTool({
@@ -70,7 +75,7 @@ function gate(principal = approver, tools = new ToolRegistry([updatePageMetadata
     principal,
     card: storedCard,
     policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record' },
-    approvalCard: async () => approvalCard,
+    approvalCalls: async () => resolveCalls(approvalCard.pendingCalls, tools),
     tools,
     pages: new InMemoryPageStore(samplePages),
     logger: silentLogger,

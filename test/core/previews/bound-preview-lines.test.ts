@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { boundPreviewLines, truncate } from '../../../lambdas/core/previews/bound-preview-lines.js';
+import { excerptOf } from '../../../lambdas/core/excerpt-text.js';
+import { boundPreviewLines } from '../../../lambdas/core/previews/bound-preview-lines.js';
 
 describe('boundPreviewLines', () => {
   it('collapses whitespace and drops blank lines', () => {
@@ -26,7 +27,9 @@ describe('boundPreviewLines', () => {
   });
 
   it('truncates by characters, not UTF-16 units', () => {
-    expect(truncate('😀😀😀😀', 3)).toBe('😀😀…');
-    expect(truncate('short', 10)).toBe('short');
+    expect(excerptOf('😀😀😀😀', 3)).toBe('😀😀…');
+    expect(excerptOf('short', 10)).toBe('short');
+    // Never half a hidden-character marker: it would read as text.
+    expect(excerptOf('ab⟨U+202E⟩cd', 5)).toBe('ab…');
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import type { RunStateCall as PendingCall } from '../../../lambdas/core/approvals/pending-call.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { Logger } from '../../../lambdas/core/ports.js';
 import { capturePreviews } from '../../../lambdas/core/previews/capture-previews.js';
-import type { PendingCall } from '../../../lambdas/core/runs/run-state.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 
@@ -47,7 +47,7 @@ const call = (index: number, tool: string, offered = true): PendingCall => ({
 
 async function capture(tools: Tool<never>[] | Tool[], calls: PendingCall[], timeBudgetMs?: number) {
   const logger = recordingLogger();
-  const previews = await capturePreviews({
+  const previewed = await capturePreviews({
     calls,
     tools: new ToolRegistry(tools as Tool[]),
     actingUser,
@@ -55,6 +55,11 @@ async function capture(tools: Tool<never>[] | Tool[], calls: PendingCall[], time
     logger,
     ...(timeBudgetMs ? { timeBudgetMs } : {}),
   });
+  // Every call comes back, in order; the previews ride on their calls.
+  expect(previewed.map((entry) => entry.index)).toEqual(calls.map((entry) => entry.index));
+  const previews = previewed.flatMap(({ index, tool, preview }) =>
+    preview ? [{ index, tool, ...preview }] : [],
+  );
   return { previews, logger };
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { ApprovalCard, StoredCard } from '../../../lambdas/core/approvals/approval-card.js';
+import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
+import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import {
   type Metrics,
@@ -63,16 +64,12 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
       index,
       tool: 'update_page_metadata',
       arguments: { pageId: `p-${(cardIndex * callsPerCard + index) % manyPages.length}`, title: 'New' },
+      offered: true,
+      preview: { lines: ['would change'], failed: false },
     }));
-    const card: ApprovalCard = {
-      schemaVersion: 1,
-      runId,
-      turn: 1,
-      digest: `sha256:${runId}`,
-      pendingCalls,
-      callPreviews: pendingCalls.map((call) => ({ ...call, lines: ['would change'], failed: false })),
-    };
+    const card: ApprovalCard = { schemaVersion: 2, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
     return {
+      schemaVersion: 2,
       runId,
       owner: 'editor',
       label: 'Page assistant',
@@ -85,7 +82,7 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
       writeToolNames: ['update_page_metadata'],
       fourEyes: false,
       revealRejectionReason: false,
-      state: 'waiting',
+      state: 'open',
       sealedCard: new TextEncoder().encode(JSON.stringify(card)),
       sealedToken: new Uint8Array(),
     };

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
+import type { RunStateCall as PendingCall } from '../../../lambdas/core/approvals/pending-call.js';
 import {
   capturePreconditions,
   checkPreconditions,
   UNREADABLE_PRECONDITION,
 } from '../../../lambdas/core/runs/record-preconditions.js';
-import type { PendingCall } from '../../../lambdas/core/runs/run-state.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createToolContext, editor } from '../../tools/page-tool-fixtures.js';
 

@@ -1,0 +1,94 @@
+import * as z from 'zod/mini';
+import { refusingPrototypeKeys } from '../persisted-shape.js';
+import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
+
+/**
+ * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
+ * without decrypting anything but the token. Version 2 says `open | closed` and keeps why a card
+ * closed; version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also meant expired,
+ * failed or cancelled) is still read. Fixtures: `test/fixtures/stored-card/`.
+ */
+export const STORED_CARD_SCHEMA_VERSION = 2;
+
+/** Why a card stopped taking decisions. */
+export const CARD_CLOSINGS = [
+  /** A decision was delivered (or its results recorded). */
+  'decided',
+  /** A record changed after the card was shown: the same calls wait on a fresh card. */
+  'reopened',
+  'cancelled',
+  'expired',
+  'failed',
+  /** The run ended (cancelled or failed) while its card was being put. */
+  'ended',
+] as const;
+export type CardClosing = (typeof CARD_CLOSINGS)[number];
+
+const binarySchema = z.custom<Uint8Array>((value) => value instanceof Uint8Array);
+
+const storedCardFields = {
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  configurationId: z.string(),
+  turn: z.number().check(z.int(), z.nonnegative()),
+  digest: z.string(),
+  pausedAt: z.string(),
+  expiresAt: z.string(),
+  toolNames: z.array(z.string()),
+  /** Names of the tools in the turn that write (the gate checks the approver may run each). */
+  writeToolNames: z.array(z.string()),
+  fourEyes: z.boolean(),
+  /** Distinct approvers the turn needs (k-of-n). Absent on cards paused before k-of-n: 1. */
+  requiredApprovals: z.optional(requiredApprovalsSchema),
+  /** Absent on cards paused before the record gate: `tool`. */
+  decisionGate: z.optional(z.enum(DECISION_GATES)),
+  /** Who has approved this turn so far (k-of-n), sorted. Absent: nobody yet. */
+  approvedBy: z.optional(z.array(z.string())),
+  revealRejectionReason: z.boolean(),
+  /** The approver groups the card is routed to; absent: every approver (cards before routing). */
+  approverGroups: z.optional(z.array(z.string())),
+  sealedCard: binarySchema,
+  sealedToken: binarySchema,
+};
+
+/** The stored card as this version writes it. */
+export const storedCardSchema = z.object({
+  schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
+  ...storedCardFields,
+  state: z.enum(['open', 'closed']),
+  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
+  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+});
+export type StoredCard = z.infer<typeof storedCardSchema>;
+
+const version1Schema = z.pipe(
+  z.object({
+    schemaVersion: z.optional(z.undefined()),
+    ...storedCardFields,
+    state: z.enum(['waiting', 'decided']),
+  }),
+  z.transform(
+    ({ state, schemaVersion: _none, ...card }): StoredCard => ({
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      ...card,
+      state: state === 'waiting' ? 'open' : 'closed',
+    }),
+  ),
+);
+
+/**
+ * Reads a stored card of any known version as the current one; a future version, a malformed
+ * item or a prototype key does not parse (the caller refuses it like a tampered blob).
+ *
+ * @example
+ * const parsed = readableStoredCardSchema.safeParse(item);
+ */
+export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
+  z.union([storedCardSchema, version1Schema]),
+);
+
+/** Whether the card still takes decisions. */
+export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
+  return card.state === 'open';
+}

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
+import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
+import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
+import { parseRunState } from '../../lambdas/core/runs/run-state.js';
+
+const fixtures = new URL('../fixtures/', import.meta.url);
+
+/** Stored cards hold two binary attributes; their fixtures spell them in base64 (README). */
+function withBinaryAttributes(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  const item = value as Record<string, unknown>;
+  const binary = (name: string) =>
+    typeof item[name] === 'string' ? { [name]: new Uint8Array(Buffer.from(item[name], 'base64')) } : {};
+  return Object.assign(Object.create(null), item, binary('sealedCard'), binary('sealedToken'));
+}
+
+/** Each persisted shape: its fixture folder and the reader the code uses on it. */
+const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
+  { folder: 'approval-card', read: parseApprovalCard },
+  { folder: 'run-state', read: parseRunState },
+  { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
+  { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
+  { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+];
+
+function fixtureFiles(folder: string): string[] {
+  return readdirSync(new URL(`${folder}/`, fixtures)).filter((name) => name.endsWith('.json'));
+}
+
+function readFixture(folder: string, file: string): unknown {
+  return JSON.parse(readFileSync(new URL(`${folder}/${file}`, fixtures), 'utf8'));
+}
+
+describe('persisted shapes', () => {
+  for (const { folder, read } of shapes) {
+    const files = fixtureFiles(folder);
+
+    it(`${folder}: has fixtures of each kind (accepted, future version, malformed, prototype key)`, () => {
+      expect(files.filter((file) => !file.startsWith('refused-')).length).toBeGreaterThan(0);
+      for (const kind of ['future-version', 'malformed', 'proto-key', 'constructor-key']) {
+        expect(files).toContain(`refused-${kind}.json`);
+      }
+    });
+
+    for (const file of files) {
+      const refused = file.startsWith('refused-');
+      it(`${folder}: ${refused ? 'refuses' : 'still reads'} ${file}`, () => {
+        // Prepare
+        const raw = readFixture(folder, file);
+
+        // Act
+        const reading = () => read(raw);
+
+        // Assess
+        if (refused) expect(reading).toThrow();
+        else expect(reading()).toMatchObject({ runId: (raw as { runId: string }).runId });
+      });
+    }
+  }
+
+  it('keeps every accepted fixture byte for byte (a new version adds a file, never edits one)', () => {
+    // Prepare
+    const manifest = readFileSync(new URL('persisted-shapes.sha256', fixtures), 'utf8');
+
+    // Act
+    const actual = shapes.flatMap(({ folder }) =>
+      fixtureFiles(folder).map((file) => {
+        const bytes = readFileSync(new URL(`${folder}/${file}`, fixtures));
+        return `${createHash('sha256').update(bytes).digest('hex')}  ${folder}/${file}`;
+      }),
+    );
+
+    // Assess
+    for (const line of actual) expect(manifest.split('\n')).toContain(line);
+  });
+});
+
+describe('reading earlier versions as the current one', () => {
+  it('joins a version 1 card’s previews to their calls, once, by index', () => {
+    // Act
+    const card = parseApprovalCard(readFixture('approval-card', 'v1-with-previews.json'));
+
+    // Assess
+    expect(card.schemaVersion).toBe(2);
+    expect(card.pendingCalls.map((call) => [call.tool, call.preview?.lines[0]])).toEqual([
+      ['update_page_metadata', 'Page 12 (en): 1 field would change.'],
+      ['append_page_keywords', 'Preview failed (TimeoutError).'],
+    ]);
+    expect(card.pendingCalls[1]?.preview?.failed).toBe(true);
+  });
+
+  it('counts the calls of a version 1 card sealed before `offered` as offered, without a preview', () => {
+    const card = parseApprovalCard(readFixture('approval-card', 'v1-before-previews.json'));
+    expect(card.pendingCalls).toEqual([
+      {
+        index: 0,
+        tool: 'update_page_metadata',
+        arguments: { pageId: '12', description: 'Spring sale' },
+        offered: true,
+      },
+    ]);
+  });
+
+  it('keeps a key the model itself proposed in its arguments', () => {
+    const card = parseApprovalCard(readFixture('approval-card', 'v2.json'));
+    expect(card.pendingCalls[2]?.arguments).toEqual({ query: 'sale', constructor: "the model's own key" });
+  });
+
+  it.each([
+    ['v1-waiting.json', 'open'],
+    ['v1-decided-k-of-n.json', 'closed'],
+  ])('reads the version 1 stored card %s as %s', (file, state) => {
+    const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+    expect(stored).toMatchObject({ schemaVersion: 2, state });
+    expect(stored.closedBecause).toBeUndefined();
+  });
+
+  it('keeps why a version 2 card closed', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v2-closed-expired.json')),
+    );
+    expect(stored).toMatchObject({ state: 'closed', closedBecause: 'expired' });
+  });
+});
