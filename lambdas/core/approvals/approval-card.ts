@@ -1,6 +1,12 @@
 import * as z from 'zod/mini';
 import { readSchemaVersion, refusal } from '../persisted-shape.js';
-import { type CallPreview, type CardCall, callPreviewSchema, cardCallSchema } from './pending-call.js';
+import {
+  type CallPreview,
+  type CardCall,
+  callPreviewSchema,
+  cardCallSchema,
+  pendingCallSchema,
+} from './pending-call.js';
 
 /**
  * What an approver's card needs, sealed apart from the transcript so that rendering the inbox
@@ -65,15 +71,8 @@ function readCall(rawCall: unknown): CardCall | undefined {
   return parsedPreview?.success ? { ...call.data, preview: parsedPreview.data } : call.data;
 }
 
-const version1CallSchema = z.object({
-  index: z.number().check(z.int(), z.nonnegative()),
-  tool: z.string(),
-  arguments: z.unknown(),
-  /** Absent on cards sealed before it was recorded: such a card counts its calls as offered. */
-  offered: z.optional(z.boolean()),
-  precondition: z.optional(z.string()),
-  recordChanged: z.optional(z.boolean()),
-});
+/** Absent `offered` on cards sealed before it was recorded: such a card counts its calls as offered. */
+const version1CallSchema = z.extend(pendingCallSchema, { offered: z.optional(z.boolean()) });
 
 const version1PreviewSchema = z.extend(callPreviewSchema, {
   index: z.number().check(z.int(), z.nonnegative()),
