@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
+import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
+import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
+import { describeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import { needsHumanApproval } from '../../../lambdas/core/approvals/needs-human-approval.js';
+import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
+import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
+import { silentLogger } from '../../../lambdas/core/ports.js';
+import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
+import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
+import { createUser, samplePages } from '../../tools/page-tool-fixtures.js';
+
+/** A write tool whose schema counts how often it parses arguments. */
+function countingWriteTool(): { tool: Tool; parses: () => number } {
+  let parses = 0;
+  const tool = defineTool({
+    name: 'counted_write',
+    description: 'Counts its parses.',
+    effect: 'write',
+    input: z.custom<{ pageId: string }>((value) => {
+      parses += 1;
+      return typeof (value as { pageId?: unknown })?.pageId === 'string';
+    }),
+    preview: async () => ['would change'],
+    mayViewerReadPreview: async () => true,
+    execute: async () => ({ content: 'ok', isError: false }),
+  }) as Tool;
+  return { tool, parses: () => parses };
+}
+
+const card: ApprovalCard = {
+  schemaVersion: 2,
+  runId: 'run-1',
+  turn: 1,
+  digest: 'sha256:test',
+  pendingCalls: [
+    {
+      index: 0,
+      tool: 'counted_write',
+      arguments: { pageId: '12' },
+      offered: true,
+      preview: { lines: ['x'], failed: false },
+    },
+    { index: 1, tool: 'counted_write', arguments: { pageId: 12 }, offered: true },
+  ],
+};
+
+const stored = {
+  owner: 'editor',
+  writeToolNames: ['counted_write'],
+  runId: 'run-1',
+} as StoredCard;
+
+describe('resolveCalls (arguments parsed once)', () => {
+  it('parses each call once for the card view, the record gate, the runnability rule and the audit', async () => {
+    // Prepare
+    const { tool, parses } = countingWriteTool();
+    const viewer = createUser({ userId: 'approver', grants: ['agent_approve'], toolAccess: '*' });
+    const pages = new InMemoryPageStore(samplePages);
+
+    // Act
+    const calls = resolveCalls(card.pendingCalls, new ToolRegistry([tool]));
+    const views = await buildPendingTools({
+      calls,
+      viewer,
+      context: { runId: 'run-1', pages },
+      logger: silentLogger,
+    });
+    const gate = await evaluateApproveGate({
+      principal: viewer,
+      card: stored,
+      policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record' },
+      approvalCalls: async () => calls,
+      tools: new ToolRegistry([tool]),
+      pages,
+      logger: silentLogger,
+    });
+    const nothingRuns = isNothingRunnable(calls);
+    const shown = describeCardShown(card);
+
+    // Assess
+    expect(parses()).toBe(card.pendingCalls.length);
+    expect(calls.map((call) => call.arguments.kind)).toEqual(['accepted', 'refused']);
+    expect(views.map((view) => [view.willRun, view.preview.status])).toEqual([
+      [true, 'shown'],
+      [false, 'none'],
+    ]);
+    // The record gate fails closed on arguments the tool refuses.
+    expect(gate).toMatchObject({ kind: 'refused', gate: 'record' });
+    expect(nothingRuns).toBe(false);
+    expect(shown.calls.map((call) => call.preview)).toEqual(['captured', 'none']);
+  });
+
+  it('names the refused fields of a call, never its values', () => {
+    const tool = defineTool({
+      name: 'strict',
+      description: 'Strict.',
+      effect: 'write',
+      input: z.object({ title: z.string() }),
+      execute: async () => ({ content: 'ok', isError: false }),
+    }) as Tool;
+    const [resolved] = resolveCalls(
+      [{ index: 0, tool: 'strict', arguments: { title: 15 }, offered: true }],
+      new ToolRegistry([tool]),
+    );
+    expect(resolved?.arguments).toEqual({ kind: 'refused', problem: expect.stringMatching(/^title: /) });
+    expect(JSON.stringify(resolved?.arguments)).not.toContain('15');
+  });
+});
+
+describe('needsHumanApproval (the one rule)', () => {
+  const write = { effect: 'write' as const };
+  const read = { effect: 'read' as const };
+
+  it.each([
+    ['an offered write', { offered: true }, write, true],
+    ['an offered read that asks for approval', { offered: true }, { ...read, requiresApproval: true }, true],
+    ['an offered read', { offered: true }, read, false],
+    ['a write the model was not offered', { offered: false }, write, false],
+    ['a call to no registered tool', { offered: true }, undefined, false],
+  ])('%s: %s', (_case, call, tool, expected) => {
+    expect(needsHumanApproval(call, tool)).toBe(expected);
+  });
+});
