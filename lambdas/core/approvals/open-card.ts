@@ -54,7 +54,13 @@ export type StoredCardRead =
   | { kind: 'unopenable' }
   | { kind: 'stored'; stored: StoredCard };
 
-/** A run's stored card; an item that does not even parse cannot be opened (reported here). */
+/**
+ * A run's stored card; an item that does not even parse cannot be opened (reported here).
+ *
+ * @example
+ * const read = await readStoredCard(dependencies, runId);
+ * if (read.kind === 'stored' && isCardOpen(read.stored)) …
+ */
 export async function readStoredCard(
   dependencies: Pick<RunDependencies, 'runs'> & ReportDependencies,
   runId: string,
@@ -72,6 +78,10 @@ export async function readStoredCard(
 /**
  * The open card of a run, opened: `not-open` when the run has no card or its card closed,
  * `unopenable` when its item or its sealed card is refused (reported).
+ *
+ * @example
+ * const opened = await openRunCard(dependencies, runId);
+ * if (opened.kind === 'opened') await buildPendingTools({ calls: opened.calls, viewer, context, logger });
  */
 export async function openRunCard(
   dependencies: Pick<RunDependencies, 'runs'> & OpenDependencies,

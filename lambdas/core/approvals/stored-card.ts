@@ -64,12 +64,14 @@ export type StoredCard = z.infer<typeof storedCardSchema>;
 
 const version1Schema = z.pipe(
   z.object({
-    schemaVersion: z.optional(z.undefined()),
+    // A version 2 item that version 1 code closed (`decided`) while a deployment rolled out
+    // reads as this version too: its other attributes are the same.
+    schemaVersion: z.optional(z.literal(STORED_CARD_SCHEMA_VERSION)),
     ...storedCardFields,
     state: z.enum(['waiting', 'decided']),
   }),
   z.transform(
-    ({ state, schemaVersion: _none, ...card }): StoredCard => ({
+    ({ state, schemaVersion: _written, ...card }): StoredCard => ({
       schemaVersion: STORED_CARD_SCHEMA_VERSION,
       ...card,
       state: state === 'waiting' ? 'open' : 'closed',
@@ -88,7 +90,12 @@ export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
   z.union([storedCardSchema, version1Schema]),
 );
 
-/** Whether the card still takes decisions. */
+/**
+ * Whether the card still takes decisions.
+ *
+ * @example
+ * if (!isCardOpen(stored)) return answerClosedCard(stored);
+ */
 export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
   return card.state === 'open';
 }
