@@ -1,12 +1,8 @@
 import { canonicalJson, sha256Hex } from '../canonical-json.js';
+import type { PendingCall } from './pending-call.js';
 
-export interface DigestedCall {
-  index: number;
-  tool: string;
-  arguments: unknown;
-  /** The target's version sealed at the pause: an approval binds the record as it was shown. */
-  precondition?: string;
-}
+/** What of a pending call the digest binds: the proposal, and a precondition where one was sealed. */
+type DigestedCall = Pick<PendingCall, 'index' | 'tool' | 'arguments' | 'precondition'>;
 
 /**
  * The turn digest: sha256 over the canonical JSON of the run id, the turn and its pending
