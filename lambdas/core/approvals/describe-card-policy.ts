@@ -8,6 +8,7 @@ import type { ToolRegistry } from '../tools/tool.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { StoredCard } from './stored-card.js';
+import { countApprovals } from './tally-approval.js';
 
 /** What a card says about its policy to one viewer, on every surface (JSON and page). */
 export interface CardPolicyView {
@@ -59,13 +60,6 @@ export function describeApprovalTally(
 ): CardPolicyView['approvals'] {
   const policy = effectiveTurnPolicy(stored, floor);
   if (policy.requiredApprovals <= 1) return undefined;
-  const approvedBy = (stored.approvedBy ?? []).filter(
-    (userId) => !(policy.fourEyes && userId === stored.owner),
-  );
-  return {
-    count: approvedBy.length,
-    required: policy.requiredApprovals,
-    approvedBy,
-    summary: TEXTS.approvalProgress(approvedBy.length, policy.requiredApprovals, approvedBy),
-  };
+  const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner);
+  return { ...tally, summary: TEXTS.approvalProgress(tally.count, tally.required, tally.approvedBy) };
 }

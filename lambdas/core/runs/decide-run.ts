@@ -10,6 +10,7 @@ import {
 } from '../approvals/decision-record.js';
 import { type OpenCard, openStoredCard, readStoredCard } from '../approvals/open-card.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
 import { endRunWithUnopenableCard, reportSealedStateRejection } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
@@ -44,13 +45,6 @@ export type DecisionOutcome =
       approvals: ApprovalTally;
       message: string;
     };
-
-/** How far a k-of-n turn is: who has approved, out of how many needed. */
-export interface ApprovalTally {
-  count: number;
-  required: number;
-  approvedBy: string[];
-}
 
 type DecideDependencies = Pick<
   RunDependencies,
@@ -173,39 +167,6 @@ async function assertDecisionGate(
   if (outcome.kind === 'allowed') return;
   dependencies.metrics.count('GateRefusals', 1, { gate: outcome.gate });
   throw new CountersignError('forbidden', outcome.message);
-}
-
-/**
- * k-of-n: claims this approver's approval (a conditional write, audited) and reads the tally.
- * Under four-eyes the owner never counts, even if an approval of theirs predates the floor.
- * Whoever sees the tally reach K goes on to claim the decision, which only one request wins,
- * so the task token is delivered once however many approvals race.
- */
-async function tallyApproval(
-  dependencies: DecideDependencies,
-  principal: UserProfile,
-  card: StoredCard,
-  policy: TurnPolicy,
-  now: Date,
-): Promise<{ kind: 'card-moved' } | { kind: 'counted'; approvals: ApprovalTally }> {
-  const outcome = await dependencies.runs.recordApproval({
-    runId: card.runId,
-    turn: card.turn,
-    digest: card.digest,
-    approvedBy: principal.userId,
-    approvedAt: now.toISOString(),
-  });
-  if (outcome.kind === 'card-moved') return outcome;
-  const approvedBy = outcome.approvedBy.filter((userId) => !(policy.fourEyes && userId === card.owner));
-  const approvals = { count: approvedBy.length, required: policy.requiredApprovals, approvedBy };
-  dependencies.metrics.count('Approvals');
-  dependencies.logger.info('approval recorded', {
-    runId: card.runId,
-    turn: card.turn,
-    approvals: approvals.count,
-    requiredApprovals: approvals.required,
-  });
-  return { kind: 'counted', approvals };
 }
 
 /** The card moved on while an approval was being recorded: answer from where it is now. */
