@@ -453,7 +453,7 @@ describe('the Lambda handler bundles', () => {
 
     // Assess: the classes were renamed by minification, and the names shown are still the real ones.
     expect(source).not.toMatch(/class PreviewTimeout\b/);
-    expect(previews.map((preview: { lines: string[] }) => preview.lines)).toEqual([
+    expect(previews.map((call: { preview?: { lines: string[] } }) => call.preview?.lines)).toEqual([
       ['Preview failed (PreviewTimeout).'],
       ['Preview failed (EmptyPreview).'],
       ['Preview failed (CountersignError).'],
