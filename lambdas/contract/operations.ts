@@ -114,7 +114,6 @@ export const OPERATIONS = {
     summary: 'Start a run of a task or a configuration with an input.',
     body: startRunRequestSchema,
     success: { 202: json('The run started.', startRunResponseSchema) },
-    errors: [409],
   },
   getRun: {
     summary: 'A run as its owner or an admin sees it, with its pending calls while it waits.',
