@@ -50,8 +50,9 @@ export type ApiResponse<Id extends OperationId> = (
   | { status: ErrorStatus; ok: false; body: ErrorBody | undefined }
 ) & { text: string; headers: Headers };
 
+/** A request whose every part is optional may be left out: `api.listInbox()`. */
 type OperationMethod<Id extends OperationId> =
-  {} extends ApiRequest<Id>
+  Record<never, never> extends ApiRequest<Id>
     ? (request?: ApiRequest<Id>) => Promise<ApiResponse<Id>>
     : (request: ApiRequest<Id>) => Promise<ApiResponse<Id>>;
 
