@@ -44,6 +44,9 @@ export const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,100}$/;
 /** Six digits are more than any card holds, and keep what a client sends an exact integer. */
 export const CALL_INDEX_PATTERN = /^(0|[1-9][0-9]{0,5})$/;
 
+/** `/configurations/{id}/…`: a configuration id; a malformed one is as unknown as a missing one (404). */
+export const CONFIGURATION_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,99}$/;
+
 export const runPathSchema = z.object({ id: z.string().check(z.regex(RUN_ID_PATTERN)) });
 export const callPathSchema = z.object({
   id: z.string().check(z.regex(RUN_ID_PATTERN)),

@@ -21,7 +21,12 @@ import {
   skillSummarySchema,
   skillWithAuditSchema,
 } from './admin-schemas.js';
-import { callPathSchema, pagedListSchema, runPathSchema } from './common-schemas.js';
+import {
+  CONFIGURATION_ID_PATTERN,
+  callPathSchema,
+  pagedListSchema,
+  runPathSchema,
+} from './common-schemas.js';
 import type { OperationId } from './routes.js';
 import {
   approvalRecordedSchema,
@@ -61,10 +66,7 @@ export interface OperationContract {
   readonly errors?: readonly ErrorStatus[];
 }
 
-/** A configuration id as a path segment; a malformed one is as unknown as a missing one (404). */
-const configurationPathSchema = z.object({
-  id: z.string().check(z.regex(/^[a-zA-Z0-9][a-zA-Z0-9._-]{0,99}$/)),
-});
+const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
 
 const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({
   description,
