@@ -21,6 +21,7 @@ async function regenerate(): Promise<Record<string, unknown>> {
 
 type Operation = {
   operationId: string;
+  parameters?: Array<{ in: string; name: string }>;
   security: unknown[];
   requestBody?: { content: Record<string, { schema: Record<string, unknown> }> };
   responses: Record<string, unknown>;
@@ -67,6 +68,10 @@ describe('the committed OpenAPI document', () => {
         Object.keys(operation.responses).some((status) => status.startsWith('2')),
         route.operationId,
       ).toBe(true);
+      // OpenAPI requires every `{name}` of a path to be declared as a path parameter.
+      const templated = [...route.path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
+      const declared = (operation.parameters ?? []).filter((parameter) => parameter.in === 'path');
+      expect(declared.map((parameter) => parameter.name).sort(), route.operationId).toEqual(templated);
     }
   });
 
