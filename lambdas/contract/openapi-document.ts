@@ -38,7 +38,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   403: 'The grant or the decision gate refused.',
   404: 'Unknown, or not visible to this caller.',
   409: 'A stale digest, already decided differently, or a state that does not allow it.',
-  410: 'The wait for a decision expired.',
+  410: 'The wait for a decision expired, or the run ended (also: its card could not be opened).',
   413: 'The body is too large.',
   429: 'Too many requests from this client.',
   500: 'An internal failure; the message says nothing about its cause.',
