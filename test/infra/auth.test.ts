@@ -22,7 +22,7 @@ function routesOf(template: Template): Record<string, RouteResource['Properties'
 }
 
 describe('authentication of the HTTP API', () => {
-  it('puts the JWT authorizer on every route except GET /', () => {
+  it('puts the JWT authorizer on every route except GET / and GET /openapi.json', () => {
     // Prepare
     const { template } = synthesizeTestStack();
 
@@ -32,7 +32,10 @@ describe('authentication of the HTTP API', () => {
     // Assess
     const manifest = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api');
     expect(Object.keys(routes).sort()).toEqual(manifest.map(routeKeyOf).sort());
-    expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual(['GET /']);
+    expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
+      'GET /',
+      'GET /openapi.json',
+    ]);
     for (const route of manifest) {
       const properties = routes[routeKeyOf(route)];
       if (route.auth === 'none') {
