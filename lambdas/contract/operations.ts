@@ -148,6 +148,8 @@ export const OPERATIONS = {
     summary: 'Approve or reject the waiting turn whose digest the card showed.',
     path: runPathSchema,
     body: decisionRequestSchema,
+    // A bare POST reads as `{}`: refused for its missing decision, like any incomplete body.
+    bodyOptional: true,
     success: {
       200: json('The decision is on record.', decidedSchema),
       202: json('A k-of-n approval is on record; the turn waits for more approvers.', approvalRecordedSchema),
