@@ -2,6 +2,8 @@
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { FolderSkillSource } from '../lambdas/adapters/skills/folder-skill-source.js';
+import { type ApiRequest, createApiClient } from '../lambdas/contract/api-client.js';
+import type { ErrorBody } from '../lambdas/contract/common-schemas.js';
 import { MAX_BODY_BYTES } from '../lambdas/handlers/http/http-api.js';
 
 const USAGE = `Usage: npm run skills -- <command> [options]
@@ -23,6 +25,9 @@ Options: --url <base URL> (or COUNTERSIGN_URL; default http://127.0.0.1:8787)
 A folder larger than one request (${MAX_BODY_BYTES / 1024} KiB) is ingested one skill per request.`;
 
 type UploadFile = { path: string; content?: string; contentBase64?: string };
+type IngestBody = ApiRequest<'ingestSkills'>['body'];
+type ApiAnswer = { ok: boolean; status: number; body: unknown };
+type Answer = { kind: 'ok'; json: unknown } | { kind: 'failed' };
 
 export interface SkillsCliIo {
   readonly fetch?: typeof fetch;
@@ -57,42 +62,31 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
   }
   if (command === undefined) return usage();
   if (!token) return usage('An admin bearer token is needed: --token or COUNTERSIGN_TOKEN.');
-  type Answer = { kind: 'ok'; json: unknown } | { kind: 'failed' };
-  const send = async (method: string, path: string, body?: unknown): Promise<Answer> => {
-    const target = `${url}/admin/skills${path}`;
-    let response: Response;
+  const api = createApiClient({ baseUrl: url, token, ...(io.fetch ? { fetch: io.fetch } : {}) });
+  // Every request is a typed operation of the API; only the network failure and the refusal are said here.
+  const send = async (operation: () => Promise<ApiAnswer>): Promise<Answer> => {
+    let answer: ApiAnswer;
     try {
-      response = await (io.fetch ?? fetch)(target, {
-        method,
-        headers: {
-          authorization: `Bearer ${token}`,
-          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+      answer = await operation();
     } catch (error) {
       io.printError(
-        `Could not reach ${target}: ${describeNetworkError(error)}. Is the server running there?`,
+        `Could not reach ${url}/admin/skills: ${describeNetworkError(error)}. Is the server running there?`,
       );
       return { kind: 'failed' };
     }
-    const text = await response.text();
-    if (response.ok) return { kind: 'ok', json: text === '' ? undefined : JSON.parse(text) };
-    let message = `HTTP ${response.status}`;
-    try {
-      message = (JSON.parse(text) as { error?: { message?: string } }).error?.message ?? message;
-    } catch {
-      // not JSON: the status says enough
-    }
-    io.printError(`Refused (${response.status}): ${message}`);
+    if (answer.ok) return { kind: 'ok', json: answer.body };
+    const message =
+      (answer.body as Partial<ErrorBody> | undefined)?.error?.message ?? `HTTP ${answer.status}`;
+    io.printError(`Refused (${answer.status}): ${message}`);
     return { kind: 'failed' };
   };
-  const call = async (method: string, path: string, body?: unknown): Promise<number> => {
-    const answer = await send(method, path, body);
+  const call = async (operation: () => Promise<ApiAnswer>): Promise<number> => {
+    const answer = await send(operation);
     if (answer.kind === 'failed') return 1;
     io.print(answer.json === undefined ? '' : JSON.stringify(answer.json, null, 2));
     return 0;
   };
+  const ingest = (body: IngestBody) => send(() => api.ingestSkills({ body }));
   switch (command) {
     case 'ingest': {
       if (options.folder !== undefined) {
@@ -108,25 +102,22 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
             ...folder.otherFiles.map((path) => ({ path: `${folder.identifier}/${path}` })),
           ] as UploadFile[],
         }));
-        const whole = {
+        const whole: IngestBody = {
           source: 'upload',
           label: label || 'folder',
           files: skills.flatMap((skill) => skill.files),
         };
-        if (requestBytes(whole) <= MAX_BODY_BYTES) return call('POST', '/ingest', whole);
-        return ingestSkillBySkill(whole.label, skills, send, io);
+        if (requestBytes(whole) <= MAX_BODY_BYTES) return call(() => api.ingestSkills({ body: whole }));
+        return ingestSkillBySkill(label || 'folder', skills, ingest, io);
       }
       if (options.github !== undefined) {
         const [owner, repo, ...extra] = options.github.split('/');
         if (!owner || !repo || extra.length > 0) return usage('--github takes owner/repo.');
         if (!options.ref) return usage('--ref is required with --github.');
-        return call('POST', '/ingest', {
-          source: 'github',
-          owner,
-          repo,
-          ref: options.ref,
-          path: options.path ?? '',
-        });
+        const ref = options.ref;
+        return call(() =>
+          api.ingestSkills({ body: { source: 'github', owner, repo, ref, path: options.path ?? '' } }),
+        );
       }
       return usage('ingest needs --folder or --github.');
     }
@@ -135,7 +126,8 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       const items: unknown[] = [];
       let cursor: string | undefined;
       do {
-        const answer = await send('GET', cursor === undefined ? '' : `?cursor=${encodeURIComponent(cursor)}`);
+        const query = cursor === undefined ? {} : { cursor };
+        const answer = await send(() => api.listSkills({ query }));
         if (answer.kind === 'failed') return 1;
         const page = (answer.json ?? {}) as { items?: unknown[]; cursor?: string };
         items.push(...(page.items ?? []));
@@ -145,23 +137,30 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       return 0;
     }
     case 'show':
-      return rest[0] ? call('GET', `/${encodeURIComponent(rest[0])}`) : usage('show needs a skill id.');
+      return rest[0]
+        ? call(() => api.getSkill({ path: { skillId: rest[0] as string } }))
+        : usage('show needs a skill id.');
     case 'enable':
       if (!rest[0] || !options.checksum) return usage('enable needs a skill id and --checksum.');
-      return call('POST', `/${encodeURIComponent(rest[0])}/enable`, { bodyChecksum: options.checksum });
+      return call(() =>
+        api.enableSkill({
+          path: { skillId: rest[0] as string },
+          body: { bodyChecksum: options.checksum as string },
+        }),
+      );
     case 'disable':
       return rest[0]
-        ? call('POST', `/${encodeURIComponent(rest[0])}/disable`)
+        ? call(() => api.disableSkill({ path: { skillId: rest[0] as string } }))
         : usage('disable needs a skill id.');
     case 'attach': {
       const target =
         options.task !== undefined
-          ? `tasks/${encodeURIComponent(options.task)}`
+          ? ({ owner: 'tasks', id: options.task } as const)
           : options.configuration !== undefined
-            ? `configurations/${encodeURIComponent(options.configuration)}`
+            ? ({ owner: 'configurations', id: options.configuration } as const)
             : undefined;
       if (!target) return usage('attach needs --task or --configuration.');
-      return call('PUT', `/attachments/${target}`, { skillIds: rest });
+      return call(() => api.attachSkills({ path: target, body: { skillIds: rest } }));
     }
     default:
       return usage(`Unknown command "${command}".`);
@@ -176,16 +175,12 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
 async function ingestSkillBySkill(
   label: string,
   skills: ReadonlyArray<{ identifier: string; files: UploadFile[] }>,
-  send: (
-    method: string,
-    path: string,
-    body?: unknown,
-  ) => Promise<{ kind: 'ok'; json: unknown } | { kind: 'failed' }>,
+  ingest: (body: IngestBody) => Promise<Answer>,
   io: SkillsCliIo,
 ): Promise<number> {
   const requests = skills.map((skill) => ({
     identifier: skill.identifier,
-    body: { source: 'upload', label, scope: skill.identifier, files: skill.files },
+    body: { source: 'upload', label, scope: skill.identifier, files: skill.files } satisfies IngestBody,
   }));
   const tooLarge = requests.filter((request) => requestBytes(request.body) > MAX_BODY_BYTES);
   if (tooLarge.length > 0) {
@@ -199,7 +194,7 @@ async function ingestSkillBySkill(
   io.printError(`The folder is larger than one request: ingesting its ${requests.length} skills one by one.`);
   const summaries: Array<Record<string, unknown>> = [];
   for (const request of requests) {
-    const answer = await send('POST', '/ingest', request.body);
+    const answer = await ingest(request.body);
     if (answer.kind === 'failed') {
       io.printError(`Stopped at the skill "${request.identifier}"; the skills before it were ingested.`);
       return 1;

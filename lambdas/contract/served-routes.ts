@@ -1,11 +1,10 @@
 import { ROUTES, type Route, type RouteFunction } from './routes.js';
 
 /**
- * Manifest routes that no handler serves yet. GET /openapi.json arrives with the OpenAPI
- * generator (a separate change); until then it is routed nowhere (API Gateway and the local
- * server answer 404), rather than served by a stub that pretends.
+ * Manifest routes that no handler serves yet: routed nowhere (API Gateway and the local server
+ * answer 404) rather than served by a stub that pretends. Today every route is served.
  */
-export const UNSERVED_OPERATIONS = ['getOpenApiDocument'] as const;
+export const UNSERVED_OPERATIONS = [] as const;
 
 /** A manifest route some handler serves. */
 export type ServedRoute = Exclude<Route, { operationId: (typeof UNSERVED_OPERATIONS)[number] }>;

@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
+import type { ApiRequest } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
@@ -11,7 +12,13 @@ import {
   LOCAL_JWT_ISSUER,
   LOCAL_JWT_KEY_FILE_NAME,
 } from '../../lambdas/local/local-jwt-issuer.js';
-import { type ResponseJson, stateMachineDefinition, type TestRuntime } from '../support/local-runtime.js';
+import {
+  apiClientOf,
+  type ResponseJson,
+  sendThroughClient,
+  stateMachineDefinition,
+  type TestRuntime,
+} from '../support/local-runtime.js';
 
 /** The state machine definition with the AwaitApproval wait shortened, for expiry tests. */
 export function definitionWithApprovalTimeout(seconds: number): Record<string, unknown> {
@@ -54,40 +61,20 @@ export async function startRuntimeWithDefinition(options: {
     ...runtime,
     baseDirectory,
     logLines,
+    client: (as) => apiClientOf(runtime, as),
     request: (method, path, requestOptions = {}) =>
-      sendRequest(runtime.url, method, path, {
-        ...(requestOptions.as ? { token: runtime.tokens[requestOptions.as] ?? '' } : {}),
-        ...(requestOptions.body === undefined ? {} : { body: requestOptions.body }),
-        ...(requestOptions.headers ? { headers: requestOptions.headers } : {}),
-      }),
+      sendThroughClient(apiClientOf(runtime, requestOptions.as), method, path, requestOptions),
   };
 }
 
-/** One HTTP request with an explicit bearer token (or none). */
-export async function sendRequest(
+/** One HTTP request with an explicit bearer token (or none), checked against the OpenAPI document. */
+export function sendRequest(
   baseUrl: string,
   method: string,
   path: string,
   options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
 ): Promise<{ status: number; json: ResponseJson; text: string }> {
-  const headers: Record<string, string> = { ...options.headers };
-  if (options.token !== undefined) headers.authorization = `Bearer ${options.token}`;
-  if (options.body !== undefined) headers['content-type'] ??= 'application/json';
-  const response = await fetch(`${baseUrl}${path}`, {
-    method,
-    headers,
-    ...(options.body === undefined
-      ? {}
-      : { body: typeof options.body === 'string' ? options.body : JSON.stringify(options.body) }),
-  });
-  const text = await response.text();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = undefined;
-  }
-  return { status: response.status, json, text };
+  return sendThroughClient(apiClientOf({ url: baseUrl, tokens: {} }), method, path, options);
 }
 
 /**
@@ -122,20 +109,30 @@ export async function signTokenWithRuntimeKey(
 
 /** Writes a user record through the admin API and returns a token for that user. */
 export async function createUser(runtime: TestRuntime, user: UserProfile): Promise<string> {
-  const written = await runtime.request('PUT', `/admin/users/${encodeURIComponent(user.userId)}`, {
-    as: 'admin',
-    body: user,
-  });
+  const written = await runtime.client('admin').putUser({ path: { id: user.userId }, body: user });
   if (written.status !== 200) throw new Error(`PUT /admin/users answered ${written.status}: ${written.text}`);
   return signTokenWithRuntimeKey(runtime, { sub: user.userId, groups: user.grants });
 }
 
 /** POST /runs/{id}/decision as a demo user. */
-export function decide(
+export async function decide(
+  runtime: TestRuntime,
+  runId: string,
+  body: DecisionBody,
+  as = 'approver',
+): Promise<{ status: number; json: ResponseJson; text: string }> {
+  const answer = await runtime.client(as).decideRun({ path: { id: runId }, body });
+  return { status: answer.status, json: answer.body, text: answer.text };
+}
+
+type DecisionBody = ApiRequest<'decideRun'>['body'];
+
+/** POST /runs/{id}/decision with a body the typed client would not send (malformed on purpose). */
+export function decideWithAnyBody(
   runtime: TestRuntime,
   runId: string,
   body: unknown,
   as = 'approver',
 ): Promise<{ status: number; json: ResponseJson; text: string }> {
-  return runtime.request('POST', `/runs/${runId}/decision`, { as, body });
+  return runtime.request('POST', `/runs/${encodeURIComponent(runId)}/decision`, { as, body });
 }

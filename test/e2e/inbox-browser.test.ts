@@ -1,8 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import {
@@ -13,7 +13,23 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
+import { committedDocumentValidator } from '../support/openapi-response-validator.js';
 import { definitionWithApprovalTimeout, startRuntimeWithDefinition } from './approvers-support.js';
+
+/** The mismatch between one answer the page received and the committed document, if any. */
+async function problemWithPageAnswer(response: Response): Promise<string | undefined> {
+  const url = new URL(response.url());
+  const contentType = response.headers()['content-type'] ?? null;
+  const streamed = contentType?.startsWith('text/event-stream') === true;
+  const text = streamed ? undefined : await response.text().catch(() => undefined);
+  return committedDocumentValidator().problemWith({
+    method: response.request().method(),
+    path: url.pathname,
+    status: response.status(),
+    contentType,
+    text,
+  });
+}
 
 /** Debian's chromium package; `.ci/run` installs it. No browser is downloaded. */
 const CHROMIUM = '/usr/bin/chromium';
@@ -43,6 +59,13 @@ describe('the inbox page in headless Chromium', () => {
     });
   });
 
+  const pageAnswerChecks: Array<Promise<string | undefined>> = [];
+
+  afterEach(async () => {
+    const problems = (await Promise.all(pageAnswerChecks.splice(0))).filter(Boolean);
+    expect(problems).toEqual([]);
+  });
+
   afterAll(async () => {
     await context?.close();
     await rm(userDataDirectory, { recursive: true, force: true });
@@ -56,6 +79,8 @@ describe('the inbox page in headless Chromium', () => {
     const requests: Request[] = [];
     const dialogs: string[] = [];
     page.on('request', (request) => requests.push(request));
+    // What the page's own requests got back is held to the committed OpenAPI document too.
+    page.on('response', (response) => pageAnswerChecks.push(problemWithPageAnswer(response)));
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();

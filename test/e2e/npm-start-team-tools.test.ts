@@ -3,7 +3,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../lambdas/contract/api-client.js';
+import type { Configuration } from '../../lambdas/core/configurations.js';
+import type { InboxCard } from '../../lambdas/core/runs/list-inbox.js';
 import { DEMO_CONFIGURATIONS } from '../../lambdas/local/demo-data.js';
+import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
 const children: ChildProcess[] = [];
 const directories: string[] = [];
@@ -60,33 +64,29 @@ describe("npm start with a team's tools and approval timeout (issue #15, item 5)
     const token = (name: string) =>
       new RegExp(`export COUNTERSIGN_${name}_TOKEN=(\\S+)`).exec(output.stdout)?.[1];
     expect(url).toBeDefined();
-    const call = (method: string, path: string, as: string, body?: unknown) =>
-      fetch(`${url}${path}`, {
-        method,
-        headers: { authorization: `Bearer ${token(as)}`, 'content-type': 'application/json' },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
+    const client = (as: string) =>
+      createApiClient({ baseUrl: url ?? '', token: token(as) ?? '', fetch: createValidatingFetch() });
     const demo = DEMO_CONFIGURATIONS.find(
       (configuration) => configuration.configurationId === 'demo-scripted',
-    );
-    const allowed = await call('PUT', '/admin/configurations/demo-scripted', 'ADMIN', {
-      ...demo,
-      allowedTools: [...(demo?.allowedTools ?? []), 'close_ticket'],
+    ) as Configuration;
+    const allowed = await client('ADMIN').putConfiguration({
+      path: { id: 'demo-scripted' },
+      body: { ...demo, allowedTools: [...demo.allowedTools, 'close_ticket'] },
     });
     expect(allowed.status).toBe(200);
 
     // Act
-    const started = await call('POST', '/runs', 'EDITOR', {
-      configurationId: 'demo-scripted',
-      input: 'Call close_ticket with {"ticketId":"T-7"}',
+    const started = await client('EDITOR').startRun({
+      body: { configurationId: 'demo-scripted', input: 'Call close_ticket with {"ticketId":"T-7"}' },
     });
     expect(started.status).toBe(202);
-    const { runId } = (await started.json()) as { runId: string };
+    const runId = started.status === 202 ? started.body?.runId : undefined;
     const card = await eventually(async () => {
-      const inbox = (await (await call('GET', '/inbox?limit=100', 'ADMIN')).json()) as {
-        cards?: Array<Record<string, unknown> & { runId: string }>;
-      };
-      return inbox.cards?.find((candidate) => candidate.runId === runId);
+      const inbox = await client('ADMIN').listInbox({ query: { limit: 100 } });
+      const cards = inbox.status === 200 ? (inbox.body?.cards ?? []) : [];
+      return cards.find((candidate) => candidate.runId === runId && !('unopenable' in candidate)) as
+        | InboxCard
+        | undefined;
     });
 
     // Assess: the team tool's own preview, and a deadline two hours out (less the card's margin).

@@ -3,6 +3,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createApiClient } from '../../lambdas/contract/api-client.js';
+import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
 describe('npm start (bin/local.ts)', () => {
   let child: ChildProcess | undefined;
@@ -39,13 +41,11 @@ describe('npm start (bin/local.ts)', () => {
       expect(token(`COUNTERSIGN_${name}_TOKEN`)).toMatch(/^eyJ/);
     // A bare EDITOR would replace the shell's $EDITOR (git would run the token as its editor).
     expect(output).not.toMatch(/export (EDITOR|APPROVER|OPS_APPROVER|ADMIN)=/);
-    const inbox = await fetch(`${url}/inbox`, {
-      headers: { authorization: `Bearer ${token('COUNTERSIGN_APPROVER_TOKEN')}` },
-    });
+    const clientOf = (name: string) =>
+      createApiClient({ baseUrl: url ?? '', token: token(name) ?? '', fetch: createValidatingFetch() });
+    const inbox = await clientOf('COUNTERSIGN_APPROVER_TOKEN').listInbox();
     expect(inbox.status).toBe(200);
-    const refused = await fetch(`${url}/inbox`, {
-      headers: { authorization: `Bearer ${token('COUNTERSIGN_EDITOR_TOKEN')}` },
-    });
+    const refused = await clientOf('COUNTERSIGN_EDITOR_TOKEN').listInbox();
     expect(refused.status).toBe(403);
     const exited = new Promise<number | null>((resolve) => started.on('exit', (code) => resolve(code)));
     started.kill('SIGTERM');

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
 import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-api.js';
 import { useTestRuntime } from '../support/local-runtime.js';
+import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
 /** A SKILL.md of about `bytes` bytes. */
 function skillFile(name: string, bytes: number): string {
@@ -30,6 +31,8 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
     output.error = [];
     return runSkillsCli(args, {
       environment: { COUNTERSIGN_URL: runtime.url, COUNTERSIGN_TOKEN: runtime.tokens.admin, ...environment },
+      // The CLI's answers are checked against the committed OpenAPI document too.
+      fetch: createValidatingFetch(),
       print: (line) => output.out.push(line),
       printError: (line) => output.error.push(line),
     });

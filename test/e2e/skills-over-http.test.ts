@@ -14,6 +14,7 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
+import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
 const FIXTURE = new URL('../fixtures/skills/folder/', import.meta.url).pathname;
 const PAGE_STYLE = skillIdFor('upload:team', 'page-style');
@@ -32,6 +33,8 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
   const cli = (...args: string[]) =>
     runSkillsCli(args, {
       environment: { COUNTERSIGN_URL: runtime.url, COUNTERSIGN_TOKEN: runtime.tokens.admin },
+      // The CLI's answers are checked against the committed OpenAPI document too.
+      fetch: createValidatingFetch(),
       print: (line) => printed.push(line),
       printError: (line) => printed.push(line),
     });

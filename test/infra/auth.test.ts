@@ -22,7 +22,7 @@ function routesOf(template: Template): Record<string, RouteResource['Properties'
 }
 
 describe('authentication of the HTTP API', () => {
-  it('puts the JWT authorizer on every route except GET /', () => {
+  it('puts the JWT authorizer on every route except GET / and GET /openapi.json', () => {
     // Prepare
     const { template } = synthesizeTestStack();
 
@@ -32,7 +32,10 @@ describe('authentication of the HTTP API', () => {
     // Assess
     const manifest = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api');
     expect(Object.keys(routes).sort()).toEqual(manifest.map(routeKeyOf).sort());
-    expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual(['GET /']);
+    expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
+      'GET /',
+      'GET /openapi.json',
+    ]);
     for (const route of manifest) {
       const properties = routes[routeKeyOf(route)];
       if (route.auth === 'none') {
@@ -142,7 +145,7 @@ describe('authentication of the HTTP API', () => {
     expect(synthesize).toThrow(message);
   });
 
-  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET / only', () => {
+  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET / and GET /openapi.json only', () => {
     // Prepare
     const { app } = synthesizeTestStack({ countersign: { externalIdentityProvider: EXTERNAL } });
     const bare = new App();
@@ -165,7 +168,10 @@ describe('authentication of the HTTP API', () => {
 
     // Assess
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
-    expect(acknowledged).toEqual(['Countersign/Countersign/Api/HttpApi/GET--']);
+    expect(acknowledged.sort()).toEqual([
+      'Countersign/Countersign/Api/HttpApi/GET--',
+      'Countersign/Countersign/Api/HttpApi/GET--openapi.json',
+    ]);
     expect(bareReport.violations.map((violation) => violation.ruleName)).toEqual([]);
   });
 });

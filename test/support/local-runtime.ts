@@ -2,8 +2,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
+import { type ApiClient, createApiClient } from '../../lambdas/contract/api-client.js';
 import { type EmbeddedRuntime, startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../../lib/state-machine-definition.js';
+import { createValidatingFetch } from './openapi-response-validator.js';
 
 let definition: Record<string, unknown> | undefined;
 
@@ -24,11 +26,43 @@ export interface TestRuntime extends EmbeddedRuntime {
    * writes it, for the tests that prove nothing secret is logged.
    */
   readonly logLines: string[];
+  /**
+   * Any request, as sent (tests send malformed bodies and unknown paths too), through the typed
+   * client's transport: every answer is checked against the committed OpenAPI document.
+   */
   request(
     method: string,
     path: string,
     options?: { as?: string; body?: unknown; headers?: Record<string, string> },
   ): Promise<{ status: number; json: ResponseJson; text: string }>;
+  /** The typed API client with a demo user's token (none without `as`), checked against the document. */
+  client(as?: string): ApiClient;
+}
+
+/** A typed client of a running runtime whose every answer is checked against docs/openapi.json. */
+export function apiClientOf(runtime: Pick<EmbeddedRuntime, 'url' | 'tokens'>, as?: string): ApiClient {
+  return createApiClient({
+    baseUrl: runtime.url,
+    ...(as === undefined ? {} : { token: runtime.tokens[as] ?? '' }),
+    fetch: createValidatingFetch(),
+  });
+}
+
+/** `runtime.request`'s answer shape, sent with the client's transport. */
+export async function sendThroughClient(
+  client: ApiClient,
+  method: string,
+  path: string,
+  options: { body?: unknown; headers?: Record<string, string>; token?: string } = {},
+): Promise<{ status: number; json: ResponseJson; text: string }> {
+  const answer = await client.send({
+    method,
+    path,
+    ...(options.body === undefined ? {} : { body: options.body }),
+    ...(options.headers ? { headers: options.headers } : {}),
+    ...(options.token === undefined ? {} : { token: options.token }),
+  });
+  return { status: answer.status, json: answer.body, text: answer.text };
 }
 
 /** A test runtime that also captured its metrics. */
@@ -73,31 +107,9 @@ export async function startTestRuntime(
     baseDirectory,
     logLines,
     metricLines,
-    async request(method, path, requestOptions = {}) {
-      const headers: Record<string, string> = { ...requestOptions.headers };
-      if (requestOptions.as) headers.authorization = `Bearer ${runtime.tokens[requestOptions.as]}`;
-      if (requestOptions.body !== undefined) headers['content-type'] ??= 'application/json';
-      const response = await fetch(`${runtime.url}${path}`, {
-        method,
-        headers,
-        ...(requestOptions.body !== undefined
-          ? {
-              body:
-                typeof requestOptions.body === 'string'
-                  ? requestOptions.body
-                  : JSON.stringify(requestOptions.body),
-            }
-          : {}),
-      });
-      const text = await response.text();
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
-      return { status: response.status, json, text };
-    },
+    client: (as) => apiClientOf(runtime, as),
+    request: (method, path, requestOptions = {}) =>
+      sendThroughClient(apiClientOf(runtime, requestOptions.as), method, path, requestOptions),
   };
 }
 
@@ -147,14 +159,15 @@ export async function startRunAndSettle(
   input: string,
   options: { as?: string; taskId?: string; configurationId?: string } = {},
 ): Promise<{ runId: string; view: ResponseJson }> {
-  const started = await runtime.request('POST', '/runs', {
-    as: options.as ?? 'editor',
+  const started = await runtime.client(options.as ?? 'editor').startRun({
     body: options.configurationId
       ? { configurationId: options.configurationId, input }
       : { taskId: options.taskId ?? 'page-metadata', input },
   });
-  if (started.status !== 202) throw new Error(`POST /runs answered ${started.status}: ${started.text}`);
-  const runId = started.json.runId as string;
+  if (started.status !== 202 || !started.body) {
+    throw new Error(`POST /runs answered ${started.status}: ${started.text}`);
+  }
+  const runId = started.body.runId;
   const view = await settle(runtime, runId, options.as ?? 'editor');
   return { runId, view };
 }
@@ -170,8 +183,8 @@ export async function settle(
   decidedTurn?: number,
 ): Promise<ResponseJson> {
   return eventually(async () => {
-    const response = await runtime.request('GET', `/runs/${runId}`, { as });
-    const view = response.json;
+    const response = await runtime.client(as).getRun({ path: { id: runId } });
+    const view: ResponseJson = response.body;
     if (!view?.status || view.status === 'running') return undefined;
     if (decidedTurn !== undefined && view.status === 'waiting' && view.turn === decidedTurn) return undefined;
     return view;

@@ -1,4 +1,7 @@
+import { fillPath } from '../../lambdas/contract/api-client.js';
+import { ROUTES } from '../../lambdas/contract/routes.js';
 import type { ResponseJson, TestRuntime } from './local-runtime.js';
+import { committedDocumentValidator, createValidatingFetch } from './openapi-response-validator.js';
 
 export interface ReceivedEvent {
   event: string;
@@ -14,12 +17,20 @@ export async function readRunEvents(
   runId: string,
   as?: string,
 ): Promise<{ status: number; headers: Headers; text: string; events: ReceivedEvent[] }> {
-  const response = await fetch(`${runtime.url}/runs/${encodeURIComponent(runId)}/events`, {
+  const route = ROUTES.find((candidate) => candidate.operationId === 'streamRunEvents');
+  const path = fillPath(route?.path ?? '', { id: runId });
+  // The stream is read whole here, so its status and content type are checked by the fetch and
+  // every event against the document's RunEvent schema below.
+  const response = await createValidatingFetch()(`${runtime.url}${path}`, {
     headers: as ? { authorization: `Bearer ${runtime.tokens[as]}` } : {},
   });
   const text = await response.text();
   const isStream = response.headers.get('content-type')?.startsWith('text/event-stream') === true;
   const events = isStream ? parseServerSentEvents(text) : [];
+  for (const event of events) {
+    const problem = committedDocumentValidator().problemWithEvent(event);
+    if (problem) throw new Error(`The answer does not match docs/openapi.json: ${problem}`);
+  }
   return { status: response.status, headers: response.headers, text, events };
 }
 

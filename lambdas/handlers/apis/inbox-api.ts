@@ -1,12 +1,13 @@
 import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes } from '../routes/inbox-routes.js';
+import { createOpenApiRoutes } from '../routes/openapi-routes.js';
 import type { ApiEdgeDependencies } from './edge.js';
 
 /**
  * The `inbox` API Lambda: GET /inbox, GET / (the page shell, which carries no data, public in the
- * manifest), and GET /runs/{id}/calls/{index} (the whole arguments a card excerpts: the same
- * reader's reads).
+ * manifest), GET /runs/{id}/calls/{index} (the whole arguments a card excerpts: the same
+ * reader's reads) and GET /openapi.json (the API's description, public, no data either).
  */
 export function createInboxApi(
   dependencies: Parameters<typeof createInboxRoutes>[0] &
@@ -15,7 +16,7 @@ export function createInboxApi(
 ): HttpLambdaHandler {
   return createHttpApi(
     'api-inbox',
-    { ...createInboxRoutes(dependencies), ...createCallRoutes(dependencies) },
+    { ...createInboxRoutes(dependencies), ...createCallRoutes(dependencies), ...createOpenApiRoutes() },
     dependencies,
   );
 }

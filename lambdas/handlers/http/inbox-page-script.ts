@@ -1,21 +1,23 @@
 import { createHash } from 'node:crypto';
-import { ROUTES } from '../../contract/routes.js';
+import { routeTableOf } from '../../contract/api-client.js';
 import { TEXTS } from '../../core/texts.js';
 
-/** The paths the page's script fetches, read from the route manifest (never written twice). */
-const PAGE_PATHS = Object.fromEntries(
-  ROUTES.filter((route) => ['listInbox', 'getCall', 'decideRun'].includes(route.operationId)).map((route) => [
-    route.operationId,
-    route.path,
-  ]),
-);
+/** The routes the page's script calls, methods and paths read from the route manifest (never written twice). */
+const PAGE_ROUTES = routeTableOf(['listInbox', 'getCall', 'decideRun']);
 
 /** The page's one script: sign-in, the cards, full arguments and decisions. */
 export const INBOX_PAGE_SCRIPT = `
 const tokenKey = 'countersign.token';
-const paths = ${JSON.stringify(PAGE_PATHS)};
-function pathOf(operation, parameters) {
-  return paths[operation].replace(/\\{(\\w+)\\}/g, (_, name) => encodeURIComponent(parameters[name]));
+const routes = ${JSON.stringify(PAGE_ROUTES)};
+// One request of the API by its operationId, with the viewer's token: the page's only fetch.
+function callApi(operationId, parameters, options) {
+  const route = routes[operationId];
+  const path = route.path.replace(/[{]([A-Za-z]+)[}]/g, (_match, name) => encodeURIComponent(parameters[name]));
+  const query = options.query ? '?' + new URLSearchParams(options.query) : '';
+  const headers = Object.assign({ authorization: 'Bearer ' + token() }, options.headers);
+  if (options.body !== undefined) headers['content-type'] = 'application/json';
+  return fetch(path + query, { method: route.method, headers,
+    body: options.body === undefined ? undefined : JSON.stringify(options.body) });
 }
 const cardsElement = document.getElementById('cards');
 const signIn = document.getElementById('sign-in');
@@ -33,8 +35,8 @@ async function load(cursor) {
   signOut.hidden = !token();
   if (!token()) { signIn.hidden = false; cardsElement.textContent = ''; return; }
   signIn.hidden = true;
-  const url = pathOf('listInbox', {}) + (cursor ? '?cursor=' + encodeURIComponent(cursor) : '');
-  const response = await fetch(url, { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
+  const response = await callApi('listInbox', {},
+    { query: cursor ? { cursor } : undefined, headers: { accept: 'text/html' } });
   if (response.ok) { cardsElement.innerHTML = await response.text(); showTimes(); return; }
   const problem = await response.json().catch(() => ({}));
   cardsElement.innerHTML = '';
@@ -81,8 +83,8 @@ async function showFullArguments(call, card) {
   const note = call.querySelector('.excerpt-note');
   call.querySelectorAll('.arguments-error').forEach((element) => element.remove());
   call.querySelectorAll('button.full-arguments').forEach((button) => { button.disabled = true; });
-  const response = await fetch(pathOf('getCall', { id: card.dataset.runId, index: call.dataset.index }),
-    { headers: { authorization: 'Bearer ' + token(), accept: 'text/html' } });
+  const response = await callApi('getCall', { id: card.dataset.runId, index: call.dataset.index },
+    { headers: { accept: 'text/html' } });
   const holder = document.createElement('div');
   if (response.ok) holder.innerHTML = await response.text();
   const full = holder.querySelector('pre.arguments');
@@ -109,9 +111,7 @@ async function decide(card, decision) {
   const body = { digest: card.dataset.digest, decision };
   if (reason) body.reason = reason;
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = true; });
-  const response = await fetch(pathOf('decideRun', { id: card.dataset.runId }), {
-    method: 'POST', headers: { authorization: 'Bearer ' + token(), 'content-type': 'application/json' },
-    body: JSON.stringify(body) });
+  const response = await callApi('decideRun', { id: card.dataset.runId }, { body });
   const answer = await response.json().catch(() => ({}));
   card.dataset.outcome = String(response.status);
   card.dataset.state = outcomeStates[response.status] || 'failed';

@@ -1,5 +1,5 @@
-import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { ADMIN_BODY_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
@@ -9,7 +9,6 @@ import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
-import { adminListQuerySchema } from './request-parsing.js';
 import {
   createSkillsRoutes,
   refuseUnreviewedSkillIds,
@@ -28,14 +27,6 @@ const adminCollections = {
 } as const;
 
 type AdminCollection = keyof typeof adminCollections;
-
-/** The PUT body of each admin collection: strict at every depth (an unknown key is a 400 naming its path). */
-export const ADMIN_BODY_SCHEMAS = {
-  configurations: z.strictObject(configurationSchema.shape),
-  tasks: z.strictObject(taskSchema.shape),
-  users: z.strictObject(userProfileSchema.shape),
-  pages: z.strictObject(pageSchema.shape),
-} as const;
 
 const MAX_ID_LENGTH = 200;
 

@@ -1,3 +1,4 @@
+import { CALL_INDEX_PATTERN } from '../../contract/common-schemas.js';
 import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
 import { TEXTS } from '../../core/texts.js';
@@ -5,9 +6,6 @@ import { defineRoute, type HttpRequest, type RouteImplementations } from '../htt
 import { renderFullArguments } from '../http/render-arguments.js';
 import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
-
-/** Six digits are more than any card holds, and keep what a client sends an exact integer. */
-const callIndexPattern = /^(0|[1-9][0-9]{0,5})$/;
 
 /**
  * GET /runs/{id}/calls/{index}: the whole arguments of a call whose card shows an excerpt, as
@@ -31,7 +29,7 @@ export function createCallRoutes(
 
 function callIndexOf(request: Pick<HttpRequest, 'pathParameters'>): number {
   const index = request.pathParameters.index ?? '';
-  if (!callIndexPattern.test(index)) {
+  if (!CALL_INDEX_PATTERN.test(index)) {
     throw new CountersignError('bad-request', TEXTS.callIndexInvalid, { field: 'index' });
   }
   return Number(index);

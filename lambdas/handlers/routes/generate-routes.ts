@@ -1,3 +1,4 @@
+import { CONFIGURATION_ID_PATTERN } from '../../contract/common-schemas.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   completeRequestSchema,
@@ -13,12 +14,10 @@ import {
   type RouteImplementations,
 } from '../http/http-api.js';
 
-const configurationIdPattern = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,99}$/;
-
 /** The configuration of a `/configurations/{id}/...` route; a malformed id is as unknown as a missing one. */
 function configurationIdOf(request: Pick<HttpRequest, 'pathParameters'>): string {
   const configurationId = request.pathParameters.id ?? '';
-  if (!configurationIdPattern.test(configurationId))
+  if (!CONFIGURATION_ID_PATTERN.test(configurationId))
     throw new CountersignError('not-found', TEXTS.configurationNotFound);
   return configurationId;
 }

@@ -1,16 +1,8 @@
-import * as z from 'zod/mini';
-import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, listInbox } from '../../core/runs/list-inbox.js';
+import { inboxQuerySchema } from '../../contract/run-schemas.js';
+import { listInbox } from '../../core/runs/list-inbox.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
 import { INBOX_PAGE_CSP, renderCard, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
-
-const inboxQuerySchema = z.strictObject({
-  limit: z._default(
-    z.coerce.number().check(z.int(), z.gte(1), z.lte(INBOX_PAGE_SIZE_MAX)),
-    INBOX_PAGE_SIZE_DEFAULT,
-  ),
-  cursor: z.optional(z.string().check(z.minLength(1), z.maxLength(2000))),
-});
 
 const encoder = new TextEncoder();
 

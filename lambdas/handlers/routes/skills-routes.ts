@@ -1,10 +1,6 @@
-import * as z from 'zod/mini';
-import {
-  type GitHubIngest,
-  GitHubSkillSource,
-  gitHubIngestSchema,
-} from '../../adapters/skills/github-skill-source.js';
-import { skillUploadSchema, UploadSkillSource } from '../../adapters/skills/upload-skill-source.js';
+import { type GitHubIngest, GitHubSkillSource } from '../../adapters/skills/github-skill-source.js';
+import { UploadSkillSource } from '../../adapters/skills/upload-skill-source.js';
+import { adminListQuerySchema, ingestRequestSchema } from '../../contract/admin-schemas.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import {
@@ -23,13 +19,9 @@ import { type SkillRepository, summariseSkill } from '../../core/skills/skill-re
 import type { SkillSource } from '../../core/skills/skill-source.js';
 import { TEXTS } from '../../core/texts.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
-import { adminListQuerySchema } from './request-parsing.js';
 
 /** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
-
-/** POST /admin/skills/ingest: an upload or a GitHub source, strict at every depth. */
-export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
 
 /** What the skills routes use (the admin Lambda's part of the table, clock, logger and metrics). */
 export type SkillsRouteDependencies = Pick<

@@ -1,0 +1,88 @@
+import * as z from 'zod/mini';
+import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
+import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
+import { configurationSchema, taskSchema } from '../core/configurations.js';
+import { userProfileSchema } from '../core/identity.js';
+import { pageSchema } from '../core/pages.js';
+import type { IngestSummary } from '../core/skills/ingest-skills.js';
+import { type SkillSummary, skillAuditEntrySchema, skillRecordSchema } from '../core/skills/skill-record.js';
+import { type Agrees, pagedListSchema, pageQuerySchema, type SameShape } from './common-schemas.js';
+
+/** Every admin list is paged: `?limit=` (1 to 100, default 100) and the opaque `cursor` of the last page. */
+export const ADMIN_PAGE_SIZE_MAX = 100;
+export const adminListQuerySchema = pageQuerySchema(ADMIN_PAGE_SIZE_MAX, ADMIN_PAGE_SIZE_MAX);
+
+/** The PUT body of each admin collection: strict at every depth (an unknown key is a 400 naming its path). */
+export const ADMIN_BODY_SCHEMAS = {
+  configurations: z.strictObject(configurationSchema.shape),
+  tasks: z.strictObject(taskSchema.shape),
+  users: z.strictObject(userProfileSchema.shape),
+  pages: z.strictObject(pageSchema.shape),
+} as const;
+
+/** POST /admin/skills/ingest: an upload or a GitHub source, strict at every depth. */
+export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
+
+const adminIdentifier = z.string().check(z.minLength(1), z.maxLength(200));
+export const adminItemPathSchema = z.object({ id: adminIdentifier });
+export const skillPathSchema = z.object({ skillId: adminIdentifier });
+export const attachmentPathSchema = z.object({
+  owner: z.enum(['tasks', 'configurations']),
+  id: z.string().check(z.minLength(1), z.maxLength(100)),
+});
+
+/**
+ * A stored record carries `unknownKeys` beside its fields when it holds keys today's schema does
+ * not know: reported to the admin, never reinterpreted.
+ */
+const unknownKeys = { unknownKeys: z.optional(z.array(z.string())) };
+export const storedConfigurationSchema = z.extend(configurationSchema, unknownKeys);
+export const storedTaskSchema = z.extend(taskSchema, unknownKeys);
+
+export const ADMIN_RESPONSE_SCHEMAS = {
+  configurations: storedConfigurationSchema,
+  tasks: storedTaskSchema,
+  users: userProfileSchema,
+  pages: pageSchema,
+} as const;
+
+export const adminListSchemas = {
+  configurations: pagedListSchema(storedConfigurationSchema),
+  tasks: pagedListSchema(storedTaskSchema),
+  users: pagedListSchema(userProfileSchema),
+  pages: pagedListSchema(pageSchema),
+} as const;
+
+export const deletedSchema = z.object({ deleted: z.string() });
+
+/** A skill without its body (listings, enable, disable), with the body's size. */
+export const skillSummarySchema = z.extend(z.omit(skillRecordSchema, { body: true }), {
+  bodyBytes: z.number().check(z.int(), z.nonnegative()),
+});
+
+export const skillWithAuditSchema = z.object({
+  skill: skillRecordSchema,
+  audit: z.array(skillAuditEntrySchema),
+});
+
+export const ingestSummarySchema = z.object({
+  source: z.string(),
+  scope: z.string(),
+  pinnedCommit: z.optional(z.string()),
+  created: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  orphaned: z.array(z.string()),
+  restored: z.array(z.string()),
+});
+
+export const attachmentSchema = z.object({
+  target: z.object({ kind: z.enum(['task', 'configuration']), id: z.string() }),
+  skillIds: z.array(z.string()),
+});
+
+/** Compile-time agreement of each response schema with the type its handler answers. */
+export type AdminResponseShapesAgree = [
+  Agrees<SameShape<z.output<typeof skillSummarySchema>, SkillSummary>>,
+  Agrees<SameShape<z.output<typeof ingestSummarySchema>, IngestSummary>>,
+];

@@ -1,0 +1,80 @@
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
+
+/**
+ * The error body of every refusal, from a handler or from the edge in front of it (401, 404 of
+ * an unknown route, 405, 413, 429): `{"error": {"code", "message", "field"?}}`.
+ */
+export const errorBodySchema = z.object({
+  error: z.object({
+    /** A stable, kebab-case code (`bad-request`, `stale-digest`, `too-many-requests`, `internal`, …). */
+    code: z.string().check(z.regex(/^[a-z]+(?:-[a-z]+)*$/)),
+    message: z.string().check(z.minLength(1)),
+    /** The offending input's path (`body.options.fourEyes`) on a 400. */
+    field: z.optional(z.string()),
+  }),
+});
+export type ErrorBody = z.output<typeof errorBodySchema>;
+
+/**
+ * What API Gateway itself answers when it refuses before any function runs (a missing or invalid
+ * token, a body over its limit, throttling, an integration failure): `{"message": "Unauthorized"}`.
+ */
+export const gatewayErrorBodySchema = z.object({ message: z.string() });
+
+/** The opaque position of the next page: what the last page answered, passed back unchanged. */
+const pageCursor = z.optional(z.string().check(z.minLength(1), z.maxLength(2000)));
+
+/** The `?limit=&cursor=` query of a paged list: `limit` from 1 to `maximum`, `defaultLimit` when absent. */
+export function pageQuerySchema(maximum: number, defaultLimit: number) {
+  return z.strictObject({
+    limit: z._default(z.coerce.number().check(z.int(), z.gte(1), z.lte(maximum)), defaultLimit),
+    cursor: pageCursor,
+  });
+}
+
+/** One page of a list: its items and, when more follow, the cursor of the next page. */
+export function pagedListSchema<Item extends zc.$ZodType>(item: Item) {
+  return z.object({ items: z.array(item), cursor: z.optional(z.string()) });
+}
+
+/** `/runs/{id}`: a run id as countersign mints them. A malformed one is answered like an unknown run (404). */
+export const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,100}$/;
+
+/** Six digits are more than any card holds, and keep what a client sends an exact integer. */
+export const CALL_INDEX_PATTERN = /^(0|[1-9][0-9]{0,5})$/;
+
+/** `/configurations/{id}/…`: a configuration id; a malformed one is as unknown as a missing one (404). */
+export const CONFIGURATION_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,99}$/;
+
+export const runPathSchema = z.object({ id: z.string().check(z.regex(RUN_ID_PATTERN)) });
+export const callPathSchema = z.object({
+  id: z.string().check(z.regex(RUN_ID_PATTERN)),
+  index: z.string().check(z.regex(CALL_INDEX_PATTERN)),
+});
+
+/**
+ * True when two types are the same shape: each is assignable to the other and they name the same
+ * key paths (assignability alone lets an optional field go missing on either side).
+ */
+export type SameShape<Left, Right> = [Left] extends [Right]
+  ? [Right] extends [Left]
+    ? [KeyPaths<Left>] extends [KeyPaths<Right>]
+      ? [KeyPaths<Right>] extends [KeyPaths<Left>]
+        ? true
+        : false
+      : false
+    : false
+  : false;
+
+/** Every key path of a type, through arrays and every member of a union (`pendingTools[].preview.lines`). */
+type KeyPaths<Value> = Value extends readonly (infer Item)[]
+  ? `[]${KeyPaths<NonNullable<Item>>}`
+  : Value extends object
+    ? {
+        [Key in keyof Value & string]-?: `.${Key}` | `.${Key}${KeyPaths<NonNullable<Value[Key]>>}`;
+      }[keyof Value & string]
+    : never;
+
+/** Fails to compile unless its argument is `true`: a schema and the domain type it describes agree. */
+export type Agrees<Check extends true> = Check;

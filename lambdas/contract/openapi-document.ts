@@ -1,0 +1,167 @@
+import * as z from 'zod/mini';
+import {
+  createDocument,
+  type ZodOpenApiOperationObject,
+  type ZodOpenApiResponseObject,
+  type ZodOpenApiResponsesObject,
+} from 'zod-openapi';
+import { ADMIN_RESPONSE_SCHEMAS, skillSummarySchema } from './admin-schemas.js';
+import { errorBodySchema, gatewayErrorBodySchema } from './common-schemas.js';
+import {
+  type ErrorStatus,
+  errorStatusesOf,
+  OPERATIONS,
+  type OperationContract,
+  type SuccessContent,
+} from './operations.js';
+import { ROUTES } from './routes.js';
+import {
+  inboxCardSchema,
+  pendingToolSchema,
+  runEventSchema,
+  runViewSchema,
+  unopenableCardSchema,
+} from './run-schemas.js';
+
+/** The name of the bearer-token security scheme (the JWT authorizer deployed, the local issuer in `npm start`). */
+const BEARER = 'bearerToken';
+
+/** Where the event-stream route says its events are described (one JSON data line each). */
+export const RUN_EVENT_SCHEMA_NAME = 'RunEvent';
+
+/** The refusals API Gateway answers itself, before (or instead of) the function. */
+const GATEWAY_STATUSES: ReadonlySet<number> = new Set([401, 413, 429, 500]);
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
+  400: 'Bad input: the message names the field.',
+  401: 'No token, or a token that is not valid.',
+  403: 'The grant or the decision gate refused.',
+  404: 'Unknown, or not visible to this caller.',
+  409: 'A stale digest, already decided differently, or a state that does not allow it.',
+  410: 'The wait for a decision expired, or the run ended (also: its card could not be opened).',
+  413: 'The body is too large.',
+  429: 'Too many requests from this client.',
+  500: 'An internal failure; the message says nothing about its cause.',
+  502: 'The model provider failed.',
+  503: 'The model provider is unavailable.',
+  504: 'The model provider did not answer in time.',
+};
+
+/**
+ * The OpenAPI 3.1 document of the API: one operation per route of the manifest, its request
+ * schemas the ones the handlers validate with, its responses the contract's response schemas.
+ * `npm run openapi` writes it to docs/openapi.json; a test regenerates it and compares.
+ *
+ * @example
+ * const document = createOpenApiDocument({ version: '0.2.0' });
+ * document.paths['/runs'].post.operationId // 'startRun'
+ */
+export function createOpenApiDocument(options: { version: string }): ReturnType<typeof createDocument> {
+  const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
+  for (const route of ROUTES) {
+    const operation: OperationContract = OPERATIONS[route.operationId];
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, ZodOpenApiOperationObject>)[route.method.toLowerCase()] = {
+      operationId: route.operationId,
+      summary: operation.summary,
+      tags: [tagOf(route.path)],
+      security: route.auth === 'jwt' ? [{ [BEARER]: [] }] : [],
+      ...(operation.path || operation.query
+        ? {
+            requestParams: {
+              ...(operation.path ? { path: operation.path } : {}),
+              ...(operation.query ? { query: operation.query } : {}),
+            },
+          }
+        : {}),
+      ...(operation.body
+        ? {
+            requestBody: {
+              required: operation.bodyOptional !== true,
+              content: { 'application/json': { schema: operation.body } },
+            },
+          }
+        : {}),
+      responses: responsesOf(operation, route.auth),
+      ...('transport' in route ? { 'x-countersign-transport': route.transport } : {}),
+    };
+  }
+  return createDocument({
+    openapi: '3.1.0',
+    info: {
+      title: 'countersign',
+      version: options.version,
+      description:
+        'Runs of LLM agents whose every write waits for a human to countersign it. Errors are `{"error": {"code", "message"}}`.',
+    },
+    paths,
+    components: {
+      securitySchemes: { [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      schemas: {
+        ErrorBody: errorBodySchema,
+        GatewayErrorBody: gatewayErrorBodySchema,
+        RunView: runViewSchema,
+        PendingTool: pendingToolSchema,
+        InboxCard: inboxCardSchema,
+        UnopenableCard: unopenableCardSchema,
+        [RUN_EVENT_SCHEMA_NAME]: runEventSchema,
+        Configuration: ADMIN_RESPONSE_SCHEMAS.configurations,
+        Task: ADMIN_RESPONSE_SCHEMAS.tasks,
+        User: ADMIN_RESPONSE_SCHEMAS.users,
+        Page: ADMIN_RESPONSE_SCHEMAS.pages,
+        SkillSummary: skillSummarySchema,
+      },
+    },
+  });
+}
+
+/** One shared response per refusal status (components/responses), so each is written once. */
+const ERROR_RESPONSES = Object.fromEntries(
+  Object.entries(ERROR_DESCRIPTIONS).map(([status, description]) => {
+    const deployedGatewayMayAnswer = GATEWAY_STATUSES.has(Number(status));
+    const response: ZodOpenApiResponseObject = {
+      id: `Error${status}`,
+      description: `${description}${deployedGatewayMayAnswer ? ' Deployed, API Gateway may answer it itself, with its own body.' : ''}`,
+      content: {
+        'application/json': {
+          schema: deployedGatewayMayAnswer
+            ? z.union([errorBodySchema, gatewayErrorBodySchema])
+            : errorBodySchema,
+        },
+      },
+    };
+    return [status, response];
+  }),
+) as Record<ErrorStatus, ZodOpenApiResponseObject>;
+
+function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpenApiResponsesObject {
+  const responses: ZodOpenApiResponsesObject = {};
+  for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
+    responses[status as '200'] = {
+      description: content.description,
+      content: {
+        ...(content.json ? { 'application/json': { schema: content.json } } : {}),
+        ...(content.html ? { 'text/html': { schema: { type: 'string', description: content.html } } } : {}),
+        ...(content.eventStream
+          ? {
+              'text/event-stream': {
+                schema: {
+                  type: 'string',
+                  description: `${content.eventStream.description} Each event reads as #/components/schemas/${RUN_EVENT_SCHEMA_NAME}.`,
+                },
+              },
+            }
+          : {}),
+      },
+    };
+  }
+  for (const status of errorStatusesOf(operation, auth)) {
+    responses[String(status) as '400'] = ERROR_RESPONSES[status];
+  }
+  return responses;
+}
+
+/** Operations are grouped by the first path segment: runs, inbox, configurations, admin. */
+function tagOf(path: string): string {
+  return path.split('/')[1] || 'page';
+}

@@ -1,0 +1,267 @@
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
+import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
+import { cancelRequestSchema } from '../core/runs/cancel-run.js';
+import { decisionRequestSchema } from '../core/runs/decide-run.js';
+import { startRunRequestSchema } from '../core/runs/start-run.js';
+import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
+import { enableSkillRequestSchema } from '../core/skills/review-skill.js';
+import {
+  ADMIN_BODY_SCHEMAS,
+  ADMIN_RESPONSE_SCHEMAS,
+  adminItemPathSchema,
+  adminListQuerySchema,
+  adminListSchemas,
+  attachmentPathSchema,
+  attachmentSchema,
+  deletedSchema,
+  ingestRequestSchema,
+  ingestSummarySchema,
+  skillPathSchema,
+  skillSummarySchema,
+  skillWithAuditSchema,
+} from './admin-schemas.js';
+import {
+  CONFIGURATION_ID_PATTERN,
+  callPathSchema,
+  pagedListSchema,
+  runPathSchema,
+} from './common-schemas.js';
+import type { OperationId } from './routes.js';
+import {
+  approvalRecordedSchema,
+  cancelResponseSchema,
+  decidedSchema,
+  generationResponseSchema,
+  inboxPageSchema,
+  inboxQuerySchema,
+  pendingCallSchema,
+  runEventSchema,
+  runViewSchema,
+  startRunResponseSchema,
+} from './run-schemas.js';
+
+/** What a successful answer carries: a JSON body, and/or HTML for the page, or a server-sent event stream. */
+export interface SuccessContent {
+  readonly description: string;
+  readonly json?: zc.$ZodType;
+  /** The same data as escaped HTML, for a request that sends `Accept: text/html` (the inbox page). */
+  readonly html?: string;
+  /** `text/event-stream`: one `event:` and one JSON `data:` line per event, each event as this schema reads it. */
+  readonly eventStream?: { readonly description: string; readonly event: zc.$ZodType };
+}
+
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 500 | 502 | 503 | 504;
+
+/** One operation of the API: the schemas its handler validates requests with, and what it answers. */
+export interface OperationContract {
+  readonly summary: string;
+  readonly path?: zc.$ZodObject;
+  readonly query?: zc.$ZodObject;
+  readonly body?: zc.$ZodType;
+  /** Whether the body may be left out (a bare POST). @default false */
+  readonly bodyOptional?: boolean;
+  readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
+  /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
+  readonly errors?: readonly ErrorStatus[];
+}
+
+const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
+
+const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({
+  description,
+  json: schema,
+});
+
+/** The admin CRUD operations of one collection, from its schemas. */
+function adminCollection<Name extends keyof typeof ADMIN_BODY_SCHEMAS>(name: Name, label: string) {
+  return {
+    list: {
+      summary: `List ${label}s, paged.`,
+      query: adminListQuerySchema,
+      success: { 200: json(`A page of ${label}s.`, adminListSchemas[name]) },
+    },
+    get: {
+      summary: `Read one ${label}.`,
+      path: adminItemPathSchema,
+      success: { 200: json(`The ${label}.`, ADMIN_RESPONSE_SCHEMAS[name]) },
+    },
+    put: {
+      summary: `Create or replace one ${label}; the body's id must equal the path's.`,
+      path: adminItemPathSchema,
+      body: ADMIN_BODY_SCHEMAS[name],
+      success: { 200: json(`The ${label} as stored.`, ADMIN_RESPONSE_SCHEMAS[name]) },
+    },
+    delete: {
+      summary: `Delete one ${label}.`,
+      path: adminItemPathSchema,
+      success: { 200: json('What was deleted.', deletedSchema) },
+      errors: [409],
+    },
+  } satisfies Record<string, OperationContract>;
+}
+
+const configurations = adminCollection('configurations', 'configuration');
+const tasks = adminCollection('tasks', 'task');
+const users = adminCollection('users', 'user');
+const pages = adminCollection('pages', 'page');
+
+/**
+ * The contract of every operation in the route manifest, by operationId: the same schema objects
+ * the handlers validate requests with, and the response schemas the OpenAPI document, the typed
+ * client and the end-to-end response checks read.
+ */
+export const OPERATIONS = {
+  startRun: {
+    summary: 'Start a run of a task or a configuration with an input.',
+    body: startRunRequestSchema,
+    success: { 202: json('The run started.', startRunResponseSchema) },
+  },
+  getRun: {
+    summary: 'A run as its owner or an admin sees it, with its pending calls while it waits.',
+    path: runPathSchema,
+    success: { 200: json('The run.', runViewSchema) },
+  },
+  cancelRun: {
+    summary: 'Stop a run, close its card and record who cancelled it and why (owner or admin).',
+    path: runPathSchema,
+    body: cancelRequestSchema,
+    bodyOptional: true,
+    success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
+    errors: [409],
+  },
+  streamRunEvents: {
+    summary: 'Server-sent events of a run: turns, tool results, `awaiting_approval`, the final state.',
+    path: runPathSchema,
+    success: {
+      200: {
+        description: 'The event stream, until the run ends or waits.',
+        eventStream: {
+          description:
+            'Events `turn`, `tool_result`, `awaiting_approval`, `card_unopenable` and `state`, each with one JSON data line.',
+          event: runEventSchema,
+        },
+      },
+    },
+  },
+  decideRun: {
+    summary: 'Approve or reject the waiting turn whose digest the card showed.',
+    path: runPathSchema,
+    body: decisionRequestSchema,
+    // A bare POST reads as `{}`: refused for its missing decision, like any incomplete body.
+    bodyOptional: true,
+    success: {
+      200: json('The decision is on record.', decidedSchema),
+      202: json('A k-of-n approval is on record; the turn waits for more approvers.', approvalRecordedSchema),
+    },
+    errors: [409, 410],
+  },
+  getCall: {
+    summary: 'The whole arguments of a pending call whose card shows an excerpt.',
+    path: callPathSchema,
+    success: {
+      200: {
+        description: 'The call with its whole arguments.',
+        json: pendingCallSchema,
+        html: 'The escaped block that replaces the excerpt on the inbox page.',
+      },
+    },
+  },
+  listInbox: {
+    summary: 'Cards of the runs waiting for the viewer’s decision, newest first, paged.',
+    query: inboxQuerySchema,
+    success: {
+      200: {
+        description: 'A page of cards (a card that cannot be opened is a flagged placeholder).',
+        json: inboxPageSchema,
+        html: 'The cards as escaped HTML, for the inbox page.',
+      },
+    },
+  },
+  getInboxPage: {
+    summary: 'The inbox web page (a shell without data: it reads the inbox with the viewer’s token).',
+    success: { 200: { description: 'The page.', html: 'The inbox page.' } },
+  },
+  getOpenApiDocument: {
+    summary: 'This document.',
+    success: { 200: json('The OpenAPI 3.1 document.', z.record(z.string(), z.unknown())) },
+  },
+  completeText: {
+    summary: 'Configuration-driven completion with its skills (seed 003): no run, no tools.',
+    path: configurationPathSchema,
+    body: completeRequestSchema,
+    success: { 200: json('The generated text.', generationResponseSchema) },
+    errors: [502, 503, 504],
+  },
+  translateText: {
+    summary: 'Configuration-driven translation with its skills (seed 003): no run, no tools.',
+    path: configurationPathSchema,
+    body: translateRequestSchema,
+    success: { 200: json('The translation.', generationResponseSchema) },
+    errors: [502, 503, 504],
+  },
+  listConfigurations: configurations.list,
+  getConfiguration: configurations.get,
+  putConfiguration: configurations.put,
+  deleteConfiguration: configurations.delete,
+  listTasks: tasks.list,
+  getTask: tasks.get,
+  putTask: tasks.put,
+  deleteTask: tasks.delete,
+  listUsers: users.list,
+  getUser: users.get,
+  putUser: users.put,
+  deleteUser: users.delete,
+  listPages: pages.list,
+  getPage: pages.get,
+  putPage: pages.put,
+  listSkills: {
+    summary: 'List skills without their bodies, paged.',
+    query: adminListQuerySchema,
+    success: { 200: json('A page of skills.', pagedListSchema(skillSummarySchema)) },
+  },
+  getSkill: {
+    summary: 'One skill with its body and its audit.',
+    path: skillPathSchema,
+    success: { 200: json('The skill and its audit.', skillWithAuditSchema) },
+  },
+  ingestSkills: {
+    summary: 'Ingest skills from an upload or a GitHub source; new and changed skills arrive disabled.',
+    body: ingestRequestSchema,
+    success: { 200: json('What the ingest did, by skill id.', ingestSummarySchema) },
+    errors: [409],
+  },
+  enableSkill: {
+    summary: 'Enable a skill whose reviewed body checksum is given.',
+    path: skillPathSchema,
+    body: enableSkillRequestSchema,
+    success: { 200: json('The skill.', skillSummarySchema) },
+    errors: [409],
+  },
+  disableSkill: {
+    summary: 'Disable a skill.',
+    path: skillPathSchema,
+    success: { 200: json('The skill.', skillSummarySchema) },
+    errors: [409],
+  },
+  attachSkills: {
+    summary: 'Set the skills attached to a task or a configuration, in order.',
+    path: attachmentPathSchema,
+    body: attachSkillsRequestSchema,
+    success: { 200: json('The attached skills.', attachmentSchema) },
+    errors: [409],
+  },
+} as const satisfies Record<OperationId, OperationContract>;
+
+export type Operations = typeof OPERATIONS;
+
+/**
+ * The refusals an operation may answer: those of every route (bad input or path, unknown
+ * resource, body too large, throttled, an internal failure), the token's and the grant's on
+ * authenticated routes, and the operation's own.
+ */
+export function errorStatusesOf(operation: OperationContract, auth: 'jwt' | 'none'): ErrorStatus[] {
+  const common: ErrorStatus[] = [400, 404, 413, 429, 500];
+  const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
+  return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);
+}

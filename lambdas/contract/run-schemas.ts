@@ -1,0 +1,232 @@
+import * as z from 'zod/mini';
+import type { PendingToolView, PreviewView } from '../core/approvals/build-pending-tools.js';
+import type { PendingCallView } from '../core/approvals/read-pending-call.js';
+import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
+import type { GenerationOutcome } from '../core/generation/generate-text.js';
+import type { CancelOutcome } from '../core/runs/cancel-run.js';
+import type { DecisionOutcome } from '../core/runs/decide-run.js';
+import {
+  INBOX_PAGE_SIZE_DEFAULT,
+  INBOX_PAGE_SIZE_MAX,
+  type InboxCard,
+  type InboxEntry,
+} from '../core/runs/list-inbox.js';
+import type { RunEvent } from '../core/runs/run-events.js';
+import { RUN_STATUSES } from '../core/runs/run-record.js';
+import type { RunView } from '../core/runs/view-run.js';
+import { type Agrees, pageQuerySchema, type SameShape } from './common-schemas.js';
+
+// The response bodies of the run, inbox, decision and generation routes. Each is checked at
+// compile time against the domain type its handler returns (ResponseShapesAgree below), so a
+// field added to a view and not here fails the typecheck instead of the published document.
+
+const count = z.number().check(z.int(), z.nonnegative());
+const argumentPath = z.array(z.union([z.string(), z.number()]));
+
+export const previewSchema = z.discriminatedUnion('status', [
+  z.object({ status: z.literal('shown'), lines: z.array(z.string()), caveat: z.string() }),
+  z.object({ status: z.literal('refused'), lines: z.array(z.string()) }),
+  z.object({ status: z.literal('failed'), lines: z.array(z.string()), message: z.string() }),
+  z.object({ status: z.literal('withheld'), message: z.string() }),
+  z.object({ status: z.literal('none'), message: z.string() }),
+]);
+
+/** One pending call as every surface shows it (seed 000): arguments or their excerpt, and its preview. */
+export const pendingToolSchema = z.object({
+  index: count,
+  tool: z.string(),
+  arguments: z.unknown(),
+  argumentsExcerpt: z.optional(
+    z.object({
+      cuts: z.array(
+        z.discriminatedUnion('kind', [
+          z.object({
+            kind: z.literal('text'),
+            path: argumentPath,
+            shownCharacters: count,
+            totalCharacters: count,
+          }),
+          z.object({
+            kind: z.literal('entries'),
+            path: argumentPath,
+            shownEntries: count,
+            totalEntries: count,
+          }),
+        ]),
+      ),
+      totalCharacters: count,
+    }),
+  ),
+  registered: z.boolean(),
+  willRun: z.boolean(),
+  requiresApproval: z.boolean(),
+  recordChanged: z.optional(z.string()),
+  preview: previewSchema,
+});
+
+/** k-of-n progress of a waiting turn. */
+const approvalsSchema = z.object({
+  count,
+  required: count,
+  approvedBy: z.array(z.string()),
+  summary: z.string(),
+});
+
+/** The flagged placeholder of a card that cannot be opened (the rest of the inbox still renders). */
+export const unopenableCardSchema = z.object({
+  runId: z.string(),
+  unopenable: z.literal(true),
+  message: z.string(),
+});
+
+export const runViewSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  status: z.enum(RUN_STATUSES),
+  turn: count,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.optional(z.string()),
+  failureReason: z.optional(z.string()),
+  cancellation: z.optional(z.object({ by: z.string(), reason: z.optional(z.string()) })),
+  pausedAt: z.optional(z.string()),
+  expiresAt: z.optional(z.string()),
+  transcript: z.object({
+    messages: count,
+    toolCalls: count,
+    finalAnswer: z.optional(z.string()),
+    sealed: z.optional(z.literal('refused')),
+  }),
+  digest: z.optional(z.string()),
+  pendingTools: z.optional(z.array(pendingToolSchema)),
+  unopenableCard: z.optional(unopenableCardSchema),
+  approvals: z.optional(approvalsSchema),
+  approveRefusal: z.optional(z.string()),
+});
+
+export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
+
+export const cancelResponseSchema = z.object({
+  runId: z.string(),
+  status: z.literal('cancelled'),
+  cancelledBy: z.string(),
+  cancelledAt: z.string(),
+  reason: z.optional(z.string()),
+  repeated: z.boolean(),
+});
+
+export const inboxCardSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  turn: count,
+  pausedAt: z.string(),
+  expiresAt: z.string(),
+  digest: z.string(),
+  pendingTools: z.array(pendingToolSchema),
+  approvals: z.optional(approvalsSchema),
+  approveRefusal: z.optional(z.string()),
+  approverGroups: z.optional(z.array(z.string())),
+});
+
+/** The inbox's `?limit=&cursor=` (1 to 100 cards, 20 when absent). */
+export const inboxQuerySchema = pageQuerySchema(INBOX_PAGE_SIZE_MAX, INBOX_PAGE_SIZE_DEFAULT);
+
+export const inboxPageSchema = z.object({
+  cards: z.array(z.union([inboxCardSchema, unopenableCardSchema])),
+  cursor: z.optional(z.string()),
+});
+
+/** 200: the decision is on record (`repeated` when this request said it again). */
+export const decidedSchema = z.object({
+  kind: z.literal('decided'),
+  runId: z.string(),
+  turn: count,
+  decision: z.enum(['approve', 'reject']),
+  repeated: z.boolean(),
+});
+
+/** 202: a k-of-n approval is on record, and the turn waits for more distinct approvers. */
+export const approvalRecordedSchema = z.object({
+  kind: z.literal('approval-recorded'),
+  runId: z.string(),
+  turn: count,
+  approvals: z.object({ count, required: count, approvedBy: z.array(z.string()) }),
+  message: z.string(),
+});
+
+export const pendingCallSchema = z.object({
+  runId: z.string(),
+  turn: count,
+  digest: z.string(),
+  index: count,
+  tool: z.string(),
+  arguments: z.unknown(),
+});
+
+export const generationResponseSchema = z.object({
+  text: z.string(),
+  stopReason: z.enum(['end_turn', 'tool_use', 'max_tokens', 'other']),
+  usage: z.optional(z.object({ inputTokens: count, outputTokens: count })),
+});
+
+/** One server-sent event of GET /runs/{id}/events: its name and its one JSON data line. */
+export const runEventSchema = z.discriminatedUnion('event', [
+  z.object({
+    event: z.literal('turn'),
+    data: z.object({
+      turn: count,
+      text: z.string(),
+      toolCalls: z.array(z.object({ index: count, tool: z.string() })),
+    }),
+  }),
+  z.object({
+    event: z.literal('tool_result'),
+    data: z.object({ turn: count, index: count, tool: z.string(), isError: z.boolean() }),
+  }),
+  z.object({
+    event: z.literal('awaiting_approval'),
+    data: z.object({
+      runId: z.string(),
+      turn: count,
+      digest: z.string(),
+      pausedAt: z.string(),
+      expiresAt: z.string(),
+      pendingTools: z.array(pendingToolSchema),
+      approvals: z.optional(approvalsSchema),
+    }),
+  }),
+  z.object({ event: z.literal('card_unopenable'), data: unopenableCardSchema }),
+  z.object({
+    event: z.literal('state'),
+    data: z.object({
+      runId: z.string(),
+      status: z.enum(RUN_STATUSES),
+      turn: count,
+      updatedAt: z.string(),
+      endedAt: z.optional(z.string()),
+      failureReason: z.optional(z.string()),
+      cancellation: z.optional(z.object({ by: z.string(), reason: z.optional(z.string()) })),
+    }),
+  }),
+]);
+
+type Without<Value, Key extends PropertyKey> = Value extends unknown ? Omit<Value, Key> : never;
+
+/** Compile-time agreement of each response schema with the type its handler answers. */
+export type ResponseShapesAgree = [
+  Agrees<SameShape<z.output<typeof previewSchema>, PreviewView>>,
+  Agrees<SameShape<z.output<typeof pendingToolSchema>, PendingToolView>>,
+  Agrees<SameShape<z.output<typeof unopenableCardSchema>, UnopenableCard>>,
+  Agrees<SameShape<z.output<typeof runViewSchema>, RunView>>,
+  Agrees<SameShape<z.output<typeof inboxCardSchema>, InboxCard>>,
+  Agrees<SameShape<z.output<typeof inboxPageSchema>['cards'][number], InboxEntry>>,
+  Agrees<SameShape<z.output<typeof cancelResponseSchema>, Without<CancelOutcome, 'kind'>>>,
+  Agrees<
+    SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
+  >,
+  Agrees<SameShape<z.output<typeof pendingCallSchema>, PendingCallView>>,
+  Agrees<SameShape<z.output<typeof runEventSchema>, RunEvent>>,
+  Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,
+];

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { OPERATIONS, type OperationContract } from '../../../lambdas/contract/operations.js';
+import { type OperationId, ROUTES } from '../../../lambdas/contract/routes.js';
+import type { AnyRouteImplementation } from '../../../lambdas/handlers/http/http-api.js';
+import { createAdminRoutes } from '../../../lambdas/handlers/routes/admin-routes.js';
+import { createCallRoutes } from '../../../lambdas/handlers/routes/call-routes.js';
+import { createDecisionRoutes } from '../../../lambdas/handlers/routes/decision-routes.js';
+import { createGenerateRoutes } from '../../../lambdas/handlers/routes/generate-routes.js';
+import { createInboxRoutes } from '../../../lambdas/handlers/routes/inbox-routes.js';
+import { createOpenApiRoutes } from '../../../lambdas/handlers/routes/openapi-routes.js';
+import { createRunsRoutes } from '../../../lambdas/handlers/routes/runs-routes.js';
+
+// The route factories only keep their dependencies; none is used until a request arrives.
+const unused = {} as never;
+
+/** Every route implementation of the API functions, by operationId. */
+const IMPLEMENTATIONS: Partial<Record<OperationId, AnyRouteImplementation>> = {
+  ...createRunsRoutes(unused),
+  ...createDecisionRoutes(unused),
+  ...createInboxRoutes(unused),
+  ...createCallRoutes(unused),
+  ...createOpenApiRoutes(),
+  ...createGenerateRoutes(unused),
+  ...createAdminRoutes(unused),
+};
+
+describe('the handlers validate with the schemas the OpenAPI document describes', () => {
+  it.each(
+    ROUTES.filter((route) => route.function !== 'api-run-events').map(
+      (route) => [route.operationId] as const,
+    ),
+  )('%s: the same body and query schema objects as its contract', (operationId) => {
+    // Prepare
+    const contract: OperationContract = OPERATIONS[operationId];
+
+    // Act
+    const implementation = IMPLEMENTATIONS[operationId];
+
+    // Assess
+    expect(implementation, operationId).toBeDefined();
+    expect(implementation?.body).toBe(contract.body);
+    expect(implementation?.query).toBe(contract.query);
+    expect(implementation?.bodyOptional ?? false).toBe(contract.bodyOptional ?? false);
+  });
+});
