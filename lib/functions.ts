@@ -219,9 +219,30 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       ...encryptionSdk.handlerLike?.aliases,
+      ...NODE_BUILTIN_ALIASES,
     },
   };
 }
+
+/**
+ * Node built-ins whose ES module import costs a cold start more than `require` does: each
+ * bundles a small module that requires it (lib/bundling/node-http.ts says why).
+ */
+const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ['fs', 'http', 'https', 'process', 'util'].flatMap((name) => {
+      const shim = resolveProjectPath(`lib/bundling/node-${name}.ts`);
+      return [
+        [name, shim],
+        [`node:${name}`, shim],
+      ];
+    }),
+  ),
+  // An alias covers the paths below its own: `fs/promises` stays the built-in (import and
+  // require cost the same there).
+  'fs/promises': 'node:fs/promises',
+  'node:fs/promises': 'node:fs/promises',
+};
 
 /**
  * The AWS Encryption SDK, shipped beside the bundles that seal: blob format 2 never loads it
