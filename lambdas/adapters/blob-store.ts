@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
-import { GetObjectCommand, NoSuchKey, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
 import { CountersignError } from '../core/errors.js';
 
 /**
@@ -37,6 +37,15 @@ export interface S3BlobStoreProps {
 }
 
 /**
+ * The S3 client module, imported on the first read or write: the handler bundles ship it beside
+ * them as a side module (lib/functions.ts), since only run state over the DynamoDB item limit
+ * needs it and its code, even unrun inside a bundle, cost every cold start ~10 ms of parsing.
+ */
+function loadS3Client(): Promise<typeof import('@aws-sdk/client-s3')> {
+  return import('@aws-sdk/client-s3');
+}
+
+/**
  * Blob store on S3, each object encrypted at rest with SSE-KMS under the given key (an S3
  * Bucket Key keeps that from costing one KMS call per object).
  *
@@ -53,6 +62,7 @@ export class S3BlobStore implements BlobStore {
 
   public async put(key: string, bytes: Uint8Array): Promise<void> {
     assertValidBlobKey(key);
+    const { PutObjectCommand } = await loadS3Client();
     await this.props.client.send(
       new PutObjectCommand({
         Bucket: this.props.bucketName,
@@ -69,6 +79,7 @@ export class S3BlobStore implements BlobStore {
 
   public async get(key: string): Promise<Uint8Array | undefined> {
     assertValidBlobKey(key);
+    const { GetObjectCommand, NoSuchKey } = await loadS3Client();
     try {
       const output = await this.props.client.send(
         new GetObjectCommand({ Bucket: this.props.bucketName, Key: key }),
