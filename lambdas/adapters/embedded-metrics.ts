@@ -2,7 +2,7 @@ import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
 import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName, type MetricUnit } from '../contract/metric-names.js';
 import type { Logger, Metrics } from '../core/ports.js';
 import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
-import { type LogLineWriter, writeLineToStdout } from './structured-logger.js';
+import type { LogLineWriter } from './structured-logger.js';
 
 export { COUNTERSIGN_METRICS_NAMESPACE };
 
@@ -18,14 +18,17 @@ export interface EmbeddedMetricsOptions {
   readonly namespace?: string;
   /** The `service` dimension of every metric. @default - POWERTOOLS_SERVICE_NAME, else 'countersign' */
   readonly service?: string;
-  /** @default - one line per metric document on stdout */
+  /**
+   * Where each document goes instead of stdout (the local mode, a test's capture).
+   * @default - Powertools Metrics prints each document on stdout (`publishStoredMetrics`)
+   */
   readonly writeLine?: LogLineWriter;
   /** Where Powertools' own warnings (an invalid dimension) go. @default - dropped */
   readonly logger?: Logger;
 }
 
-// Powertools flushes by itself (to its own console) at 100 metrics or 100 values of one
-// metric; documents are cut below that so every line goes through `writeLine`.
+// Powertools publishes by itself (on stdout) at 100 metrics or 100 values of one metric;
+// documents are cut below that so every line goes where `writeLine` says.
 const VALUES_PER_DOCUMENT = 90;
 
 /**
@@ -38,6 +41,11 @@ const VALUES_PER_DOCUMENT = 90;
  * never holds metrics past the request that recorded them. Outside any invocation an entry
  * is written at once.
  *
+ * Through Powertools' documented API only: one instance, each document's dimensions added,
+ * its metrics added, then `publishStoredMetrics()` (stdout, every Lambda). Powertools offers
+ * no documented way to print elsewhere, so with `writeLine` the same document comes from
+ * `serializeMetrics()` and goes to the writer.
+ *
  * @example
  * const metrics = new EmbeddedMetrics({ service: 'countersign' });
  * await runInInvocationScope({ correlationId }, async () => {
@@ -46,11 +54,22 @@ const VALUES_PER_DOCUMENT = 90;
  */
 export class EmbeddedMetrics implements Metrics {
   private readonly buffers = new WeakMap<object, InvocationBuffer>();
-  private readonly serializers = new Map<string, PowertoolsMetrics>();
-  private readonly writeLine: LogLineWriter;
+  private readonly powertools: PowertoolsMetrics;
+  private readonly writeLine: LogLineWriter | undefined;
 
-  public constructor(private readonly options: EmbeddedMetricsOptions = {}) {
-    this.writeLine = options.writeLine ?? writeLineToStdout;
+  public constructor(options: EmbeddedMetricsOptions = {}) {
+    const logger = options.logger;
+    this.writeLine = options.writeLine;
+    this.powertools = new PowertoolsMetrics({
+      namespace: options.namespace ?? COUNTERSIGN_METRICS_NAMESPACE,
+      ...(options.service === undefined ? {} : { serviceName: options.service }),
+      logger: {
+        debug: () => {},
+        info: () => {},
+        warn: (message: unknown) => logger?.warn('metrics warning', { detail: String(message) }),
+        error: (message: unknown) => logger?.error('metrics error', { detail: String(message) }),
+      },
+    });
   }
 
   public count(name: MetricName, value = 1, dimensions: Record<string, string> = {}): void {
@@ -77,46 +96,35 @@ export class EmbeddedMetrics implements Metrics {
     buffer.entries.push(entry);
   }
 
+  /** One document per dimension set (and per {@link VALUES_PER_DOCUMENT} values of it). */
   private write(entries: readonly MetricEntry[]): void {
     const groups = new Map<string, MetricEntry[]>();
     for (const entry of entries) {
       const key = JSON.stringify(Object.entries(entry.dimensions).sort(([a], [b]) => a.localeCompare(b)));
       groups.set(key, [...(groups.get(key) ?? []), entry]);
     }
-    for (const [key, group] of groups) {
-      const serializer = this.serializerFor(key, group[0]?.dimensions ?? {});
+    for (const group of groups.values()) {
       for (let start = 0; start < group.length; start += VALUES_PER_DOCUMENT) {
-        for (const entry of group.slice(start, start + VALUES_PER_DOCUMENT)) {
-          serializer.addMetric(entry.name, entry.unit, entry.value);
-        }
-        try {
-          this.writeLine(JSON.stringify(serializer.serializeMetrics()));
-        } finally {
-          serializer.clearMetrics();
-        }
+        const document = group.slice(start, start + VALUES_PER_DOCUMENT);
+        // Dimensions added here are cleared with the metrics when the document is written.
+        this.powertools.addDimensions({ ...document[0]?.dimensions });
+        for (const entry of document) this.powertools.addMetric(entry.name, entry.unit, entry.value);
+        this.publish();
       }
     }
   }
 
-  /** One Powertools instance per dimension set: its dimensions are its defaults. */
-  private serializerFor(key: string, dimensions: Readonly<Record<string, string>>): PowertoolsMetrics {
-    let serializer = this.serializers.get(key);
-    if (!serializer) {
-      const logger = this.options.logger;
-      serializer = new PowertoolsMetrics({
-        namespace: this.options.namespace ?? COUNTERSIGN_METRICS_NAMESPACE,
-        ...(this.options.service === undefined ? {} : { serviceName: this.options.service }),
-        defaultDimensions: { ...dimensions },
-        logger: {
-          debug: () => {},
-          info: () => {},
-          warn: (message: unknown) => logger?.warn('metrics warning', { detail: String(message) }),
-          error: (message: unknown) => logger?.error('metrics error', { detail: String(message) }),
-        },
-      });
-      this.serializers.set(key, serializer);
+  private publish(): void {
+    if (this.writeLine === undefined) {
+      this.powertools.publishStoredMetrics();
+      return;
     }
-    return serializer;
+    try {
+      this.writeLine(JSON.stringify(this.powertools.serializeMetrics()));
+    } finally {
+      this.powertools.clearMetrics();
+      this.powertools.clearDimensions();
+    }
   }
 }
 

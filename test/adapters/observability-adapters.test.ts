@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { EmbeddedMetrics } from '../../lambdas/adapters/embedded-metrics.js';
 import { runInInvocationScope } from '../../lambdas/adapters/invocation-scope.js';
 import { StructuredLogger } from '../../lambdas/adapters/structured-logger.js';
@@ -93,6 +93,83 @@ describe('StructuredLogger and EmbeddedMetrics', () => {
       },
       service: 'test',
       SealedStateBytes: 1234,
+    });
+  });
+
+  describe('without a writer, as every Lambda runs them', () => {
+    afterEach(() => {
+      vi.restoreAllMocks();
+    });
+
+    /** The lines Powertools prints (stdout, and stderr for warnings and errors) while `work` runs. */
+    async function printedLines(work: () => Promise<void>): Promise<string[]> {
+      const printed: string[] = [];
+      const capture = (chunk: string | Uint8Array) => {
+        printed.push(String(chunk));
+        return true;
+      };
+      vi.spyOn(process.stdout, 'write').mockImplementation(capture);
+      vi.spyOn(process.stderr, 'write').mockImplementation(capture);
+      await work();
+      vi.restoreAllMocks();
+      return printed
+        .join('')
+        .split('\n')
+        .filter((line) => line.length > 0);
+    }
+
+    it('prints through Powertools Logger the line the writer gets: same formatter, same fields', async () => {
+      // Prepare
+      const written: string[] = [];
+      const captured = new StructuredLogger({ service: 'test', writeLine: (line) => written.push(line) });
+      const fields = { tool: 'close_ticket', taskToken: 'AAAA-secret', failure: new RangeError('/srv/keys') };
+
+      // Act
+      const printed = await printedLines(async () => {
+        const deployed = new StructuredLogger({ service: 'test', level: 'INFO' });
+        await runInInvocationScope({ correlationId: 'request-1', runId: 'run-1' }, async () => {
+          deployed.debug('below the level');
+          deployed.warn('tool failed', fields);
+        });
+      });
+      await runInInvocationScope({ correlationId: 'request-1', runId: 'run-1' }, async () => {
+        captured.warn('tool failed', fields);
+      });
+
+      // Assess
+      expect(printed).toHaveLength(1);
+      const withoutTimestamp = (line: string) => ({ ...JSON.parse(line), timestamp: undefined });
+      expect(withoutTimestamp(printed[0] ?? '{}')).toEqual(withoutTimestamp(written[0] ?? '{}'));
+      expect(JSON.parse(printed[0] ?? '{}')).toMatchObject({
+        level: 'WARN',
+        service: 'test',
+        correlationId: 'request-1',
+        runId: 'run-1',
+        tool: 'close_ticket',
+        failure: 'RangeError',
+      });
+      expect(printed[0]).not.toContain('secret');
+      expect(printed[0]).not.toContain('/srv/keys');
+    });
+
+    it('publishes through Powertools Metrics one document per dimension set, dimensions not carried over', async () => {
+      // Act
+      const printed = await printedLines(async () => {
+        const metrics = new EmbeddedMetrics({ service: 'test' });
+        await runInInvocationScope({ correlationId: 'request-1' }, async () => {
+          metrics.count('Decisions', 1, { outcome: 'approve' });
+          metrics.count('RunsStarted');
+        });
+        metrics.count('RunsStarted');
+      });
+
+      // Assess
+      const documents = printed.map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(documents).toHaveLength(3);
+      expect(documents[0]).toMatchObject({ service: 'test', outcome: 'approve', Decisions: 1 });
+      expect(documents[1]).toMatchObject({ service: 'test', RunsStarted: 1 });
+      expect(documents[1]).not.toHaveProperty('outcome');
+      expect(documents[2]).not.toHaveProperty('outcome');
     });
   });
 });
