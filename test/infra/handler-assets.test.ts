@@ -92,7 +92,9 @@ describe('the handler assets', () => {
     expect(readFileSync(join(directory, 'execute-tools', 'index.mjs'), 'utf8')).not.toContain(MARKER);
     expect(readFileSync(join(directory, 'execute-tools', 'team-tools.mjs'), 'utf8')).toContain(MARKER);
     expect(prepareReads).toBe(false);
-    expect(readdirSync(join(directory, 'prepare'))).toEqual(['index.mjs']);
+    // No team tools; the S3 overflow client's side module is beside every handler.
+    expect(readdirSync(join(directory, 'prepare')).sort()).toEqual(['index.mjs', 'node_modules']);
+    expect(existsSync(join(directory, 'prepare', 'node_modules/@aws-sdk/client-s3/index.mjs'))).toBe(true);
   });
 
   it('bundle a source checkout at synth with the team tools module, each handler its own', () => {
