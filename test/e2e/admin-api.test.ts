@@ -51,7 +51,7 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
       path: `${name}/SKILL.md`,
       content: `---\nname: ${name}\ndescription: Skill ${name}. Use when testing.\n---\n# ${name}\n`,
     }));
-    const ingest = await runtime.request('POST', '/admin/skills/ingest', {
+    const ingest = await runtime.sendRaw('POST', '/admin/skills/ingest', {
       as: 'admin',
       body: { source: 'upload', label: 'paged', files },
     });
@@ -69,7 +69,7 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
         ...(limit === undefined ? {} : { limit: String(limit) }),
         ...(cursor === undefined ? {} : { cursor }),
       }).toString();
-      const page = await runtime.request('GET', `/admin/${collection}${query ? `?${query}` : ''}`, {
+      const page = await runtime.sendRaw('GET', `/admin/${collection}${query ? `?${query}` : ''}`, {
         as: 'admin',
       });
       expect(page.status).toBe(200);
@@ -101,20 +101,20 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
 
   it('refuses a forged cursor, a cursor of another list and a bad limit with a 400 naming the field', async () => {
     // Prepare
-    const usersPage = await runtime.request('GET', '/admin/users?limit=1', { as: 'admin' });
+    const usersPage = await runtime.sendRaw('GET', '/admin/users?limit=1', { as: 'admin' });
     const usersCursor = usersPage.json.cursor as string;
     const forgedKey = Buffer.from(JSON.stringify({ pk: 'RUN#x', sk: 'RUN' })).toString('base64url');
 
     // Act
     const answers = await Promise.all([
-      runtime.request('GET', '/admin/users?cursor=not-a-cursor', { as: 'admin' }),
-      runtime.request('GET', `/admin/users?cursor=${forgedKey}`, { as: 'admin' }),
-      runtime.request('GET', `/admin/configurations?cursor=${usersCursor}`, { as: 'admin' }),
-      runtime.request('GET', `/admin/pages?cursor=${usersCursor}`, { as: 'admin' }),
-      runtime.request('GET', `/admin/skills?cursor=${usersCursor}`, { as: 'admin' }),
-      runtime.request('GET', '/admin/tasks?limit=0', { as: 'admin' }),
-      runtime.request('GET', '/admin/tasks?limit=101', { as: 'admin' }),
-      runtime.request('GET', '/admin/tasks?page=2', { as: 'admin' }),
+      runtime.sendRaw('GET', '/admin/users?cursor=not-a-cursor', { as: 'admin' }),
+      runtime.sendRaw('GET', `/admin/users?cursor=${forgedKey}`, { as: 'admin' }),
+      runtime.sendRaw('GET', `/admin/configurations?cursor=${usersCursor}`, { as: 'admin' }),
+      runtime.sendRaw('GET', `/admin/pages?cursor=${usersCursor}`, { as: 'admin' }),
+      runtime.sendRaw('GET', `/admin/skills?cursor=${usersCursor}`, { as: 'admin' }),
+      runtime.sendRaw('GET', '/admin/tasks?limit=0', { as: 'admin' }),
+      runtime.sendRaw('GET', '/admin/tasks?limit=101', { as: 'admin' }),
+      runtime.sendRaw('GET', '/admin/tasks?page=2', { as: 'admin' }),
     ]);
 
     // Assess
@@ -131,15 +131,15 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
   it('deletes a user record (admin only): 200 once, then 404', async () => {
     // Prepare
     const user = { userId: 'leaving', displayName: 'Leaving', grants: ['agent_run'] };
-    expect((await runtime.request('PUT', '/admin/users/leaving', { as: 'admin', body: user })).status).toBe(
+    expect((await runtime.sendRaw('PUT', '/admin/users/leaving', { as: 'admin', body: user })).status).toBe(
       200,
     );
 
     // Act
-    const refused = await runtime.request('DELETE', '/admin/users/leaving', { as: 'approver' });
-    const deleted = await runtime.request('DELETE', '/admin/users/leaving', { as: 'admin' });
-    const read = await runtime.request('GET', '/admin/users/leaving', { as: 'admin' });
-    const again = await runtime.request('DELETE', '/admin/users/leaving', { as: 'admin' });
+    const refused = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'approver' });
+    const deleted = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'admin' });
+    const read = await runtime.sendRaw('GET', '/admin/users/leaving', { as: 'admin' });
+    const again = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'admin' });
 
     // Assess
     expect(refused.status).toBe(403);
@@ -157,18 +157,18 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
     expect([first.view.status, second.view.status]).toEqual(['waiting', 'waiting']);
 
     // Act
-    const taskRefused = await runtime.request('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
-    const configurationRefused = await runtime.request('DELETE', '/admin/configurations/demo-scripted', {
+    const taskRefused = await runtime.sendRaw('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
+    const configurationRefused = await runtime.sendRaw('DELETE', '/admin/configurations/demo-scripted', {
       as: 'admin',
     });
-    const unusedDeleted = await runtime.request('DELETE', '/admin/configurations/demo-four-eyes', {
+    const unusedDeleted = await runtime.sendRaw('DELETE', '/admin/configurations/demo-four-eyes', {
       as: 'admin',
     });
     for (const run of [first, second]) {
-      const cancelled = await runtime.request('POST', `/runs/${run.runId}/cancel`, { as: 'admin', body: {} });
+      const cancelled = await runtime.sendRaw('POST', `/runs/${run.runId}/cancel`, { as: 'admin', body: {} });
       expect(cancelled.status).toBe(200);
     }
-    const taskDeleted = await runtime.request('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
+    const taskDeleted = await runtime.sendRaw('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
 
     // Assess
     expect(taskRefused.status).toBe(409);

@@ -38,7 +38,7 @@ describe('cards routed to approver groups (issue #16)', () => {
       ['finance-writes', 'finance'],
       ['legal-writes', 'legal'],
     ] as const) {
-      const put = await runtime.request('PUT', `/admin/configurations/${configurationId}`, {
+      const put = await runtime.sendRaw('PUT', `/admin/configurations/${configurationId}`, {
         as: 'admin',
         body: writesConfiguration(configurationId, [group]),
       });
@@ -62,7 +62,7 @@ describe('cards routed to approver groups (issue #16)', () => {
   });
 
   const inboxOf = async (as: string): Promise<ResponseJson[]> => {
-    const answer = await runtime.request('GET', '/inbox?limit=100', { as });
+    const answer = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
     expect(answer.status).toBe(200);
     return answer.json.cards;
   };
@@ -111,12 +111,12 @@ describe('cards routed to approver groups (issue #16)', () => {
     const digest = (await inboxOf('reviewer')).find((card: ResponseJson) => card.runId === legalRun).digest;
 
     // Act
-    const decision = await runtime.request('POST', `/runs/${legalRun}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${legalRun}/decision`, {
       as: 'approver',
       body: { digest, decision: 'approve' },
     });
-    const call = await runtime.request('GET', `/runs/${legalRun}/calls/0`, { as: 'approver' });
-    const unknown = await runtime.request('POST', '/runs/run-that-never-was/decision', {
+    const call = await runtime.sendRaw('GET', `/runs/${legalRun}/calls/0`, { as: 'approver' });
+    const unknown = await runtime.sendRaw('POST', '/runs/run-that-never-was/decision', {
       as: 'approver',
       body: { digest, decision: 'approve' },
     });
@@ -133,7 +133,7 @@ describe('cards routed to approver groups (issue #16)', () => {
     const digest = (await inboxOf('approver')).find((card: ResponseJson) => card.runId === financeRun).digest;
 
     // Act
-    const decision = await runtime.request('POST', `/runs/${financeRun}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${financeRun}/decision`, {
       as: 'approver',
       body: { digest, decision: 'reject' },
     });
@@ -161,7 +161,7 @@ describe('cards routed to approver groups (issue #16)', () => {
     ['not a list', 'finance'],
   ])('refuses approverGroups that is %s with a 400 naming the field', async (_label, approverGroups) => {
     // Act
-    const put = await runtime.request('PUT', '/admin/configurations/bad-routing', {
+    const put = await runtime.sendRaw('PUT', '/admin/configurations/bad-routing', {
       as: 'admin',
       body: writesConfiguration('bad-routing', approverGroups),
     });

@@ -166,7 +166,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
 
     // Act
     const answer = await decide(runtime, runId, { digest, decision: 'approve' });
-    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
 
     // Assess
     expect(answer.status).toBe(500);
@@ -196,7 +196,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     const failed = await decide(runtime, runId, { digest, decision: 'approve' });
     const claimed = await runtime.dependencies.runs.getDecision(runId, turn);
     const earlyRepeat = await decide(runtime, runId, { digest, decision: 'approve' });
-    const statusAfterEarlyRepeat = (await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json
+    const statusAfterEarlyRepeat = (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json
       .status;
     advanceClock(UNDELIVERED_CLAIM_RETRY_MS + 1000);
     const lateRepeat = await decide(runtime, runId, { digest, decision: 'approve' });

@@ -37,14 +37,14 @@ describe('a decision after the approval wait expired', () => {
     const { runId, view } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'too late'");
     expect(view.status).toBe('waiting');
     const expired: ResponseJson = await eventually(async () => {
-      const current = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+      const current = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
       return current.json.status === 'expired' ? current.json : undefined;
     }, 20_000);
 
     // Act
     const approval = await decide(runtime, runId, { digest: view.digest, decision: 'approve' });
     const rejection = await decide(runtime, runId, { digest: view.digest, decision: 'reject' });
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
 
     // Assess
     for (const answer of [approval, rejection]) {
@@ -52,7 +52,7 @@ describe('a decision after the approval wait expired', () => {
       expect(answer.json.error).toEqual({ code: 'gone', message: TEXTS.decisionExpired });
     }
     expect(expired.failureReason).toBe(TEXTS.expired(APPROVAL_TIMEOUT_SECONDS));
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('expired');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('expired');
     expect(inbox.json.cards.map((card: ResponseJson) => card.runId)).not.toContain(runId);
     expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
     expect((await runtime.dependencies.pages.getPage('12'))?.keywords).toBe(keywordsBefore);

@@ -22,7 +22,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
   }
 
   async function statusOf(runId: string): Promise<string> {
-    return (await runtime.request('GET', `/runs/${runId}`, { as: 'admin' })).json.status;
+    return (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' })).json.status;
   }
 
   describe('401: tokens the local issuer did not sign as valid, over the real HTTP server', () => {
@@ -286,8 +286,8 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       const { runId } = await waitingRun("Set the keywords of page 12 to 'not yours'");
 
       // Act
-      const notVisible = await runtime.request('GET', `/runs/${runId}`, { as: 'approver' });
-      const unknown = await runtime.request('GET', '/runs/a8c5a3f0-0000-4000-8000-000000000001', {
+      const notVisible = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'approver' });
+      const unknown = await runtime.sendRaw('GET', '/runs/a8c5a3f0-0000-4000-8000-000000000001', {
         as: 'approver',
       });
 
@@ -400,7 +400,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
     async function cardFor(
       as: string,
     ): Promise<{ status: number; card: ResponseJson; cards: ResponseJson[] }> {
-      const response = await runtime.request('GET', '/inbox?limit=100', { as });
+      const response = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
       const cards = response.json?.cards ?? [];
       return {
         status: response.status,
@@ -411,7 +411,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it('refuses the editor (no agent_approve) with 403', async () => {
       // Act
-      const response = await runtime.request('GET', '/inbox', { as: 'editor' });
+      const response = await runtime.sendRaw('GET', '/inbox', { as: 'editor' });
 
       // Assess
       expect(response.status).toBe(403);
@@ -465,15 +465,15 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it('pages newest first with an opaque cursor, and refuses a bad limit with 400', async () => {
       // Act
-      const first = await runtime.request('GET', '/inbox?limit=1', { as: 'approver' });
-      const second = await runtime.request(
+      const first = await runtime.sendRaw('GET', '/inbox?limit=1', { as: 'approver' });
+      const second = await runtime.sendRaw(
         'GET',
         `/inbox?limit=1&cursor=${encodeURIComponent(first.json.cursor)}`,
         {
           as: 'approver',
         },
       );
-      const badLimit = await runtime.request('GET', '/inbox?limit=0', { as: 'approver' });
+      const badLimit = await runtime.sendRaw('GET', '/inbox?limit=0', { as: 'approver' });
 
       // Assess
       expect(first.json.cards).toHaveLength(1);
@@ -501,11 +501,11 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       const before = await sendRequest(runtime.url, 'GET', '/inbox', { token });
 
       // Act
-      const granted = await runtime.request('PUT', '/admin/users/late-approver', {
+      const granted = await runtime.sendRaw('PUT', '/admin/users/late-approver', {
         as: 'admin',
         body: { ...user, grants: ['agent_run', 'agent_approve'] },
       });
-      const read = await runtime.request('GET', '/admin/users/late-approver', { as: 'admin' });
+      const read = await runtime.sendRaw('GET', '/admin/users/late-approver', { as: 'admin' });
       const after = await sendRequest(runtime.url, 'GET', '/inbox', { token });
 
       // Assess
@@ -517,12 +517,12 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it('stores pages with their language', async () => {
       // Act
-      const written = await runtime.request('PUT', '/admin/pages/30', {
+      const written = await runtime.sendRaw('PUT', '/admin/pages/30', {
         as: 'admin',
         body: { pageId: '30', language: 'fr', title: 'Printemps' },
       });
-      const read = await runtime.request('GET', '/admin/pages/30', { as: 'admin' });
-      const withoutLanguage = await runtime.request('PUT', '/admin/pages/31', {
+      const read = await runtime.sendRaw('GET', '/admin/pages/30', { as: 'admin' });
+      const withoutLanguage = await runtime.sendRaw('PUT', '/admin/pages/31', {
         as: 'admin',
         body: { pageId: '31', title: 'No language' },
       });
@@ -541,7 +541,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       ['a page access that is neither a list nor "*"', 'body.pageAccess', { ...user, pageAccess: 'all' }],
     ])('answers 400 for %s, naming %s', async (_name, field, body) => {
       // Act
-      const response = await runtime.request('PUT', '/admin/users/late-approver', { as: 'admin', body });
+      const response = await runtime.sendRaw('PUT', '/admin/users/late-approver', { as: 'admin', body });
 
       // Assess
       expect(response.status).toBe(400);
@@ -552,10 +552,10 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       // Act
       const responses = await Promise.all(
         ['editor', 'approver', 'ops-approver'].map((as) =>
-          runtime.request('PUT', '/admin/users/editor', { as, body: { ...user, userId: 'editor' } }),
+          runtime.sendRaw('PUT', '/admin/users/editor', { as, body: { ...user, userId: 'editor' } }),
         ),
       );
-      const list = await runtime.request('GET', '/admin/users', { as: 'approver' });
+      const list = await runtime.sendRaw('GET', '/admin/users', { as: 'approver' });
 
       // Assess
       for (const response of [...responses, list]) {
@@ -568,12 +568,12 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
     it('answers 404 for an unknown item, collection or deletion', async () => {
       // Act
       const responses = await Promise.all([
-        runtime.request('GET', '/admin/users/nobody', { as: 'admin' }),
-        runtime.request('GET', '/admin/widgets', { as: 'admin' }),
-        runtime.request('GET', '/admin/users/a/b', { as: 'admin' }),
-        runtime.request('DELETE', '/admin/tasks/no-such-task', { as: 'admin' }),
+        runtime.sendRaw('GET', '/admin/users/nobody', { as: 'admin' }),
+        runtime.sendRaw('GET', '/admin/widgets', { as: 'admin' }),
+        runtime.sendRaw('GET', '/admin/users/a/b', { as: 'admin' }),
+        runtime.sendRaw('DELETE', '/admin/tasks/no-such-task', { as: 'admin' }),
         // Users may be deleted now (DELETE /admin/users/{id}); an unknown one is a 404.
-        runtime.request('DELETE', '/admin/users/nobody', { as: 'admin' }),
+        runtime.sendRaw('DELETE', '/admin/users/nobody', { as: 'admin' }),
       ]);
 
       // Assess

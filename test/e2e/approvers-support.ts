@@ -62,7 +62,7 @@ export async function startRuntimeWithDefinition(options: {
     baseDirectory,
     logLines,
     client: (as) => apiClientOf(runtime, as),
-    request: (method, path, requestOptions = {}) =>
+    sendRaw: (method, path, requestOptions = {}) =>
       sendThroughClient(apiClientOf(runtime, requestOptions.as), method, path, requestOptions),
   };
 }
@@ -134,5 +134,5 @@ export function decideWithAnyBody(
   body: unknown,
   as = 'approver',
 ): Promise<{ status: number; json: ResponseJson; text: string }> {
-  return runtime.request('POST', `/runs/${encodeURIComponent(runId)}/decision`, { as, body });
+  return runtime.sendRaw('POST', `/runs/${encodeURIComponent(runId)}/decision`, { as, body });
 }

@@ -13,7 +13,7 @@ describe('POST /runs/{id}/cancel', () => {
   });
 
   const cancel = (runId: string, body?: unknown, as = 'editor') =>
-    runtime.request('POST', `/runs/${runId}/cancel`, { as, ...(body === undefined ? {} : { body }) });
+    runtime.sendRaw('POST', `/runs/${runId}/cancel`, { as, ...(body === undefined ? {} : { body }) });
 
   async function waitingRun(input: string) {
     const { runId, view } = await startRunAndSettle(runtime, input);
@@ -44,8 +44,8 @@ describe('POST /runs/{id}/cancel', () => {
 
     // Act
     const answer = await cancel(runId, { reason: 'Wrong page.' });
-    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
     const lateApproval = await decide(runtime, runId, { digest, decision: 'approve' });
     const stream = await readRunEvents(runtime, runId, 'editor');
 
@@ -170,7 +170,7 @@ describe('POST /runs/{id}/cancel', () => {
       const approvedFirst = approvals.filter(
         (answer) => answer.status === 200 && answer.json.repeated === false,
       );
-      const status = (await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status;
+      const status = (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status;
       if (claim?.decision === 'cancel') {
         outcomes.push('cancel');
         expect(cancelAnswer?.status).toBe(200);
@@ -250,13 +250,13 @@ describe('POST /runs/{id}/cancel', () => {
     restore.push(() => {
       pages.getPage = original;
     });
-    const started = await runtime.request('POST', '/runs', {
+    const started = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'page-metadata', input: 'What is on page 14?' },
     });
     const runId = started.json.runId as string;
     await eventually(async () => (entered ? true : undefined));
-    const before = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+    const before = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
 
     // Act
     const answer = await cancel(runId, { reason: 'Too slow.' });
@@ -268,7 +268,7 @@ describe('POST /runs/{id}/cancel', () => {
         .find((line) => line.message === 'step failed' && line.runId === runId),
     );
     const after = await runtime.dependencies.runs.getRunRecord(runId);
-    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
 
     // Assess
     expect(before.json.status).toBe('running');
@@ -301,7 +301,7 @@ describe('POST /runs/{id}/cancel', () => {
     restore.push(() => {
       pages.getPage = original;
     });
-    const started = await runtime.request('POST', '/runs', {
+    const started = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'paused-late'" },
     });
@@ -316,7 +316,7 @@ describe('POST /runs/{id}/cancel', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line.message === 'step failed' && line.runId === runId),
     );
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
 
     // Assess
     expect(answer.status).toBe(200);
@@ -346,7 +346,7 @@ describe('POST /runs/{id}/cancel', () => {
     // Act: a re-drive (a restart, a redriven execution) runs Prepare again
     await runtime.runner.start({ runId, executionName: `${runId}-redrive` });
     const view = await eventually(async () => {
-      const response = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+      const response = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
       return response.json.status === 'cancelled' ? response.json : undefined;
     });
     const repeated = await cancel(runId);

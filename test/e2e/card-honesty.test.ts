@@ -24,14 +24,14 @@ const approvalRead: Tool = defineTool({
 }) as Tool;
 
 async function inboxCard(runtime: TestRuntime, runId: string, as = 'approver'): Promise<ResponseJson> {
-  const inbox = await runtime.request('GET', '/inbox?limit=100', { as });
+  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
   expect(inbox.status).toBe(200);
   return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
 }
 
 async function inboxHtmlOf(runtime: TestRuntime, runId: string): Promise<string> {
   const html = (
-    await runtime.request('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
+    await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
   ).text;
   const start = html.indexOf(`data-run-id="${runId}"`);
   expect(start).toBeGreaterThan(-1);
@@ -93,7 +93,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     expect(html).toMatch(/<button type="button" class="approve" disabled>/);
     expect(approval.status).toBe(403);
     expect(approval.json.error.message).toBe(TEXTS.nothingToApprove);
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
 
     // Act: rejecting stays possible, and the run goes on.
     const rejection = await decide(runtime, runId, { digest: card.digest, decision: 'reject' });

@@ -12,7 +12,7 @@ describe('a run that outgrows one execution', () => {
   beforeAll(async () => {
     runtime = await startTestRuntime();
     // One model turn per execution: every further turn continues as a new execution.
-    const put = await runtime.request('PUT', '/admin/configurations/one-turn-per-execution', {
+    const put = await runtime.sendRaw('PUT', '/admin/configurations/one-turn-per-execution', {
       as: 'admin',
       body: {
         configurationId: 'one-turn-per-execution',

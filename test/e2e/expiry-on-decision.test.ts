@@ -12,18 +12,18 @@ describe('a decision that arrives after the approval window', () => {
 
     try {
       // Act
-      const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
         as: 'approver',
         body: { digest: view.digest, decision: 'approve' },
       });
-      const after = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+      const after = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
 
       // Assess
       expect(decision.status).toBe(410);
       expect(after.json.status).toBe('expired');
       expect(after.json.failureReason).toMatch(/approval window/);
       expect((await runtime.dependencies.pages.getPage('14'))?.title).toBe('Impressum');
-      const inbox = await runtime.request('GET', '/inbox', { as: 'approver' });
+      const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
       expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     } finally {
       runtime.dependencies.clock = clock;

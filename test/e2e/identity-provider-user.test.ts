@@ -30,7 +30,7 @@ describe('a user the identity provider knows but countersign has no record of', 
   it('starts a run that completes once an admin has created the record', async () => {
     // Prepare
     const token = await signTokenWithRuntimeKey(runtime, { sub: 'idp-later', groups: ['agent_run'] });
-    const created = await runtime.request('PUT', '/admin/users/idp-later', {
+    const created = await runtime.sendRaw('PUT', '/admin/users/idp-later', {
       as: 'admin',
       body: {
         userId: 'idp-later',

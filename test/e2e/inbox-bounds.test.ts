@@ -48,7 +48,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
   const runs = new Map<string, number>();
 
   beforeAll(async () => {
-    const task = await runtime.request('PUT', `/admin/tasks/${BULKY_TASK.taskId}`, {
+    const task = await runtime.sendRaw('PUT', `/admin/tasks/${BULKY_TASK.taskId}`, {
       as: 'admin',
       body: BULKY_TASK,
     });
@@ -67,7 +67,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     const pages: Array<{ bytes: number; runIds: string[]; body: ResponseJson }> = [];
     let cursor: string | undefined;
     do {
-      const answer = await runtime.request(
+      const answer = await runtime.sendRaw(
         'GET',
         `/inbox?limit=${RUNS}${cursor ? `&cursor=${cursor}` : ''}`,
         {
@@ -152,7 +152,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
         }
 
         // Act
-        const full = await runtime.request('GET', `/runs/${card.runId}/calls/${call.index}`, {
+        const full = await runtime.sendRaw('GET', `/runs/${card.runId}/calls/${call.index}`, {
           as: 'approver',
         });
 
@@ -181,7 +181,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       pendingTools.map((call) => ({ arguments: call.arguments, argumentsExcerpt: call.argumentsExcerpt }));
 
     // Act
-    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
     const stream = await readRunEvents(runtime, runId, 'editor');
 
     // Assess
@@ -197,7 +197,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     const digest = (await runtime.dependencies.runs.getCard(runId))?.digest;
 
     // Act
-    const answer = await runtime.request('GET', `/runs/${runId}/calls/3`, {
+    const answer = await runtime.sendRaw('GET', `/runs/${runId}/calls/3`, {
       as: 'approver',
       headers: { accept: 'text/html' },
     });
@@ -216,8 +216,8 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
   describe('the status codes of GET /runs/{id}/calls/{index}', () => {
     it('answers 401 without a valid token', async () => {
       const [runId] = [...runs.keys()];
-      const missing = await runtime.request('GET', `/runs/${runId}/calls/0`);
-      const forged = await runtime.request('GET', `/runs/${runId}/calls/0`, {
+      const missing = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`);
+      const forged = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`, {
         headers: { authorization: 'Bearer not-a-token' },
       });
       expect(missing.status).toBe(401);
@@ -236,12 +236,12 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
         toolAccess: [],
       });
       const asOutsider = (path: string) =>
-        runtime.request('GET', path, { headers: { authorization: `Bearer ${outsider}` } });
+        runtime.sendRaw('GET', path, { headers: { authorization: `Bearer ${outsider}` } });
 
       // Act
       const existing = await asOutsider(`/runs/${runId}/calls/0`);
       const unknown = await asOutsider('/runs/00000000-0000-4000-8000-000000000000/calls/0');
-      const owner = await runtime.request('GET', `/runs/${runId}/calls/0`, { as: 'editor' });
+      const owner = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`, { as: 'editor' });
 
       // Assess
       expect(existing.status).toBe(403);
@@ -255,7 +255,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       // Prepare
       const [, decidedRunId, runId] = [...runs.keys()] as [string, string, string];
       const digest = (await runtime.dependencies.runs.getCard(decidedRunId))?.digest;
-      const rejected = await runtime.request('POST', `/runs/${decidedRunId}/decision`, {
+      const rejected = await runtime.sendRaw('POST', `/runs/${decidedRunId}/decision`, {
         as: 'approver',
         body: { digest, decision: 'reject' },
       });
@@ -263,12 +263,12 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       runs.delete(decidedRunId);
 
       // Act
-      const unknown = await runtime.request('GET', '/runs/00000000-0000-4000-8000-000000000000/calls/0', {
+      const unknown = await runtime.sendRaw('GET', '/runs/00000000-0000-4000-8000-000000000000/calls/0', {
         as: 'approver',
       });
-      const malformed = await runtime.request('GET', '/runs/not_a_run!/calls/0', { as: 'approver' });
-      const decided = await runtime.request('GET', `/runs/${decidedRunId}/calls/0`, { as: 'approver' });
-      const pastTheCard = await runtime.request('GET', `/runs/${runId}/calls/${CALLS_PER_TURN}`, {
+      const malformed = await runtime.sendRaw('GET', '/runs/not_a_run!/calls/0', { as: 'approver' });
+      const decided = await runtime.sendRaw('GET', `/runs/${decidedRunId}/calls/0`, { as: 'approver' });
+      const pastTheCard = await runtime.sendRaw('GET', `/runs/${runId}/calls/${CALLS_PER_TURN}`, {
         as: 'approver',
       });
 
@@ -288,7 +288,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       'answers 400 naming the index for index %j',
       async (index) => {
         const [runId] = [...runs.keys()];
-        const answer = await runtime.request('GET', `/runs/${runId}/calls/${index}`, { as: 'approver' });
+        const answer = await runtime.sendRaw('GET', `/runs/${runId}/calls/${index}`, { as: 'approver' });
         expect(answer.status).toBe(400);
         expect(answer.json.error).toEqual({
           code: 'bad-request',

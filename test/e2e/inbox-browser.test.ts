@@ -236,7 +236,7 @@ describe('the inbox page in headless Chromium', () => {
       runtime,
       "Set the description of page 12 to 'New text' and the title of page 12 to 'Evil\u202Eroot\u200B'",
     );
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
     const json = inbox.json.cards.find((candidate: { runId: string }) => candidate.runId === runId);
 
     // Act
@@ -348,7 +348,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await cardOf(page, runId).getAttribute('data-state')).toBe('stale');
     expect(await cardOf(page, runId).locator('button.reload').isVisible()).toBe(true);
     expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
     await page.close();
   });
 
@@ -367,7 +367,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await cardOf(page, runId).locator('.approve-refusal').textContent()).toBe(TEXTS.gateFourEyes);
     expect(await cardOf(page, runId).locator('button.reject').isEnabled()).toBe(true);
     expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');
     await page.close();
   });
 
@@ -396,7 +396,7 @@ describe('the inbox page in headless Chromium', () => {
       const { page } = await openInbox(shortWait.url, shortWait.tokens.approver);
       await cardOf(page, runId).waitFor();
       await eventually(async () => {
-        const current = await shortWait.request('GET', `/runs/${runId}`, { as: 'editor' });
+        const current = await shortWait.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
         return current.json.status === 'expired' ? true : undefined;
       }, 20_000);
 
@@ -473,7 +473,7 @@ describe('the inbox page in headless Chromium', () => {
 
     // Assess
     expect(response?.status()).toBe(405);
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
     expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
     await page.close();
   });
@@ -507,7 +507,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(approveEnabled).toBe(true);
     expect(await error.getAttribute('data-status')).toBe('429');
     expect(await error.textContent()).toBe(TEXTS.tooManyRequests);
-    expect((await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
     await page.close();
   });
 });

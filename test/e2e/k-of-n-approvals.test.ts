@@ -123,9 +123,9 @@ describe('k-of-n approvals', () => {
     // Act
     const first = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
     const repeated = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
-    const inbox = await runtime.request('GET', '/inbox', { as: 'reviewer' });
-    const page = await runtime.request('GET', '/inbox', { as: 'reviewer', headers: { accept: 'text/html' } });
-    const view = await runtime.request('GET', `/runs/${runId}`, { as: 'admin' });
+    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'reviewer' });
+    const page = await runtime.sendRaw('GET', '/inbox', { as: 'reviewer', headers: { accept: 'text/html' } });
+    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' });
     const stream = await readRunEvents(runtime, runId, 'admin');
 
     // Assess: one approver twice is still one approval; nothing delivered yet

@@ -90,7 +90,7 @@ describe('logs of full runs in local mode', () => {
   }
 
   async function attachSkillToTask(): Promise<void> {
-    const ingested = await runtime.request('POST', '/admin/skills/ingest', {
+    const ingested = await runtime.sendRaw('POST', '/admin/skills/ingest', {
       as: 'admin',
       body: {
         source: 'upload',
@@ -105,16 +105,16 @@ describe('logs of full runs in local mode', () => {
     });
     expect(ingested.status).toBe(200);
     const skillId = ingested.json.created[0] as string;
-    const skill = await runtime.request('GET', `/admin/skills/${encodeURIComponent(skillId)}`, {
+    const skill = await runtime.sendRaw('GET', `/admin/skills/${encodeURIComponent(skillId)}`, {
       as: 'admin',
     });
     const checksum = skill.json.bodyChecksum ?? skill.json.skill?.bodyChecksum;
-    const enabled = await runtime.request('POST', `/admin/skills/${encodeURIComponent(skillId)}/enable`, {
+    const enabled = await runtime.sendRaw('POST', `/admin/skills/${encodeURIComponent(skillId)}/enable`, {
       as: 'admin',
       body: { bodyChecksum: checksum },
     });
     expect(enabled.status).toBe(200);
-    const attached = await runtime.request('PUT', '/admin/skills/attachments/tasks/page-metadata', {
+    const attached = await runtime.sendRaw('PUT', '/admin/skills/attachments/tasks/page-metadata', {
       as: 'admin',
       body: { skillIds: [skillId] },
     });
@@ -133,7 +133,7 @@ describe('logs of full runs in local mode', () => {
     const approved = await startRunAndSettle(runtime, `Set the description of page 12 to '${APPROVE_VALUE}'`);
     expect(approved.view.status).toBe('waiting');
     await rememberWaitingRun(approved.runId);
-    const approve = await runtime.request('POST', `/runs/${approved.runId}/decision`, {
+    const approve = await runtime.sendRaw('POST', `/runs/${approved.runId}/decision`, {
       as: 'approver',
       body: { digest: approved.view.digest, decision: 'approve' },
     });
@@ -157,7 +157,7 @@ describe('logs of full runs in local mode', () => {
     }
     expect(rejected.view.status).toBe('waiting');
     await rememberWaitingRun(rejected.runId);
-    const reject = await runtime.request('POST', `/runs/${rejected.runId}/decision`, {
+    const reject = await runtime.sendRaw('POST', `/runs/${rejected.runId}/decision`, {
       as: 'approver',
       body: { digest: rejected.view.digest, decision: 'reject', reason: REJECT_REASON },
     });

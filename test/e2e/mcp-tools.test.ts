@@ -22,7 +22,7 @@ async function putMcpConfiguration(
   configurationId: string,
   server: Record<string, unknown>,
 ): Promise<ResponseJson> {
-  return runtime.request('PUT', `/admin/configurations/${configurationId}`, {
+  return runtime.sendRaw('PUT', `/admin/configurations/${configurationId}`, {
     as: 'admin',
     body: {
       configurationId,
@@ -36,7 +36,7 @@ async function putMcpConfiguration(
 }
 
 async function inboxCard(runtime: TestRuntime, runId: string): Promise<ResponseJson> {
-  const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
   expect(inbox.status).toBe(200);
   return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
 }
@@ -133,7 +133,7 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     expect(JSON.stringify(card)).not.toContain('queue OPS');
 
     // Act: approve
-    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest: view.digest, decision: 'approve' },
     });
@@ -205,7 +205,7 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     await vanishing.stop();
 
     // Act
-    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest: view.digest, decision: 'approve' },
     });

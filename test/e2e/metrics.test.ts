@@ -85,7 +85,7 @@ describe('the metrics a run emits', () => {
     // Act
     const points = await pointsOf(async () => {
       const { runId, view } = await startRunAndSettle(runtime, "Set the description of page 12 to 'Metered'");
-      const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
         as: 'approver',
         body: { digest: view.digest, decision: 'approve' },
       });
@@ -115,12 +115,12 @@ describe('the metrics a run emits', () => {
     // Act
     const points = await pointsOf(async () => {
       const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 14 to 'Refused'");
-      const stale = await runtime.request('POST', `/runs/${runId}/decision`, {
+      const stale = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
         as: 'approver',
         body: { digest: `${view.digest}0`, decision: 'reject' },
       });
       expect(stale.status).toBe(409);
-      const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
         as: 'approver',
         body: { digest: view.digest, decision: 'reject', reason: 'Not now.' },
       });

@@ -113,7 +113,7 @@ describe('a misbehaving model', () => {
       model: 'test-model',
       allowedTools: ['get_page', 'update_page_metadata'],
     };
-    const put = await runtime.request('PUT', '/admin/configurations/misbehaving', {
+    const put = await runtime.sendRaw('PUT', '/admin/configurations/misbehaving', {
       as: 'admin',
       body: configuration,
     });

@@ -69,7 +69,7 @@ describe('policy the run owner cannot side-step', () => {
       digest,
       decision: 'approve',
     });
-    const other = await runtime.request('POST', `/runs/${runId}/decision`, {
+    const other = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest, decision: 'approve' },
     });
@@ -88,7 +88,7 @@ describe('policy the run owner cannot side-step', () => {
       configurationId: 'demo-record-gate',
       input: "Set the keywords of page 12 to 'outsider'",
     });
-    const member = await runtime.request('POST', '/runs', {
+    const member = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { configurationId: 'demo-record-gate', input: 'List the pages' },
     });
@@ -101,7 +101,7 @@ describe('policy the run owner cannot side-step', () => {
 
   it('refuses a task whose own access list leaves the user out, even when its configuration admits them', async () => {
     // Prepare
-    const written = await runtime.request('PUT', '/admin/tasks/editors-only', {
+    const written = await runtime.sendRaw('PUT', '/admin/tasks/editors-only', {
       as: 'admin',
       body: {
         taskId: 'editors-only',
@@ -117,7 +117,7 @@ describe('policy the run owner cannot side-step', () => {
       taskId: 'editors-only',
       input: 'List the pages',
     });
-    const allowed = await runtime.request('POST', '/runs', {
+    const allowed = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'editors-only', input: 'List the pages' },
     });
@@ -134,7 +134,7 @@ describe('policy the run owner cannot side-step', () => {
     ['startAccess.user', { startAccess: { user: ['editor'] } }],
   ])('answers 400 naming %s for an unknown nested key, and stores nothing', async (path, extra) => {
     // Act
-    const response = await runtime.request('PUT', '/admin/configurations/misspelt', {
+    const response = await runtime.sendRaw('PUT', '/admin/configurations/misspelt', {
       as: 'admin',
       body: {
         configurationId: 'misspelt',
@@ -149,7 +149,7 @@ describe('policy the run owner cannot side-step', () => {
     expect(response.status).toBe(400);
     expect(response.json.error.field).toBe(`body.${path}`);
     expect(response.json.error.message).toContain(path);
-    expect((await runtime.request('GET', '/admin/configurations/misspelt', { as: 'admin' })).status).toBe(
+    expect((await runtime.sendRaw('GET', '/admin/configurations/misspelt', { as: 'admin' })).status).toBe(
       404,
     );
   });
@@ -172,8 +172,8 @@ describe('policy the run owner cannot side-step', () => {
     );
 
     // Act
-    const one = await runtime.request('GET', '/admin/configurations/legacy', { as: 'admin' });
-    const all = await runtime.request('GET', '/admin/configurations', { as: 'admin' });
+    const one = await runtime.sendRaw('GET', '/admin/configurations/legacy', { as: 'admin' });
+    const all = await runtime.sendRaw('GET', '/admin/configurations', { as: 'admin' });
 
     // Assess
     expect(one.status).toBe(200);

@@ -30,7 +30,7 @@ async function allowAppend(runtime: TestRuntime): Promise<void> {
 }
 
 async function inboxCard(runtime: TestRuntime, runId: string): Promise<ResponseJson> {
-  const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
   expect(inbox.status).toBe(200);
   return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
 }
@@ -95,7 +95,7 @@ describe('writes that cannot go stale (issue #15, item 1)', () => {
     expect(second.pendingTools[0]).toMatchObject({ tool: APPEND, recordChanged: TEXTS.recordChanged });
     expect(second.pendingTools[0].preview.lines).toContain('keywords: "summer" → "summer, sale"');
     const html = (
-      await runtime.request('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
+      await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
     ).text;
     expect(html).toContain(TEXTS.recordChanged);
     // The audit keeps the approval that was not applied, under its own turn and digest.

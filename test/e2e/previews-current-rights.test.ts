@@ -21,7 +21,7 @@ describe('previews under the owner’s rights at pause, not at start (issue #9, 
     expect(reply.route).toBe('approval');
     await changeOwner();
     await paths.suspend(runId, reply);
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'admin' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'admin' });
     expect(inbox.status).toBe(200);
     return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
   }

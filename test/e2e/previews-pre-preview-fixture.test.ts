@@ -76,7 +76,7 @@ describe('a run sealed before previews existed', () => {
       const sealedToken = (await started.dependencies.runs.getCard(runId))?.sealedToken;
       return sealedToken && !lostToken.equals(Buffer.from(sealedToken)) ? true : undefined;
     });
-    const inbox = await started.request('GET', '/inbox', { as: 'approver' });
+    const inbox = await started.sendRaw('GET', '/inbox', { as: 'approver' });
     const card = inbox.json.cards.find((entry: { runId: string }) => entry.runId === runId);
     const stream = await readRunEvents(started, runId, 'editor');
 
@@ -98,7 +98,7 @@ describe('a run sealed before previews existed', () => {
     );
 
     // Act: approve; the write runs and the run completes.
-    const decision = await started.request('POST', `/runs/${runId}/decision`, {
+    const decision = await started.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest: card.digest, decision: 'approve' },
     });

@@ -17,7 +17,7 @@ const FAILED_CARD_TEXT = 'No preview — you are deciding without one';
 const SECRET = 'Access denied for user x@host';
 
 async function inboxCard(runtime: TestRuntime, runId: string, as: string): Promise<ResponseJson> {
-  const inbox = await runtime.request('GET', '/inbox?limit=100', { as });
+  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
   expect(inbox.status).toBe(200);
   return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
 }
@@ -75,11 +75,11 @@ describe('write previews over HTTP in local mode', () => {
     try {
       // Act
       const inboxJson = await inboxCard(runtime, runId, 'editor');
-      const inboxHtml = await runtime.request('GET', '/inbox?limit=100', {
+      const inboxHtml = await runtime.sendRaw('GET', '/inbox?limit=100', {
         as: 'editor',
         headers: { accept: 'text/html' },
       });
-      const runView = await runtime.request('GET', `/runs/${runId}`, { as: 'editor' });
+      const runView = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
       const stream = await readRunEvents(runtime, runId, 'editor');
       const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
 
@@ -133,12 +133,12 @@ describe('write previews over HTTP in local mode', () => {
       surfaces = [
         JSON.stringify(approverCard),
         (
-          await runtime.request('GET', '/inbox?limit=100', {
+          await runtime.sendRaw('GET', '/inbox?limit=100', {
             as: 'approver',
             headers: { accept: 'text/html' },
           })
         ).text,
-        (await runtime.request('GET', `/runs/${runId}`, { as: 'editor' })).text,
+        (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).text,
         (await readRunEvents(runtime, runId, 'editor')).text,
       ];
     } finally {
@@ -166,7 +166,7 @@ describe('write previews over HTTP in local mode', () => {
     expect(logs).not.toContain('Access denied');
 
     // Act: a failed preview is never fatal; the write is approved and runs.
-    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest: approverCard.digest, decision: 'approve' },
     });
@@ -212,10 +212,10 @@ describe('the read gate over DynamoDB', () => {
     runtime.calls.reset();
 
     // Act
-    const first = await runtime.request('GET', '/inbox', { as: 'approver' });
+    const first = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
     const firstReads = runtime.calls.snapshot();
     runtime.calls.reset();
-    const second = await runtime.request('GET', '/inbox', { as: 'approver' });
+    const second = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
     const secondReads = runtime.calls.snapshot();
 
     // Assess
@@ -263,7 +263,7 @@ describe('GET /runs/{id}/events', () => {
 
   it('follows a running run until it waits, then sends awaiting_approval with its pending calls and the state', async () => {
     // Prepare
-    const started = await runtime.request('POST', '/runs', {
+    const started = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'page-metadata', input: "Set the title of page 12 to '<script>alert(1)</script>'" },
     });
@@ -294,7 +294,7 @@ describe('GET /runs/{id}/events', () => {
 
     // Act
     const asApprover = await readRunEvents(runtime, runId, 'approver');
-    const runAsApprover = await runtime.request('GET', `/runs/${runId}`, { as: 'approver' });
+    const runAsApprover = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'approver' });
     const unknown = await readRunEvents(runtime, 'no-such-run', 'approver');
     const asAdmin = await readRunEvents(runtime, runId, 'admin');
     const anonymous = await readRunEvents(runtime, runId);

@@ -23,8 +23,8 @@ describe("the record decision gate (decisionGate: 'record')", () => {
     const refusal = TEXTS.gateRecordRefused('update_page_metadata');
 
     // Act
-    const inbox = await runtime.request('GET', '/inbox', { as: 'ops-approver' });
-    const page = await runtime.request('GET', '/inbox', {
+    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'ops-approver' });
+    const page = await runtime.sendRaw('GET', '/inbox', {
       as: 'ops-approver',
       headers: { accept: 'text/html' },
     });
@@ -53,7 +53,7 @@ describe("the record decision gate (decisionGate: 'record')", () => {
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'record approved'");
 
     // Act
-    const inbox = await runtime.request('GET', '/inbox', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
     const approve = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
     const finished = await settle(runtime, runId, 'editor', turn);
 

@@ -43,7 +43,7 @@ describe('bad input to the run API', () => {
   for (const testCase of cases) {
     it(`answers ${testCase.name} with ${testCase.status} naming the problem`, async () => {
       // Act
-      const response = await runtime.request('POST', '/runs', { as: 'editor', body: testCase.body });
+      const response = await runtime.sendRaw('POST', '/runs', { as: 'editor', body: testCase.body });
 
       // Assess
       expect(response.status).toBe(testCase.status);
@@ -52,7 +52,7 @@ describe('bad input to the run API', () => {
   }
 
   it('refuses a body over 64 KB with 413 and starts nothing', async () => {
-    const response = await runtime.request('POST', '/runs', {
+    const response = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'page-metadata', input: 'x'.repeat(70_000) },
     });
@@ -62,25 +62,25 @@ describe('bad input to the run API', () => {
   });
 
   it("answers an unknown run, a malformed run id and another user's run with the same 404", async () => {
-    const unknown = await runtime.request('GET', '/runs/00000000-0000-0000-0000-000000000000', {
+    const unknown = await runtime.sendRaw('GET', '/runs/00000000-0000-0000-0000-000000000000', {
       as: 'editor',
     });
-    const malformed = await runtime.request('GET', '/runs/..%2F..', { as: 'editor' });
+    const malformed = await runtime.sendRaw('GET', '/runs/..%2F..', { as: 'editor' });
     expect(unknown.status).toBe(404);
     expect(malformed.status).toBe(404);
     expect(malformed.json).toEqual(unknown.json);
 
-    const started = await runtime.request('POST', '/runs', {
+    const started = await runtime.sendRaw('POST', '/runs', {
       as: 'editor',
       body: { taskId: 'page-metadata', input: 'List the pages' },
     });
-    const someoneElses = await runtime.request('GET', `/runs/${started.json.runId}`, { as: 'approver' });
+    const someoneElses = await runtime.sendRaw('GET', `/runs/${started.json.runId}`, { as: 'approver' });
     expect(someoneElses.status).toBe(404);
     expect(someoneElses.json).toEqual(unknown.json);
   });
 
   it('refuses a run to a user without the agent_run grant', async () => {
-    const response = await runtime.request('POST', '/runs', {
+    const response = await runtime.sendRaw('POST', '/runs', {
       as: 'approver',
       body: { taskId: 'page-metadata', input: 'x' },
     });
@@ -89,7 +89,7 @@ describe('bad input to the run API', () => {
   });
 
   it('refuses a request without a bearer token with 401', async () => {
-    const response = await runtime.request('POST', '/runs', {
+    const response = await runtime.sendRaw('POST', '/runs', {
       body: { taskId: 'page-metadata', input: 'x' },
     });
     expect(response.status).toBe(401);

@@ -17,7 +17,7 @@ async function pageDescription(runtime: TestRuntime, pageId: string): Promise<st
 }
 
 async function approve(runtime: TestRuntime, runId: string, digest: string, as = 'approver') {
-  return runtime.request('POST', `/runs/${runId}/decision`, { as, body: { digest, decision: 'approve' } });
+  return runtime.sendRaw('POST', `/runs/${runId}/decision`, { as, body: { digest, decision: 'approve' } });
 }
 
 describe('the run engine over HTTP in local mode', () => {
@@ -69,7 +69,7 @@ describe('the run engine over HTTP in local mode', () => {
     const { runId, view } = await startRunAndSettle(runtime, "Set the description of page 14 to 'Neu'");
 
     // Act
-    const decision = await runtime.request('POST', `/runs/${runId}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
       as: 'approver',
       body: { digest: view.digest, decision: 'reject', reason: 'Legal text is not ours to change.' },
     });
@@ -138,7 +138,7 @@ describe('the run engine over HTTP in local mode', () => {
     // Issue #9: a card whose token cannot be opened can never be decided; the run ends failed.
     expect(decision.status).toBe(410);
     expect(decision.json.error).toMatchObject({ code: 'gone', message: TEXTS.cardUnopenable });
-    expect((await runtime.request('GET', `/runs/${second.runId}`, { as: 'editor' })).json).toMatchObject({
+    expect((await runtime.sendRaw('GET', `/runs/${second.runId}`, { as: 'editor' })).json).toMatchObject({
       status: 'failed',
       failureReason: TEXTS.cardUnopenableFailure,
     });
@@ -189,7 +189,7 @@ describe('the run engine over HTTP in local mode', () => {
     // Act
     runtime = await startTestRuntime({ baseDirectory: runtime.baseDirectory });
     const card = await eventually(async () => {
-      const inbox = await runtime.request('GET', '/inbox', { as: 'approver' });
+      const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
       return inbox.json.cards.find((candidate: { runId: string }) => candidate.runId === runId);
     });
     const decision = await approve(runtime, runId, card.digest);

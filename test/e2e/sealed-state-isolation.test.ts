@@ -92,7 +92,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.request('GET', '/inbox?limit=100', { as: 'approver' }),
+      runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' }),
     );
 
     // Assess
@@ -108,7 +108,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect(observed.rejectionLines[0]).toMatchObject({ level: 'ERROR', runId: broken });
     expect(typeof observed.rejectionLines[0].errorClass).toBe('string');
     expect(observed.rejections).toBe(1);
-    const view = (await runtime.request('GET', `/runs/${broken}`, { as: 'editor' })).json;
+    const view = (await runtime.sendRaw('GET', `/runs/${broken}`, { as: 'editor' })).json;
     expect(view).toMatchObject({ status: 'failed', failureReason: TEXTS.cardUnopenableFailure });
     expect(runtime.calls.snapshot()['SFN:StopExecution']).toBeGreaterThanOrEqual(1);
     await eventually(async () =>
@@ -117,9 +117,9 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
         : undefined,
     );
     // The run left the inbox; a decision on it now says the run ended, never a 500.
-    const again = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const again = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
     expect(again.json.cards.map((card: ResponseJson) => card.runId)).not.toContain(broken);
-    const late = await runtime.request('POST', `/runs/${broken}/decision`, {
+    const late = await runtime.sendRaw('POST', `/runs/${broken}/decision`, {
       as: 'approver',
       body: { digest: 'sha256:any', decision: 'approve' },
     });
@@ -134,7 +134,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.request('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } }),
+      runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } }),
     );
 
     // Assess
@@ -158,7 +158,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.request('POST', `/runs/${broken}/decision`, {
+      runtime.sendRaw('POST', `/runs/${broken}/decision`, {
         as: 'approver',
         body: { digest, decision: 'approve' },
       }),
@@ -182,8 +182,8 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     await tamperCard(runtime, streamed);
 
     // Act
-    const view = await runtime.request('GET', `/runs/${viewed}`, { as: 'editor' });
-    const stream = await runtime.request('GET', `/runs/${streamed}/events`, { as: 'editor' });
+    const view = await runtime.sendRaw('GET', `/runs/${viewed}`, { as: 'editor' });
+    const stream = await runtime.sendRaw('GET', `/runs/${streamed}/events`, { as: 'editor' });
 
     // Assess
     expect(view.status).toBe(200);
@@ -199,7 +199,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect(stream.text).not.toContain('event: awaiting_approval');
     expect(stream.text).toMatch(/event: state\ndata: \{/);
     // The stream only reads; the next surface that opens the card ends the run.
-    expect((await runtime.request('GET', `/runs/${streamed}`, { as: 'editor' })).json).toMatchObject({
+    expect((await runtime.sendRaw('GET', `/runs/${streamed}`, { as: 'editor' })).json).toMatchObject({
       status: 'failed',
       unopenableCard: { runId: streamed },
     });
@@ -217,7 +217,7 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     runtime.calls.reset();
 
     // Act
-    const decision = await runtime.request('POST', `/runs/${target}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${target}/decision`, {
       as: 'approver',
       body: { digest: sourceDigest, decision: 'approve' },
     });
@@ -229,7 +229,7 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     expect(await runtime.dependencies.runs.getDecision(target, 1)).toBeUndefined();
     expect((await runtime.dependencies.runs.getRunRecord(source))?.status).toBe('waiting');
     expect((await runtime.dependencies.runs.getRunRecord(target))?.status).toBe('failed');
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
     const sourceCard = inbox.json.cards.find((card: ResponseJson) => card.runId === source);
     expect(sourceCard?.digest).toBe(sourceDigest);
   });
@@ -240,7 +240,7 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     await copyItem(runtime, 'CARD', source, target);
 
     // Act
-    const inbox = await runtime.request('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
 
     // Assess
     expect(inbox.status).toBe(200);
@@ -256,7 +256,7 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     const digest = (await readItem(runtime, target, 'CARD')).digest as string;
 
     // Act: K's own approval resumes K, whose next step opens the copied state.
-    const decision = await runtime.request('POST', `/runs/${target}/decision`, {
+    const decision = await runtime.sendRaw('POST', `/runs/${target}/decision`, {
       as: 'approver',
       body: { digest, decision: 'approve' },
     });
@@ -270,7 +270,7 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     // Refused by the sealer, under the run id of the key it was read from.
     expect(ended.failureReason).toBe('The sealed run state was refused: it was sealed for another run.');
     expect((await runtime.dependencies.runs.getRunRecord(source))?.status).toBe('waiting');
-    const view = await runtime.request('GET', `/runs/${source}`, { as: 'editor' });
+    const view = await runtime.sendRaw('GET', `/runs/${source}`, { as: 'editor' });
     expect(view.json.transcript.sealed).toBeUndefined();
     expect(
       runtime.logLines.filter((line) => line.includes('"sealed state rejected"') && line.includes(target)),

@@ -10,13 +10,13 @@ describe('admin input that no stored item could match', () => {
   for (const kind of ['tasks', 'configurations'] as const) {
     it(`answers an attachment to a ${kind} id too long to exist with the 404 of an unknown one`, async () => {
       // Prepare
-      const unknown = await runtime.request('PUT', `/admin/skills/attachments/${kind}/no-such-id`, {
+      const unknown = await runtime.sendRaw('PUT', `/admin/skills/attachments/${kind}/no-such-id`, {
         as: 'admin',
         body: { skillIds: [] },
       });
 
       // Act
-      const tooLong = await runtime.request('PUT', `/admin/skills/attachments/${kind}/${longId}`, {
+      const tooLong = await runtime.sendRaw('PUT', `/admin/skills/attachments/${kind}/${longId}`, {
         as: 'admin',
         body: { skillIds: [] },
       });

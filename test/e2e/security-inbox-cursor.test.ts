@@ -36,7 +36,7 @@ describe('a forged inbox cursor', () => {
   for (const testCase of forged) {
     it(`with ${testCase.name} is a 400 naming the cursor, never a 500`, async () => {
       // Act
-      const response = await runtime.request('GET', `/inbox?cursor=${cursorOf(testCase.key)}`, {
+      const response = await runtime.sendRaw('GET', `/inbox?cursor=${cursorOf(testCase.key)}`, {
         as: 'approver',
       });
 
@@ -53,10 +53,10 @@ describe('a forged inbox cursor', () => {
   it('still pages with a cursor the inbox handed out', async () => {
     // Prepare
     await startRunAndSettle(runtime, "Set the description of page 14 to 'Autumn sale'");
-    const first = await runtime.request('GET', '/inbox?limit=1', { as: 'approver' });
+    const first = await runtime.sendRaw('GET', '/inbox?limit=1', { as: 'approver' });
 
     // Act
-    const second = await runtime.request('GET', `/inbox?limit=1&cursor=${first.json.cursor}`, {
+    const second = await runtime.sendRaw('GET', `/inbox?limit=1&cursor=${first.json.cursor}`, {
       as: 'approver',
     });
 

@@ -86,7 +86,7 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
 
     // Act
     const code = await cli(['ingest', '--folder', root, '--label', 'large']);
-    const list = await runtime.request('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
 
     // Assess
     expect(code).toBe(0);
@@ -106,7 +106,7 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
 
     // Act
     const code = await cli(['ingest', '--folder', root, '--label', 'too-large']);
-    const list = await runtime.request('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
 
     // Assess
     expect(code).toBe(1);
@@ -126,7 +126,7 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
         content: `---\nname: ${name}\ndescription: Skill ${name}.\n---\n# ${name}\n`,
       };
     });
-    const ingest = await runtime.request('POST', '/admin/skills/ingest', {
+    const ingest = await runtime.sendRaw('POST', '/admin/skills/ingest', {
       as: 'admin',
       body: { source: 'upload', label: 'many', files },
     });

@@ -63,7 +63,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
   it('ingests a folder through the CLI; the new skills arrive disabled and cannot be attached yet', async () => {
     // Act
     const code = await cli('ingest', '--folder', join(folder, 'team'));
-    const attach = await runtime.request('PUT', '/admin/skills/attachments/tasks/page-metadata', {
+    const attach = await runtime.sendRaw('PUT', '/admin/skills/attachments/tasks/page-metadata', {
       as: 'admin',
       body: { skillIds: [SEO] },
     });
@@ -71,7 +71,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
     // Assess
     expect(code).toBe(0);
     expect(JSON.parse(printed.at(-1) ?? '{}').created).toHaveLength(3);
-    const list = await runtime.request('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
     expect(
       list.json.items.map((item: { name: string; enabled: boolean }) => [item.name, item.enabled]),
     ).toEqual([
@@ -88,7 +88,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('is for admins only', async () => {
     // Act
-    const response = await runtime.request('GET', '/admin/skills', { as: 'editor' });
+    const response = await runtime.sendRaw('GET', '/admin/skills', { as: 'editor' });
 
     // Assess
     expect(response.status).toBe(403);
@@ -96,10 +96,10 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('enables a skill only with the checksum that was reviewed, and records who reviewed it', async () => {
     // Prepare
-    const shown = await runtime.request('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
+    const shown = await runtime.sendRaw('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
 
     // Act
-    const stale = await runtime.request('POST', `/admin/skills/${PAGE_STYLE}/enable`, {
+    const stale = await runtime.sendRaw('POST', `/admin/skills/${PAGE_STYLE}/enable`, {
       as: 'admin',
       body: { bodyChecksum: '0'.repeat(64) },
     });
@@ -109,14 +109,14 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
         'enable',
         SEO,
         '--checksum',
-        (await runtime.request('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.bodyChecksum,
+        (await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.bodyChecksum,
       ),
     ];
 
     // Assess
     expect(stale.status).toBe(409);
     expect(codes).toEqual([0, 0]);
-    const after = await runtime.request('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
+    const after = await runtime.sendRaw('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
     expect(after.json.skill).toMatchObject({
       enabled: true,
       reviewedBy: 'admin',
@@ -130,10 +130,10 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('attaches only through the attach route: the generic PUT of a task may not change its skills', async () => {
     // Prepare
-    const task = (await runtime.request('GET', '/admin/tasks/page-metadata', { as: 'admin' })).json;
+    const task = (await runtime.sendRaw('GET', '/admin/tasks/page-metadata', { as: 'admin' })).json;
 
     // Act
-    const sneaky = await runtime.request('PUT', '/admin/tasks/page-metadata', {
+    const sneaky = await runtime.sendRaw('PUT', '/admin/tasks/page-metadata', {
       as: 'admin',
       body: { ...task, skillIds: [RELEASE_NOTES] },
     });
@@ -148,7 +148,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
       'attach skills with PUT /admin/skills/attachments/tasks/page-metadata',
     );
     expect(codes).toEqual([0, 0]);
-    const audit = (await runtime.request('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.audit;
+    const audit = (await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.audit;
     expect(audit.at(-1)).toMatchObject({ action: 'attached', target: 'task:page-metadata', actor: 'admin' });
   });
 
@@ -236,7 +236,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
     // Assess
     expect(code).toBe(0);
-    expect((await runtime.request('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.orphaned).toBe(
+    expect((await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.orphaned).toBe(
       true,
     );
     const { text } = await firstUserText(runId);
@@ -246,10 +246,10 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('refuses a bad upload with a clear message and stores nothing', async () => {
     // Prepare
-    const before = (await runtime.request('GET', '/admin/skills', { as: 'admin' })).json.items;
+    const before = (await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' })).json.items;
 
     // Act
-    const response = await runtime.request('POST', '/admin/skills/ingest', {
+    const response = await runtime.sendRaw('POST', '/admin/skills/ingest', {
       as: 'admin',
       body: {
         source: 'upload',
@@ -263,7 +263,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
     expect(response.json.error.message).toBe(
       'page-style/SKILL.md: has no YAML frontmatter (the file must start with a "---" line).',
     );
-    expect((await runtime.request('GET', '/admin/skills', { as: 'admin' })).json.items).toEqual(before);
+    expect((await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' })).json.items).toEqual(before);
   });
 
   it('escapes the output of a skill-influenced run where the inbox page renders it', async () => {
@@ -272,7 +272,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
       runtime,
       `Set the description of page 12 to '<img src=x onerror=alert(1)>'`,
     );
-    const page = await runtime.request('GET', '/inbox', { as: 'approver', headers: { accept: 'text/html' } });
+    const page = await runtime.sendRaw('GET', '/inbox', { as: 'approver', headers: { accept: 'text/html' } });
 
     // Assess
     expect(view.status).toBe('waiting');

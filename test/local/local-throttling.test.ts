@@ -134,10 +134,10 @@ describe('local mode throttles like the deployed API', () => {
     // Act
     const approver = [];
     for (let index = 0; index < 4; index += 1) {
-      approver.push(await runtime.request('GET', '/inbox', { as: 'approver' }));
+      approver.push(await runtime.sendRaw('GET', '/inbox', { as: 'approver' }));
     }
-    const otherApprover = await runtime.request('GET', '/inbox', { as: 'ops-approver' });
-    const pageShell = await runtime.request('GET', '/');
+    const otherApprover = await runtime.sendRaw('GET', '/inbox', { as: 'ops-approver' });
+    const pageShell = await runtime.sendRaw('GET', '/');
 
     // Assess
     expect(approver.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);

@@ -9,7 +9,10 @@ import { createValidatingFetch } from './openapi-response-validator.js';
 
 let definition: Record<string, unknown> | undefined;
 
-/** JSON bodies in tests are asserted field by field; typing each response would only restate the API. */
+/**
+ * A JSON body read untyped: a raw answer's (`sendRaw`), or a typed answer's where the test reads
+ * what the schema leaves open (a tool's arguments, the admin bodies the contract types `unknown`).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: see above
 export type ResponseJson = any;
 
@@ -27,10 +30,12 @@ export interface TestRuntime extends EmbeddedRuntime {
    */
   readonly logLines: string[];
   /**
-   * Any request, as sent (tests send malformed bodies and unknown paths too), through the typed
-   * client's transport: every answer is checked against the committed OpenAPI document.
+   * Any request, as sent, for what the typed client cannot say: a malformed or oversized body,
+   * unknown fields, an unknown path or method, a query string under test. Same transport as the
+   * typed client, so every answer is still checked against the committed OpenAPI document. A
+   * well-formed request goes through {@link client} instead.
    */
-  request(
+  sendRaw(
     method: string,
     path: string,
     options?: { as?: string; body?: unknown; headers?: Record<string, string> },
@@ -41,14 +46,22 @@ export interface TestRuntime extends EmbeddedRuntime {
 
 /** A typed client of a running runtime whose every answer is checked against docs/openapi.json. */
 export function apiClientOf(runtime: Pick<EmbeddedRuntime, 'url' | 'tokens'>, as?: string): ApiClient {
+  return apiClientWithToken(runtime.url, as === undefined ? undefined : (runtime.tokens[as] ?? ''));
+}
+
+/**
+ * A typed client that sends this bearer token (`undefined` or `''`: none), for a user a test
+ * created or a token it signed itself; every answer is checked against the document.
+ */
+export function apiClientWithToken(baseUrl: string, token: string | undefined): ApiClient {
   return createApiClient({
-    baseUrl: runtime.url,
-    ...(as === undefined ? {} : { token: runtime.tokens[as] ?? '' }),
+    baseUrl,
+    ...(token === undefined ? {} : { token }),
     fetch: createValidatingFetch(),
   });
 }
 
-/** `runtime.request`'s answer shape, sent with the client's transport. */
+/** `runtime.sendRaw`'s answer shape, sent with the client's untyped `send`. */
 export async function sendThroughClient(
   client: ApiClient,
   method: string,
@@ -108,7 +121,7 @@ export async function startTestRuntime(
     logLines,
     metricLines,
     client: (as) => apiClientOf(runtime, as),
-    request: (method, path, requestOptions = {}) =>
+    sendRaw: (method, path, requestOptions = {}) =>
       sendThroughClient(apiClientOf(runtime, requestOptions.as), method, path, requestOptions),
   };
 }
