@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import type { OperationId } from '../../lambdas/contract/routes.js';
 import { DEMO_CONFIGURATIONS, DEMO_PAGES, DEMO_TASKS } from '../../lambdas/local/demo-data.js';
+import { bodyOf, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { type ResponseJson, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 
 const SEEDED = 150;
@@ -13,6 +15,14 @@ const idOf: Record<Collection, (item: ResponseJson) => string> = {
   pages: (item) => item.pageId,
   skills: (item) => item.identifier,
 };
+
+const LIST_OPERATIONS = {
+  users: 'listUsers',
+  configurations: 'listConfigurations',
+  tasks: 'listTasks',
+  pages: 'listPages',
+  skills: 'listSkills',
+} as const satisfies Record<Collection, OperationId>;
 
 const numbered = (prefix: string) =>
   Array.from({ length: SEEDED }, (_, index) => `${prefix}-${String(index).padStart(3, '0')}`);
@@ -51,10 +61,9 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
       path: `${name}/SKILL.md`,
       content: `---\nname: ${name}\ndescription: Skill ${name}. Use when testing.\n---\n# ${name}\n`,
     }));
-    const ingest = await runtime.sendRaw('POST', '/admin/skills/ingest', {
-      as: 'admin',
-      body: { source: 'upload', label: 'paged', files },
-    });
+    const ingest = await runtime
+      .client('admin')
+      .ingestSkills({ body: { source: 'upload', label: 'paged', files } });
     if (ingest.status !== 200) throw new Error(`ingest answered ${ingest.status}: ${ingest.text}`);
     return seeded;
   }
@@ -65,17 +74,13 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
     const pageSizes: number[] = [];
     let cursor: string | undefined;
     do {
-      const query = new URLSearchParams({
-        ...(limit === undefined ? {} : { limit: String(limit) }),
-        ...(cursor === undefined ? {} : { cursor }),
-      }).toString();
-      const page = await runtime.sendRaw('GET', `/admin/${collection}${query ? `?${query}` : ''}`, {
-        as: 'admin',
-      });
+      const page = await runtime.client('admin')[LIST_OPERATIONS[collection]]({ query: { limit, cursor } });
       expect(page.status).toBe(200);
-      ids.push(...page.json.items.map(idOf[collection]));
-      pageSizes.push(page.json.items.length);
-      cursor = page.json.cursor;
+      // Read untyped: the five list bodies differ, and `idOf` names each one's key.
+      const listed: ResponseJson = bodyOf(page);
+      ids.push(...listed.items.map(idOf[collection]));
+      pageSizes.push(listed.items.length);
+      cursor = listed.cursor;
       expect(pageSizes.length).toBeLessThan(50);
     } while (cursor !== undefined);
     return { ids, pageSizes };
@@ -101,17 +106,20 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
 
   it('refuses a forged cursor, a cursor of another list and a bad limit with a 400 naming the field', async () => {
     // Prepare
-    const usersPage = await runtime.sendRaw('GET', '/admin/users?limit=1', { as: 'admin' });
-    const usersCursor = usersPage.json.cursor as string;
+    const usersPage = await runtime.client('admin').listUsers({ query: { limit: 1 } });
+    const usersCursor = (bodyOf(usersPage) as ResponseJson).cursor as string;
     const forgedKey = Buffer.from(JSON.stringify({ pk: 'RUN#x', sk: 'RUN' })).toString('base64url');
 
     // Act
+    const cursorAnswers = await Promise.all([
+      runtime.client('admin').listUsers({ query: { cursor: 'not-a-cursor' } }),
+      runtime.client('admin').listUsers({ query: { cursor: forgedKey } }),
+      runtime.client('admin').listConfigurations({ query: { cursor: usersCursor } }),
+      runtime.client('admin').listPages({ query: { cursor: usersCursor } }),
+      runtime.client('admin').listSkills({ query: { cursor: usersCursor } }),
+    ]);
     const answers = await Promise.all([
-      runtime.sendRaw('GET', '/admin/users?cursor=not-a-cursor', { as: 'admin' }),
-      runtime.sendRaw('GET', `/admin/users?cursor=${forgedKey}`, { as: 'admin' }),
-      runtime.sendRaw('GET', `/admin/configurations?cursor=${usersCursor}`, { as: 'admin' }),
-      runtime.sendRaw('GET', `/admin/pages?cursor=${usersCursor}`, { as: 'admin' }),
-      runtime.sendRaw('GET', `/admin/skills?cursor=${usersCursor}`, { as: 'admin' }),
+      // raw: a limit out of range and an unknown query parameter, on purpose
       runtime.sendRaw('GET', '/admin/tasks?limit=0', { as: 'admin' }),
       runtime.sendRaw('GET', '/admin/tasks?limit=101', { as: 'admin' }),
       runtime.sendRaw('GET', '/admin/tasks?page=2', { as: 'admin' }),
@@ -119,32 +127,30 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
 
     // Assess
     expect(usersCursor).toBeTypeOf('string');
-    for (const answer of answers.slice(0, 5)) {
+    for (const answer of cursorAnswers) {
       expect(answer.status).toBe(400);
-      expect(answer.json.error.message).toContain('cursor');
+      expect(refusalOf(answer).error.message).toContain('cursor');
     }
-    for (const answer of answers.slice(5)) expect(answer.status).toBe(400);
-    expect(answers[5]?.json.error.message).toContain('limit');
-    expect(answers[7]?.json.error.message).toContain('page');
+    for (const answer of answers) expect(answer.status).toBe(400);
+    expect(answers[0]?.json.error.message).toContain('limit');
+    expect(answers[2]?.json.error.message).toContain('page');
   });
 
   it('deletes a user record (admin only): 200 once, then 404', async () => {
     // Prepare
-    const user = { userId: 'leaving', displayName: 'Leaving', grants: ['agent_run'] };
-    expect((await runtime.sendRaw('PUT', '/admin/users/leaving', { as: 'admin', body: user })).status).toBe(
-      200,
-    );
+    const user: RequestBody<'putUser'> = { userId: 'leaving', displayName: 'Leaving', grants: ['agent_run'] };
+    expect((await runtime.client('admin').putUser({ path: { id: 'leaving' }, body: user })).status).toBe(200);
 
     // Act
-    const refused = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'approver' });
-    const deleted = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'admin' });
-    const read = await runtime.sendRaw('GET', '/admin/users/leaving', { as: 'admin' });
-    const again = await runtime.sendRaw('DELETE', '/admin/users/leaving', { as: 'admin' });
+    const refused = await runtime.client('approver').deleteUser({ path: { id: 'leaving' } });
+    const deleted = await runtime.client('admin').deleteUser({ path: { id: 'leaving' } });
+    const read = await runtime.client('admin').getUser({ path: { id: 'leaving' } });
+    const again = await runtime.client('admin').deleteUser({ path: { id: 'leaving' } });
 
     // Assess
     expect(refused.status).toBe(403);
     expect(deleted.status).toBe(200);
-    expect(deleted.json).toEqual({ deleted: 'leaving' });
+    expect(deleted.body).toEqual({ deleted: 'leaving' });
     expect(read.status).toBe(404);
     expect(again.status).toBe(404);
     expect(await runtime.dependencies.users.getUser('leaving')).toBeUndefined();
@@ -157,24 +163,24 @@ describe('the admin API: paged lists, deleting users, deletes that would strand 
     expect([first.view.status, second.view.status]).toEqual(['waiting', 'waiting']);
 
     // Act
-    const taskRefused = await runtime.sendRaw('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
-    const configurationRefused = await runtime.sendRaw('DELETE', '/admin/configurations/demo-scripted', {
-      as: 'admin',
-    });
-    const unusedDeleted = await runtime.sendRaw('DELETE', '/admin/configurations/demo-four-eyes', {
-      as: 'admin',
-    });
+    const taskRefused = await runtime.client('admin').deleteTask({ path: { id: 'page-metadata' } });
+    const configurationRefused = await runtime
+      .client('admin')
+      .deleteConfiguration({ path: { id: 'demo-scripted' } });
+    const unusedDeleted = await runtime
+      .client('admin')
+      .deleteConfiguration({ path: { id: 'demo-four-eyes' } });
     for (const run of [first, second]) {
-      const cancelled = await runtime.sendRaw('POST', `/runs/${run.runId}/cancel`, { as: 'admin', body: {} });
+      const cancelled = await runtime.client('admin').cancelRun({ path: { id: run.runId }, body: {} });
       expect(cancelled.status).toBe(200);
     }
-    const taskDeleted = await runtime.sendRaw('DELETE', '/admin/tasks/page-metadata', { as: 'admin' });
+    const taskDeleted = await runtime.client('admin').deleteTask({ path: { id: 'page-metadata' } });
 
     // Assess
     expect(taskRefused.status).toBe(409);
-    expect(taskRefused.json.error.message).toContain('used by 2 waiting runs');
+    expect(refusalOf(taskRefused).error.message).toContain('used by 2 waiting runs');
     expect(configurationRefused.status).toBe(409);
-    expect(configurationRefused.json.error.message).toContain('used by 2 waiting runs');
+    expect(refusalOf(configurationRefused).error.message).toContain('used by 2 waiting runs');
     expect(unusedDeleted.status).toBe(200);
     expect(taskDeleted.status).toBe(200);
     expect(await runtime.dependencies.configurations.getTask('page-metadata')).toBeUndefined();

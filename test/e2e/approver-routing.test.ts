@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
   removeTestData,
@@ -15,10 +16,10 @@ const demoUser = (userId: string): UserProfile => {
   return user;
 };
 
-const writesConfiguration = (configurationId: string, approverGroups: unknown) => ({
+const writesConfiguration = <Groups>(configurationId: string, approverGroups: Groups) => ({
   configurationId,
   label: `Writes for ${configurationId}`,
-  provider: 'scripted',
+  provider: 'scripted' as const,
   model: 'scripted-v1',
   allowedTools: ['get_page', 'update_page_metadata'],
   approverGroups,
@@ -38,8 +39,8 @@ describe('cards routed to approver groups (issue #16)', () => {
       ['finance-writes', 'finance'],
       ['legal-writes', 'legal'],
     ] as const) {
-      const put = await runtime.sendRaw('PUT', `/admin/configurations/${configurationId}`, {
-        as: 'admin',
+      const put = await runtime.client('admin').putConfiguration({
+        path: { id: configurationId },
         body: writesConfiguration(configurationId, [group]),
       });
       expect(put.status).toBe(200);
@@ -62,9 +63,9 @@ describe('cards routed to approver groups (issue #16)', () => {
   });
 
   const inboxOf = async (as: string): Promise<ResponseJson[]> => {
-    const answer = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
+    const answer = await runtime.client(as).listInbox({ query: { limit: 100 } });
     expect(answer.status).toBe(200);
-    return answer.json.cards;
+    return bodyOf(answer).cards;
   };
   const runIdsOf = (cards: ResponseJson[]) => cards.map((card: ResponseJson) => card.runId);
 
@@ -111,20 +112,18 @@ describe('cards routed to approver groups (issue #16)', () => {
     const digest = (await inboxOf('reviewer')).find((card: ResponseJson) => card.runId === legalRun).digest;
 
     // Act
-    const decision = await runtime.sendRaw('POST', `/runs/${legalRun}/decision`, {
-      as: 'approver',
-      body: { digest, decision: 'approve' },
-    });
-    const call = await runtime.sendRaw('GET', `/runs/${legalRun}/calls/0`, { as: 'approver' });
-    const unknown = await runtime.sendRaw('POST', '/runs/run-that-never-was/decision', {
-      as: 'approver',
-      body: { digest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: legalRun }, body: { digest, decision: 'approve' } });
+    const call = await runtime.client('approver').getCall({ path: { id: legalRun, index: 0 } });
+    const unknown = await runtime
+      .client('approver')
+      .decideRun({ path: { id: 'run-that-never-was' }, body: { digest, decision: 'approve' } });
 
     // Assess
     expect(decision.status).toBe(404);
     expect(call.status).toBe(404);
-    expect(decision.json).toEqual(unknown.json);
+    expect(decision.body).toEqual(unknown.body);
     expect((await runtime.dependencies.runs.getCard(legalRun))?.state).toBe('open');
   });
 
@@ -133,10 +132,9 @@ describe('cards routed to approver groups (issue #16)', () => {
     const digest = (await inboxOf('approver')).find((card: ResponseJson) => card.runId === financeRun).digest;
 
     // Act
-    const decision = await runtime.sendRaw('POST', `/runs/${financeRun}/decision`, {
-      as: 'approver',
-      body: { digest, decision: 'reject' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: financeRun }, body: { digest, decision: 'reject' } });
 
     // Assess
     expect(decision.status).toBe(200);
@@ -161,6 +159,7 @@ describe('cards routed to approver groups (issue #16)', () => {
     ['not a list', 'finance'],
   ])('refuses approverGroups that is %s with a 400 naming the field', async (_label, approverGroups) => {
     // Act
+    // raw: approverGroups the body schema refuses, on purpose
     const put = await runtime.sendRaw('PUT', '/admin/configurations/bad-routing', {
       as: 'admin',
       body: writesConfiguration('bad-routing', approverGroups),

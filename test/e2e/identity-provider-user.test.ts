@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { settle, useTestRuntime } from '../support/local-runtime.js';
-import { sendRequest, signTokenWithRuntimeKey } from './approvers-support.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
+import { apiClientWithToken, settle, useTestRuntime } from '../support/local-runtime.js';
+import { signTokenWithRuntimeKey } from './approvers-support.js';
 
 describe('a user the identity provider knows but countersign has no record of', () => {
   const runtime = useTestRuntime();
   const startRun = (token: string) =>
-    sendRequest(runtime.url, 'POST', '/runs', {
-      token,
+    apiClientWithToken(runtime.url, token).startRun({
       body: { taskId: 'page-metadata', input: 'What is on page 12?' },
     });
 
@@ -21,17 +21,17 @@ describe('a user the identity provider knows but countersign has no record of', 
 
     // Assess
     expect(refused.status).toBe(403);
-    expect(refused.json.error.message).toBe(TEXTS.noUserRecord('idp-only'));
-    expect(refused.json.error.message).toContain('PUT /admin/users/idp-only');
-    expect(refused.json.runId).toBeUndefined();
+    expect(refusalOf(refused).error.message).toBe(TEXTS.noUserRecord('idp-only'));
+    expect(refusalOf(refused).error.message).toContain('PUT /admin/users/idp-only');
+    expect(refused.body).not.toHaveProperty('runId');
     expect(runtime.runner.runningCount()).toBe(executionsBefore);
   });
 
   it('starts a run that completes once an admin has created the record', async () => {
     // Prepare
     const token = await signTokenWithRuntimeKey(runtime, { sub: 'idp-later', groups: ['agent_run'] });
-    const created = await runtime.sendRaw('PUT', '/admin/users/idp-later', {
-      as: 'admin',
+    const created = await runtime.client('admin').putUser({
+      path: { id: 'idp-later' },
       body: {
         userId: 'idp-later',
         displayName: 'Later',
@@ -43,7 +43,7 @@ describe('a user the identity provider knows but countersign has no record of', 
 
     // Act
     const started = await startRun(token);
-    const finished = await settle(runtime, started.json.runId, 'admin');
+    const finished = await settle(runtime, bodyOf(started).runId, 'admin');
 
     // Assess
     expect(created.status).toBe(200);
@@ -61,8 +61,8 @@ describe('a user the identity provider knows but countersign has no record of', 
     const stranger = await signTokenWithRuntimeKey(runtime, { sub: 'idp-stranger', groups: ['approvers'] });
 
     // Act
-    const inbox = await sendRequest(runtime.url, 'GET', '/inbox', { token: approver });
-    const refused = await sendRequest(runtime.url, 'GET', '/inbox', { token: stranger });
+    const inbox = await apiClientWithToken(runtime.url, approver).listInbox();
+    const refused = await apiClientWithToken(runtime.url, stranger).listInbox();
 
     // Assess
     expect(inbox.status).toBe(200);

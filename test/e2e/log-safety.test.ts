@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { loadRun, unsealRunState } from '../../lambdas/core/runs/load-run.js';
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   type MeteredTestRuntime,
   removeTestData,
@@ -90,8 +91,7 @@ describe('logs of full runs in local mode', () => {
   }
 
   async function attachSkillToTask(): Promise<void> {
-    const ingested = await runtime.sendRaw('POST', '/admin/skills/ingest', {
-      as: 'admin',
+    const ingested = await runtime.client('admin').ingestSkills({
       body: {
         source: 'upload',
         label: 'log-safety',
@@ -104,20 +104,16 @@ describe('logs of full runs in local mode', () => {
       },
     });
     expect(ingested.status).toBe(200);
-    const skillId = ingested.json.created[0] as string;
-    const skill = await runtime.sendRaw('GET', `/admin/skills/${encodeURIComponent(skillId)}`, {
-      as: 'admin',
-    });
-    const checksum = skill.json.bodyChecksum ?? skill.json.skill?.bodyChecksum;
-    const enabled = await runtime.sendRaw('POST', `/admin/skills/${encodeURIComponent(skillId)}/enable`, {
-      as: 'admin',
-      body: { bodyChecksum: checksum },
-    });
+    const skillId = bodyOf(ingested).created[0] as string;
+    const skill = await runtime.client('admin').getSkill({ path: { skillId } });
+    const checksum = bodyOf(skill).skill.bodyChecksum;
+    const enabled = await runtime
+      .client('admin')
+      .enableSkill({ path: { skillId }, body: { bodyChecksum: checksum } });
     expect(enabled.status).toBe(200);
-    const attached = await runtime.sendRaw('PUT', '/admin/skills/attachments/tasks/page-metadata', {
-      as: 'admin',
-      body: { skillIds: [skillId] },
-    });
+    const attached = await runtime
+      .client('admin')
+      .attachSkills({ path: { owner: 'tasks', id: 'page-metadata' }, body: { skillIds: [skillId] } });
     expect(attached.status).toBe(200);
   }
 
@@ -133,8 +129,8 @@ describe('logs of full runs in local mode', () => {
     const approved = await startRunAndSettle(runtime, `Set the description of page 12 to '${APPROVE_VALUE}'`);
     expect(approved.view.status).toBe('waiting');
     await rememberWaitingRun(approved.runId);
-    const approve = await runtime.sendRaw('POST', `/runs/${approved.runId}/decision`, {
-      as: 'approver',
+    const approve = await runtime.client('approver').decideRun({
+      path: { id: approved.runId },
       body: { digest: approved.view.digest, decision: 'approve' },
     });
     expect(approve.status).toBe(200);
@@ -157,8 +153,8 @@ describe('logs of full runs in local mode', () => {
     }
     expect(rejected.view.status).toBe('waiting');
     await rememberWaitingRun(rejected.runId);
-    const reject = await runtime.sendRaw('POST', `/runs/${rejected.runId}/decision`, {
-      as: 'approver',
+    const reject = await runtime.client('approver').decideRun({
+      path: { id: rejected.runId },
       body: { digest: rejected.view.digest, decision: 'reject', reason: REJECT_REASON },
     });
     expect(reject.status).toBe(200);

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 
 import {
   type ResponseJson,
@@ -17,28 +18,32 @@ import {
 
 const SECRET_VARIABLE = 'COUNTERSIGN_MCP_SECRET_TICKETS_TOKEN';
 
-async function putMcpConfiguration(
+/** A configuration offering the model one MCP server's tools. */
+function mcpConfiguration<Server extends object>(configurationId: string, server: Server) {
+  return {
+    configurationId,
+    label: `MCP ${configurationId}`,
+    provider: 'scripted' as const,
+    model: 'scripted',
+    allowedTools: ['get_page'],
+    mcpServers: [{ authSecret: 'tickets-token', timeoutMs: 5_000, ...server }],
+  };
+}
+
+function putMcpConfiguration(
   runtime: TestRuntime,
   configurationId: string,
-  server: Record<string, unknown>,
-): Promise<ResponseJson> {
-  return runtime.sendRaw('PUT', `/admin/configurations/${configurationId}`, {
-    as: 'admin',
-    body: {
-      configurationId,
-      label: `MCP ${configurationId}`,
-      provider: 'scripted',
-      model: 'scripted',
-      allowedTools: ['get_page'],
-      mcpServers: [{ authSecret: 'tickets-token', timeoutMs: 5_000, ...server }],
-    },
-  });
+  server: { name: string; url: string; approversMayReadPreviews?: boolean },
+) {
+  return runtime
+    .client('admin')
+    .putConfiguration({ path: { id: configurationId }, body: mcpConfiguration(configurationId, server) });
 }
 
 async function inboxCard(runtime: TestRuntime, runId: string): Promise<ResponseJson> {
-  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+  const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
-  return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+  return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
 }
 
 function callInstruction(tool: string, args: Record<string, unknown>): string {
@@ -85,10 +90,14 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
 
   it('refuses a configuration with an unknown key inside an MCP server, naming its path', async () => {
     // Act
-    const response = await putMcpConfiguration(runtime, 'mcp-misspelt', {
-      name: 'tickets',
-      url: tickets.url,
-      approversMayReadPreview: true,
+    // raw: an unknown key inside an MCP server, on purpose
+    const response = await runtime.sendRaw('PUT', '/admin/configurations/mcp-misspelt', {
+      as: 'admin',
+      body: mcpConfiguration('mcp-misspelt', {
+        name: 'tickets',
+        url: tickets.url,
+        approversMayReadPreview: true,
+      }),
     });
 
     // Assess
@@ -133,10 +142,9 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     expect(JSON.stringify(card)).not.toContain('queue OPS');
 
     // Act: approve
-    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
-      body: { digest: view.digest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
     const after = await settle(runtime, runId, 'editor', view.turn);
 
     // Assess: the write ran once, after the approval.
@@ -205,10 +213,9 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     await vanishing.stop();
 
     // Act
-    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
-      body: { digest: view.digest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
     const after = await settle(runtime, runId, 'editor', view.turn);
     const next = await startRunAndSettle(runtime, callInstruction('vanishing__lookup', { ticket: 'T-2' }), {
       configurationId: 'mcp-vanishing',

@@ -109,14 +109,13 @@ describe('a misbehaving model', () => {
     const configuration = {
       configurationId: 'misbehaving',
       label: 'Misbehaving model',
-      provider: 'openai-compatible',
+      provider: 'openai-compatible' as const,
       model: 'test-model',
       allowedTools: ['get_page', 'update_page_metadata'],
     };
-    const put = await runtime.sendRaw('PUT', '/admin/configurations/misbehaving', {
-      as: 'admin',
-      body: configuration,
-    });
+    const put = await runtime
+      .client('admin')
+      .putConfiguration({ path: { id: 'misbehaving' }, body: configuration });
     expect(put.status).toBe(200);
   });
 

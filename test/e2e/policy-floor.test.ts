@@ -2,8 +2,9 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { settle, useTestRuntime } from '../support/local-runtime.js';
-import { createUser, sendRequest } from './approvers-support.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
+import { apiClientWithToken, type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
+import { createUser } from './approvers-support.js';
 
 /**
  * Issue 10's bypass: a user holding agent_run and agent_approve chose a configuration without
@@ -33,24 +34,21 @@ describe('policy the run owner cannot side-step', () => {
     tokens[outsider.userId] = await createUser(runtime, outsider);
   });
 
-  const as = (userId: string, method: string, path: string, body?: unknown) =>
-    sendRequest(runtime.url, method, path, {
-      token: tokens[userId] ?? '',
-      ...(body === undefined ? {} : { body }),
-    });
+  /** The typed client with the token of a user this file created. */
+  const as = (userId: string) => apiClientWithToken(runtime.url, tokens[userId] ?? '');
 
   async function waitingRunOf(userId: string, input: string, configurationId: string) {
-    const started = await as(userId, 'POST', '/runs', { configurationId, input });
+    const started = await as(userId).startRun({ body: { configurationId, input } });
     expect(started.status).toBe(202);
-    const runId = started.json.runId as string;
+    const runId = bodyOf(started).runId;
     const view = await eventuallyWaiting(runId, userId);
     return { runId, digest: view.digest as string, turn: view.turn as number };
   }
 
   async function eventuallyWaiting(runId: string, userId: string) {
     for (let attempt = 0; attempt < 600; attempt += 1) {
-      const view = (await as(userId, 'GET', `/runs/${runId}`)).json;
-      if (view?.status && view.status !== 'running') return view;
+      const view = (await as(userId).getRun({ path: { id: runId } })).body;
+      if (view && 'status' in view && view.status !== 'running') return view;
       await new Promise((resolve) => setTimeout(resolve, 25));
     }
     throw new Error('the run did not pause');
@@ -65,18 +63,17 @@ describe('policy the run owner cannot side-step', () => {
     );
 
     // Act
-    const own = await as(selfApprover.userId, 'POST', `/runs/${runId}/decision`, {
-      digest,
-      decision: 'approve',
-    });
-    const other = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
+    const own = await as(selfApprover.userId).decideRun({
+      path: { id: runId },
       body: { digest, decision: 'approve' },
     });
+    const other = await runtime
+      .client('approver')
+      .decideRun({ path: { id: runId }, body: { digest, decision: 'approve' } });
 
     // Assess
     expect(own.status).toBe(403);
-    expect(own.json.error.message).toBe(TEXTS.gateFourEyes);
+    expect(refusalOf(own).error.message).toBe(TEXTS.gateFourEyes);
     expect(other.status).toBe(200);
     expect((await settle(runtime, runId, 'admin', turn)).status).toBe('completed');
     expect((await runtime.dependencies.pages.getPage('12'))?.keywords).toBe('self approved');
@@ -84,25 +81,25 @@ describe('policy the run owner cannot side-step', () => {
 
   it('refuses an outsider starting a run with a configuration whose access list leaves them out, naming it (403)', async () => {
     // Act: demo-record-gate admits the marketing group; the outsider is in sales
-    const refused = await as(outsider.userId, 'POST', '/runs', {
-      configurationId: 'demo-record-gate',
-      input: "Set the keywords of page 12 to 'outsider'",
+    const refused = await as(outsider.userId).startRun({
+      body: { configurationId: 'demo-record-gate', input: "Set the keywords of page 12 to 'outsider'" },
     });
-    const member = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
-      body: { configurationId: 'demo-record-gate', input: 'List the pages' },
-    });
+    const member = await runtime
+      .client('editor')
+      .startRun({ body: { configurationId: 'demo-record-gate', input: 'List the pages' } });
 
     // Assess
     expect(refused.status).toBe(403);
-    expect(refused.json.error.message).toBe(TEXTS.startAccessRefused('configuration "demo-record-gate"'));
+    expect(refusalOf(refused).error.message).toBe(
+      TEXTS.startAccessRefused('configuration "demo-record-gate"'),
+    );
     expect(member.status).toBe(202);
   });
 
   it('refuses a task whose own access list leaves the user out, even when its configuration admits them', async () => {
     // Prepare
-    const written = await runtime.sendRaw('PUT', '/admin/tasks/editors-only', {
-      as: 'admin',
+    const written = await runtime.client('admin').putTask({
+      path: { id: 'editors-only' },
       body: {
         taskId: 'editors-only',
         label: 'Editors only',
@@ -113,19 +110,17 @@ describe('policy the run owner cannot side-step', () => {
     });
 
     // Act
-    const refused = await as(outsider.userId, 'POST', '/runs', {
-      taskId: 'editors-only',
-      input: 'List the pages',
-    });
-    const allowed = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
+    const refused = await as(outsider.userId).startRun({
       body: { taskId: 'editors-only', input: 'List the pages' },
     });
+    const allowed = await runtime
+      .client('editor')
+      .startRun({ body: { taskId: 'editors-only', input: 'List the pages' } });
 
     // Assess
     expect(written.status).toBe(200);
     expect(refused.status).toBe(403);
-    expect(refused.json.error.message).toBe(TEXTS.startAccessRefused('task "editors-only"'));
+    expect(refusalOf(refused).error.message).toBe(TEXTS.startAccessRefused('task "editors-only"'));
     expect(allowed.status).toBe(202);
   });
 
@@ -133,7 +128,7 @@ describe('policy the run owner cannot side-step', () => {
     ['options.four_eyes', { options: { four_eyes: true } }],
     ['startAccess.user', { startAccess: { user: ['editor'] } }],
   ])('answers 400 naming %s for an unknown nested key, and stores nothing', async (path, extra) => {
-    // Act
+    // Act (raw: an unknown nested key, on purpose)
     const response = await runtime.sendRaw('PUT', '/admin/configurations/misspelt', {
       as: 'admin',
       body: {
@@ -149,9 +144,7 @@ describe('policy the run owner cannot side-step', () => {
     expect(response.status).toBe(400);
     expect(response.json.error.field).toBe(`body.${path}`);
     expect(response.json.error.message).toContain(path);
-    expect((await runtime.sendRaw('GET', '/admin/configurations/misspelt', { as: 'admin' })).status).toBe(
-      404,
-    );
+    expect((await runtime.client('admin').getConfiguration({ path: { id: 'misspelt' } })).status).toBe(404);
   });
 
   it('reports a stored configuration with unknown keys in the admin GET and the log, without reinterpreting them', async () => {
@@ -172,14 +165,16 @@ describe('policy the run owner cannot side-step', () => {
     );
 
     // Act
-    const one = await runtime.sendRaw('GET', '/admin/configurations/legacy', { as: 'admin' });
-    const all = await runtime.sendRaw('GET', '/admin/configurations', { as: 'admin' });
+    const one = await runtime.client('admin').getConfiguration({ path: { id: 'legacy' } });
+    const all = await runtime.client('admin').listConfigurations();
 
     // Assess
     expect(one.status).toBe(200);
-    expect(one.json.unknownKeys).toEqual(['options.four_eyes']);
-    expect(one.json.options.fourEyes).toBe(false);
-    const listed = all.json.items.find(
+    // Untyped: the admin bodies are typed `unknown` by the contract (its generic collections lose them).
+    const stored: ResponseJson = bodyOf(one);
+    expect(stored.unknownKeys).toEqual(['options.four_eyes']);
+    expect(stored.options.fourEyes).toBe(false);
+    const listed = (bodyOf(all) as ResponseJson).items.find(
       (item: { configurationId: string }) => item.configurationId === 'legacy',
     );
     expect(listed.unknownKeys).toEqual(['options.four_eyes']);

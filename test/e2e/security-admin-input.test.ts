@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { refusalOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 
 describe('admin input that no stored item could match', () => {
@@ -10,21 +11,19 @@ describe('admin input that no stored item could match', () => {
   for (const kind of ['tasks', 'configurations'] as const) {
     it(`answers an attachment to a ${kind} id too long to exist with the 404 of an unknown one`, async () => {
       // Prepare
-      const unknown = await runtime.sendRaw('PUT', `/admin/skills/attachments/${kind}/no-such-id`, {
-        as: 'admin',
-        body: { skillIds: [] },
-      });
+      const unknown = await runtime
+        .client('admin')
+        .attachSkills({ path: { owner: kind, id: 'no-such-id' }, body: { skillIds: [] } });
 
       // Act
-      const tooLong = await runtime.sendRaw('PUT', `/admin/skills/attachments/${kind}/${longId}`, {
-        as: 'admin',
-        body: { skillIds: [] },
-      });
+      const tooLong = await runtime
+        .client('admin')
+        .attachSkills({ path: { owner: kind, id: longId }, body: { skillIds: [] } });
 
       // Assess
       expect(unknown.status).toBe(404);
       expect(tooLong.status).toBe(404);
-      expect(tooLong.json.error.code).toBe('not-found');
+      expect(refusalOf(tooLong).error.code).toBe('not-found');
     });
   }
 });

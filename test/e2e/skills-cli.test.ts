@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
 import { MAX_BODY_BYTES } from '../../lambdas/handlers/http/http-api.js';
+import { bodyOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
@@ -86,12 +87,12 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
 
     // Act
     const code = await cli(['ingest', '--folder', root, '--label', 'large']);
-    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.client('admin').listSkills();
 
     // Assess
     expect(code).toBe(0);
     expect(JSON.parse(output.out.join('\n')).created).toHaveLength(3);
-    const large = list.json.items.filter((item: { source: string }) => item.source === 'upload:large');
+    const large = bodyOf(list).items.filter((item: { source: string }) => item.source === 'upload:large');
     expect(large.map((item: { name: string; orphaned: boolean }) => [item.name, item.orphaned])).toEqual([
       ['alpha', false],
       ['beta', false],
@@ -106,15 +107,15 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
 
     // Act
     const code = await cli(['ingest', '--folder', root, '--label', 'too-large']);
-    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.client('admin').listSkills();
 
     // Assess
     expect(code).toBe(1);
     expect(output.error.join('\n')).toContain('The skill "huge" is too large to upload');
     expect(output.error.join('\n')).not.toContain('"small"');
-    expect(list.json.items.filter((item: { source: string }) => item.source === 'upload:too-large')).toEqual(
-      [],
-    );
+    expect(
+      bodyOf(list).items.filter((item: { source: string }) => item.source === 'upload:too-large'),
+    ).toEqual([]);
   });
 
   it('lists every skill across the pages of the admin list', async () => {
@@ -126,10 +127,9 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
         content: `---\nname: ${name}\ndescription: Skill ${name}.\n---\n# ${name}\n`,
       };
     });
-    const ingest = await runtime.sendRaw('POST', '/admin/skills/ingest', {
-      as: 'admin',
-      body: { source: 'upload', label: 'many', files },
-    });
+    const ingest = await runtime
+      .client('admin')
+      .ingestSkills({ body: { source: 'upload', label: 'many', files } });
 
     // Act
     const code = await cli(['list']);

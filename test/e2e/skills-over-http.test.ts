@@ -8,7 +8,9 @@ import { SKILLS_BLOCK_HEADER, splitSkillBlock } from '../../lambdas/core/skills/
 import { estimateToolsTokens, loadCl100kEstimator } from '../../lambdas/core/skills/estimate-tokens.js';
 import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';
 import { specifyAllowedTools } from '../../lambdas/core/tools/tool-specification.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import {
+  type ResponseJson,
   removeTestData,
   startRunAndSettle,
   startTestRuntime,
@@ -63,32 +65,31 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
   it('ingests a folder through the CLI; the new skills arrive disabled and cannot be attached yet', async () => {
     // Act
     const code = await cli('ingest', '--folder', join(folder, 'team'));
-    const attach = await runtime.sendRaw('PUT', '/admin/skills/attachments/tasks/page-metadata', {
-      as: 'admin',
-      body: { skillIds: [SEO] },
-    });
+    const attach = await runtime
+      .client('admin')
+      .attachSkills({ path: { owner: 'tasks', id: 'page-metadata' }, body: { skillIds: [SEO] } });
 
     // Assess
     expect(code).toBe(0);
     expect(JSON.parse(printed.at(-1) ?? '{}').created).toHaveLength(3);
-    const list = await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' });
+    const list = await runtime.client('admin').listSkills();
     expect(
-      list.json.items.map((item: { name: string; enabled: boolean }) => [item.name, item.enabled]),
+      bodyOf(list).items.map((item: { name: string; enabled: boolean }) => [item.name, item.enabled]),
     ).toEqual([
       ['page-style', false],
       ['release-notes', false],
       ['seo-keywords', false],
     ]);
-    expect(list.json.items[0].body).toBeUndefined();
+    expect(bodyOf(list).items[0]).not.toHaveProperty('body');
     expect(attach.status).toBe(400);
-    expect(attach.json.error.message).toBe(
+    expect(refusalOf(attach).error.message).toBe(
       'skillIds[0]: the skill "seo-keywords" is disabled; only enabled, non-orphaned skills can be attached.',
     );
   });
 
   it('is for admins only', async () => {
     // Act
-    const response = await runtime.sendRaw('GET', '/admin/skills', { as: 'editor' });
+    const response = await runtime.client('editor').listSkills();
 
     // Assess
     expect(response.status).toBe(403);
@@ -96,33 +97,32 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('enables a skill only with the checksum that was reviewed, and records who reviewed it', async () => {
     // Prepare
-    const shown = await runtime.sendRaw('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
+    const shown = await runtime.client('admin').getSkill({ path: { skillId: PAGE_STYLE } });
 
     // Act
-    const stale = await runtime.sendRaw('POST', `/admin/skills/${PAGE_STYLE}/enable`, {
-      as: 'admin',
-      body: { bodyChecksum: '0'.repeat(64) },
-    });
+    const stale = await runtime
+      .client('admin')
+      .enableSkill({ path: { skillId: PAGE_STYLE }, body: { bodyChecksum: '0'.repeat(64) } });
     const codes = [
-      await cli('enable', PAGE_STYLE, '--checksum', shown.json.skill.bodyChecksum),
+      await cli('enable', PAGE_STYLE, '--checksum', bodyOf(shown).skill.bodyChecksum),
       await cli(
         'enable',
         SEO,
         '--checksum',
-        (await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.bodyChecksum,
+        bodyOf(await runtime.client('admin').getSkill({ path: { skillId: SEO } })).skill.bodyChecksum,
       ),
     ];
 
     // Assess
     expect(stale.status).toBe(409);
     expect(codes).toEqual([0, 0]);
-    const after = await runtime.sendRaw('GET', `/admin/skills/${PAGE_STYLE}`, { as: 'admin' });
-    expect(after.json.skill).toMatchObject({
+    const after = await runtime.client('admin').getSkill({ path: { skillId: PAGE_STYLE } });
+    expect(bodyOf(after).skill).toMatchObject({
       enabled: true,
       reviewedBy: 'admin',
-      reviewedChecksum: shown.json.skill.bodyChecksum,
+      reviewedChecksum: bodyOf(shown).skill.bodyChecksum,
     });
-    expect(after.json.audit.map((entry: { action: string }) => entry.action)).toEqual([
+    expect(bodyOf(after).audit.map((entry: { action: string }) => entry.action)).toEqual([
       'ingested',
       'enabled',
     ]);
@@ -130,13 +130,14 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('attaches only through the attach route: the generic PUT of a task may not change its skills', async () => {
     // Prepare
-    const task = (await runtime.sendRaw('GET', '/admin/tasks/page-metadata', { as: 'admin' })).json;
+    // Untyped: the contract types the admin bodies `unknown` (its generic collections lose them).
+    const task: ResponseJson = (await runtime.client('admin').getTask({ path: { id: 'page-metadata' } }))
+      .body;
 
     // Act
-    const sneaky = await runtime.sendRaw('PUT', '/admin/tasks/page-metadata', {
-      as: 'admin',
-      body: { ...task, skillIds: [RELEASE_NOTES] },
-    });
+    const sneaky = await runtime
+      .client('admin')
+      .putTask({ path: { id: 'page-metadata' }, body: { ...task, skillIds: [RELEASE_NOTES] } });
     const codes = [
       await cli('attach', '--configuration', 'demo-scripted', PAGE_STYLE),
       await cli('attach', '--task', 'page-metadata', SEO, PAGE_STYLE),
@@ -144,11 +145,11 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
     // Assess
     expect(sneaky.status).toBe(400);
-    expect(sneaky.json.error.message).toContain(
+    expect(refusalOf(sneaky).error.message).toContain(
       'attach skills with PUT /admin/skills/attachments/tasks/page-metadata',
     );
     expect(codes).toEqual([0, 0]);
-    const audit = (await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.audit;
+    const audit = bodyOf(await runtime.client('admin').getSkill({ path: { skillId: SEO } })).audit;
     expect(audit.at(-1)).toMatchObject({ action: 'attached', target: 'task:page-metadata', actor: 'admin' });
   });
 
@@ -236,7 +237,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
     // Assess
     expect(code).toBe(0);
-    expect((await runtime.sendRaw('GET', `/admin/skills/${SEO}`, { as: 'admin' })).json.skill.orphaned).toBe(
+    expect(bodyOf(await runtime.client('admin').getSkill({ path: { skillId: SEO } })).skill.orphaned).toBe(
       true,
     );
     const { text } = await firstUserText(runId);
@@ -246,11 +247,10 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('refuses a bad upload with a clear message and stores nothing', async () => {
     // Prepare
-    const before = (await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' })).json.items;
+    const before = bodyOf(await runtime.client('admin').listSkills()).items;
 
     // Act
-    const response = await runtime.sendRaw('POST', '/admin/skills/ingest', {
-      as: 'admin',
+    const response = await runtime.client('admin').ingestSkills({
       body: {
         source: 'upload',
         label: 'team',
@@ -260,10 +260,10 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
     // Assess
     expect(response.status).toBe(400);
-    expect(response.json.error.message).toBe(
+    expect(refusalOf(response).error.message).toBe(
       'page-style/SKILL.md: has no YAML frontmatter (the file must start with a "---" line).',
     );
-    expect((await runtime.sendRaw('GET', '/admin/skills', { as: 'admin' })).json.items).toEqual(before);
+    expect(bodyOf(await runtime.client('admin').listSkills()).items).toEqual(before);
   });
 
   it('escapes the output of a skill-influenced run where the inbox page renders it', async () => {
@@ -272,7 +272,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
       runtime,
       `Set the description of page 12 to '<img src=x onerror=alert(1)>'`,
     );
-    const page = await runtime.sendRaw('GET', '/inbox', { as: 'approver', headers: { accept: 'text/html' } });
+    const page = await runtime.client('approver').listInbox({ headers: { accept: 'text/html' } });
 
     // Assess
     expect(view.status).toBe('waiting');
