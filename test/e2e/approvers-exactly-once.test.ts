@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunExecutions } from '../../lambdas/core/ports.js';
 import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   removeTestData,
   settle,
@@ -92,9 +93,9 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(answers).toHaveLength(50);
     for (const answer of answers) expect([200, 409]).toContain(answer.status);
     const decided = answers.filter((answer) => answer.status === 200);
-    expect(decided.filter((answer) => answer.json.repeated === false)).toHaveLength(1);
+    expect(decided.filter((answer) => bodyOf(answer).repeated === false)).toHaveLength(1);
     for (const answer of decided) {
-      expect(answer.json).toMatchObject({ kind: 'decided', runId, turn, decision: 'approve' });
+      expect(answer.body).toMatchObject({ kind: 'decided', runId, turn, decision: 'approve' });
     }
     expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'fifty' })]);
@@ -166,13 +167,13 @@ describe('decisions happen exactly once and are recorded before the write', () =
 
     // Act
     const answer = await decide(runtime, runId, { digest, decision: 'approve' });
-    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.client('editor').getRun({ path: { id: runId } });
 
     // Assess
     expect(answer.status).toBe(500);
-    expect(answer.json).toEqual({ error: { code: 'internal', message: 'Internal error.' } });
+    expect(answer.body).toEqual({ error: { code: 'internal', message: 'Internal error.' } });
     expect(deliveries.length).toBe(deliveriesBefore);
-    expect(view.json.status).toBe('waiting');
+    expect(bodyOf(view).status).toBe('waiting');
     expect(await pageKeywords()).toBe(keywordsBefore);
     expect(await runtime.dependencies.runs.getDecision(runId, turn)).toBeUndefined();
   });
@@ -196,8 +197,9 @@ describe('decisions happen exactly once and are recorded before the write', () =
     const failed = await decide(runtime, runId, { digest, decision: 'approve' });
     const claimed = await runtime.dependencies.runs.getDecision(runId, turn);
     const earlyRepeat = await decide(runtime, runId, { digest, decision: 'approve' });
-    const statusAfterEarlyRepeat = (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json
-      .status;
+    const statusAfterEarlyRepeat = bodyOf(
+      await runtime.client('editor').getRun({ path: { id: runId } }),
+    ).status;
     advanceClock(UNDELIVERED_CLAIM_RETRY_MS + 1000);
     const lateRepeat = await decide(runtime, runId, { digest, decision: 'approve' });
     const finished = await settle(runtime, runId, 'editor', turn);
@@ -208,7 +210,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(earlyRepeat.status).toBe(200);
     expect(statusAfterEarlyRepeat).toBe('waiting');
     expect(lateRepeat.status).toBe(200);
-    expect(lateRepeat.json).toMatchObject({ decision: 'approve', repeated: true });
+    expect(lateRepeat.body).toMatchObject({ decision: 'approve', repeated: true });
     expect(finished.status).toBe('completed');
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'recovered' })]);
     expect(await runtime.dependencies.runs.getCard(runId)).toMatchObject({
@@ -249,7 +251,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(finished.status).toBe('completed');
     expect(cardBeforeRepeat?.state).toBe('open');
     expect(repeat.status).toBe(200);
-    expect(repeat.json).toMatchObject({ decision: 'approve', repeated: true });
+    expect(repeat.body).toMatchObject({ decision: 'approve', repeated: true });
     expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered', 'token-spent']);
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'delivered once' })]);
     expect(await runs.getCard(runId)).toMatchObject({ state: 'closed', closedBecause: 'decided' });

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import {
   eventually,
   type ResponseJson,
@@ -37,23 +38,23 @@ describe('a decision after the approval wait expired', () => {
     const { runId, view } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'too late'");
     expect(view.status).toBe('waiting');
     const expired: ResponseJson = await eventually(async () => {
-      const current = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
-      return current.json.status === 'expired' ? current.json : undefined;
+      const current = await runtime.client('editor').getRun({ path: { id: runId } });
+      return bodyOf(current).status === 'expired' ? current.body : undefined;
     }, 20_000);
 
     // Act
     const approval = await decide(runtime, runId, { digest: view.digest, decision: 'approve' });
     const rejection = await decide(runtime, runId, { digest: view.digest, decision: 'reject' });
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
 
     // Assess
     for (const answer of [approval, rejection]) {
       expect(answer.status).toBe(410);
-      expect(answer.json.error).toEqual({ code: 'gone', message: TEXTS.decisionExpired });
+      expect(refusalOf(answer).error).toEqual({ code: 'gone', message: TEXTS.decisionExpired });
     }
     expect(expired.failureReason).toBe(TEXTS.expired(APPROVAL_TIMEOUT_SECONDS));
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('expired');
-    expect(inbox.json.cards.map((card: ResponseJson) => card.runId)).not.toContain(runId);
+    expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('expired');
+    expect(bodyOf(inbox).cards.map((card: ResponseJson) => card.runId)).not.toContain(runId);
     expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
     expect((await runtime.dependencies.pages.getPage('12'))?.keywords).toBe(keywordsBefore);
   });

@@ -1,14 +1,15 @@
 import { generateKeyPair, SignJWT } from 'jose';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { type ResponseJson, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
+import { bodyOf, openedCard, type RequestBody, refusalOf } from '../support/api-answers.js';
 import {
-  createUser,
-  decide,
-  decideWithAnyBody,
-  sendRequest,
-  signTokenWithRuntimeKey,
-} from './approvers-support.js';
+  apiClientWithToken,
+  type ResponseJson,
+  settle,
+  startRunAndSettle,
+  useTestRuntime,
+} from '../support/local-runtime.js';
+import { createUser, decide, decideWithAnyBody, signTokenWithRuntimeKey } from './approvers-support.js';
 
 const STALE = 'The pending action changed since you viewed it — please re-review.';
 
@@ -22,12 +23,12 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
   }
 
   async function statusOf(runId: string): Promise<string> {
-    return (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' })).json.status;
+    return bodyOf(await runtime.client('admin').getRun({ path: { id: runId } })).status;
   }
 
   describe('401: tokens the local issuer did not sign as valid, over the real HTTP server', () => {
     async function inboxWith(token: string | undefined) {
-      return sendRequest(runtime.url, 'GET', '/inbox', token === undefined ? {} : { token });
+      return apiClientWithToken(runtime.url, token).listInbox();
     }
 
     it('accepts a token signed with the runtime key for the right audience (the control)', async () => {
@@ -103,14 +104,14 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Act
       const inbox = await inboxWith(token);
-      const decision = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-        ...(token === undefined ? {} : { token }),
+      const decision = await apiClientWithToken(runtime.url, token).decideRun({
+        path: { id: runId },
         body: { digest, decision: 'approve' },
       });
 
       // Assess
       expect(inbox.status).toBe(401);
-      expect(inbox.json.error.code).toBe('unauthenticated');
+      expect(refusalOf(inbox).error.code).toBe('unauthenticated');
       expect(decision.status).toBe(401);
       expect(await statusOf(runId)).toBe('waiting');
     });
@@ -165,8 +166,8 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(response.status).toBe(413);
-      expect(response.json.error.code).toBe('payload-too-large');
-      expect(response.json.error.message).toBe('body: larger than 65536 bytes.');
+      expect(refusalOf(response).error.code).toBe('payload-too-large');
+      expect(refusalOf(response).error.message).toBe('body: larger than 65536 bytes.');
       expect(await statusOf(runId)).toBe('waiting');
     });
   });
@@ -181,7 +182,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(response.status).toBe(403);
-      expect(response.json.error.message).toBe(TEXTS.grantRefused('agent_approve'));
+      expect(refusalOf(response).error.message).toBe(TEXTS.grantRefused('agent_approve'));
       expect(await statusOf(runId)).toBe('waiting');
     });
 
@@ -198,21 +199,21 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'tool gate'");
 
       // Act
-      const approval = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-        token,
+      const approval = await apiClientWithToken(runtime.url, token).decideRun({
+        path: { id: runId },
         body: { digest, decision: 'approve' },
       });
       const statusAfterRefusal = await statusOf(runId);
       const recordAfterRefusal = await runtime.dependencies.runs.getDecision(runId, turn);
-      const rejection = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-        token,
+      const rejection = await apiClientWithToken(runtime.url, token).decideRun({
+        path: { id: runId },
         body: { digest, decision: 'reject' },
       });
 
       // Assess
       expect(approval.status).toBe(403);
-      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
-      expect(approval.json.error.message).toMatch(/^Decision gate refused/);
+      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+      expect(refusalOf(approval).error.message).toMatch(/^Decision gate refused/);
       expect(statusAfterRefusal).toBe('waiting');
       expect(recordAfterRefusal).toBeUndefined();
       expect(rejection.status).toBe(200);
@@ -233,7 +234,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(selfApproval.status).toBe(403);
-      expect(selfApproval.json.error.message).toBe(TEXTS.gateFourEyes);
+      expect(refusalOf(selfApproval).error.message).toBe(TEXTS.gateFourEyes);
       expect(statusAfterRefusal).toBe('waiting');
       expect(otherApproval.status).toBe(200);
       expect((await settle(runtime, runId, 'admin', turn)).status).toBe('completed');
@@ -245,18 +246,18 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       const { runId, digest } = await waitingRun("Set the keywords of page 12 to 'groups'");
 
       // Act
-      const inbox = await sendRequest(runtime.url, 'GET', '/inbox?limit=100', { token });
-      const approval = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-        token,
+      const inbox = await apiClientWithToken(runtime.url, token).listInbox({ query: { limit: 100 } });
+      const approval = await apiClientWithToken(runtime.url, token).decideRun({
+        path: { id: runId },
         body: { digest, decision: 'approve' },
       });
 
       // Assess
-      const card = inbox.json.cards.find((candidate: ResponseJson) => candidate.runId === runId);
+      const card = openedCard(bodyOf(inbox).cards.find((candidate) => candidate.runId === runId));
       expect(inbox.status).toBe(200);
-      expect(card.pendingTools[0].preview.status).toBe('withheld');
+      expect(card.pendingTools[0]?.preview.status).toBe('withheld');
       expect(approval.status).toBe(403);
-      expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
     });
   });
 
@@ -277,7 +278,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       // Assess
       for (const response of [unknown, malformed, neverPaused]) {
         expect(response.status).toBe(404);
-        expect(response.json).toEqual({ error: { code: 'not-found', message: TEXTS.runNotFound } });
+        expect(response.body).toEqual({ error: { code: 'not-found', message: TEXTS.runNotFound } });
       }
     });
 
@@ -286,10 +287,10 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       const { runId } = await waitingRun("Set the keywords of page 12 to 'not yours'");
 
       // Act
-      const notVisible = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'approver' });
-      const unknown = await runtime.sendRaw('GET', '/runs/a8c5a3f0-0000-4000-8000-000000000001', {
-        as: 'approver',
-      });
+      const notVisible = await runtime.client('approver').getRun({ path: { id: runId } });
+      const unknown = await runtime
+        .client('approver')
+        .getRun({ path: { id: 'a8c5a3f0-0000-4000-8000-000000000001' } });
 
       // Assess
       expect(notVisible.status).toBe(404);
@@ -312,7 +313,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       // Assess
       for (const response of [stale, missing, emptyDigest]) {
         expect(response.status).toBe(409);
-        expect(response.json.error.message).toBe(STALE);
+        expect(refusalOf(response).error.message).toBe(STALE);
       }
       expect(await statusOf(runId)).toBe('waiting');
       expect(await runtime.dependencies.runs.getDecision(runId, turn)).toBeUndefined();
@@ -330,11 +331,11 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(first.status).toBe(200);
-      expect(first.json).toEqual({ kind: 'decided', runId, turn, decision: 'approve', repeated: false });
+      expect(first.body).toEqual({ kind: 'decided', runId, turn, decision: 'approve', repeated: false });
       expect(reject.status).toBe(409);
-      expect(reject.json.error.message).toBe(TEXTS.alreadyDecided);
+      expect(refusalOf(reject).error.message).toBe(TEXTS.alreadyDecided);
       expect(again.status).toBe(200);
-      expect(again.json).toEqual({ ...first.json, repeated: true });
+      expect(again.body).toEqual({ ...first.body, repeated: true });
     });
 
     it('answers approve after reject with 409, and the same rejection again with the same 200', async () => {
@@ -349,10 +350,10 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       // Assess
       expect(first.status).toBe(200);
       expect(approve.status).toBe(409);
-      expect(approve.json.error.message).toBe(TEXTS.alreadyDecided);
+      expect(refusalOf(approve).error.message).toBe(TEXTS.alreadyDecided);
       expect(again.status).toBe(200);
-      expect(again.json.repeated).toBe(true);
-      expect(again.json.decision).toBe('reject');
+      expect(bodyOf(again, 200).repeated).toBe(true);
+      expect(bodyOf(again, 200).decision).toBe('reject');
       expect((await settle(runtime, runId, 'admin', turn)).status).toBe('completed');
     });
   });
@@ -400,8 +401,8 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
     async function cardFor(
       as: string,
     ): Promise<{ status: number; card: ResponseJson; cards: ResponseJson[] }> {
-      const response = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
-      const cards = response.json?.cards ?? [];
+      const response = await runtime.client(as).listInbox({ query: { limit: 100 } });
+      const cards = response.ok ? (response.body?.cards ?? []) : [];
       return {
         status: response.status,
         cards,
@@ -411,11 +412,11 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it('refuses the editor (no agent_approve) with 403', async () => {
       // Act
-      const response = await runtime.sendRaw('GET', '/inbox', { as: 'editor' });
+      const response = await runtime.client('editor').listInbox();
 
       // Assess
       expect(response.status).toBe(403);
-      expect(response.json.error.message).toBe(TEXTS.grantRefused('agent_approve'));
+      expect(refusalOf(response).error.message).toBe(TEXTS.grantRefused('agent_approve'));
     });
 
     it('shows the approver the card with the preview of what the write replaces', async () => {
@@ -465,28 +466,27 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
     it('pages newest first with an opaque cursor, and refuses a bad limit with 400', async () => {
       // Act
-      const first = await runtime.sendRaw('GET', '/inbox?limit=1', { as: 'approver' });
-      const second = await runtime.sendRaw(
-        'GET',
-        `/inbox?limit=1&cursor=${encodeURIComponent(first.json.cursor)}`,
-        {
-          as: 'approver',
-        },
-      );
+      const first = await runtime.client('approver').listInbox({ query: { limit: 1 } });
+      const second = await runtime
+        .client('approver')
+        .listInbox({ query: { limit: 1, cursor: bodyOf(first).cursor } });
+      // raw: a limit the query schema refuses, on purpose
       const badLimit = await runtime.sendRaw('GET', '/inbox?limit=0', { as: 'approver' });
 
       // Assess
-      expect(first.json.cards).toHaveLength(1);
-      expect(first.json.cards[0].runId).toBe(runId);
-      expect(second.json.cards).toHaveLength(1);
-      expect(second.json.cards[0].pausedAt <= first.json.cards[0].pausedAt).toBe(true);
+      expect(bodyOf(first).cards).toHaveLength(1);
+      expect(bodyOf(first).cards[0]?.runId).toBe(runId);
+      expect(bodyOf(second).cards).toHaveLength(1);
+      expect(
+        openedCard(bodyOf(second).cards[0]).pausedAt <= openedCard(bodyOf(first).cards[0]).pausedAt,
+      ).toBe(true);
       expect(badLimit.status).toBe(400);
       expect(badLimit.json.error.field).toBe('query.limit');
     });
   });
 
   describe('the admin API: grants, page, language and tool access as data', () => {
-    const user = {
+    const user: RequestBody<'putUser'> = {
       userId: 'late-approver',
       displayName: 'Late Approver',
       grants: ['agent_run'],
@@ -498,30 +498,30 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
     it('changes what a user may do by writing their record', async () => {
       // Prepare
       const token = await createUser(runtime, user as never);
-      const before = await sendRequest(runtime.url, 'GET', '/inbox', { token });
+      const before = await apiClientWithToken(runtime.url, token).listInbox();
 
       // Act
-      const granted = await runtime.sendRaw('PUT', '/admin/users/late-approver', {
-        as: 'admin',
+      const granted = await runtime.client('admin').putUser({
+        path: { id: 'late-approver' },
         body: { ...user, grants: ['agent_run', 'agent_approve'] },
       });
-      const read = await runtime.sendRaw('GET', '/admin/users/late-approver', { as: 'admin' });
-      const after = await sendRequest(runtime.url, 'GET', '/inbox', { token });
+      const read = await runtime.client('admin').getUser({ path: { id: 'late-approver' } });
+      const after = await apiClientWithToken(runtime.url, token).listInbox();
 
       // Assess
       expect(before.status).toBe(403);
       expect(granted.status).toBe(200);
-      expect(read.json).toEqual({ ...user, grants: ['agent_run', 'agent_approve'] });
+      expect(read.body).toEqual({ ...user, grants: ['agent_run', 'agent_approve'] });
       expect(after.status).toBe(200);
     });
 
     it('stores pages with their language', async () => {
       // Act
-      const written = await runtime.sendRaw('PUT', '/admin/pages/30', {
-        as: 'admin',
-        body: { pageId: '30', language: 'fr', title: 'Printemps' },
-      });
-      const read = await runtime.sendRaw('GET', '/admin/pages/30', { as: 'admin' });
+      const written = await runtime
+        .client('admin')
+        .putPage({ path: { id: '30' }, body: { pageId: '30', language: 'fr', title: 'Printemps' } });
+      const read = await runtime.client('admin').getPage({ path: { id: '30' } });
+      // raw: a page without its required language, on purpose
       const withoutLanguage = await runtime.sendRaw('PUT', '/admin/pages/31', {
         as: 'admin',
         body: { pageId: '31', title: 'No language' },
@@ -529,7 +529,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(written.status).toBe(200);
-      expect(read.json).toMatchObject({ pageId: '30', language: 'fr', title: 'Printemps' });
+      expect(read.body).toMatchObject({ pageId: '30', language: 'fr', title: 'Printemps' });
       expect(withoutLanguage.status).toBe(400);
       expect(withoutLanguage.json.error.field).toBe('body.language');
     });
@@ -541,6 +541,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       ['a page access that is neither a list nor "*"', 'body.pageAccess', { ...user, pageAccess: 'all' }],
     ])('answers 400 for %s, naming %s', async (_name, field, body) => {
       // Act
+      // raw: a user record the body schema refuses, on purpose
       const response = await runtime.sendRaw('PUT', '/admin/users/late-approver', { as: 'admin', body });
 
       // Assess
@@ -552,34 +553,39 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       // Act
       const responses = await Promise.all(
         ['editor', 'approver', 'ops-approver'].map((as) =>
-          runtime.sendRaw('PUT', '/admin/users/editor', { as, body: { ...user, userId: 'editor' } }),
+          runtime.client(as).putUser({ path: { id: 'editor' }, body: { ...user, userId: 'editor' } }),
         ),
       );
-      const list = await runtime.sendRaw('GET', '/admin/users', { as: 'approver' });
+      const list = await runtime.client('approver').listUsers();
 
       // Assess
       for (const response of [...responses, list]) {
         expect(response.status).toBe(403);
-        expect(response.json.error.message).toBe(TEXTS.grantRefused('admin'));
+        expect(refusalOf(response).error.message).toBe(TEXTS.grantRefused('admin'));
       }
       expect((await runtime.dependencies.users.getUser('editor'))?.grants).toEqual(['agent_run']);
     });
 
     it('answers 404 for an unknown item, collection or deletion', async () => {
       // Act
-      const responses = await Promise.all([
-        runtime.sendRaw('GET', '/admin/users/nobody', { as: 'admin' }),
+      const [unknownUser, unknownTask, unknownDeletion] = await Promise.all([
+        runtime.client('admin').getUser({ path: { id: 'nobody' } }),
+        runtime.client('admin').deleteTask({ path: { id: 'no-such-task' } }),
+        // Users may be deleted now (DELETE /admin/users/{id}); an unknown one is a 404.
+        runtime.client('admin').deleteUser({ path: { id: 'nobody' } }),
+      ]);
+      const unknownPaths = await Promise.all([
+        // raw: paths that are no route of the API, on purpose
         runtime.sendRaw('GET', '/admin/widgets', { as: 'admin' }),
         runtime.sendRaw('GET', '/admin/users/a/b', { as: 'admin' }),
-        runtime.sendRaw('DELETE', '/admin/tasks/no-such-task', { as: 'admin' }),
-        // Users may be deleted now (DELETE /admin/users/{id}); an unknown one is a 404.
-        runtime.sendRaw('DELETE', '/admin/users/nobody', { as: 'admin' }),
       ]);
 
       // Assess
-      expect(responses.map((response) => response.status)).toEqual([404, 404, 404, 404, 404]);
-      expect(responses[0]?.json.error.message).toBe('No user "nobody".');
-      expect(responses[4]?.json.error.message).toBe('No user "nobody".');
+      expect(
+        [unknownUser, ...unknownPaths, unknownTask, unknownDeletion].map((response) => response?.status),
+      ).toEqual([404, 404, 404, 404, 404]);
+      expect(refusalOf(unknownUser).error.message).toBe('No user "nobody".');
+      expect(refusalOf(unknownDeletion).error.message).toBe('No user "nobody".');
     });
   });
 });

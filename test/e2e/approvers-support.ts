@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
-import type { ApiRequest } from '../../lambdas/contract/api-client.js';
+import type { ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
@@ -67,16 +67,6 @@ export async function startRuntimeWithDefinition(options: {
   };
 }
 
-/** One HTTP request with an explicit bearer token (or none), checked against the OpenAPI document. */
-export function sendRequest(
-  baseUrl: string,
-  method: string,
-  path: string,
-  options: { token?: string; body?: unknown; headers?: Record<string, string> } = {},
-): Promise<{ status: number; json: ResponseJson; text: string }> {
-  return sendThroughClient(apiClientOf({ url: baseUrl, tokens: {} }), method, path, options);
-}
-
 /**
  * Signs a token with the runtime's own local signing key, so a test can vary one claim at a
  * time (audience, expiry, subject) and show that the claim alone decides.
@@ -114,15 +104,14 @@ export async function createUser(runtime: TestRuntime, user: UserProfile): Promi
   return signTokenWithRuntimeKey(runtime, { sub: user.userId, groups: user.grants });
 }
 
-/** POST /runs/{id}/decision as a demo user. */
-export async function decide(
+/** POST /runs/{id}/decision as a demo user, with the typed client. */
+export function decide(
   runtime: TestRuntime,
   runId: string,
   body: DecisionBody,
   as = 'approver',
-): Promise<{ status: number; json: ResponseJson; text: string }> {
-  const answer = await runtime.client(as).decideRun({ path: { id: runId }, body });
-  return { status: answer.status, json: answer.body, text: answer.text };
+): Promise<ApiResponse<'decideRun'>> {
+  return runtime.client(as).decideRun({ path: { id: runId }, body });
 }
 
 type DecisionBody = ApiRequest<'decideRun'>['body'];

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ApiResponse } from '../../lambdas/contract/api-client.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { eventually, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
 import { decide } from './approvers-support.js';
@@ -12,8 +14,8 @@ describe('POST /runs/{id}/cancel', () => {
     restore = [];
   });
 
-  const cancel = (runId: string, body?: unknown, as = 'editor') =>
-    runtime.sendRaw('POST', `/runs/${runId}/cancel`, { as, ...(body === undefined ? {} : { body }) });
+  const cancel = (runId: string, body?: RequestBody<'cancelRun'>, as = 'editor') =>
+    runtime.client(as).cancelRun({ path: { id: runId }, ...(body === undefined ? {} : { body }) });
 
   async function waitingRun(input: string) {
     const { runId, view } = await startRunAndSettle(runtime, input);
@@ -44,35 +46,35 @@ describe('POST /runs/{id}/cancel', () => {
 
     // Act
     const answer = await cancel(runId, { reason: 'Wrong page.' });
-    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+    const view = await runtime.client('editor').getRun({ path: { id: runId } });
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
     const lateApproval = await decide(runtime, runId, { digest, decision: 'approve' });
     const stream = await readRunEvents(runtime, runId, 'editor');
 
     // Assess
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({
+    expect(answer.body).toMatchObject({
       runId,
       status: 'cancelled',
       cancelledBy: 'editor',
       reason: 'Wrong page.',
       repeated: false,
     });
-    expect(view.json).toMatchObject({
+    expect(view.body).toMatchObject({
       status: 'cancelled',
       cancellation: { by: 'editor', reason: 'Wrong page.' },
     });
-    expect(view.json.pendingTools).toBeUndefined();
-    expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
+    expect(bodyOf(view).pendingTools).toBeUndefined();
+    expect(bodyOf(inbox).cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     expect(lateApproval.status).toBe(409);
-    expect(lateApproval.json.error.message).toBe(TEXTS.runCancelled);
+    expect(refusalOf(lateApproval).error.message).toBe(TEXTS.runCancelled);
     expect(runtime.runner.runningCount()).toBe(executionsBefore - 1);
     expect(stream.events.at(-1)).toMatchObject({
       event: 'state',
       data: { runId, status: 'cancelled', cancellation: { by: 'editor', reason: 'Wrong page.' } },
     });
     expect(writes).toEqual([]);
-    expect(await runtime.dependencies.runs.getDecision(runId, view.json.turn)).toMatchObject({
+    expect(await runtime.dependencies.runs.getDecision(runId, bodyOf(view).turn)).toMatchObject({
       decision: 'cancel',
       decidedBy: 'editor',
       reason: 'Wrong page.',
@@ -111,7 +113,7 @@ describe('POST /runs/{id}/cancel', () => {
     expect(first.status).toBe(200);
     for (const repeated of [again, byAdmin]) {
       expect(repeated.status).toBe(200);
-      expect(repeated.json).toEqual({ ...first.json, repeated: true });
+      expect(repeated.body).toEqual({ ...bodyOf(first), repeated: true });
     }
   });
 
@@ -124,23 +126,30 @@ describe('POST /runs/{id}/cancel', () => {
     // Act
     const byApprover = await cancel(runId, {}, 'approver');
     const unknown = await cancel('00000000-0000-0000-0000-000000000000');
-    const badBody = await cancel(runId, { reason: 'x', force: true });
-    const tooLong = await cancel(runId, { reason: 'x'.repeat(2001) });
+    // raw: an unknown field and an oversized reason, on purpose
+    const badBody = await runtime.sendRaw('POST', `/runs/${runId}/cancel`, {
+      as: 'editor',
+      body: { reason: 'x', force: true },
+    });
+    const tooLong = await runtime.sendRaw('POST', `/runs/${runId}/cancel`, {
+      as: 'editor',
+      body: { reason: 'x'.repeat(2001) },
+    });
     const ended = await cancel(completed.runId);
     const byAdmin = await cancel(runId, undefined, 'admin');
 
     // Assess
     expect(byApprover.status).toBe(404);
-    expect(byApprover.json.error.message).toBe(TEXTS.runNotFound);
+    expect(refusalOf(byApprover).error.message).toBe(TEXTS.runNotFound);
     expect(unknown.status).toBe(404);
     expect(badBody.status).toBe(400);
     expect(badBody.json.error.message).toContain('force');
     expect(tooLong.status).toBe(400);
     expect(tooLong.json.error.message).toContain('reason');
     expect(ended.status).toBe(409);
-    expect(ended.json.error.message).toBe(TEXTS.cancelEnded('completed'));
+    expect(refusalOf(ended).error.message).toBe(TEXTS.cancelEnded('completed'));
     expect(byAdmin.status).toBe(200);
-    expect(byAdmin.json).toMatchObject({ status: 'cancelled', cancelledBy: 'admin', repeated: false });
+    expect(byAdmin.body).toMatchObject({ status: 'cancelled', cancelledBy: 'admin', repeated: false });
   });
 
   it('gives a cancel racing approvals exactly one winner, and no write after a winning cancel', async () => {
@@ -151,7 +160,7 @@ describe('POST /runs/{id}/cancel', () => {
       const writes = countPageWrites();
 
       // Act: one cancel among five approvals, all at once (the cancel first, last or between)
-      const requests = Array.from(
+      const requests: Array<() => Promise<ApiResponse<'decideRun'> | ApiResponse<'cancelRun'>>> = Array.from(
         { length: 5 },
         () => () => decide(runtime, runId, { digest, decision: 'approve' }),
       );
@@ -168,9 +177,9 @@ describe('POST /runs/{id}/cancel', () => {
       // Assess: the turn's one claim names the winner
       const claim = await runtime.dependencies.runs.getDecision(runId, turn);
       const approvedFirst = approvals.filter(
-        (answer) => answer.status === 200 && answer.json.repeated === false,
+        (answer) => answer.status === 200 && bodyOf(answer, 200).repeated === false,
       );
-      const status = (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status;
+      const status = bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status;
       if (claim?.decision === 'cancel') {
         outcomes.push('cancel');
         expect(cancelAnswer?.status).toBe(200);
@@ -190,7 +199,7 @@ describe('POST /runs/{id}/cancel', () => {
         else {
           expect(cancelAnswer?.status).toBe(409);
           expect([TEXTS.cancelAfterApproval, TEXTS.cancelEnded('completed')]).toContain(
-            cancelAnswer?.json.error.message,
+            refusalOf(cancelAnswer).error.message,
           );
         }
       }
@@ -228,7 +237,7 @@ describe('POST /runs/{id}/cancel', () => {
     // Assess
     expect(approval.status).toBe(200);
     expect(lateCancel.status).toBe(409);
-    expect(lateCancel.json.error.message).toBe(TEXTS.cancelAfterApproval);
+    expect(refusalOf(lateCancel).error.message).toBe(TEXTS.cancelAfterApproval);
     expect(finished.status).toBe('completed');
     expect((await runtime.dependencies.pages.getPage('14'))?.keywords).toBe('approved-first');
   });
@@ -250,13 +259,12 @@ describe('POST /runs/{id}/cancel', () => {
     restore.push(() => {
       pages.getPage = original;
     });
-    const started = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
-      body: { taskId: 'page-metadata', input: 'What is on page 14?' },
-    });
-    const runId = started.json.runId as string;
+    const started = await runtime
+      .client('editor')
+      .startRun({ body: { taskId: 'page-metadata', input: 'What is on page 14?' } });
+    const runId = bodyOf(started).runId as string;
     await eventually(async () => (entered ? true : undefined));
-    const before = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+    const before = await runtime.client('editor').getRun({ path: { id: runId } });
 
     // Act
     const answer = await cancel(runId, { reason: 'Too slow.' });
@@ -268,20 +276,20 @@ describe('POST /runs/{id}/cancel', () => {
         .find((line) => line.message === 'step failed' && line.runId === runId),
     );
     const after = await runtime.dependencies.runs.getRunRecord(runId);
-    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.client('editor').getRun({ path: { id: runId } });
 
     // Assess
-    expect(before.json.status).toBe('running');
+    expect(bodyOf(before).status).toBe('running');
     expect(answer.status).toBe(200);
-    expect(answer.json).toMatchObject({ status: 'cancelled', cancelledBy: 'editor', repeated: false });
+    expect(answer.body).toMatchObject({ status: 'cancelled', cancelledBy: 'editor', repeated: false });
     expect(after).toMatchObject({
       status: 'cancelled',
       cancelledBy: 'editor',
       cancellationReason: 'Too slow.',
     });
-    expect(after?.updatedAt).toBe(answer.json.cancelledAt);
+    expect(after?.updatedAt).toBe(bodyOf(answer).cancelledAt);
     expect(refusedStep).toMatchObject({ state: 'ExecuteTools', code: 'conflict' });
-    expect(view.json.transcript.messages).toBe(before.json.transcript.messages);
+    expect(bodyOf(view).transcript.messages).toBe(bodyOf(before).transcript.messages);
   });
 
   it('takes down the card a pausing step puts up after the run was cancelled', async () => {
@@ -301,11 +309,10 @@ describe('POST /runs/{id}/cancel', () => {
     restore.push(() => {
       pages.getPage = original;
     });
-    const started = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
-      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'paused-late'" },
-    });
-    const runId = started.json.runId as string;
+    const started = await runtime
+      .client('editor')
+      .startRun({ body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'paused-late'" } });
+    const runId = bodyOf(started).runId as string;
     await eventually(async () => (entered ? true : undefined));
 
     // Act
@@ -316,7 +323,7 @@ describe('POST /runs/{id}/cancel', () => {
         .map((line) => JSON.parse(line) as Record<string, unknown>)
         .find((line) => line.message === 'step failed' && line.runId === runId),
     );
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
 
     // Assess
     expect(answer.status).toBe(200);
@@ -325,7 +332,7 @@ describe('POST /runs/{id}/cancel', () => {
       state: 'closed',
       closedBecause: 'ended',
     });
-    expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
+    expect(bodyOf(inbox).cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     expect((await runtime.dependencies.runs.getRunRecord(runId))?.status).toBe('cancelled');
   });
 
@@ -346,8 +353,8 @@ describe('POST /runs/{id}/cancel', () => {
     // Act: a re-drive (a restart, a redriven execution) runs Prepare again
     await runtime.runner.start({ runId, executionName: `${runId}-redrive` });
     const view = await eventually(async () => {
-      const response = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
-      return response.json.status === 'cancelled' ? response.json : undefined;
+      const response = await runtime.client('editor').getRun({ path: { id: runId } });
+      return bodyOf(response).status === 'cancelled' ? bodyOf(response) : undefined;
     });
     const repeated = await cancel(runId);
 
@@ -358,6 +365,6 @@ describe('POST /runs/{id}/cancel', () => {
       closedBecause: 'cancelled',
     });
     expect(repeated.status).toBe(200);
-    expect(repeated.json).toMatchObject({ cancelledBy: 'editor', reason: 'Half-way.', repeated: true });
+    expect(repeated.body).toMatchObject({ cancelledBy: 'editor', reason: 'Half-way.', repeated: true });
   });
 });

@@ -4,14 +4,16 @@ import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import {
+  apiClientWithToken,
   type ResponseJson,
   settle,
   startRunAndSettle,
   type TestRuntime,
   useTestRuntime,
 } from '../support/local-runtime.js';
-import { decide, sendRequest, signTokenWithRuntimeKey } from './approvers-support.js';
+import { decide, signTokenWithRuntimeKey } from './approvers-support.js';
 
 /** A read tool a deployment asks a human about: it requires approval, and it writes nothing. */
 const approvalRead: Tool = defineTool({
@@ -24,14 +26,14 @@ const approvalRead: Tool = defineTool({
 }) as Tool;
 
 async function inboxCard(runtime: TestRuntime, runId: string, as = 'approver'): Promise<ResponseJson> {
-  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
+  const inbox = await runtime.client(as).listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
-  return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+  return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
 }
 
 async function inboxHtmlOf(runtime: TestRuntime, runId: string): Promise<string> {
   const html = (
-    await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
+    await runtime.client('approver').listInbox({ query: { limit: 100 }, headers: { accept: 'text/html' } })
   ).text;
   const start = html.indexOf(`data-run-id="${runId}"`);
   expect(start).toBeGreaterThan(-1);
@@ -92,8 +94,8 @@ describe('honest preview states (issue #9, item 6)', () => {
     expect(html).toContain(TEXTS.nothingToApprove);
     expect(html).toMatch(/<button type="button" class="approve" disabled>/);
     expect(approval.status).toBe(403);
-    expect(approval.json.error.message).toBe(TEXTS.nothingToApprove);
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect(refusalOf(approval).error.message).toBe(TEXTS.nothingToApprove);
+    expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('waiting');
 
     // Act: rejecting stays possible, and the run goes on.
     const rejection = await decide(runtime, runId, { digest: card.digest, decision: 'reject' });
@@ -124,7 +126,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     expect(html).toContain(TEXTS.toolNotRegistered);
     expect(html).not.toContain('no longer registered');
     expect(approval.status).toBe(403);
-    expect(approval.json.error.message).toBe(TEXTS.nothingToApprove);
+    expect(refusalOf(approval).error.message).toBe(TEXTS.nothingToApprove);
   });
 
   it('refuses a gate on a tool that requires approval but does not write without calling it a write', async () => {
@@ -139,15 +141,15 @@ describe('honest preview states (issue #9, item 6)', () => {
     const token = await signTokenWithRuntimeKey(runtime, { sub: 'gate-less', groups: ['agent_approve'] });
 
     // Act
-    const approval = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-      token,
+    const approval = await apiClientWithToken(runtime.url, token).decideRun({
+      path: { id: runId },
       body: { digest: view.digest, decision: 'approve' },
     });
 
     // Assess
     expect(approval.status).toBe(403);
-    expect(approval.json.error.message).toBe(TEXTS.gateToolRefused('export_audit_log', false));
-    expect(approval.json.error.message).not.toContain('writes');
+    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log', false));
+    expect(refusalOf(approval).error.message).not.toContain('writes');
   });
 });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodyOf } from '../support/api-answers.js';
 import { startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 
 describe('a decision that arrives after the approval window', () => {
@@ -12,19 +13,18 @@ describe('a decision that arrives after the approval window', () => {
 
     try {
       // Act
-      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
-        body: { digest: view.digest, decision: 'approve' },
-      });
-      const after = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+      const decision = await runtime
+        .client('approver')
+        .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
+      const after = await runtime.client('editor').getRun({ path: { id: runId } });
 
       // Assess
       expect(decision.status).toBe(410);
-      expect(after.json.status).toBe('expired');
-      expect(after.json.failureReason).toMatch(/approval window/);
+      expect(bodyOf(after).status).toBe('expired');
+      expect(bodyOf(after).failureReason).toMatch(/approval window/);
       expect((await runtime.dependencies.pages.getPage('14'))?.title).toBe('Impressum');
-      const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
-      expect(inbox.json.cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
+      const inbox = await runtime.client('approver').listInbox();
+      expect(bodyOf(inbox).cards.map((card: { runId: string }) => card.runId)).not.toContain(runId);
     } finally {
       runtime.dependencies.clock = clock;
     }

@@ -2,9 +2,10 @@ import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { settle, useTestRuntime } from '../support/local-runtime.js';
+import { bodyOf, openedCard, type RequestBody, refusalOf } from '../support/api-answers.js';
+import { apiClientWithToken, settle, useTestRuntime } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
-import { createUser, decide, sendRequest } from './approvers-support.js';
+import { createUser, decide } from './approvers-support.js';
 
 /** demo-two-approvers: four-eyes, K = 2. */
 describe('k-of-n approvals', () => {
@@ -43,16 +44,15 @@ describe('k-of-n approvals', () => {
     };
   });
 
-  const decideAs = (userId: string, runId: string, body: unknown) =>
-    sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, { token: tokens[userId] ?? '', body });
+  const decideAs = (userId: string, runId: string, body: RequestBody<'decideRun'>) =>
+    apiClientWithToken(runtime.url, tokens[userId] ?? '').decideRun({ path: { id: runId }, body });
 
   async function waitingRun(input: string) {
-    const started = await sendRequest(runtime.url, 'POST', '/runs', {
-      token: tokens[owner.userId] ?? '',
+    const started = await apiClientWithToken(runtime.url, tokens[owner.userId] ?? '').startRun({
       body: { configurationId: 'demo-two-approvers', input },
     });
     expect(started.status).toBe(202);
-    const runId = started.json.runId as string;
+    const runId = bodyOf(started).runId as string;
     const view = await settle(runtime, runId, 'admin');
     expect(view.status).toBe('waiting');
     return { runId, digest: view.digest as string, turn: view.turn as number };
@@ -80,13 +80,13 @@ describe('k-of-n approvals', () => {
     // Assess: the owner never counts; everyone else is answered 202 (on record) or 200 (decided)
     for (const answer of answers.filter((each) => each.userId === owner.userId)) {
       expect(answer.status).toBe(403);
-      expect(answer.json.error.message).toBe(TEXTS.gateFourEyes);
+      expect(refusalOf(answer).error.message).toBe(TEXTS.gateFourEyes);
     }
     const others = answers.filter((each) => each.userId !== owner.userId);
     for (const answer of others) expect([200, 202]).toContain(answer.status);
-    expect(others.filter((answer) => answer.status === 200 && answer.json.repeated === false)).toHaveLength(
-      1,
-    );
+    expect(
+      others.filter((answer) => answer.status === 200 && bodyOf(answer).repeated === false),
+    ).toHaveLength(1);
     expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'two of five' })]);
     expect(finished.status).toBe('completed');
@@ -123,25 +123,25 @@ describe('k-of-n approvals', () => {
     // Act
     const first = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
     const repeated = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
-    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'reviewer' });
-    const page = await runtime.sendRaw('GET', '/inbox', { as: 'reviewer', headers: { accept: 'text/html' } });
-    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' });
+    const inbox = await runtime.client('reviewer').listInbox();
+    const page = await runtime.client('reviewer').listInbox({ headers: { accept: 'text/html' } });
+    const view = await runtime.client('admin').getRun({ path: { id: runId } });
     const stream = await readRunEvents(runtime, runId, 'admin');
 
     // Assess: one approver twice is still one approval; nothing delivered yet
     expect(first.status).toBe(202);
-    expect(first.json).toMatchObject({ kind: 'approval-recorded', approvals: { count: 1, required: 2 } });
-    expect(first.json.message).toBe(TEXTS.approvalRecorded(1, 2));
+    expect(first.body).toMatchObject({ kind: 'approval-recorded', approvals: { count: 1, required: 2 } });
+    expect(bodyOf(first, 202).message).toBe(TEXTS.approvalRecorded(1, 2));
     expect(repeated.status).toBe(202);
-    expect(repeated.json.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'] });
+    expect(bodyOf(repeated, 202).approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'] });
     expect(deliveries.length).toBe(deliveriesBefore);
-    const card = inbox.json.cards.find((each: { runId: string }) => each.runId === runId);
+    const card = openedCard(bodyOf(inbox).cards.find((each) => each.runId === runId));
     const summary = '1 of 2 approvals — approved by approver';
     expect(card.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'], summary });
     // The page shows the same sentence with the approver's id isolated like every value.
     expect(page.text).toContain('1 of 2 approvals — approved by <bdi>approver</bdi>');
-    expect(view.json.status).toBe('waiting');
-    expect(view.json.approvals.summary).toBe(summary);
+    expect(bodyOf(view).status).toBe('waiting');
+    expect(bodyOf(view).approvals?.summary).toBe(summary);
     // The streamed awaiting_approval event carries the same tally.
     const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
     expect(awaiting?.data.approvals).toEqual({ count: 1, required: 2, approvedBy: ['approver'], summary });
@@ -152,7 +152,7 @@ describe('k-of-n approvals', () => {
 
     // Assess
     expect(second.status).toBe(200);
-    expect(second.json).toMatchObject({ kind: 'decided', decision: 'approve', repeated: false });
+    expect(second.body).toMatchObject({ kind: 'decided', decision: 'approve', repeated: false });
     expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
     expect(finished.status).toBe('completed');
     expect((await runtime.dependencies.runs.getDecision(runId, turn))?.approvedBy).toEqual([
@@ -174,7 +174,7 @@ describe('k-of-n approvals', () => {
 
     // Assess
     expect(reject.status).toBe(200);
-    expect(reject.json).toMatchObject({ kind: 'decided', decision: 'reject' });
+    expect(reject.body).toMatchObject({ kind: 'decided', decision: 'reject' });
     expect(lateApproval.status).toBe(409);
     expect(pageWrites.length).toBe(writesBefore);
     expect((await runtime.dependencies.runs.getDecision(runId, turn))?.decision).toBe('reject');

@@ -3,6 +3,7 @@ import type { ApprovalCard } from '../../lambdas/core/approvals/approval-card.js
 import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { DEMO_CONFIGURATIONS, DEMO_USERS } from '../../lambdas/local/demo-data.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
   settle,
@@ -30,9 +31,9 @@ async function allowAppend(runtime: TestRuntime): Promise<void> {
 }
 
 async function inboxCard(runtime: TestRuntime, runId: string): Promise<ResponseJson> {
-  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+  const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
-  return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+  return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
 }
 
 async function keywordsOf(runtime: TestRuntime, pageId: string): Promise<string | undefined> {
@@ -95,7 +96,7 @@ describe('writes that cannot go stale (issue #15, item 1)', () => {
     expect(second.pendingTools[0]).toMatchObject({ tool: APPEND, recordChanged: TEXTS.recordChanged });
     expect(second.pendingTools[0].preview.lines).toContain('keywords: "summer" → "summer, sale"');
     const html = (
-      await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } })
+      await runtime.client('approver').listInbox({ query: { limit: 100 }, headers: { accept: 'text/html' } })
     ).text;
     expect(html).toContain(TEXTS.recordChanged);
     // The audit keeps the approval that was not applied, under its own turn and digest.

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
 import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { decide } from './approvers-support.js';
 
@@ -23,17 +24,14 @@ describe("the record decision gate (decisionGate: 'record')", () => {
     const refusal = TEXTS.gateRecordRefused('update_page_metadata');
 
     // Act
-    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'ops-approver' });
-    const page = await runtime.sendRaw('GET', '/inbox', {
-      as: 'ops-approver',
-      headers: { accept: 'text/html' },
-    });
+    const inbox = await runtime.client('ops-approver').listInbox();
+    const page = await runtime.client('ops-approver').listInbox({ headers: { accept: 'text/html' } });
     const approve = await decide(runtime, runId, { digest, decision: 'approve' }, 'ops-approver');
     const reject = await decide(runtime, runId, { digest, decision: 'reject' }, 'ops-approver');
     const finished = await settle(runtime, runId, 'editor', turn);
 
     // Assess
-    const card = inbox.json.cards.find((each: { runId: string }) => each.runId === runId);
+    const card = openedCard(bodyOf(inbox).cards.find((each) => each.runId === runId));
     expect(card.approveRefusal).toBe(refusal);
     const cardHtml = page.text.slice(page.text.indexOf(`data-run-id="${runId}"`));
     const articleHtml = cardHtml.slice(0, cardHtml.indexOf('</article>'));
@@ -41,9 +39,9 @@ describe("the record decision gate (decisionGate: 'record')", () => {
     expect(articleHtml).toContain('<button type="button" class="reject">Reject</button>');
     expect(articleHtml).toContain('class="approve-refusal"');
     expect(approve.status).toBe(403);
-    expect(approve.json.error.message).toBe(refusal);
+    expect(refusalOf(approve).error.message).toBe(refusal);
     expect(reject.status).toBe(200);
-    expect(reject.json).toMatchObject({ kind: 'decided', decision: 'reject' });
+    expect(reject.body).toMatchObject({ kind: 'decided', decision: 'reject' });
     expect(finished.status).not.toBe('waiting');
     expect((await runtime.dependencies.pages.getPage('12'))?.keywords).not.toBe('ops refused');
   });
@@ -53,12 +51,12 @@ describe("the record decision gate (decisionGate: 'record')", () => {
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'record approved'");
 
     // Act
-    const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
+    const inbox = await runtime.client('approver').listInbox();
     const approve = await decide(runtime, runId, { digest, decision: 'approve' }, 'approver');
     const finished = await settle(runtime, runId, 'editor', turn);
 
     // Assess
-    const card = inbox.json.cards.find((each: { runId: string }) => each.runId === runId);
+    const card = openedCard(bodyOf(inbox).cards.find((each) => each.runId === runId));
     expect(card.approveRefusal).toBeUndefined();
     expect(approve.status).toBe(200);
     expect(finished.status).toBe('completed');

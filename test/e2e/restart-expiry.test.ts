@@ -3,8 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { type EmbeddedRuntime, startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
-import { eventually, removeTestData } from '../support/local-runtime.js';
-import { definitionWithApprovalTimeout, sendRequest } from './approvers-support.js';
+import { bodyOf } from '../support/api-answers.js';
+import { apiClientWithToken, eventually, removeTestData } from '../support/local-runtime.js';
+import { definitionWithApprovalTimeout } from './approvers-support.js';
 
 const APPROVAL_TIMEOUT_SECONDS = 8;
 
@@ -36,11 +37,10 @@ describe('a waiting run restarted in local mode', () => {
     // Prepare: a run paused, then the process restarted halfway through its wait
     baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-restart-expiry-'));
     runtime = await startAt(baseDirectory);
-    const started = await sendRequest(runtime.url, 'POST', '/runs', {
-      token: runtime.tokens.editor,
+    const started = await apiClientWithToken(runtime.url, runtime.tokens.editor).startRun({
       body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'restarted'" },
     });
-    const runId = started.json.runId as string;
+    const runId = bodyOf(started).runId as string;
     const current = runtime;
     await eventually(async () => ((await runStatus(current, runId)) === 'waiting' ? true : undefined));
     const card = await runtime.dependencies.runs.getCard(runId);
@@ -57,10 +57,10 @@ describe('a waiting run restarted in local mode', () => {
     );
 
     // Assess: expired by its deadline, and gone from the inbox
-    const inbox = await sendRequest(runtime.url, 'GET', '/inbox?limit=100', {
-      token: runtime.tokens.approver,
+    const inbox = await apiClientWithToken(runtime.url, runtime.tokens.approver).listInbox({
+      query: { limit: 100 },
     });
-    expect(inbox.json.cards.map((entry: { runId: string }) => entry.runId)).not.toContain(runId);
+    expect(bodyOf(inbox).cards.map((entry: { runId: string }) => entry.runId)).not.toContain(runId);
     expect(await runStatus(runtime, runId)).toBe('expired');
   }, 30_000);
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
-import { decide, sendRequest, signTokenWithRuntimeKey } from './approvers-support.js';
+import { refusalOf } from '../support/api-answers.js';
+import { apiClientWithToken, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
+import { decide, signTokenWithRuntimeKey } from './approvers-support.js';
 
 describe('the decision gate on a repeated approval', () => {
   const runtime = useTestRuntime();
@@ -26,7 +27,7 @@ describe('the decision gate on a repeated approval', () => {
 
     // Assess
     expect(repeated.status).toBe(403);
-    expect(repeated.json.error.message).toBe(TEXTS.gateFourEyes);
+    expect(refusalOf(repeated).error.message).toBe(TEXTS.gateFourEyes);
     expect((await settle(runtime, runId, 'admin', turn)).status).toBe('completed');
   });
 
@@ -36,14 +37,14 @@ describe('the decision gate on a repeated approval', () => {
     const token = await signTokenWithRuntimeKey(runtime, { sub: 'gate-less', groups: ['agent_approve'] });
 
     // Act
-    const repeated = await sendRequest(runtime.url, 'POST', `/runs/${runId}/decision`, {
-      token,
+    const repeated = await apiClientWithToken(runtime.url, token).decideRun({
+      path: { id: runId },
       body: { digest, decision: 'approve' },
     });
 
     // Assess
     expect(repeated.status).toBe(403);
-    expect(repeated.json.error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+    expect(refusalOf(repeated).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
   });
 
   it('still answers the approver who released the turn with the same decision, marked repeated', async () => {
@@ -55,6 +56,6 @@ describe('the decision gate on a repeated approval', () => {
 
     // Assess
     expect(repeated.status).toBe(200);
-    expect(repeated.json).toMatchObject({ decision: 'approve', repeated: true });
+    expect(repeated.body).toMatchObject({ decision: 'approve', repeated: true });
   });
 });
