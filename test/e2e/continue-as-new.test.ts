@@ -12,8 +12,8 @@ describe('a run that outgrows one execution', () => {
   beforeAll(async () => {
     runtime = await startTestRuntime();
     // One model turn per execution: every further turn continues as a new execution.
-    const put = await runtime.sendRaw('PUT', '/admin/configurations/one-turn-per-execution', {
-      as: 'admin',
+    const put = await runtime.client('admin').putConfiguration({
+      path: { id: 'one-turn-per-execution' },
       body: {
         configurationId: 'one-turn-per-execution',
         label: 'One turn per execution',

@@ -3,7 +3,13 @@ import { CARD_ARGUMENT_VALUE_CHARACTERS } from '../../lambdas/core/previews/exce
 import { INBOX_PAGE_MAX_BYTES } from '../../lambdas/core/runs/list-inbox.js';
 import { MAX_TURN_ARGUMENTS_BYTES } from '../../lambdas/core/runs/take-model-turn.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { type ResponseJson, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
+import {
+  apiClientWithToken,
+  type ResponseJson,
+  startRunAndSettle,
+  useTestRuntime,
+} from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
 import { createUser } from './approvers-support.js';
 
@@ -48,10 +54,7 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
   const runs = new Map<string, number>();
 
   beforeAll(async () => {
-    const task = await runtime.sendRaw('PUT', `/admin/tasks/${BULKY_TASK.taskId}`, {
-      as: 'admin',
-      body: BULKY_TASK,
-    });
+    const task = await runtime.client('admin').putTask({ path: { id: BULKY_TASK.taskId }, body: BULKY_TASK });
     expect(task.status).toBe(200);
     for (let run = 0; run < RUNS; run += 1) {
       const { runId, view } = await startRunAndSettle(runtime, inputOf(run), { taskId: BULKY_TASK.taskId });
@@ -67,26 +70,21 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     const pages: Array<{ bytes: number; runIds: string[]; body: ResponseJson }> = [];
     let cursor: string | undefined;
     do {
-      const answer = await runtime.sendRaw(
-        'GET',
-        `/inbox?limit=${RUNS}${cursor ? `&cursor=${cursor}` : ''}`,
-        {
-          as: 'approver',
-          ...(accept ? { headers: { accept } } : {}),
-        },
-      );
+      const answer = await runtime
+        .client('approver')
+        .listInbox({ query: { limit: RUNS, cursor }, ...(accept ? { headers: { accept } } : {}) });
       expect(answer.status, answer.text.slice(0, 300)).toBe(200);
       const html = accept === 'text/html';
       const runIds = html
         ? [...answer.text.matchAll(/<article class="card" data-run-id="([^"]+)"/g)].map(
             (match) => match[1] as string,
           )
-        : (answer.json.cards as Array<{ runId: string }>).map((card) => card.runId);
-      cursor = html ? /data-cursor="([^"]+)"/.exec(answer.text)?.[1] : answer.json.cursor;
+        : bodyOf(answer).cards.map((card) => card.runId);
+      cursor = html ? /data-cursor="([^"]+)"/.exec(answer.text)?.[1] : bodyOf(answer).cursor;
       pages.push({
         bytes: Buffer.byteLength(answer.text, 'utf8'),
         runIds,
-        body: html ? answer.text : answer.json,
+        body: html ? answer.text : answer.body,
       });
     } while (cursor !== undefined && pages.length <= RUNS);
     return pages;
@@ -152,13 +150,13 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
         }
 
         // Act
-        const full = await runtime.sendRaw('GET', `/runs/${card.runId}/calls/${call.index}`, {
-          as: 'approver',
-        });
+        const full = await runtime
+          .client('approver')
+          .getCall({ path: { id: card.runId, index: call.index } });
 
         // Assess
         expect(full.status).toBe(200);
-        expect(full.json).toEqual({
+        expect(full.body).toEqual({
           runId: card.runId,
           turn: card.turn,
           digest: card.digest,
@@ -177,18 +175,18 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     const inboxCard = (await readAllPages())
       .flatMap((page) => page.body.cards as ResponseJson[])
       .find((card) => card.runId === runId);
-    const excerptsOf = (pendingTools: ResponseJson[]) =>
-      pendingTools.map((call) => ({ arguments: call.arguments, argumentsExcerpt: call.argumentsExcerpt }));
+    const excerptsOf = (pendingTools: ResponseJson[] | undefined) =>
+      pendingTools?.map((call) => ({ arguments: call.arguments, argumentsExcerpt: call.argumentsExcerpt }));
 
     // Act
-    const view = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+    const view = await runtime.client('editor').getRun({ path: { id: runId } });
     const stream = await readRunEvents(runtime, runId, 'editor');
 
     // Assess
     const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
-    expect(excerptsOf(view.json.pendingTools)).toEqual(excerptsOf(inboxCard.pendingTools));
+    expect(excerptsOf(bodyOf(view).pendingTools)).toEqual(excerptsOf(inboxCard.pendingTools));
     expect(excerptsOf(awaiting?.data.pendingTools)).toEqual(excerptsOf(inboxCard.pendingTools));
-    expect(view.json.pendingTools[0].argumentsExcerpt.cuts.length).toBeGreaterThan(0);
+    expect(bodyOf(view).pendingTools?.[0]?.argumentsExcerpt?.cuts.length).toBeGreaterThan(0);
   });
 
   it('serves the whole arguments as HTML for the page, carrying the digest the page checks', async () => {
@@ -197,10 +195,9 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     const digest = (await runtime.dependencies.runs.getCard(runId))?.digest;
 
     // Act
-    const answer = await runtime.sendRaw('GET', `/runs/${runId}/calls/3`, {
-      as: 'approver',
-      headers: { accept: 'text/html' },
-    });
+    const answer = await runtime
+      .client('approver')
+      .getCall({ path: { id: runId, index: 3 }, headers: { accept: 'text/html' } });
 
     // Assess
     expect(answer.status).toBe(200);
@@ -215,18 +212,18 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
 
   describe('the status codes of GET /runs/{id}/calls/{index}', () => {
     it('answers 401 without a valid token', async () => {
-      const [runId] = [...runs.keys()];
-      const missing = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`);
-      const forged = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`, {
-        headers: { authorization: 'Bearer not-a-token' },
-      });
+      const [runId] = [...runs.keys()] as [string];
+      const missing = await runtime.client().getCall({ path: { id: runId, index: 0 } });
+      const forged = await runtime
+        .client()
+        .getCall({ path: { id: runId, index: 0 }, headers: { authorization: 'Bearer not-a-token' } });
       expect(missing.status).toBe(401);
       expect(forged.status).toBe(401);
     });
 
     it('answers 403 to a user who may not read the card, whether or not the run exists, and 200 to its owner', async () => {
       // Prepare
-      const [runId] = [...runs.keys()];
+      const [runId] = [...runs.keys()] as [string];
       const outsider = await createUser(runtime, {
         userId: 'outsider',
         displayName: 'Out Sider',
@@ -235,17 +232,17 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
         languageAccess: '*',
         toolAccess: [],
       });
-      const asOutsider = (path: string) =>
-        runtime.sendRaw('GET', path, { headers: { authorization: `Bearer ${outsider}` } });
+      const asOutsider = (id: string) =>
+        apiClientWithToken(runtime.url, outsider).getCall({ path: { id, index: 0 } });
 
       // Act
-      const existing = await asOutsider(`/runs/${runId}/calls/0`);
-      const unknown = await asOutsider('/runs/00000000-0000-4000-8000-000000000000/calls/0');
-      const owner = await runtime.sendRaw('GET', `/runs/${runId}/calls/0`, { as: 'editor' });
+      const existing = await asOutsider(runId);
+      const unknown = await asOutsider('00000000-0000-4000-8000-000000000000');
+      const owner = await runtime.client('editor').getCall({ path: { id: runId, index: 0 } });
 
       // Assess
       expect(existing.status).toBe(403);
-      expect(existing.json.error.message).toBe(TEXTS.grantRefused('agent_approve'));
+      expect(refusalOf(existing).error.message).toBe(TEXTS.grantRefused('agent_approve'));
       expect(existing.text).not.toContain('abcdefghij');
       expect(unknown.status).toBe(403);
       expect(owner.status).toBe(200);
@@ -255,30 +252,29 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
       // Prepare
       const [, decidedRunId, runId] = [...runs.keys()] as [string, string, string];
       const digest = (await runtime.dependencies.runs.getCard(decidedRunId))?.digest;
-      const rejected = await runtime.sendRaw('POST', `/runs/${decidedRunId}/decision`, {
-        as: 'approver',
-        body: { digest, decision: 'reject' },
-      });
+      const rejected = await runtime
+        .client('approver')
+        .decideRun({ path: { id: decidedRunId }, body: { digest, decision: 'reject' } });
       expect(rejected.status).toBe(200);
       runs.delete(decidedRunId);
 
       // Act
-      const unknown = await runtime.sendRaw('GET', '/runs/00000000-0000-4000-8000-000000000000/calls/0', {
-        as: 'approver',
-      });
-      const malformed = await runtime.sendRaw('GET', '/runs/not_a_run!/calls/0', { as: 'approver' });
-      const decided = await runtime.sendRaw('GET', `/runs/${decidedRunId}/calls/0`, { as: 'approver' });
-      const pastTheCard = await runtime.sendRaw('GET', `/runs/${runId}/calls/${CALLS_PER_TURN}`, {
-        as: 'approver',
-      });
+      const unknown = await runtime
+        .client('approver')
+        .getCall({ path: { id: '00000000-0000-4000-8000-000000000000', index: 0 } });
+      const malformed = await runtime.client('approver').getCall({ path: { id: 'not_a_run!', index: 0 } });
+      const decided = await runtime.client('approver').getCall({ path: { id: decidedRunId, index: 0 } });
+      const pastTheCard = await runtime
+        .client('approver')
+        .getCall({ path: { id: runId, index: CALLS_PER_TURN } });
 
       // Assess
       for (const answer of [unknown, malformed, decided]) {
         expect(answer.status).toBe(404);
-        expect(answer.json.error.message).toBe(TEXTS.runNotFound);
+        expect(refusalOf(answer).error.message).toBe(TEXTS.runNotFound);
       }
       expect(pastTheCard.status).toBe(404);
-      expect(pastTheCard.json.error).toMatchObject({
+      expect(refusalOf(pastTheCard).error).toMatchObject({
         field: 'index',
         message: TEXTS.callNotOnCard(CALLS_PER_TURN, CALLS_PER_TURN),
       });
@@ -287,7 +283,8 @@ describe('bounded cards and pages (issue #9, item 7)', () => {
     it.each(['abc', '-1', '01', '1.5', '1e3', '9999999'])(
       'answers 400 naming the index for index %j',
       async (index) => {
-        const [runId] = [...runs.keys()];
+        const [runId] = [...runs.keys()] as [string];
+        // raw: an index the path schema refuses, sent as written
         const answer = await runtime.sendRaw('GET', `/runs/${runId}/calls/${index}`, { as: 'approver' });
         expect(answer.status).toBe(400);
         expect(answer.json.error).toEqual({

@@ -5,8 +5,10 @@ import { type BrowserContext, chromium, type Page, type Request, type Response }
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   eventually,
+  type ResponseJson,
   removeTestData,
   settle,
   startRunAndSettle,
@@ -236,8 +238,9 @@ describe('the inbox page in headless Chromium', () => {
       runtime,
       "Set the description of page 12 to 'New text' and the title of page 12 to 'Evil\u202Eroot\u200B'",
     );
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
-    const json = inbox.json.cards.find((candidate: { runId: string }) => candidate.runId === runId);
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
+    // Untyped: the call's arguments are the tool's own shape.
+    const json: ResponseJson = bodyOf(inbox).cards.find((candidate) => candidate.runId === runId);
 
     // Act
     const { page } = await openInbox(runtime.url, runtime.tokens.approver);
@@ -348,7 +351,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await cardOf(page, runId).getAttribute('data-state')).toBe('stale');
     expect(await cardOf(page, runId).locator('button.reload').isVisible()).toBe(true);
     expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('waiting');
     await page.close();
   });
 
@@ -367,7 +370,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await cardOf(page, runId).locator('.approve-refusal').textContent()).toBe(TEXTS.gateFourEyes);
     expect(await cardOf(page, runId).locator('button.reject').isEnabled()).toBe(true);
     expect(await cardOf(page, runId).locator('button.approve').isDisabled()).toBe(true);
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'admin' })).json.status).toBe('waiting');
+    expect(bodyOf(await runtime.client('admin').getRun({ path: { id: runId } })).status).toBe('waiting');
     await page.close();
   });
 
@@ -396,8 +399,8 @@ describe('the inbox page in headless Chromium', () => {
       const { page } = await openInbox(shortWait.url, shortWait.tokens.approver);
       await cardOf(page, runId).waitFor();
       await eventually(async () => {
-        const current = await shortWait.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
-        return current.json.status === 'expired' ? true : undefined;
+        const current = await shortWait.client('editor').getRun({ path: { id: runId } });
+        return bodyOf(current).status === 'expired' ? true : undefined;
       }, 20_000);
 
       // Act
@@ -473,7 +476,7 @@ describe('the inbox page in headless Chromium', () => {
 
     // Assess
     expect(response?.status()).toBe(405);
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('waiting');
     expect(await runtime.dependencies.runs.getDecision(runId, view.turn)).toBeUndefined();
     await page.close();
   });
@@ -507,7 +510,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(approveEnabled).toBe(true);
     expect(await error.getAttribute('data-status')).toBe('429');
     expect(await error.textContent()).toBe(TEXTS.tooManyRequests);
-    expect((await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).json.status).toBe('waiting');
+    expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('waiting');
     await page.close();
   });
 });

@@ -85,10 +85,9 @@ describe('the metrics a run emits', () => {
     // Act
     const points = await pointsOf(async () => {
       const { runId, view } = await startRunAndSettle(runtime, "Set the description of page 12 to 'Metered'");
-      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
-        body: { digest: view.digest, decision: 'approve' },
-      });
+      const decision = await runtime
+        .client('approver')
+        .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
       expect(decision.status).toBe(200);
       expect((await settle(runtime, runId, 'editor', view.turn)).status).toBe('completed');
     });
@@ -115,13 +114,12 @@ describe('the metrics a run emits', () => {
     // Act
     const points = await pointsOf(async () => {
       const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 14 to 'Refused'");
-      const stale = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
-        body: { digest: `${view.digest}0`, decision: 'reject' },
-      });
+      const stale = await runtime
+        .client('approver')
+        .decideRun({ path: { id: runId }, body: { digest: `${view.digest}0`, decision: 'reject' } });
       expect(stale.status).toBe(409);
-      const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
+      const decision = await runtime.client('approver').decideRun({
+        path: { id: runId },
         body: { digest: view.digest, decision: 'reject', reason: 'Not now.' },
       });
       expect(decision.status).toBe(200);

@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { BENCH_USER_ID, CallPaths, ONE_PREVIEWING_CALL } from '../../bench/call-paths.js';
 import { PAGE_NOT_AVAILABLE } from '../../lambdas/core/pages.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 import { type ResponseJson, useTestRuntime } from '../support/local-runtime.js';
 
 const OLD_DESCRIPTION = 'The description of bench-1 before the run.';
@@ -21,9 +22,9 @@ describe('previews under the owner’s rights at pause, not at start (issue #9, 
     expect(reply.route).toBe('approval');
     await changeOwner();
     await paths.suspend(runId, reply);
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'admin' });
+    const inbox = await runtime.client('admin').listInbox({ query: { limit: 100 } });
     expect(inbox.status).toBe(200);
-    return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+    return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
   }
 
   async function restoreOwner(): Promise<void> {

@@ -5,6 +5,7 @@ import { computeTurnDigest } from '../../lambdas/core/approvals/turn-digest.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, openedCard } from '../support/api-answers.js';
 import {
   eventually,
   removeTestData,
@@ -76,8 +77,8 @@ describe('a run sealed before previews existed', () => {
       const sealedToken = (await started.dependencies.runs.getCard(runId))?.sealedToken;
       return sealedToken && !lostToken.equals(Buffer.from(sealedToken)) ? true : undefined;
     });
-    const inbox = await started.sendRaw('GET', '/inbox', { as: 'approver' });
-    const card = inbox.json.cards.find((entry: { runId: string }) => entry.runId === runId);
+    const inbox = await started.client('approver').listInbox();
+    const card = openedCard(bodyOf(inbox).cards.find((entry) => entry.runId === runId));
     const stream = await readRunEvents(started, runId, 'editor');
 
     // Assess
@@ -98,10 +99,9 @@ describe('a run sealed before previews existed', () => {
     );
 
     // Act: approve; the write runs and the run completes.
-    const decision = await started.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
-      body: { digest: card.digest, decision: 'approve' },
-    });
+    const decision = await started
+      .client('approver')
+      .decideRun({ path: { id: runId }, body: { digest: card.digest, decision: 'approve' } });
     const finished = await settle(started, runId, 'editor', fixture.record.turn);
 
     // Assess

@@ -3,6 +3,7 @@ import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { renderPendingTool } from '../../lambdas/handlers/http/inbox-page.js';
 import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
   settle,
@@ -17,9 +18,9 @@ const FAILED_CARD_TEXT = 'No preview — you are deciding without one';
 const SECRET = 'Access denied for user x@host';
 
 async function inboxCard(runtime: TestRuntime, runId: string, as: string): Promise<ResponseJson> {
-  const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as });
+  const inbox = await runtime.client(as).listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
-  return inbox.json.cards.find((card: ResponseJson) => card.runId === runId);
+  return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
 }
 
 function demoUser(userId: string): UserProfile {
@@ -75,11 +76,10 @@ describe('write previews over HTTP in local mode', () => {
     try {
       // Act
       const inboxJson = await inboxCard(runtime, runId, 'editor');
-      const inboxHtml = await runtime.sendRaw('GET', '/inbox?limit=100', {
-        as: 'editor',
-        headers: { accept: 'text/html' },
-      });
-      const runView = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' });
+      const inboxHtml = await runtime
+        .client('editor')
+        .listInbox({ query: { limit: 100 }, headers: { accept: 'text/html' } });
+      const runView = await runtime.client('editor').getRun({ path: { id: runId } });
       const stream = await readRunEvents(runtime, runId, 'editor');
       const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
 
@@ -88,7 +88,7 @@ describe('write previews over HTTP in local mode', () => {
         'shown',
         'withheld',
       ]);
-      expect(runView.json.pendingTools).toEqual(inboxJson.pendingTools);
+      expect(bodyOf(runView).pendingTools).toEqual(inboxJson.pendingTools);
       expect(awaiting?.data.pendingTools).toEqual(inboxJson.pendingTools);
       expect(awaiting?.data.digest).toBe(inboxJson.digest);
       for (const tool of inboxJson.pendingTools) expect(inboxHtml.text).toContain(renderPendingTool(tool));
@@ -133,12 +133,11 @@ describe('write previews over HTTP in local mode', () => {
       surfaces = [
         JSON.stringify(approverCard),
         (
-          await runtime.sendRaw('GET', '/inbox?limit=100', {
-            as: 'approver',
-            headers: { accept: 'text/html' },
-          })
+          await runtime
+            .client('approver')
+            .listInbox({ query: { limit: 100 }, headers: { accept: 'text/html' } })
         ).text,
-        (await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'editor' })).text,
+        (await runtime.client('editor').getRun({ path: { id: runId } })).text,
         (await readRunEvents(runtime, runId, 'editor')).text,
       ];
     } finally {
@@ -166,10 +165,9 @@ describe('write previews over HTTP in local mode', () => {
     expect(logs).not.toContain('Access denied');
 
     // Act: a failed preview is never fatal; the write is approved and runs.
-    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
-      body: { digest: approverCard.digest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: runId }, body: { digest: approverCard.digest, decision: 'approve' } });
     const finished = await settle(runtime, runId, 'editor', approverCard.turn);
 
     // Assess
@@ -212,10 +210,10 @@ describe('the read gate over DynamoDB', () => {
     runtime.calls.reset();
 
     // Act
-    const first = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
+    const first = await runtime.client('approver').listInbox();
     const firstReads = runtime.calls.snapshot();
     runtime.calls.reset();
-    const second = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
+    const second = await runtime.client('approver').listInbox();
     const secondReads = runtime.calls.snapshot();
 
     // Assess
@@ -223,8 +221,8 @@ describe('the read gate over DynamoDB', () => {
       body.cards.flatMap((card: ResponseJson) =>
         card.pendingTools.map((tool: ResponseJson) => tool.preview.status),
       );
-    expect(statuses(first.json)).toEqual(['shown', 'shown', 'shown', 'shown', 'shown']);
-    expect(statuses(second.json)).toEqual(statuses(first.json));
+    expect(statuses(first.body)).toEqual(['shown', 'shown', 'shown', 'shown', 'shown']);
+    expect(statuses(second.body)).toEqual(statuses(first.body));
     // One batch for the cards the approver's inbox entries point to (issue #16), one for the read gate's pages
     expect(firstReads['DynamoDB:BatchGetItem']).toBe(2);
     expect(secondReads['DynamoDB:BatchGetItem']).toBe(1);
@@ -263,14 +261,13 @@ describe('GET /runs/{id}/events', () => {
 
   it('follows a running run until it waits, then sends awaiting_approval with its pending calls and the state', async () => {
     // Prepare
-    const started = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
+    const started = await runtime.client('editor').startRun({
       body: { taskId: 'page-metadata', input: "Set the title of page 12 to '<script>alert(1)</script>'" },
     });
     expect(started.status).toBe(202);
 
     // Act
-    const stream = await readRunEvents(runtime, started.json.runId, 'editor');
+    const stream = await readRunEvents(runtime, bodyOf(started).runId, 'editor');
 
     // Assess
     const names = stream.events.map((event) => event.event);
@@ -294,14 +291,14 @@ describe('GET /runs/{id}/events', () => {
 
     // Act
     const asApprover = await readRunEvents(runtime, runId, 'approver');
-    const runAsApprover = await runtime.sendRaw('GET', `/runs/${runId}`, { as: 'approver' });
+    const runAsApprover = await runtime.client('approver').getRun({ path: { id: runId } });
     const unknown = await readRunEvents(runtime, 'no-such-run', 'approver');
     const asAdmin = await readRunEvents(runtime, runId, 'admin');
     const anonymous = await readRunEvents(runtime, runId);
 
     // Assess
     expect(asApprover.status).toBe(404);
-    expect(JSON.parse(asApprover.text)).toEqual(runAsApprover.json);
+    expect(JSON.parse(asApprover.text)).toEqual(runAsApprover.body);
     expect(unknown.status).toBe(404);
     expect(unknown.text).toBe(asApprover.text);
     expect(asAdmin.status).toBe(200);

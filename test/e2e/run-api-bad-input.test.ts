@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 
 describe('bad input to the run API', () => {
@@ -42,7 +43,7 @@ describe('bad input to the run API', () => {
 
   for (const testCase of cases) {
     it(`answers ${testCase.name} with ${testCase.status} naming the problem`, async () => {
-      // Act
+      // Act (raw: most of these bodies are malformed on purpose)
       const response = await runtime.sendRaw('POST', '/runs', { as: 'editor', body: testCase.body });
 
       // Assess
@@ -52,46 +53,42 @@ describe('bad input to the run API', () => {
   }
 
   it('refuses a body over 64 KB with 413 and starts nothing', async () => {
-    const response = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
-      body: { taskId: 'page-metadata', input: 'x'.repeat(70_000) },
-    });
+    const response = await runtime
+      .client('editor')
+      .startRun({ body: { taskId: 'page-metadata', input: 'x'.repeat(70_000) } });
     expect(response.status).toBe(413);
-    expect(response.json.error.code).toBe('payload-too-large');
+    expect(refusalOf(response).error.code).toBe('payload-too-large');
     expect(runtime.calls.snapshot()['SFN:StartExecution'] ?? 0).toBe(0);
   });
 
   it("answers an unknown run, a malformed run id and another user's run with the same 404", async () => {
-    const unknown = await runtime.sendRaw('GET', '/runs/00000000-0000-0000-0000-000000000000', {
-      as: 'editor',
-    });
+    const unknown = await runtime
+      .client('editor')
+      .getRun({ path: { id: '00000000-0000-0000-0000-000000000000' } });
+    // raw: an encoded path traversal as the run id, sent as written
     const malformed = await runtime.sendRaw('GET', '/runs/..%2F..', { as: 'editor' });
     expect(unknown.status).toBe(404);
     expect(malformed.status).toBe(404);
-    expect(malformed.json).toEqual(unknown.json);
+    expect(malformed.json).toEqual(unknown.body);
 
-    const started = await runtime.sendRaw('POST', '/runs', {
-      as: 'editor',
-      body: { taskId: 'page-metadata', input: 'List the pages' },
-    });
-    const someoneElses = await runtime.sendRaw('GET', `/runs/${started.json.runId}`, { as: 'approver' });
+    const started = await runtime
+      .client('editor')
+      .startRun({ body: { taskId: 'page-metadata', input: 'List the pages' } });
+    const someoneElses = await runtime.client('approver').getRun({ path: { id: bodyOf(started).runId } });
     expect(someoneElses.status).toBe(404);
-    expect(someoneElses.json).toEqual(unknown.json);
+    expect(someoneElses.body).toEqual(unknown.body);
   });
 
   it('refuses a run to a user without the agent_run grant', async () => {
-    const response = await runtime.sendRaw('POST', '/runs', {
-      as: 'approver',
-      body: { taskId: 'page-metadata', input: 'x' },
-    });
+    const response = await runtime
+      .client('approver')
+      .startRun({ body: { taskId: 'page-metadata', input: 'x' } });
     expect(response.status).toBe(403);
-    expect(response.json.error.message).toContain('agent_run');
+    expect(refusalOf(response).error.message).toContain('agent_run');
   });
 
   it('refuses a request without a bearer token with 401', async () => {
-    const response = await runtime.sendRaw('POST', '/runs', {
-      body: { taskId: 'page-metadata', input: 'x' },
-    });
+    const response = await runtime.client().startRun({ body: { taskId: 'page-metadata', input: 'x' } });
     expect(response.status).toBe(401);
   });
 });

@@ -1,6 +1,7 @@
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
 import {
   eventually,
   removeTestData,
@@ -17,7 +18,7 @@ async function pageDescription(runtime: TestRuntime, pageId: string): Promise<st
 }
 
 async function approve(runtime: TestRuntime, runId: string, digest: string, as = 'approver') {
-  return runtime.sendRaw('POST', `/runs/${runId}/decision`, { as, body: { digest, decision: 'approve' } });
+  return runtime.client(as).decideRun({ path: { id: runId }, body: { digest, decision: 'approve' } });
 }
 
 describe('the run engine over HTTP in local mode', () => {
@@ -69,8 +70,8 @@ describe('the run engine over HTTP in local mode', () => {
     const { runId, view } = await startRunAndSettle(runtime, "Set the description of page 14 to 'Neu'");
 
     // Act
-    const decision = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
+    const decision = await runtime.client('approver').decideRun({
+      path: { id: runId },
       body: { digest: view.digest, decision: 'reject', reason: 'Legal text is not ours to change.' },
     });
     const finished = await settle(runtime, runId, 'editor', view.turn);
@@ -137,8 +138,8 @@ describe('the run engine over HTTP in local mode', () => {
     // Assess
     // Issue #9: a card whose token cannot be opened can never be decided; the run ends failed.
     expect(decision.status).toBe(410);
-    expect(decision.json.error).toMatchObject({ code: 'gone', message: TEXTS.cardUnopenable });
-    expect((await runtime.sendRaw('GET', `/runs/${second.runId}`, { as: 'editor' })).json).toMatchObject({
+    expect(refusalOf(decision).error).toMatchObject({ code: 'gone', message: TEXTS.cardUnopenable });
+    expect((await runtime.client('editor').getRun({ path: { id: second.runId } })).body).toMatchObject({
       status: 'failed',
       failureReason: TEXTS.cardUnopenableFailure,
     });
@@ -189,8 +190,9 @@ describe('the run engine over HTTP in local mode', () => {
     // Act
     runtime = await startTestRuntime({ baseDirectory: runtime.baseDirectory });
     const card = await eventually(async () => {
-      const inbox = await runtime.sendRaw('GET', '/inbox', { as: 'approver' });
-      return inbox.json.cards.find((candidate: { runId: string }) => candidate.runId === runId);
+      const inbox = await runtime.client('approver').listInbox();
+      const found = bodyOf(inbox).cards.find((candidate) => candidate.runId === runId);
+      return found && openedCard(found);
     });
     const decision = await approve(runtime, runId, card.digest);
     const finished = await settle(runtime, runId, 'editor', view.turn);

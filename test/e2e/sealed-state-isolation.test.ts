@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, it } from 'vitest';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
 import {
   eventually,
   type MeteredTestRuntime,
@@ -92,14 +93,14 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' }),
+      runtime.client('approver').listInbox({ query: { limit: 100 } }),
     );
 
     // Assess
     const inbox = observed.result;
     expect(inbox.status).toBe(200);
     const byRun = new Map<string, ResponseJson>(
-      inbox.json.cards.map((card: ResponseJson) => [card.runId, card]),
+      bodyOf(inbox).cards.map((card: ResponseJson) => [card.runId, card]),
     );
     expect(byRun.get(first)?.pendingTools[0].preview.status).toBe('shown');
     expect(byRun.get(last)?.pendingTools[0].preview.status).toBe('shown');
@@ -108,7 +109,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect(observed.rejectionLines[0]).toMatchObject({ level: 'ERROR', runId: broken });
     expect(typeof observed.rejectionLines[0].errorClass).toBe('string');
     expect(observed.rejections).toBe(1);
-    const view = (await runtime.sendRaw('GET', `/runs/${broken}`, { as: 'editor' })).json;
+    const view = (await runtime.client('editor').getRun({ path: { id: broken } })).body;
     expect(view).toMatchObject({ status: 'failed', failureReason: TEXTS.cardUnopenableFailure });
     expect(runtime.calls.snapshot()['SFN:StopExecution']).toBeGreaterThanOrEqual(1);
     await eventually(async () =>
@@ -117,14 +118,13 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
         : undefined,
     );
     // The run left the inbox; a decision on it now says the run ended, never a 500.
-    const again = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
-    expect(again.json.cards.map((card: ResponseJson) => card.runId)).not.toContain(broken);
-    const late = await runtime.sendRaw('POST', `/runs/${broken}/decision`, {
-      as: 'approver',
-      body: { digest: 'sha256:any', decision: 'approve' },
-    });
+    const again = await runtime.client('approver').listInbox({ query: { limit: 100 } });
+    expect(bodyOf(again).cards.map((card: ResponseJson) => card.runId)).not.toContain(broken);
+    const late = await runtime
+      .client('approver')
+      .decideRun({ path: { id: broken }, body: { digest: 'sha256:any', decision: 'approve' } });
     expect(late.status).toBe(410);
-    expect(late.json.error.message).toBe(TEXTS.decisionRunFailed);
+    expect(refusalOf(late).error.message).toBe(TEXTS.decisionRunFailed);
   });
 
   it('renders the placeholder in the HTML inbox beside the other cards, with no button to approve it', async () => {
@@ -134,7 +134,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver', headers: { accept: 'text/html' } }),
+      runtime.client('approver').listInbox({ query: { limit: 100 }, headers: { accept: 'text/html' } }),
     );
 
     // Assess
@@ -158,15 +158,12 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
 
     // Act
     const observed = await observe(runtime, () =>
-      runtime.sendRaw('POST', `/runs/${broken}/decision`, {
-        as: 'approver',
-        body: { digest, decision: 'approve' },
-      }),
+      runtime.client('approver').decideRun({ path: { id: broken }, body: { digest, decision: 'approve' } }),
     );
 
     // Assess
     expect(observed.result.status).toBe(410);
-    expect(observed.result.json.error.message).toBe(TEXTS.cardUnopenable);
+    expect(refusalOf(observed.result).error.message).toBe(TEXTS.cardUnopenable);
     expect(observed.rejectionLines).toHaveLength(1);
     expect(observed.rejections).toBe(1);
     expect(observed.errorLines.filter((line) => line.message === 'request failed')).toEqual([]);
@@ -182,24 +179,24 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     await tamperCard(runtime, streamed);
 
     // Act
-    const view = await runtime.sendRaw('GET', `/runs/${viewed}`, { as: 'editor' });
-    const stream = await runtime.sendRaw('GET', `/runs/${streamed}/events`, { as: 'editor' });
+    const view = await runtime.client('editor').getRun({ path: { id: viewed } });
+    const stream = await runtime.client('editor').streamRunEvents({ path: { id: streamed } });
 
     // Assess
     expect(view.status).toBe(200);
-    expect(view.json).toMatchObject({
+    expect(view.body).toMatchObject({
       status: 'failed',
       failureReason: TEXTS.cardUnopenableFailure,
       unopenableCard: { runId: viewed, unopenable: true, message: TEXTS.cardUnopenable },
     });
-    expect(view.json.pendingTools).toBeUndefined();
+    expect(bodyOf(view).pendingTools).toBeUndefined();
     expect(stream.status).toBe(200);
     expect(stream.text).toContain('event: card_unopenable');
     expect(stream.text).toContain(TEXTS.cardUnopenable);
     expect(stream.text).not.toContain('event: awaiting_approval');
     expect(stream.text).toMatch(/event: state\ndata: \{/);
     // The stream only reads; the next surface that opens the card ends the run.
-    expect((await runtime.sendRaw('GET', `/runs/${streamed}`, { as: 'editor' })).json).toMatchObject({
+    expect((await runtime.client('editor').getRun({ path: { id: streamed } })).body).toMatchObject({
       status: 'failed',
       unopenableCard: { runId: streamed },
     });
@@ -217,20 +214,19 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     runtime.calls.reset();
 
     // Act
-    const decision = await runtime.sendRaw('POST', `/runs/${target}/decision`, {
-      as: 'approver',
-      body: { digest: sourceDigest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: target }, body: { digest: sourceDigest, decision: 'approve' } });
 
     // Assess
     expect(decision.status).toBe(410);
-    expect(decision.json.error.code).toBe('gone');
+    expect(refusalOf(decision).error.code).toBe('gone');
     expect(runtime.calls.snapshot()['SFN:SendTaskSuccess']).toBeUndefined();
     expect(await runtime.dependencies.runs.getDecision(target, 1)).toBeUndefined();
     expect((await runtime.dependencies.runs.getRunRecord(source))?.status).toBe('waiting');
     expect((await runtime.dependencies.runs.getRunRecord(target))?.status).toBe('failed');
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
-    const sourceCard = inbox.json.cards.find((card: ResponseJson) => card.runId === source);
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
+    const sourceCard = openedCard(bodyOf(inbox).cards.find((card) => card.runId === source));
     expect(sourceCard?.digest).toBe(sourceDigest);
   });
 
@@ -240,11 +236,14 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     await copyItem(runtime, 'CARD', source, target);
 
     // Act
-    const inbox = await runtime.sendRaw('GET', '/inbox?limit=100', { as: 'approver' });
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
 
     // Assess
     expect(inbox.status).toBe(200);
-    const entries = inbox.json.cards.filter((card: ResponseJson) => [target, source].includes(card.runId));
+    // Untyped: the placeholder and the opened card are compared as the API answered them.
+    const entries: ResponseJson[] = bodyOf(inbox).cards.filter((card) =>
+      [target, source].includes(card.runId),
+    );
     expect(entries).toContainEqual({ runId: target, unopenable: true, message: TEXTS.cardUnopenable });
     expect(entries.find((card: ResponseJson) => card.runId === source)?.pendingTools).toHaveLength(1);
   });
@@ -256,10 +255,9 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     const digest = (await readItem(runtime, target, 'CARD')).digest as string;
 
     // Act: K's own approval resumes K, whose next step opens the copied state.
-    const decision = await runtime.sendRaw('POST', `/runs/${target}/decision`, {
-      as: 'approver',
-      body: { digest, decision: 'approve' },
-    });
+    const decision = await runtime
+      .client('approver')
+      .decideRun({ path: { id: target }, body: { digest, decision: 'approve' } });
     const ended = await eventually(async () => {
       const record = await runtime.dependencies.runs.getRunRecord(target);
       return record?.status === 'failed' ? record : undefined;
@@ -270,8 +268,8 @@ describe('a sealed item copied under another run (issue #9, item 4)', () => {
     // Refused by the sealer, under the run id of the key it was read from.
     expect(ended.failureReason).toBe('The sealed run state was refused: it was sealed for another run.');
     expect((await runtime.dependencies.runs.getRunRecord(source))?.status).toBe('waiting');
-    const view = await runtime.sendRaw('GET', `/runs/${source}`, { as: 'editor' });
-    expect(view.json.transcript.sealed).toBeUndefined();
+    const view = await runtime.client('editor').getRun({ path: { id: source } });
+    expect(bodyOf(view).transcript.sealed).toBeUndefined();
     expect(
       runtime.logLines.filter((line) => line.includes('"sealed state rejected"') && line.includes(target)),
     ).not.toHaveLength(0);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import {
   removeTestData,
   startRunAndSettle,
@@ -36,13 +37,13 @@ describe('a forged inbox cursor', () => {
   for (const testCase of forged) {
     it(`with ${testCase.name} is a 400 naming the cursor, never a 500`, async () => {
       // Act
-      const response = await runtime.sendRaw('GET', `/inbox?cursor=${cursorOf(testCase.key)}`, {
-        as: 'approver',
-      });
+      const response = await runtime
+        .client('approver')
+        .listInbox({ query: { cursor: cursorOf(testCase.key) } });
 
       // Assess
       expect(response.status).toBe(400);
-      expect(response.json.error).toEqual({
+      expect(refusalOf(response).error).toEqual({
         code: 'bad-request',
         message: 'The cursor is not valid.',
         field: 'cursor',
@@ -53,16 +54,16 @@ describe('a forged inbox cursor', () => {
   it('still pages with a cursor the inbox handed out', async () => {
     // Prepare
     await startRunAndSettle(runtime, "Set the description of page 14 to 'Autumn sale'");
-    const first = await runtime.sendRaw('GET', '/inbox?limit=1', { as: 'approver' });
+    const first = await runtime.client('approver').listInbox({ query: { limit: 1 } });
 
     // Act
-    const second = await runtime.sendRaw('GET', `/inbox?limit=1&cursor=${first.json.cursor}`, {
-      as: 'approver',
-    });
+    const second = await runtime
+      .client('approver')
+      .listInbox({ query: { limit: 1, cursor: bodyOf(first).cursor } });
 
     // Assess
     expect(second.status).toBe(200);
-    expect(second.json.cards).toHaveLength(1);
-    expect(second.json.cards[0].runId).not.toBe(first.json.cards[0].runId);
+    expect(bodyOf(second).cards).toHaveLength(1);
+    expect(bodyOf(second).cards[0]?.runId).not.toBe(bodyOf(first).cards[0]?.runId);
   });
 });

@@ -134,14 +134,14 @@ describe('local mode throttles like the deployed API', () => {
     // Act
     const approver = [];
     for (let index = 0; index < 4; index += 1) {
-      approver.push(await runtime.sendRaw('GET', '/inbox', { as: 'approver' }));
+      approver.push(await runtime.client('approver').listInbox());
     }
-    const otherApprover = await runtime.sendRaw('GET', '/inbox', { as: 'ops-approver' });
-    const pageShell = await runtime.sendRaw('GET', '/');
+    const otherApprover = await runtime.client('ops-approver').listInbox();
+    const pageShell = await runtime.client().getInboxPage();
 
     // Assess
     expect(approver.map((answer) => answer.status)).toEqual([200, 200, 200, 429]);
-    expect(approver[3]?.json).toEqual({
+    expect(approver[3]?.body).toEqual({
       error: { code: 'too-many-requests', message: TEXTS.tooManyRequests },
     });
     expect(otherApprover.status).toBe(200);
