@@ -73,24 +73,30 @@ const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) =
   json: schema,
 });
 
-/** The admin CRUD operations of one collection, from its schemas. */
-function adminCollection<Name extends keyof typeof ADMIN_BODY_SCHEMAS>(name: Name, label: string) {
+/**
+ * The admin CRUD operations of one collection, from its schemas. The schemas come in as their own
+ * type parameters (not indexed by the collection's name) so each operation keeps its exact types.
+ */
+function adminCollection<Body extends zc.$ZodType, Item extends zc.$ZodType, Page extends zc.$ZodType>(
+  label: string,
+  schemas: { readonly body: Body; readonly item: Item; readonly page: Page },
+) {
   return {
     list: {
       summary: `List ${label}s, paged.`,
       query: adminListQuerySchema,
-      success: { 200: json(`A page of ${label}s.`, adminListSchemas[name]) },
+      success: { 200: json(`A page of ${label}s.`, schemas.page) },
     },
     get: {
       summary: `Read one ${label}.`,
       path: adminItemPathSchema,
-      success: { 200: json(`The ${label}.`, ADMIN_RESPONSE_SCHEMAS[name]) },
+      success: { 200: json(`The ${label}.`, schemas.item) },
     },
     put: {
       summary: `Create or replace one ${label}; the body's id must equal the path's.`,
       path: adminItemPathSchema,
-      body: ADMIN_BODY_SCHEMAS[name],
-      success: { 200: json(`The ${label} as stored.`, ADMIN_RESPONSE_SCHEMAS[name]) },
+      body: schemas.body,
+      success: { 200: json(`The ${label} as stored.`, schemas.item) },
     },
     delete: {
       summary: `Delete one ${label}.`,
@@ -101,10 +107,26 @@ function adminCollection<Name extends keyof typeof ADMIN_BODY_SCHEMAS>(name: Nam
   } satisfies Record<string, OperationContract>;
 }
 
-const configurations = adminCollection('configurations', 'configuration');
-const tasks = adminCollection('tasks', 'task');
-const users = adminCollection('users', 'user');
-const pages = adminCollection('pages', 'page');
+const configurations = adminCollection('configuration', {
+  body: ADMIN_BODY_SCHEMAS.configurations,
+  item: ADMIN_RESPONSE_SCHEMAS.configurations,
+  page: adminListSchemas.configurations,
+});
+const tasks = adminCollection('task', {
+  body: ADMIN_BODY_SCHEMAS.tasks,
+  item: ADMIN_RESPONSE_SCHEMAS.tasks,
+  page: adminListSchemas.tasks,
+});
+const users = adminCollection('user', {
+  body: ADMIN_BODY_SCHEMAS.users,
+  item: ADMIN_RESPONSE_SCHEMAS.users,
+  page: adminListSchemas.users,
+});
+const pages = adminCollection('page', {
+  body: ADMIN_BODY_SCHEMAS.pages,
+  item: ADMIN_RESPONSE_SCHEMAS.pages,
+  page: adminListSchemas.pages,
+});
 
 /**
  * The contract of every operation in the route manifest, by operationId: the same schema objects

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';
-import { apiClientWithToken, type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
+import { apiClientWithToken, settle, useTestRuntime } from '../support/local-runtime.js';
 import { createUser } from './approvers-support.js';
 
 /**
@@ -170,14 +170,11 @@ describe('policy the run owner cannot side-step', () => {
 
     // Assess
     expect(one.status).toBe(200);
-    // Untyped: the admin bodies are typed `unknown` by the contract (its generic collections lose them).
-    const stored: ResponseJson = bodyOf(one);
+    const stored = bodyOf(one);
     expect(stored.unknownKeys).toEqual(['options.four_eyes']);
     expect(stored.options.fourEyes).toBe(false);
-    const listed = (bodyOf(all) as ResponseJson).items.find(
-      (item: { configurationId: string }) => item.configurationId === 'legacy',
-    );
-    expect(listed.unknownKeys).toEqual(['options.four_eyes']);
+    const listed = bodyOf(all).items.find((item) => item.configurationId === 'legacy');
+    expect(listed?.unknownKeys).toEqual(['options.four_eyes']);
     const warnings = runtime.logLines.filter((line) =>
       line.includes('stored configuration has unknown keys'),
     );

@@ -10,7 +10,6 @@ import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';
 import { specifyAllowedTools } from '../../lambdas/core/tools/tool-specification.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';
 import {
-  type ResponseJson,
   removeTestData,
   startRunAndSettle,
   startTestRuntime,
@@ -130,9 +129,7 @@ describe('skills over HTTP in local mode: ingest with the CLI, review, attach, i
 
   it('attaches only through the attach route: the generic PUT of a task may not change its skills', async () => {
     // Prepare
-    // Untyped: the contract types the admin bodies `unknown` (its generic collections lose them).
-    const task: ResponseJson = (await runtime.client('admin').getTask({ path: { id: 'page-metadata' } }))
-      .body;
+    const task = bodyOf(await runtime.client('admin').getTask({ path: { id: 'page-metadata' } }));
 
     // Act
     const sneaky = await runtime
