@@ -18,7 +18,7 @@ import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
-import { HANDLER_NAMES, type HandlerName } from './functions.js';
+import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import { WAITING_RUNS_PROBE_INTERVAL } from './waiting-runs-probe.js';
 
 /**

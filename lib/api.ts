@@ -13,7 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
-import type { CountersignFunctions } from './functions.js';
+import type { CountersignFunctions } from './countersign-functions.js';
 
 /** Properties of {@link CountersignApi}. */
 export interface CountersignApiProps {

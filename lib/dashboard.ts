@@ -20,7 +20,7 @@ import {
 } from '../lambdas/contract/metric-names.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
-import type { HandlerName } from './functions.js';
+import type { HandlerName } from './handler-names.js';
 
 /** What {@link createCountersignDashboard} shows. */
 export interface CountersignDashboardProps {

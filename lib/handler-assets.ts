@@ -10,11 +10,10 @@ import {
   createSideModuleEsbuildOptions,
   describeBundleFormat,
   describeHandlerBundle,
-  HANDLER_NAMES,
-  type HandlerName,
   LAMBDA_RUNTIME,
   resolveProjectPath,
 } from './functions.js';
+import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 
 /*
  * How the handler code reaches a Lambda. Every handler asset is a folder with `index.mjs` (the

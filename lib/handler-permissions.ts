@@ -1,6 +1,6 @@
 import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { CountersignData, DataAccess, SealingAccess, TableAction } from './data.js';
-import type { HandlerName } from './functions.js';
+import type { HandlerName } from './handler-names.js';
 
 /** What one handler may do with the data layer: exactly what its composition calls. */
 export interface HandlerDataPermissions {

@@ -2,7 +2,7 @@ import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/contract/table-layout.js';
-import type { HandlerName } from './functions.js';
+import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
 
 /**

@@ -19,10 +19,6 @@ export {
   type CountersignProps,
 } from './countersign.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';
-export {
-  HANDLER_NAMES,
-  type HandlerName,
-  type ModelProvider,
-  type OpenAiCompatibleEndpoint,
-} from './functions.js';
+export { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+export type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 export type { CountersignObservability } from './observability.js';

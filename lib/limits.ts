@@ -2,7 +2,8 @@ import { Duration } from 'aws-cdk-lib';
 import type { CfnFunction, Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT, THROTTLING_DEFAULTS } from '../lambdas/core/limits.js';
-import type { HandlerName } from './functions.js';
+import { validateDurationProp } from './duration-prop.js';
+import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
 
 /** Rate and burst limits of the HTTP API's default stage. */
@@ -178,21 +179,13 @@ export function resolveLimits(
 }
 
 function validateRetention(scope: IConstruct, name: keyof CountersignRetention, retention: Duration): void {
-  let days: number;
-  try {
-    days = retention.toDays({ integral: true });
-  } catch {
-    throw invalidProp(
-      scope,
-      `retention.${name} ${retention.toHumanString()} is not a whole number of days; use e.g. Duration.days(30).`,
-    );
-  }
-  if (days < MINIMUM_RETENTION_DAYS || days > MAXIMUM_RETENTION_DAYS) {
-    throw invalidProp(
-      scope,
-      `retention.${name} ${retention.toHumanString()} is out of range; use between Duration.days(${MINIMUM_RETENTION_DAYS}) and Duration.days(${MAXIMUM_RETENTION_DAYS}).`,
-    );
-  }
+  validateDurationProp(scope, `retention.${name}`, retention, {
+    unit: 'days',
+    minimum: MINIMUM_RETENTION_DAYS,
+    maximum: MAXIMUM_RETENTION_DAYS,
+    example: 'Duration.days(30)',
+    range: `between Duration.days(${MINIMUM_RETENTION_DAYS}) and Duration.days(${MAXIMUM_RETENTION_DAYS})`,
+  });
 }
 
 /**

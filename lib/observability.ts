@@ -16,7 +16,7 @@ import {
   createApplicationMetricReader,
 } from './application-metrics.js';
 import { createCountersignDashboard } from './dashboard.js';
-import type { HandlerName } from './functions.js';
+import type { HandlerName } from './handler-names.js';
 import { scheduleWaitingRunsProbe } from './waiting-runs-probe.js';
 
 /** Properties of {@link CountersignObservability}. */

@@ -30,7 +30,8 @@ import {
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
 import { ERROR_NAMES, STATE_NAMES } from '../lambdas/contract/state-names.js';
-import type { CountersignFunctions, HandlerName } from './functions.js';
+import type { CountersignFunctions } from './countersign-functions.js';
+import type { HandlerName } from './handler-names.js';
 
 /** Properties of {@link CountersignWorkflow}. */
 export interface CountersignWorkflowProps {

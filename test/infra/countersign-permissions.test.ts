@@ -1,6 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
+import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
   type SynthesizedStack,

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { routeKeyOf } from '../../lambdas/contract/routes.js';
 import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
-import { HANDLER_NAMES } from '../../lib/functions.js';
+import { HANDLER_NAMES } from '../../lib/handler-names.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
 interface LambdaProperties {

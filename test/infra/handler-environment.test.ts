@@ -1,7 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ENVIRONMENT_VARIABLE_NAMES } from '../../lambdas/contract/environment.js';
 import { readEnvironment, readEventsEndpointEnvironment } from '../../lambdas/handlers/config.js';
-import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
+import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
 type Variables = Record<string, unknown>;

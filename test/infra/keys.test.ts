@@ -2,7 +2,7 @@ import { Validations } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import type { IConstruct } from 'constructs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
+import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
   type SynthesizedStack,

@@ -4,7 +4,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { STATE_NAMES } from '../../lambdas/contract/state-names.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
-import { HANDLER_NAMES, type HandlerName } from '../../lib/functions.js';
+import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import { FUNCTION_GROUPS, LIMIT_DEFAULTS } from '../../lib/limits.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
 import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/contract/metric-names.js';
 import { ALARM_THRESHOLD_DEFAULTS } from '../../lib/alarm-thresholds.js';
 import { ALARM_ON_FIRST_OCCURRENCE, type CountersignAlarmName } from '../../lib/alarms.js';
-import { HANDLER_NAMES } from '../../lib/functions.js';
+import { HANDLER_NAMES } from '../../lib/handler-names.js';
 import { WAITING_RUNS_PROBE_INTERVAL } from '../../lib/waiting-runs-probe.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 

@@ -5,7 +5,7 @@ import { App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { afterAll, describe, expect, it } from 'vitest';
 import { COUNTERSIGN_STACK_ID, CountersignStack } from '../../lib/countersign-stack.js';
-import { HANDLER_NAMES } from '../../lib/functions.js';
+import { HANDLER_NAMES } from '../../lib/handler-names.js';
 import {
   extractStateMachineDefinition,
   synthesizeStateMachineDefinition,

@@ -6,7 +6,7 @@ import {
   CountersignStack,
   type CountersignStackProps,
 } from '../../lib/countersign-stack.js';
-import type { HandlerName } from '../../lib/functions.js';
+import type { HandlerName } from '../../lib/handler-names.js';
 
 /** A synthesized CountersignStack and the helpers the infra tests read it with. */
 export interface SynthesizedStack {

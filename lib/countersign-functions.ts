@@ -1,0 +1,160 @@
+import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
+import { EventBus } from 'aws-cdk-lib/aws-events';
+import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
+import { Architecture, Function as LambdaFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
+import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
+import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
+import { Construct } from 'constructs';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
+import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
+import type { CountersignData } from './data.js';
+import { LAMBDA_RUNTIME } from './functions.js';
+import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
+import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+import { grantHandlerDataPermissions } from './handler-permissions.js';
+import { HANDLER_SIZING } from './handler-sizing.js';
+import { grantModelAccess, type ModelProvider, type OpenAiCompatibleEndpoint } from './model-permissions.js';
+
+/** The resolved settings the functions are built with (every default already applied). */
+export interface CountersignFunctionsProps {
+  readonly data: CountersignData;
+  readonly approvalTimeout: Duration;
+  readonly logRetention: RetentionDays;
+  readonly removalPolicy: RemovalPolicy;
+  readonly modelProvider: ModelProvider;
+  readonly bedrockModelId: string;
+  readonly openAiCompatible?: OpenAiCompatibleEndpoint;
+  /** Absolute path of the team's tools module (`countersign-team-tools`); undefined for none. */
+  readonly toolsModulePath?: string;
+  /** Where the handler code comes from: the prebuilt folder, or bundling at synth. */
+  readonly handlerCode: Omit<HandlerCodeOptions, 'toolsModulePath'>;
+  /** Memory per handler, over the defaults of each. */
+  readonly memorySize?: Readonly<Partial<Record<HandlerName, number>>>;
+  /** Secrets of MCP servers (docs/mcp.md): read by the steps that list and call MCP tools. */
+  readonly mcpServerSecrets?: readonly ISecret[];
+  readonly skillsMaxBytes: number;
+  readonly maxTurns: number;
+  /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
+  readonly policyFloor: PolicyFloor;
+  /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
+  readonly serviceName: string;
+  /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
+  readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+}
+
+/** Variables of a handler's environment, by the names the Lambdas read. */
+type HandlerEnvironment = { [Name in EnvironmentVariableName]?: string };
+
+function toConstructId(name: HandlerName): string {
+  return name
+    .split('-')
+    .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
+    .join('');
+}
+
+/**
+ * The Lambda functions of countersign, each with its own role, log group and exactly
+ * the permissions its handler needs. Step Functions and API permissions that depend on the
+ * state machine are granted by the composing construct.
+ *
+ * @example
+ * const functions = new CountersignFunctions(this, 'Functions', resolvedSettings);
+ * functions.get('api-runs').addEnvironment('COUNTERSIGN_STATE_MACHINE_ARN', arn);
+ */
+export class CountersignFunctions extends Construct {
+  /** Every function by handler name. */
+  public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
+
+  public constructor(scope: Construct, id: string, props: CountersignFunctionsProps) {
+    super(scope, id);
+    const environment = this.environmentFor(props);
+    const created: Partial<Record<HandlerName, LambdaFunction>> = {};
+    for (const name of HANDLER_NAMES) {
+      created[name] = this.createFunction(name, props, environment);
+    }
+    this.functions = created as Record<HandlerName, LambdaFunction>;
+
+    grantHandlerDataPermissions(props.data, this.functions);
+
+    const awaitApproval = this.get('await-approval');
+    EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
+    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+
+    // The two functions that call the model: the run's model turn and the completion API.
+    grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);
+    for (const secret of props.mcpServerSecrets ?? []) {
+      for (const name of ['model-turn', 'await-approval', 'execute-tools'] as const)
+        secret.grantRead(this.get(name));
+    }
+  }
+
+  /** The function of one handler. */
+  public get(name: HandlerName): LambdaFunction {
+    return this.functions[name];
+  }
+
+  /** Only the names the Lambdas read compile here: lambdas/contract/environment.ts is the table. */
+  private environmentFor(props: CountersignFunctionsProps): HandlerEnvironment {
+    const environment: HandlerEnvironment = {
+      COUNTERSIGN_TABLE_NAME: props.data.table.tableName,
+      COUNTERSIGN_SEALING_KEY_ARN: props.data.sealingKey.keyArn,
+      COUNTERSIGN_OVERFLOW_KEY_ARN: props.data.key.keyArn,
+      COUNTERSIGN_OVERFLOW_BUCKET: props.data.overflowBucket.bucketName,
+      COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: String(props.approvalTimeout.toSeconds()),
+      COUNTERSIGN_MODEL_PROVIDER: props.modelProvider,
+      COUNTERSIGN_BEDROCK_MODEL_ID: props.bedrockModelId,
+      COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
+      COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
+      COUNTERSIGN_POLICY_FLOOR: JSON.stringify(props.policyFloor),
+      // Powertools Logger and Metrics read their service name and level from these.
+      POWERTOOLS_SERVICE_NAME: props.serviceName,
+      POWERTOOLS_LOG_LEVEL: props.logLevel,
+    };
+    if (props.openAiCompatible !== undefined) {
+      environment.COUNTERSIGN_OPENAI_BASE_URL = props.openAiCompatible.baseUrl;
+      environment.COUNTERSIGN_OPENAI_SECRET_ARN = props.openAiCompatible.apiKeySecret.secretArn;
+    }
+    return environment;
+  }
+
+  private createFunction(
+    name: HandlerName,
+    props: CountersignFunctionsProps,
+    environment: HandlerEnvironment,
+  ): LambdaFunction {
+    const constructId = toConstructId(name);
+    const logGroup = new LogGroup(this, `${constructId}LogGroup`, {
+      retention: props.logRetention,
+      removalPolicy: props.removalPolicy,
+    });
+    // An own role instead of AWSLambdaBasicExecutionRole: logging is granted on this log group only.
+    const role = new Role(this, `${constructId}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `countersign ${name} handler`,
+    });
+    logGroup.grantWrite(role);
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which AWS X-Ray does not support on any resource narrower than "*".',
+    });
+
+    const sizing = HANDLER_SIZING[name];
+    return new LambdaFunction(this, constructId, {
+      code: createHandlerCode(name, {
+        ...props.handlerCode,
+        ...(props.toolsModulePath === undefined ? {} : { toolsModulePath: props.toolsModulePath }),
+      }),
+      handler: 'index.handler',
+      runtime: LAMBDA_RUNTIME,
+      architecture: Architecture.ARM_64,
+      tracing: Tracing.ACTIVE,
+      timeout: sizing.timeout,
+      memorySize: props.memorySize?.[name] ?? sizing.memorySize,
+      role,
+      logGroup,
+      environment: { ...environment },
+    });
+  }
+}

@@ -1,0 +1,21 @@
+/** The Lambda handlers, one per file in `lambdas/handlers/`. */
+export const HANDLER_NAMES = [
+  'prepare',
+  'model-turn',
+  'await-approval',
+  'execute-tools',
+  'record-rejection',
+  'finish-run',
+  'mark-failed',
+  'mark-expired',
+  'api-runs',
+  'api-inbox',
+  'api-decision',
+  'api-admin',
+  'api-generate',
+  'api-run-events',
+  'report-waiting-runs',
+] as const;
+
+/** The name of one handler file (without `.ts`). */
+export type HandlerName = (typeof HANDLER_NAMES)[number];
