@@ -1,18 +1,16 @@
 import * as z from 'zod/mini';
 import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
-import { CountersignError } from '../core/errors.js';
 import { PAGE_NOT_AVAILABLE, type Page } from '../core/pages.js';
 import { TEXTS } from '../core/texts.js';
 import { defineTool } from '../core/tools/tool.js';
-import { describePreviewValue, PAGE_ID_MAX_LENGTH, readPermittedPage } from './page-text.js';
+import { mayViewerReadNamedPage, pageIdArgument, parsePreviewArguments } from './page-arguments.js';
+import { describePreviewValue, readPermittedPage } from './page-text.js';
 
 /** The keywords field as `update_page_metadata` bounds it: an append never writes more. */
 export const KEYWORDS_MAX_LENGTH = 1000;
 
 export const appendPageKeywordsInput = z.strictObject({
-  pageId: z
-    .string()
-    .check(z.minLength(1), z.maxLength(PAGE_ID_MAX_LENGTH), z.describe('The id of the page to change.')),
+  pageId: pageIdArgument('The id of the page to change.'),
   keywords: z
     .array(z.string().check(z.minLength(1), z.maxLength(100)))
     .check(
@@ -78,11 +76,10 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
   },
 
   async preview(args, actingUser, context) {
-    const parsed = appendPageKeywordsInput.safeParse(args);
-    if (!parsed.success) throw new CountersignError('bad-request', 'The call arguments are not valid.');
-    const page = await readPermittedPage(parsed.data.pageId, actingUser, context);
+    const parsed = parsePreviewArguments(appendPageKeywordsInput, args);
+    const page = await readPermittedPage(parsed.pageId, actingUser, context);
     if (page === undefined) return [PAGE_NOT_AVAILABLE];
-    const { added, keywords } = appendKeywords(page.keywords, parsed.data.keywords);
+    const { added, keywords } = appendKeywords(page.keywords, parsed.keywords);
     const noun = added.length === 1 ? 'keyword' : 'keywords';
     const header = `Page ${page.pageId} (${page.language}): ${added.length} ${noun} would be added.`;
     if (added.length === 0) return [header, 'keywords: unchanged'];
@@ -90,11 +87,7 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     return [header, `keywords: ${describePreviewValue(page.keywords)} → ${describePreviewValue(keywords)}`];
   },
 
-  async mayViewerReadPreview(args, viewer, context) {
-    const parsed = appendPageKeywordsInput.safeParse(args);
-    if (!parsed.success) return false;
-    return (await readPermittedPage(parsed.data.pageId, viewer, context)) !== undefined;
-  },
+  mayViewerReadPreview: mayViewerReadNamedPage(appendPageKeywordsInput),
 });
 
 function versionOf(page: Page): string {

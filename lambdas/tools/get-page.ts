@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { excerptOf } from '../core/excerpt-text.js';
 import { mayAccessPage, PAGE_NOT_AVAILABLE } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
-import { PAGE_ID_MAX_LENGTH } from './page-text.js';
+import { pageIdArgument } from './page-arguments.js';
 
 /** How much of a page body the model is shown: enough to talk about it, bounded for the context window. */
 export const BODY_EXCERPT_MAX_CHARACTERS = 2000;
@@ -22,9 +22,7 @@ export const getPageTool = defineTool({
     'Reads one page: its metadata (title, description, keywords, author, Open Graph fields) and an excerpt of its body.',
   effect: 'read',
   input: z.strictObject({
-    pageId: z
-      .string()
-      .check(z.minLength(1), z.maxLength(PAGE_ID_MAX_LENGTH), z.describe('The id of the page to read.')),
+    pageId: pageIdArgument('The id of the page to read.'),
   }),
   async execute({ pageId }, context) {
     const page = await context.pages.getPage(pageId);

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { CountersignError } from '../core/errors.js';
 import {
   PAGE_METADATA_FIELDS,
   PAGE_NOT_AVAILABLE,
@@ -7,34 +6,26 @@ import {
   type PageMetadataPatch,
 } from '../core/pages.js';
 import { defineTool } from '../core/tools/tool.js';
-import { describePreviewValue, PAGE_ID_MAX_LENGTH, readPermittedPage } from './page-text.js';
+import { mayViewerReadNamedPage, pageIdArgument, parsePreviewArguments } from './page-arguments.js';
+import { describePreviewValue, readPermittedPage } from './page-text.js';
 
 const SHORT_TEXT_MAX_LENGTH = 255;
 const LONG_TEXT_MAX_LENGTH = 1000;
 
+/** A metadata field the call may set: optional, absolute, bounded like the store's column. */
+function metadataText(maxLength: number, description: string) {
+  return z.optional(z.string().check(z.maxLength(maxLength))).check(z.describe(description));
+}
+
 export const updatePageMetadataInput = z
   .strictObject({
-    pageId: z
-      .string()
-      .check(z.minLength(1), z.maxLength(PAGE_ID_MAX_LENGTH), z.describe('The id of the page to change.')),
-    title: z
-      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new page title.')),
-    description: z
-      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new meta description.')),
-    keywords: z
-      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new meta keywords, comma-separated.')),
-    author: z
-      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new author.')),
-    ogTitle: z
-      .optional(z.string().check(z.maxLength(SHORT_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new Open Graph title.')),
-    ogDescription: z
-      .optional(z.string().check(z.maxLength(LONG_TEXT_MAX_LENGTH)))
-      .check(z.describe('The new Open Graph description.')),
+    pageId: pageIdArgument('The id of the page to change.'),
+    title: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new page title.'),
+    description: metadataText(LONG_TEXT_MAX_LENGTH, 'The new meta description.'),
+    keywords: metadataText(LONG_TEXT_MAX_LENGTH, 'The new meta keywords, comma-separated.'),
+    author: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new author.'),
+    ogTitle: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new Open Graph title.'),
+    ogDescription: metadataText(LONG_TEXT_MAX_LENGTH, 'The new Open Graph description.'),
   })
   .check(
     z.refine(
@@ -83,16 +74,14 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
   },
 
   async preview(args, actingUser, context) {
-    const parsed = updatePageMetadataInput.safeParse(args);
-    // The loop turns a throw into a flagged "preview failed" line; the class name is all it shows.
-    if (!parsed.success) throw new CountersignError('bad-request', 'The call arguments are not valid.');
-    const page = await readPermittedPage(parsed.data.pageId, actingUser, context);
+    const parsed = parsePreviewArguments(updatePageMetadataInput, args);
+    const page = await readPermittedPage(parsed.pageId, actingUser, context);
     if (page === undefined) return [PAGE_NOT_AVAILABLE];
     // Order from the arguments as given (parsing reorders keys to the schema's order).
-    const fields = writtenFields(args, parsed.data);
-    const changing = fields.filter((field) => page[field] !== parsed.data[field]);
+    const fields = writtenFields(args, parsed);
+    const changing = fields.filter((field) => page[field] !== parsed[field]);
     const fieldLines = fields.map((field) => {
-      const next = parsed.data[field] ?? '';
+      const next = parsed[field] ?? '';
       if (page[field] === next) return `${field}: unchanged`;
       return `${field}: ${describePreviewValue(page[field])} → ${describePreviewValue(next)}`;
     });
@@ -103,11 +92,7 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     ];
   },
 
-  async mayViewerReadPreview(args, viewer, context) {
-    const parsed = updatePageMetadataInput.safeParse(args);
-    if (!parsed.success) return false;
-    return (await readPermittedPage(parsed.data.pageId, viewer, context)) !== undefined;
-  },
+  mayViewerReadPreview: mayViewerReadNamedPage(updatePageMetadataInput),
 });
 
 /** The metadata fields the call writes, in the order `orderSource` names them. */
