@@ -4,7 +4,7 @@ import { CountersignError } from '../errors.js';
 import type { Clock } from '../ports.js';
 import { auditEntriesFor } from './ingest-skills.js';
 import { requireSkill } from './review-skill.js';
-import { isSkillUsable, type SkillRecord, type SkillRepository } from './skill-record.js';
+import { isSkillUsable, nextSkillVersion, type SkillRecord, type SkillRepository } from './skill-record.js';
 
 export const attachSkillsRequestSchema = z.strictObject({
   skillIds: z.array(z.string().check(z.minLength(1), z.maxLength(300))).check(z.maxLength(100)),
@@ -88,7 +88,7 @@ async function appendAttachment(
     const skill = await dependencies.skills.getSkill(skillId);
     if (!skill) return;
     const now = dependencies.clock.now().toISOString();
-    const record: SkillRecord = { ...skill, updatedAt: now, version: skill.version + 1 };
+    const record = nextSkillVersion(skill, {}, now);
     const [entry] = auditEntriesFor(record, actor, action, now);
     const outcome = await dependencies.skills.saveSkill(record, skill.version, [
       { ...(entry as NonNullable<typeof entry>), target },

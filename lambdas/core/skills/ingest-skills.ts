@@ -2,6 +2,7 @@ import { CountersignError } from '../errors.js';
 import type { Clock, Logger, Metrics } from '../ports.js';
 import { type ParsedSkillFile, parseSkillFile } from './parse-skill-file.js';
 import {
+  nextSkillVersion,
   SKILL_IDENTIFIER_PATTERN,
   SKILL_RECORD_SCHEMA_VERSION,
   SKILL_SOURCE_PATTERN,
@@ -111,15 +112,16 @@ export async function ingestSkills(
         pinnedCommit: _pin,
         ...kept
       } = previous;
-      const record: SkillRecord = {
-        ...kept,
-        ...content,
-        enabled: false,
-        orphaned: false,
-        ...(snapshot.pinnedCommit ? { pinnedCommit: snapshot.pinnedCommit } : {}),
-        updatedAt: now,
-        version: previous.version + 1,
-      };
+      const record = nextSkillVersion(
+        kept,
+        {
+          ...content,
+          enabled: false,
+          orphaned: false,
+          ...(snapshot.pinnedCommit ? { pinnedCommit: snapshot.pinnedCommit } : {}),
+        },
+        now,
+      );
       const entry = { ...audit(record, actor, 'changed', now)[0], previousChecksum: previous.bodyChecksum };
       await save(dependencies, record, previous.version, [entry as SkillAuditEntry]);
       summary.changed.push(skillId);
@@ -128,12 +130,7 @@ export async function ingestSkills(
         source: snapshot.source,
       });
     } else if (previous.orphaned) {
-      const record: SkillRecord = {
-        ...previous,
-        orphaned: false,
-        updatedAt: now,
-        version: previous.version + 1,
-      };
+      const record = nextSkillVersion(previous, { orphaned: false }, now);
       await save(dependencies, record, previous.version, audit(record, actor, 'restored', now));
       summary.restored.push(skillId);
     } else {
@@ -142,12 +139,7 @@ export async function ingestSkills(
   }
   for (const previous of existing) {
     if (seen.has(previous.skillId) || previous.orphaned) continue;
-    const record: SkillRecord = {
-      ...previous,
-      orphaned: true,
-      updatedAt: now,
-      version: previous.version + 1,
-    };
+    const record = nextSkillVersion(previous, { orphaned: true }, now);
     await save(dependencies, record, previous.version, audit(record, actor, 'orphaned', now));
     summary.orphaned.push(previous.skillId);
   }

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import type { Clock } from '../ports.js';
 import { auditEntriesFor } from './ingest-skills.js';
-import type { SkillRecord, SkillRepository } from './skill-record.js';
+import { nextSkillVersion, type SkillRecord, type SkillRepository } from './skill-record.js';
 
 export const enableSkillRequestSchema = z.strictObject({
   /** The body checksum the reviewer read: a body that changed since is not enabled. */
@@ -43,23 +43,12 @@ export async function enableSkill(
     );
   }
   if (skill.enabled) return skill;
-  const now = dependencies.clock.now().toISOString();
-  const record: SkillRecord = {
-    ...skill,
+  return recordReview(dependencies, actor, skill, 'enabled', (now) => ({
     enabled: true,
     reviewedBy: actor,
     reviewedAt: now,
     reviewedChecksum: skill.bodyChecksum,
-    updatedAt: now,
-    version: skill.version + 1,
-  };
-  await saveOrConflict(
-    dependencies.skills,
-    record,
-    skill.version,
-    auditEntriesFor(record, actor, 'enabled', now),
-  );
-  return record;
+  }));
 }
 
 /** Disables a skill: it is no longer injected anywhere, though it stays attached. */
@@ -70,13 +59,24 @@ export async function disableSkill(
 ): Promise<SkillRecord> {
   const skill = await requireSkill(dependencies.skills, skillId);
   if (!skill.enabled) return skill;
+  return recordReview(dependencies, actor, skill, 'disabled', () => ({ enabled: false }));
+}
+
+/** Writes a review's change as the skill's next version, with its audit entry. */
+async function recordReview(
+  dependencies: ReviewDependencies,
+  actor: string,
+  skill: SkillRecord,
+  action: 'enabled' | 'disabled',
+  changesAt: (now: string) => Partial<SkillRecord>,
+): Promise<SkillRecord> {
   const now = dependencies.clock.now().toISOString();
-  const record: SkillRecord = { ...skill, enabled: false, updatedAt: now, version: skill.version + 1 };
+  const record = nextSkillVersion(skill, changesAt(now), now);
   await saveOrConflict(
     dependencies.skills,
     record,
     skill.version,
-    auditEntriesFor(record, actor, 'disabled', now),
+    auditEntriesFor(record, actor, action, now),
   );
   return record;
 }

@@ -99,6 +99,21 @@ export function summariseSkill(record: SkillRecord): SkillSummary {
   return { ...rest, bodyBytes: Buffer.byteLength(body, 'utf8') };
 }
 
+/**
+ * `skill` with `changes` as its next version, changed at `now`: every change bumps the version
+ * `saveSkill` checks, so two concurrent changes cannot both be written.
+ *
+ * @example
+ * const disabled = nextSkillVersion(skill, { enabled: false }, now); // disabled.version === skill.version + 1
+ */
+export function nextSkillVersion(
+  skill: SkillRecord,
+  changes: Partial<SkillRecord>,
+  now: string,
+): SkillRecord {
+  return { ...skill, ...changes, updatedAt: now, version: skill.version + 1 };
+}
+
 /** A skill may be attached (and injected) only when enabled and not orphaned. */
 export function isSkillUsable(record: Pick<SkillRecord, 'enabled' | 'orphaned'>): boolean {
   return record.enabled && !record.orphaned;
