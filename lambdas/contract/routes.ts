@@ -35,6 +35,44 @@ export interface RouteDefinition {
   readonly transport?: 'http-api' | 'function-url';
 }
 
+/**
+ * The list, read and write routes of one admin collection, each its own manifest entry:
+ * `list<Noun>s` (GET /admin/<collection>), `get<Noun>` and `put<Noun>` (GET and PUT
+ * /admin/<collection>/{id}). The operationIds stay literal types, so each is still checked
+ * against its handler and its OpenAPI operation.
+ */
+function adminCollectionRoutes<const Collection extends string, const Noun extends string>(
+  collection: Collection,
+  noun: Noun,
+) {
+  const item = `/admin/${collection}/{id}` as const;
+  return [
+    {
+      operationId: `list${noun}s`,
+      method: 'GET',
+      path: `/admin/${collection}`,
+      function: 'api-admin',
+      auth: 'jwt',
+    },
+    { operationId: `get${noun}`, method: 'GET', path: item, function: 'api-admin', auth: 'jwt' },
+    { operationId: `put${noun}`, method: 'PUT', path: item, function: 'api-admin', auth: 'jwt' },
+  ] as const;
+}
+
+/** `delete<Noun>`: DELETE /admin/<collection>/{id}, for the collections whose items the API may delete. */
+function adminDeleteRoute<const Collection extends string, const Noun extends string>(
+  collection: Collection,
+  noun: Noun,
+) {
+  return {
+    operationId: `delete${noun}`,
+    method: 'DELETE',
+    path: `/admin/${collection}/{id}`,
+    function: 'api-admin',
+    auth: 'jwt',
+  } as const;
+}
+
 export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
@@ -89,57 +127,14 @@ export const ROUTES = [
     auth: 'jwt',
   },
   // Admin: configurations, tasks, users and pages (GET lists are paged with ?limit=&cursor=).
-  {
-    operationId: 'listConfigurations',
-    method: 'GET',
-    path: '/admin/configurations',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  {
-    operationId: 'getConfiguration',
-    method: 'GET',
-    path: '/admin/configurations/{id}',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  {
-    operationId: 'putConfiguration',
-    method: 'PUT',
-    path: '/admin/configurations/{id}',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  {
-    operationId: 'deleteConfiguration',
-    method: 'DELETE',
-    path: '/admin/configurations/{id}',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  { operationId: 'listTasks', method: 'GET', path: '/admin/tasks', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'getTask', method: 'GET', path: '/admin/tasks/{id}', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'putTask', method: 'PUT', path: '/admin/tasks/{id}', function: 'api-admin', auth: 'jwt' },
-  {
-    operationId: 'deleteTask',
-    method: 'DELETE',
-    path: '/admin/tasks/{id}',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  { operationId: 'listUsers', method: 'GET', path: '/admin/users', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'getUser', method: 'GET', path: '/admin/users/{id}', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'putUser', method: 'PUT', path: '/admin/users/{id}', function: 'api-admin', auth: 'jwt' },
-  {
-    operationId: 'deleteUser',
-    method: 'DELETE',
-    path: '/admin/users/{id}',
-    function: 'api-admin',
-    auth: 'jwt',
-  },
-  { operationId: 'listPages', method: 'GET', path: '/admin/pages', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'getPage', method: 'GET', path: '/admin/pages/{id}', function: 'api-admin', auth: 'jwt' },
-  { operationId: 'putPage', method: 'PUT', path: '/admin/pages/{id}', function: 'api-admin', auth: 'jwt' },
+  ...adminCollectionRoutes('configurations', 'Configuration'),
+  adminDeleteRoute('configurations', 'Configuration'),
+  ...adminCollectionRoutes('tasks', 'Task'),
+  adminDeleteRoute('tasks', 'Task'),
+  ...adminCollectionRoutes('users', 'User'),
+  adminDeleteRoute('users', 'User'),
+  // Pages belong to the content store: the API edits them and never deletes one.
+  ...adminCollectionRoutes('pages', 'Page'),
   // Admin: skills (seed 003): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {
