@@ -3,20 +3,18 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
+import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
 import type { HttpLambdaHandler } from './http/http-api.js';
-
-let api: HttpLambdaHandler | undefined;
 
 /**
  * Lambda entry point of the HTTP API's `decision` route: the sealer, Step Functions and the
  * tools (which calls would run; the `record` decision gate asks each write tool's record check), no model.
  */
-export const handler: HttpLambdaHandler = (event) => {
-  api ??= createDecisionApi({
+export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
+  createDecisionApi({
     ...awsBaseDependencies(),
     sealer: awsSealer(),
     executions: awsExecutions(),
     tools: awsTools(),
-  });
-  return api(event);
-};
+  }),
+);

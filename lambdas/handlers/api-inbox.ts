@@ -3,20 +3,18 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
+import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
 import type { HttpLambdaHandler } from './http/http-api.js';
-
-let api: HttpLambdaHandler | undefined;
 
 /**
  * Lambda entry point of the HTTP API's `inbox` routes: the sealer and the tools (read gates), no
  * model; Step Functions only to stop the run of a card that cannot be opened.
  */
-export const handler: HttpLambdaHandler = (event) => {
-  api ??= createInboxApi({
+export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
+  createInboxApi({
     ...awsBaseDependencies(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutionsOnDemand(),
-  });
-  return api(event);
-};
+  }),
+);

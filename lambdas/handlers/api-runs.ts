@@ -3,17 +3,15 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
+import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
 import type { HttpLambdaHandler } from './http/http-api.js';
 
-let api: HttpLambdaHandler | undefined;
-
 /** Lambda entry point of the HTTP API's `runs` routes: the sealer, the tools and Step Functions, no model. */
-export const handler: HttpLambdaHandler = (event) => {
-  api ??= createRunsApi({
+export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
+  createRunsApi({
     ...awsBaseDependencies(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutions(),
-  });
-  return api(event);
-};
+  }),
+);

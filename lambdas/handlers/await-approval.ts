@@ -4,14 +4,13 @@ import { awsNotifier } from './composition/aws-notifier.js';
 import { awsPausingRuns } from './composition/aws-pausing-runs.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
+import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
 import type { StepHandlers } from './step-handlers.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 
-let step: StepHandlers['AwaitApproval'] | undefined;
-
 /** Lambda entry point of the state machine's `AwaitApproval` state: the approval scan, no model. */
-export const handler: StepHandlers['AwaitApproval'] = (event) => {
-  step ??= createAwaitApprovalStep({
+export const handler: StepHandlers['AwaitApproval'] = composeOnFirstInvocation(() =>
+  createAwaitApprovalStep({
     ...awsBaseDependencies(),
     // The run and its owner in one BatchGetItem: previews use the owner's rights as they are now.
     runs: awsPausingRuns(),
@@ -19,6 +18,5 @@ export const handler: StepHandlers['AwaitApproval'] = (event) => {
     tools: awsTools(),
     mcp: awsMcp(),
     notifier: awsNotifier(),
-  });
-  return step(event);
-};
+  }),
+);

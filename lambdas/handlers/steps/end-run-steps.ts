@@ -1,46 +1,49 @@
 import * as z from 'zod/mini';
-import { STATE_NAMES } from '../../contract/state-names.js';
+import type * as zc from 'zod/v4/core';
+import { STATE_NAMES, type StateName } from '../../contract/state-names.js';
+import type { Logger } from '../../core/ports.js';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /** The `Finish` step: the run completed. */
 export function createFinishStep(dependencies: StepDependencies<typeof finishRun>) {
-  return defineStep(
-    STATE_NAMES.finish,
-    dependencies.logger,
-    z.object({ runId: runIdSchema }),
-    async (input) => {
-      await finishRun(dependencies, input);
-      return { runId: input.runId };
-    },
+  return defineEndStep(STATE_NAMES.finish, dependencies.logger, z.object({ runId: runIdSchema }), (input) =>
+    finishRun(dependencies, input),
   );
 }
 
 /** The `MarkFailed` step: any failure the state machine caught. */
 export function createMarkFailedStep(dependencies: StepDependencies<typeof markRunFailed>) {
-  return defineStep(
+  return defineEndStep(
     STATE_NAMES.markFailed,
     dependencies.logger,
     z.object({
       runId: runIdSchema,
       failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
     }),
-    async (input) => {
-      await markRunFailed(dependencies, input);
-      return { runId: input.runId };
-    },
+    (input) => markRunFailed(dependencies, input),
   );
 }
 
 /** The `MarkExpired` step: the approval wait timed out. */
 export function createMarkExpiredStep(dependencies: StepDependencies<typeof markRunExpired>) {
-  return defineStep(
+  return defineEndStep(
     STATE_NAMES.markExpired,
     dependencies.logger,
     z.looseObject({ runId: runIdSchema }),
-    async (input) => {
-      await markRunExpired(dependencies, { runId: input.runId });
-      return { runId: input.runId };
-    },
+    (input) => markRunExpired(dependencies, { runId: input.runId }),
   );
+}
+
+/** An end state's step: it ends the run with its use case and passes the run id on. */
+function defineEndStep<Schema extends zc.$ZodType<{ runId: string }>>(
+  stateName: StateName,
+  logger: Logger,
+  schema: Schema,
+  end: (input: z.infer<Schema>) => Promise<unknown>,
+): (event: unknown) => Promise<{ runId: string }> {
+  return defineStep(stateName, logger, schema, async (input) => {
+    await end(input);
+    return { runId: input.runId };
+  });
 }
