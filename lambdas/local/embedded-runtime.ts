@@ -1,4 +1,3 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
@@ -21,7 +20,6 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
-import { TABLE_LAYOUT } from '../contract/table-layout.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -31,7 +29,6 @@ import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-
 import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
-import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { createMcpToolStandIn } from '../core/tools/mcp/mcp-tools.js';
@@ -42,12 +39,14 @@ import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
+import { InFlightInvocations } from './in-flight-invocations.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
+import { resumeInterruptedRuns } from './resume-runs.js';
 import { sweepExpiredBlobs, sweepExpiredItems } from './retention-sweep.js';
 
 export interface EmbeddedRuntimeOptions {
@@ -176,7 +175,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
   };
   let runner: LocalStateMachineRunner | undefined;
-  const inFlight = new Set<Promise<unknown>>();
+  const inFlight = new InFlightInvocations();
   const executions: RunExecutions = {
     async start(input) {
       calls.record('SFN', 'StartExecution');
@@ -245,16 +244,15 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   runner = new LocalStateMachineRunner({
     definition: options.definition,
-    stepHandlers: trackEach(createStepHandlers(dependencies), inFlight),
+    stepHandlers: inFlight.track(createStepHandlers(dependencies)),
     logger,
   });
 
   await seedDemoData(dependencies);
-  await resumeWaitingRuns(dependencies, runner);
-  await resumeRunningRuns(dynamo, dependencies, runner);
+  await resumeInterruptedRuns(dynamo, dependencies, runner);
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
-  const api = trackEach(createApiHandlers(dependencies), inFlight);
+  const api = inFlight.track(createApiHandlers(dependencies));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api),
@@ -283,105 +281,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
-      await Promise.race([Promise.allSettled([...inFlight]), delay(SETTLE_ON_STOP_MS)]);
+      await inFlight.settle();
       await dynamo.stop();
     },
   };
 }
 
-/** How long stop() waits for in-flight invocations (a stream may not notice its end at once). */
-const SETTLE_ON_STOP_MS = 5_000;
-
-function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
-}
-
-/** Wraps every handler so the runtime knows which invocations are still running. */
-function trackEach<Handlers extends Record<string, (...args: never[]) => Promise<unknown>>>(
-  handlers: Handlers,
-  inFlight: Set<Promise<unknown>>,
-): Handlers {
-  const tracked: Record<string, (...args: never[]) => Promise<unknown>> = {};
-  for (const [name, handler] of Object.entries(handlers)) {
-    tracked[name] = (...args) => {
-      const invocation = handler(...args);
-      inFlight.add(invocation);
-      const forget = () => inFlight.delete(invocation);
-      invocation.then(forget, forget);
-      return invocation;
-    };
-  }
-  return tracked as Handlers;
-}
-
 function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateMachineRunner {
   if (!runner) throw new Error('The local state machine runner is not ready yet.');
   return runner;
-}
-
-/**
- * A run that was mid-step when the process stopped (status `running`, or `waiting` with its
- * decision recorded but not yet carried out) is started again too:
- * every step is idempotent, and Prepare sends it back to its model turn, which routes a reply
- * already recorded instead of asking the model twice. On AWS, Step Functions keeps the
- * execution; only the local process can lose it. dynalite is local and small: a scan is fine.
- */
-async function resumeRunningRuns(
-  dynamo: LocalDynamo,
-  dependencies: RunDependencies,
-  runner: LocalStateMachineRunner,
-): Promise<void> {
-  const now = dependencies.clock.now().getTime();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.documentClient.send(
-      new ScanCommand({
-        TableName: dynamo.tableName,
-        FilterExpression: '#sk = :run AND (#status = :running OR #status = :waiting)',
-        ExpressionAttributeNames: { '#sk': TABLE_LAYOUT.sortKey, '#status': 'status' },
-        ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running', ':waiting': 'waiting' },
-        ProjectionExpression: 'runId, #status',
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      if (typeof item.runId !== 'string') continue;
-      if (item.status === 'waiting') {
-        // Its card still open: already restarted into its wait. Closed: decided, not yet carried out.
-        const card = await dependencies.runs.getCard(item.runId);
-        if (card?.state === 'open') continue;
-      }
-      await runner.start({ runId: item.runId, executionName: `${item.runId}-restart-${now}` });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
-}
-
-/**
- * A waiting run outlives the process that paused it: its execution is started again and its
- * Prepare step routes straight back into the approval wait, which keeps the card and its
- * previews and only seals the new task token; the wait still ends at the card's `expiresAt`,
- * not a whole timeout after the restart. A run whose wait already ran out expires.
- */
-async function resumeWaitingRuns(
-  dependencies: RunDependencies,
-  runner: LocalStateMachineRunner,
-): Promise<void> {
-  let cursor: string | undefined;
-  const now = dependencies.clock.now().getTime();
-  do {
-    const page = await dependencies.runs.listWaitingCards({ limit: 100, ...(cursor ? { cursor } : {}) });
-    for (const card of page.cards) {
-      if (Date.parse(card.expiresAt) <= now) {
-        await markRunExpired(dependencies, { runId: card.runId });
-        continue;
-      }
-      await runner.start({
-        runId: card.runId,
-        executionName: `${card.runId}-restart-${now}`,
-        approvalDeadline: new Date(card.expiresAt),
-      });
-    }
-    cursor = page.cursor;
-  } while (cursor);
 }
