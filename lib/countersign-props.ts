@@ -175,7 +175,7 @@ export interface CountersignProps {
   readonly threatProtection?: boolean;
   /**
    * Memory of individual handlers in MB (128 to 10240), over the defaults (256 to 1024 MB by
-   * handler; see SIZING in lib/functions.ts). Lambda CPU grows with memory.
+   * handler; see HANDLER_SIZING in lib/handler-sizing.ts). Lambda CPU grows with memory.
    *
    * @default - each handler's default
    */

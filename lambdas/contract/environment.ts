@@ -8,7 +8,7 @@ import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
  * The environment of countersign's Lambdas, as one table: the construct sets these variables
- * (lib/functions.ts and the constructs that add to it, typed by {@link EnvironmentVariableName})
+ * (lib/countersign-functions.ts and the constructs that add to it, typed by {@link EnvironmentVariableName})
  * and lambdas/handlers/config.ts reads them through these schemas at cold start.
  */
 

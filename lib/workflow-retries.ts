@@ -1,0 +1,75 @@
+import { Duration } from 'aws-cdk-lib';
+import { JitterType } from 'aws-cdk-lib/aws-stepfunctions';
+import type { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
+import { ERROR_NAMES } from '../lambdas/contract/state-names.js';
+
+// How the run workflow retries its steps before a run fails; the states are lib/workflow.ts'.
+
+/**
+ * ContinueAsNew's StartExecution: any failure of the call (throttling, the open-executions limit)
+ * or its timeout is tried again before the run is marked failed; the execution name makes a
+ * repeated start of the same turn harmless.
+ */
+export const CONTINUE_AS_NEW_RETRY = {
+  errors: ['States.TaskFailed', ERROR_NAMES.timeout],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 3,
+};
+
+/**
+ * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
+ * countersign.internal; every step is idempotent, so it is tried again before the run fails.
+ */
+const RETRY_INTERNAL = {
+  errors: [ERROR_NAMES.internal],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 2,
+};
+
+/**
+ * The Lambda service's own transient errors, retried as AWS recommends for every Lambda task,
+ * with full jitter so runs failing together do not retry together. Replaces the LambdaInvoke
+ * default, which leaves out Lambda.TooManyRequestsException (retried below).
+ */
+const RETRY_LAMBDA_SERVICE = {
+  errors: [
+    'Lambda.ServiceException',
+    'Lambda.AWSLambdaException',
+    'Lambda.SdkClientException',
+    'Lambda.ClientExecutionTimeoutException',
+  ],
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  maxAttempts: 6,
+  maxDelay: Duration.seconds(30),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * A throttled invoke: the step's reserved concurrency (a few per function by default) is busy,
+ * e.g. with slow model turns. Waiting is cheap in a Standard workflow (billed per transition,
+ * not per second), so a throttled step waits for up to about 10 minutes before the run fails.
+ */
+const RETRY_LAMBDA_THROTTLED = {
+  errors: ['Lambda.TooManyRequestsException'],
+  interval: Duration.seconds(2),
+  backoffRate: 2,
+  maxAttempts: 12,
+  maxDelay: Duration.seconds(60),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * The retries of every Lambda step: the Lambda service's faults, throttling, then countersign.internal.
+ *
+ * @example
+ * addStepRetries(new LambdaInvoke(this, 'Prepare', { lambdaFunction }));
+ */
+export function addStepRetries(task: LambdaInvoke): LambdaInvoke {
+  task.addRetry(RETRY_LAMBDA_SERVICE);
+  task.addRetry(RETRY_LAMBDA_THROTTLED);
+  task.addRetry(RETRY_INTERNAL);
+  return task;
+}
