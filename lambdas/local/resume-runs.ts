@@ -1,4 +1,4 @@
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../contract/table-layout.js';
 import { markRunExpired } from '../core/runs/end-run.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
@@ -34,18 +34,17 @@ async function resumeRunningRuns(
   runner: LocalStateMachineRunner,
 ): Promise<void> {
   const now = dependencies.clock.now().getTime();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await dynamo.documentClient.send(
-      new ScanCommand({
-        TableName: dynamo.tableName,
-        FilterExpression: '#sk = :run AND (#status = :running OR #status = :waiting)',
-        ExpressionAttributeNames: { '#sk': TABLE_LAYOUT.sortKey, '#status': 'status' },
-        ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running', ':waiting': 'waiting' },
-        ProjectionExpression: 'runId, #status',
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const pages = paginateScan(
+    { client: dynamo.documentClient },
+    {
+      TableName: dynamo.tableName,
+      FilterExpression: '#sk = :run AND (#status = :running OR #status = :waiting)',
+      ExpressionAttributeNames: { '#sk': TABLE_LAYOUT.sortKey, '#status': 'status' },
+      ExpressionAttributeValues: { ':run': 'RUN', ':running': 'running', ':waiting': 'waiting' },
+      ProjectionExpression: 'runId, #status',
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       if (typeof item.runId !== 'string') continue;
       if (item.status === 'waiting') {
@@ -55,8 +54,7 @@ async function resumeRunningRuns(
       }
       await runner.start({ runId: item.runId, executionName: `${item.runId}-restart-${now}` });
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
 }
 
 /**

@@ -1,6 +1,6 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { DeleteCommand, type DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../contract/table-layout.js';
 
 /**
@@ -19,18 +19,17 @@ export async function sweepExpiredItems(
   const nowSeconds = Math.floor(now.getTime() / 1000);
   const names = { '#removeAfter': TABLE_LAYOUT.timeToLiveAttribute };
   let removed = 0;
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: tableName,
-        FilterExpression: '#removeAfter <= :now',
-        ExpressionAttributeNames: { ...names, '#pk': TABLE_LAYOUT.partitionKey, '#sk': TABLE_LAYOUT.sortKey },
-        ExpressionAttributeValues: { ':now': nowSeconds },
-        ProjectionExpression: '#pk, #sk',
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
+  const pages = paginateScan(
+    { client },
+    {
+      TableName: tableName,
+      FilterExpression: '#removeAfter <= :now',
+      ExpressionAttributeNames: { ...names, '#pk': TABLE_LAYOUT.partitionKey, '#sk': TABLE_LAYOUT.sortKey },
+      ExpressionAttributeValues: { ':now': nowSeconds },
+      ProjectionExpression: '#pk, #sk',
+    },
+  );
+  for await (const page of pages) {
     for (const item of page.Items ?? []) {
       await client
         .send(
@@ -55,8 +54,7 @@ export async function sweepExpiredItems(
           },
         );
     }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
+  }
   return removed;
 }
 
