@@ -36,7 +36,12 @@ export type ResolvedSettings = Omit<
 const MINIMUM_MEMORY_MB = 128;
 const MAXIMUM_MEMORY_MB = 10_240;
 
-/** Applies the defaults and refuses values that would deploy a broken runtime. */
+/**
+ * Applies the defaults and refuses values that would deploy a broken runtime.
+ *
+ * @example
+ * const settings = resolveSettings(this, props); // settings.maxTurns === 50 when props.maxTurns is unset
+ */
 export function resolveSettings(scope: IConstruct, props: CountersignProps): ResolvedSettings {
   const approvalTimeout = props.approvalTimeout ?? COUNTERSIGN_DEFAULTS.approvalTimeout;
   validateDurationProp(scope, 'approvalTimeout', approvalTimeout, {
@@ -172,7 +177,12 @@ function resolveToolsModule(scope: IConstruct, toolsModule: string): string {
 const LOG_LEVELS: readonly CountersignLogLevel[] = ['DEBUG', 'INFO', 'WARN', 'ERROR'];
 const SERVICE_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
 
-/** The log level and the service name of logs and metrics, validated. */
+/**
+ * The log level and the service name of logs and metrics, validated.
+ *
+ * @example
+ * resolveObservabilitySettings(this, {}); // { logLevel: 'INFO', serviceName: '<stack name>-<construct id>' }
+ */
 export function resolveObservabilitySettings(
   scope: IConstruct,
   props: CountersignProps,
@@ -217,7 +227,13 @@ function validateMemorySize(
   return memorySize;
 }
 
-/** The runbook alarm descriptions link to: the prop, an https URL without a fragment, or this version's docs/runbook.md. */
+/**
+ * The runbook alarm descriptions link to: the prop, an https URL without a fragment, or this
+ * version's docs/runbook.md.
+ *
+ * @example
+ * resolveRunbookUrl(this, 'https://wiki.example.com/countersign/runbook');
+ */
 export function resolveRunbookUrl(scope: IConstruct, runbookUrl?: string): string {
   if (runbookUrl === undefined)
     return `https://unpkg.com/countersign@${readPackageVersion()}/docs/runbook.md`;

@@ -7,7 +7,13 @@ export interface FunctionSizing {
   readonly memorySize: number;
 }
 
-// API handlers stay under the 30 s HTTP API integration limit; model and tool steps get minutes.
+/**
+ * Each handler's timeout and default memory (the `memorySize` prop overrides the memory). API
+ * handlers stay under the 30 s HTTP API integration limit; model and tool steps get minutes.
+ *
+ * @example
+ * HANDLER_SIZING['model-turn'].timeout.toMinutes(); // 5
+ */
 export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   prepare: { timeout: Duration.seconds(30), memorySize: 512 },
   'model-turn': { timeout: Duration.minutes(5), memorySize: 1024 },
