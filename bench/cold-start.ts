@@ -11,12 +11,8 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { build } from 'esbuild';
-import {
-  buildSideModules,
-  createEsbuildOptions,
-  LAMBDA_RUNTIME,
-  resolveProjectPath,
-} from '../lib/functions.js';
+import { buildSideModules, createEsbuildOptions, LAMBDA_RUNTIME } from '../lib/functions.js';
+import { resolveProjectPath } from '../lib/project-path.js';
 
 const run = promisify(execFile);
 

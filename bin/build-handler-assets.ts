@@ -1,8 +1,8 @@
 // npm run build, second step: bundles every Lambda handler into dist/assets/handlers/, so the
 // published construct deploys them as they are (no esbuild, no Docker at a team's synth).
 import * as esbuild from 'esbuild';
-import { resolveProjectPath } from '../lib/functions.js';
 import { buildPrebuiltHandlers } from '../lib/handler-assets.js';
+import { resolveProjectPath } from '../lib/project-path.js';
 
 const directory = resolveProjectPath('dist/assets/handlers');
 const manifest = buildPrebuiltHandlers(esbuild, directory);

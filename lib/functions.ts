@@ -1,20 +1,20 @@
-import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
+import {
+  describeEncryptionSdkSideModule,
+  describeMcpClientSideModules,
+  describeS3ClientSideModule,
+  describeTokenizerSideModule,
+  NODE_BUILTIN_ALIASES,
+  type SideModule,
+} from './side-modules.js';
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
 
 /** The esbuild alias the handlers import team tools through. */
 export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
-
-/** Resolves a path inside this project, independent of the working directory of the CDK app. */
-export function resolveProjectPath(relativePath: string): string {
-  return fileURLToPath(new URL(`../${relativePath}`, import.meta.url));
-}
 
 // esbuild emits ESM; CommonJS dependencies (the Encryption SDK's) still call require().
 const REQUIRE_BANNER =
@@ -47,25 +47,6 @@ export interface HandlerBundleSettings {
    * scanned by V8 at every model-turn cold start (about a third of its init).
    */
   readonly sideModules: readonly SideModule[];
-}
-
-/** A module shipped beside a handler bundle (`HandlerBundleSettings.sideModules`). */
-export interface SideModule {
-  /** The import path the handler uses: `gpt-tokenizer/encoding/cl100k_base`. */
-  readonly importPath: string;
-  /** The file esbuild bundles for it. */
-  readonly entryPath: string;
-  /** Where it goes, relative to the bundle's directory. */
-  readonly outputPath: string;
-  /** The `package.json` that makes `importPath` resolve to `outputPath`, relative to the bundle's directory. */
-  readonly packageJsonPath: string;
-  readonly packageJson: string;
-  /**
-   * Built like a handler (its `require` shim, module-first main fields and these aliases),
-   * for a side module with CommonJS dependencies.
-   * @default - a plain ES module build
-   */
-  readonly handlerLike?: { readonly aliases: Readonly<Record<string, string>> };
 }
 
 /**
@@ -119,138 +100,6 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
       ...encryptionSdk.handlerLike?.aliases,
       ...NODE_BUILTIN_ALIASES,
     },
-  };
-}
-
-/**
- * Node built-ins whose ES module import costs a cold start more than `require` does: each
- * bundles a small module that requires it (lib/bundling/node-http.ts says why).
- */
-const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
-  ...Object.fromEntries(
-    ['fs', 'http', 'https', 'process', 'util'].flatMap((name) => {
-      const shim = resolveProjectPath(`lib/bundling/node-${name}.ts`);
-      return [
-        [name, shim],
-        [`node:${name}`, shim],
-      ];
-    }),
-  ),
-  // An alias covers the paths below its own: `fs/promises` stays the built-in (import and
-  // require cost the same there).
-  'fs/promises': 'node:fs/promises',
-  'node:fs/promises': 'node:fs/promises',
-};
-
-/**
- * The AWS Encryption SDK, shipped beside the bundles that seal: blob format 2 never loads it
- * (KMS wraps sealing keys directly), only a format 1 blob or key does. Inside the bundle, even
- * behind a lazy `import()`, its code cost an unsealing handler ~12 ms of init (`npm run bench`).
- */
-function describeEncryptionSdkSideModule(): SideModule {
-  return {
-    importPath: '@aws-crypto/client-node',
-    entryPath: resolveEncryptionClientModuleBuild(),
-    outputPath: 'node_modules/@aws-crypto/client-node/index.mjs',
-    packageJsonPath: 'node_modules/@aws-crypto/client-node/package.json',
-    packageJson: JSON.stringify({
-      name: '@aws-crypto/client-node',
-      type: 'module',
-      exports: { '.': './index.mjs' },
-    }),
-    handlerLike: {
-      aliases: {
-        'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
-        'bn.js': resolveEncryptionSdkBigNumber(),
-      },
-    },
-  };
-}
-
-/**
- * The S3 client of the state overflow store, shipped beside every bundle: only run state over
- * the DynamoDB item limit reaches S3, and the client's code inside a bundle, even behind a lazy
- * `import()`, cost each cold start ~10 ms of parsing (`npm run bench`). Built like a handler
- * (module-first fields, the built-in aliases); it carries its own copy of the SDK core.
- */
-function describeS3ClientSideModule(): SideModule {
-  const packageJson = requireFromHere.resolve('@aws-sdk/client-s3/package.json');
-  const entryPath = join(dirname(packageJson), 'dist-es', 'index.js');
-  if (!existsSync(entryPath)) {
-    throw new Error(
-      `@aws-sdk/client-s3 has no ES module build at ${entryPath}; update describeS3ClientSideModule in lib/functions.ts to the layout of the installed version.`,
-    );
-  }
-  return {
-    importPath: '@aws-sdk/client-s3',
-    entryPath,
-    outputPath: 'node_modules/@aws-sdk/client-s3/index.mjs',
-    packageJsonPath: 'node_modules/@aws-sdk/client-s3/package.json',
-    packageJson: JSON.stringify({
-      name: '@aws-sdk/client-s3',
-      type: 'module',
-      exports: { '.': './index.mjs' },
-    }),
-    handlerLike: { aliases: NODE_BUILTIN_ALIASES },
-  };
-}
-
-/**
- * The MCP SDK's client and streamable HTTP transport, shipped beside the three step bundles
- * that import them lazily (docs/mcp.md). Inside the bundle, a lazy import of the SDK made
- * esbuild defer the initialisation of the zod core it shares with countersign's own schemas,
- * and the bundles failed at load; as a static import the SDK cost every cold start of those
- * steps its evaluation. Each side module bundles its own copy of what the two share: they
- * talk through the transport interface with plain JSON-RPC objects.
- */
-function describeMcpClientSideModules(): SideModule[] {
-  // The package's exports map `package.json` into dist/cjs; its root is above `dist`.
-  const resolved = requireFromHere.resolve('@modelcontextprotocol/sdk/client/index.js');
-  const packageRoot = resolved.slice(0, resolved.lastIndexOf(`${sep}dist${sep}`));
-  const packageJsonText = JSON.stringify({
-    name: '@modelcontextprotocol/sdk',
-    type: 'module',
-    exports: {
-      './client/index.js': './client/index.mjs',
-      './client/streamableHttp.js': './client/streamableHttp.mjs',
-    },
-  });
-  return ['index', 'streamableHttp'].map((name) => {
-    const entryPath = join(packageRoot, 'dist', 'esm', 'client', `${name}.js`);
-    if (!existsSync(entryPath)) {
-      throw new Error(
-        `@modelcontextprotocol/sdk has no ES module build at ${entryPath}; update describeMcpClientSideModules in lib/functions.ts to the layout of the installed version.`,
-      );
-    }
-    return {
-      importPath: `@modelcontextprotocol/sdk/client/${name}.js`,
-      entryPath,
-      outputPath: `node_modules/@modelcontextprotocol/sdk/client/${name}.mjs`,
-      packageJsonPath: 'node_modules/@modelcontextprotocol/sdk/package.json',
-      packageJson: packageJsonText,
-    };
-  });
-}
-
-/** The cl100k tokenizer, shipped beside the bundle (its ES module build). */
-function describeTokenizerSideModule(): SideModule {
-  const packageJson = requireFromHere.resolve('gpt-tokenizer/package.json');
-  const entryPath = join(dirname(packageJson), 'esm', 'encoding', 'cl100k_base.js');
-  if (!existsSync(entryPath)) {
-    throw new Error(
-      `gpt-tokenizer has no ES module build at ${entryPath}; update describeTokenizerSideModule in lib/functions.ts to the layout of the installed version.`,
-    );
-  }
-  return {
-    importPath: 'gpt-tokenizer/encoding/cl100k_base',
-    entryPath,
-    outputPath: 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs',
-    packageJsonPath: 'node_modules/gpt-tokenizer/package.json',
-    packageJson: JSON.stringify({
-      name: 'gpt-tokenizer',
-      type: 'module',
-      exports: { './encoding/cl100k_base': './encoding/cl100k_base.mjs' },
-    }),
   };
 }
 
@@ -324,38 +173,32 @@ export async function buildSideModules(
 export function createEsbuildOptions(entryPath: string, toolsModulePath: string): EsbuildOptions {
   const settings = describeHandlerBundle(toolsModulePath);
   return {
+    ...createBundleFormatOptions(),
     entryPoints: [entryPath],
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: settings.target,
-    mainFields: [...settings.mainFields],
-    banner: { js: settings.banner },
-    minify: true,
-    logLevel: 'warning',
     external: [...settings.externalModules],
     alias: { ...settings.aliases },
   };
 }
 
-const requireFromHere = createRequire(import.meta.url);
-
-function resolveEncryptionClientModuleBuild(): string {
-  const packageJson = requireFromHere.resolve('@aws-crypto/client-node/package.json');
-  const moduleBuild = join(dirname(packageJson), 'build', 'module', 'src', 'index.js');
-  if (!existsSync(moduleBuild)) {
-    throw new Error(
-      `@aws-crypto/client-node has no ES module build at ${moduleBuild}; update describeHandlerBundle in lib/functions.ts to the layout of the installed version.`,
-    );
-  }
-  return moduleBuild;
-}
-
-/** The bn.js the Encryption SDK's serializer resolves (bn.js 5), following its dependency chain. */
-function resolveEncryptionSdkBigNumber(): string {
-  let resolveFrom = requireFromHere;
-  for (const dependency of ['@aws-crypto/client-node', '@aws-crypto/decrypt-node', '@aws-crypto/serialize']) {
-    resolveFrom = createRequire(resolveFrom.resolve(`${dependency}/package.json`));
-  }
-  return resolveFrom.resolve('bn.js');
+/**
+ * The esbuild options every handler-like bundle shares (a handler, a team tools module): one
+ * minified ES module for Node with `describeBundleFormat`'s target, module fields and shim.
+ *
+ * @example
+ * esbuild.buildSync({ ...createBundleFormatOptions(), entryPoints: [toolsModulePath], external: [], outfile });
+ *
+ * @internal
+ */
+export function createBundleFormatOptions(): EsbuildOptions {
+  const format = describeBundleFormat();
+  return {
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: format.target,
+    mainFields: [...format.mainFields],
+    banner: { js: format.banner },
+    minify: true,
+    logLevel: 'warning',
+  };
 }

@@ -6,14 +6,14 @@ import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
+  createBundleFormatOptions,
   createEsbuildOptions,
   createSideModuleEsbuildOptions,
-  describeBundleFormat,
   describeHandlerBundle,
   LAMBDA_RUNTIME,
-  resolveProjectPath,
 } from './functions.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+import { resolveProjectPath } from './project-path.js';
 
 /*
  * How the handler code reaches a Lambda. Every handler asset is a folder with `index.mjs` (the
@@ -95,19 +95,8 @@ export function createTeamToolsEsbuildOptions(toolsModulePath: string): EsbuildO
 }
 
 function createHandlerFormatOptions(): EsbuildOptions {
-  const format = describeBundleFormat();
-  return {
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: format.target,
-    mainFields: [...format.mainFields],
-    banner: { js: format.banner },
-    minify: true,
-    logLevel: 'warning',
-    // Nothing left to the runtime, like the handlers: a team's AWS SDK calls are bundled too.
-    external: [],
-  };
+  // Nothing left to the runtime, like the handlers: a team's AWS SDK calls are bundled too.
+  return { ...createBundleFormatOptions(), external: [] };
 }
 
 /**
@@ -156,7 +145,7 @@ export function buildHandlerAsset(
   return importsTeamTools;
 }
 
-/** The side modules of lib/functions.ts (the tokenizer, the Encryption SDK, the MCP client) beside a bundle that imports them. */
+/** The side modules of lib/side-modules.ts (the tokenizer, the Encryption SDK, the MCP client, the S3 client) beside a bundle that imports them. */
 function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, toolsModulePath: string): void {
   const settings = describeHandlerBundle(toolsModulePath);
   const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');

@@ -38,7 +38,7 @@ export interface S3BlobStoreProps {
 
 /**
  * The S3 client module, imported on the first read or write: the handler bundles ship it beside
- * them as a side module (lib/functions.ts), since only run state over the DynamoDB item limit
+ * them as a side module (lib/side-modules.ts), since only run state over the DynamoDB item limit
  * needs it and its code, even unrun inside a bundle, cost every cold start ~10 ms of parsing.
  */
 function loadS3Client(): Promise<typeof import('@aws-sdk/client-s3')> {

@@ -14,7 +14,7 @@ import { LocalKeyring } from '../../lambdas/adapters/local-keyring.js';
 import { parseBlobV2 } from '../../lambdas/adapters/sealed-blob-v2.js';
 import { CountersignError } from '../../lambdas/core/errors.js';
 import type { Clock, SealPurpose } from '../../lambdas/core/ports.js';
-import { resolveProjectPath } from '../../lib/functions.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 import { type FakeKmsServer, startFakeKmsServer } from '../support/fake-kms-server.js';
 
 type SealerOptions = Omit<EnvelopeSealerProps, 'keyWrapping' | 'callCounter'>;

@@ -14,12 +14,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import * as esbuild from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createEsbuildOptions,
-  LAMBDA_RUNTIME,
-  resolveProjectPath,
-  TEAM_TOOLS_ALIAS,
-} from '../../lib/functions.js';
+import { createEsbuildOptions, LAMBDA_RUNTIME, TEAM_TOOLS_ALIAS } from '../../lib/functions.js';
 import {
   buildHandlerAsset,
   createHandlerCode,
@@ -27,6 +22,7 @@ import {
   type HandlerCodeOptions,
   MANIFEST_FILE,
 } from '../../lib/handler-assets.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 
 const MARKER_TOOLS = resolveProjectPath('test/infra/fixtures/marker-team-tools.ts');
 const MARKER = 'marker_team_tool';

@@ -20,9 +20,9 @@ import {
   createEsbuildOptions,
   describeHandlerBundle,
   LAMBDA_RUNTIME,
-  resolveProjectPath,
 } from '../../lib/functions.js';
 import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 import { startDynalite } from '../support/dynalite.js';
 import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
 

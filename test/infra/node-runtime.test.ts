@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { LAMBDA_RUNTIME, resolveProjectPath } from '../../lib/functions.js';
+import { LAMBDA_RUNTIME } from '../../lib/functions.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 
 /** The major of a Lambda runtime name (`nodejs24.x` → 24). */
 function runtimeMajor(runtimeName: string): number {

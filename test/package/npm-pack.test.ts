@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { resolveProjectPath } from '../../lib/functions.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 
 /*
  * A team's first five minutes, for real: `npm pack` (which builds the JavaScript, the

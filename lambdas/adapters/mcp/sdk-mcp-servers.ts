@@ -28,7 +28,7 @@ class McpTimeout extends Error {
  * HTTP requests too), so an unreachable or silent server is an error, never a hang.
  *
  * The SDK is imported on first use, and deployed beside the bundle as side modules
- * (lib/functions.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
+ * (lib/side-modules.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
  */
 export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;

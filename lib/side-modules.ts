@@ -1,0 +1,180 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, sep } from 'node:path';
+import { resolveProjectPath } from './project-path.js';
+
+// The modules shipped beside a handler bundle instead of inside it, each with why; which
+// bundles import them and how a bundle is built are lib/functions.ts'.
+
+/** A module shipped beside a handler bundle (`HandlerBundleSettings.sideModules`). */
+export interface SideModule {
+  /** The import path the handler uses: `gpt-tokenizer/encoding/cl100k_base`. */
+  readonly importPath: string;
+  /** The file esbuild bundles for it. */
+  readonly entryPath: string;
+  /** Where it goes, relative to the bundle's directory. */
+  readonly outputPath: string;
+  /** The `package.json` that makes `importPath` resolve to `outputPath`, relative to the bundle's directory. */
+  readonly packageJsonPath: string;
+  readonly packageJson: string;
+  /**
+   * Built like a handler (its `require` shim, module-first main fields and these aliases),
+   * for a side module with CommonJS dependencies.
+   * @default - a plain ES module build
+   */
+  readonly handlerLike?: { readonly aliases: Readonly<Record<string, string>> };
+}
+
+/**
+ * Node built-ins whose ES module import costs a cold start more than `require` does: each
+ * bundles a small module that requires it (lib/bundling/node-http.ts says why).
+ */
+export const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(
+    ['fs', 'http', 'https', 'process', 'util'].flatMap((name) => {
+      const shim = resolveProjectPath(`lib/bundling/node-${name}.ts`);
+      return [
+        [name, shim],
+        [`node:${name}`, shim],
+      ];
+    }),
+  ),
+  // An alias covers the paths below its own: `fs/promises` stays the built-in (import and
+  // require cost the same there).
+  'fs/promises': 'node:fs/promises',
+  'node:fs/promises': 'node:fs/promises',
+};
+
+/**
+ * The AWS Encryption SDK, shipped beside the bundles that seal: blob format 2 never loads it
+ * (KMS wraps sealing keys directly), only a format 1 blob or key does. Inside the bundle, even
+ * behind a lazy `import()`, its code cost an unsealing handler ~12 ms of init (`npm run bench`).
+ */
+export function describeEncryptionSdkSideModule(): SideModule {
+  return {
+    importPath: '@aws-crypto/client-node',
+    entryPath: resolveEncryptionClientModuleBuild(),
+    outputPath: 'node_modules/@aws-crypto/client-node/index.mjs',
+    packageJsonPath: 'node_modules/@aws-crypto/client-node/package.json',
+    packageJson: JSON.stringify({
+      name: '@aws-crypto/client-node',
+      type: 'module',
+      exports: { '.': './index.mjs' },
+    }),
+    handlerLike: {
+      aliases: {
+        'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
+        'bn.js': resolveEncryptionSdkBigNumber(),
+      },
+    },
+  };
+}
+
+/**
+ * The S3 client of the state overflow store, shipped beside every bundle: only run state over
+ * the DynamoDB item limit reaches S3, and the client's code inside a bundle, even behind a lazy
+ * `import()`, cost each cold start ~10 ms of parsing (`npm run bench`). Built like a handler
+ * (module-first fields, the built-in aliases); it carries its own copy of the SDK core.
+ */
+export function describeS3ClientSideModule(): SideModule {
+  const packageJson = requireFromHere.resolve('@aws-sdk/client-s3/package.json');
+  const entryPath = join(dirname(packageJson), 'dist-es', 'index.js');
+  if (!existsSync(entryPath)) {
+    throw new Error(
+      `@aws-sdk/client-s3 has no ES module build at ${entryPath}; update describeS3ClientSideModule in lib/side-modules.ts to the layout of the installed version.`,
+    );
+  }
+  return {
+    importPath: '@aws-sdk/client-s3',
+    entryPath,
+    outputPath: 'node_modules/@aws-sdk/client-s3/index.mjs',
+    packageJsonPath: 'node_modules/@aws-sdk/client-s3/package.json',
+    packageJson: JSON.stringify({
+      name: '@aws-sdk/client-s3',
+      type: 'module',
+      exports: { '.': './index.mjs' },
+    }),
+    handlerLike: { aliases: NODE_BUILTIN_ALIASES },
+  };
+}
+
+/**
+ * The MCP SDK's client and streamable HTTP transport, shipped beside the three step bundles
+ * that import them lazily (docs/mcp.md). Inside the bundle, a lazy import of the SDK made
+ * esbuild defer the initialisation of the zod core it shares with countersign's own schemas,
+ * and the bundles failed at load; as a static import the SDK cost every cold start of those
+ * steps its evaluation. Each side module bundles its own copy of what the two share: they
+ * talk through the transport interface with plain JSON-RPC objects.
+ */
+export function describeMcpClientSideModules(): SideModule[] {
+  // The package's exports map `package.json` into dist/cjs; its root is above `dist`.
+  const resolved = requireFromHere.resolve('@modelcontextprotocol/sdk/client/index.js');
+  const packageRoot = resolved.slice(0, resolved.lastIndexOf(`${sep}dist${sep}`));
+  const packageJsonText = JSON.stringify({
+    name: '@modelcontextprotocol/sdk',
+    type: 'module',
+    exports: {
+      './client/index.js': './client/index.mjs',
+      './client/streamableHttp.js': './client/streamableHttp.mjs',
+    },
+  });
+  return ['index', 'streamableHttp'].map((name) => {
+    const entryPath = join(packageRoot, 'dist', 'esm', 'client', `${name}.js`);
+    if (!existsSync(entryPath)) {
+      throw new Error(
+        `@modelcontextprotocol/sdk has no ES module build at ${entryPath}; update describeMcpClientSideModules in lib/side-modules.ts to the layout of the installed version.`,
+      );
+    }
+    return {
+      importPath: `@modelcontextprotocol/sdk/client/${name}.js`,
+      entryPath,
+      outputPath: `node_modules/@modelcontextprotocol/sdk/client/${name}.mjs`,
+      packageJsonPath: 'node_modules/@modelcontextprotocol/sdk/package.json',
+      packageJson: packageJsonText,
+    };
+  });
+}
+
+/** The cl100k tokenizer, shipped beside the bundle (its ES module build). */
+export function describeTokenizerSideModule(): SideModule {
+  const packageJson = requireFromHere.resolve('gpt-tokenizer/package.json');
+  const entryPath = join(dirname(packageJson), 'esm', 'encoding', 'cl100k_base.js');
+  if (!existsSync(entryPath)) {
+    throw new Error(
+      `gpt-tokenizer has no ES module build at ${entryPath}; update describeTokenizerSideModule in lib/side-modules.ts to the layout of the installed version.`,
+    );
+  }
+  return {
+    importPath: 'gpt-tokenizer/encoding/cl100k_base',
+    entryPath,
+    outputPath: 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs',
+    packageJsonPath: 'node_modules/gpt-tokenizer/package.json',
+    packageJson: JSON.stringify({
+      name: 'gpt-tokenizer',
+      type: 'module',
+      exports: { './encoding/cl100k_base': './encoding/cl100k_base.mjs' },
+    }),
+  };
+}
+
+const requireFromHere = createRequire(import.meta.url);
+
+function resolveEncryptionClientModuleBuild(): string {
+  const packageJson = requireFromHere.resolve('@aws-crypto/client-node/package.json');
+  const moduleBuild = join(dirname(packageJson), 'build', 'module', 'src', 'index.js');
+  if (!existsSync(moduleBuild)) {
+    throw new Error(
+      `@aws-crypto/client-node has no ES module build at ${moduleBuild}; update resolveEncryptionClientModuleBuild in lib/side-modules.ts to the layout of the installed version.`,
+    );
+  }
+  return moduleBuild;
+}
+
+/** The bn.js the Encryption SDK's serializer resolves (bn.js 5), following its dependency chain. */
+function resolveEncryptionSdkBigNumber(): string {
+  let resolveFrom = requireFromHere;
+  for (const dependency of ['@aws-crypto/client-node', '@aws-crypto/decrypt-node', '@aws-crypto/serialize']) {
+    resolveFrom = createRequire(resolveFrom.resolve(`${dependency}/package.json`));
+  }
+  return resolveFrom.resolve('bn.js');
+}
