@@ -1,4 +1,6 @@
 import * as z from 'zod/mini';
+import { CountersignError } from './errors.js';
+import { TEXTS } from './texts.js';
 
 /** What a user may do in countersign. Grants are data (user records), not code. */
 export const GRANTS = ['agent_run', 'agent_approve', 'admin'] as const;
@@ -33,6 +35,11 @@ export type UserProfile = z.infer<typeof userProfileSchema>;
 export function hasGrant(user: UserProfile | undefined, grant: Grant): boolean {
   if (!user) return false;
   return user.grants.includes(grant) || user.grants.includes('admin');
+}
+
+/** Refuses (`forbidden`, naming the grant) a user who does not hold `grant`; admins hold every grant. */
+export function requireGrant(user: UserProfile | undefined, grant: Grant): void {
+  if (!hasGrant(user, grant)) throw new CountersignError('forbidden', TEXTS.grantRefused(grant));
 }
 
 export function isAdmin(user: UserProfile | undefined): boolean {

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { requireGrant, type UserProfile } from '../identity.js';
 import {
   type Message,
   type ModelOperationName,
@@ -112,8 +112,7 @@ export async function generateText(
   request: GenerationRequest,
 ): Promise<GenerationOutcome> {
   const operation = requireTextGeneration(request.operation);
-  if (!hasGrant(principal, 'agent_run'))
-    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_run'));
+  requireGrant(principal, 'agent_run');
   const configuration = await dependencies.configurations.getConfiguration(configurationId);
   if (!configuration) throw new CountersignError('not-found', TEXTS.configurationNotFound);
   // Who may use a configuration is data the admins set, on this path as on POST /runs.

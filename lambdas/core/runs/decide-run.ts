@@ -13,7 +13,7 @@ import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
 import { endRunWithUnopenableCard, reportSealedStateRejection } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { requireGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import { TEXTS } from '../texts.js';
 import { markRunExpired } from './end-run.js';
@@ -76,8 +76,7 @@ export async function decideRun(
   runId: string,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
-  if (!hasGrant(principal, 'agent_approve'))
-    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
+  requireGrant(principal, 'agent_approve');
   const card = await readCard(dependencies, runId);
   // A card routed to groups the approver is not in is, for them, a card that does not exist.
   if (!card || !isCardRoutedTo(card, principal)) throw new CountersignError('not-found', TEXTS.runNotFound);

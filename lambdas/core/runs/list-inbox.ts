@@ -1,6 +1,7 @@
-import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
+import type { PendingToolView } from '../approvals/build-pending-tools.js';
 import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
-import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
+import type { CardPolicyView } from '../approvals/describe-card-policy.js';
+import { describeOpenCard } from '../approvals/describe-open-card.js';
 import { type OpenCard, openStoredCard } from '../approvals/open-card.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import {
@@ -10,9 +11,8 @@ import {
   unopenableCard,
 } from '../approvals/unopenable-card.js';
 import { CountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
-import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
+import { requireGrant, type UserProfile } from '../identity.js';
+import type { CardReaderDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;
@@ -47,12 +47,6 @@ export interface InboxCard {
 /** An inbox entry: a card, or the flagged placeholder of one that cannot be opened. */
 export type InboxEntry = InboxCard | UnopenableCard;
 
-type InboxDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
-> &
-  Partial<Pick<RunDependencies, 'settings'>>;
-
 /**
  * The inbox: cards of runs waiting for a decision and routed to the viewer (admins: all),
  * newest first. One query per index partition the viewer reaches and one read of the cards per page; the
@@ -64,7 +58,7 @@ type InboxDependencies = Pick<
  * of the page render as always.
  */
 export async function listInbox(
-  dependencies: InboxDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
   options: {
     limit: number;
@@ -75,8 +69,7 @@ export async function listInbox(
     measureCard?: (card: InboxCard) => number;
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
-  if (!hasGrant(viewer, 'agent_approve'))
-    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
+  requireGrant(viewer, 'agent_approve');
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
     routing: inboxRoutingOf(viewer),
@@ -122,28 +115,11 @@ export async function listInbox(
 }
 
 async function renderCard(
-  dependencies: InboxDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
-  { stored, calls }: OpenCard,
+  card: OpenCard,
 ): Promise<InboxCard> {
-  // The policy's record checks and the previews' read gate share one batch of page reads.
-  const [pendingTools, policyView] = await Promise.all([
-    buildPendingTools({
-      calls,
-      viewer,
-      context: { runId: stored.runId, pages: dependencies.pages },
-      logger: dependencies.logger,
-    }),
-    describeCardPolicy({
-      stored,
-      calls,
-      viewer,
-      tools: dependencies.tools,
-      pages: dependencies.pages,
-      logger: dependencies.logger,
-      floor: dependencies.settings?.policyFloor,
-    }),
-  ]);
+  const { stored } = card;
   return {
     runId: stored.runId,
     owner: stored.owner,
@@ -152,8 +128,7 @@ async function renderCard(
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
-    pendingTools,
-    ...policyView,
+    ...(await describeOpenCard(dependencies, viewer, card)),
     ...(stored.approverGroups && stored.approverGroups.length > 0
       ? { approverGroups: stored.approverGroups }
       : {}),
@@ -181,7 +156,10 @@ function measureJson(entry: InboxEntry): number {
 }
 
 /** Card items that did not even parse are refused like a blob that does not open. */
-function reportUnreadable(dependencies: InboxDependencies, runIds: readonly string[]): readonly string[] {
+function reportUnreadable(
+  dependencies: CardReaderDependencies,
+  runIds: readonly string[],
+): readonly string[] {
   for (const runId of runIds) {
     reportSealedStateRejection(
       dependencies,

@@ -62,3 +62,14 @@ export interface RunDependencies {
   settings: RunSettings;
   newId: () => string;
 }
+
+/**
+ * What the readers that open a waiting card for a viewer (the inbox, GET /runs/{id}) need: the
+ * repository and sealer to open it, the tools and pages for its previews and policy, and what
+ * ending a run whose card cannot be opened takes.
+ */
+export type CardReaderDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
+> &
+  Partial<Pick<RunDependencies, 'settings'>>;

@@ -7,10 +7,10 @@ import { isAdmin, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
 import type { StoredRun } from '../ports.js';
 import { TEXTS } from '../texts.js';
-import { describeCancellation } from './describe-cancellation.js';
+import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
-import { type RunStatus, TERMINAL_STATUSES } from './run-record.js';
+import { TERMINAL_STATUSES } from './run-record.js';
 
 /** How often a followed run is read again while it runs. */
 export const RUN_EVENTS_POLL_INTERVAL_MS = 1_000;
@@ -63,15 +63,7 @@ export interface CardUnopenableEvent {
 /** The last event of every stream: where the run stands now. */
 export interface StateEvent {
   event: 'state';
-  data: {
-    runId: string;
-    status: RunStatus;
-    turn: number;
-    updatedAt: string;
-    endedAt?: string;
-    failureReason?: string;
-    cancellation?: { by: string; reason?: string };
-  };
+  data: { runId: string } & RunStatusView;
 }
 
 export type RunEvent = TurnEvent | ToolResultEvent | AwaitingApprovalEvent | CardUnopenableEvent | StateEvent;
@@ -234,12 +226,7 @@ function stateEvent(run: StoredRun): StateEvent {
     event: 'state',
     data: {
       runId: record.runId,
-      status: record.status,
-      turn: record.turn,
-      updatedAt: record.updatedAt,
-      ...(record.endedAt ? { endedAt: record.endedAt } : {}),
-      ...(record.failureReason ? { failureReason: record.failureReason } : {}),
-      ...describeCancellation(record),
+      ...describeRunStatus(record),
     },
   };
 }

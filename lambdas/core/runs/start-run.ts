@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { renderPrompt } from '../configurations.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { requireGrant, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import { mayStartWith } from '../policy/start-access.js';
@@ -46,8 +46,7 @@ export async function startRun(
   request: StartRunRequest,
   principalSource: PrincipalSource,
 ): Promise<StartRunOutcome> {
-  if (!hasGrant(principal, 'agent_run'))
-    throw new CountersignError('forbidden', TEXTS.grantRefused('agent_run'));
+  requireGrant(principal, 'agent_run');
   requireUserRecord(principal, principalSource);
   const { configurations } = dependencies;
   const task = request.taskId === undefined ? undefined : await configurations.getTask(request.taskId);

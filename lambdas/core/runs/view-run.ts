@@ -1,5 +1,6 @@
-import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
-import { type CardPolicyView, describeCardPolicy } from '../approvals/describe-card-policy.js';
+import type { PendingToolView } from '../approvals/build-pending-tools.js';
+import type { CardPolicyView } from '../approvals/describe-card-policy.js';
+import { describeOpenCard } from '../approvals/describe-open-card.js';
 import { openRunCard } from '../approvals/open-card.js';
 import {
   endRunWithUnopenableCard,
@@ -9,24 +10,17 @@ import {
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
-import { describeCancellation } from './describe-cancellation.js';
+import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunState } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord, RunStatus } from './run-record.js';
+import type { CardReaderDependencies } from './run-dependencies.js';
+import type { RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees. */
-export interface RunView {
+export interface RunView extends RunStatusView {
   runId: string;
   owner: string;
   label: string;
-  status: RunStatus;
-  turn: number;
   createdAt: string;
-  updatedAt: string;
-  endedAt?: string;
-  failureReason?: string;
-  /** Present once the run was cancelled: who, and why when they said. */
-  cancellation?: { by: string; reason?: string };
   pausedAt?: string;
   expiresAt?: string;
   /** `sealed: 'refused'` when the run's sealed state could not be read (the run cannot continue). */
@@ -42,18 +36,12 @@ export interface RunView {
   approveRefusal?: string;
 }
 
-type ViewDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
-> &
-  Partial<Pick<RunDependencies, 'settings'>>;
-
 /**
  * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
  * does not exist, so run ids cannot be probed.
  */
 export async function viewRun(
-  dependencies: ViewDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
   runId: string,
 ): Promise<RunView> {
@@ -74,13 +62,8 @@ export async function viewRun(
     runId,
     owner: record.owner,
     label: record.label,
-    status: record.status,
-    turn: record.turn,
     createdAt: record.createdAt,
-    updatedAt: record.updatedAt,
-    ...(record.endedAt ? { endedAt: record.endedAt } : {}),
-    ...(record.failureReason ? { failureReason: record.failureReason } : {}),
-    ...describeCancellation(record),
+    ...describeRunStatus(record),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -107,24 +90,8 @@ export async function viewRun(
       unopenableCard: unopenableCard(runId),
     };
   }
-  const { stored, calls } = opened;
-  const [pendingTools, policyView] = await Promise.all([
-    buildPendingTools({
-      calls,
-      viewer,
-      context: { runId, pages: dependencies.pages },
-      logger: dependencies.logger,
-    }),
-    describeCardPolicy({
-      stored,
-      calls,
-      viewer,
-      tools: dependencies.tools,
-      pages: dependencies.pages,
-      logger: dependencies.logger,
-      floor: dependencies.settings?.policyFloor,
-    }),
-  ]);
+  const { stored } = opened;
+  const { pendingTools, ...policyView } = await describeOpenCard(dependencies, viewer, opened);
   const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
   if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
   return {
@@ -143,7 +110,7 @@ export async function viewRun(
 
 /** The run; when its sealed state is refused before it can even be read (overflow), the record alone. */
 async function readRun(
-  dependencies: ViewDependencies,
+  dependencies: CardReaderDependencies,
   runId: string,
 ): Promise<{ record: RunRecord; sealedState?: Uint8Array } | undefined> {
   try {
@@ -158,11 +125,5 @@ async function readRun(
 /** The view with the record's status fields as they are now (after the run was ended). */
 function withRecordOf(view: RunView, record: RunRecord | undefined): RunView {
   if (!record) return view;
-  return {
-    ...view,
-    status: record.status,
-    updatedAt: record.updatedAt,
-    ...(record.endedAt ? { endedAt: record.endedAt } : {}),
-    ...(record.failureReason ? { failureReason: record.failureReason } : {}),
-  };
+  return { ...view, ...describeRunStatus(record) };
 }
