@@ -10,7 +10,7 @@ import { capturePreviews } from '../previews/capture-previews.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import { capturePreconditions } from './record-preconditions.js';
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
 import { sealJson } from './sealed-json.js';
 
 export interface AwaitApprovalInput {
@@ -26,11 +26,7 @@ export interface AwaitApprovalInput {
   owner?: string;
 }
 
-type AwaitDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'notifier' | 'clock' | 'logger' | 'metrics' | 'settings'
-> &
-  Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;
+type AwaitDependencies = ToolStepDependencies & Pick<RunDependencies, 'notifier' | 'settings'>;
 
 /**
  * The approval scan: build the suspended state of the turn (pending calls, previews, turn

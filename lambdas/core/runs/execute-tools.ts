@@ -1,6 +1,7 @@
 import { needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { resolveCall } from '../approvals/resolve-calls.js';
+import type { CardClosing } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
@@ -8,7 +9,7 @@ import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 import type { RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
@@ -30,19 +31,13 @@ export interface ExecuteToolsOutput {
   owner: string;
 }
 
-type ExecuteDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
-> &
-  Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;
-
 /**
  * Runs the pending calls of a turn under the run's acting user and hands the results to the
  * next model turn. A write runs only when an approval of exactly this turn's digest is on
  * record: a write whose approval cannot be shown does not execute.
  */
 export async function executeTools(
-  stepDependencies: ExecuteDependencies,
+  stepDependencies: ToolStepDependencies,
   input: StepInput,
 ): Promise<ExecuteToolsOutput> {
   let dependencies = stepDependencies;
@@ -127,19 +122,11 @@ async function reopenForReview(
       changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
     ),
   };
-  const now = dependencies.clock.now().toISOString();
-  const outcome = await dependencies.runs.updateRun(
-    input.runId,
-    { status: 'running', turn: nextTurn, updatedAt: now },
-    {
-      sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, nextState),
-      expectStatus: ['running', 'waiting'],
-      removeFields: ['pausedAt', 'expiresAt', 'pendingToolNames'],
-    },
-  );
-  if (outcome.kind === 'condition-failed')
-    throw new CountersignError('conflict', 'The run ended while its tools were checked.');
-  if (status === 'waiting') await dependencies.runs.closeCard(input.runId, 'reopened');
+  await moveRunOn(dependencies, status, input.runId, nextState, {
+    turn: nextTurn,
+    closeCardBecause: 'reopened',
+    endedMeanwhile: 'The run ended while its tools were checked.',
+  });
   dependencies.logger.info('approved writes not applied: a record changed after the card was shown', {
     runId: input.runId,
     turn: input.turn,
@@ -169,7 +156,7 @@ async function requireApproval(
 }
 
 async function runCall(
-  dependencies: ExecuteDependencies,
+  dependencies: ToolStepDependencies,
   call: RunStateCall,
   actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
   runId: string,
@@ -215,17 +202,36 @@ export async function saveResults(
     transcript: [...state.transcript, { role: 'user', content: results }],
     pendingCalls: [],
   };
-  const now = dependencies.clock.now().toISOString();
+  await moveRunOn(dependencies, status, input.runId, nextState, {
+    closeCardBecause: 'decided',
+    endedMeanwhile: 'The run ended while its tools ran.',
+  });
+}
+
+/**
+ * Seals the turn's next state and puts the run back to running (it leaves the inbox), unless it
+ * ended meanwhile (cancelled, expired): then `conflict`. A card the run waited on is closed.
+ */
+async function moveRunOn(
+  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock'>,
+  status: string,
+  runId: string,
+  nextState: RunState,
+  change: { turn?: number; closeCardBecause: CardClosing; endedMeanwhile: string },
+): Promise<void> {
   const outcome = await dependencies.runs.updateRun(
-    input.runId,
-    { status: 'running', updatedAt: now },
+    runId,
     {
-      sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, nextState),
+      status: 'running',
+      ...(change.turn === undefined ? {} : { turn: change.turn }),
+      updatedAt: dependencies.clock.now().toISOString(),
+    },
+    {
+      sealedState: await sealJson(dependencies.sealer, 'run-state', runId, nextState),
       expectStatus: ['running', 'waiting'],
       removeFields: ['pausedAt', 'expiresAt', 'pendingToolNames'],
     },
   );
-  if (outcome.kind === 'condition-failed')
-    throw new CountersignError('conflict', 'The run ended while its tools ran.');
-  if (status === 'waiting') await dependencies.runs.closeCard(input.runId, 'decided');
+  if (outcome.kind === 'condition-failed') throw new CountersignError('conflict', change.endedMeanwhile);
+  if (status === 'waiting') await dependencies.runs.closeCard(runId, change.closeCardBecause);
 }

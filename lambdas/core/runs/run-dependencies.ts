@@ -73,3 +73,14 @@ export type CardReaderDependencies = Pick<
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
 > &
   Partial<Pick<RunDependencies, 'settings'>>;
+
+/**
+ * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds
+ * their previews, ExecuteTools runs them): the run, its user, the pages and the tools, with
+ * the configuration and MCP client for the run's MCP tools.
+ */
+export type ToolStepDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
+> &
+  Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;
