@@ -4,7 +4,6 @@ import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
-import type { IngestSummary } from '../core/skills/ingest-skills.js';
 import { type SkillSummary, skillAuditEntrySchema, skillRecordSchema } from '../core/skills/skill-record.js';
 import { type Agrees, pagedListSchema, pageQuerySchema, type SameShape } from './common-schemas.js';
 
@@ -65,24 +64,10 @@ export const skillWithAuditSchema = z.object({
   audit: z.array(skillAuditEntrySchema),
 });
 
-export const ingestSummarySchema = z.object({
-  source: z.string(),
-  scope: z.string(),
-  pinnedCommit: z.optional(z.string()),
-  created: z.array(z.string()),
-  changed: z.array(z.string()),
-  unchanged: z.array(z.string()),
-  orphaned: z.array(z.string()),
-  restored: z.array(z.string()),
-});
-
 export const attachmentSchema = z.object({
   target: z.object({ kind: z.enum(['task', 'configuration']), id: z.string() }),
   skillIds: z.array(z.string()),
 });
 
 /** Compile-time agreement of each response schema with the type its handler answers. */
-export type AdminResponseShapesAgree = [
-  Agrees<SameShape<z.output<typeof skillSummarySchema>, SkillSummary>>,
-  Agrees<SameShape<z.output<typeof ingestSummarySchema>, IngestSummary>>,
-];
+export type AdminResponseShapesAgree = [Agrees<SameShape<z.output<typeof skillSummarySchema>, SkillSummary>>];

@@ -5,6 +5,7 @@ import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
+import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
 import { enableSkillRequestSchema } from '../core/skills/review-skill.js';
 import {
   ADMIN_BODY_SCHEMAS,
@@ -16,7 +17,6 @@ import {
   attachmentSchema,
   deletedSchema,
   ingestRequestSchema,
-  ingestSummarySchema,
   skillPathSchema,
   skillSummarySchema,
   skillWithAuditSchema,

@@ -1,3 +1,4 @@
+import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import type { Clock, Logger, Metrics } from '../ports.js';
 import { type ParsedSkillFile, parseSkillFile } from './parse-skill-file.js';
@@ -20,17 +21,18 @@ export interface IngestDependencies {
   metrics: Metrics;
 }
 
-/** What an ingest did, by skill id. */
-export interface IngestSummary {
-  source: string;
-  scope: string;
-  pinnedCommit?: string;
-  created: string[];
-  changed: string[];
-  unchanged: string[];
-  orphaned: string[];
-  restored: string[];
-}
+/** What an ingest did, by skill id: the core's shape, which the API's response schema is. */
+export const ingestSummarySchema = z.object({
+  source: z.string(),
+  scope: z.string(),
+  pinnedCommit: z.optional(z.string()),
+  created: z.array(z.string()),
+  changed: z.array(z.string()),
+  unchanged: z.array(z.string()),
+  orphaned: z.array(z.string()),
+  restored: z.array(z.string()),
+});
+export type IngestSummary = z.infer<typeof ingestSummarySchema>;
 
 interface ParsedFolder {
   identifier: string;
