@@ -68,18 +68,19 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
 }
 
 function createCollectionRoutes(dependencies: AdminDependencies, name: AdminCollection) {
+  const store = adminStoreOf(dependencies, name);
   return {
     list: defineRoute({
       query: adminListQuerySchema,
       handle: async (request) => ({
         statusCode: 200,
-        json: await listAdmin(dependencies, name, request.query),
+        json: await store.list(request.query),
       }),
     }),
     get: defineRoute({
       handle: async (request) => {
         const id = adminIdOf(request, name);
-        const item = await getAdmin(dependencies, name, id);
+        const item = await store.get(id);
         if (item === undefined)
           throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
         return { statusCode: 200, json: item };
@@ -98,7 +99,7 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
         }
         if (name === 'configurations' || name === 'tasks')
           await refuseUnreviewedSkillIds(dependencies, name, item);
-        await putAdmin(dependencies, name, item);
+        await store.put(item);
         return { statusCode: 200, json: item };
       },
     }),
@@ -133,42 +134,6 @@ function adminIdOf(request: Pick<HttpRequest, 'pathParameters'>, name: AdminColl
 
 function singular(name: AdminCollection): string {
   return name.slice(0, -1);
-}
-
-async function getAdmin(
-  dependencies: AdminDependencies,
-  name: AdminCollection,
-  id: string,
-): Promise<unknown | undefined> {
-  switch (name) {
-    case 'configurations':
-      return withUnknownKeys(await dependencies.configurations.inspectConfiguration(id));
-    case 'tasks':
-      return withUnknownKeys(await dependencies.configurations.inspectTask(id));
-    case 'users':
-      return dependencies.users.getUser(id);
-    case 'pages':
-      return dependencies.pages.getPage(id);
-  }
-}
-
-async function listAdmin(
-  dependencies: AdminDependencies,
-  name: AdminCollection,
-  query: PageRequest,
-): Promise<{ items: unknown[]; cursor?: string }> {
-  switch (name) {
-    case 'configurations':
-      return withUnknownKeysPage(await dependencies.configurations.inspectConfigurationsPage(query));
-    case 'tasks':
-      return withUnknownKeysPage(await dependencies.configurations.inspectTasksPage(query));
-    case 'users':
-      return dependencies.users.listUsersPage(query);
-    case 'pages': {
-      const { pages, cursor } = await dependencies.pages.listPages(query);
-      return { items: pages, ...(cursor === undefined ? {} : { cursor }) };
-    }
-  }
 }
 
 /**
@@ -212,19 +177,44 @@ function withUnknownKeys<Value extends object>(
   return report.unknownKeys.length > 0 ? { ...report.value, unknownKeys: report.unknownKeys } : report.value;
 }
 
-async function putAdmin(
-  dependencies: AdminDependencies,
+/** How one admin collection reads and writes its store; configurations and tasks report unknown keys. */
+interface AdminStore {
+  get(id: string): Promise<unknown | undefined>;
+  list(query: PageRequest): Promise<{ items: unknown[]; cursor?: string }>;
+  put(item: Record<string, unknown>): Promise<void>;
+}
+
+function adminStoreOf(
+  { configurations, users, pages }: AdminDependencies,
   name: AdminCollection,
-  item: Record<string, unknown>,
-): Promise<void> {
+): AdminStore {
   switch (name) {
     case 'configurations':
-      return dependencies.configurations.putConfiguration(configurationSchema.parse(item));
+      return {
+        get: async (id) => withUnknownKeys(await configurations.inspectConfiguration(id)),
+        list: async (query) => withUnknownKeysPage(await configurations.inspectConfigurationsPage(query)),
+        put: (item) => configurations.putConfiguration(configurationSchema.parse(item)),
+      };
     case 'tasks':
-      return dependencies.configurations.putTask(taskSchema.parse(item));
+      return {
+        get: async (id) => withUnknownKeys(await configurations.inspectTask(id)),
+        list: async (query) => withUnknownKeysPage(await configurations.inspectTasksPage(query)),
+        put: (item) => configurations.putTask(taskSchema.parse(item)),
+      };
     case 'users':
-      return dependencies.users.putUser(userProfileSchema.parse(item));
+      return {
+        get: (id) => users.getUser(id),
+        list: (query) => users.listUsersPage(query),
+        put: (item) => users.putUser(userProfileSchema.parse(item)),
+      };
     case 'pages':
-      return dependencies.pages.putPage(pageSchema.parse(item));
+      return {
+        get: (id) => pages.getPage(id),
+        list: async (query) => {
+          const { pages: items, cursor } = await pages.listPages(query);
+          return { items, ...(cursor === undefined ? {} : { cursor }) };
+        },
+        put: (item) => pages.putPage(pageSchema.parse(item)),
+      };
   }
 }
