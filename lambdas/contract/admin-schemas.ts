@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
 import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
@@ -10,14 +11,6 @@ import { type Agrees, pagedListSchema, pageQuerySchema, type SameShape } from '.
 /** Every admin list is paged: `?limit=` (1 to 100, default 100) and the opaque `cursor` of the last page. */
 export const ADMIN_PAGE_SIZE_MAX = 100;
 export const adminListQuerySchema = pageQuerySchema(ADMIN_PAGE_SIZE_MAX, ADMIN_PAGE_SIZE_MAX);
-
-/** The PUT body of each admin collection: strict at every depth (an unknown key is a 400 naming its path). */
-export const ADMIN_BODY_SCHEMAS = {
-  configurations: z.strictObject(configurationSchema.shape),
-  tasks: z.strictObject(taskSchema.shape),
-  users: z.strictObject(userProfileSchema.shape),
-  pages: z.strictObject(pageSchema.shape),
-} as const;
 
 /** POST /admin/skills/ingest: an upload or a GitHub source, strict at every depth. */
 export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
@@ -35,21 +28,25 @@ export const attachmentPathSchema = z.object({
  * not know: reported to the admin, never reinterpreted.
  */
 const unknownKeys = { unknownKeys: z.optional(z.array(z.string())) };
-export const storedConfigurationSchema = z.extend(configurationSchema, unknownKeys);
-export const storedTaskSchema = z.extend(taskSchema, unknownKeys);
+const storedConfigurationSchema = z.extend(configurationSchema, unknownKeys);
+const storedTaskSchema = z.extend(taskSchema, unknownKeys);
 
-export const ADMIN_RESPONSE_SCHEMAS = {
-  configurations: storedConfigurationSchema,
-  tasks: storedTaskSchema,
-  users: userProfileSchema,
-  pages: pageSchema,
-} as const;
+/**
+ * The schemas of one admin collection: the PUT body, strict at every depth (an unknown key is a
+ * 400 naming its path), the item as the API answers it, and a page of items.
+ */
+function adminCollectionSchemas<Shape extends zc.$ZodShape, Item extends zc.$ZodType>(
+  record: z.ZodMiniObject<Shape>,
+  item: Item,
+) {
+  return { body: z.strictObject(record.shape), item, page: pagedListSchema(item) };
+}
 
-export const adminListSchemas = {
-  configurations: pagedListSchema(storedConfigurationSchema),
-  tasks: pagedListSchema(storedTaskSchema),
-  users: pagedListSchema(userProfileSchema),
-  pages: pagedListSchema(pageSchema),
+export const ADMIN_COLLECTION_SCHEMAS = {
+  configurations: adminCollectionSchemas(configurationSchema, storedConfigurationSchema),
+  tasks: adminCollectionSchemas(taskSchema, storedTaskSchema),
+  users: adminCollectionSchemas(userProfileSchema, userProfileSchema),
+  pages: adminCollectionSchemas(pageSchema, pageSchema),
 } as const;
 
 export const deletedSchema = z.object({ deleted: z.string() });

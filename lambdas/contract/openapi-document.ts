@@ -5,7 +5,7 @@ import {
   type ZodOpenApiResponseObject,
   type ZodOpenApiResponsesObject,
 } from 'zod-openapi';
-import { ADMIN_RESPONSE_SCHEMAS, skillSummarySchema } from './admin-schemas.js';
+import { ADMIN_COLLECTION_SCHEMAS, skillSummarySchema } from './admin-schemas.js';
 import { errorBodySchema, gatewayErrorBodySchema } from './common-schemas.js';
 import {
   type ErrorStatus,
@@ -105,10 +105,10 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         InboxCard: inboxCardSchema,
         UnopenableCard: unopenableCardSchema,
         [RUN_EVENT_SCHEMA_NAME]: runEventSchema,
-        Configuration: ADMIN_RESPONSE_SCHEMAS.configurations,
-        Task: ADMIN_RESPONSE_SCHEMAS.tasks,
-        User: ADMIN_RESPONSE_SCHEMAS.users,
-        Page: ADMIN_RESPONSE_SCHEMAS.pages,
+        Configuration: ADMIN_COLLECTION_SCHEMAS.configurations.item,
+        Task: ADMIN_COLLECTION_SCHEMAS.tasks.item,
+        User: ADMIN_COLLECTION_SCHEMAS.users.item,
+        Page: ADMIN_COLLECTION_SCHEMAS.pages.item,
         SkillSummary: skillSummarySchema,
       },
     },

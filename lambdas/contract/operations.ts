@@ -8,11 +8,9 @@ import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
 import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
 import { enableSkillRequestSchema } from '../core/skills/review-skill.js';
 import {
-  ADMIN_BODY_SCHEMAS,
-  ADMIN_RESPONSE_SCHEMAS,
+  ADMIN_COLLECTION_SCHEMAS,
   adminItemPathSchema,
   adminListQuerySchema,
-  adminListSchemas,
   attachmentPathSchema,
   attachmentSchema,
   deletedSchema,
@@ -107,26 +105,10 @@ function adminCollection<Body extends zc.$ZodType, Item extends zc.$ZodType, Pag
   } satisfies Record<string, OperationContract>;
 }
 
-const configurations = adminCollection('configuration', {
-  body: ADMIN_BODY_SCHEMAS.configurations,
-  item: ADMIN_RESPONSE_SCHEMAS.configurations,
-  page: adminListSchemas.configurations,
-});
-const tasks = adminCollection('task', {
-  body: ADMIN_BODY_SCHEMAS.tasks,
-  item: ADMIN_RESPONSE_SCHEMAS.tasks,
-  page: adminListSchemas.tasks,
-});
-const users = adminCollection('user', {
-  body: ADMIN_BODY_SCHEMAS.users,
-  item: ADMIN_RESPONSE_SCHEMAS.users,
-  page: adminListSchemas.users,
-});
-const pages = adminCollection('page', {
-  body: ADMIN_BODY_SCHEMAS.pages,
-  item: ADMIN_RESPONSE_SCHEMAS.pages,
-  page: adminListSchemas.pages,
-});
+const configurations = adminCollection('configuration', ADMIN_COLLECTION_SCHEMAS.configurations);
+const tasks = adminCollection('task', ADMIN_COLLECTION_SCHEMAS.tasks);
+const users = adminCollection('user', ADMIN_COLLECTION_SCHEMAS.users);
+const pages = adminCollection('page', ADMIN_COLLECTION_SCHEMAS.pages);
 
 /**
  * The contract of every operation in the route manifest, by operationId: the same schema objects

@@ -1,5 +1,5 @@
 import type * as zc from 'zod/v4/core';
-import { ADMIN_BODY_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
+import { ADMIN_COLLECTION_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
@@ -87,7 +87,7 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
       },
     }),
     put: defineRoute({
-      body: ADMIN_BODY_SCHEMAS[name] as unknown as zc.$ZodType<Record<string, unknown>>,
+      body: ADMIN_COLLECTION_SCHEMAS[name].body as unknown as zc.$ZodType<Record<string, unknown>>,
       handle: async (request) => {
         const id = adminIdOf(request, name);
         const { idField } = adminCollections[name];
