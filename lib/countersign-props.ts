@@ -72,6 +72,17 @@ export interface CountersignProps {
    */
   readonly mcpServerSecrets?: readonly ISecret[];
   /**
+   * The hosts (`host` or `host:port`, exact, case-insensitive) the configurations' MCP servers
+   * may be on (docs/mcp.md, "Allowed hosts"). Servers are reached over https only; an admin
+   * cannot store a configuration naming another host, and a configuration stored earlier fails
+   * its runs before any request is sent. Loopback, link-local (instance metadata) and wildcard
+   * entries are refused.
+   *
+   * @example ['mcp.tickets.example.com', 'mcp.internal.example.com:8443']
+   * @default - none: no MCP server can be reached until a host is listed
+   */
+  readonly mcpAllowedHosts?: readonly string[];
+  /**
    * Byte budget of the skills block prepended to the first user message (seed 003).
    *
    * @default - 24000

@@ -24,6 +24,7 @@ import {
   overflowExpiration,
   resolveLimits,
 } from './limits.js';
+import { applyMcpAllowedHostsEnvironment, resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
 import { CountersignObservability } from './observability.js';
 import { grantDecision, grantEndRun, grantStopRun } from './run-grants.js';
 import { invalidProp } from './validation-error.js';
@@ -98,6 +99,7 @@ export class Countersign extends Construct {
 
     const limits = resolveLimits(this, props);
     const inboxShards = resolveInboxShards(this, props.inboxShards);
+    const mcpAllowedHosts = resolveMcpAllowedHosts(this, props.mcpAllowedHosts);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,
@@ -135,6 +137,7 @@ export class Countersign extends Construct {
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
     applyRetentionEnvironment(functions.functions, limits.retention);
     applyInboxShardsEnvironment(functions.functions, inboxShards);
+    applyMcpAllowedHostsEnvironment(functions.functions, mcpAllowedHosts);
 
     this.table = this.data.table;
     this.key = this.data.key;

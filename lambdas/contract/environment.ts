@@ -4,6 +4,7 @@ import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-f
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
+import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
@@ -41,6 +42,23 @@ const identityGroupGrantsVariable = z.pipe(
     if (parsed.kind === 'valid') return parsed.mapping;
     context.issues.push({ code: 'custom', message: parsed.problem, input: value });
     return z.NEVER;
+  }),
+);
+
+const mcpAllowedHostsVariable = z.pipe(
+  z.optional(z.string()),
+  z.transform((value: string | undefined, context) => {
+    const hosts: string[] = [];
+    for (const entry of (value ?? '').split(',').map((part) => part.trim())) {
+      if (entry === '') continue;
+      const normalized = normalizeMcpAllowedHost(entry);
+      if (normalized.kind === 'invalid') {
+        context.issues.push({ code: 'custom', message: `"${entry}" ${normalized.problem}`, input: value });
+        return z.NEVER;
+      }
+      hosts.push(normalized.host);
+    }
+    return hosts;
   }),
 );
 
@@ -101,6 +119,9 @@ export const environmentSchema = z.object({
     INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
+  // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
+  // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
+  COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
 });
 
 /** What the run events function (a function URL, no JWT authorizer) reads to verify tokens itself. */

@@ -1,3 +1,5 @@
+import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
+
 /**
  * Every sentence a person reads about a run, in one place, so the JSON API, the inbox page
  * and the event stream cannot say different things.
@@ -72,6 +74,14 @@ export const TEXTS = {
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
   mcpServerUnreachable: (server: string) =>
     `Error: the MCP server "${server}" could not be reached; its tools are unavailable right now.`,
+  mcpServerHostNotAllowed: (server: string) =>
+    `MCP server ${server}: host not allowed. Its URL must be https and its host on the deployment's allowed MCP hosts (mcpAllowedHosts).`,
+  mcpServerUrlRefused: (field: string, host: string, problem: McpUrlProblem) =>
+    problem === 'not-https'
+      ? `${field}: must be an https URL ("${host}" is reached over http, which only loopback hosts may use locally).`
+      : problem === 'credentials'
+        ? `${field}: must not carry a user name or password; use authSecret.`
+        : `${field}: the host "${host}" is not allowed: it is not on the deployment's allowed MCP hosts (mcpAllowedHosts).`,
   callsTooLarge: (limit: number) =>
     `The model proposed tool calls whose arguments exceed ${Math.round(limit / 1000)} KB, more than an approval card can show.`,
   tooManyCalls: (limit: number) =>

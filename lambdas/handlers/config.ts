@@ -12,6 +12,7 @@ import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
+import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
 
 export type CountersignEnvironment = z.infer<typeof environmentSchema>;
 
@@ -81,4 +82,23 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
   throw new Error(
     `countersign configuration is invalid: COUNTERSIGN_IDENTITY_GROUP_GRANTS: ${parsed.problem}`,
   );
+}
+
+/** The deployed MCP host policy: https to the listed hosts only (COUNTERSIGN_MCP_ALLOWED_HOSTS). */
+export function lambdaMcpHostPolicy(): McpHostPolicy {
+  return { allowedHosts: lambdaEnvironment().COUNTERSIGN_MCP_ALLOWED_HOSTS, allowLoopback: false };
+}
+
+/**
+ * Local mode's MCP host policy: loopback servers over http or https, plus the hosts of
+ * COUNTERSIGN_MCP_ALLOWED_HOSTS over https. A malformed entry stops `npm start`, naming it.
+ */
+export function localMcpHostPolicy(): McpHostPolicy {
+  const variable = 'COUNTERSIGN_MCP_ALLOWED_HOSTS';
+  const parsed = environmentSchema.shape[variable].safeParse(process.env[variable]);
+  if (!parsed.success) {
+    const problems = describeSchemaIssues(parsed.error.issues, variable);
+    throw new Error(`countersign configuration is invalid: ${problems}`);
+  }
+  return { allowedHosts: parsed.data, allowLoopback: true };
 }

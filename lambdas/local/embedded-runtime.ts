@@ -31,10 +31,16 @@ import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
+import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
 import { createMcpToolStandIn } from '../core/tools/mcp/mcp-tools.js';
 import { type Tool, ToolRegistry } from '../core/tools/tool.js';
 import { createApiHandlers } from '../handlers/api-handlers.js';
-import { localIdentityGroupGrants, localPolicyFloor, localSkillsMaxBytes } from '../handlers/config.js';
+import {
+  localIdentityGroupGrants,
+  localMcpHostPolicy,
+  localPolicyFloor,
+  localSkillsMaxBytes,
+} from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
@@ -102,6 +108,8 @@ export interface EmbeddedRuntimeOptions {
    * @default - ended runs 90 days, decisions forever (the construct's defaults)
    */
   readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
+  /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
+  readonly mcpHostPolicy?: McpHostPolicy;
 }
 
 export interface EmbeddedRuntime {
@@ -190,6 +198,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       return requireRunner(runner).stopExecution(input);
     },
   };
+  const mcpHostPolicy = options.mcpHostPolicy ?? localMcpHostPolicy();
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
       new DynamoRunAndUserRepository({
@@ -215,7 +224,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         return run ? dependencies.configurations.getConfiguration(run.record.configurationId) : undefined;
       }),
     ),
-    mcp: new SdkMcpServers({ secrets: new EnvironmentMcpSecrets() }),
+    mcp: new SdkMcpServers({ secrets: new EnvironmentMcpSecrets(), hostPolicy: mcpHostPolicy }),
     models: createModelProviderResolver({
       scripted: new ScriptedModel(),
       ...(options.openAiCompatible
@@ -239,6 +248,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
       policyFloor:
         options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
+      mcpHostPolicy,
     },
     newId: () => crypto.randomUUID(),
   };

@@ -1,11 +1,12 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { App, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { App, type CfnElement, Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
+import { environmentSchema } from '../../lambdas/contract/environment.js';
 import { readEnvironmentPolicyFloor } from '../../lambdas/handlers/config.js';
 import { Countersign, type CountersignProps } from '../../lib/countersign.js';
 
@@ -72,6 +73,23 @@ describe('Countersign props validation', () => {
       { policyFloor: { fourEyesTools: ['update page'] } },
       /policyFloor.fourEyesTools "update page" is invalid/,
     ],
+    [
+      { mcpAllowedHosts: ['https://mcp.example.com'] },
+      /mcpAllowedHosts entry "https:\/\/mcp.example.com" is not host or host:port \(no scheme, path or wildcard\); list each MCP server's host/,
+    ],
+    [
+      { mcpAllowedHosts: ['*.example.com'] },
+      /mcpAllowedHosts entry "\*.example.com" is not host or host:port/,
+    ],
+    [{ mcpAllowedHosts: ['mcp.example.com/mcp'] }, /mcpAllowedHosts entry "mcp.example.com\/mcp"/],
+    [
+      { mcpAllowedHosts: ['169.254.169.254'] },
+      /mcpAllowedHosts entry "169.254.169.254" is a loopback, link-local or unspecified address/,
+    ],
+    [{ mcpAllowedHosts: ['[fd00:ec2::254]'] }, /mcpAllowedHosts entry "\[fd00:ec2::254\]" is a loopback/],
+    [{ mcpAllowedHosts: ['localhost:9001'] }, /mcpAllowedHosts entry "localhost:9001" is a loopback/],
+    [{ mcpAllowedHosts: ['127.0.0.1'] }, /mcpAllowedHosts entry "127.0.0.1" is a loopback/],
+    [{ mcpAllowedHosts: [''] }, /mcpAllowedHosts entry "" is not host or host:port/],
   ])('refuses %o with a message that quotes the value and says how to fix it', (props, message) => {
     // Act
     const build = () => buildCountersign(props);
@@ -156,5 +174,45 @@ describe('Countersign props validation', () => {
     for (const floor of floors) {
       expect(readEnvironmentPolicyFloor({ COUNTERSIGN_POLICY_FLOOR: floor })).toEqual(policyFloor);
     }
+  });
+
+  it('hands mcpAllowedHosts, normalised, to exactly the steps that connect and api-admin', () => {
+    // Act
+    const countersign = buildCountersign({
+      mcpAllowedHosts: ['MCP.Tickets.example.com:443', 'mcp.internal.example.com:8443'],
+    });
+
+    // Assess: the variable reads back, through the Lambdas' config module, as the hosts
+    const functions = Template.fromStack(Stack.of(countersign)).findResources('AWS::Lambda::Function');
+    const withVariable = Object.entries(countersign.functions)
+      .filter(([, handler]) => {
+        const logicalId = Stack.of(countersign).getLogicalId(handler.node.defaultChild as CfnElement);
+        return (
+          functions[logicalId]?.Properties?.Environment?.Variables?.COUNTERSIGN_MCP_ALLOWED_HOSTS !==
+          undefined
+        );
+      })
+      .map(([name]) => name);
+    expect(withVariable.sort()).toEqual(['api-admin', 'await-approval', 'execute-tools', 'model-turn']);
+    const variable = Object.values(functions)
+      .map((resource) => resource.Properties?.Environment?.Variables?.COUNTERSIGN_MCP_ALLOWED_HOSTS)
+      .find((value): value is string => typeof value === 'string');
+    expect(environmentSchema.shape.COUNTERSIGN_MCP_ALLOWED_HOSTS.parse(variable)).toEqual([
+      'mcp.tickets.example.com',
+      'mcp.internal.example.com:8443',
+    ]);
+  });
+
+  it('lists no MCP host by default: the variable is empty, and reads back as none', () => {
+    // Act
+    const countersign = buildCountersign({});
+
+    // Assess
+    const functions = Template.fromStack(Stack.of(countersign)).findResources('AWS::Lambda::Function');
+    const values = Object.values(functions)
+      .map((resource) => resource.Properties?.Environment?.Variables?.COUNTERSIGN_MCP_ALLOWED_HOSTS)
+      .filter((value) => value !== undefined);
+    expect(values).toEqual(['', '', '', '']);
+    expect(environmentSchema.shape.COUNTERSIGN_MCP_ALLOWED_HOSTS.parse('')).toEqual([]);
   });
 });

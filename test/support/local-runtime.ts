@@ -94,6 +94,7 @@ export async function startTestRuntime(
     policyFloor?: Parameters<typeof startEmbeddedRuntime>[0]['policyFloor'];
     throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
     retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
+    mcpHostPolicy?: Parameters<typeof startEmbeddedRuntime>[0]['mcpHostPolicy'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -114,6 +115,7 @@ export async function startTestRuntime(
     policyFloor: options.policyFloor ?? {},
     ...(options.throttling ? { throttling: options.throttling } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
+    ...(options.mcpHostPolicy ? { mcpHostPolicy: options.mcpHostPolicy } : {}),
   });
   return {
     ...runtime,

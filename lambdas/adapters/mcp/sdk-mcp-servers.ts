@@ -1,3 +1,8 @@
+import {
+  assertMcpServerAllowed,
+  checkMcpServerUrl,
+  type McpHostPolicy,
+} from '../../core/tools/mcp/mcp-host-policy.js';
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import type {
   McpCallResult,
@@ -20,6 +25,13 @@ class McpTimeout extends Error {
   }
 }
 
+class McpRedirectRefused extends Error {
+  public constructor() {
+    super('The MCP server answered with a redirect; redirects are not followed.');
+    this.name = 'McpRedirectRefused';
+  }
+}
+
 /**
  * The MCP servers, through the official TypeScript SDK over streamable HTTP. Each operation
  * opens a session, does its one request and closes it: a step Lambda holds no connection
@@ -27,14 +39,20 @@ class McpTimeout extends Error {
  * operation, connect included, ends within the server's `timeoutMs` (one deadline aborts the
  * HTTP requests too), so an unreachable or silent server is an error, never a hang.
  *
+ * Only a URL the host policy allows is reached (checked before the secret is read, for
+ * configurations stored before the list changed), and no redirect is followed: a server cannot
+ * send the bearer secret on to another host.
+ *
  * The SDK is imported on first use, and deployed beside the bundle as side modules
  * (lib/side-modules.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
  */
 export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;
+  private readonly hostPolicy: McpHostPolicy;
 
-  public constructor(options: { secrets: McpSecretReader }) {
+  public constructor(options: { secrets: McpSecretReader; hostPolicy: McpHostPolicy }) {
     this.secrets = options.secrets;
+    this.hostPolicy = options.hostPolicy;
   }
 
   public async listTools(server: McpServerConfiguration): Promise<McpToolDescriptor[]> {
@@ -78,6 +96,7 @@ export class SdkMcpServers implements McpServers {
     server: McpServerConfiguration,
     operation: (client: Client, options: { timeout: number; signal: AbortSignal }) => Promise<Result>,
   ): Promise<Result> {
+    assertMcpServerAllowed(server, this.hostPolicy);
     const deadline = new AbortController();
     let timer: ReturnType<typeof setTimeout> | undefined;
     const timedOut = new Promise<never>((_resolve, reject) => {
@@ -97,7 +116,8 @@ export class SdkMcpServers implements McpServers {
         headers.authorization = `Bearer ${await this.secrets.read(server.authSecret)}`;
       }
       const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-        requestInit: { headers, signal: deadline.signal },
+        requestInit: { headers, signal: deadline.signal, redirect: 'manual' },
+        fetch: (url, init) => this.fetchWithoutRedirects(url, init),
         // One attempt per operation: the deadline, not a reconnection loop, bounds it.
         reconnectionOptions: {
           maxRetries: 0,
@@ -119,6 +139,21 @@ export class SdkMcpServers implements McpServers {
       deadline.abort();
       await client?.close().catch(() => undefined);
     }
+  }
+
+  /**
+   * Every request of the transport (its GET stream too, which ignores `requestInit.redirect`)
+   * goes out with `redirect: 'manual'`, and any 3xx answer is an error: the SDK's own
+   * same-origin following would still be a second request we never checked.
+   */
+  private async fetchWithoutRedirects(url: string | URL, init?: RequestInit): Promise<Response> {
+    if (checkMcpServerUrl(String(url), this.hostPolicy).kind !== 'allowed') throw new McpRedirectRefused();
+    const response = await fetch(url, { ...init, redirect: 'manual' });
+    if (response.status >= 300 && response.status < 400) {
+      await response.body?.cancel().catch(() => undefined);
+      throw new McpRedirectRefused();
+    }
+    return response;
   }
 }
 

@@ -14,6 +14,7 @@ import type {
 } from '../ports.js';
 import type { IdentityGroupGrants } from '../principal.js';
 import type { SkillRepository } from '../skills/skill-record.js';
+import type { McpHostPolicy } from '../tools/mcp/mcp-host-policy.js';
 import type { McpServers } from '../tools/mcp/mcp-servers.js';
 import type { ToolRegistry } from '../tools/tool.js';
 
@@ -36,6 +37,11 @@ export interface RunSettings {
   textGenerationTimeoutMilliseconds?: number;
   /** The deployment's policy floor; every configuration's policy is raised to it. @default - DEFAULT_POLICY_FLOOR */
   policyFloor?: PolicyFloor;
+  /**
+   * Which MCP server URLs an admin may store (docs/mcp.md, "Allowed hosts"); the MCP client checks
+   * the same policy again before it connects. @default - NO_MCP_HOSTS: no MCP server is allowed
+   */
+  mcpHostPolicy?: McpHostPolicy;
 }
 
 /**

@@ -11,7 +11,7 @@ import { DynamoSkillRepository } from '../../adapters/skills/dynamo-skill-reposi
 import { StructuredLogger } from '../../adapters/structured-logger.js';
 import { systemClock } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
-import { lambdaEnvironment } from '../config.js';
+import { lambdaEnvironment, lambdaMcpHostPolicy } from '../config.js';
 
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
 export type AwsBaseDependencies = Pick<
@@ -99,6 +99,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
       identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
       policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
+      mcpHostPolicy: lambdaMcpHostPolicy(),
     },
     newId: () => crypto.randomUUID(),
   };

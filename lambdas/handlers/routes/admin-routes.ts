@@ -8,6 +8,7 @@ import type { PageRequest } from '../../core/ports.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
+import { NO_MCP_HOSTS, refuseDisallowedMcpServers } from '../../core/tools/mcp/mcp-host-policy.js';
 import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
 import {
   createSkillsRoutes,
@@ -16,7 +17,10 @@ import {
 } from './skills-routes.js';
 
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
-export type AdminDependencies = Pick<RunDependencies, 'configurations' | 'users' | 'pages' | 'runs'> &
+export type AdminDependencies = Pick<
+  RunDependencies,
+  'configurations' | 'users' | 'pages' | 'runs' | 'settings'
+> &
   SkillsRouteDependencies;
 
 const adminCollections = {
@@ -97,6 +101,11 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
             field: `body.${idField}`,
           });
         }
+        if (name === 'configurations')
+          refuseDisallowedMcpServers(
+            configurationSchema.parse(item),
+            dependencies.settings.mcpHostPolicy ?? NO_MCP_HOSTS,
+          );
         if (name === 'configurations' || name === 'tasks')
           await refuseUnreviewedSkillIds(dependencies, name, item);
         await store.put(item);

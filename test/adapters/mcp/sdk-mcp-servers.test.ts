@@ -16,7 +16,11 @@ function serverAt(url: string, authSecret = 'tickets', timeoutMs = 10_000) {
 }
 
 describe('the MCP client over the official SDK', () => {
-  const servers = new SdkMcpServers({ secrets: new EnvironmentMcpSecrets(environment) });
+  // Local mode's policy: loopback over http, as `npm start` allows.
+  const servers = new SdkMcpServers({
+    secrets: new EnvironmentMcpSecrets(environment),
+    hostPolicy: { allowedHosts: [], allowLoopback: true },
+  });
   let tickets: McpTestServer;
   let silent: Server;
   let silentUrl: string;
@@ -95,4 +99,64 @@ describe('the MCP client over the official SDK', () => {
     expect(describeErrorClass(errors[1])).toBe('McpSecretMissing');
     for (const error of errors) expect(describeErrorClass(error)).not.toContain(MCP_TEST_TOKEN);
   });
+
+  it('refuses a host the deployed policy does not list before any request or secret leaves', async () => {
+    // Prepare: deployed rules (https to listed hosts only) and a loopback server recording requests
+    const recorder = await startRecordingServer();
+    const deployed = new SdkMcpServers({
+      secrets: new EnvironmentMcpSecrets(environment),
+      hostPolicy: { allowedHosts: [new URL(recorder.url).host], allowLoopback: false },
+    });
+
+    // Act
+    const error = await deployed.listTools(serverAt(recorder.url)).catch((caught: unknown) => caught);
+
+    // Assess
+    expect(describeErrorClass(error)).toBe('McpHostNotAllowed');
+    expect((error as Error).message).toMatch(/^MCP server tickets: host not allowed/);
+    expect(recorder.requests).toEqual([]);
+    await recorder.stop();
+  });
+
+  it('follows no redirect, to the same origin or another host, so the secret goes nowhere else', async () => {
+    // Prepare: one server redirects to its own other path, one to another host's server
+    const target = await startRecordingServer();
+    const sameOrigin = await startRecordingServer((url) => (url === '/mcp' ? '/elsewhere' : undefined));
+    const otherHost = await startRecordingServer(() => target.url.replace('127.0.0.1', 'localhost'));
+
+    // Act
+    const errors = await Promise.all(
+      [sameOrigin.url, otherHost.url].map((url) =>
+        servers.listTools(serverAt(url)).catch((caught: unknown) => caught),
+      ),
+    );
+
+    // Assess: each was asked once, and no request followed the redirect
+    expect(errors.map(describeErrorClass)).toEqual(['McpRedirectRefused', 'McpRedirectRefused']);
+    expect(sameOrigin.requests.map((request) => request.url)).toEqual(['/mcp']);
+    expect(otherHost.requests.map((request) => request.url)).toEqual(['/mcp']);
+    expect(target.requests).toEqual([]);
+    await Promise.all([target.stop(), sameOrigin.stop(), otherHost.stop()]);
+  });
 });
+
+/** A loopback HTTP server that records every request; it redirects where `redirectOf` says, else 500. */
+async function startRecordingServer(redirectOf: (url: string) => string | undefined = () => undefined) {
+  const requests: Array<{ url: string; authorization: string | undefined }> = [];
+  const server = createServer((request, response) => {
+    requests.push({ url: request.url ?? '', authorization: request.headers.authorization });
+    const location = redirectOf(request.url ?? '');
+    if (location === undefined) response.writeHead(500).end();
+    else response.writeHead(307, { location }).end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+    requests,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

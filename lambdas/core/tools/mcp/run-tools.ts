@@ -3,6 +3,7 @@ import { CountersignError, describeErrorClass } from '../../errors.js';
 import type { Logger } from '../../ports.js';
 import { TEXTS } from '../../texts.js';
 import { type Tool, ToolRegistry } from '../tool.js';
+import { McpHostNotAllowed } from './mcp-host-policy.js';
 import type { McpServers } from './mcp-servers.js';
 import { createMcpTools, createUnreachableMcpTool, mcpServerOf } from './mcp-tools.js';
 
@@ -38,7 +39,12 @@ export async function toolsForRun(
           errorClass: describeErrorClass(error),
         });
         if (mode === 'offer')
-          throw new CountersignError('model-failed', TEXTS.mcpServerUnreachable(server.name));
+          throw new CountersignError(
+            'model-failed',
+            error instanceof McpHostNotAllowed
+              ? TEXTS.mcpServerHostNotAllowed(server.name)
+              : TEXTS.mcpServerUnreachable(server.name),
+          );
         return { server: server.name };
       }
     }),

@@ -1,0 +1,52 @@
+import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IConstruct } from 'constructs';
+import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
+import { normalizeMcpAllowedHost } from '../lambdas/core/tools/mcp/mcp-host-policy.js';
+import type { HandlerName } from './handler-names.js';
+import { invalidProp } from './validation-error.js';
+
+/**
+ * The functions that check MCP server URLs: the run steps that connect (with the secret) and
+ * api-admin, which refuses a configuration naming another host. No other function reads it.
+ */
+export const MCP_HOST_CHECKING_HANDLERS = [
+  'model-turn',
+  'await-approval',
+  'execute-tools',
+  'api-admin',
+] as const satisfies readonly HandlerName[];
+
+/**
+ * `mcpAllowedHosts`, each entry normalised (`MCP.example.com:443` → `mcp.example.com`) by the same
+ * rule the Lambdas read it with, so a bad entry fails `cdk synth` with the value and the fix
+ * instead of a cold start.
+ *
+ * @example
+ * resolveMcpAllowedHosts(this, ['mcp.tickets.example.com']); // ['mcp.tickets.example.com']
+ */
+export function resolveMcpAllowedHosts(scope: IConstruct, hosts: readonly string[] | undefined): string[] {
+  const resolved: string[] = [];
+  for (const entry of hosts ?? []) {
+    const normalized = normalizeMcpAllowedHost(typeof entry === 'string' ? entry : String(entry));
+    if (normalized.kind === 'invalid') {
+      throw invalidProp(
+        scope,
+        `mcpAllowedHosts entry ${JSON.stringify(entry)} ${normalized.problem}; list each MCP server's host or host:port, e.g. 'mcp.tickets.example.com' or 'mcp.internal.example.com:8443'.`,
+      );
+    }
+    if (!resolved.includes(normalized.host)) resolved.push(normalized.host);
+  }
+  return resolved;
+}
+
+/** Tells the functions that check MCP server URLs which hosts are allowed (comma-separated). */
+export function applyMcpAllowedHostsEnvironment(
+  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  hosts: readonly string[],
+): void {
+  for (const name of MCP_HOST_CHECKING_HANDLERS)
+    functions[name].addEnvironment(
+      'COUNTERSIGN_MCP_ALLOWED_HOSTS' satisfies EnvironmentVariableName,
+      hosts.join(','),
+    );
+}
