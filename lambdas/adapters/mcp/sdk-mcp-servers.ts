@@ -143,8 +143,9 @@ export class SdkMcpServers implements McpServers {
 
   /**
    * Every request of the transport (its GET stream too, which ignores `requestInit.redirect`)
-   * goes out with `redirect: 'manual'`, and any 3xx answer is an error: the SDK's own
-   * same-origin following would still be a second request we never checked.
+   * goes out with `redirect: 'manual'`, and any 3xx answer is an error: the SDK itself follows a
+   * redirect within the origin, and the secret must go to no URL but the one checked. A request
+   * to a URL the policy refuses is not sent either.
    */
   private async fetchWithoutRedirects(url: string | URL, init?: RequestInit): Promise<Response> {
     if (checkMcpServerUrl(String(url), this.hostPolicy).kind !== 'allowed') throw new McpRedirectRefused();
