@@ -7,8 +7,10 @@ import { type Clock, type SealPurpose, type StateSealer, systemClock } from '../
 import type { AwsCallCounter } from './aws-call-counter.js';
 import { type KeyWrapping, SEALING_KEY_BYTES } from './key-wrapping.js';
 import {
+  BLOB_MAGIC,
   BLOB_VERSION_2,
   type BlobRefusalV2,
+  MAX_WRAPPED_KEY_BYTES,
   openBlobV2,
   parseBlobV2,
   type SealingKeyWrapping,
@@ -59,12 +61,9 @@ interface SealingKey {
   blobsSealed: number;
 }
 
-/** "CSE" and the format version (1: an Encryption SDK message; 2: see `sealed-blob-v2.ts`). */
-const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
+/** Format 1: an Encryption SDK message after the magic, version and wrapped key (format 2: `sealed-blob-v2.ts`). */
 const BLOB_VERSION_1 = 1;
 const HEADER_BYTES = BLOB_MAGIC.length + 1 + 4;
-/** A wrapped sealing key is a few hundred bytes; anything much larger is not one. */
-const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
 /** Bounds what a forged blob can make this process allocate. */
 const MAX_PLAINTEXT_BYTES = 64 * 1024 * 1024;
 /** `AlgorithmSuiteIdentifier.ALG_AES256_GCM_IV12_TAG16_HKDF_SHA512_COMMIT_KEY`, format 1's suite. */

@@ -40,11 +40,13 @@ export type BlobEncoding = 'brotli' | 'identity';
 /** How the blob's sealing key is wrapped: by the Encryption SDK (1) or directly (2). */
 export type SealingKeyWrapping = 1 | 2;
 
-const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
+/** "CSE": the first bytes of every sealed blob, of either format (envelope-sealer.ts reads format 1). */
+export const BLOB_MAGIC = [0x43, 0x53, 0x45] as const;
 const WRAPPING_OFFSET = BLOB_MAGIC.length + 1;
 const WRAPPED_LENGTH_OFFSET = WRAPPING_OFFSET + 1;
 const PREFIX_BYTES = WRAPPED_LENGTH_OFFSET + 4;
-const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
+/** A wrapped sealing key is a few hundred bytes; anything much larger is not one (both formats). */
+export const MAX_WRAPPED_KEY_BYTES = 16 * 1024;
 const MAX_RUN_ID_BYTES = 1024;
 const MAX_PURPOSE_BYTES = 64;
 const MAX_ENCODING_BYTES = 16;
