@@ -5,9 +5,8 @@ import { TEXTS } from '../core/texts.js';
 import { defineTool } from '../core/tools/tool.js';
 import { mayViewerReadNamedPage, pageIdArgument, parsePreviewArguments } from './page-arguments.js';
 import { describePreviewValue, readPermittedPage } from './page-text.js';
-
-/** The keywords field as `update_page_metadata` bounds it: an append never writes more. */
-export const KEYWORDS_MAX_LENGTH = 1000;
+// The keywords field as `update_page_metadata` bounds it: an append never writes more.
+import { KEYWORDS_MAX_LENGTH } from './update-page-metadata.js';
 
 export const appendPageKeywordsInput = z.strictObject({
   pageId: pageIdArgument('The id of the page to change.'),

@@ -11,6 +11,8 @@ import { describePreviewValue, readPermittedPage } from './page-text.js';
 
 const SHORT_TEXT_MAX_LENGTH = 255;
 const LONG_TEXT_MAX_LENGTH = 1000;
+/** The longest keywords field a tool writes; `append_page_keywords` keeps to it too. */
+export const KEYWORDS_MAX_LENGTH = LONG_TEXT_MAX_LENGTH;
 
 /** A metadata field the call may set: optional, absolute, bounded like the store's column. */
 function metadataText(maxLength: number, description: string) {
@@ -22,7 +24,7 @@ export const updatePageMetadataInput = z
     pageId: pageIdArgument('The id of the page to change.'),
     title: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new page title.'),
     description: metadataText(LONG_TEXT_MAX_LENGTH, 'The new meta description.'),
-    keywords: metadataText(LONG_TEXT_MAX_LENGTH, 'The new meta keywords, comma-separated.'),
+    keywords: metadataText(KEYWORDS_MAX_LENGTH, 'The new meta keywords, comma-separated.'),
     author: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new author.'),
     ogTitle: metadataText(SHORT_TEXT_MAX_LENGTH, 'The new Open Graph title.'),
     ogDescription: metadataText(LONG_TEXT_MAX_LENGTH, 'The new Open Graph description.'),
