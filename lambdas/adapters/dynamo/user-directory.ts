@@ -6,13 +6,14 @@ import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
 
-const USERS_PARTITION = 'USERS';
-const userSortKey = (userId: string): string => `USER#${userId}`;
-const USERS = { partition: USERS_PARTITION, sortKeyPrefix: 'USER#' };
+const USERS = { partition: 'USERS', sortKeyPrefix: 'USER#' };
 
 /** The key of a user's item (other adapters read it in a batch beside their own items). */
 export function userItemKey(userId: string): Record<string, string> {
-  return { [TABLE_LAYOUT.partitionKey]: USERS_PARTITION, [TABLE_LAYOUT.sortKey]: userSortKey(userId) };
+  return {
+    [TABLE_LAYOUT.partitionKey]: USERS.partition,
+    [TABLE_LAYOUT.sortKey]: `${USERS.sortKeyPrefix}${userId}`,
+  };
 }
 
 /**
@@ -49,8 +50,7 @@ export class DynamoUserDirectory implements UserDirectory {
         TableName: this.tableName,
         Item: {
           ...withoutUndefined(parsed),
-          [TABLE_LAYOUT.partitionKey]: USERS_PARTITION,
-          [TABLE_LAYOUT.sortKey]: userSortKey(parsed.userId),
+          ...userItemKey(parsed.userId),
         },
       }),
     );
@@ -65,7 +65,7 @@ export class DynamoUserDirectory implements UserDirectory {
     const { Attributes: previous } = await this.client.send(
       new DeleteCommand({
         TableName: this.tableName,
-        Key: { [TABLE_LAYOUT.partitionKey]: USERS_PARTITION, [TABLE_LAYOUT.sortKey]: userSortKey(userId) },
+        Key: userItemKey(userId),
         ReturnValues: 'ALL_OLD',
       }),
     );
@@ -73,7 +73,7 @@ export class DynamoUserDirectory implements UserDirectory {
   }
 
   public async listUsers(): Promise<UserProfile[]> {
-    const items = await queryWholePartition(this.client, this.tableName, USERS_PARTITION);
+    const items = await queryWholePartition(this.client, this.tableName, USERS.partition);
     return items.map((item) => parseItem(userProfileSchema, item, 'user'));
   }
 }
