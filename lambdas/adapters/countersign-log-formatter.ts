@@ -43,7 +43,7 @@ const SECRET_KEY =
  * Drops fields (at any depth) whose names say they carry a secret or a person's text: callers
  * pass identifiers only, and this is the second line of defence.
  */
-export function withoutSecretKeys(fields: Record<string, unknown>): Record<string, unknown> {
+function withoutSecretKeys(fields: Record<string, unknown>): Record<string, unknown> {
   return Object.fromEntries(
     Object.entries(fields)
       .filter(([key]) => !SECRET_KEY.test(key))

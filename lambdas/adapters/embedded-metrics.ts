@@ -4,8 +4,6 @@ import type { Logger, Metrics } from '../core/ports.js';
 import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
 import type { LogLineWriter } from './structured-logger.js';
 
-export { COUNTERSIGN_METRICS_NAMESPACE };
-
 interface MetricEntry {
   readonly name: MetricName;
   readonly unit: MetricUnit;

@@ -27,10 +27,8 @@ import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import { CountersignError } from '../../core/errors.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 
-export { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
-
 /** The partition every card was indexed under before sharding; read until it is empty. */
-export const LEGACY_WAITING_PARTITION = 'WAITING';
+const LEGACY_WAITING_PARTITION = 'WAITING';
 /** The route of a card that any approver may decide. */
 export const OPEN_ROUTE = '*';
 /** The route every card is also indexed under: what admins (and the system) list. */

@@ -34,7 +34,7 @@
  * `update-expression.ts`.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
@@ -57,7 +57,7 @@ import {
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
-import { assertInboxShards, INBOX_SHARDS_DEFAULT } from './inbox-index.js';
+import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { runFromKey, runItemKey } from './run-item-keys.js';

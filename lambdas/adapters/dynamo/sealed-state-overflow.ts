@@ -5,7 +5,7 @@ import type { BlobStore } from '../blob-store.js';
 import type { UpdateExpression } from './update-expression.js';
 
 /** Sealed state above this goes to the blob store: the item stays well under DynamoDB's 400 KB. */
-export const SEALED_STATE_INLINE_LIMIT_BYTES = 300_000;
+const SEALED_STATE_INLINE_LIMIT_BYTES = 300_000;
 
 const INLINE_ATTRIBUTE = 'sealedState';
 const POINTER_ATTRIBUTE = 'sealedStatePointer';
@@ -23,7 +23,7 @@ export type StoredSealedState =
   | { readonly kind: 'blob'; readonly pointer: SealedStatePointer };
 
 /** Where an overflowing sealed state lives: content-addressed, so a retried write is idempotent. */
-export function sealedStateBlobKey(runId: string, sha256: string): string {
+function sealedStateBlobKey(runId: string, sha256: string): string {
   return `runs/${runId}/state/${sha256}`;
 }
 
