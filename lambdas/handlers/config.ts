@@ -2,7 +2,8 @@
  * The one place that reads `process.env`, through the contract's schemas
  * (lambdas/contract/environment.ts, the table the construct sets the variables from).
  */
-import type * as z from 'zod/mini';
+import * as z from 'zod/mini';
+import type * as zc from 'zod/v4/core';
 import {
   environmentSchema,
   eventsEndpointSchema,
@@ -18,9 +19,21 @@ export type CountersignEnvironment = z.infer<typeof environmentSchema>;
 
 /** Validates an environment; throws one error naming every missing or malformed variable. */
 export function readEnvironment(environment: Record<string, string | undefined>): CountersignEnvironment {
-  const parsed = environmentSchema.safeParse(environment);
+  return parseConfiguration(environmentSchema, environment);
+}
+
+/**
+ * Parses configuration with its schema, or stops the process with one error naming every
+ * malformed variable (`variable` prefixes the paths when a single variable's value is parsed).
+ */
+function parseConfiguration<Schema extends zc.$ZodType>(
+  schema: Schema,
+  value: unknown,
+  variable?: string,
+): z.infer<Schema> {
+  const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
-  const problems = describeSchemaIssues(parsed.error.issues);
+  const problems = describeSchemaIssues(parsed.error.issues, variable);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 
@@ -39,10 +52,7 @@ export type EventsEndpointEnvironment = z.infer<typeof eventsEndpointSchema>;
 export function readEventsEndpointEnvironment(
   environment: Record<string, string | undefined>,
 ): EventsEndpointEnvironment {
-  const parsed = eventsEndpointSchema.safeParse(environment);
-  if (parsed.success) return parsed.data;
-  const problems = describeSchemaIssues(parsed.error.issues);
-  throw new Error(`countersign configuration is invalid: ${problems}`);
+  return parseConfiguration(eventsEndpointSchema, environment);
 }
 
 /** The events endpoint's token settings, validated once per container. */
@@ -57,12 +67,8 @@ export function localPolicyFloor(): PolicyFloor {
 
 /** Reads `COUNTERSIGN_POLICY_FLOOR` alone; throws naming the variable when it is malformed. */
 export function readEnvironmentPolicyFloor(environment: Record<string, string | undefined>): PolicyFloor {
-  const parsed = environmentSchema.shape.COUNTERSIGN_POLICY_FLOOR.safeParse(
-    environment.COUNTERSIGN_POLICY_FLOOR,
-  );
-  if (parsed.success) return parsed.data;
-  const problems = describeSchemaIssues(parsed.error.issues, 'COUNTERSIGN_POLICY_FLOOR');
-  throw new Error(`countersign configuration is invalid: ${problems}`);
+  const variable = 'COUNTERSIGN_POLICY_FLOOR';
+  return parseConfiguration(environmentSchema.shape[variable], environment[variable], variable);
 }
 
 /** `skills.maxBytes` for local mode (`npm start`), read from the same variable the Lambdas get. */
@@ -95,10 +101,6 @@ export function lambdaMcpHostPolicy(): McpHostPolicy {
  */
 export function localMcpHostPolicy(): McpHostPolicy {
   const variable = 'COUNTERSIGN_MCP_ALLOWED_HOSTS';
-  const parsed = environmentSchema.shape[variable].safeParse(process.env[variable]);
-  if (!parsed.success) {
-    const problems = describeSchemaIssues(parsed.error.issues, variable);
-    throw new Error(`countersign configuration is invalid: ${problems}`);
-  }
-  return { allowedHosts: parsed.data, allowLoopback: true };
+  const allowedHosts = parseConfiguration(environmentSchema.shape[variable], process.env[variable], variable);
+  return { allowedHosts, allowLoopback: true };
 }
