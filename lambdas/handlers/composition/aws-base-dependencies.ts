@@ -28,8 +28,8 @@ export type AwsBaseDependencies = Pick<
   | 'newId'
 >;
 
-let base: AwsBaseDependencies | undefined;
-let runStoreOptions: DynamoRepositoryProps | undefined;
+/** The base part and the run store options it was built from: built together, once per container. */
+let base: { dependencies: AwsBaseDependencies; runStoreOptions: DynamoRepositoryProps } | undefined;
 
 /*
  * The deployed composition root is one module per part (this one, aws-sealer, aws-tools,
@@ -48,7 +48,7 @@ let runStoreOptions: DynamoRepositoryProps | undefined;
  */
 export function awsBaseDependencies(): AwsBaseDependencies {
   base ??= buildBaseDependencies();
-  return base;
+  return base.dependencies;
 }
 
 /**
@@ -56,19 +56,18 @@ export function awsBaseDependencies(): AwsBaseDependencies {
  * for a run store of another class that must behave the same (the pausing functions').
  */
 export function awsRunStoreOptions(): DynamoRepositoryProps {
-  awsBaseDependencies();
-  if (!runStoreOptions) throw new Error('The base dependencies were built without run store options.');
-  return runStoreOptions;
+  base ??= buildBaseDependencies();
+  return base.runStoreOptions;
 }
 
-function buildBaseDependencies(): AwsBaseDependencies {
+function buildBaseDependencies(): NonNullable<typeof base> {
   const environment = lambdaEnvironment();
   const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const tableName = environment.COUNTERSIGN_TABLE_NAME;
   // The bucket's own key (SSE-KMS at rest), apart from the sealing key.
-  runStoreOptions = {
+  const runStoreOptions: DynamoRepositoryProps = {
     client: documentClient,
     tableName,
     blobStore: createOnDemandS3BlobStore(
@@ -84,7 +83,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
   // Service name, level and sampling come from the POWERTOOLS_* variables the construct sets.
   const logger = new StructuredLogger();
   const metrics = new EmbeddedMetrics({ logger });
-  return {
+  const dependencies: AwsBaseDependencies = {
     runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
@@ -103,6 +102,7 @@ function buildBaseDependencies(): AwsBaseDependencies {
     },
     newId: () => crypto.randomUUID(),
   };
+  return { dependencies, runStoreOptions };
 }
 
 /**
