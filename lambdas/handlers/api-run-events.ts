@@ -2,6 +2,7 @@ import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
+import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
 import { eventsEndpointEnvironment } from './config.js';
 import {
   createRunEventsFunctionUrlHandler,
@@ -15,9 +16,21 @@ const startResponse = (
   prelude: { statusCode: number; headers: Record<string, string> },
 ) => awslambda.HttpResponseStream.from(stream, prelude);
 
-let handle:
-  | ((event: LambdaFunctionURLEvent, stream: awslambda.HttpResponseStream) => Promise<void>)
-  | undefined;
+/** Composed on the first request that carries a bearer token: only what the stream reads. */
+const handle = composeOnFirstInvocation(() => {
+  const environment = eventsEndpointEnvironment();
+  // No model, no Step Functions, no EventBridge in this bundle.
+  const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
+  return createRunEventsFunctionUrlHandler({
+    verify: createOidcTokenVerifier({
+      issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,
+      audience: environment.COUNTERSIGN_JWT_AUDIENCE,
+    }),
+    route: createRunEventsRoute(dependencies),
+    logger: dependencies.logger,
+    startResponse,
+  });
+});
 
 /**
  * Lambda entry point of GET /runs/{id}/events: a function URL with invoke mode RESPONSE_STREAM,
@@ -27,19 +40,5 @@ let handle:
 export const handler = awslambda.streamifyResponse(async (event: LambdaFunctionURLEvent, responseStream) => {
   // The URL is public: no bearer token, no work (not even composing the dependencies).
   if (refuseWithoutBearerToken(event, responseStream, startResponse)) return;
-  if (!handle) {
-    const environment = eventsEndpointEnvironment();
-    // Only what the stream reads: no model, no Step Functions, no EventBridge in this bundle.
-    const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
-    handle = createRunEventsFunctionUrlHandler({
-      verify: createOidcTokenVerifier({
-        issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,
-        audience: environment.COUNTERSIGN_JWT_AUDIENCE,
-      }),
-      route: createRunEventsRoute(dependencies),
-      logger: dependencies.logger,
-      startResponse,
-    });
-  }
   await handle(event, responseStream);
 });

@@ -7,12 +7,12 @@
  * @example
  * export const handler: HttpLambdaHandler = composeOnFirstInvocation(() => createAdminApi(awsBaseDependencies()));
  */
-export function composeOnFirstInvocation<Event, Result>(
-  compose: () => (event: Event) => Result,
-): (event: Event) => Result {
-  let handle: ((event: Event) => Result) | undefined;
-  return (event) => {
+export function composeOnFirstInvocation<Arguments extends unknown[], Result>(
+  compose: () => (...invocation: Arguments) => Result,
+): (...invocation: Arguments) => Result {
+  let handle: ((...invocation: Arguments) => Result) | undefined;
+  return (...invocation) => {
     handle ??= compose();
-    return handle(event);
+    return handle(...invocation);
   };
 }
