@@ -13,7 +13,7 @@ import {
   sendInternalError,
 } from '../handlers/http/event-stream.js';
 import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
-import { createRouteMatcher, type RouteMatch } from '../handlers/http/match-route.js';
+import { createRouteMatcher, type RouteMatch, refusalOfUnmatched } from '../handlers/http/match-route.js';
 import { ClientThrottle } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
 import { readBody, writeLambdaResult } from './local-http-io.js';
@@ -180,11 +180,10 @@ export class LocalHttpServer {
     }
 
     const match = this.matchRoute(method, rawPath);
-    if (match.kind === 'not-found') return refuse(404, 'not-found', TEXTS.routeNotFound);
-    if (match.kind === 'bad-path') return refuse(400, 'bad-request', TEXTS.requestPathInvalid);
-    if (match.kind === 'method-not-allowed') {
-      response.setHeader('allow', match.allowedMethods.join(', '));
-      return refuse(405, 'method-not-allowed', TEXTS.methodNotAllowed(match.allowedMethods));
+    if (match.kind !== 'matched') {
+      if (match.kind === 'method-not-allowed') response.setHeader('allow', match.allowedMethods.join(', '));
+      const refusal = refusalOfUnmatched(match);
+      return refuse(refusal.statusCode, refusal.code, refusal.message);
     }
     const { route } = match;
     const routeKey = route.routeKey ?? match.routeKey;

@@ -1,4 +1,5 @@
 import { CountersignError } from '../../core/errors.js';
+import { TEXTS } from '../../core/texts.js';
 
 /** A route as API Gateway matches it: a method and a path template (`/runs/{id}`). */
 export interface MatchableRoute {
@@ -13,6 +14,34 @@ export type RouteMatch<Route extends MatchableRoute> =
   | { kind: 'not-found' }
   | { kind: 'method-not-allowed'; allowedMethods: string[] }
   | { kind: 'bad-path' };
+
+/** What the edge answers a request no route matched: status, error code and message. */
+export interface UnmatchedRefusal {
+  readonly statusCode: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/**
+ * API Gateway's answer to a request it routes nowhere, one table for the function URL and the
+ * local server alike: an unknown path 404, an undecodable one 400, a known path with another method 405.
+ */
+export function refusalOfUnmatched(
+  match: Exclude<RouteMatch<MatchableRoute>, { kind: 'matched' }>,
+): UnmatchedRefusal {
+  switch (match.kind) {
+    case 'not-found':
+      return { statusCode: 404, code: 'not-found', message: TEXTS.routeNotFound };
+    case 'bad-path':
+      return { statusCode: 400, code: 'bad-request', message: TEXTS.requestPathInvalid };
+    case 'method-not-allowed':
+      return {
+        statusCode: 405,
+        code: 'method-not-allowed',
+        message: TEXTS.methodNotAllowed(match.allowedMethods),
+      };
+  }
+}
 
 interface CompiledRoute<Route extends MatchableRoute> {
   readonly route: Route;

@@ -13,7 +13,7 @@ import {
   sendInternalError,
 } from './event-stream.js';
 import { type HttpApiEvent, jwtAuthorizerOf } from './http-api-event.js';
-import { createRouteMatcher } from './match-route.js';
+import { createRouteMatcher, refusalOfUnmatched } from './match-route.js';
 import type { OidcTokenVerifier } from './verify-oidc-token.js';
 
 /** `awslambda.HttpResponseStream.from`: sets status and headers on a streamed response. */
@@ -47,18 +47,9 @@ export function createRunEventsFunctionUrlHandler(options: {
     try {
       // The function URL has no API Gateway in front: it selects the route as API Gateway would.
       const match = matchRoute(event.requestContext?.http?.method ?? 'GET', event.rawPath ?? '');
-      if (match.kind === 'not-found')
-        return sendErrorResponse(response, 404, 'not-found', TEXTS.routeNotFound);
-      if (match.kind === 'bad-path') {
-        return sendErrorResponse(response, 400, 'bad-request', TEXTS.requestPathInvalid);
-      }
-      if (match.kind === 'method-not-allowed') {
-        return sendErrorResponse(
-          response,
-          405,
-          'method-not-allowed',
-          TEXTS.methodNotAllowed(match.allowedMethods),
-        );
+      if (match.kind !== 'matched') {
+        const refusal = refusalOfUnmatched(match);
+        return sendErrorResponse(response, refusal.statusCode, refusal.code, refusal.message);
       }
       const token = bearerTokenOf(event);
       const claims = token ? await options.verify(token) : undefined;
