@@ -1,10 +1,9 @@
-import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
+import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createDecisionRoutes } from '../routes/decision-routes.js';
-import type { ApiEdgeDependencies } from './edge.js';
 
 /** The `decision` API Lambda: POST /runs/{id}/decision, the only route that resumes a run. */
 export function createDecisionApi(
-  dependencies: Parameters<typeof createDecisionRoutes>[0] & ApiEdgeDependencies,
+  dependencies: Parameters<typeof createDecisionRoutes>[0] & HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi('api-decision', createDecisionRoutes(dependencies), dependencies);
 }

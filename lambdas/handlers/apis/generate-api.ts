@@ -1,10 +1,9 @@
-import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
+import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createGenerateRoutes } from '../routes/generate-routes.js';
-import type { ApiEdgeDependencies } from './edge.js';
 
 /** The `generate` API Lambda: POST /configurations/{id}/complete and /translate. */
 export function createGenerateApi(
-  dependencies: Parameters<typeof createGenerateRoutes>[0] & ApiEdgeDependencies,
+  dependencies: Parameters<typeof createGenerateRoutes>[0] & HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi('api-generate', createGenerateRoutes(dependencies), dependencies);
 }

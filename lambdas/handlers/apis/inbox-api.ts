@@ -1,8 +1,7 @@
-import { createHttpApi, type HttpLambdaHandler } from '../http/http-api.js';
+import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes } from '../routes/inbox-routes.js';
 import { createOpenApiRoutes } from '../routes/openapi-routes.js';
-import type { ApiEdgeDependencies } from './edge.js';
 
 /**
  * The `inbox` API Lambda: GET /inbox, GET / (the page shell, which carries no data, public in the
@@ -12,7 +11,7 @@ import type { ApiEdgeDependencies } from './edge.js';
 export function createInboxApi(
   dependencies: Parameters<typeof createInboxRoutes>[0] &
     Parameters<typeof createCallRoutes>[0] &
-    ApiEdgeDependencies,
+    HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi(
     'api-inbox',

@@ -72,6 +72,10 @@ export type RouteImplementations<Function extends RouteFunction> = {
 
 export type HttpLambdaHandler = (event: HttpApiEvent) => Promise<APIGatewayProxyStructuredResultV2>;
 
+/**
+ * What every API Lambda's edge uses: the user directory (the principal's grants), a logger, and
+ * the settings' mapping of identity-provider groups to grants.
+ */
 export interface HttpApiDependencies {
   users: Pick<UserDirectory, 'getUser'>;
   logger: Logger;

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
+import type { HttpApiDependencies } from '../http/http-api.js';
 import { errorResponse } from '../http/http-errors.js';
 import { identifyPrincipal } from '../http/read-principal.js';
 import { runIdOf } from './request-parsing.js';
@@ -34,9 +34,7 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: Parameters<typeof openRunEvents>[0] &
-    Pick<RunDependencies, 'users' | 'logger'> &
-    Partial<Pick<RunDependencies, 'settings'>>,
+  dependencies: Parameters<typeof openRunEvents>[0] & HttpApiDependencies,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {
