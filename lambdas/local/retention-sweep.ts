@@ -1,6 +1,7 @@
 import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { DeleteCommand, type DynamoDBDocumentClient, paginateScan } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed } from '../adapters/dynamo/item-codec.js';
 import { TABLE_LAYOUT } from '../contract/table-layout.js';
 
 /**
@@ -50,7 +51,7 @@ export async function sweepExpiredItems(
             removed += 1;
           },
           (error: unknown) => {
-            if ((error as { name?: string }).name !== 'ConditionalCheckFailedException') throw error;
+            if (!isConditionalCheckFailed(error)) throw error;
           },
         );
     }
