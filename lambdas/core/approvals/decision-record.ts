@@ -66,8 +66,6 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(decisionRecordSchema);
-/** Reads a stored approval record of any known version. */
-export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(approvalRecordSchema);
 
 /**
  * The audit's account of a card: each call as the approver saw it. A refusal line is not a
