@@ -7,6 +7,7 @@ import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
+import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import { capturePreconditions } from './record-preconditions.js';
@@ -210,7 +211,7 @@ async function readRunAndOwner(
   const { run, user } = await reportingRefusal(dependencies, input.runId, () =>
     getRunAndUser(input.runId, owner),
   );
-  if (!run) throw new CountersignError('not-found', 'Run not found.');
+  if (!run) throw new CountersignError('not-found', TEXTS.runNotFound);
   if (run.record.owner === owner) return { run, readOwner: async () => user };
   // The input named someone else: the record decides whose rights the previews use.
   return { run, readOwner: () => dependencies.users.getUser(run.record.owner) };

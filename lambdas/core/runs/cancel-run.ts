@@ -77,7 +77,7 @@ export async function cancelRun(
     return describeCancelled(cancelled, false);
   }
   // Each round lost to a step that moved the run on; the caller may simply try again.
-  throw new CountersignError('conflict', 'The run kept changing while it was being cancelled; try again.');
+  throw new CountersignError('conflict', TEXTS.cancelKeptChanging);
 }
 
 /**

@@ -1,6 +1,7 @@
 import { reportSealedStateRejection } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import type { StoredRun } from '../ports.js';
+import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { parseRunState, type RunState } from './run-state.js';
 import { unsealJson } from './sealed-json.js';
@@ -12,7 +13,7 @@ export async function loadRun(
 ): Promise<StoredRun> {
   // An overflowed state whose blob is missing or does not match its pointer is refused here.
   const run = await reportingRefusal(dependencies, runId, () => dependencies.runs.getRun(runId));
-  if (!run) throw new CountersignError('not-found', 'Run not found.');
+  if (!run) throw new CountersignError('not-found', TEXTS.runNotFound);
   return run;
 }
 

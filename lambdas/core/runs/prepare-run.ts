@@ -1,4 +1,5 @@
 import { CountersignError } from '../errors.js';
+import { TEXTS } from '../texts.js';
 import { finishClaimedCancel } from './cancel-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
@@ -30,7 +31,7 @@ export async function prepareRun(
 ): Promise<PrepareRunOutput> {
   // The record alone: Prepare never touches the sealed state (nor its S3 overflow).
   const record = await dependencies.runs.getRunRecord(input.runId);
-  if (!record) throw new CountersignError('not-found', 'Run not found.');
+  if (!record) throw new CountersignError('not-found', TEXTS.runNotFound);
   if (TERMINAL_STATUSES.has(record.status)) {
     throw new CountersignError('conflict', `The run has already ended (${record.status}).`);
   }
