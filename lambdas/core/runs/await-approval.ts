@@ -82,23 +82,22 @@ export async function awaitApproval(
   const context = actingUser && { actingUser, runId: input.runId, pages: dependencies.pages };
   // A relative write's target version, read before its preview and sealed with the card and the
   // state: the digest covers it, so an approval binds the record as it was shown.
-  const calls =
-    actingUser && context
-      ? await capturePreconditions(state.pendingCalls, {
-          tools: dependencies.tools,
-          actingUser,
-          context,
-          logger: dependencies.logger,
-        })
-      : state.pendingCalls;
+  const calls = context
+    ? await capturePreconditions(state.pendingCalls, {
+        tools: dependencies.tools,
+        actingUser: context.actingUser,
+        context,
+        logger: dependencies.logger,
+      })
+    : state.pendingCalls;
   const hasPreconditions = calls.some((call) => call.precondition !== undefined);
   const digest = computeTurnDigest(input.runId, input.turn, calls);
-  const previewed = actingUser
+  const previewed = context
     ? await capturePreviews({
         calls,
         tools: dependencies.tools,
-        actingUser,
-        context: { actingUser, runId: input.runId, pages: dependencies.pages },
+        actingUser: context.actingUser,
+        context,
         logger: dependencies.logger,
       })
     : calls;
