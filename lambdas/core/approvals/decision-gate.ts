@@ -19,15 +19,7 @@ export type ApproveGateOutcome =
  * covers cards already waiting. A card from before k-of-n reads as 1 approval, `tool` gate.
  */
 export function effectiveTurnPolicy(card: StoredCard, floor: PolicyFloor | undefined): TurnPolicy {
-  return applyPolicyFloor(
-    {
-      fourEyes: card.fourEyes,
-      requiredApprovals: card.requiredApprovals ?? 1,
-      decisionGate: card.decisionGate ?? 'tool',
-    },
-    floor,
-    card.writeToolNames,
-  );
+  return applyPolicyFloor(card, floor, card.writeToolNames);
 }
 
 /**

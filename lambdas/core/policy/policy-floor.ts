@@ -52,16 +52,31 @@ export function tightenPolicy(policy: TurnPolicy, other: Partial<TurnPolicy>): T
 }
 
 /**
+ * A policy as a run record or a card stores it: one stored before k-of-n and the record gate
+ * has neither field, and reads as 1 approval, `tool` gate.
+ */
+export interface StoredTurnPolicy {
+  fourEyes: boolean;
+  requiredApprovals?: number | undefined;
+  decisionGate?: DecisionGate | undefined;
+}
+
+/**
  * A policy (a configuration's, or one stored on a run or card) raised to the floor. The tools
  * of the turn matter: a tool the floor names forces four-eyes for any turn that writes with it.
  */
 export function applyPolicyFloor(
-  policy: TurnPolicy,
+  policy: StoredTurnPolicy,
   floor: PolicyFloor | undefined,
   writeToolNames: readonly string[] = [],
 ): TurnPolicy {
   const effectiveFloor = floor ?? DEFAULT_POLICY_FLOOR;
-  return tightenPolicy(policy, {
+  const stored: TurnPolicy = {
+    fourEyes: policy.fourEyes,
+    requiredApprovals: policy.requiredApprovals ?? 1,
+    decisionGate: policy.decisionGate ?? 'tool',
+  };
+  return tightenPolicy(stored, {
     fourEyes:
       effectiveFloor.fourEyes === 'always' ||
       writeToolNames.some((tool) => effectiveFloor.fourEyesTools.includes(tool)),

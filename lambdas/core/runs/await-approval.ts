@@ -123,15 +123,7 @@ export async function awaitApproval(
   ];
   // The run's policy raised to the floor as it is now, with this turn's write tools (a tool the
   // floor names forces four-eyes); the decision raises it to the floor once more.
-  const policy = applyPolicyFloor(
-    {
-      fourEyes: record.policy.fourEyes,
-      requiredApprovals: record.policy.requiredApprovals ?? 1,
-      decisionGate: record.policy.decisionGate ?? 'tool',
-    },
-    dependencies.settings.policyFloor,
-    writeToolNames,
-  );
+  const policy = applyPolicyFloor(record.policy, dependencies.settings.policyFloor, writeToolNames);
   const storedCard: StoredCard = {
     schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: input.runId,
