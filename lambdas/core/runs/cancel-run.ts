@@ -58,16 +58,10 @@ export async function cancelRun(
     }
     const now = dependencies.clock.now().toISOString();
     if (record.status === 'waiting') await claimWaitingTurn(dependencies, principal, record, request, now);
-    const changes = {
-      status: 'cancelled',
-      cancelledBy: principal.userId,
-      ...(request.reason ? { cancellationReason: request.reason } : {}),
-      endedAt: now,
-      updatedAt: now,
-    } as const;
+    const changes = cancelledChanges(principal.userId, request.reason, now);
     const outcome = await dependencies.runs.updateRun(runId, changes, {
       expectStatus: [record.status],
-      removeFields: ['pendingToolNames'],
+      removeFields: CANCELLED_REMOVED_FIELDS,
     });
     if (outcome.kind === 'condition-failed') continue; // it moved on meanwhile: read it again
     const cancelled: RunRecord = { ...record, ...changes };
@@ -110,6 +104,20 @@ async function claimWaitingTurn(
   }
 }
 
+/** A cancelled run leaves the inbox's tool names behind: it waits for nothing any more. */
+const CANCELLED_REMOVED_FIELDS = ['pendingToolNames'] as const;
+
+/** What a cancel writes on the run record, by the cancel request or by a re-driven step. */
+function cancelledChanges(cancelledBy: string, reason: string | undefined, now: string) {
+  return {
+    status: 'cancelled',
+    cancelledBy,
+    ...(reason ? { cancellationReason: reason } : {}),
+    endedAt: now,
+    updatedAt: now,
+  } as const;
+}
+
 async function stopAndClose(dependencies: CancelDependencies, record: RunRecord): Promise<void> {
   await dependencies.executions.stopExecution({
     runId: record.runId,
@@ -141,14 +149,8 @@ export async function finishClaimedCancel(
   const now = dependencies.clock.now().toISOString();
   const outcome = await dependencies.runs.updateRun(
     claim.runId,
-    {
-      status: 'cancelled',
-      cancelledBy: claim.decidedBy,
-      ...(claim.reason ? { cancellationReason: claim.reason } : {}),
-      endedAt: now,
-      updatedAt: now,
-    },
-    { expectStatus: ['waiting'], removeFields: ['pendingToolNames'] },
+    cancelledChanges(claim.decidedBy, claim.reason, now),
+    { expectStatus: ['waiting'], removeFields: CANCELLED_REMOVED_FIELDS },
   );
   if (outcome.kind === 'written') await dependencies.runs.closeCard(claim.runId, 'cancelled');
 }
