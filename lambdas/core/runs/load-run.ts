@@ -34,6 +34,22 @@ export async function reportingRefusal<Result>(
 }
 
 /**
+ * The run's working state, or `undefined` when it is refused (reported): a reader that shows a
+ * run goes on without it, so a refused state does not hide the run's status from its owner.
+ */
+export async function unsealRunStateUnlessRefused(
+  dependencies: Parameters<typeof unsealRunState>[0],
+  run: StoredRun,
+): Promise<RunState | undefined> {
+  try {
+    return await unsealRunState(dependencies, run);
+  } catch (error) {
+    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
+    throw error;
+  }
+}
+
+/**
  * Unseals a run's working state; bytes sealed for another run or tampered with are refused,
  * and each refusal is reported (one log line, one `SealedStateRejections`).
  */

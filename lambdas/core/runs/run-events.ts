@@ -2,13 +2,13 @@ import { buildPendingTools, type PendingToolView } from '../approvals/build-pend
 import { type CardPolicyView, describeApprovalTally } from '../approvals/describe-card-policy.js';
 import { openRunCard } from '../approvals/open-card.js';
 import { type UnopenableCard, unopenableCard } from '../approvals/unopenable-card.js';
-import { CountersignError, isCountersignError } from '../errors.js';
+import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
 import type { StoredRun } from '../ports.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
-import { unsealRunState } from './load-run.js';
+import { unsealRunStateUnlessRefused } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
 
@@ -123,7 +123,7 @@ async function* followRun(
     const version = `${record.status}:${record.turn}:${record.updatedAt}`;
     if (version !== seenVersion) {
       seenVersion = version;
-      const transcript = await readTranscript(dependencies, run);
+      const transcript = (await unsealRunStateUnlessRefused(dependencies, run))?.transcript;
       if (transcript) {
         yield* transcriptEvents(transcript, replayedMessages);
         replayedMessages = transcript.length;
@@ -140,19 +140,6 @@ async function* followRun(
     }
     await sleep(pollIntervalMs, options.signal);
     run = (await dependencies.runs.getRun(runId)) ?? run;
-  }
-}
-
-/** The transcript, or `undefined` when its sealed state is refused (the state event still tells). */
-async function readTranscript(
-  dependencies: EventsDependencies,
-  run: StoredRun,
-): Promise<Message[] | undefined> {
-  try {
-    return (await unsealRunState(dependencies, run)).transcript;
-  } catch (error) {
-    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
-    throw error;
   }
 }
 

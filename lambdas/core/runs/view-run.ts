@@ -11,7 +11,7 @@ import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
-import { reportingRefusal, unsealRunState } from './load-run.js';
+import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
 import type { RunRecord } from './run-record.js';
 
@@ -53,11 +53,7 @@ export async function viewRun(
   const state =
     sealedState === undefined
       ? undefined
-      : await unsealRunState(dependencies, { record, sealedState }).catch((error: unknown) => {
-          // A refused state must not hide the run's status and failure reason from its owner.
-          if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
-          throw error;
-        });
+      : await unsealRunStateUnlessRefused(dependencies, { record, sealedState });
   const view: RunView = {
     runId,
     owner: record.owner,
