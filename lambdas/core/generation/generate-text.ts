@@ -10,9 +10,8 @@ import {
 } from '../model.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
-import { chooseTokenEstimator } from '../skills/choose-token-estimator.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
-import { fitContextWindow } from '../skills/fit-context-window.js';
+import { fitModelSend } from '../skills/fit-model-send.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
 
@@ -131,22 +130,18 @@ export async function generateText(
   ).value;
 
   const model = resolveProvider(dependencies, configuration.provider);
-  const whole: ModelRequest = {
+  const whole: ModelRequest & { maxTokens: number } = {
     model: configuration.model,
     ...(configuration.systemPrompt ? { system: configuration.systemPrompt } : {}),
     messages,
     tools: [],
     maxTokens: configuration.options.maxTokens,
   };
-  const send = await fitContextWindow({
-    ...whole,
-    maxTokens: configuration.options.maxTokens,
-    ...(dependencies.settings.contextWindowTokens
-      ? { contextWindowTokens: dependencies.settings.contextWindowTokens }
-      : configuration.provider === 'scripted'
-        ? { contextWindowTokens: Number.POSITIVE_INFINITY }
-        : {}),
-    loadEstimator: chooseTokenEstimator(model, whole),
+  const send = await fitModelSend(dependencies, {
+    provider: configuration.provider,
+    model,
+    request: whole,
+    logFields,
   }).catch((error: unknown) => {
     // Only "does not fit" is thrown here (a failed token count falls back to the byte bound):
     // what does not fit is what the client sent, so a 413, never a 500.
@@ -155,21 +150,6 @@ export async function generateText(
     }
     throw error;
   });
-  if (send.trimmedMessages > 0) {
-    dependencies.metrics.count('ContextMessagesTrimmed', send.trimmedMessages);
-    dependencies.logger.info('oldest messages left out of this send to fit the context window', {
-      ...logFields,
-      trimmedMessages: send.trimmedMessages,
-      budgetTokens: send.budgetTokens,
-    });
-  }
-  if (send.skillBlockDropped) {
-    dependencies.metrics.count('SkillsDropped');
-    dependencies.logger.warn('skills block left out of this send: the context window is too small for it', {
-      ...logFields,
-      budgetTokens: send.budgetTokens,
-    });
-  }
 
   const timeoutMilliseconds =
     dependencies.settings.textGenerationTimeoutMilliseconds ?? TEXT_GENERATION_TIMEOUT_MILLISECONDS;

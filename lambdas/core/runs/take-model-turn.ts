@@ -1,8 +1,7 @@
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
-import { chooseTokenEstimator } from '../skills/choose-token-estimator.js';
-import { fitContextWindow } from '../skills/fit-context-window.js';
+import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
 import { toolsForRun } from '../tools/mcp/run-tools.js';
@@ -116,26 +115,12 @@ export async function takeModelTurn(
     tools: offered,
     maxTokens: configuration.options.maxTokens,
   };
-  const send = await fitContextWindow({
-    ...whole,
-    ...contextWindowOf(configuration.provider, dependencies.settings.contextWindowTokens),
-    loadEstimator: chooseTokenEstimator(model, whole),
+  const send = await fitModelSend(dependencies, {
+    provider: configuration.provider,
+    model,
+    request: whole,
+    logFields: { runId: input.runId },
   });
-  if (send.trimmedMessages > 0) {
-    dependencies.metrics.count('ContextMessagesTrimmed', send.trimmedMessages);
-    dependencies.logger.info('oldest turns left out of this send to fit the context window', {
-      runId: input.runId,
-      trimmedMessages: send.trimmedMessages,
-      budgetTokens: send.budgetTokens,
-    });
-  }
-  if (send.skillBlockDropped) {
-    dependencies.metrics.count('SkillsDropped');
-    dependencies.logger.warn('skills block left out of this send: the context window is too small for it', {
-      runId: input.runId,
-      budgetTokens: send.budgetTokens,
-    });
-  }
   const reply = await model.converse({
     model: configuration.model,
     ...(state.system ? { system: state.system } : {}),
@@ -207,10 +192,4 @@ function routeFor(state: RunState, tools: ToolRegistry): ModelTurnRoute {
     return call.offered && tool !== undefined && needsApproval(tool);
   });
   return waitsForHuman ? 'approval' : 'tools';
-}
-
-/** A configured window wins; the scripted stand-in has none; other models use the estimator's table. */
-function contextWindowOf(provider: string, configured: number | undefined): { contextWindowTokens?: number } {
-  if (configured) return { contextWindowTokens: configured };
-  return provider === 'scripted' ? { contextWindowTokens: Number.POSITIVE_INFINITY } : {};
 }
