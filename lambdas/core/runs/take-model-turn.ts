@@ -1,3 +1,4 @@
+import { needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
@@ -5,7 +6,7 @@ import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
 import { toolsForRun } from '../tools/mcp/run-tools.js';
-import { needsApproval, type ToolRegistry } from '../tools/tool.js';
+import type { ToolRegistry } from '../tools/tool.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -187,9 +188,6 @@ export async function takeModelTurn(
 
 function routeFor(state: RunState, tools: ToolRegistry): ModelTurnRoute {
   if (state.pendingCalls.length === 0) return 'final';
-  const waitsForHuman = state.pendingCalls.some((call) => {
-    const tool = tools.get(call.tool);
-    return call.offered && tool !== undefined && needsApproval(tool);
-  });
+  const waitsForHuman = state.pendingCalls.some((call) => needsHumanApproval(call, tools.get(call.tool)));
   return waitsForHuman ? 'approval' : 'tools';
 }
