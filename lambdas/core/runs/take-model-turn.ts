@@ -123,11 +123,8 @@ export async function takeModelTurn(
     logFields: { runId: input.runId },
   });
   const reply = await model.converse({
-    model: configuration.model,
-    ...(state.system ? { system: state.system } : {}),
+    ...whole,
     messages: send.messages,
-    tools: offered,
-    maxTokens: configuration.options.maxTokens,
     temperature: configuration.options.temperature,
   });
   const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
