@@ -1,26 +1,30 @@
+import type { Tool } from '../tools/tool.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
-/** Whether a pending call would run if the turn were approved, and why not. */
+/** Whether a pending call would run if the turn were approved (with what), and why not. */
 export type CallRunnability =
-  | { kind: 'runs' }
+  | { kind: 'runs'; tool: Tool; value: unknown }
   | { kind: 'not-registered' }
   | { kind: 'not-offered' }
-  | { kind: 'refused-arguments' };
+  /** `problem` names the first refused fields and why (no values). */
+  | { kind: 'refused-arguments'; problem: string };
 
 /**
- * The one rule for "this call will not run" that the card shows and the decision enforces:
- * execute-tools answers a call to an unregistered or un-offered tool, or with arguments the
- * tool's schema refuses, with an error instead of running it.
+ * The one rule for "this call will not run" that the card shows, the decision enforces and
+ * execute-tools follows: a call to an unregistered or un-offered tool, or with arguments the
+ * tool's schema refuses, is answered with an error instead of run.
  *
  * @example
  * describeCallRunnability(resolveCall({ index: 0, tool: 'nope', arguments: {}, offered: true }, undefined))
  * // { kind: 'not-registered' }
  */
-export function describeCallRunnability(resolved: ResolvedCall): CallRunnability {
-  if (!resolved.tool) return { kind: 'not-registered' };
-  if (!resolved.call.offered) return { kind: 'not-offered' };
-  if (resolved.arguments.kind !== 'accepted') return { kind: 'refused-arguments' };
-  return { kind: 'runs' };
+export function describeCallRunnability({ call, tool, arguments: parsed }: ResolvedCall): CallRunnability {
+  if (!tool) return { kind: 'not-registered' };
+  if (!call.offered) return { kind: 'not-offered' };
+  if (parsed.kind !== 'accepted') {
+    return { kind: 'refused-arguments', problem: parsed.kind === 'refused' ? parsed.problem : '' };
+  }
+  return { kind: 'runs', tool, value: parsed.value };
 }
 
 /** True when no call of the card would run: approving it would change nothing (issue #9). */

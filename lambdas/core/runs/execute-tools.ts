@@ -1,3 +1,4 @@
+import { describeCallRunnability } from '../approvals/call-runnability.js';
 import { needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { resolveCall } from '../approvals/resolve-calls.js';
@@ -161,14 +162,15 @@ async function runCall(
   actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
   runId: string,
 ): Promise<{ content: string; isError: boolean }> {
-  const { tool, arguments: parsed } = resolveCall(call, dependencies.tools.get(call.tool));
-  if (!call.offered || !tool) return { content: TEXTS.toolUnavailable(call.tool), isError: true };
-  if (parsed.kind !== 'accepted') {
-    const problem = parsed.kind === 'refused' ? parsed.problem : '';
-    return { content: TEXTS.toolInvalidArguments(call.tool, problem), isError: true };
+  // The card's "will run" and execution follow the same rule, so what an approver was told holds.
+  const runnability = describeCallRunnability(resolveCall(call, dependencies.tools.get(call.tool)));
+  if (runnability.kind === 'refused-arguments') {
+    return { content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true };
   }
+  if (runnability.kind !== 'runs') return { content: TEXTS.toolUnavailable(call.tool), isError: true };
+  const { tool, value } = runnability;
   try {
-    const outcome = await tool.execute(parsed.value, {
+    const outcome = await tool.execute(value, {
       actingUser,
       runId,
       pages: dependencies.pages,
