@@ -1,6 +1,6 @@
 import type { UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
-import type { PolicyFloor } from '../policy/policy-floor.js';
+import type { PolicyFloor, TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger } from '../ports.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { TEXTS } from '../texts.js';
@@ -43,7 +43,7 @@ export async function describeCardPolicy(input: {
     pages: readGatePagesFor(input.pages, input.viewer),
     logger: input.logger,
   });
-  const approvals = describeApprovalTally(input.stored, input.floor);
+  const approvals = describeTallyUnder(input.stored, policy);
   const view: CardPolicyView = approvals ? { approvals } : {};
   if (gate.kind === 'refused') view.approveRefusal = gate.message;
   return view;
@@ -58,7 +58,10 @@ export function describeApprovalTally(
   stored: StoredCard,
   floor: PolicyFloor | undefined,
 ): CardPolicyView['approvals'] {
-  const policy = effectiveTurnPolicy(stored, floor);
+  return describeTallyUnder(stored, effectiveTurnPolicy(stored, floor));
+}
+
+function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
   const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner);
   return { ...tally, summary: TEXTS.approvalProgress(tally.count, tally.required, tally.approvedBy) };
