@@ -86,15 +86,11 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   const mcpClient = describeMcpClientSideModules();
   const encryptionSdk = describeEncryptionSdkSideModule();
   const s3Client = describeS3ClientSideModule();
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client];
   return {
     ...describeBundleFormat(),
-    externalModules: [
-      tokenizer.importPath,
-      encryptionSdk.importPath,
-      ...mcpClient.map((module) => module.importPath),
-      s3Client.importPath,
-    ],
-    sideModules: [tokenizer, encryptionSdk, ...mcpClient, s3Client],
+    externalModules: sideModules.map((module) => module.importPath),
+    sideModules,
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       ...encryptionSdk.handlerLike?.aliases,
