@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
@@ -102,16 +103,8 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
 /**
  * How one side module is bundled (without its `outfile`): a plain ES module build, or built
  * like a handler when it has CommonJS dependencies (`SideModule.handlerLike`).
- *
- * @example
- * esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile });
- *
- * @internal
  */
-export function createSideModuleEsbuildOptions(
-  module: SideModule,
-  settings: HandlerBundleSettings,
-): EsbuildOptions {
+function createSideModuleEsbuildOptions(module: SideModule, settings: HandlerBundleSettings): EsbuildOptions {
   return {
     entryPoints: [module.entryPath],
     bundle: true,
@@ -132,7 +125,35 @@ export function createSideModuleEsbuildOptions(
 
 /**
  * Builds the side modules of `describeHandlerBundle` beside a bundle written to `directory`,
- * when the bundle imports them, with the esbuild API (the bench and the tests).
+ * when the bundle imports them: the one way they are built, at synth (lib/handler-assets.ts),
+ * by `npm run build`, the bench and the tests. Returns the files built.
+ *
+ * @example
+ * buildSideModulesBeside(esbuild, directory, bundleText, resolveProjectPath('lambdas/tools/no-team-tools.ts'));
+ *
+ * @internal
+ */
+export function buildSideModulesBeside(
+  esbuild: Pick<typeof import('esbuild'), 'buildSync'>,
+  directory: string,
+  bundleText: string,
+  toolsModulePath: string,
+): string[] {
+  const settings = describeHandlerBundle(toolsModulePath);
+  const built: string[] = [];
+  for (const module of settings.sideModules) {
+    if (!bundleText.includes(module.importPath)) continue;
+    const output = join(directory, module.outputPath);
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(join(directory, module.packageJsonPath), module.packageJson);
+    esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
+    built.push(output);
+  }
+  return built;
+}
+
+/**
+ * `buildSideModulesBeside` with esbuild loaded here (the bench and the tests).
  *
  * @example
  * await buildSideModules(directory, bundleText, resolveProjectPath('lambdas/tools/no-team-tools.ts'));
@@ -142,19 +163,7 @@ export async function buildSideModules(
   bundleText: string,
   toolsModulePath: string,
 ): Promise<string[]> {
-  const settings = describeHandlerBundle(toolsModulePath);
-  const { build } = await import('esbuild');
-  const { mkdir, writeFile } = await import('node:fs/promises');
-  const built: string[] = [];
-  for (const module of settings.sideModules) {
-    if (!bundleText.includes(module.importPath)) continue;
-    const output = join(directory, module.outputPath);
-    await mkdir(dirname(output), { recursive: true });
-    await writeFile(join(directory, module.packageJsonPath), module.packageJson);
-    await build({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
-    built.push(output);
-  }
-  return built;
+  return buildSideModulesBeside(await import('esbuild'), directory, bundleText, toolsModulePath);
 }
 
 /**

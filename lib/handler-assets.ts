@@ -1,15 +1,14 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
+  buildSideModulesBeside,
   createBundleFormatOptions,
   createEsbuildOptions,
-  createSideModuleEsbuildOptions,
-  describeHandlerBundle,
   LAMBDA_RUNTIME,
 } from './functions.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
@@ -141,21 +140,10 @@ export function buildHandlerAsset(
     });
     bundleTeamTools(esbuild, toolsModulePath, outputDirectory);
   }
-  buildSideModulesBeside(esbuild, outputDirectory, probeModulePath);
-  return importsTeamTools;
-}
-
-/** The side modules of lib/side-modules.ts (the tokenizer, the Encryption SDK, the MCP client, the S3 client) beside a bundle that imports them. */
-function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, toolsModulePath: string): void {
-  const settings = describeHandlerBundle(toolsModulePath);
+  // The side modules of lib/side-modules.ts (the tokenizer, the Encryption SDK, the MCP client, the S3 client).
   const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');
-  for (const module of settings.sideModules) {
-    if (!bundleText.includes(module.importPath)) continue;
-    const output = join(outputDirectory, module.outputPath);
-    mkdirSync(dirname(output), { recursive: true });
-    writeFileSync(join(outputDirectory, module.packageJsonPath), module.packageJson);
-    esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
-  }
+  buildSideModulesBeside(esbuild, outputDirectory, bundleText, probeModulePath);
+  return importsTeamTools;
 }
 
 /** Bundles a team tools module into `outputDirectory/team-tools.mjs`. *
