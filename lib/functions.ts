@@ -58,7 +58,7 @@ export interface HandlerBundleSettings {
  * @example
  * describeBundleFormat().target; // 'node24'
  */
-export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
+function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
   return {
     target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
     mainFields: ['module', 'main'],

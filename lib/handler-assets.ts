@@ -4,7 +4,6 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
-import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
   buildSideModulesBeside,
   createBundleFormatOptions,
@@ -80,25 +79,6 @@ export function loadEsbuild(): Esbuild | undefined {
 }
 
 /**
- * The esbuild options of a team tools module: the handler bundles' format, target and
- * `require` shim, so it loads beside them, with the AWS SDK from the Lambda runtime.
- *
- * @example
- * esbuild.buildSync({ ...createTeamToolsEsbuildOptions('src/tools.ts'), outfile: 'team-tools.mjs' });
- *
- * @internal
- */
-export function createTeamToolsEsbuildOptions(toolsModulePath: string): EsbuildOptions {
-  const handlerOptions = createHandlerFormatOptions();
-  return { ...handlerOptions, entryPoints: [toolsModulePath] };
-}
-
-function createHandlerFormatOptions(): EsbuildOptions {
-  // Nothing left to the runtime, like the handlers: a team's AWS SDK calls are bundled too.
-  return { ...createBundleFormatOptions(), external: [] };
-}
-
-/**
  * Bundles one handler into `outputDirectory` as the Lambda runs it: `index.mjs` from
  * lambdas/handlers/<name>.ts with lib/functions.ts's settings, and `team-tools.mjs` from the
  * tools module when the handler imports it. Returns whether it does.
@@ -146,12 +126,12 @@ export function buildHandlerAsset(
   return importsTeamTools;
 }
 
-/** Bundles a team tools module into `outputDirectory/team-tools.mjs`. *
- * @internal
- */
-export function bundleTeamTools(esbuild: Esbuild, toolsModulePath: string, outputDirectory: string): void {
+/** Bundles a team tools module into `outputDirectory/team-tools.mjs`: the handler bundles' format, target and `require` shim, so it loads beside them; nothing left to the runtime, so a team's AWS SDK calls are bundled too. */
+function bundleTeamTools(esbuild: Esbuild, toolsModulePath: string, outputDirectory: string): void {
   esbuild.buildSync({
-    ...createTeamToolsEsbuildOptions(toolsModulePath),
+    ...createBundleFormatOptions(),
+    external: [],
+    entryPoints: [toolsModulePath],
     outfile: join(outputDirectory, TEAM_TOOLS_FILE),
   });
 }
