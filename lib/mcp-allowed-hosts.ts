@@ -1,6 +1,4 @@
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
-import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { normalizeMcpAllowedHost } from '../lambdas/core/tools/mcp/mcp-host-policy.js';
 import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
@@ -37,16 +35,4 @@ export function resolveMcpAllowedHosts(scope: IConstruct, hosts: readonly string
     if (!resolved.includes(normalized.host)) resolved.push(normalized.host);
   }
   return resolved;
-}
-
-/** Tells the functions that check MCP server URLs which hosts are allowed (comma-separated). */
-export function applyMcpAllowedHostsEnvironment(
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
-  hosts: readonly string[],
-): void {
-  for (const name of MCP_HOST_CHECKING_HANDLERS)
-    functions[name].addEnvironment(
-      'COUNTERSIGN_MCP_ALLOWED_HOSTS' satisfies EnvironmentVariableName,
-      hosts.join(','),
-    );
 }
