@@ -15,7 +15,7 @@ import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import { grantHandlerDataPermissions } from './handler-permissions.js';
 import { HANDLER_SIZING } from './handler-sizing.js';
 import type { ResolvedLimits } from './limits.js';
-import { MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
+import { MCP_CONNECTING_HANDLERS, MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
 import { grantModelAccess, type ModelProvider, type OpenAiCompatibleEndpoint } from './model-permissions.js';
 
 /** The resolved settings the functions are built with (every default already applied). */
@@ -92,8 +92,7 @@ export class CountersignFunctions extends Construct {
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);
     for (const secret of props.mcpServerSecrets ?? []) {
-      for (const name of ['model-turn', 'await-approval', 'execute-tools'] as const)
-        secret.grantRead(this.get(name));
+      for (const name of MCP_CONNECTING_HANDLERS) secret.grantRead(this.get(name));
     }
   }
 

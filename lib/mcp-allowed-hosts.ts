@@ -3,14 +3,19 @@ import { normalizeMcpAllowedHost } from '../lambdas/core/tools/mcp/mcp-host-poli
 import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
 
+/** The run steps that list and call MCP tools: they connect, with the servers' secrets. */
+export const MCP_CONNECTING_HANDLERS = [
+  'model-turn',
+  'await-approval',
+  'execute-tools',
+] as const satisfies readonly HandlerName[];
+
 /**
  * The functions that check MCP server URLs: the run steps that connect (with the secret) and
  * api-admin, which refuses a configuration naming another host. No other function reads it.
  */
 export const MCP_HOST_CHECKING_HANDLERS = [
-  'model-turn',
-  'await-approval',
-  'execute-tools',
+  ...MCP_CONNECTING_HANDLERS,
   'api-admin',
 ] as const satisfies readonly HandlerName[];
 
