@@ -146,10 +146,29 @@ export function buildSideModulesBeside(
     const output = join(directory, module.outputPath);
     mkdirSync(dirname(output), { recursive: true });
     writeFileSync(join(directory, module.packageJsonPath), module.packageJson);
-    esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
+    writeFileSync(output, bundleSideModule(esbuild, createSideModuleEsbuildOptions(module, settings)));
     built.push(output);
   }
   return built;
+}
+
+// A synth bundles every handler, and most ship the same side modules (the S3 client beside all
+// of them): each is built once per process, from installed packages that do not change under it.
+const builtSideModules = new Map<string, Uint8Array>();
+
+function bundleSideModule(
+  esbuild: Pick<typeof import('esbuild'), 'buildSync'>,
+  options: EsbuildOptions,
+): Uint8Array {
+  const key = JSON.stringify(options);
+  let contents = builtSideModules.get(key);
+  if (contents === undefined) {
+    const [output] = esbuild.buildSync({ ...options, outfile: 'side-module.mjs', write: false }).outputFiles;
+    if (output === undefined) throw new Error(`esbuild wrote no side module for ${key}.`);
+    contents = output.contents;
+    builtSideModules.set(key, contents);
+  }
+  return contents;
 }
 
 /**
