@@ -22,9 +22,9 @@ import { resolveProjectPath } from './project-path.js';
  */
 
 /** The file every handler asset runs (`index.handler`). */
-export const HANDLER_FILE = 'index.mjs';
+const HANDLER_FILE = 'index.mjs';
 /** The sibling file the handler bundles import `countersign-team-tools` from. */
-export const TEAM_TOOLS_FILE = 'team-tools.mjs';
+const TEAM_TOOLS_FILE = 'team-tools.mjs';
 /** Lists the prebuilt handlers and which of them import the team tools. */
 export const MANIFEST_FILE = 'manifest.json';
 
