@@ -35,7 +35,7 @@ export interface CountersignApiProps {
  * a `function-url` route: it streams from its own function URL (lib/events-endpoint.ts), because
  * an HTTP API integration buffers the response.
  */
-export const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
+const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
   (route) => transportOf(route) === 'http-api',
 );
 

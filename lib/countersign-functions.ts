@@ -14,6 +14,8 @@ import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js'
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import { grantHandlerDataPermissions } from './handler-permissions.js';
 import { HANDLER_SIZING } from './handler-sizing.js';
+import type { ResolvedLimits } from './limits.js';
+import { MCP_CONNECTING_HANDLERS, MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
 import { grantModelAccess, type ModelProvider, type OpenAiCompatibleEndpoint } from './model-permissions.js';
 
 /** The resolved settings the functions are built with (every default already applied). */
@@ -41,6 +43,12 @@ export interface CountersignFunctionsProps {
   readonly serviceName: string;
   /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
   readonly logLevel: 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  /** Shards of the inbox index per route; every function writes or reads it (COUNTERSIGN_INBOX_SHARDS). */
+  readonly inboxShards: number;
+  /** What the run repository stamps on what it writes (COUNTERSIGN_*_RETENTION_SECONDS). */
+  readonly retention: ResolvedLimits['retention'];
+  /** Normalised MCP hosts, for the functions that check MCP server URLs (COUNTERSIGN_MCP_ALLOWED_HOSTS). */
+  readonly mcpAllowedHosts: readonly string[];
 }
 
 /** Variables of a handler's environment, by the names the Lambdas read. */
@@ -84,8 +92,7 @@ export class CountersignFunctions extends Construct {
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);
     for (const secret of props.mcpServerSecrets ?? []) {
-      for (const name of ['model-turn', 'await-approval', 'execute-tools'] as const)
-        secret.grantRead(this.get(name));
+      for (const name of MCP_CONNECTING_HANDLERS) secret.grantRead(this.get(name));
     }
   }
 
@@ -110,7 +117,12 @@ export class CountersignFunctions extends Construct {
       // Powertools Logger and Metrics read their service name and level from these.
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,
+      COUNTERSIGN_INBOX_SHARDS: String(props.inboxShards),
+      COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: String(props.retention.endedRuns.toSeconds()),
     };
+    if (props.retention.decisions !== undefined) {
+      environment.COUNTERSIGN_DECISION_RETENTION_SECONDS = String(props.retention.decisions.toSeconds());
+    }
     if (props.openAiCompatible !== undefined) {
       environment.COUNTERSIGN_OPENAI_BASE_URL = props.openAiCompatible.baseUrl;
       environment.COUNTERSIGN_OPENAI_SECRET_ARN = props.openAiCompatible.apiKeySecret.secretArn;
@@ -154,7 +166,12 @@ export class CountersignFunctions extends Construct {
       memorySize: props.memorySize?.[name] ?? sizing.memorySize,
       role,
       logGroup,
-      environment: { ...environment },
+      environment: {
+        ...environment,
+        ...((MCP_HOST_CHECKING_HANDLERS as readonly HandlerName[]).includes(name)
+          ? { COUNTERSIGN_MCP_ALLOWED_HOSTS: props.mcpAllowedHosts.join(',') }
+          : {}),
+      },
     });
   }
 }

@@ -29,7 +29,7 @@ const BEDROCK_MODEL_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._:-]{0,199}$/;
 /** The props with every default applied: what the functions are built with, less what the construct adds. */
 export type ResolvedSettings = Omit<
   CountersignFunctionsProps,
-  'data' | 'serviceName' | 'logLevel' | 'handlerCode'
+  'data' | 'serviceName' | 'logLevel' | 'handlerCode' | 'inboxShards' | 'retention' | 'mcpAllowedHosts'
 >;
 
 // Lambda's memory range, in MB.

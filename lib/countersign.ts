@@ -17,14 +17,9 @@ import { CountersignEventsEndpoint } from './events-endpoint.js';
 import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from './handler-assets.js';
 import type { HandlerName } from './handler-names.js';
 import { applyIdentityGroupGrants, resolveIdentityGroupGrants } from './identity-group-grants.js';
-import { applyInboxShardsEnvironment, resolveInboxShards } from './inbox-shards.js';
-import {
-  applyReservedConcurrency,
-  applyRetentionEnvironment,
-  overflowExpiration,
-  resolveLimits,
-} from './limits.js';
-import { applyMcpAllowedHostsEnvironment, resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
+import { resolveInboxShards } from './inbox-shards.js';
+import { applyReservedConcurrency, overflowExpiration, resolveLimits } from './limits.js';
+import { resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
 import { CountersignObservability } from './observability.js';
 import { grantDecision, grantEndRun, grantStopRun } from './run-grants.js';
 import { invalidProp } from './validation-error.js';
@@ -109,6 +104,9 @@ export class Countersign extends Construct {
       data: this.data,
       ...settings,
       ...observabilitySettings,
+      inboxShards,
+      retention: limits.retention,
+      mcpAllowedHosts,
       handlerCode: {
         prebuiltDirectory: PREBUILT_HANDLERS_DIRECTORY,
         ...(prebuilt === undefined ? {} : { prebuilt }),
@@ -135,9 +133,6 @@ export class Countersign extends Construct {
       throttling: limits.throttling,
     });
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
-    applyRetentionEnvironment(functions.functions, limits.retention);
-    applyInboxShardsEnvironment(functions.functions, inboxShards);
-    applyMcpAllowedHostsEnvironment(functions.functions, mcpAllowedHosts);
 
     this.table = this.data.table;
     this.key = this.data.key;

@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
@@ -57,7 +58,7 @@ export interface HandlerBundleSettings {
  * @example
  * describeBundleFormat().target; // 'node24'
  */
-export function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
+function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
   return {
     target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
     mainFields: ['module', 'main'],
@@ -86,15 +87,11 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   const mcpClient = describeMcpClientSideModules();
   const encryptionSdk = describeEncryptionSdkSideModule();
   const s3Client = describeS3ClientSideModule();
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client];
   return {
     ...describeBundleFormat(),
-    externalModules: [
-      tokenizer.importPath,
-      encryptionSdk.importPath,
-      ...mcpClient.map((module) => module.importPath),
-      s3Client.importPath,
-    ],
-    sideModules: [tokenizer, encryptionSdk, ...mcpClient, s3Client],
+    externalModules: sideModules.map((module) => module.importPath),
+    sideModules,
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
       ...encryptionSdk.handlerLike?.aliases,
@@ -106,16 +103,8 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
 /**
  * How one side module is bundled (without its `outfile`): a plain ES module build, or built
  * like a handler when it has CommonJS dependencies (`SideModule.handlerLike`).
- *
- * @example
- * esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile });
- *
- * @internal
  */
-export function createSideModuleEsbuildOptions(
-  module: SideModule,
-  settings: HandlerBundleSettings,
-): EsbuildOptions {
+function createSideModuleEsbuildOptions(module: SideModule, settings: HandlerBundleSettings): EsbuildOptions {
   return {
     entryPoints: [module.entryPath],
     bundle: true,
@@ -136,7 +125,54 @@ export function createSideModuleEsbuildOptions(
 
 /**
  * Builds the side modules of `describeHandlerBundle` beside a bundle written to `directory`,
- * when the bundle imports them, with the esbuild API (the bench and the tests).
+ * when the bundle imports them: the one way they are built, at synth (lib/handler-assets.ts),
+ * by `npm run build`, the bench and the tests. Returns the files built.
+ *
+ * @example
+ * buildSideModulesBeside(esbuild, directory, bundleText, resolveProjectPath('lambdas/tools/no-team-tools.ts'));
+ *
+ * @internal
+ */
+export function buildSideModulesBeside(
+  esbuild: Pick<typeof import('esbuild'), 'buildSync'>,
+  directory: string,
+  bundleText: string,
+  toolsModulePath: string,
+): string[] {
+  const settings = describeHandlerBundle(toolsModulePath);
+  const built: string[] = [];
+  for (const module of settings.sideModules) {
+    if (!bundleText.includes(module.importPath)) continue;
+    const output = join(directory, module.outputPath);
+    mkdirSync(dirname(output), { recursive: true });
+    writeFileSync(join(directory, module.packageJsonPath), module.packageJson);
+    writeFileSync(output, bundleSideModule(esbuild, createSideModuleEsbuildOptions(module, settings)));
+    built.push(output);
+  }
+  return built;
+}
+
+// A synth bundles every handler, and most ship the same side modules (the S3 client beside all
+// of them): each is built once per process, from installed packages that do not change under it.
+const builtSideModules = new Map<string, Uint8Array>();
+
+function bundleSideModule(
+  esbuild: Pick<typeof import('esbuild'), 'buildSync'>,
+  options: EsbuildOptions,
+): Uint8Array {
+  const key = JSON.stringify(options);
+  let contents = builtSideModules.get(key);
+  if (contents === undefined) {
+    const [output] = esbuild.buildSync({ ...options, outfile: 'side-module.mjs', write: false }).outputFiles;
+    if (output === undefined) throw new Error(`esbuild wrote no side module for ${key}.`);
+    contents = output.contents;
+    builtSideModules.set(key, contents);
+  }
+  return contents;
+}
+
+/**
+ * `buildSideModulesBeside` with esbuild loaded here (the bench and the tests).
  *
  * @example
  * await buildSideModules(directory, bundleText, resolveProjectPath('lambdas/tools/no-team-tools.ts'));
@@ -146,19 +182,7 @@ export async function buildSideModules(
   bundleText: string,
   toolsModulePath: string,
 ): Promise<string[]> {
-  const settings = describeHandlerBundle(toolsModulePath);
-  const { build } = await import('esbuild');
-  const { mkdir, writeFile } = await import('node:fs/promises');
-  const built: string[] = [];
-  for (const module of settings.sideModules) {
-    if (!bundleText.includes(module.importPath)) continue;
-    const output = join(directory, module.outputPath);
-    await mkdir(dirname(output), { recursive: true });
-    await writeFile(join(directory, module.packageJsonPath), module.packageJson);
-    await build({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
-    built.push(output);
-  }
-  return built;
+  return buildSideModulesBeside(await import('esbuild'), directory, bundleText, toolsModulePath);
 }
 
 /**

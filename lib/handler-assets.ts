@@ -1,15 +1,13 @@
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, relative } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AssetHashType, DockerImage, type ILocalBundling } from 'aws-cdk-lib';
 import { Code } from 'aws-cdk-lib/aws-lambda';
-import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
+  buildSideModulesBeside,
   createBundleFormatOptions,
   createEsbuildOptions,
-  createSideModuleEsbuildOptions,
-  describeHandlerBundle,
   LAMBDA_RUNTIME,
 } from './functions.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
@@ -24,9 +22,9 @@ import { resolveProjectPath } from './project-path.js';
  */
 
 /** The file every handler asset runs (`index.handler`). */
-export const HANDLER_FILE = 'index.mjs';
+const HANDLER_FILE = 'index.mjs';
 /** The sibling file the handler bundles import `countersign-team-tools` from. */
-export const TEAM_TOOLS_FILE = 'team-tools.mjs';
+const TEAM_TOOLS_FILE = 'team-tools.mjs';
 /** Lists the prebuilt handlers and which of them import the team tools. */
 export const MANIFEST_FILE = 'manifest.json';
 
@@ -81,25 +79,6 @@ export function loadEsbuild(): Esbuild | undefined {
 }
 
 /**
- * The esbuild options of a team tools module: the handler bundles' format, target and
- * `require` shim, so it loads beside them, with the AWS SDK from the Lambda runtime.
- *
- * @example
- * esbuild.buildSync({ ...createTeamToolsEsbuildOptions('src/tools.ts'), outfile: 'team-tools.mjs' });
- *
- * @internal
- */
-export function createTeamToolsEsbuildOptions(toolsModulePath: string): EsbuildOptions {
-  const handlerOptions = createHandlerFormatOptions();
-  return { ...handlerOptions, entryPoints: [toolsModulePath] };
-}
-
-function createHandlerFormatOptions(): EsbuildOptions {
-  // Nothing left to the runtime, like the handlers: a team's AWS SDK calls are bundled too.
-  return { ...createBundleFormatOptions(), external: [] };
-}
-
-/**
  * Bundles one handler into `outputDirectory` as the Lambda runs it: `index.mjs` from
  * lambdas/handlers/<name>.ts with lib/functions.ts's settings, and `team-tools.mjs` from the
  * tools module when the handler imports it. Returns whether it does.
@@ -141,29 +120,18 @@ export function buildHandlerAsset(
     });
     bundleTeamTools(esbuild, toolsModulePath, outputDirectory);
   }
-  buildSideModulesBeside(esbuild, outputDirectory, probeModulePath);
+  // The side modules of lib/side-modules.ts (the tokenizer, the Encryption SDK, the MCP client, the S3 client).
+  const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');
+  buildSideModulesBeside(esbuild, outputDirectory, bundleText, probeModulePath);
   return importsTeamTools;
 }
 
-/** The side modules of lib/side-modules.ts (the tokenizer, the Encryption SDK, the MCP client, the S3 client) beside a bundle that imports them. */
-function buildSideModulesBeside(esbuild: Esbuild, outputDirectory: string, toolsModulePath: string): void {
-  const settings = describeHandlerBundle(toolsModulePath);
-  const bundleText = readFileSync(join(outputDirectory, HANDLER_FILE), 'utf8');
-  for (const module of settings.sideModules) {
-    if (!bundleText.includes(module.importPath)) continue;
-    const output = join(outputDirectory, module.outputPath);
-    mkdirSync(dirname(output), { recursive: true });
-    writeFileSync(join(outputDirectory, module.packageJsonPath), module.packageJson);
-    esbuild.buildSync({ ...createSideModuleEsbuildOptions(module, settings), outfile: output });
-  }
-}
-
-/** Bundles a team tools module into `outputDirectory/team-tools.mjs`. *
- * @internal
- */
-export function bundleTeamTools(esbuild: Esbuild, toolsModulePath: string, outputDirectory: string): void {
+/** Bundles a team tools module into `outputDirectory/team-tools.mjs`: the handler bundles' format, target and `require` shim, so it loads beside them; nothing left to the runtime, so a team's AWS SDK calls are bundled too. */
+function bundleTeamTools(esbuild: Esbuild, toolsModulePath: string, outputDirectory: string): void {
   esbuild.buildSync({
-    ...createTeamToolsEsbuildOptions(toolsModulePath),
+    ...createBundleFormatOptions(),
+    external: [],
+    entryPoints: [toolsModulePath],
     outfile: join(outputDirectory, TEAM_TOOLS_FILE),
   });
 }

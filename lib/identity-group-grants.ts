@@ -1,5 +1,4 @@
-import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IConstruct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { GRANTS, type Grant } from '../lambdas/core/identity.js';
@@ -56,11 +55,11 @@ export function resolveIdentityGroupGrants(props: {
 
 /** Tells each function that reads a principal which groups give which grants. */
 export function applyIdentityGroupGrants(
-  functions: readonly IFunction[],
+  functions: readonly LambdaFunction[],
   mapping: Record<string, Grant[]>,
 ): void {
   const value = JSON.stringify(mapping);
   for (const handler of functions) {
-    if (handler instanceof LambdaFunction) handler.addEnvironment(IDENTITY_GROUP_GRANTS_VARIABLE, value);
+    handler.addEnvironment(IDENTITY_GROUP_GRANTS_VARIABLE, value);
   }
 }

@@ -1,8 +1,5 @@
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
-import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from '../lambdas/contract/table-layout.js';
-import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
 
 /**
@@ -18,13 +15,4 @@ export function resolveInboxShards(scope: IConstruct, inboxShards: number | unde
     );
   }
   return shards;
-}
-
-/** Tells every function how many shards the inbox index has (they write and read it). */
-export function applyInboxShardsEnvironment(
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
-  shards: number,
-): void {
-  for (const handler of Object.values(functions))
-    handler.addEnvironment('COUNTERSIGN_INBOX_SHARDS' satisfies EnvironmentVariableName, String(shards));
 }

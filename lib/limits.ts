@@ -212,22 +212,3 @@ export function applyReservedConcurrency(
     (handler.node.defaultChild as CfnFunction).reservedConcurrentExecutions = reserved;
   }
 }
-
-/** Tells every function the retention the run repository stamps on what it writes (seconds). */
-export function applyRetentionEnvironment(
-  functions: Readonly<Record<HandlerName, LambdaFunction>>,
-  retention: ResolvedLimits['retention'],
-): void {
-  for (const handler of Object.values(functions)) {
-    handler.addEnvironment(
-      'COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS',
-      String(retention.endedRuns.toSeconds()),
-    );
-    if (retention.decisions !== undefined) {
-      handler.addEnvironment(
-        'COUNTERSIGN_DECISION_RETENTION_SECONDS',
-        String(retention.decisions.toSeconds()),
-      );
-    }
-  }
-}

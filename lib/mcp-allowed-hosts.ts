@@ -1,18 +1,21 @@
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
 import type { IConstruct } from 'constructs';
-import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { normalizeMcpAllowedHost } from '../lambdas/core/tools/mcp/mcp-host-policy.js';
 import type { HandlerName } from './handler-names.js';
 import { invalidProp } from './validation-error.js';
+
+/** The run steps that list and call MCP tools: they connect, with the servers' secrets. */
+export const MCP_CONNECTING_HANDLERS = [
+  'model-turn',
+  'await-approval',
+  'execute-tools',
+] as const satisfies readonly HandlerName[];
 
 /**
  * The functions that check MCP server URLs: the run steps that connect (with the secret) and
  * api-admin, which refuses a configuration naming another host. No other function reads it.
  */
 export const MCP_HOST_CHECKING_HANDLERS = [
-  'model-turn',
-  'await-approval',
-  'execute-tools',
+  ...MCP_CONNECTING_HANDLERS,
   'api-admin',
 ] as const satisfies readonly HandlerName[];
 
@@ -37,16 +40,4 @@ export function resolveMcpAllowedHosts(scope: IConstruct, hosts: readonly string
     if (!resolved.includes(normalized.host)) resolved.push(normalized.host);
   }
   return resolved;
-}
-
-/** Tells the functions that check MCP server URLs which hosts are allowed (comma-separated). */
-export function applyMcpAllowedHostsEnvironment(
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
-  hosts: readonly string[],
-): void {
-  for (const name of MCP_HOST_CHECKING_HANDLERS)
-    functions[name].addEnvironment(
-      'COUNTERSIGN_MCP_ALLOWED_HOSTS' satisfies EnvironmentVariableName,
-      hosts.join(','),
-    );
 }

@@ -23,8 +23,8 @@ import { CountersignError } from '../../lambdas/core/errors.js';
 import { userProfileSchema } from '../../lambdas/core/identity.js';
 import { PAGE_NOT_AVAILABLE, type PageStore, pageSchema } from '../../lambdas/core/pages.js';
 import type { Clock, RunRepository, UserDirectory } from '../../lambdas/core/ports.js';
-import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
+import { makeStoredCard, makeStoredRun } from '../support/stored-run-fixtures.js';
 
 /** A run repository under contract: the same cases run against every implementation. */
 interface RunRepositoryUnderContract {
@@ -87,44 +87,8 @@ async function startInMemoryRunRepository(): Promise<RunRepositoryUnderContract>
   };
 }
 
-function makeRun(runId: string, overrides: Partial<RunRecord> = {}): RunRecord {
-  return {
-    runId,
-    owner: 'olivia',
-    label: 'Tidy the home page',
-    configurationId: 'default',
-    taskId: 'seo',
-    status: 'running',
-    turn: 0,
-    executionCount: 1,
-    executionStartTurn: 0,
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
-    policy: { fourEyes: true, revealRejectionReason: false },
-    ...overrides,
-  };
-}
-
 function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard> = {}): StoredCard {
-  return {
-    schemaVersion: 2,
-    runId,
-    owner: 'olivia',
-    label: `Run ${runId}`,
-    configurationId: 'default',
-    turn: 2,
-    digest: 'a'.repeat(64),
-    pausedAt,
-    expiresAt: '2026-03-08T10:00:00.000Z',
-    toolNames: ['get_page', 'update_page_metadata'],
-    writeToolNames: ['update_page_metadata'],
-    fourEyes: false,
-    revealRejectionReason: true,
-    state: 'open',
-    sealedCard: Uint8Array.from([1, 2, 3]),
-    sealedToken: Uint8Array.from([4, 5, 6]),
-    ...overrides,
-  };
+  return makeStoredCard(runId, { pausedAt, ...overrides });
 }
 
 function makeDecision(
@@ -181,7 +145,7 @@ describe.each([
   describe('runs', () => {
     it('stores a run with its sealed state and reads it back', async () => {
       // Prepare
-      const record = makeRun('run-create', { pendingToolNames: ['get_page'] });
+      const record = makeStoredRun('run-create', { pendingToolNames: ['get_page'] });
 
       // Act
       await adapters.runs.createRun(record, Uint8Array.from([9, 8, 7]));
@@ -195,10 +159,10 @@ describe.each([
 
     it('refuses to create a run twice', async () => {
       // Prepare
-      await adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([1]));
+      await adapters.runs.createRun(makeStoredRun('run-twice'), Uint8Array.from([1]));
 
       // Act
-      const error = await errorOf(adapters.runs.createRun(makeRun('run-twice'), Uint8Array.from([2])));
+      const error = await errorOf(adapters.runs.createRun(makeStoredRun('run-twice'), Uint8Array.from([2])));
 
       // Assess
       expect(error.code).toBe('conflict');
@@ -208,7 +172,7 @@ describe.each([
     it('updates a run only while it is in an expected status', async () => {
       // Prepare
       await adapters.runs.createRun(
-        makeRun('run-update', { status: 'waiting', pausedAt: '2026-03-01T10:05:00.000Z' }),
+        makeStoredRun('run-update', { status: 'waiting', pausedAt: '2026-03-01T10:05:00.000Z' }),
         Uint8Array.from([1]),
       );
 
@@ -236,7 +200,7 @@ describe.each([
       expect(Array.from(afterRefusal?.sealedState ?? [])).toEqual([1]);
       expect(written).toEqual({ kind: 'written' });
       expect(afterWrite?.record).toEqual(
-        makeRun('run-update', {
+        makeStoredRun('run-update', {
           status: 'running',
           turn: 4,
           policy: { fourEyes: false, revealRejectionReason: true },
@@ -260,7 +224,7 @@ describe.each([
       const larger = new Uint8Array(randomBytes(2 * 1024 * 1024 + 1));
 
       // Act
-      await adapters.runs.createRun(makeRun('run-large'), large);
+      await adapters.runs.createRun(makeStoredRun('run-large'), large);
       const first = await adapters.runs.getRun('run-large');
       await adapters.runs.updateRun('run-large', { turn: 1 }, { sealedState: larger });
       const second = await adapters.runs.getRun('run-large');
@@ -277,7 +241,7 @@ describe.each([
 
     it('refuses an overflowed sealed state whose blob was tampered with', async () => {
       // Prepare
-      await adapters.runs.createRun(makeRun('run-tampered'), new Uint8Array(randomBytes(400_000)));
+      await adapters.runs.createRun(makeStoredRun('run-tampered'), new Uint8Array(randomBytes(400_000)));
       const [blobPath] = (await listAllFiles(adapters.blobDirectory)).filter((path) =>
         path.includes(join('runs', 'run-tampered')),
       );
@@ -294,7 +258,7 @@ describe.each([
 
     it('reads only the record of an overflowed run, without touching its blob', async () => {
       // Prepare: a run whose sealed state lives in the blob store, then the blob removed.
-      await adapters.runs.createRun(makeRun('run-record-only'), new Uint8Array(randomBytes(400_000)));
+      await adapters.runs.createRun(makeStoredRun('run-record-only'), new Uint8Array(randomBytes(400_000)));
       for (const path of (await listAllFiles(adapters.blobDirectory)).filter((candidate) =>
         candidate.includes(join('runs', 'run-record-only')),
       )) {
@@ -312,7 +276,7 @@ describe.each([
     it('refuses an oversized sealed state when there is nowhere to put it', async () => {
       // Act
       const error = await errorOf(
-        adapters.runsWithoutBlobStore.createRun(makeRun('run-nowhere'), new Uint8Array(300_001)),
+        adapters.runsWithoutBlobStore.createRun(makeStoredRun('run-nowhere'), new Uint8Array(300_001)),
       );
 
       // Assess
@@ -321,12 +285,12 @@ describe.each([
     });
     it('lets one of 20 concurrent creates and one of 20 concurrent status moves win', async () => {
       // Prepare
-      await adapters.runs.createRun(makeRun('run-moved', { status: 'waiting' }), Uint8Array.from([0]));
+      await adapters.runs.createRun(makeStoredRun('run-moved', { status: 'waiting' }), Uint8Array.from([0]));
 
       // Act
       const creates = await Promise.allSettled(
         Array.from({ length: 20 }, (_, index) =>
-          adapters.runs.createRun(makeRun('run-created-once'), Uint8Array.from([index])),
+          adapters.runs.createRun(makeStoredRun('run-created-once'), Uint8Array.from([index])),
         ),
       );
       const moves = await Promise.all(
@@ -638,7 +602,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       // Prepare: whole items of run-copy-source written under run-copy-target's key.
       const card = makeCard('run-copy-source', '2026-02-02T09:00:00.000Z');
       await adapters.runs.putCard(card);
-      await adapters.runs.createRun(makeRun('run-copy-source'), Uint8Array.from([7, 8, 9]));
+      await adapters.runs.createRun(makeStoredRun('run-copy-source'), Uint8Array.from([7, 8, 9]));
       const { sealedCard, sealedToken, ...plain } = card;
       await adapters.putRawItem({
         ...plain,
@@ -650,7 +614,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
         inboxSk: `${card.pausedAt}#run-copy-source`,
       });
       await adapters.putRawItem({
-        ...makeRun('run-copy-source'),
+        ...makeStoredRun('run-copy-source'),
         sealedState: Uint8Array.from([7, 8, 9]),
         pk: 'RUN#run-copy-target',
         sk: 'RUN',
@@ -694,7 +658,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
 
     it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
       // Prepare
-      await adapters.runs.createRun(makeRun('run-with-owner'), Uint8Array.from([1]));
+      await adapters.runs.createRun(makeStoredRun('run-with-owner'), Uint8Array.from([1]));
       await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
       adapters.counter.reset();
 
@@ -908,7 +872,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   describe('call counting', () => {
     it('counts DynamoDB calls by operation through the client middleware', async () => {
       // Prepare
-      await adapters.runs.createRun(makeRun('run-counted'), Uint8Array.from([1]));
+      await adapters.runs.createRun(makeStoredRun('run-counted'), Uint8Array.from([1]));
       await adapters.runs.claimDecision(makeDecision('run-counted', 'alice'));
       adapters.counter.reset();
 

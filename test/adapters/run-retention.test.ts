@@ -3,51 +3,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
-import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
+import { makeStoredCard, makeStoredRun } from '../support/stored-run-fixtures.js';
 
 const NOW = new Date('2026-03-01T12:00:00.000Z');
 const NOW_SECONDS = NOW.getTime() / 1000;
 const ENDED_RUN_SECONDS = 90 * 86_400;
 const DECISION_SECONDS = 400 * 86_400;
 
-function makeRun(runId: string): RunRecord {
-  return {
-    runId,
-    owner: 'olivia',
-    label: 'Tidy the home page',
-    configurationId: 'default',
-    taskId: 'seo',
-    status: 'running',
-    turn: 0,
-    executionCount: 1,
-    executionStartTurn: 0,
-    createdAt: '2026-03-01T10:00:00.000Z',
-    updatedAt: '2026-03-01T10:00:00.000Z',
-    policy: { fourEyes: true, revealRejectionReason: false },
-  };
-}
-
-function makeCard(runId: string): StoredCard {
-  return {
-    schemaVersion: 2,
-    runId,
-    owner: 'olivia',
-    label: `Run ${runId}`,
-    configurationId: 'default',
-    turn: 2,
-    digest: 'a'.repeat(64),
+const makeCard = (runId: string): StoredCard =>
+  makeStoredCard(runId, {
     pausedAt: '2026-03-01T11:00:00.000Z',
     expiresAt: '2026-03-08T11:00:00.000Z',
     toolNames: ['update_page_metadata'],
-    writeToolNames: ['update_page_metadata'],
-    fourEyes: false,
-    revealRejectionReason: true,
-    state: 'open',
-    sealedCard: Uint8Array.from([1, 2, 3]),
-    sealedToken: Uint8Array.from([4, 5, 6]),
-  };
-}
+  });
 
 describe('retention stamps of the DynamoDB run repository', () => {
   let dynamo: RunningDynalite;
@@ -82,7 +51,7 @@ describe('retention stamps of the DynamoDB run repository', () => {
 
   it('stamps a run when it ends, not while it runs or waits', async () => {
     // Prepare
-    await runs.createRun(makeRun('run-ends'), Uint8Array.from([1]));
+    await runs.createRun(makeStoredRun('run-ends'), Uint8Array.from([1]));
 
     // Act
     await runs.updateRun('run-ends', { status: 'waiting', updatedAt: NOW.toISOString() });
@@ -100,7 +69,7 @@ describe('retention stamps of the DynamoDB run repository', () => {
   it.each(['failed', 'expired'] as const)('stamps a run that %s', async (status) => {
     // Prepare
     const runId = `run-${status}`;
-    await runs.createRun(makeRun(runId), Uint8Array.from([1]));
+    await runs.createRun(makeStoredRun(runId), Uint8Array.from([1]));
 
     // Act
     await runs.updateRun(runId, { status, endedAt: NOW.toISOString() });

@@ -7,29 +7,20 @@ import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import type { InboxRouting } from '../../lambdas/core/approvals/card-routing.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
+import { makeStoredCard } from '../support/stored-run-fixtures.js';
 
 const SHARDS = 4;
 
 function makeCard(runId: string, second: number, approverGroups?: string[]): StoredCard {
-  return {
-    schemaVersion: 2,
-    runId,
-    owner: 'olivia',
-    label: `Run ${runId}`,
-    configurationId: 'default',
+  return makeStoredCard(runId, {
     turn: 1,
-    digest: 'a'.repeat(64),
     pausedAt: new Date(Date.UTC(2026, 2, 1, 10) + second * 1000).toISOString(),
-    expiresAt: '2026-03-08T10:00:00.000Z',
     toolNames: ['update_page_metadata'],
-    writeToolNames: ['update_page_metadata'],
-    fourEyes: false,
     revealRejectionReason: false,
-    ...(approverGroups ? { approverGroups } : {}),
-    state: 'open',
     sealedCard: Uint8Array.from([1]),
     sealedToken: Uint8Array.from([2]),
-  };
+    ...(approverGroups ? { approverGroups } : {}),
+  });
 }
 
 /** Every page of a viewer's inbox; `between` runs after each page, before the next is read. */

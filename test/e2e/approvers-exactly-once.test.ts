@@ -9,7 +9,7 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
-import { decide } from './approvers-support.js';
+import { decide, recordWritesAndDeliveries } from './approvers-support.js';
 
 describe('decisions happen exactly once and are recorded before the write', () => {
   let runtime: TestRuntime;
@@ -19,20 +19,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
 
   beforeAll(async () => {
     runtime = await startTestRuntime();
-    // Count page writes and task token deliveries at the ports the use cases call.
-    const pages = runtime.dependencies.pages;
-    const updateMetadata = pages.updateMetadata.bind(pages);
-    pages.updateMetadata = async (pageId, patch, updatedBy) => {
-      pageWrites.push(JSON.stringify(patch));
-      return updateMetadata(pageId, patch, updatedBy);
-    };
-    const executions = runtime.dependencies.executions;
-    const resume = executions.resume.bind(executions);
-    executions.resume = async (taskToken, decision) => {
-      const outcome = await resume(taskToken, decision);
-      deliveries.push(outcome.kind);
-      return outcome;
-    };
+    recordWritesAndDeliveries(runtime, { pageWrites, deliveries });
   });
 
   afterEach(() => {

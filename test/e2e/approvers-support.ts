@@ -125,3 +125,26 @@ export function decideWithAnyBody(
 ): Promise<{ status: number; json: ResponseJson; text: string }> {
   return runtime.sendRaw('POST', `/runs/${encodeURIComponent(runId)}/decision`, { as, body });
 }
+
+/**
+ * Records every page write (its patch as JSON) and every task-token delivery (its outcome kind)
+ * at the ports the use cases call, so a test can count that each happened exactly once.
+ */
+export function recordWritesAndDeliveries(
+  runtime: TestRuntime,
+  records: { readonly pageWrites: string[]; readonly deliveries: string[] },
+): void {
+  const pages = runtime.dependencies.pages;
+  const updateMetadata = pages.updateMetadata.bind(pages);
+  pages.updateMetadata = async (pageId, patch, updatedBy) => {
+    records.pageWrites.push(JSON.stringify(patch));
+    return updateMetadata(pageId, patch, updatedBy);
+  };
+  const executions = runtime.dependencies.executions;
+  const resume = executions.resume.bind(executions);
+  executions.resume = async (taskToken, decision) => {
+    const outcome = await resume(taskToken, decision);
+    records.deliveries.push(outcome.kind);
+    return outcome;
+  };
+}

@@ -38,6 +38,27 @@ describe('POST /runs/{id}/cancel', () => {
     return writes;
   }
 
+  /** Holds every call of a page-store method at its start until `release`; `entered` resolves at the first call. */
+  function holdPageCalls<Method extends 'getPage' | 'updateMetadata'>(method: Method) {
+    const pages = runtime.dependencies.pages;
+    const original = pages[method];
+    let release: () => void = () => {};
+    const released = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let entered = false;
+    const held = async (...args: unknown[]) => {
+      entered = true;
+      await released;
+      return (original as (...args: unknown[]) => Promise<unknown>).apply(pages, args);
+    };
+    pages[method] = held as (typeof pages)[Method];
+    restore.push(() => {
+      pages[method] = original;
+    });
+    return { entered: () => eventually(async () => (entered ? true : undefined)), release: () => release() };
+  }
+
   it('cancels a waiting run: stops its execution, closes its card, records who and why, streams the state', async () => {
     // Prepare
     const { runId, digest } = await waitingRun("Set the keywords of page 12 to 'cancel-me'");
@@ -211,27 +232,13 @@ describe('POST /runs/{id}/cancel', () => {
   it('refuses (409) a cancel that comes after the approval while the approved write runs, and the write completes', async () => {
     // Prepare: the approved write blocks until released
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'approved-first'");
-    const pages = runtime.dependencies.pages;
-    const original = pages.updateMetadata;
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let writing = false;
-    pages.updateMetadata = async (pageId, patch, updatedBy) => {
-      writing = true;
-      await released;
-      return original.call(pages, pageId, patch, updatedBy);
-    };
-    restore.push(() => {
-      pages.updateMetadata = original;
-    });
+    const write = holdPageCalls('updateMetadata');
 
     // Act
     const approval = await decide(runtime, runId, { digest, decision: 'approve' });
-    await eventually(async () => (writing ? true : undefined));
+    await write.entered();
     const lateCancel = await cancel(runId, { reason: 'too late' });
-    release();
+    write.release();
     const finished = await settle(runtime, runId, 'editor', turn);
 
     // Assess
@@ -244,31 +251,17 @@ describe('POST /runs/{id}/cancel', () => {
 
   it("cancels a run while a step is running; that step's later writes do not resurrect it", async () => {
     // Prepare: the read tool of the next step blocks until released
-    const pages = runtime.dependencies.pages;
-    const original = pages.getPage;
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = false;
-    pages.getPage = async (pageId) => {
-      entered = true;
-      await released;
-      return original.call(pages, pageId);
-    };
-    restore.push(() => {
-      pages.getPage = original;
-    });
+    const read = holdPageCalls('getPage');
     const started = await runtime
       .client('editor')
       .startRun({ body: { taskId: 'page-metadata', input: 'What is on page 14?' } });
     const runId = bodyOf(started).runId as string;
-    await eventually(async () => (entered ? true : undefined));
+    await read.entered();
     const before = await runtime.client('editor').getRun({ path: { id: runId } });
 
     // Act
     const answer = await cancel(runId, { reason: 'Too slow.' });
-    release();
+    read.release();
     // The blocked step goes on after the cancel; its conditional save is refused.
     const refusedStep = await eventually(async () =>
       runtime.logLines
@@ -294,30 +287,16 @@ describe('POST /runs/{id}/cancel', () => {
 
   it('takes down the card a pausing step puts up after the run was cancelled', async () => {
     // Prepare: the preview read of the pausing step blocks until released
-    const pages = runtime.dependencies.pages;
-    const original = pages.getPage;
-    let release: () => void = () => {};
-    const released = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let entered = false;
-    pages.getPage = async (pageId) => {
-      entered = true;
-      await released;
-      return original.call(pages, pageId);
-    };
-    restore.push(() => {
-      pages.getPage = original;
-    });
+    const read = holdPageCalls('getPage');
     const started = await runtime
       .client('editor')
       .startRun({ body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'paused-late'" } });
     const runId = bodyOf(started).runId as string;
-    await eventually(async () => (entered ? true : undefined));
+    await read.entered();
 
     // Act
     const answer = await cancel(runId);
-    release();
+    read.release();
     const refusedStep = await eventually(async () =>
       runtime.logLines
         .map((line) => JSON.parse(line) as Record<string, unknown>)

@@ -5,7 +5,7 @@ import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { apiClientWithToken, settle, useTestRuntime } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
-import { createUser, decide } from './approvers-support.js';
+import { createUser, decide, recordWritesAndDeliveries } from './approvers-support.js';
 
 /** demo-two-approvers: four-eyes, K = 2. */
 describe('k-of-n approvals', () => {
@@ -28,20 +28,7 @@ describe('k-of-n approvals', () => {
     tokens[thirdApprover.userId] = await createUser(runtime, thirdApprover);
     for (const demoUser of ['approver', 'reviewer', 'admin'])
       tokens[demoUser] = runtime.tokens[demoUser] ?? '';
-    // Count page writes and task token deliveries at the ports the use cases call.
-    const pages = runtime.dependencies.pages;
-    const updateMetadata = pages.updateMetadata.bind(pages);
-    pages.updateMetadata = async (pageId, patch, updatedBy) => {
-      pageWrites.push(JSON.stringify(patch));
-      return updateMetadata(pageId, patch, updatedBy);
-    };
-    const executions = runtime.dependencies.executions;
-    const resume = executions.resume.bind(executions);
-    executions.resume = async (taskToken, decision) => {
-      const outcome = await resume(taskToken, decision);
-      deliveries.push(outcome.kind);
-      return outcome;
-    };
+    recordWritesAndDeliveries(runtime, { pageWrites, deliveries });
   });
 
   const decideAs = (userId: string, runId: string, body: RequestBody<'decideRun'>) =>

@@ -15,6 +15,7 @@ import {
   type McpTestServer,
   startMcpTestServer,
 } from '../support/mcp-test-server.js';
+import { decide } from './approvers-support.js';
 
 const SECRET_VARIABLE = 'COUNTERSIGN_MCP_SECRET_TICKETS_TOKEN';
 
@@ -142,9 +143,7 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     expect(JSON.stringify(card)).not.toContain('queue OPS');
 
     // Act: approve
-    const decision = await runtime
-      .client('approver')
-      .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
+    const decision = await decide(runtime, runId, { digest: view.digest, decision: 'approve' });
     const after = await settle(runtime, runId, 'editor', view.turn);
 
     // Assess: the write ran once, after the approval.
@@ -213,9 +212,7 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     await vanishing.stop();
 
     // Act
-    const decision = await runtime
-      .client('approver')
-      .decideRun({ path: { id: runId }, body: { digest: view.digest, decision: 'approve' } });
+    const decision = await decide(runtime, runId, { digest: view.digest, decision: 'approve' });
     const after = await settle(runtime, runId, 'editor', view.turn);
     const next = await startRunAndSettle(runtime, callInstruction('vanishing__lookup', { ticket: 'T-2' }), {
       configurationId: 'mcp-vanishing',

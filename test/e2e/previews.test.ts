@@ -12,6 +12,7 @@ import {
   useTestRuntime,
 } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
+import { decide } from './approvers-support.js';
 
 const CAVEAT = 'Captured when the run paused — the target may have changed since.';
 const FAILED_CARD_TEXT = 'No preview — you are deciding without one';
@@ -165,9 +166,7 @@ describe('write previews over HTTP in local mode', () => {
     expect(logs).not.toContain('Access denied');
 
     // Act: a failed preview is never fatal; the write is approved and runs.
-    const decision = await runtime
-      .client('approver')
-      .decideRun({ path: { id: runId }, body: { digest: approverCard.digest, decision: 'approve' } });
+    const decision = await decide(runtime, runId, { digest: approverCard.digest, decision: 'approve' });
     const finished = await settle(runtime, runId, 'editor', approverCard.turn);
 
     // Assess

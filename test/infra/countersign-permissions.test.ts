@@ -12,6 +12,15 @@ const XRAY = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const DATA_KEY_READ = ['kms:Decrypt', 'kms:DescribeKey'];
 const DATA_KEY_WRITE = [...DATA_KEY_READ, 'kms:Encrypt', 'kms:GenerateDataKey'];
 const BASE = [...LOGS, ...XRAY];
+/** Reading, adding and updating runs, cards and decisions, and reading their sealed blobs. */
+const RECORDS_READ_WRITE = [
+  'dynamodb:GetItem',
+  'dynamodb:BatchGetItem',
+  'dynamodb:Query',
+  'dynamodb:PutItem',
+  'dynamodb:UpdateItem',
+  's3:GetObject',
+];
 
 /**
  * Every action of every handler role, from what each handler's composition calls (see the
@@ -31,28 +40,8 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     // The context-window manager's own token count (issue #12), on the foundation model.
     'bedrock:CountTokens',
   ],
-  'await-approval': [
-    ...BASE,
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    's3:GetObject',
-    ...DATA_KEY_WRITE,
-    'events:PutEvents',
-  ],
-  'execute-tools': [
-    ...BASE,
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    's3:GetObject',
-    's3:PutObject',
-    ...DATA_KEY_WRITE,
-  ],
+  'await-approval': [...BASE, ...RECORDS_READ_WRITE, ...DATA_KEY_WRITE, 'events:PutEvents'],
+  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE],
   'record-rejection': [
     ...BASE,
     'dynamodb:GetItem',
@@ -66,12 +55,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'api-runs': [
     ...BASE,
-    'dynamodb:GetItem',
-    'dynamodb:BatchGetItem',
-    'dynamodb:Query',
-    'dynamodb:PutItem',
-    'dynamodb:UpdateItem',
-    's3:GetObject',
+    ...RECORDS_READ_WRITE,
     's3:PutObject',
     ...DATA_KEY_WRITE,
     'states:StartExecution',

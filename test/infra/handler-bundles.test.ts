@@ -25,6 +25,7 @@ import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.j
 import { resolveProjectPath } from '../../lib/project-path.js';
 import { startDynalite } from '../support/dynalite.js';
 import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
+import { makeStoredRun } from '../support/stored-run-fixtures.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
 const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
@@ -306,23 +307,7 @@ describe('the Lambda handler bundles', () => {
     await new DynamoRunRepository({
       client: dynamo.documentClient,
       tableName: dynamo.tableName,
-    }).createRun(
-      {
-        runId,
-        owner: 'olivia',
-        label: 'Tidy the home page',
-        configurationId: 'default',
-        taskId: 'seo',
-        status: 'running',
-        turn: 0,
-        executionCount: 1,
-        executionStartTurn: 0,
-        createdAt: '2026-03-01T10:00:00.000Z',
-        updatedAt: '2026-03-01T10:00:00.000Z',
-        policy: { fourEyes: true, revealRejectionReason: false },
-      },
-      Uint8Array.from([1, 2, 3]),
-    );
+    }).createRun(makeStoredRun(runId), Uint8Array.from([1, 2, 3]));
     await bundle(join(HANDLERS_DIRECTORY, 'finish-run.ts'), directory, 'finish-run');
 
     try {
