@@ -17,7 +17,11 @@ describe('revealHiddenCharacters', () => {
     ['the variation selectors', '\uFE00\uFE0F\u{E0100}\u{E01EF}', '⟨U+FE00⟩⟨U+FE0F⟩⟨U+E0100⟩⟨U+E01EF⟩'],
     ['the combining grapheme joiner', '\u034F', '⟨U+034F⟩'],
     ['the Khmer inherent vowels', '\u17B4\u17B5', '⟨U+17B4⟩⟨U+17B5⟩'],
-    ['the Mongolian free variation selectors', '\u180B\u180C\u180D\u180F', '⟨U+180B⟩⟨U+180C⟩⟨U+180D⟩⟨U+180F⟩'],
+    [
+      'the Mongolian free variation selectors',
+      '\u180B\u180C\u180D\u180F',
+      '⟨U+180B⟩⟨U+180C⟩⟨U+180D⟩⟨U+180F⟩',
+    ],
     ['the other Hangul fillers', '\u115F\u1160\uFFA0', '⟨U+115F⟩⟨U+1160⟩⟨U+FFA0⟩'],
     ['the blank braille pattern', '\u2800', '⟨U+2800⟩'],
     ['private-use characters', '\uE000\u{F0000}\u{10FFFD}', '⟨U+E000⟩⟨U+F0000⟩⟨U+10FFFD⟩'],

@@ -1,7 +1,7 @@
 import type { UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
-import { DECISION_RECORD_SCHEMA_VERSION } from './decision-record.js';
+import { APPROVAL_RECORD_SCHEMA_VERSION } from './decision-record.js';
 import type { StoredCard } from './stored-card.js';
 
 /** How far a k-of-n turn is: who has approved, out of how many needed. */
@@ -45,7 +45,7 @@ export async function tallyApproval(
   now: Date,
 ): Promise<{ kind: 'card-moved' } | { kind: 'counted'; approvals: ApprovalTally }> {
   const outcome = await dependencies.runs.recordApproval({
-    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
     runId: card.runId,
     turn: card.turn,
     digest: card.digest,

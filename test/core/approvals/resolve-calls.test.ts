@@ -4,7 +4,7 @@ import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card
 import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
 import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
 import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
-import { describeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import { describeCardShown, readCardShown } from '../../../lambdas/core/approvals/decision-record.js';
 import { needsHumanApproval } from '../../../lambdas/core/approvals/needs-human-approval.js';
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
@@ -91,7 +91,7 @@ describe('resolveCalls (arguments parsed once)', () => {
     // The record gate fails closed on arguments the tool refuses.
     expect(gate).toMatchObject({ kind: 'refused', gate: 'record' });
     expect(nothingRuns).toBe(false);
-    expect(shown.calls.map((call) => call.preview)).toEqual(['captured', 'none']);
+    expect(readCardShown(shown).calls.map((call) => call.preview)).toEqual(['captured', 'none']);
   });
 
   it('names the refused fields of a call, never its values', () => {

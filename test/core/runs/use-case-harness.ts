@@ -8,12 +8,14 @@ import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.j
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
+import type { ModelProvider } from '../../../lambdas/core/model.js';
 import type {
   AwaitingApprovalEvent,
   Clock,
   Metrics,
   RunExecutions,
   RunNotifier,
+  RunRepository,
 } from '../../../lambdas/core/ports.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
@@ -21,7 +23,7 @@ import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import type { RunDependencies } from '../../../lambdas/core/runs/run-dependencies.js';
 import { startRun } from '../../../lambdas/core/runs/start-run.js';
 import { takeModelTurn } from '../../../lambdas/core/runs/take-model-turn.js';
-import { ToolRegistry } from '../../../lambdas/core/tools/tool.js';
+import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
@@ -132,7 +134,7 @@ export function person(userId: string, overrides: Partial<UserProfile> = {}): Us
 
 export interface UseCaseHarness {
   readonly dependencies: RunDependencies;
-  readonly runs: InMemoryRunRepository;
+  readonly runs: RunRepository;
   readonly executions: RecordingRunExecutions;
   readonly notifier: RecordingNotifier;
   readonly metrics: CountingMetrics;
@@ -145,10 +147,16 @@ export function createHarness(
     /** Overrides of the `pages` configuration, as an admin would write them (defaults apply). */
     configuration?: Partial<z.input<typeof configurationSchema>>;
     users?: readonly UserProfile[];
+    /** @default - an InMemoryRunRepository */
+    runs?: RunRepository;
+    /** Registered beside the built-in tools. */
+    extraTools?: readonly Tool[];
+    /** @default - the ScriptedModel, as the `scripted` provider */
+    model?: ModelProvider;
   } = {},
 ): UseCaseHarness {
   const clock = new MovableClock(START);
-  const runs = new InMemoryRunRepository();
+  const runs = options.runs ?? new InMemoryRunRepository();
   const executions = new RecordingRunExecutions();
   const notifier = new RecordingNotifier();
   const metrics = new CountingMetrics();
@@ -169,8 +177,8 @@ export function createHarness(
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
       now: () => clock.now(),
     }),
-    tools: new ToolRegistry(createBuiltInTools()),
-    models: createModelProviderResolver({ scripted: new ScriptedModel() }),
+    tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])]),
+    models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
     executions,
     notifier,
     clock,
