@@ -148,7 +148,7 @@ describe('honest preview states (issue #9, item 6)', () => {
 
     // Assess
     expect(approval.status).toBe(403);
-    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log', false));
+    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log'));
     expect(refusalOf(approval).error.message).not.toContain('writes');
   });
 });

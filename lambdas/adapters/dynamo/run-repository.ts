@@ -43,6 +43,7 @@ import {
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type LapseOutcome,
   type RunRepository,
   type StoredRun,
   systemClock,
@@ -221,6 +222,10 @@ export class DynamoRunRepository implements RunRepository {
 
   public recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     return this.decisions.recordApproval(approval);
+  }
+
+  public lapseApprovals(lapse: Parameters<RunRepository['lapseApprovals']>[0]): Promise<LapseOutcome> {
+    return this.decisions.lapseApprovals(lapse);
   }
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {

@@ -30,7 +30,6 @@ export async function describeOpenCard(
       stored,
       calls,
       viewer,
-      tools: dependencies.tools,
       pages: dependencies.pages,
       logger: dependencies.logger,
       floor: dependencies.settings?.policyFloor,
