@@ -46,6 +46,14 @@ export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kin
  * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and
  * `lapsedApprovers` everyone whose approval lapsed on this card, each sorted.
  */
+/** k-of-n: approvals of a waiting turn that no longer qualify (the card at that turn and digest). */
+export interface ApprovalLapse {
+  runId: string;
+  turn: number;
+  digest: string;
+  approvers: readonly string[];
+}
+
 export type LapseOutcome =
   | { kind: 'lapsed'; approvedBy: string[]; lapsedApprovers: string[] }
   | { kind: 'card-moved' };

@@ -8,7 +8,13 @@ import {
   readableDecisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
 import { CountersignError } from '../../core/errors.js';
-import type { ApprovalOutcome, ClaimOutcome, LapseOutcome, RunRepository } from '../../core/ports.js';
+import type {
+  ApprovalLapse,
+  ApprovalOutcome,
+  ClaimOutcome,
+  LapseOutcome,
+  RunRepository,
+} from '../../core/ports.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
@@ -77,12 +83,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     }
   }
 
-  public async lapseApprovals(lapse: {
-    runId: string;
-    turn: number;
-    digest: string;
-    approvers: readonly string[];
-  }): Promise<LapseOutcome> {
+  public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
     assertTurn(lapse.turn);
     const approvers = new Set(lapse.approvers);
     const update = new UpdateExpression()

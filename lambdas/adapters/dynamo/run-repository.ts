@@ -39,6 +39,7 @@ import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decisi
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
+  type ApprovalLapse,
   type ApprovalOutcome,
   type ClaimOutcome,
   type Clock,
@@ -224,7 +225,7 @@ export class DynamoRunRepository implements RunRepository {
     return this.decisions.recordApproval(approval);
   }
 
-  public lapseApprovals(lapse: Parameters<RunRepository['lapseApprovals']>[0]): Promise<LapseOutcome> {
+  public lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
     return this.decisions.lapseApprovals(lapse);
   }
 

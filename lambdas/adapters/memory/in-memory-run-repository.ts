@@ -13,6 +13,7 @@ import {
 } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
+  ApprovalLapse,
   ApprovalOutcome,
   ClaimOutcome,
   ConditionalOutcome,
@@ -204,12 +205,7 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'recorded', approvedBy: [...approvedBy] };
   }
 
-  public async lapseApprovals(lapse: {
-    runId: string;
-    turn: number;
-    digest: string;
-    approvers: readonly string[];
-  }): Promise<LapseOutcome> {
+  public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
     assertTurn(lapse.turn);
     const card = this.cards.get(lapse.runId);
     if (!cardWaitsAt(card, lapse)) return { kind: 'card-moved' };
