@@ -156,29 +156,35 @@ describe('a tool whose effect cannot be established is a write (issue #20, item 
       // Prepare
       const harness = ticketsHarness({ options: { decisionGate: 'record' } });
       const before = tickets.calls.length;
-      const { runId, card } = await pauseRun(harness, listing);
+      const { runId, turn, card } = await pauseRun(harness, listing);
 
-      // Act
+      // Act: the approval is refused; an execution driven anyway finds no approval covering it.
       const refused = await refusalOf(approve(harness, TICKET_APPROVER, runId, card.digest));
+      const forced = await executeTools(harness.dependencies, { runId, turn });
 
       // Assess
       expect(refused.message).toBe(TEXTS.gateRecordRefused('tickets__create_ticket'));
       expect(harness.executions.resumed).toEqual([]);
+      expect(forced.route).toBe('review');
       expect(writesSince(before)).toEqual([]);
     });
 
     it("the floor's fourEyesTools: the run's owner may not release the write", async () => {
       // Prepare
       const harness = ticketsHarness({ policyFloor: { fourEyesTools: ['tickets__create_ticket'] } });
-      const { runId, card } = await pauseRun(harness, listing);
+      const before = tickets.calls.length;
+      const { runId, turn, card } = await pauseRun(harness, listing);
 
-      // Act
+      // Act: the approval is refused; an execution driven anyway finds no approval covering it.
       const refused = await refusalOf(approve(harness, OWNER, runId, card.digest));
+      const forced = await executeTools(harness.dependencies, { runId, turn });
 
       // Assess
       expect(refused.message).toBe(TEXTS.gateFourEyes);
       expect(harness.executions.resumed).toEqual([]);
       expect((await harness.runs.getCard(runId))?.fourEyes).toBe(true);
+      expect(forced.route).toBe('review');
+      expect(writesSince(before)).toEqual([]);
     });
 
     it('k-of-n: an approval without tool access does not count; two with access release the write', async () => {
