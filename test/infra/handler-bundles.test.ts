@@ -24,6 +24,7 @@ import {
 import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
 import { resolveProjectPath } from '../../lib/project-path.js';
 import { startDynalite } from '../support/dynalite.js';
+import { startFakeKmsServer } from '../support/fake-kms-server.js';
 import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
 
@@ -388,6 +389,42 @@ describe('the Lambda handler bundles', () => {
       });
     }
     expect(Buffer.from(await sealer.unseal('run-state', 'run-2', sealedLarge)).equals(large)).toBe(true);
+  });
+
+  it('keep the sealer wrapping its keys with KMS through the Encryption SDK beside the bundle', async () => {
+    // Prepare: the SDK's KMS keyring and KMS client, from the side module, against a fake KMS.
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer', {
+      withSideModules: true,
+    });
+    const bundled = await import(pathToFileURL(join(directory, 'sealer.mjs')).href);
+    const kms = await startFakeKmsServer();
+    const createSealer = () =>
+      new bundled.EnvelopeSealer({
+        keyWrapping: bundled.createKmsKeyWrapping({
+          keyArn: kms.keyArn,
+          clientConfig: {
+            endpoint: kms.endpoint,
+            credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+            maxAttempts: 1,
+          },
+        }),
+      });
+
+    try {
+      // Act: one container seals, a cold one unseals
+      const sealed: Uint8Array = await createSealer().seal(
+        'approval-card',
+        'run-kms',
+        new Uint8Array([1, 2, 3]),
+      );
+      const unsealed: Uint8Array = await createSealer().unseal('approval-card', 'run-kms', sealed);
+
+      // Assess
+      expect([...unsealed]).toEqual([1, 2, 3]);
+      expect(kms.requestCounts()).toEqual({ GenerateDataKey: 1, Decrypt: 1 });
+    } finally {
+      await kms.stop();
+    }
   });
 
   it('keep the Encryption SDK signing suites working with the one bn.js (asn1.js and the curve math)', async () => {
