@@ -46,11 +46,10 @@ export const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The AWS Encryption SDK (with its KMS client), shipped beside the bundles that seal or unseal,
- * loaded on their first seal or unseal: inside the bundle, even behind a lazy `import()`, its
- * code cost an unsealing handler ~12 ms of init, and a handler that never unseals nothing
- * (`npm run bench`). Built like a handler, the built-ins required: importing `http` and
- * `https` cost its first load about 30 ms more.
+ * The AWS Encryption SDK (with its KMS client), shipped beside the bundles that seal or unseal
+ * and loaded on their first seal or unseal: inside the bundle, even behind a lazy `import()`,
+ * its code cost an unsealing handler ~12 ms of init (`npm run bench`). Built like a handler,
+ * with the built-ins required: importing `http` and `https` made its first load ~30 ms dearer.
  */
 export function describeEncryptionSdkSideModule(): SideModule {
   return {
