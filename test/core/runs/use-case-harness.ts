@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
-import { createLocalKeyWrapping } from '../../../lambdas/adapters/key-wrapping.js';
+import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
@@ -177,7 +177,7 @@ export function createHarness(
   });
   const dependencies: RunDependencies = {
     runs,
-    sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)), clock }),
+    sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)) }),
     configurations: new InMemoryConfigurationRepository({ configurations: [configuration] }),
     users: new InMemoryUserDirectory(options.users ?? [OWNER, APPROVER, SECOND_APPROVER]),
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
