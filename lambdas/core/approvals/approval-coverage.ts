@@ -29,7 +29,8 @@ export type ApprovalCoverage =
  *
  * The gates follow from the guarded calls alone (the tool gate and the record gate cover their
  * tools, the floor's `fourEyesTools` their names, k-of-n every guarded turn): when every call
- * guarded now was guarded on the card, no gate asks more than the approval passed.
+ * guarded now was guarded on the card, no gate asks more than the approval passed (the floor is
+ * the deployment's: one tightened after a decision was delivered applies to decisions after it).
  *
  * Reads the decision when a call needs approval, and then the card. An approval of another
  * digest, a rejection or a cancel on record refuses (`forbidden`), as before.
