@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { readCardShown } from '../../lambdas/core/approvals/decision-record.js';
+import { type DecisionRecord, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunExecutions } from '../../lambdas/core/ports.js';
 import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
 import { bodyOf } from '../support/api-answers.js';
@@ -98,7 +98,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
   it('records the decision (who, when, digest, reason, what the card showed) before the approved write runs', async () => {
     // Prepare
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'audited'");
-    const recordAtWrite: unknown[] = [];
+    const recordAtWrite: Array<DecisionRecord | undefined> = [];
     const pages = runtime.dependencies.pages;
     const counted = pages.updateMetadata;
     replace(pages, 'updateMetadata', async (pageId, patch, updatedBy) => {
