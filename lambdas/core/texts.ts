@@ -49,6 +49,7 @@ export const TEXTS = {
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   cancelKeptChanging: 'The run kept changing while it was being cancelled; try again.',
+  receiptKeptChanging: "The run's receipt kept changing while this was being recorded; try again.",
   deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   cardUnopenable: 'This card could not be opened; it cannot be approved.',

@@ -30,6 +30,14 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** Receipt chain entries (receipt-chain-store.ts), in sequence order. */
+export const CHAIN_ENTRY_SORT_PREFIX = 'CHAIN#';
+export const chainEntryItemKey = (runId: string, sequence: number): ItemKey => {
+  if (!Number.isInteger(sequence) || sequence < 0 || sequence > 99_999_999) {
+    throw new CountersignError('internal', 'A chain entry names a sequence out of range.', { expose: false });
+  }
+  return keyOf(runId, `${CHAIN_ENTRY_SORT_PREFIX}${String(sequence).padStart(8, '0')}`);
+};
 
 /** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */
 export function runIdOfPartition(partitionKey: unknown): string {
