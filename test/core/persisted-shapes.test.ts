@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
@@ -25,6 +26,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {

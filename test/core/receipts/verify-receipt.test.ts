@@ -1,4 +1,5 @@
-import { generateKeyPairSync } from 'node:crypto';
+import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendChainEntry, type EntryDraft } from '../../../lambdas/core/receipts/append-chain-entry.js';
 import { chainEntrySchema } from '../../../lambdas/core/receipts/chain-entry.js';
@@ -301,5 +302,30 @@ describe('verifyReceipt', () => {
       'format',
     ]);
     expect(outcomes[2]).toMatchObject({ entry: 0, message: expect.stringContaining('approvedBy') });
+  });
+
+  it('still verifies a version 1 entry signed when the format was written (test/fixtures/chain-entry/)', async () => {
+    // Prepare
+    const fixture = (name: string) =>
+      readFile(new URL(`../../fixtures/chain-entry/${name}`, import.meta.url), 'utf8');
+    const publicKey = createPublicKey(await fixture('public-key.pem'));
+    const entry = JSON.parse(await fixture('v1-approval.json')) as Record<string, Json>;
+    const receiptOfOne = {
+      format: 'countersign-receipt',
+      formatVersion: 1,
+      runId: 'run-fixture',
+      entries: [entry],
+    };
+
+    // Act
+    const verification = verifyReceipt(receiptOfOne, { publicKey });
+    const tampered = verifyReceipt(
+      { ...receiptOfOne, entries: [{ ...entry, approvedAt: '2026-03-01T09:59:00.000Z' }] },
+      { publicKey },
+    );
+
+    // Assess
+    expect(verification).toMatchObject({ kind: 'verified', entries: [{ kind: 'approval', by: 'ana' }] });
+    expect(tampered).toMatchObject({ kind: 'failed', check: 'signature' });
   });
 });
