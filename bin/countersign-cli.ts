@@ -154,7 +154,10 @@ async function readKey(
   try {
     pem = await io.readFile(path);
   } catch (error) {
-    return { kind: 'unreadable', message: `Could not read the public key ${path}: ${describeFileError(error)}.` };
+    return {
+      kind: 'unreadable',
+      message: `Could not read the public key ${path}: ${describeFileError(error)}.`,
+    };
   }
   let publicKey: KeyObject;
   try {
