@@ -12,6 +12,8 @@ export interface HandlerDataPermissions {
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
   readonly sealing?: SealingAccess;
+  /** kms:Sign with the receipt key: the deciding function only (docs/receipts.md). */
+  readonly receiptSigning?: true;
 }
 
 const GET = 'dynamodb:GetItem';
@@ -33,6 +35,10 @@ const DELETE = 'dynamodb:DeleteItem';
  *   creates a run whose first state may exceed the item limit); cards never overflow.
  * - The sealing key: `seal` where state, cards or task tokens are sealed, `unseal` where they are
  *   only opened; admin, prepare, the end states and the probe never touch sealed data.
+ * - Receipt chains (docs/receipts.md): read with a Query of the run's partition and appended with
+ *   a conditional put, where approvals, decisions (api-decision), cancels (api-runs) and expiries
+ *   (mark-expired, which reads the run's turn, and api-decision) are recorded. Only api-decision
+ *   signs: the receipt key is its alone.
  */
 export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
   prepare: { table: [GET, UPDATE] },
@@ -42,10 +48,10 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'record-rejection': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
-  'mark-expired': { table: [UPDATE] },
+  'mark-expired': { table: [GET, QUERY, PUT, UPDATE] },
   'api-runs': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
-  'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
+  'api-decision': { table: [GET, QUERY, PUT, UPDATE], sealing: 'unseal', receiptSigning: true },
   'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
   // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes nothing.
   'api-generate': { table: [GET, BATCH_GET] },
@@ -69,5 +75,6 @@ export function grantHandlerDataPermissions(
       data.acknowledgeOverflowWildcard(handler.role ?? handler);
     }
     if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
+    if (permissions.receiptSigning) data.grantReceiptSigning(handler);
   }
 }

@@ -119,6 +119,8 @@ export const environmentSchema = z.object({
     INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
+  // The asymmetric KMS key that signs receipt entries (docs/receipts.md): the deciding function's only.
+  COUNTERSIGN_RECEIPT_KEY_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,

@@ -52,7 +52,15 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // The expiry's receipt entry: the run's turn, then the chain (a Query) and a conditional put.
+  'mark-expired': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+  ],
   'api-runs': [
     ...BASE,
     ...RECORDS_READ_WRITE,
@@ -74,9 +82,12 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   'api-decision': [
     ...BASE,
     'dynamodb:GetItem',
+    // The run's receipt chain, read before an entry is appended.
+    'dynamodb:Query',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
     ...DATA_KEY_WRITE,
+    'kms:Sign',
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
@@ -133,6 +144,22 @@ describe('Countersign least privilege', () => {
     expect(successRoles).toEqual(expected);
     expect(failureRoles).toEqual(expected);
     expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
+  });
+
+  it('grants kms:Sign to api-decision only, on the receipt signing key only', () => {
+    // Prepare
+    const receiptKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+
+    // Act
+    const roles = synthesized.rolesGranted('kms:Sign');
+    const statement = synthesized
+      .statementsOf(synthesized.roleOf('api-decision'))
+      .find((candidate) => candidate.Action === 'kms:Sign');
+
+    // Assess
+    expect(roles).toEqual(rolesOf('api-decision'));
+    expect(statement?.Resource).toEqual({ 'Fn::GetAtt': [receiptKeyId, 'Arn'] });
+    expect(synthesized.rolesGranted('kms:GetPublicKey')).toEqual([]);
   });
 
   it('grants StartExecution to api-runs and to the state machine itself only', () => {
