@@ -45,6 +45,7 @@ export async function createTestSigner(): Promise<{
 export async function createChainDependencies(): Promise<
   ChainDependencies & {
     chain: InMemoryReceiptChainStore;
+    signer: LocalReceiptSigner;
     publicKey: KeyObject;
     pem: string;
     clock: ReturnType<typeof steppingClock>;

@@ -22,7 +22,8 @@ export type EntryDraft = DraftOf<ChainEntry>;
 
 export interface ChainDependencies {
   chain: ReceiptChainStore;
-  signer: ReceiptSigner;
+  /** Absent where a function may not sign: it appends cancels and expiries only. */
+  signer?: ReceiptSigner | undefined;
   clock: Clock;
 }
 
@@ -110,6 +111,9 @@ async function completeEntry(
   link: LinkFields,
 ): Promise<ChainEntry> {
   if (draft.kind === 'cancel' || draft.kind === 'expiry') return { ...link, ...draft };
+  if (!dependencies.signer) {
+    throw new CountersignError('internal', 'This function may not sign receipt entries.', { expose: false });
+  }
   const signer = { keyId: await dependencies.signer.signingKeyId(), algorithm: RECEIPT_SIGNING_ALGORITHM };
   const content = { ...link, ...draft, signer } as
     | Omit<ApprovalEntry, 'signature'>
