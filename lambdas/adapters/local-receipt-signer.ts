@@ -35,6 +35,18 @@ export class LocalReceiptSigner implements ReceiptSigner {
 
   public constructor(private readonly directory: string) {}
 
+  /**
+   * A signer on a key held in memory only (tests, an in-memory local runtime): nothing is written.
+   *
+   * @example
+   * const signer = LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey);
+   */
+  public static withKey(privateKey: KeyObject): LocalReceiptSigner {
+    const signer = new LocalReceiptSigner('');
+    signer.loaded = Promise.resolve({ privateKey, keyId: localReceiptKeyId(createPublicKey(privateKey)) });
+    return signer;
+  }
+
   public async signingKeyId(): Promise<string> {
     return (await this.load()).keyId;
   }

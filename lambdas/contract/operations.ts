@@ -25,6 +25,7 @@ import {
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
+import { receiptResponseSchema } from './receipt-schemas.js';
 import type { OperationId } from './routes.js';
 import {
   approvalRecordedSchema,
@@ -133,6 +134,12 @@ export const OPERATIONS = {
     bodyOptional: true,
     success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
     errors: [409],
+  },
+  getRunReceipt: {
+    summary:
+      'The run’s receipt: every approval, decision, cancel and expiry as a hash chain, decisions signed; verify it offline with `countersign verify` (owner, routed approvers, admin).',
+    path: runPathSchema,
+    success: { 200: json('The receipt, entries oldest first, as stored.', receiptResponseSchema) },
   },
   streamRunEvents: {
     summary: 'Server-sent events of a run: turns, tool results, `awaiting_approval`, the final state.',

@@ -77,6 +77,14 @@ export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
+  // The run's signed hash chain of decisions, verifiable offline (docs/receipts.md).
+  {
+    operationId: 'getRunReceipt',
+    method: 'GET',
+    path: '/runs/{id}/receipt',
+    function: 'api-runs',
+    auth: 'jwt',
+  },
   {
     operationId: 'streamRunEvents',
     method: 'GET',
