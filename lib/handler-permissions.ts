@@ -36,12 +36,12 @@ const DELETE = 'dynamodb:DeleteItem';
  * - The sealing key: `seal` where state, cards or task tokens are sealed, `unseal` where they are
  *   only opened; admin, prepare, the end states and the probe never touch sealed data.
  * - Receipt chains (docs/receipts.md): read with a Query of the run's partition and appended with
- *   a conditional put, where approvals, decisions (api-decision), cancels (api-runs) and expiries
- *   (mark-expired, which reads the run's turn, and api-decision) are recorded. Only api-decision
- *   signs: the receipt key is its alone.
+ *   a conditional put, where approvals, decisions (api-decision), cancels (api-runs; Prepare,
+ *   which finishes a cancel whose request failed half-way) and expiries (mark-expired, which
+ *   reads the run's turn, and api-decision) are recorded. Only api-decision signs.
  */
 export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
-  prepare: { table: [GET, UPDATE] },
+  prepare: { table: [GET, QUERY, PUT, UPDATE] },
   'model-turn': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'await-approval': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read', sealing: 'seal' },
   'execute-tools': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },

@@ -28,7 +28,15 @@ const RECORDS_READ_WRITE = [
  * fold into the data key's names here; which key each is on is the keys test's business.
  */
 const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
-  prepare: [...BASE, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // The receipt entry of a cancel it finishes (its request failed half-way): the chain and a put.
+  prepare: [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+  ],
   'model-turn': [
     ...BASE,
     'dynamodb:GetItem',

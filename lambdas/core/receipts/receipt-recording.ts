@@ -25,12 +25,18 @@ export function withReceiptRecording<Dependencies extends RecordingDependencies>
   role: 'sign' | 'append',
 ): Dependencies {
   const { receipts } = dependencies;
+  // Read when used, not now: the rest of the dependencies stay live (a test moves the clock).
   const runs = recordReceiptEntries(dependencies.runs, {
     chain: receipts.chain,
     signer: role === 'sign' ? receipts.signer : undefined,
-    clock: dependencies.clock,
+    clock: { now: () => dependencies.clock.now() },
     logger: dependencies.logger,
-    policyFloor: dependencies.settings.policyFloor,
+    get policyFloor() {
+      return dependencies.settings.policyFloor;
+    },
   });
-  return { ...dependencies, runs };
+  return new Proxy(dependencies, {
+    get: (target, property, receiver) =>
+      property === 'runs' ? runs : Reflect.get(target, property, receiver),
+  });
 }

@@ -32,7 +32,7 @@ const REMEMBERED_RUNS = 256;
  * THE module that keeps receipt chains (docs/receipts.md, "How entries are recorded"): a run
  * repository that appends a chain entry whenever the records countersign already writes say
  * something happened, so the decision, cancel and expiry use cases never know about the chain:
- * - an approval record written (k-of-n) appends that approval;
+ * - an approval (k-of-n) appends that approval as its record is written, after the gates passed;
  * - a decision claimed (approve or reject) appends the decision before the claim is answered,
  *   so a decision whose entry cannot be appended is never delivered; a claim found already made
  *   appends it if an earlier request could not (entries are appended once per record);
@@ -91,6 +91,7 @@ export function recordReceiptEntries(
     await append(describeDecisionEntry(decided, card, effectiveTurnPolicy(card, dependencies.policyFloor)));
   };
 
+  // Read after the write: the turn a running run was cancelled at can move until the cancel lands.
   const recordEnding = async (runId: string): Promise<void> => {
     if (endings.get(runId)) return;
     const record = await runs.getRunRecord(runId);
@@ -110,10 +111,12 @@ export function recordReceiptEntries(
         };
       }
       if (property === 'recordApproval') {
+        // Appended first, then tallied: the approval record is written whatever the tally finds
+        // (the audit keeps an approval the card moved past), and the request that completes the
+        // tally goes on to its claim as soon as it has counted.
         return async (approval: ApprovalRecord) => {
-          const outcome = await target.recordApproval(approval);
-          if (outcome.kind === 'recorded') await recordApproval(approval);
-          return outcome;
+          await recordApproval(approval);
+          return target.recordApproval(approval);
         };
       }
       if (property === 'claimDecision') {
@@ -125,9 +128,10 @@ export function recordReceiptEntries(
       }
       if (property === 'updateRun') {
         return async (...args: Parameters<RunRepository['updateRun']>) => {
+          const [runId, changes] = args;
           const outcome = await target.updateRun(...args);
           // Whether or not this write won: a retry of a cancel or an expiry finishes its entry.
-          if (isEnding(args[1].status)) await recordEnding(args[0]);
+          if (isEnding(changes.status)) await recordEnding(runId);
           return outcome;
         };
       }

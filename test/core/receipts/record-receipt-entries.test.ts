@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  NO_CARD_SHOWN,
+} from '../../../lambdas/core/approvals/decision-record.js';
 import type { RunRepository } from '../../../lambdas/core/ports.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import type { ChainEntry } from '../../../lambdas/core/receipts/chain-entry.js';
@@ -8,7 +12,7 @@ import { hashOf } from '../../../lambdas/core/receipts/entry-hashes.js';
 import type { ReceiptSigner } from '../../../lambdas/core/receipts/receipt-ports.js';
 import { recordReceiptEntries } from '../../../lambdas/core/receipts/record-receipt-entries.js';
 import { verifyReceipt } from '../../../lambdas/core/receipts/verify-receipt.js';
-import { cancelRun } from '../../../lambdas/core/runs/cancel-run.js';
+import { cancelRun, finishClaimedCancel } from '../../../lambdas/core/runs/cancel-run.js';
 import { decideRun, UNDELIVERED_CLAIM_RETRY_MS } from '../../../lambdas/core/runs/decide-run.js';
 import { markRunExpired } from '../../../lambdas/core/runs/end-run.js';
 import { createTestSigner, readSampleReceipt } from '../../support/receipt-chains.js';
@@ -229,5 +233,31 @@ describe('recordReceiptEntries', () => {
     // Assess
     const chain = await chainOf(recorded, paused.runId);
     expect(chain).toEqual([expect.objectContaining({ kind: 'expiry', turn: paused.turn, sequence: 0 })]);
+  });
+
+  it('appends the cancel that Prepare finishes when the cancel request failed after its claim', async () => {
+    // Prepare: the cancel's claim is on record, the run still waits
+    const recorded = await createRecordedHarness();
+    const { harness } = recorded;
+    const paused = await startPausedRun(harness);
+    const claim = {
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      runId: paused.runId,
+      turn: paused.turn,
+      decision: 'cancel',
+      digest: '',
+      decidedBy: 'olivia',
+      decidedAt: harness.clock.now().toISOString(),
+      cardShown: NO_CARD_SHOWN,
+    } as const;
+    await harness.runs.claimDecision(claim);
+
+    // Act
+    await finishClaimedCancel({ ...harness.dependencies, runs: recorded.unsigned }, claim);
+
+    // Assess
+    expect(await chainOf(recorded, paused.runId)).toEqual([
+      expect.objectContaining({ kind: 'cancel', cancelledBy: { userId: 'olivia', subject: 'olivia' } }),
+    ]);
   });
 });
