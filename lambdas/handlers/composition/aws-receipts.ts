@@ -1,8 +1,7 @@
-import { KMSClient } from '@aws-sdk/client-kms';
 import { DynamoReceiptChainStore } from '../../adapters/dynamo/receipt-chain-store.js';
 import { RunTable } from '../../adapters/dynamo/run-table.js';
-import { KmsReceiptSigner } from '../../adapters/kms-receipt-signer.js';
 import { systemClock } from '../../core/ports.js';
+import type { ReceiptSigner } from '../../core/receipts/receipt-ports.js';
 import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import { lambdaEnvironment } from '../config.js';
 import { awsRunStoreOptions } from './aws-base-dependencies.js';
@@ -28,8 +27,29 @@ export function awsSigningReceipts(): ReceiptDependencies {
   if (!keyArn) {
     throw new Error('countersign configuration is invalid: COUNTERSIGN_RECEIPT_KEY_ARN is not set.');
   }
-  signing ??= { ...awsReceipts(), signer: new KmsReceiptSigner({ client: new KMSClient({}), keyArn }) };
+  signing ??= { ...awsReceipts(), signer: createOnDemandKmsSigner(keyArn) };
   return signing;
+}
+
+/**
+ * The KMS signer, loaded at the first signature: a request that records nothing (a refusal, a
+ * repeat) never evaluates the KMS client, so the cold start does not pay for it.
+ */
+function createOnDemandKmsSigner(keyArn: string): ReceiptSigner {
+  let signer: Promise<ReceiptSigner> | undefined;
+  const load = (): Promise<ReceiptSigner> => {
+    signer ??= Promise.all([
+      import('@aws-sdk/client-kms'),
+      import('../../adapters/kms-receipt-signer.js'),
+    ]).then(
+      ([{ KMSClient }, { KmsReceiptSigner }]) => new KmsReceiptSigner({ client: new KMSClient({}), keyArn }),
+    );
+    return signer;
+  };
+  return {
+    signingKeyId: async () => keyArn,
+    sign: async (message) => (await load()).sign(message),
+  };
 }
 
 function createChainStore(): DynamoReceiptChainStore {
