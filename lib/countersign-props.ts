@@ -152,9 +152,11 @@ export interface CountersignProps {
    */
   readonly throttling?: CountersignThrottling;
   /**
-   * Reserved concurrency per function group; a group set to `undefined` is left unreserved.
+   * Reserved concurrency per function group (per function of the group); a group left out is
+   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (76 in all, which needs an
+   * account concurrency quota of at least 176; docs/runbook.md, "Production checklist").
    *
-   * @default - { api: 5, events: 10, steps: 5, probe: 1 } (per function of the group)
+   * @default - nothing reserved, so a first deploy fits a new account's concurrency quota
    */
   readonly reservedConcurrency?: CountersignReservedConcurrency;
   /**

@@ -20,5 +20,12 @@ export {
 } from './countersign.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';
 export { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+export {
+  type CountersignReservedConcurrency,
+  type CountersignRetention,
+  type CountersignThrottling,
+  RESERVED_CONCURRENCY_FOR_PRODUCTION,
+  requiredAccountConcurrency,
+} from './limits.js';
 export type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 export type { CountersignObservability } from './observability.js';
