@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { modelPricesSchema } from '../core/generation/model-prices.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
@@ -62,6 +63,19 @@ const mcpAllowedHostsVariable = z.pipe(
   }),
 );
 
+/** A variable holding JSON, parsed before its own schema reads it. */
+const jsonVariable = z.pipe(
+  z.string(),
+  z.transform((value: string, context) => {
+    try {
+      return JSON.parse(value) as unknown;
+    } catch {
+      context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+      return z.NEVER;
+    }
+  }),
+);
+
 /**
  * What every countersign Lambda reads. Each Lambda validates it at cold start and fails with a
  * message naming the variable, instead of failing later on a request.
@@ -92,23 +106,7 @@ export const environmentSchema = z.object({
   COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
   // The policy floor as JSON (the construct writes it from its props). Unset means the default
   // floor; set but malformed fails the cold start: a floor must never silently become none.
-  COUNTERSIGN_POLICY_FLOOR: z._default(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, context) => {
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-            return z.NEVER;
-          }
-        }),
-      ),
-      policyFloorSchema,
-    ),
-    DEFAULT_POLICY_FLOOR,
-  ),
+  COUNTERSIGN_POLICY_FLOOR: z._default(z.pipe(jsonVariable, policyFloorSchema), DEFAULT_POLICY_FLOOR),
   // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
   COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(86_400)),
@@ -122,6 +120,9 @@ export const environmentSchema = z.object({
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
+  // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
+  COUNTERSIGN_MODEL_PRICES: z.optional(z.pipe(jsonVariable, modelPricesSchema)),
 });
 
 /** What the run events function (a function URL, no JWT authorizer) reads to verify tokens itself. */

@@ -34,6 +34,7 @@ import {
   inboxPageSchema,
   inboxQuerySchema,
   pendingCallSchema,
+  redriveResponseSchema,
   runEventSchema,
   runViewSchema,
   startRunResponseSchema,
@@ -132,6 +133,18 @@ export const OPERATIONS = {
     body: cancelRequestSchema,
     bodyOptional: true,
     success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
+    errors: [409],
+  },
+  redriveRun: {
+    summary:
+      'Resume a run that failed on a transient cause from the step that failed, in a new execution (owner or admin).',
+    path: runPathSchema,
+    success: {
+      202: json(
+        'The run is back at work from the failed step (`repeated` when this redrive was already made).',
+        redriveResponseSchema,
+      ),
+    },
     errors: [409],
   },
   streamRunEvents: {

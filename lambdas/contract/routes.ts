@@ -78,6 +78,13 @@ export const ROUTES = [
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
   {
+    operationId: 'redriveRun',
+    method: 'POST',
+    path: '/runs/{id}/redrive',
+    function: 'api-runs',
+    auth: 'jwt',
+  },
+  {
     operationId: 'streamRunEvents',
     method: 'GET',
     path: '/runs/{id}/events',

@@ -20,6 +20,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -88,6 +89,8 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /** The price table of the cost estimate (the construct's `modelPrices`). @default - none */
+  readonly modelPrices?: ModelPrices;
   /**
    * Which token groups give which grants to a user without a record.
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
@@ -249,6 +252,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       policyFloor:
         options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
       mcpHostPolicy,
+      ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
   };

@@ -1,6 +1,6 @@
 import { isCountersignError } from '../../core/errors.js';
-import type { ModelProvider, ModelReply, ModelRequest } from '../../core/model.js';
-import { modelFailed } from './model-failure.js';
+import type { ModelAttempts, ModelProvider, ModelReply, ModelRequest } from '../../core/model.js';
+import { modelFailed, modelUnavailable } from './model-failure.js';
 import { fromChatCompletionText, toChatCompletionRequest } from './openai-chat-completion.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -92,10 +92,13 @@ export class OpenAiCompatibleModel implements ModelProvider {
     const apiKey = await this.readApiKey();
     const body = JSON.stringify(toChatCompletionRequest(request));
     const startedAt = this.now();
+    let throttled = 0;
     for (let attempt = 1; ; attempt += 1) {
       const outcome = await this.attempt(apiKey, body);
-      if (outcome.kind === 'answered') return fromChatCompletionText(outcome.bodyText);
-      if (outcome.kind === 'failed') throw outcome.failure;
+      const attempts = { total: attempt, throttled };
+      if (outcome.kind === 'answered') return { ...fromChatCompletionText(outcome.bodyText), attempts };
+      if (outcome.kind === 'failed') throw outcome.describe(attempts);
+      if (outcome.throttled) throttled += 1;
       const delay = nextRetryDelay({
         policy: this.retry,
         retry: attempt,
@@ -105,8 +108,9 @@ export class OpenAiCompatibleModel implements ModelProvider {
       });
       if (delay === undefined) {
         const seconds = Math.round((this.now() - startedAt) / 1000);
-        throw modelFailed(
+        throw modelUnavailable(
           `${outcome.reason}; gave up after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'} in ${seconds} s.`,
+          { total: attempt, throttled },
         );
       }
       await this.sleep(delay);
@@ -119,8 +123,13 @@ export class OpenAiCompatibleModel implements ModelProvider {
     body: string,
   ): Promise<
     | { kind: 'answered'; bodyText: string }
-    | { kind: 'retryable'; reason: string; retryAfterMilliseconds: number | undefined }
-    | { kind: 'failed'; failure: Error }
+    | {
+        kind: 'retryable';
+        reason: string;
+        throttled: boolean;
+        retryAfterMilliseconds: number | undefined;
+      }
+    | { kind: 'failed'; describe: (attempts: ModelAttempts) => Error }
   > {
     const signal = AbortSignal.timeout(this.timeoutMilliseconds);
     try {
@@ -137,28 +146,32 @@ export class OpenAiCompatibleModel implements ModelProvider {
       if (!response.ok) {
         await response.body?.cancel().catch(() => undefined);
         if (!isRetryableStatus(response.status)) {
-          return { kind: 'failed', failure: describeHttpFailure(response.status) };
+          return { kind: 'failed', describe: (attempts) => describeHttpFailure(response.status, attempts) };
         }
         return {
           kind: 'retryable',
           reason: describeTransientStatus(response.status),
+          throttled: response.status === 429,
           retryAfterMilliseconds: parseRetryAfter(response.headers.get('retry-after'), this.now()),
         };
       }
       return { kind: 'answered', bodyText: await response.text() };
     } catch (error) {
-      if (isCountersignError(error)) return { kind: 'failed', failure: error };
+      if (isCountersignError(error)) return { kind: 'failed', describe: () => error };
       if (signal.aborted) {
-        // A call that used its whole timeout is not retried: another would outlast the turn.
+        // A call that used its whole timeout is not retried (another would outlast the turn),
+        // but a later one may be answered: the run can be redriven.
         const seconds = Number((this.timeoutMilliseconds / 1000).toFixed(1));
         return {
           kind: 'failed',
-          failure: modelFailed(`The model provider did not answer within ${seconds} s.`),
+          describe: (attempts) =>
+            modelUnavailable(`The model provider did not answer within ${seconds} s.`, attempts),
         };
       }
       return {
         kind: 'retryable',
         reason: 'The model provider could not be reached',
+        throttled: false,
         retryAfterMilliseconds: undefined,
       };
     }
@@ -180,9 +193,9 @@ function describeTransientStatus(status: number): string {
   return `The model provider failed to answer (HTTP ${status})`;
 }
 
-function describeHttpFailure(status: number) {
+function describeHttpFailure(status: number, attempts: ModelAttempts) {
   if (status === 401 || status === 403) {
-    return modelFailed(`The model provider refused the API key (HTTP ${status}).`);
+    return modelFailed(`The model provider refused the API key (HTTP ${status}).`, attempts);
   }
-  return modelFailed(`The model provider refused the request (HTTP ${status}).`);
+  return modelFailed(`The model provider refused the request (HTTP ${status}).`, attempts);
 }

@@ -14,6 +14,7 @@ import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
+import { callModel } from './call-model.js';
 
 /**
  * The HTTP API cuts a synchronous Lambda integration at 30 s; the model gets 25 of them, so a
@@ -84,7 +85,7 @@ export type GenerationOutcome = {
 
 export type GenerationDependencies = Pick<
   RunDependencies,
-  'configurations' | 'models' | 'logger' | 'metrics' | 'settings'
+  'configurations' | 'models' | 'logger' | 'metrics' | 'settings' | 'clock'
 > &
   Partial<Pick<RunDependencies, 'skills'>>;
 
@@ -154,7 +155,13 @@ export async function generateText(
   const timeoutMilliseconds =
     dependencies.settings.textGenerationTimeoutMilliseconds ?? TEXT_GENERATION_TIMEOUT_MILLISECONDS;
   const reply = await withDeadline(
-    model.converse({ ...whole, messages: send.messages, temperature: configuration.options.temperature }),
+    callModel(dependencies, {
+      configurationId,
+      provider: configuration.provider,
+      model,
+      request: { ...whole, messages: send.messages, temperature: configuration.options.temperature },
+      logFields,
+    }),
     timeoutMilliseconds,
   ).catch((error: unknown) => {
     if (isCountersignError(error, 'model-timeout')) {
@@ -174,8 +181,6 @@ export async function generateText(
   dependencies.logger.info('text generated', {
     ...logFields,
     stopReason: reply.stopReason,
-    inputTokens: reply.usage?.inputTokens,
-    outputTokens: reply.usage?.outputTokens,
     skillsIncluded: skills?.included.length ?? 0,
   });
   return {

@@ -13,7 +13,7 @@ import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
+import type { RunFailure, RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees. */
 export interface RunView extends RunStatusView {
@@ -34,6 +34,15 @@ export interface RunView extends RunStatusView {
   approvals?: CardPolicyView['approvals'];
   /** Why this viewer may not approve the waiting turn; absent when they may. */
   approveRefusal?: string;
+  /** The model tokens and calls of the run so far; absent before its first model turn. */
+  usage?: NonNullable<RunRecord['usage']>;
+  /**
+   * Where a failed run failed and whether a redrive may resume it (`transient`); the error is
+   * the name the state machine caught, never a message. Only while the run is `failed`.
+   */
+  failure?: Pick<RunFailure, 'step' | 'turn' | 'error' | 'transient'>;
+  /** How many times the run was redriven (POST /runs/{id}/redrive). */
+  redrives?: number;
 }
 
 /**
@@ -60,6 +69,7 @@ export async function viewRun(
     label: record.label,
     createdAt: record.createdAt,
     ...describeRunStatus(record),
+    ...describeRunSpendAndRecovery(record),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -101,6 +111,25 @@ export async function viewRun(
     ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
       ? { approveRefusal: policyView.approveRefusal }
       : {}),
+  };
+}
+
+/** The run's model usage, and where it failed and how often it was redriven (what an operator acts on). */
+function describeRunSpendAndRecovery(record: RunRecord): Pick<RunView, 'usage' | 'failure' | 'redrives'> {
+  const failure = record.status === 'failed' ? record.failure : undefined;
+  return {
+    ...(record.usage ? { usage: record.usage } : {}),
+    ...(failure
+      ? {
+          failure: {
+            step: failure.step,
+            turn: failure.turn,
+            error: failure.error,
+            transient: failure.transient,
+          },
+        }
+      : {}),
+    ...(record.redrive ? { redrives: record.redrive.count } : {}),
   };
 }
 

@@ -99,6 +99,9 @@ function buildBaseDependencies(): NonNullable<typeof base> {
       identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
       policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
       mcpHostPolicy: lambdaMcpHostPolicy(),
+      ...(environment.COUNTERSIGN_MODEL_PRICES === undefined
+        ? {}
+        : { modelPrices: environment.COUNTERSIGN_MODEL_PRICES }),
     },
     newId: () => crypto.randomUUID(),
   };
