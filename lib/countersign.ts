@@ -83,7 +83,6 @@ export class Countersign extends Construct {
     super(scope, id);
     const settings = resolveSettings(this, props);
     const observabilitySettings = resolveObservabilitySettings(this, props);
-    const runbookUrl = resolveRunbookUrl(this, props.runbookUrl);
     const prebuilt = readPrebuiltManifest(PREBUILT_HANDLERS_DIRECTORY);
     if (prebuilt !== undefined && settings.toolsModulePath !== undefined && loadEsbuild() === undefined) {
       throw invalidProp(
@@ -142,6 +141,8 @@ export class Countersign extends Construct {
     this.httpApi = api.httpApi;
     this.apiUrl = api.url;
     this.functions = functions.functions;
+    // The alarms link the runbook the API serves (GET /runbook) unless the team keeps its own.
+    const runbookUrl = resolveRunbookUrl(this, props.runbookUrl, api.urlOf('getRunbook'));
     this.observability = new CountersignObservability(this, 'Observability', {
       functions: functions.functions,
       stateMachine: this.stateMachine,
@@ -151,7 +152,7 @@ export class Countersign extends Construct {
       removalPolicy: settings.removalPolicy,
       runbookUrl,
       ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
-      ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
+      ...(props.alarmTopics === undefined ? {} : { alarmTopics: props.alarmTopics }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
     });
 

@@ -203,6 +203,10 @@ export const OPERATIONS = {
     summary: 'This document.',
     success: { 200: json('The OpenAPI 3.1 document.', z.record(z.string(), z.unknown())) },
   },
+  getRunbook: {
+    summary: 'The operators’ runbook: docs/runbook.md as a page, each alarm’s entry at its anchor.',
+    success: { 200: { description: 'The runbook.', html: 'The runbook page.' } },
+  },
   completeText: {
     summary: 'Configuration-driven completion with its skills (seed 003): no run, no tools.',
     path: configurationPathSchema,

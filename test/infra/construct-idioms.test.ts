@@ -118,17 +118,19 @@ describe('the Countersign construct as a library', () => {
     }
   });
 
-  it('links alarms to the package version’s runbook by default, not a repository path', () => {
+  it('links alarms to the runbook the deployment serves by default, not a repository path', () => {
     // Act
     const template = templateOf({});
 
-    // Assess
+    // Assess: `<ApiUrl>runbook#<alarm>`, the API's URL a token joined into the description
     const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
-      Properties: { AlarmDescription: string };
+      Properties: { AlarmDescription: unknown };
     }>;
-    expect(alarm?.Properties.AlarmDescription).toMatch(
-      /Runbook: https:\/\/unpkg\.com\/countersign@\d+\.\d+\.\d+\/docs\/runbook\.md#/,
-    );
+    const description = JSON.stringify(alarm?.Properties.AlarmDescription);
+    expect(description).toMatch(/Runbook: https:\/\/"/);
+    expect(description).toMatch(/\.execute-api\./);
+    expect(description).toMatch(/\/runbook#[a-z0-9]+"/);
+    expect(description).not.toContain('docs/runbook.md');
   });
 
   it('leaves out the dashboard and threat protection when asked, and sizes a handler', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATE_NAMES } from '../../lambdas/contract/state-names.js';
+import { failedStateName, STATE_NAMES } from '../../lambdas/contract/state-names.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
@@ -238,7 +238,7 @@ describe('production limits', () => {
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       });
-      expect(properties.AlarmDescription).toContain('docs/runbook.md#probedeadletters');
+      expect(JSON.stringify(properties.AlarmDescription)).toContain('runbook#probedeadletters');
     });
 
     it('retries the ContinueAsNew hand-over before the run is marked failed', () => {
@@ -256,7 +256,11 @@ describe('production limits', () => {
         },
       ]);
       expect(continueAsNew?.Catch).toEqual([
-        { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: STATE_NAMES.markFailed },
+        {
+          ErrorEquals: ['States.ALL'],
+          ResultPath: '$.failure',
+          Next: failedStateName(STATE_NAMES.continueAsNew),
+        },
       ]);
     });
   });
