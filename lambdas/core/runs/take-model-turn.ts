@@ -1,4 +1,4 @@
-import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import { callModel } from '../generation/call-model.js';
@@ -6,8 +6,7 @@ import type { ModelReply, ToolCallBlock } from '../model.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
-import { toolsForRun } from '../tools/mcp/run-tools.js';
-import type { ToolRegistry } from '../tools/tool.js';
+import { type RunTools, toolsForRun } from '../tools/mcp/run-tools.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -76,7 +75,7 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
+      route: routeFor(state, await toolsForRun(dependencies, configuration, 'execute')),
       owner: record.owner,
     };
   }
@@ -96,12 +95,13 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
+      route: routeFor(state, await toolsForRun(dependencies, configuration, 'execute')),
       owner: record.owner,
     };
   }
   // The configuration's MCP servers are listed now: their tools are offered as they are today.
-  const { tools, mcpToolNames } = await toolsForRun(dependencies, configuration, 'offer');
+  const runTools = await toolsForRun(dependencies, configuration, 'offer');
+  const { tools, mcpToolNames } = runTools;
   const mcpServerNames = new Set((configuration.mcpServers ?? []).map((server) => server.name));
   const offered = specifyAllowedTools(tools, [
     // An MCP tool is offered because its server lists it, never because a name was allowed.
@@ -132,13 +132,18 @@ export async function takeModelTurn(
     logFields: { runId: input.runId, turn: record.turn },
   });
   const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-  const pendingCalls: RunStateCall[] = calls.map((call, index) => ({
-    index,
-    callId: call.callId || `call-${record.turn}-${index}`,
-    tool: call.name,
-    arguments: call.arguments ?? null,
-    offered: offeredNames.has(call.name),
-  }));
+  const pendingCalls: RunStateCall[] = calls.map((call, index) => {
+    const offered = offeredNames.has(call.name);
+    return {
+      index,
+      callId: call.callId || `call-${record.turn}-${index}`,
+      tool: call.name,
+      arguments: call.arguments ?? null,
+      offered,
+      // Recorded with the calls: the pause never classifies them less guarded than this.
+      guard: classifyCall({ offered }, runTools.confirmedTool(call.name)),
+    };
+  });
   if (pendingCalls.length > MAX_TURN_CALLS) {
     throw new CountersignError('model-failed', TEXTS.tooManyCalls(MAX_TURN_CALLS));
   }
@@ -181,7 +186,7 @@ export async function takeModelTurn(
   );
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run changed during the model turn.');
-  const route = routeFor(nextState, tools);
+  const route = routeFor(nextState, runTools);
   dependencies.logger.info('model turn recorded', {
     runId: input.runId,
     turn: nextTurn,
@@ -200,8 +205,11 @@ function addUsage(usage: RunRecord['usage'], reply: ModelReply): NonNullable<Run
   };
 }
 
-function routeFor(state: RunState, tools: ToolRegistry): ModelTurnRoute {
+/** Where recorded calls go: to a human when any of them needs one, as classified against `runTools`. */
+function routeFor(state: RunState, runTools: RunTools): ModelTurnRoute {
   if (state.pendingCalls.length === 0) return 'final';
-  const waitsForHuman = state.pendingCalls.some((call) => needsHumanApproval(call, tools.get(call.tool)));
+  const waitsForHuman = state.pendingCalls.some((call) =>
+    needsHumanApproval(classifyCall(call, runTools.confirmedTool(call.tool))),
+  );
   return waitsForHuman ? 'approval' : 'tools';
 }

@@ -1,3 +1,4 @@
+import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes } from '../routes/inbox-routes.js';
@@ -11,9 +12,7 @@ import { createRunbookRoutes } from '../routes/runbook-routes.js';
  * /runbook (the operators' runbook every alarm links to, public, no data).
  */
 export function createInboxApi(
-  dependencies: Parameters<typeof createInboxRoutes>[0] &
-    Parameters<typeof createCallRoutes>[0] &
-    HttpApiDependencies,
+  dependencies: CardReaderDependencies & HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi(
     'api-inbox',
