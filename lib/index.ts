@@ -9,7 +9,9 @@
  * @module countersign
  */
 
+export type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 export { ALARM_THRESHOLD_DEFAULTS, type CountersignAlarmThresholds } from './alarm-thresholds.js';
+export type { AlarmSeverity, CountersignAlarmTopics } from './alarm-topics.js';
 export type { CountersignAlarmName } from './alarms.js';
 export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
 export {
@@ -18,6 +20,7 @@ export {
   type CountersignLogLevel,
   type CountersignProps,
 } from './countersign.js';
+export type { CountersignOutputName, CountersignOutputsOptions } from './countersign-outputs.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';
 export { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 export {

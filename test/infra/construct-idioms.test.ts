@@ -52,19 +52,58 @@ describe('the Countersign construct as a library', () => {
     expect(outputs).toEqual({});
   });
 
-  it('keeps the outputs in the repository’s stack', () => {
+  it('keeps the outputs sign-in and the smoke test need in the repository’s stack, through addOutputs', () => {
     // Act
-    const outputs = Object.keys(synthesizeTestStack().template.findOutputs('*')).sort();
+    const synthesized = synthesizeTestStack();
+    const outputs = synthesized.template.findOutputs('*');
 
     // Assess
-    expect(outputs).toEqual([
+    expect(Object.keys(outputs).sort()).toEqual([
       'ApiUrl',
       'EventsUrl',
+      'IssuerUrl',
+      'RunbookUrl',
       'StateMachineArn',
       'TableName',
       'UserPoolClientId',
       'UserPoolId',
     ]);
+    const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
+    expect(JSON.stringify(outputs.RunbookUrl?.Value)).toContain(apiId);
+    expect(JSON.stringify(outputs.RunbookUrl?.Value)).toContain('/runbook');
+    expect(outputs.UserPoolClientId?.Value).toEqual({
+      Ref: synthesized.logicalIdOf(synthesized.stack.countersign.auth.userPoolClient as never),
+    });
+  });
+
+  it('adds the outputs on request, under a prefix, and leaves out the pool an external provider replaces', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Team');
+    const external = new Countersign(stack, 'External', {
+      externalIdentityProvider: { issuerUrl: 'https://login.example.com', audience: ['countersign'] },
+      serviceName: 'team-external',
+    });
+
+    // Act
+    const added = external.addOutputs({ idPrefix: 'External' });
+    const outputs = Template.fromStack(stack).findOutputs('*');
+
+    // Assess
+    expect(Object.keys(added).sort()).toEqual([
+      'ApiUrl',
+      'EventsUrl',
+      'IssuerUrl',
+      'RunbookUrl',
+      'StateMachineArn',
+      'TableName',
+    ]);
+    expect(Object.keys(outputs).sort()).toEqual(
+      Object.keys(added)
+        .map((name) => `External${name}`)
+        .sort(),
+    );
+    expect(outputs.ExternalIssuerUrl?.Value).toBe('https://login.example.com');
   });
 
   it('does not hand out the grants only its own handlers may hold', () => {
