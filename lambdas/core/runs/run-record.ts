@@ -5,8 +5,8 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
 /**
  * The run record's schema version. Records written before versions existed have none and read
  * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
- * optional, so a version 1 record reads as a version 2 one without them. Fixtures:
- * `test/fixtures/run-record/`.
+ * optional, so a version 1 record reads as a version 2 one without them (and a run started as
+ * version 1 gains them as this version updates it). Fixtures: `test/fixtures/run-record/`.
  */
 export const RUN_RECORD_SCHEMA_VERSION = 2;
 
