@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   type ResponseJson,
@@ -9,6 +7,13 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
+import {
+  finalAnswerReply,
+  type ScriptedOpenAiServer,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+  toolCallReply,
+} from '../support/scripted-openai-server.js';
 import { decide, recordWritesAndDeliveries } from './approvers-support.js';
 
 /**
@@ -17,74 +22,40 @@ import { decide, recordWritesAndDeliveries } from './approvers-support.js';
  * past the adapter's retries after a write was approved and executed; the redriven run asks
  * the model again and finishes, and the approved write is neither asked for nor executed again.
  */
-type Reply = { status: number; body: string; headers?: Record<string, string> };
-
-const toolCall = (name: string, args: Record<string, unknown>) =>
-  JSON.stringify({
-    choices: [
-      {
-        finish_reason: 'tool_calls',
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: [
-            { id: 'call-1', type: 'function', function: { name, arguments: JSON.stringify(args) } },
-          ],
-        },
-      },
-    ],
-  });
-const finalAnswer = (text: string) =>
-  JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: text } }] });
 // `Retry-After: 0`: the adapter retries at once, so its four attempts take no wall time.
-const throttled: Reply = {
+const throttled: ScriptedReply = {
   status: 429,
   body: '{"error":{"message":"slow down"}}',
   headers: { 'retry-after': '0' },
 };
 
-const SCRIPTS: Record<string, Reply[]> = {
+const SCRIPTS: Record<string, ScriptedReply[]> = {
   // The write, then the model throttles through all four attempts, then answers.
   'throttled after the write': [
-    { status: 200, body: toolCall('update_page_metadata', { pageId: '12', description: 'Redriven sale' }) },
+    {
+      status: 200,
+      body: toolCallReply(
+        'update_page_metadata',
+        JSON.stringify({ pageId: '12', description: 'Redriven sale' }),
+      ),
+    },
     throttled,
     throttled,
     throttled,
     throttled,
-    { status: 200, body: finalAnswer('The description is set.') },
+    { status: 200, body: finalAnswerReply('The description is set.') },
   ],
   'refused by the provider': [{ status: 403, body: '{"error":{"message":"Access denied"}}' }],
 };
 
 describe('redriving a failed run', () => {
   let runtime: TestRuntime;
-  let server: Server;
-  const requests: string[] = [];
+  let provider: ScriptedOpenAiServer;
   const records = { pageWrites: [] as string[], deliveries: [] as string[] };
 
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      let raw = '';
-      request.on('data', (chunk) => {
-        raw += chunk;
-      });
-      request.on('end', () => {
-        const body = JSON.parse(raw) as { messages: Array<{ role: string; content: unknown }> };
-        const firstUser = body.messages.find((message) => message.role === 'user');
-        const script =
-          Object.keys(SCRIPTS).find((name) => String(firstUser?.content ?? '').includes(name)) ?? '';
-        const turn = requests.filter((entry) => entry === script).length;
-        requests.push(script);
-        const reply = SCRIPTS[script]?.[turn] ?? { status: 200, body: finalAnswer('done') };
-        response.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers });
-        response.end(reply.body);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    runtime = await startTestRuntime({
-      openAiCompatible: { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'test-key' },
-    });
+    provider = await startScriptedOpenAiServer(SCRIPTS);
+    runtime = await startTestRuntime({ openAiCompatible: { baseUrl: provider.baseUrl, apiKey: 'test-key' } });
     const put = await runtime.client('admin').putConfiguration({
       path: { id: 'flaky' },
       body: {
@@ -101,7 +72,7 @@ describe('redriving a failed run', () => {
 
   afterAll(async () => {
     await runtime.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await provider.close();
     await removeTestData(runtime);
   });
 
@@ -158,7 +129,7 @@ describe('redriving a failed run', () => {
     // Once: one write, one decision delivered, the tool-call reply asked for once, one completion.
     expect(records.pageWrites).toHaveLength(1);
     expect(records.deliveries).toEqual(['delivered']);
-    expect(requests.filter((script) => script === 'throttled after the write')).toHaveLength(6);
+    expect(provider.requests.filter((entry) => entry.script === 'throttled after the write')).toHaveLength(6);
     expect((await runtime.dependencies.pages.getPage('12'))?.description).toBe('Redriven sale');
     const inbox = await runtime.client('approver').listInbox({ query: {} });
     expect(JSON.stringify(inbox.body)).not.toContain(runId);

@@ -1,43 +1,21 @@
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type NpmStartProcess, startNpmStart } from '../support/npm-start-process.js';
 
 /**
  * `npm run smoke` against `npm start`: the same command an operator runs after `cdk deploy`,
  * in its own process, against the local runtime in its own process.
  */
 describe('npm run smoke (bin/smoke.ts) against npm start', () => {
-  let child: ChildProcess | undefined;
-  let dataDirectory = '';
-  let url = '';
-  const tokens: Record<string, string> = {};
+  let started: NpmStartProcess | undefined;
 
   beforeAll(async () => {
-    dataDirectory = await mkdtemp(join(tmpdir(), 'countersign-smoke-'));
-    const started = spawn(process.execPath, ['--import', 'tsx', 'bin/local.ts'], {
-      env: { ...process.env, COUNTERSIGN_PORT: '0', COUNTERSIGN_DATA_DIR: dataDirectory },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    child = started;
-    let output = '';
-    started.stdout?.on('data', (chunk) => {
-      output += chunk;
-    });
-    const deadline = Date.now() + 90_000;
-    while (!/Press Ctrl\+C/.test(output) && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    url = /countersign is running at (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1] ?? '';
-    for (const name of ['ADMIN', 'EDITOR']) {
-      tokens[name] = new RegExp(`export COUNTERSIGN_${name}_TOKEN=(\\S+)`).exec(output)?.[1] ?? '';
-    }
+    started = await startNpmStart(90_000);
   }, 120_000);
 
   afterAll(async () => {
-    child?.kill('SIGKILL');
-    if (dataDirectory) await rm(dataDirectory, { recursive: true, force: true });
+    await started?.stop();
   });
 
   /** Runs the smoke command in its own process; its exit code and what it printed. */
@@ -59,7 +37,12 @@ describe('npm run smoke (bin/smoke.ts) against npm start', () => {
 
   it('drives one run through start, pause, card, decision, completion and audit, printing each step and its time', async () => {
     // Act
-    const { code, lines } = await smoke(['--url', url, '--token', tokens.ADMIN ?? '']);
+    const { code, lines } = await smoke([
+      '--url',
+      started?.url ?? '',
+      '--token',
+      started?.token('ADMIN') ?? '',
+    ]);
 
     // Assess
     expect(code, lines.join('\n')).toBe(0);
@@ -82,7 +65,12 @@ describe('npm run smoke (bin/smoke.ts) against npm start', () => {
 
   it('stops at the first step that fails, naming it, with exit code 1', async () => {
     // Act: the editor may not create the smoke configuration
-    const { code, lines } = await smoke(['--url', url, '--token', tokens.EDITOR ?? '']);
+    const { code, lines } = await smoke([
+      '--url',
+      started?.url ?? '',
+      '--token',
+      started?.token('EDITOR') ?? '',
+    ]);
 
     // Assess
     expect(code).toBe(1);
@@ -92,7 +80,7 @@ describe('npm run smoke (bin/smoke.ts) against npm start', () => {
 
   it('refuses missing or malformed options with its usage and exit code 2', async () => {
     // Act
-    const missing = await smoke(['--url', url]);
+    const missing = await smoke(['--url', started?.url ?? '']);
     const malformed = await smoke(['--url', 'not-a-url', '--token', 'x']);
 
     // Assess
