@@ -57,12 +57,12 @@ export function createSpendWidgets(props: SpendEstimateProps): GraphWidget[] {
     usingMetrics[`invocations${index}`] = handler.metricInvocations({ period: PERIOD });
     const gigabytes = memoryOf(handler) / 1024;
     lambdaTerms.push(
-      `duration${index} / 1000 * ${gigabytes} * ${AWS_PRICES_FOR_ESTIMATE.lambdaGbSecond} + invocations${index} * ${AWS_PRICES_FOR_ESTIMATE.lambdaRequest}`,
+      `duration${index} / 1000 * ${decimal(gigabytes)} * ${decimal(AWS_PRICES_FOR_ESTIMATE.lambdaGbSecond)} + invocations${index} * ${decimal(AWS_PRICES_FOR_ESTIMATE.lambdaRequest)}`,
     );
     if (props.stepHandlers.includes(name)) stepInvocations.push(`invocations${index}`);
   });
   const lambda = `(${lambdaTerms.join(' + ')})`;
-  const stateMachine = `((${stepInvocations.join(' + ')}) * ${STATE_TRANSITIONS_PER_STEP_INVOCATION} * ${AWS_PRICES_FOR_ESTIMATE.stateTransition})`;
+  const stateMachine = `((${stepInvocations.join(' + ')}) * ${STATE_TRANSITIONS_PER_STEP_INVOCATION} * ${decimal(AWS_PRICES_FOR_ESTIMATE.stateTransition)})`;
   const total = `(FILL(model, 0) + ${lambda} + ${stateMachine})`;
   const estimate = (label: string, expression: string): MathExpression =>
     new MathExpression({ label, expression, usingMetrics, period: PERIOD });
@@ -116,6 +116,11 @@ function searchByConfiguration(serviceName: string, name: MetricName, statistic:
     usingMetrics: {},
     period: PERIOD,
   });
+}
+
+/** A number as metric math reads it: plain decimals (JavaScript writes 0.0000002 as `2e-7`, an identifier there). */
+function decimal(value: number): string {
+  return value.toFixed(12).replace(/\.?0+$/, '');
 }
 
 /** A function's memory in MB, as synthesized (what it is billed by). */

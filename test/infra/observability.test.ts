@@ -368,6 +368,14 @@ describe('Countersign observability', () => {
         `SEARCH('{Countersign,configuration,provider,service} MetricName="${name}" service="${SERVICE}"'`,
       );
     }
+    // Plain decimals only: metric math reads `2e-7` as an unknown identifier `e`.
+    expect(dashboardBody).not.toMatch(/\d[eE]-\d/);
+    expect(dashboardBody).toContain('invocations0 * 0.0000002 ');
+    const warnings = synthesized.app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === 'aws:cdk:warning');
+    expect(warnings.map((entry) => String(entry.data))).toEqual([]);
     // Every handler's duration is priced by its own memory.
     expect(dashboardBody).toContain('/ 1000 * 1 * ');
     expect(dashboardBody).toContain('/ 1000 * 0.25 * ');
