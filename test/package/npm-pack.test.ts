@@ -274,7 +274,7 @@ describe('the npm package', () => {
       const teamTools = join(directory, 'team-tools.mjs');
       if (existsSync(teamTools)) expect(readFileSync(teamTools, 'utf8')).not.toContain(TOOL_NAME);
     }
-  });
+  }, 180_000); // a whole CDK app synthesized in a child process: minutes on a loaded machine
 
   it('refuses a toolsModule at synth, naming the prop and the construct path, while esbuild is missing', () => {
     // Act
@@ -319,5 +319,5 @@ describe('the npm package', () => {
       };
       expect(loaded.teamTools.map((tool) => [tool.name, tool.effect])).toEqual([[TOOL_NAME, 'write']]);
     }
-  });
+  }, 180_000); // a whole CDK app synthesized in a child process: minutes on a loaded machine
 });
