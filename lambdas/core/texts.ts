@@ -93,6 +93,8 @@ export const TEXTS = {
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
   tooManyRequests: 'Too many requests — try again in a moment.',
+  localForeignOrigin:
+    'This local server answers its own page and clients on this machine only, not pages of other sites.',
   configurationNotFound: 'Configuration not found.',
   nonTextOperation: (operation: string) =>
     `The "${operation}" operation is not text generation: countersign serves completion and translation only, and never gives skills to embeddings, vision or speech.`,
