@@ -70,10 +70,13 @@ export function createRunEventsRoute(
         response.write(formatServerSentEvent(runEvent));
       }
     } catch (error) {
-      dependencies.logger.error('run events failed', {
+      const fields = {
         requestId: event.requestContext?.requestId ?? 'unknown',
         errorClass: describeErrorClass(error),
-      });
+      };
+      // The client hung up: nobody reads what failed after, and it is not our failure.
+      if (aborted.signal.aborted) dependencies.logger.warn('run events client gone', fields);
+      else dependencies.logger.error('run events failed', fields);
     } finally {
       response.end();
     }
