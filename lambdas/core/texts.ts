@@ -104,6 +104,8 @@ export const TEXTS = {
   generationTimeout: (seconds: number) =>
     `The model did not answer within ${seconds} seconds; ask for less (a shorter prompt or text) or start a run (POST /runs), which has no such limit.`,
   generationEmptyReply: 'The model returned an empty reply; try again.',
+  generationReplyTooLarge:
+    'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
