@@ -1,3 +1,4 @@
+import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
 /**
@@ -93,6 +94,7 @@ export const TEXTS = {
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
   tooManyRequests: 'Too many requests — try again in a moment.',
+  quotaReached: (quota: QuotaName, seconds: number) => `${QUOTA_SENTENCES[quota]} Try again in ${seconds} s.`,
   localForeignOrigin:
     'This local server answers its own page and clients on this machine only, not pages of other sites.',
   configurationNotFound: 'Configuration not found.',
@@ -145,3 +147,11 @@ function formatDuration(seconds: number): string {
   if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
   return `${seconds} seconds`;
 }
+
+/** What each per-principal quota limits, as the 429 says it (the limits are in docs/runbook.md). */
+const QUOTA_SENTENCES: Readonly<Record<QuotaName, string>> = {
+  'runs-started': 'You started as many runs as you may this minute.',
+  'waiting-runs': 'As many of your runs wait for a decision as may at once; decide or cancel some first.',
+  'open-event-streams': 'You have as many event streams open as you may; close one first.',
+  completions: 'You asked for as many completions as you may this minute.',
+};

@@ -9,6 +9,8 @@ import {
   textOf,
 } from '../model.js';
 import { mayStartWith } from '../policy/start-access.js';
+import { systemClock } from '../ports.js';
+import { enforceCompletionQuota } from '../quotas/enforce-quotas.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
@@ -93,7 +95,7 @@ export type GenerationDependencies = Pick<
   RunDependencies,
   'configurations' | 'models' | 'logger' | 'metrics' | 'settings'
 > &
-  Partial<Pick<RunDependencies, 'skills'>>;
+  Partial<Pick<RunDependencies, 'skills' | 'quotas' | 'clock'>>;
 
 /**
  * The configuration-driven entry point of seed 003: a completion or a translation with the
@@ -129,6 +131,11 @@ export async function generateText(
       TEXTS.startAccessRefused(`configuration "${configuration.configurationId}"`),
     );
   }
+  await enforceCompletionQuota(
+    { ...dependencies, clock: dependencies.clock ?? systemClock },
+    principal,
+    configuration,
+  );
   const logFields = { configurationId, operation };
   const skills = await composeRunSkills(dependencies, { logFields, configuration });
   const messages = injectIntoTranscript(

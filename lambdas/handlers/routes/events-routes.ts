@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
+import {
+  type QuotaDependencies,
+  releaseEventStream,
+  takeEventStream,
+} from '../../core/quotas/enforce-quotas.js';
+import type { TakenLease } from '../../core/quotas/quota-store.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import type { HttpApiDependencies } from '../http/http-api.js';
@@ -34,13 +41,14 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: Parameters<typeof openRunEvents>[0] & HttpApiDependencies,
+  dependencies: Parameters<typeof openRunEvents>[0] & HttpApiDependencies & QuotaDependencies,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {
     const aborted = new AbortController();
     response.onClose(() => aborted.abort());
     let events: AsyncGenerator<RunEvent, void, undefined>;
+    let stream: TakenLease | undefined;
     try {
       const { profile: principal } = await identifyPrincipal(
         event,
@@ -49,6 +57,12 @@ export function createRunEventsRoute(
       );
       const runId = runIdOf({ pathParameters: event.pathParameters ?? {} });
       events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
+      // After the visibility check (a 404 costs no slot); 429 when the principal holds its limit.
+      stream = await takeEventStream(
+        dependencies,
+        principal,
+        event.requestContext?.requestId ?? randomUUID(),
+      );
     } catch (error) {
       const result = errorResponse(error);
       if ((result.statusCode ?? 500) >= 500) {
@@ -79,6 +93,7 @@ export function createRunEventsRoute(
       else dependencies.logger.error('run events failed', fields);
     } finally {
       response.end();
+      await releaseEventStream(dependencies, stream);
     }
   };
 }
