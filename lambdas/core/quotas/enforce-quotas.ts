@@ -51,17 +51,11 @@ export async function enforceRunStartQuotas(
     all: limits.waitingRuns,
     ...(own.waitingRuns === undefined ? {} : { configuration: own.waitingRuns }),
   });
-  await countOrRefuse(dependencies, quotas, principal.userId, 'runs-started', limits.runsStartedPerMinute);
-  if (own.runsStartedPerMinute !== undefined) {
-    await countOrRefuse(
-      dependencies,
-      quotas,
-      principal.userId,
-      'runs-started',
-      own.runsStartedPerMinute,
-      configuration.configurationId,
-    );
-  }
+  await countInWindows(dependencies, quotas, principal.userId, 'runs-started', {
+    deployment: limits.runsStartedPerMinute,
+    configuration: own.runsStartedPerMinute,
+    configurationId: configuration.configurationId,
+  });
 }
 
 /**
@@ -86,19 +80,11 @@ export async function enforceCompletionQuota(
 ): Promise<void> {
   const { quotas } = dependencies;
   if (quotas === undefined) return;
-  const limits = limitsOf(dependencies);
-  await countOrRefuse(dependencies, quotas, principal.userId, 'completions', limits.completionsPerMinute);
-  const own = configuration.quotas?.completionsPerMinute;
-  if (own !== undefined) {
-    await countOrRefuse(
-      dependencies,
-      quotas,
-      principal.userId,
-      'completions',
-      own,
-      configuration.configurationId,
-    );
-  }
+  await countInWindows(dependencies, quotas, principal.userId, 'completions', {
+    deployment: limitsOf(dependencies).completionsPerMinute,
+    configuration: configuration.quotas?.completionsPerMinute,
+    configurationId: configuration.configurationId,
+  });
 }
 
 /**
@@ -167,6 +153,31 @@ async function enforceWaitingRuns(
   }
   const waiting = started.filter((_run, index) => records[index]?.status === 'waiting');
   if (mayBeOver(waiting)) throw refuse(dependencies, 'waiting-runs', WAITING_RUNS_RETRY_AFTER_SECONDS);
+}
+
+/**
+ * One event counted against the configuration's own limit (when it sets one) and then the
+ * deployment's. The narrower counter goes first: an event it refuses costs the deployment's
+ * count nothing, so one tight configuration never uses up a principal's other work.
+ */
+async function countInWindows(
+  dependencies: QuotaDependencies,
+  quotas: QuotaStore,
+  principalId: string,
+  quota: 'runs-started' | 'completions',
+  limits: { deployment: number; configuration: number | undefined; configurationId: string },
+): Promise<void> {
+  if (limits.configuration !== undefined) {
+    await countOrRefuse(
+      dependencies,
+      quotas,
+      principalId,
+      quota,
+      limits.configuration,
+      limits.configurationId,
+    );
+  }
+  await countOrRefuse(dependencies, quotas, principalId, quota, limits.deployment);
 }
 
 async function countOrRefuse(
