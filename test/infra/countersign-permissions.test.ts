@@ -326,7 +326,9 @@ describe('Countersign least privilege', () => {
         .statementsOf(synthesized.roleOf(name))
         .filter((statement) => statement.Condition === undefined)
         .flatMap((statement) => [statement.Action].flat())
-        .filter((action) => ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].includes(action));
+        .filter((action) =>
+          ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].includes(action),
+        );
 
     // Assess
     for (const { statements } of quotaStatements) {
