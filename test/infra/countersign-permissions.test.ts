@@ -103,17 +103,19 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'bedrock:InvokeModel',
     'bedrock:CountTokens',
   ],
-  // Reads the run (the stream shows an unopenable card's placeholder; the inbox or a decision ends
-  // its run); writes only its stream slot, on quota partitions.
+  // Reads; its writes end the run of a card that cannot be opened (RUN#* only, as the inbox's) and
+  // take and free its stream slot (QUOTA#* only).
   'api-run-events': [
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:BatchGetItem',
     'dynamodb:Query',
+    'dynamodb:UpdateItem',
     'dynamodb:PutItem',
     'dynamodb:DeleteItem',
     's3:GetObject',
     ...DATA_KEY_WRITE,
+    'states:StopExecution',
   ],
   'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
 };
@@ -151,17 +153,17 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
-  it('grants StopExecution to api-runs, api-inbox and api-decision only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs and the card readers only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision'] as const).map((name) =>
+    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
       synthesized
         .statementsOf(synthesized.roleOf(name))
         .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision'));
+    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');
@@ -287,7 +289,7 @@ describe('Countersign least privilege', () => {
     expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
     // Prepare
     const indexArn = (statement: PolicyStatementJson) =>
       JSON.stringify(statement.Resource).includes('/index/');
@@ -297,17 +299,22 @@ describe('Countersign least privilege', () => {
       synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn),
     );
 
-    const inboxUpdates = synthesized
-      .statementsOf(synthesized.roleOf('api-inbox'))
-      .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
+    const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem')),
+    );
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
-    // The inbox's one write ends the run of a card that cannot be opened, on run partitions only.
-    expect(inboxUpdates).toHaveLength(1);
-    expect(inboxUpdates[0]?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
-    });
+    // The inbox's and the stream's one write ends the run of a card that cannot be opened, on
+    // run partitions only.
+    for (const updates of readerUpdates) {
+      expect(updates).toHaveLength(1);
+      expect(updates[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
+      });
+    }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
       rolesOf('api-admin', 'api-runs', 'api-run-events'),
     );

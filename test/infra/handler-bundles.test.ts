@@ -436,14 +436,16 @@ describe('the Lambda handler bundles', () => {
 
     // Act
     const previews = await bundled.capturePreviews({
-      calls: [call(0, 'slow_write'), call(1, 'empty_write'), call(2, 'refusing_write')],
-      tools: new bundled.ToolRegistry([
-        writer('slow_write', () => new Promise(() => undefined)),
-        writer('empty_write', async () => []),
-        writer('refusing_write', async () => {
-          throw new bundled.CountersignError('forbidden', 'Access denied for user x@host');
-        }),
-      ]),
+      calls: bundled.resolveCalls(
+        [call(0, 'slow_write'), call(1, 'empty_write'), call(2, 'refusing_write')],
+        new bundled.ToolRegistry([
+          writer('slow_write', () => new Promise(() => undefined)),
+          writer('empty_write', async () => []),
+          writer('refusing_write', async () => {
+            throw new bundled.CountersignError('forbidden', 'Access denied for user x@host');
+          }),
+        ]),
+      ),
       actingUser: { userId: 'editor', grants: [], pageAccess: '*', languageAccess: '*', toolAccess: [] },
       context: {},
       logger: { debug: silent, info: silent, warn: silent, error: silent },

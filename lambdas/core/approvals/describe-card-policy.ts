@@ -49,18 +49,6 @@ export async function describeCardPolicy(input: {
   return view;
 }
 
-/**
- * The k-of-n tally of a card under its policy raised to the floor ("1 of 2 approvals — approved
- * by …"), or undefined when one approval decides. Under four-eyes the owner never counts.
- * Reads nothing: the event stream shows it without evaluating any viewer's gate.
- */
-export function describeApprovalTally(
-  stored: StoredCard,
-  floor: PolicyFloor | undefined,
-): CardPolicyView['approvals'] {
-  return describeTallyUnder(stored, effectiveTurnPolicy(stored, floor));
-}
-
 function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
   const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner);

@@ -1,5 +1,6 @@
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard } from '../approvals/approval-card.js';
 import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { resolveCalls } from '../approvals/resolve-calls.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError } from '../errors.js';
@@ -71,10 +72,11 @@ export async function awaitApproval(
     ...dependencies,
     tools: await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId),
   };
-  const needsPreview = state.pendingCalls.some((call) => {
-    const tool = dependencies.tools.get(call.tool);
-    return call.offered && (tool?.preview !== undefined || tool?.readPrecondition !== undefined);
-  });
+  // Each call's tool and arguments, parsed once for the preconditions and the previews.
+  const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
+  const needsPreview = resolved.some(
+    ({ call, tool }) => call.offered && (tool?.preview !== undefined || tool?.readPrecondition !== undefined),
+  );
   // Seed 000: a preview never shows what the write could not do, so it is produced under the
   // owner's rights as they are NOW (not as snapshotted at start). An owner who no longer exists
   // previews with no rights at all: the tool then gives the neutral refusal the write would.
@@ -82,20 +84,19 @@ export async function awaitApproval(
   const context = actingUser && { actingUser, runId: input.runId, pages: dependencies.pages };
   // A relative write's target version, read before its preview and sealed with the card and the
   // state: the digest covers it, so an approval binds the record as it was shown.
-  const calls = context
-    ? await capturePreconditions(state.pendingCalls, {
-        tools: dependencies.tools,
+  const guarded = context
+    ? await capturePreconditions(resolved, {
         actingUser: context.actingUser,
         context,
         logger: dependencies.logger,
       })
-    : state.pendingCalls;
+    : resolved;
+  const calls = guarded.map(({ call }) => call);
   const hasPreconditions = calls.some((call) => call.precondition !== undefined);
   const digest = computeTurnDigest(input.runId, input.turn, calls);
   const previewed = context
     ? await capturePreviews({
-        calls,
-        tools: dependencies.tools,
+        calls: guarded,
         actingUser: context.actingUser,
         context,
         logger: dependencies.logger,

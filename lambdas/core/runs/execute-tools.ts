@@ -1,7 +1,7 @@
 import { describeCallRunnability } from '../approvals/call-runnability.js';
 import { needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
-import { resolveCall } from '../approvals/resolve-calls.js';
+import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
@@ -75,23 +75,21 @@ export async function executeTools(
   const actingUser = await dependencies.users.getUser(run.record.owner);
   if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
   const context = { actingUser, runId: input.runId, pages: dependencies.pages };
-  const check = await checkPreconditions(state.pendingCalls, {
-    tools: dependencies.tools,
-    actingUser,
-    context,
-    logger: dependencies.logger,
-  });
+  // Each call's tool and arguments, parsed once for the preconditions and the run.
+  const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
+  const check = await checkPreconditions(resolved, { actingUser, context, logger: dependencies.logger });
   if (check.kind === 'changed') {
     return reopenForReview(dependencies, run.record.status, input, state, check.changedIndexes, owner);
   }
   const results: ToolResultBlock[] = [];
-  for (const call of state.pendingCalls) {
+  for (const resolvedCall of resolved) {
+    const { call } = resolvedCall;
     const unreadable = check.unreadable.get(call.index);
     results.push({
       type: 'tool_result',
       callId: call.callId,
       ...(unreadable === undefined
-        ? await runCall(dependencies, call, actingUser, input.runId)
+        ? await runCall(dependencies, resolvedCall, actingUser, input.runId)
         : { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }),
     });
   }
@@ -158,12 +156,13 @@ async function requireApproval(
 
 async function runCall(
   dependencies: ToolStepDependencies,
-  call: RunStateCall,
+  resolved: ResolvedCall<RunStateCall>,
   actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
   runId: string,
 ): Promise<{ content: string; isError: boolean }> {
+  const { call } = resolved;
   // The card's "will run" and execution follow the same rule, so what an approver was told holds.
-  const runnability = describeCallRunnability(resolveCall(call, dependencies.tools.get(call.tool)));
+  const runnability = describeCallRunnability(resolved);
   if (runnability.kind === 'refused-arguments') {
     return { content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true };
   }

@@ -1,6 +1,7 @@
 import type { PendingToolView } from '../../core/approvals/build-pending-tools.js';
+import type { CardView } from '../../core/approvals/card-reader.js';
 import type { UnopenableCard } from '../../core/approvals/unopenable-card.js';
-import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
+import type { InboxEntry } from '../../core/runs/list-inbox.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { INBOX_PAGE_SCRIPT } from './inbox-page-script.js';
@@ -41,7 +42,7 @@ export function renderInboxCards(
 }
 
 /** Which approver groups the card went to: each group one isolated, marked value. */
-function renderRouting(card: InboxCard): string {
+function renderRouting(card: CardView): string {
   const groups = card.approverGroups ?? [];
   const shown =
     groups.length === 0 ? escapeHtml(TEXTS.routedToEveryApprover) : groups.map(showValue).join(', ');
@@ -50,7 +51,7 @@ function renderRouting(card: InboxCard): string {
 }
 
 /** One card of the page (also how GET /inbox measures a page's HTML against its byte bound). */
-export function renderCard(card: InboxCard, now: Date): string {
+export function renderCard(card: CardView, now: Date): string {
   const closed = now.getTime() >= Date.parse(card.expiresAt);
   const nothingRuns = card.pendingTools.every((tool) => !tool.willRun);
   const notice = closed
@@ -96,7 +97,7 @@ function renderUnopenableCard(card: UnopenableCard): string {
  * The k-of-n tally and, when this viewer may not approve, why (Reject stays enabled). Approver
  * ids are values like any other: isolated and with hidden characters marked.
  */
-function renderPolicy(card: InboxCard): string {
+function renderPolicy(card: CardView): string {
   const approvals = card.approvals
     ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue))}</p>\n  `
     : '';

@@ -7,6 +7,7 @@ import {
   takeEventStream,
 } from '../../core/quotas/enforce-quotas.js';
 import type { TakenLease } from '../../core/quotas/quota-store.js';
+import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import type { HttpApiDependencies } from '../http/http-api.js';
@@ -41,7 +42,7 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: Parameters<typeof openRunEvents>[0] & HttpApiDependencies & QuotaDependencies,
+  dependencies: CardReaderDependencies & HttpApiDependencies & QuotaDependencies,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {

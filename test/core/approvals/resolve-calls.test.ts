@@ -9,9 +9,16 @@ import { needsHumanApproval } from '../../../lambdas/core/approvals/needs-human-
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
+import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
+import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
+import { executeTools } from '../../../lambdas/core/runs/execute-tools.js';
+import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
+import { startRun } from '../../../lambdas/core/runs/start-run.js';
+import { takeModelTurn } from '../../../lambdas/core/runs/take-model-turn.js';
 import { defineTool, type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
 import { createUser, samplePages } from '../../tools/page-tool-fixtures.js';
+import { createHarness, PAGE_ID, person } from '../runs/use-case-harness.js';
 
 /** A write tool whose schema counts how often it parses arguments. */
 function countingWriteTool(): { tool: Tool; parses: () => number } {
@@ -108,6 +115,64 @@ describe('resolveCalls (arguments parsed once)', () => {
     );
     expect(resolved?.arguments).toEqual({ kind: 'refused', problem: expect.stringMatching(/^title: /) });
     expect(JSON.stringify(resolved?.arguments)).not.toContain('15');
+  });
+});
+
+/** A registry of the one tool `name`, wrapped so that every parse of its arguments is counted. */
+function countingParsesOf(tools: ToolRegistry, name: string): { tools: ToolRegistry; parses: () => number } {
+  const tool = tools.get(name);
+  if (!tool) throw new Error(`no tool ${name}`);
+  let parses = 0;
+  const counter = z.custom<unknown>(() => {
+    parses += 1;
+    return true;
+  });
+  const counted = { ...tool, input: z.pipe(counter, tool.input as z.ZodType) } as Tool;
+  return {
+    tools: new ToolRegistry([counted]),
+    parses: () => parses,
+  };
+}
+
+describe('arguments parsed once per step (the pause and the execution)', () => {
+  it('parses a guarded, previewed call once at the pause and once at execution', async () => {
+    // Prepare: a relative write, which reads a precondition and a preview at the pause, and
+    // checks the precondition again and runs at execution.
+    const tool = 'append_page_keywords';
+    const owner = person('olivia', { grants: ['agent_run'], toolAccess: [tool] });
+    const approver = person('alice', { grants: ['agent_approve'], toolAccess: [tool] });
+    const harness = createHarness({ configuration: { allowedTools: [tool] }, users: [owner, approver] });
+    const { runId } = await startRun(
+      harness.dependencies,
+      owner,
+      {
+        configurationId: 'pages',
+        input: `Call ${tool} with ${JSON.stringify({ pageId: PAGE_ID, keywords: ['sale'] })}`,
+      },
+      'user-record',
+    );
+    const { turn } = await takeModelTurn(harness.dependencies, { runId, turn: 0 });
+    const pause = countingParsesOf(harness.dependencies.tools, tool);
+    const execution = countingParsesOf(harness.dependencies.tools, tool);
+
+    // Act
+    await awaitApproval(
+      { ...harness.dependencies, tools: pause.tools },
+      { runId, turn, taskToken: 'task-token', owner: owner.userId },
+    );
+    const { cards } = await listInbox(harness.dependencies, approver, { limit: 10 });
+    const [card] = cards;
+    if (card === undefined || !('digest' in card)) throw new Error('the approver sees no card');
+    await decideRun(harness.dependencies, approver, runId, { decision: 'approve', digest: card.digest });
+    const executed = await executeTools({ ...harness.dependencies, tools: execution.tools }, { runId, turn });
+
+    // Assess: each step parsed once and used it: the preview shows, and the write ran on the
+    // precondition sealed at the pause (a call sealed without one would be asked again: 'review').
+    expect(pause.parses()).toBe(1);
+    expect(execution.parses()).toBe(1);
+    expect(card.pendingTools[0]?.preview.status).toBe('shown');
+    expect(executed.route).toBe('model');
+    expect((await harness.dependencies.pages.getPage(PAGE_ID))?.keywords).toContain('sale');
   });
 });
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
-import type { InboxCard } from '../../../lambdas/core/runs/list-inbox.js';
+import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { renderInboxCards, renderPendingTool } from '../../../lambdas/handlers/http/inbox-page.js';
 
@@ -14,7 +14,7 @@ const call: PendingToolView = {
   preview: { status: 'shown', lines: ['title: "Old" → "Evil⟨U+202E⟩root"'], caveat: TEXTS.previewCaveat },
 };
 
-function cardWith(overrides: Partial<InboxCard> = {}): InboxCard {
+function cardWith(overrides: Partial<CardView> = {}): CardView {
   return {
     runId: 'run-\u202E1',
     owner: 'editor\u200B',
