@@ -221,17 +221,20 @@ describe('GitHubSkillSource against a local server speaking the GitHub API', () 
     [
       'trickles its body',
       { kind: 'trickle', intervalMilliseconds: 50, bytes: 1_000 },
+      300,
       /did not answer within 0\.3 s/,
     ],
-    ['never answers', { kind: 'hang' }, /did not answer within 0\.3 s/],
+    ['never answers', { kind: 'hang' }, 300, /did not answer within 0\.3 s/],
     [
       'answers with a 100 MiB gzip bomb',
       { kind: 'bloat', bytes: 100 * 1024 * 1024, encoding: 'gzip', declareLength: true },
+      // Time enough to decode the first 8 MiB on a busy machine: the size, not the clock, stops it.
+      30_000,
       /document that is too large/,
     ],
   ] as const)(
     'refuses a GitHub that %s with a 400 of ours, never a 500',
-    async (_case, behaviour, message) => {
+    async (_case, behaviour, timeoutMs, message) => {
       // Prepare
       const upstream = await startMisbehavingServer();
       upstream.behave(behaviour);
@@ -241,7 +244,7 @@ describe('GitHubSkillSource against a local server speaking the GitHub API', () 
       const refusal = await source({
         apiBaseUrl: upstream.origin,
         allowedHosts: [upstreamHost],
-        timeoutMs: 300,
+        timeoutMs,
       })
         .readSnapshot()
         .catch((error: unknown) => error);
