@@ -20,6 +20,7 @@ import { validateDurationProp } from './duration-prop.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 import { resolvePolicyFloor } from './policy-floor-props.js';
+import { resolveQuotas } from './quota-props.js';
 import { invalidProp } from './validation-error.js';
 
 const MINIMUM_APPROVAL_TIMEOUT_SECONDS = Duration.minutes(1).toSeconds();
@@ -125,6 +126,7 @@ export function resolveSettings(scope: IConstruct, props: CountersignProps): Res
     skillsMaxBytes,
     maxTurns,
     policyFloor: resolvePolicyFloor(scope, props.policyFloor),
+    principalQuotas: resolveQuotas(scope, props.quotas),
     ...(props.memorySize === undefined ? {} : { memorySize: validateMemorySize(scope, props.memorySize) }),
     ...(props.modelPrices === undefined
       ? {}

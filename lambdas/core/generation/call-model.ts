@@ -1,5 +1,11 @@
 import { describeErrorClass } from '../errors.js';
-import { ModelCallFailure, type ModelProvider, type ModelReply, type ModelRequest } from '../model.js';
+import {
+  ModelCallFailure,
+  type ModelCallOptions,
+  type ModelProvider,
+  type ModelReply,
+  type ModelRequest,
+} from '../model.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { estimateModelCost } from './model-prices.js';
 
@@ -10,6 +16,8 @@ export interface ModelCallInput {
   readonly provider: string;
   readonly model: ModelProvider;
   readonly request: ModelRequest;
+  /** The caller's deadline, passed on to the provider. @default - none */
+  readonly options?: ModelCallOptions;
   /** Identifiers for the log lines (a run id), never text. */
   readonly logFields: Readonly<Record<string, unknown>>;
 }
@@ -39,7 +47,7 @@ export async function callModel(
   const latency = () => dependencies.clock.now().getTime() - startedAt;
   let reply: ModelReply;
   try {
-    reply = await input.model.converse(input.request);
+    reply = await input.model.converse(input.request, input.options);
   } catch (error) {
     const attempts = error instanceof ModelCallFailure ? error.attempts : { total: 1, throttled: 0 };
     for (const dimensions of [byConfiguration, {}]) {
