@@ -35,8 +35,8 @@ import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-
 import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
-import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
 import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
+import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
