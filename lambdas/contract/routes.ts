@@ -152,6 +152,14 @@ export const ROUTES = [
   adminDeleteRoute('users', 'User'),
   // Pages belong to the content store: the API edits them and never deletes one.
   ...adminCollectionRoutes('pages', 'Page'),
+  // Admin: approver analytics, per group and per approver (issue #25; docs/runbook.md).
+  {
+    operationId: 'getApproverAnalytics',
+    method: 'GET',
+    path: '/admin/approver-analytics',
+    function: 'api-admin',
+    auth: 'jwt',
+  },
   // Admin: skills (seed 003): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {

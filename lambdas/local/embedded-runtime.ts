@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
+import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
@@ -288,6 +289,11 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       }),
       // The local key stands in for the KMS key: created on first start, counted as KMS Sign.
       signer: countedReceiptSigner(receiptSigner, calls),
+      responses: new DynamoApproverResponseStore({
+        client,
+        tableName,
+        removeAfter: () => runTable.decisionRemoval(),
+      }),
     },
   };
   runner = new LocalStateMachineRunner({

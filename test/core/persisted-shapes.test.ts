@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readableApproverResponseSchema } from '../../lambdas/core/analytics/approver-response.js';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
@@ -27,6 +28,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
   { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
+  { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {

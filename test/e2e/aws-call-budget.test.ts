@@ -109,8 +109,9 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(approverRead).toEqual({ 'DynamoDB:GetItem': 1 });
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
-      // the decision claim (conditional), before the token is used; its receipt entry (conditional)
-      'DynamoDB:PutItem': 2,
+      // the decision claim (conditional), before the token is used; its receipt entry (conditional);
+      // the approver's response, for approver analytics (issue #25)
+      'DynamoDB:PutItem': 3,
       'DynamoDB:Query': 1, // the run's receipt chain, whose last entry the new one names (issue #25)
       'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its open-route entry
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token

@@ -111,6 +111,23 @@ describe('Countersign observability', () => {
       expect(dashboardBody).toContain(`\\"outcome\\",\\"${decision}\\"`);
   });
 
+  it('graphs the approver metrics per approver group: response time p50, and the averages of the two flags as shares', () => {
+    // Act
+    const searches = [
+      ...dashboardBody.matchAll(
+        /SEARCH\('\{Countersign,approverGroup,service\} MetricName=\\+"(\w+)\\+" [^']*', '(\w+)', 3600\)/g,
+      ),
+    ].map((match) => [match[1], match[2]]);
+
+    // Assess
+    expect(searches).toEqual([
+      ['ApproverResponseTime', 'p50'],
+      ['QuickApprovals', 'Average'],
+      ['ApproverRejects', 'Average'],
+    ]);
+    expect(dashboardBody).toContain('#approver-analytics');
+  });
+
   it('opens a ticket at each failed or timed out execution, and when throttling goes on', () => {
     // Assess
     for (const [name, metric, datapoints, periods] of [
@@ -340,7 +357,8 @@ describe('Countersign observability', () => {
 
     // Assess
     custom.template.resourceCountIs('AWS::SNS::Topic', 0);
-    custom.template.resourceCountIs('AWS::KMS::Key', 2);
+    // The data, sealing and receipt keys: no topic key without the construct's own topics.
+    custom.template.resourceCountIs('AWS::KMS::Key', 3);
     expect(customAlarms.RunWaitingTooLong.Threshold).toBe(Duration.hours(2).toMilliseconds());
     expect(customAlarms.PreviewFailureRate.Threshold).toBe(5);
     expect(customAlarms.Api5xx.AlarmActions).toEqual(['arn:aws:sns:us-east-1:123456789012:oncall']);

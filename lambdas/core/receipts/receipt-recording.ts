@@ -1,3 +1,5 @@
+import type { ApproverResponseStore } from '../analytics/approver-response.js';
+import { recordApproverResponse } from '../analytics/record-approver-response.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import type { ReceiptChainStore, ReceiptSigner } from './receipt-ports.js';
 import { recordReceiptEntries } from './record-receipt-entries.js';
@@ -7,9 +9,14 @@ export interface ReceiptDependencies {
   chain: ReceiptChainStore;
   /** Deployed, only the deciding function has one (kms:Sign is its alone). */
   signer?: ReceiptSigner;
+  /** Approver analytics: each response an appended entry holds (and its metrics). */
+  responses: ApproverResponseStore;
 }
 
-type RecordingDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'settings' | 'receipts'>;
+type RecordingDependencies = Pick<
+  RunDependencies,
+  'runs' | 'clock' | 'logger' | 'metrics' | 'settings' | 'receipts'
+>;
 
 /**
  * The dependencies of a function that records, with its run repository keeping the receipt
@@ -34,6 +41,19 @@ export function withReceiptRecording<Dependencies extends RecordingDependencies>
     get policyFloor() {
       return dependencies.settings.policyFloor;
     },
+    ...(receipts.responses
+      ? {
+          onAppended: (entry) =>
+            recordApproverResponse(
+              {
+                responses: receipts.responses as ApproverResponseStore,
+                metrics: dependencies.metrics,
+                logger: dependencies.logger,
+              },
+              entry,
+            ),
+        }
+      : {}),
   });
   return new Proxy(dependencies, {
     get: (target, property, receiver) =>

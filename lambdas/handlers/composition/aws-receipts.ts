@@ -1,3 +1,4 @@
+import { DynamoApproverResponseStore } from '../../adapters/dynamo/approver-response-store.js';
 import { DynamoReceiptChainStore } from '../../adapters/dynamo/receipt-chain-store.js';
 import { RunTable } from '../../adapters/dynamo/run-table.js';
 import { systemClock } from '../../core/ports.js';
@@ -10,11 +11,12 @@ let receipts: ReceiptDependencies | undefined;
 let signing: ReceiptDependencies | undefined;
 
 /**
- * Receipt chains on the run table, kept like decision records (docs/receipts.md): what the
- * functions that cancel or expire runs append to and GET /runs/{id}/receipt reads. No signer.
+ * Receipt chains and approver responses on the run table (docs/receipts.md): what the functions
+ * that cancel or expire runs append to, GET /runs/{id}/receipt and the admin's analytics read.
+ * No signer.
  */
 export function awsReceipts(): ReceiptDependencies {
-  receipts ??= { chain: createChainStore() };
+  receipts ??= createReceiptStores();
   return receipts;
 }
 
@@ -52,8 +54,13 @@ function createOnDemandKmsSigner(keyArn: string): ReceiptSigner {
   };
 }
 
-function createChainStore(): DynamoReceiptChainStore {
+/** The chain and the approver responses, kept like decision records (the same removal stamp). */
+function createReceiptStores(): ReceiptDependencies {
   const { client, tableName, retention } = awsRunStoreOptions();
   const table = new RunTable(client, tableName, retention, systemClock);
-  return new DynamoReceiptChainStore({ client, tableName, removeAfter: () => table.decisionRemoval() });
+  const removeAfter = () => table.decisionRemoval();
+  return {
+    chain: new DynamoReceiptChainStore({ client, tableName, removeAfter }),
+    responses: new DynamoApproverResponseStore({ client, tableName, removeAfter }),
+  };
 }

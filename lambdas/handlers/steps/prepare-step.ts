@@ -10,7 +10,8 @@ import { defineStep, runIdSchema, type StepDependencies } from './define-step.js
  * cancel request claimed the waiting turn and failed before it ended the run.
  */
 export function createPrepareStep(
-  dependencies: StepDependencies<typeof prepareRun> & Pick<RunDependencies, 'receipts' | 'settings'>,
+  dependencies: StepDependencies<typeof prepareRun> &
+    Pick<RunDependencies, 'receipts' | 'settings' | 'metrics'>,
 ) {
   const recording = withReceiptRecording(dependencies, 'append');
   return defineStep(

@@ -5,6 +5,7 @@ import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.
 import { LocalReceiptSigner } from '../../../lambdas/adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
+import { InMemoryApproverResponseStore } from '../../../lambdas/adapters/memory/in-memory-approver-response-store.js';
 import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
@@ -221,6 +222,7 @@ export function createHarness(
     receipts: {
       chain: new InMemoryReceiptChainStore(),
       signer: LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey),
+      responses: new InMemoryApproverResponseStore(),
     },
   };
   return { dependencies, runs, executions, notifier, metrics, clock };
