@@ -6,10 +6,11 @@ import {
   type KeyObject,
   sign,
 } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CountersignError } from '../core/errors.js';
 import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
+import { readOrCreateKeyFile } from './owner-only-key-file.js';
 
 /** The private key (PKCS #8 PEM, mode 0600) and its public half (SPKI PEM) in the keys directory. */
 export const LOCAL_RECEIPT_KEY_FILE = 'receipt-signing-key.pem';
@@ -71,17 +72,13 @@ export class LocalReceiptSigner implements ReceiptSigner {
   }
 
   private async loadOrCreate(): Promise<LoadedKey> {
-    const path = join(this.directory, LOCAL_RECEIPT_KEY_FILE);
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    const created = generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey;
-    try {
-      // `wx`: never overwrite a key another process created first.
-      await writeFile(path, created.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    await chmod(path, 0o600);
-    const privateKey = readPrivateKey(await readFile(path, 'utf8'));
+    const pem = await readOrCreateKeyFile(this.directory, LOCAL_RECEIPT_KEY_FILE, () =>
+      generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey.export({
+        type: 'pkcs8',
+        format: 'pem',
+      }),
+    );
+    const privateKey = readPrivateKey(pem.toString('utf8'));
     const publicKey = createPublicKey(privateKey);
     await writeFile(
       join(this.directory, LOCAL_RECEIPT_PUBLIC_KEY_FILE),

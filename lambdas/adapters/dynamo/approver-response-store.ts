@@ -5,6 +5,7 @@ import {
   type ApproverResponseStore,
   approverResponseSchema,
   readableApproverResponseSchema,
+  responseOrderKey,
 } from '../../core/analytics/approver-response.js';
 import { decodeCursor, encodeCursor, hasExactAttributes, parseItem } from './item-codec.js';
 
@@ -13,10 +14,6 @@ const PARTITION_PREFIX = 'RESPONSES#';
 /** `RESPONSES#<yyyy-mm>`: one partition per month, so a range of days reads a few partitions. */
 function monthPartition(at: Date): string {
   return `${PARTITION_PREFIX}${at.toISOString().slice(0, 7)}`;
-}
-
-function sortKeyOf(response: Pick<ApproverResponse, 'respondedAt' | 'runId' | 'sequence'>): string {
-  return `${response.respondedAt}#${response.runId}#${String(response.sequence).padStart(8, '0')}`;
 }
 
 /**
@@ -48,7 +45,7 @@ export class DynamoApproverResponseStore implements ApproverResponseStore {
           ...parsed,
           ...(removeAfter === undefined ? {} : { [TABLE_LAYOUT.timeToLiveAttribute]: removeAfter }),
           [TABLE_LAYOUT.partitionKey]: monthPartition(new Date(parsed.respondedAt)),
-          [TABLE_LAYOUT.sortKey]: sortKeyOf(parsed),
+          [TABLE_LAYOUT.sortKey]: responseOrderKey(parsed),
         },
       }),
     );

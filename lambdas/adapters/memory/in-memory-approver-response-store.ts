@@ -2,6 +2,7 @@ import {
   type ApproverResponse,
   type ApproverResponseStore,
   approverResponseSchema,
+  responseOrderKey,
 } from '../../core/analytics/approver-response.js';
 
 /**
@@ -16,10 +17,7 @@ export class InMemoryApproverResponseStore implements ApproverResponseStore {
 
   public async recordResponse(response: ApproverResponse): Promise<void> {
     const parsed = approverResponseSchema.parse(response);
-    this.responses.set(
-      `${parsed.respondedAt}#${parsed.runId}#${String(parsed.sequence).padStart(8, '0')}`,
-      parsed,
-    );
+    this.responses.set(responseOrderKey(parsed), parsed);
   }
 
   public async listResponses(options: {

@@ -71,6 +71,19 @@ function response(
   };
 }
 
+/**
+ * The key responses are kept and listed by: their time, then their run and receipt entry, which
+ * make it unique (recording a response again keeps one).
+ *
+ * @example
+ * responseOrderKey(response) // '2026-03-01T10:00:30.000Z#run-1#00000002'
+ */
+export function responseOrderKey(
+  response: Pick<ApproverResponse, 'respondedAt' | 'runId' | 'sequence'>,
+): string {
+  return `${response.respondedAt}#${response.runId}#${String(response.sequence).padStart(8, '0')}`;
+}
+
 /** Port: approver responses by time (DynamoDB deployed and locally), for the admin's analytics. */
 export interface ApproverResponseStore {
   /** Idempotent: a response is kept under its run and receipt entry. */
