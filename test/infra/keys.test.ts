@@ -128,6 +128,8 @@ describe('keys by purpose', () => {
     expect(uses).toEqual(
       Object.fromEntries(HANDLER_NAMES.map((name) => [name, name === 'api-decision' ? ['kms:Sign'] : []])),
     );
+    expect(synthesized.rolesGranted('kms:Sign')).toEqual([synthesized.roleOf('api-decision')]);
+    expect(synthesized.rolesGranted('kms:GetPublicKey')).toEqual([]);
     expect(told).toHaveLength(1);
     expect(told[0]?.Properties.Role).toEqual({ 'Fn::GetAtt': [synthesized.roleOf('api-decision'), 'Arn'] });
     expect(told[0]?.Properties.Environment?.Variables?.COUNTERSIGN_RECEIPT_KEY_ARN).toEqual({

@@ -111,23 +111,6 @@ describe('Countersign observability', () => {
       expect(dashboardBody).toContain(`\\"outcome\\",\\"${decision}\\"`);
   });
 
-  it('graphs the approver metrics per approver group: response time p50, and the averages of the two flags as shares', () => {
-    // Act
-    const searches = [
-      ...dashboardBody.matchAll(
-        /SEARCH\('\{Countersign,approverGroup,service\} MetricName=\\+"(\w+)\\+" [^']*', '(\w+)', 3600\)/g,
-      ),
-    ].map((match) => [match[1], match[2]]);
-
-    // Assess
-    expect(searches).toEqual([
-      ['ApproverResponseTime', 'p50'],
-      ['QuickApprovals', 'Average'],
-      ['ApproverRejects', 'Average'],
-    ]);
-    expect(dashboardBody).toContain('#approver-analytics');
-  });
-
   it('opens a ticket at each failed or timed out execution, and when throttling goes on', () => {
     // Assess
     for (const [name, metric, datapoints, periods] of [
