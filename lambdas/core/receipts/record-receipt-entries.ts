@@ -1,6 +1,7 @@
 import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
 import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
 import type { CardClosing, StoredCard } from '../approvals/stored-card.js';
+import { describeErrorClass } from '../errors.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type { Logger, RunRepository } from '../ports.js';
 import type { RunRecord } from '../runs/run-record.js';
@@ -56,7 +57,7 @@ export function recordReceiptEntries(
     await dependencies.onAppended(outcome.entry).catch((error: unknown) => {
       dependencies.logger.warn('receipt entry observer failed', {
         runId: draft.runId,
-        errorClass: error instanceof Error ? error.name : typeof error,
+        errorClass: describeErrorClass(error),
       });
     });
   };
