@@ -115,7 +115,7 @@ async function main(): Promise<void> {
       `inbox first page of ${INBOX_PAGE_SIZE}, ${WAITING_RUNS} waiting runs (issue #3)`,
       {
         text: 'DynamoDB reads independent of the queue length, KMS calls not growing with the cards',
-        // One query per shard of the viewer's routes (an approver without groups: the open route)
+        // One query per shard of the approvers' route, whatever the viewer's groups (issue #27)
         // plus the pre-sharding partition, whatever the queue; KMS bounded by the sealing keys on the page.
         met: (calls) =>
           (calls['DynamoDB:Query'] ?? 0) === INBOX_SHARDS_DEFAULT + 1 &&
