@@ -7,8 +7,10 @@
  * keyring, as deployed), Step Functions and EventBridge stand-ins, an OIDC issuer, the scripted
  * model. Each is paired, in the same round, with a hello-world that builds a DynamoDB client and
  * makes one GetItem against the same dynalite; the figure is CPU time of init + first request,
- * as a median of paired ratios. `npx tsx bench/first-request.ts [rounds] [handler ...]` runs it
- * alone (for some handlers only).
+ * as a median of paired ratios. `npx tsx bench/first-request.ts [rounds] [handler ...] [--breakdown]`
+ * runs it alone (for some handlers only; with the breakdown for every handler, not only those
+ * that miss their target). With BENCH_CPU_PROF_DIR set, each measured handler process also
+ * writes a V8 CPU profile there (`node --cpu-prof`), to look inside the request's own part.
  */
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -32,7 +34,7 @@ import { startFirstRequestStandIns } from './first-request-stand-ins.js';
 const run = promisify(execFile);
 
 /** Rounds of the whole set; each round is one fresh process per handler and one reference beside each. */
-export const FIRST_REQUEST_ROUNDS = 11;
+export const FIRST_REQUEST_ROUNDS = 7;
 /** Samples of the per-module breakdown of a handler that misses its target. */
 const BREAKDOWN_SAMPLES = 5;
 
@@ -48,7 +50,7 @@ interface Sample {
   readonly initMs: number;
   readonly preloads: ReadonlyArray<readonly [string, number]>;
   readonly requestMs: number;
-  /** Side modules the request loaded (file URLs), when asked to list them. */
+  /** Side modules (file URLs) and Node built-ins (`node:zlib`, `node:fetch`) the request loaded first, when asked to list them. */
   readonly loaded?: readonly string[];
   readonly answer: unknown;
 }
@@ -76,7 +78,7 @@ export interface FirstRequestReport {
 // one invocation (process start-up is the same for every bundle), its answer as the last line.
 // With LIST_LOADS set, a load hook lists the side modules the request loads (breakdown only).
 const MEASURE_FIRST_REQUEST = `
-import { registerHooks } from 'node:module';
+import { builtinModules, createRequire, registerHooks } from 'node:module';
 const chunks = [];
 globalThis.awslambda = {
   streamifyResponse: (handler) => handler,
@@ -87,13 +89,18 @@ const event = JSON.parse(eventText);
 const stream = { write: (chunk) => { chunks.push(String(chunk)); return true; }, end: (chunk) => { if (chunk) chunks.push(String(chunk)); }, on: () => stream, once: () => stream, setContentType: () => {} };
 const context = { awsRequestId: 'bench', functionName: 'bench', getRemainingTimeInMillis: () => 60000 };
 const cpu = () => { const used = process.cpuUsage(); return (used.user + used.system) / 1000; };
+const require = createRequire(bundle);
+const load = async (part) =>
+  part === 'node:fetch' ? void globalThis.Headers : part.startsWith('node:') ? require(part) : import(part);
 const started = cpu();
 const { handler } = await import(bundle);
 const imported = cpu();
 const preloads = [];
-for (const url of JSON.parse(preloadText)) { const before = cpu(); await import(url); preloads.push([url, cpu() - before]); }
+for (const part of JSON.parse(preloadText)) { const before = cpu(); await load(part); preloads.push([part, cpu() - before]); }
 const loaded = [];
-if (process.env.LIST_LOADS) registerHooks({ load(url, context, next) { if (url.includes('/node_modules/')) loaded.push(url); return next(url, context); } });
+const listing = Boolean(process.env.LIST_LOADS);
+if (listing) registerHooks({ load(url, context, next) { if (url.includes('/node_modules/')) loaded.push(url); return next(url, context); } });
+const builtinsBefore = listing ? new Set(process.moduleLoadList) : undefined;
 const requested = cpu();
 let answer;
 try {
@@ -103,6 +110,12 @@ try {
   answer = { error: String(error?.name) };
 }
 const answered = cpu();
+// Node's own modules the request loaded first: public built-ins, and fetch's undici.
+for (const entry of listing ? process.moduleLoadList.filter((entry) => !builtinsBefore.has(entry)) : []) {
+  const name = entry.replace(/^NativeModule /, '');
+  if (name === 'internal/deps/undici/undici') loaded.push('node:fetch');
+  else if (entry.startsWith('NativeModule ') && builtinModules.includes(name)) loaded.push('node:' + name);
+}
 process.stdout.write('\\nMEASURED ' + JSON.stringify({ initMs: imported - started, preloads, requestMs: answered - requested, loaded, answer }) + '\\n');
 process.exit(0);
 `;
@@ -128,6 +141,9 @@ async function measureOnce(
   const { stdout } = await run(
     node,
     [
+      ...(process.env.BENCH_CPU_PROF_DIR && entry.endsWith('index.mjs')
+        ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF_DIR}`]
+        : []),
       '--input-type=module',
       '-e',
       MEASURE_FIRST_REQUEST,
@@ -298,8 +314,9 @@ async function breakDown(
   const listed = await measureHandler(name, (await fixtures.prepareRound(endedRunId))[name], {
     listLoads: true,
   });
-  const preloads = (listed.loaded ?? []).filter((url) =>
-    url.startsWith(pathToFileURL(handlersDirectory).href),
+  // Side modules beside the bundle and Node's own modules; nothing else loads on a request.
+  const preloads = (listed.loaded ?? []).filter(
+    (part) => part.startsWith(pathToFileURL(handlersDirectory).href) || part.startsWith('node:'),
   );
   const parts = new Map<string, number[]>();
   const add = (part: string, milliseconds: number) =>
@@ -309,11 +326,11 @@ async function breakDown(
       preloads,
     });
     add('bundle import (init)', measured.initMs);
-    for (const [url, milliseconds] of measured.preloads) {
-      add(
-        `first load of ${url.slice(url.lastIndexOf('/node_modules/') + '/node_modules/'.length)}`,
-        milliseconds,
-      );
+    for (const [part, milliseconds] of measured.preloads) {
+      const sideModule = part.slice(part.lastIndexOf('/node_modules/') + '/node_modules/'.length);
+      const name =
+        part === 'node:fetch' ? "Node's fetch (undici)" : part.startsWith('node:') ? part : sideModule;
+      add(`first load of ${name}`, milliseconds);
     }
     add('request (handler code, in-bundle clients, I/O)', measured.requestMs);
   }

@@ -4,8 +4,9 @@
  * For each operation: the AWS API calls it makes (counted by the SDK middleware
  * `AwsCallCounter`, with the local keyring counted as KMS, the local runner as Step Functions
  * and the notifier as EventBridge), local p50 and p99, and the targets beside them; then each
- * Lambda handler bundle's cold start (bench/cold-start.ts) and the cost of sealing
- * (bench/sealing-cost.ts), as ratios to references measured in the same run.
+ * Lambda handler bundle's cold start (bench/cold-start.ts), its init with its first request
+ * (bench/first-request.ts) and the cost of sealing (bench/sealing-cost.ts), as ratios to
+ * references measured in the same run.
  * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
  */
 // Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
@@ -26,6 +27,7 @@ import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
+import { measureFirstRequests, printFirstRequestTable } from './first-request.js';
 import { measureSealingCost, printSealingTable } from './sealing-cost.js';
 
 /** Runs per measured run operation (the issue asks for at least 200). */
@@ -139,6 +141,7 @@ async function main(): Promise<void> {
 
     printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow]);
     printColdStartTable(await measureColdStarts());
+    printFirstRequestTable(await measureFirstRequests());
     printSealingTable(await measureSealingCost());
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
   } finally {
