@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { AwsCallCounter } from '../lambdas/adapters/aws-call-counter.js';
 import { DynamoRunRepository } from '../lambdas/adapters/dynamo/run-repository.js';
 import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
-import type { StoredCard } from '../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../lambdas/core/approvals/stored-card.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
 const GROUPS = Array.from({ length: 10 }, (_unused, index) => `g${index}`);
@@ -51,7 +51,7 @@ function readFlag(name: string, fallback: number): number {
 
 function cardOf(index: number): StoredCard {
   return {
-    schemaVersion: 2,
+    schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: `run-${String(index).padStart(7, '0')}`,
     owner: 'editor',
     label: `Run ${index}`,

@@ -12,8 +12,14 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
-import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
-import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  type CardShown,
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { canonicalJson } from '../../lambdas/core/canonical-json.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -103,11 +109,15 @@ function makeDecision(
     digest: 'b'.repeat(64),
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
-    cardShown: {
-      calls: [{ index: 0, tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }],
-    },
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
   };
+}
+
+/** A decision record's `cardShown`, as `describeCardShown` writes it. */
+function shownCard(calls: Array<Omit<CardShown['calls'][number], 'index'>>): string {
+  return canonicalJson({ calls: calls.map((call, index) => ({ index, ...call })) });
 }
 
 /** The one-round-trip read of a run and a user, which the contract's run store must offer. */
@@ -339,7 +349,11 @@ describe.each([
       // Assess
       expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
       const closed = await adapters.runs.getCard('run-card-3');
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'expired' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'expired',
+      });
       expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
@@ -472,9 +486,7 @@ describe.each([
       const second = makeDecision('run-turns', 'bob', {
         turn: 2,
         decision: 'reject',
-        cardShown: {
-          calls: [{ index: 0, tool: 'x', arguments: { kept: 1, dropped: undefined }, preview: 'none' }],
-        },
+        cardShown: shownCard([{ tool: 'x', arguments: { kept: 1 }, preview: 'none' }]),
       });
 
       // Act
@@ -490,11 +502,37 @@ describe.each([
       expect(firstOutcome).toEqual({ kind: 'claimed' });
       expect(secondOutcome).toEqual({ kind: 'claimed' });
       expect(again).toEqual({ kind: 'already-decided', existing: first });
-      expect(await adapters.runs.getDecision('run-turns', 2)).toEqual({
-        ...second,
-        cardShown: { calls: [{ index: 0, tool: 'x', arguments: { kept: 1 }, preview: 'none' }] },
-      });
+      expect(await adapters.runs.getDecision('run-turns', 2)).toEqual(second);
       expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
+    });
+
+    it('keeps a card shown whatever JSON its arguments hold (issue #20)', async () => {
+      // Prepare: what DynamoDB cannot hold as attributes: a number past 2^53 and past 1e125,
+      // an empty key, a `constructor` key, a lone surrogate and 40 levels.
+      let deep: unknown = 'bottom';
+      for (let level = 0; level < 40; level += 1) deep = level % 2 === 0 ? [deep] : { '': deep };
+      const shownArguments = {
+        big: 2 ** 60,
+        huge: 1e300,
+        '': 'empty key',
+        constructor: { prototype: 1 },
+        text: 'x\uD800y',
+        deep,
+      };
+      const record = makeDecision('run-any-json', 'alice', {
+        cardShown: shownCard([{ tool: 'accept_anything', arguments: shownArguments, preview: 'none' }]),
+      });
+
+      // Act
+      const claim = await adapters.runs.claimDecision(record);
+      const stored = await adapters.runs.getDecision('run-any-json', record.turn);
+
+      // Assess
+      expect(claim).toEqual({ kind: 'claimed' });
+      expect(stored).toEqual(record);
+      expect(readCardShown(stored?.cardShown ?? '').calls[0]?.arguments).toEqual(
+        JSON.parse(JSON.stringify(shownArguments)),
+      );
     });
 
     it('tallies k-of-n approvals once per approver, only while the card waits at that turn and digest', async () => {
@@ -527,6 +565,47 @@ describe.each([
       expect(otherTurn).toEqual({ kind: 'card-moved' });
       expect(afterClose).toEqual({ kind: 'card-moved' });
       expect(stored?.approvedBy).toEqual(['alice', 'bob']);
+    });
+
+    it('takes lapsed approvals out of the tally and names them, only while the card waits; approving again counts again', async () => {
+      // Prepare
+      const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string) => ({
+        runId: 'run-lapse',
+        turn: card.turn,
+        digest: card.digest,
+        approvedBy,
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+      for (const approver of ['alice', 'bob', 'carol'])
+        await adapters.runs.recordApproval(approval(approver));
+      const at = { runId: 'run-lapse', turn: card.turn, digest: card.digest };
+
+      // Act
+      const lapsed = await adapters.runs.lapseApprovals({ ...at, approvers: ['alice', 'carol'] });
+      const stored = await adapters.runs.getCard('run-lapse');
+      const staleDigest = await adapters.runs.lapseApprovals({
+        ...at,
+        digest: 'c'.repeat(64),
+        approvers: ['bob'],
+      });
+      const again = await adapters.runs.recordApproval(approval('alice'));
+      await adapters.runs.putCard({
+        ...(await adapters.runs.getCard('run-lapse')),
+        sealedToken: Uint8Array.from([9]),
+      } as StoredCard);
+      const rewritten = await adapters.runs.getCard('run-lapse');
+      await adapters.runs.closeCard('run-lapse', 'decided');
+      const afterClose = await adapters.runs.lapseApprovals({ ...at, approvers: ['bob'] });
+
+      // Assess
+      expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(staleDigest).toEqual({ kind: 'card-moved' });
+      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(afterClose).toEqual({ kind: 'card-moved' });
     });
 
     it('keeps the tally when a card is written again (a re-entered wait)', async () => {
@@ -562,7 +641,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   });
 
   describe('table items and call counts of the run repository', () => {
-    it('reads a card item written before card version 2 as open, tallies it, and closes it as version 2', async () => {
+    it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
       // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
       const {
         schemaVersion: _version,
@@ -592,10 +671,14 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
-      expect(read).toMatchObject({ schemaVersion: 2, state: 'open' });
+      expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
       expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'cancelled' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'cancelled',
+      });
     });
 
     it('reads a copied card and a copied run under the run id of the key they were read under', async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
+import { readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
@@ -103,7 +104,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     // Assess: the audit says the approver was shown a refusal, not a captured preview.
     expect(rejection.status).toBe(200);
     const audit = await runtime.dependencies.runs.getDecision(runId, view.turn);
-    expect(audit?.cardShown.calls.map((call) => call.preview)).toEqual(['refused']);
+    expect(readCardShown(audit?.cardShown ?? '').calls.map((call) => call.preview)).toEqual(['refused']);
     expect((await settle(runtime, runId, 'editor', view.turn)).status).toBe('completed');
   });
 
@@ -129,7 +130,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     expect(refusalOf(approval).error.message).toBe(TEXTS.nothingToApprove);
   });
 
-  it('refuses a gate on a tool that requires approval but does not write without calling it a write', async () => {
+  it('refuses a gate on a tool that requires approval but does not write with the one toolAccess rule, as for a write', async () => {
     // Prepare: a signed-in approver with no user record has the grant but no tool authority.
     const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 12 to 'Audit'");
     await replaceCardCalls(
@@ -148,8 +149,9 @@ describe('honest preview states (issue #9, item 6)', () => {
 
     // Assess
     expect(approval.status).toBe(403);
-    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log', false));
-    expect(refusalOf(approval).error.message).not.toContain('writes');
+    // One rule (issue #20, item 10): toolAccess covers every tool whose calls need approval.
+    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log'));
+    expect(refusalOf(approval).error.message).toContain(TEXTS.toolAccessRule);
   });
 });
 
