@@ -262,25 +262,25 @@ export async function measureFirstRequests(
       }
     }
 
-    const rows: FirstRequestRow[] = [];
-    for (const name of only) {
-      const handlerClass = classOf(name);
-      const ratio = median(ratios.get(name) ?? []);
-      const mustBreakDown =
+    const ratioOf = (name: HandlerName) => median(ratios.get(name) ?? []);
+    const toBreakDown = only.filter(
+      (name) =>
         options.breakdown === 'all' ||
-        (options.breakdown !== undefined && ratio > FIRST_REQUEST_TARGETS[handlerClass]);
-      rows.push({
+        (options.breakdown !== undefined && ratioOf(name) > FIRST_REQUEST_TARGETS[classOf(name)]),
+    );
+    const breakdowns = await breakDown(toBreakDown, handlersDirectory, fixtures, endedRunId, measureHandler);
+    const rows: FirstRequestRow[] = only.map((name) => {
+      const breakdown = breakdowns.get(name);
+      return {
         handler: name,
-        handlerClass,
-        ratio,
+        handlerClass: classOf(name),
+        ratio: ratioOf(name),
         ratios: ratios.get(name) ?? [],
         initMs: median((samples.get(name) ?? []).map((sample) => sample.initMs)),
         requestMs: median((samples.get(name) ?? []).map((sample) => sample.requestMs)),
-        ...(mustBreakDown
-          ? { breakdown: await breakDown(name, handlersDirectory, fixtures, endedRunId, measureHandler) }
-          : {}),
-      });
-    }
+        ...(breakdown ? { breakdown } : {}),
+      };
+    });
     const { stdout: version } = await run(node.path, ['--version']);
     return {
       nodeVersion: `${version.trim()}${node.matchesRuntime ? '' : ' (NOT the Lambda runtime major)'}`,
@@ -305,36 +305,52 @@ export async function measureFirstRequests(
  * the request's remainder is the handler's own code, its in-bundle clients and their I/O.
  */
 async function breakDown(
-  name: HandlerName,
+  names: readonly HandlerName[],
   handlersDirectory: string,
   fixtures: FirstRequestFixtures,
   endedRunId: string,
   measureHandler: (name: HandlerName, request: FirstRequest, options?: object) => Promise<Sample>,
-): Promise<Array<{ part: string; milliseconds: number }>> {
-  const listed = await measureHandler(name, (await fixtures.prepareRound(endedRunId))[name], {
-    listLoads: true,
-  });
-  // Side modules beside the bundle and Node's own modules; nothing else loads on a request.
-  const preloads = (listed.loaded ?? []).filter(
-    (part) => part.startsWith(pathToFileURL(handlersDirectory).href) || part.startsWith('node:'),
-  );
-  const parts = new Map<string, number[]>();
-  const add = (part: string, milliseconds: number) =>
-    parts.set(part, [...(parts.get(part) ?? []), milliseconds]);
-  for (let sample = 0; sample < BREAKDOWN_SAMPLES; sample += 1) {
-    const measured = await measureHandler(name, (await fixtures.prepareRound(endedRunId))[name], {
-      preloads,
-    });
-    add('bundle import (init)', measured.initMs);
-    for (const [part, milliseconds] of measured.preloads) {
-      const sideModule = part.slice(part.lastIndexOf('/node_modules/') + '/node_modules/'.length);
-      const name =
-        part === 'node:fetch' ? "Node's fetch (undici)" : part.startsWith('node:') ? part : sideModule;
-      add(`first load of ${name}`, milliseconds);
-    }
-    add('request (handler code, in-bundle clients, I/O)', measured.requestMs);
+): Promise<Map<HandlerName, Array<{ part: string; milliseconds: number }>>> {
+  const breakdowns = new Map<HandlerName, Array<{ part: string; milliseconds: number }>>();
+  if (names.length === 0) return breakdowns;
+  const preloads = new Map<HandlerName, string[]>();
+  const listing = await fixtures.prepareRound(endedRunId);
+  for (const name of names) {
+    const listed = await measureHandler(name, listing[name], { listLoads: true });
+    // Side modules beside the bundle and Node's own modules; nothing else loads on a request.
+    preloads.set(
+      name,
+      (listed.loaded ?? []).filter(
+        (part) => part.startsWith(pathToFileURL(handlersDirectory).href) || part.startsWith('node:'),
+      ),
+    );
   }
-  return [...parts].map(([part, values]) => ({ part, milliseconds: median(values) }));
+  const parts = new Map<HandlerName, Map<string, number[]>>(names.map((name) => [name, new Map()]));
+  for (let sample = 0; sample < BREAKDOWN_SAMPLES; sample += 1) {
+    const requests = await fixtures.prepareRound(endedRunId);
+    for (const name of names) {
+      const measured = await measureHandler(name, requests[name], { preloads: preloads.get(name) ?? [] });
+      const add = (part: string, milliseconds: number) => {
+        const handlerParts = parts.get(name);
+        handlerParts?.set(part, [...(handlerParts.get(part) ?? []), milliseconds]);
+      };
+      add('bundle import (init)', measured.initMs);
+      for (const [part, milliseconds] of measured.preloads) {
+        const sideModule = part.slice(part.lastIndexOf('/node_modules/') + '/node_modules/'.length);
+        const label =
+          part === 'node:fetch' ? "Node's fetch (undici)" : part.startsWith('node:') ? part : sideModule;
+        add(`first load of ${label}`, milliseconds);
+      }
+      add('request (handler code, in-bundle clients, I/O)', measured.requestMs);
+    }
+  }
+  for (const [name, handlerParts] of parts) {
+    breakdowns.set(
+      name,
+      [...handlerParts].map(([part, values]) => ({ part, milliseconds: median(values) })),
+    );
+  }
+  return breakdowns;
 }
 
 /** The first-request table, targets and verdicts beside the ratios, and the breakdowns of misses. */
