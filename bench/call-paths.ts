@@ -8,8 +8,22 @@ import type { RunExecutions } from '../lambdas/core/ports.js';
 import type { RunDependencies } from '../lambdas/core/runs/run-dependencies.js';
 import { createApiHandlers } from '../lambdas/handlers/api-handlers.js';
 import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
-import type { EmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { type EmbeddedRuntime, startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
+import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
+
+/** The embedded runtime the benches drive: in memory, the deployed ASL, quiet. */
+export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntime> {
+  return startEmbeddedRuntime({
+    definition: synthesizeStateMachineDefinition(),
+    baseDirectory,
+    port: 0,
+    inMemory: true,
+    writeLogLine: () => {},
+    writeMetricLine: () => {},
+    logLevel: 'ERROR',
+  });
+}
 
 /** The bench's own user: may run and approve page writes on the bench pages. */
 export const BENCH_USER_ID = 'bench-operator';

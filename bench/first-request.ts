@@ -20,14 +20,12 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import * as esbuild from 'esbuild';
 import { createKmsKeyWrapping } from '../lambdas/adapters/envelope-sealer.js';
-import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { buildPrebuiltHandlers } from '../lib/handler-assets.js';
 import { HANDLER_NAMES, type HandlerName } from '../lib/handler-names.js';
 import { resolveProjectPath } from '../lib/project-path.js';
-import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { startFakeKmsServer } from '../test/support/fake-kms-server.js';
-import { BENCH_USER_ID, CallPaths } from './call-paths.js';
-import { resolveRuntimeNode } from './cold-start.js';
+import { BENCH_USER_ID, CallPaths, startBenchRuntime } from './call-paths.js';
+import { median, resolveRuntimeNode } from './cold-start.js';
 import { BENCH_AUDIENCE, type FirstRequest, FirstRequestFixtures } from './first-request-fixtures.js';
 import { startFirstRequestStandIns } from './first-request-stand-ins.js';
 
@@ -162,14 +160,6 @@ async function measureOnce(
   return JSON.parse(line.slice('MEASURED '.length)) as Sample;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1
-    ? (sorted[middle] ?? Number.NaN)
-    : ((sorted[middle - 1] ?? Number.NaN) + (sorted[middle] ?? Number.NaN)) / 2;
-}
-
 const total = (sample: Sample) => sample.initMs + sample.requestMs;
 
 export async function measureFirstRequests(
@@ -185,15 +175,7 @@ export async function measureFirstRequests(
   const baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-first-request-'));
   const kms = await startFakeKmsServer();
   const standIns = await startFirstRequestStandIns();
-  const runtime = await startEmbeddedRuntime({
-    definition: synthesizeStateMachineDefinition(),
-    baseDirectory,
-    port: 0,
-    inMemory: true,
-    writeLogLine: () => {},
-    writeMetricLine: () => {},
-    logLevel: 'ERROR',
-  });
+  const runtime = await startBenchRuntime(baseDirectory);
   try {
     // `npm run build`'s second step, into this folder: the bytes dist/assets/handlers ships.
     const handlersDirectory = join(directory, 'handlers');

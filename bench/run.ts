@@ -23,9 +23,7 @@ import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
 import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
-import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
-import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
-import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
+import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL, startBenchRuntime } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
 import { measureFirstRequests, printFirstRequestTable } from './first-request.js';
 import { measureHostileInputs } from './hostile-inputs.js';
@@ -54,15 +52,7 @@ interface Measurement {
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-bench-'));
-  const runtime = await startEmbeddedRuntime({
-    definition: synthesizeStateMachineDefinition(),
-    baseDirectory,
-    port: 0,
-    inMemory: true,
-    writeLogLine: () => {},
-    writeMetricLine: () => {},
-    logLevel: 'ERROR',
-  });
+  const runtime = await startBenchRuntime(baseDirectory);
   try {
     const paths = await CallPaths.open(runtime, baseDirectory);
     const measured = (operation: string, target?: Measurement['target']): Measurement => ({

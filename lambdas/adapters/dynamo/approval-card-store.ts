@@ -23,7 +23,7 @@ import {
   shardOf,
 } from './inbox-index.js';
 import { queryInboxPage } from './inbox-page-query.js';
-import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { assertPageLimit, type ItemKey, isConditionalCheckFailed } from './item-codec.js';
 import {
   approverEntryItemKey,
   CARD_SORT_KEY,
@@ -180,20 +180,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
-    try {
-      await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)})`),
-        }),
-      );
-    } catch (error) {
-      // No card: nothing is in the inbox, which is what closing wants.
-      if (!isConditionalCheckFailed(error)) throw error;
-      return;
-    }
-    await this.unindexEntry(runId);
+    // No card: nothing is in the inbox, which is what closing wants.
+    if (await this.updateIfPresent(cardItemKey(runId), update)) await this.unindexEntry(runId);
   }
 
   /**
@@ -205,16 +193,23 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey)
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    await this.updateIfPresent(approverEntryItemKey(runId), update);
+  }
+
+  /** Applies `update` to the item at `key` if it exists; whether it did. */
+  private async updateIfPresent(key: ItemKey, update: UpdateExpression): Promise<boolean> {
     try {
       await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: approverEntryItemKey(runId),
+          Key: key,
           ...update.toInput(`attribute_exists(${update.name(PK)})`),
         }),
       );
+      return true;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
+      return false;
     }
   }
 }
