@@ -39,6 +39,51 @@ const AWS_JSON_ANSWERS: Readonly<Record<string, Answer>> = {
   }),
 };
 
+/** An SDK request handler: what the embedded runtime's DynamoDB client sends through. */
+export interface SdkRequestHandler {
+  handle(request: {
+    method: string;
+    protocol: string;
+    hostname: string;
+    path: string;
+    query: Record<string, string>;
+    headers: Record<string, string>;
+    body: Buffer;
+  }): Promise<{ response: { statusCode: number; headers: Record<string, string>; body?: unknown } }>;
+}
+
+/**
+ * The embedded runtime's DynamoDB (dynalite in its process, no socket since issue #30) on
+ * 127.0.0.1 for the shipped bundles in their own processes, for the bench's length only: each
+ * request is handed to the runtime client's in-process handler as it came.
+ */
+export async function startDynamoBridge(
+  handler: SdkRequestHandler,
+): Promise<{ endpoint: string; stop: () => Promise<void> }> {
+  const bridge = await listen(async (request, response) => {
+    const url = new URL(request.url ?? '/', 'http://127.0.0.1');
+    const headers = Object.fromEntries(
+      Object.entries(request.headers).flatMap(([name, value]) =>
+        typeof value === 'string' ? [[name, value]] : [],
+      ),
+    );
+    const { response: answer } = await handler.handle({
+      method: request.method ?? 'POST',
+      protocol: 'http:',
+      hostname: '127.0.0.1',
+      path: url.pathname,
+      query: Object.fromEntries(url.searchParams),
+      headers,
+      body: Buffer.from(await readBody(request), 'utf8'),
+    });
+    const chunks: Buffer[] = [];
+    for await (const chunk of answer.body as AsyncIterable<Buffer>) chunks.push(Buffer.from(chunk));
+    response.writeHead(answer.statusCode, answer.headers);
+    response.end(Buffer.concat(chunks));
+  });
+  return { endpoint: bridge.url, stop: bridge.stop };
+}
+
 export async function startFirstRequestStandIns(): Promise<FirstRequestStandIns> {
   const counts = new Map<string, number>();
   const awsJson = await listen(async (request, response) => {

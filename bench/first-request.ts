@@ -27,7 +27,11 @@ import { startFakeKmsServer } from '../test/support/fake-kms-server.js';
 import { BENCH_USER_ID, CallPaths, startBenchRuntime } from './call-paths.js';
 import { median, resolveRuntimeNode } from './cold-start.js';
 import { BENCH_AUDIENCE, type FirstRequest, FirstRequestFixtures } from './first-request-fixtures.js';
-import { startFirstRequestStandIns } from './first-request-stand-ins.js';
+import {
+  type SdkRequestHandler,
+  startDynamoBridge,
+  startFirstRequestStandIns,
+} from './first-request-stand-ins.js';
 
 const run = promisify(execFile);
 
@@ -178,6 +182,7 @@ export async function measureFirstRequests(
   const kms = await startFakeKmsServer();
   const standIns = await startFirstRequestStandIns();
   const runtime = await startBenchRuntime(baseDirectory);
+  let stopBridge = async () => {};
   try {
     // `npm run build`'s second step, into this folder: the bytes dist/assets/handlers ships.
     const handlersDirectory = join(directory, 'handlers');
@@ -185,8 +190,8 @@ export async function measureFirstRequests(
     const reference = join(directory, 'hello-world-get-item.mjs');
     await writeFile(reference, REFERENCE_SOURCE);
 
-    const dynamoEndpoint = await runtime.dynamo.client.config.endpoint?.();
-    if (!dynamoEndpoint) throw new Error('the local DynamoDB has no endpoint');
+    const dynamo = await startDynamoBridge(runtime.dynamo.client.config.requestHandler as SdkRequestHandler);
+    stopBridge = dynamo.stop;
     const credentials = { accessKeyId: 'local', secretAccessKey: 'local' };
     const paths = await CallPaths.open(runtime, baseDirectory, {
       keyWrapping: createKmsKeyWrapping({
@@ -202,7 +207,7 @@ export async function measureFirstRequests(
       AWS_ACCESS_KEY_ID: credentials.accessKeyId,
       AWS_SECRET_ACCESS_KEY: credentials.secretAccessKey,
       AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-      AWS_ENDPOINT_URL_DYNAMODB: `${dynamoEndpoint.protocol}//${dynamoEndpoint.hostname}:${dynamoEndpoint.port}`,
+      AWS_ENDPOINT_URL_DYNAMODB: dynamo.endpoint,
       AWS_ENDPOINT_URL_KMS: kms.endpoint,
       AWS_ENDPOINT_URL_SFN: standIns.awsJsonEndpoint,
       AWS_ENDPOINT_URL_EVENTBRIDGE: standIns.awsJsonEndpoint,
@@ -276,6 +281,7 @@ export async function measureFirstRequests(
       rows,
     };
   } finally {
+    await stopBridge();
     await runtime.stop();
     await Promise.all([kms.stop(), standIns.stop()]);
     await rm(directory, { recursive: true, force: true });
