@@ -1,6 +1,6 @@
 import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
 import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
-import type { CardClosing, StoredCard } from '../approvals/stored-card.js';
+import type { StoredCard } from '../approvals/stored-card.js';
 import { describeErrorClass } from '../errors.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type { Logger, RunRepository } from '../ports.js';
@@ -137,9 +137,11 @@ export function recordReceiptEntries(
         };
       }
       if (property === 'closeCard') {
-        return async (runId: string, because: CardClosing) => {
-          await target.closeCard(runId, because);
+        return async (...args: Parameters<RunRepository['closeCard']>) => {
+          const [runId, because] = args;
+          const outcome = await target.closeCard(...args);
           if (isEnding(because)) await recordEnding(runId);
+          return outcome;
         };
       }
       const value = Reflect.get(target, property, receiver);
