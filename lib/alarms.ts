@@ -61,6 +61,7 @@ type FirstOccurrenceAlarmName =
   | 'Api5xx'
   | 'SkillChecksumMismatch'
   | 'SealedStateRejected'
+  | 'DecisionsUndelivered'
   | 'ProbeDeadLetters';
 
 /** The alarms of countersign, by the names docs/runbook.md explains them under. */
@@ -188,6 +189,10 @@ export function createCountersignAlarms(
     SealedStateRejected: [
       metric('SealedStateRejections', everyFiveMinutes),
       'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
+    ],
+    DecisionsUndelivered: [
+      metric('UndeliveredDecisions', everyFiveMinutes),
+      'A claimed decision older than a minute could not be delivered by the waiting-runs probe; its run still waits.',
     ],
     ProbeDeadLetters: [
       props.probeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({

@@ -174,10 +174,13 @@ export class Countersign extends Construct {
         usesExternalIdentityProvider: props.externalIdentityProvider !== undefined,
       }),
     );
-    grantDecision(this.stateMachine, functions.get('api-decision'));
-    // The inbox and the decision end the run of a card that cannot be opened (api-runs already
-    // may: it writes the table and stops executions for a cancel; the event stream only reads).
-    for (const name of ['api-inbox', 'api-decision'] as const) {
+    // The decision delivers what it claimed; the probe redelivers a claim whose request failed.
+    for (const name of ['api-decision', 'report-waiting-runs'] as const) {
+      grantDecision(this.stateMachine, functions.get(name));
+    }
+    // The inbox, the decision and the probe end the run of a card that cannot be opened (api-runs
+    // already may: it writes the table and stops executions for a cancel; the stream only reads).
+    for (const name of ['api-inbox', 'api-decision', 'report-waiting-runs'] as const) {
       grantEndRun(this, { table: this.table, stateMachine: this.stateMachine }, functions.get(name));
     }
 

@@ -86,7 +86,12 @@ const CONTEXT_ENCODING = 'countersign:encoding';
 /** Bodies under this are always compressed; over it, a sample decides (see `isWorthCompressing`). */
 const COMPRESSION_SAMPLE_BYTES = 16 * 1024;
 const SEALING_KEY_PURPOSE = 'sealing-key';
-const SEAL_PURPOSES: ReadonlySet<string> = new Set<SealPurpose>(['run-state', 'approval-card', 'task-token']);
+const SEAL_PURPOSES: ReadonlySet<string> = new Set<SealPurpose>([
+  'run-state',
+  'approval-card',
+  'task-token',
+  'call-result',
+]);
 
 const compress = promisify(brotliCompress);
 const decompress = promisify(brotliDecompress);

@@ -2,6 +2,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import type { KeyringNode, KMS } from '@aws-crypto/client-node';
 import { DecryptCommand, GenerateDataKeyCommand, KMSClient, type KMSClientConfig } from '@aws-sdk/client-kms';
 import type { AwsCallCounter } from './aws-call-counter.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 
 /** The length of a sealing key: AES-256. */
 export const SEALING_KEY_BYTES = 32;
@@ -57,7 +58,9 @@ export function createKmsKeyWrapping(props: KmsKeyWrappingProps): KeyWrapping {
   let client: KMSClient | undefined;
   const kmsClient = (): KMSClient => {
     if (!client) {
-      client = new KMSClient({ ...(region ? { region } : {}), ...props.clientConfig });
+      client = surfaceTransientFaults(
+        new KMSClient({ ...(region ? { region } : {}), ...props.clientConfig }),
+      );
       props.callCounter?.attachTo(client);
     }
     return client;

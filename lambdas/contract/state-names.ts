@@ -45,10 +45,23 @@ export const STEP_ERROR_PREFIX = 'countersign.';
  * awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
  */
 export const ERROR_NAMES = {
-  /** A rejection ends the approval wait with this (SendTaskFailure); the definition routes it to RecordRejection. */
+  /**
+   * A rejection ends the approval wait with this (SendTaskFailure, or AwaitApproval itself when a
+   * retried pause finds the rejection on record); the definition routes it to RecordRejection.
+   */
   rejected: 'countersign.Rejected',
+  /**
+   * A retried or re-driven pause found an approval of its turn on record: AwaitApproval ends with
+   * this instead of reopening the card, and the definition routes it to ExecuteTools.
+   */
+  approved: 'countersign.Approved',
   /** An unexpected failure in a step: retried, since every step is idempotent, before the run fails. */
   internal: 'countersign.internal',
+  /**
+   * A transient fault (a throttled or failing AWS service, a tool's `TransientToolError`): retried
+   * with backoff and jitter before the run fails.
+   */
+  unavailable: 'countersign.unavailable',
   /** The Fail state a run ends in once MarkFailed has recorded its failure. */
   runFailed: 'countersign.RunFailed',
   /** A cancelled run's execution is stopped with this. */

@@ -3,6 +3,7 @@ import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { surfaceTransientFaults } from '../adapters/aws-faults.js';
 import { ensureTable } from '../adapters/dynamo/create-table.js';
 
 type DynaliteFactory = (options: {
@@ -38,11 +39,14 @@ export async function startLocalDynamo(options: { path?: string; tableName: stri
     server.listen(0, '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;
-  const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${port}`,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
+  // Transient faults surface as deployed: `unavailable` once the SDK's retries are spent.
+  const client = surfaceTransientFaults(
+    new DynamoDBClient({
+      endpoint: `http://127.0.0.1:${port}`,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    }),
+  );
   const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

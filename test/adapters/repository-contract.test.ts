@@ -13,7 +13,7 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
-import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -339,7 +339,11 @@ describe.each([
       // Assess
       expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
       const closed = await adapters.runs.getCard('run-card-3');
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'expired' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'expired',
+      });
       expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
@@ -356,7 +360,7 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({ kind: 'written' });
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
@@ -562,7 +566,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   });
 
   describe('table items and call counts of the run repository', () => {
-    it('reads a card item written before card version 2 as open, tallies it, and closes it as version 2', async () => {
+    it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
       // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
       const {
         schemaVersion: _version,
@@ -592,10 +596,14 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
-      expect(read).toMatchObject({ schemaVersion: 2, state: 'open' });
+      expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
       expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'cancelled' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'cancelled',
+      });
     });
 
     it('reads a copied card and a copied run under the run id of the key they were read under', async () => {

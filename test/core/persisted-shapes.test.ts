@@ -3,19 +3,30 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
-import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  isNotificationPending,
+  readableStoredCardSchema,
+  STORED_CARD_SCHEMA_VERSION,
+} from '../../lambdas/core/approvals/stored-card.js';
+import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
 
-/** Stored cards hold two binary attributes; their fixtures spell them in base64 (README). */
+/** Stored cards and call records hold binary attributes; their fixtures spell them in base64 (README). */
 function withBinaryAttributes(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
   const binary = (name: string) =>
     typeof item[name] === 'string' ? { [name]: new Uint8Array(Buffer.from(item[name], 'base64')) } : {};
-  return Object.assign(Object.create(null), item, binary('sealedCard'), binary('sealedToken'));
+  return Object.assign(
+    Object.create(null),
+    item,
+    binary('sealedCard'),
+    binary('sealedToken'),
+    binary('sealedResult'),
+  );
 }
 
 /** Each persisted shape: its fixture folder and the reader the code uses on it. */
@@ -25,6 +36,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -115,8 +127,45 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 2, state });
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state });
     expect(stored.closedBecause).toBeUndefined();
+  });
+
+  it('reads a version 2 card as version 3 whose event went out (an outbox it never had)', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v2-open.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.waitId).toBeUndefined();
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('keeps the wait and the outbox of a version 3 card', () => {
+    const pending = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-closed-notification-pending.json')),
+    );
+    expect(pending).toMatchObject({ waitId: 'wait-5f0c2b9e', state: 'closed', closedBecause: 'decided' });
+    expect(isNotificationPending(pending)).toBe(true);
+  });
+
+  it('keeps the claim id of a version 2 decision record, and reads one without it', () => {
+    expect(
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2-with-claim-id.json')),
+    ).toMatchObject({
+      schemaVersion: 2,
+      claimId: 'claim-9d4e7a1b',
+    });
+    expect(
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v1.json')).claimId,
+    ).toBeUndefined();
+  });
+
+  it('reads a version 2 run state whose reopened turn carries the results of calls that ran', () => {
+    const state = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(state.completedCalls).toEqual([
+      { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
+    ]);
+    expect(state.pendingCalls.map((call) => call.index)).toEqual([1]);
   });
 
   it('keeps why a version 2 card closed', () => {

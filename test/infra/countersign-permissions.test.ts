@@ -108,7 +108,18 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_READ,
   ],
-  'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it.
+  'report-waiting-runs': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_READ,
+    'states:SendTaskSuccess',
+    'states:SendTaskFailure',
+    'states:StopExecution',
+  ],
 };
 
 describe('Countersign least privilege', () => {
@@ -119,9 +130,9 @@ describe('Countersign least privilege', () => {
 
   const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
 
-  it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
+  it('grants SendTaskSuccess and SendTaskFailure to api-decision and the redelivering probe only', () => {
     // Prepare
-    const expected = rolesOf('api-decision');
+    const expected = rolesOf('api-decision', 'report-waiting-runs');
 
     // Act
     const successRoles = synthesized.rolesGranted('states:SendTaskSuccess');
@@ -144,17 +155,18 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
-  it('grants StopExecution to api-runs, api-inbox and api-decision only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs, api-inbox, api-decision and the probe only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision'] as const).map((name) =>
-      synthesized
-        .statementsOf(synthesized.roleOf(name))
-        .find((candidate) => candidate.Action === 'states:StopExecution'),
+    const statements = (['api-runs', 'api-inbox', 'api-decision', 'report-waiting-runs'] as const).map(
+      (name) =>
+        synthesized
+          .statementsOf(synthesized.roleOf(name))
+          .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision'));
+    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'report-waiting-runs'));
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');

@@ -8,7 +8,7 @@ import {
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
-import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type { ConditionalOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   decodeInboxCursor,
@@ -41,7 +41,14 @@ const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
 
-type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
+type CardMethods =
+  | 'putCard'
+  | 'renewCardToken'
+  | 'markCardNotified'
+  | 'getCard'
+  | 'listWaitingCards'
+  | 'waitingCardCursor'
+  | 'closeCard';
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
@@ -59,7 +66,10 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     private readonly inboxShards: number,
   ) {}
 
-  public async putCard(card: StoredCard): Promise<void> {
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
     const { approvedBy, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its group entries are written after it, so an entry never points at nothing.
@@ -70,21 +80,35 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           [INBOX.sortKey]: inboxSortKey(parsed),
         }
       : {};
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...parsed,
-          // DynamoDB refuses an empty set: nobody has approved means no attribute.
-          ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
-          ...inboxAttributes,
-          ...cardItemKey(parsed.runId),
-        },
-      }),
-    );
+    // `waiting`: an open card written before card version 2.
+    const condition = options.unlessClosedAtItsTurn
+      ? {
+          ConditionExpression: '(attribute_not_exists(#pk) OR #turn <> :turn OR #state IN (:open, :waiting))',
+          ExpressionAttributeNames: { '#pk': PK, '#turn': 'turn', '#state': 'state' },
+          ExpressionAttributeValues: { ':turn': parsed.turn, ':open': 'open', ':waiting': 'waiting' },
+        }
+      : {};
+    try {
+      await this.table.client.send(
+        new PutCommand({
+          TableName: this.table.tableName,
+          Item: {
+            ...parsed,
+            // DynamoDB refuses an empty set: nobody has approved means no attribute.
+            ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+            ...inboxAttributes,
+            ...cardItemKey(parsed.runId),
+          },
+          ...condition,
+        }),
+      );
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
     if (!isCardOpen(parsed)) {
       await this.unindexEntries(parsed.runId, parsed);
-      return;
+      return { kind: 'written' };
     }
     await Promise.all(
       entryRoutesOfCard(parsed).map((route) =>
@@ -100,6 +124,49 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         ),
       ),
     );
+    return { kind: 'written' };
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    // The whole item becomes version 3: it names the wait whose token it now holds.
+    const update = new UpdateExpression()
+      .set('schemaVersion', STORED_CARD_SCHEMA_VERSION)
+      .set('sealedToken', change.sealedToken)
+      .set('waitId', change.waitId);
+    const condition = [
+      `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
+      `${update.name('turn')} = ${update.value(change.turn)}`,
+      `${update.name('digest')} = ${update.value(change.digest)}`,
+    ].join(' AND ');
+    return this.updateCardIf(runId, update, condition);
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const update = new UpdateExpression().set('notification', 'sent');
+    await this.updateCardIf(runId, update, `${update.name('turn')} = ${update.value(turn)}`);
+  }
+
+  private async updateCardIf(
+    runId: string,
+    update: UpdateExpression,
+    condition: string,
+  ): Promise<ConditionalOutcome> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(runId),
+          ...update.toInput(`attribute_exists(${update.name(PK)}) AND ${condition}`),
+        }),
+      );
+      return { kind: 'written' };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -186,7 +253,11 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<ConditionalOutcome> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
     // A version 1 item becomes a whole version 2 one: its other attributes are the same.
@@ -197,25 +268,37 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
+    const exists = `attribute_exists(${update.name(PK)})`;
+    const expectWaitId = options.expectWaitId;
+    const waitCondition =
+      expectWaitId === undefined
+        ? undefined
+        : expectWaitId === null
+          ? `attribute_not_exists(${update.name('waitId')})`
+          : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
     let closed: Record<string, unknown> | undefined;
     try {
       const output = await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)})`),
+          ...update.toInput(waitCondition === undefined ? exists : `${exists} AND ${waitCondition}`),
           // The card as it was names its routes, so its index entries close without another read.
           ReturnValues: 'ALL_OLD',
         }),
       );
       closed = output.Attributes;
     } catch (error) {
-      // No card: nothing is in the inbox, which is what closing wants.
       if (!isConditionalCheckFailed(error)) throw error;
-      return;
+      // No card: nothing is in the inbox, which is what closing wants. A card holding another
+      // wait's token is not this caller's to close.
+      if (waitCondition === undefined) return { kind: 'written' };
+      const current = await this.getCard(runId);
+      return current === undefined ? { kind: 'written' } : { kind: 'condition-failed' };
     }
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
     await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+    return { kind: 'written' };
   }
 
   /**

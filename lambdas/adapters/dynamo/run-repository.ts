@@ -12,8 +12,11 @@
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
  * | index entry   | `RUN#<runId>`     | `INBOX#<group or *>`        | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
- * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
+ * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit;    |
+ * |               |                   |                             | until delivered: `inboxPk = UNDELIVERED#<shard>`, |
+ * |               |                   |                             | `inboxSk = <decidedAt>#<runId>`; then `deliveredAt` |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
+ * | call          | `RUN#<runId>`     | `CALL#<turn>#<index, 3 digits>` | CallRecord fields: the call ledger        |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -28,7 +31,8 @@
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
- * are in `approval-card-store.ts`, decisions and approvals in `decision-store.ts`, oversized
+ * are in `approval-card-store.ts`, decisions and approvals in `decision-store.ts`, the call
+ * ledger in `call-ledger-store.ts`, oversized
  * state in `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
  * `run-item-schemas.ts`, the update-expression builder (shared with the skill and page stores) in
  * `update-expression.ts`.
@@ -48,6 +52,7 @@ import {
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
+import type { CallRecord, CallRecordExpectation } from '../../core/runs/call-record.js';
 import {
   type RunRecord,
   readableRunRecordSchema,
@@ -56,6 +61,7 @@ import {
 } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
+import { DynamoCallLedgerStore } from './call-ledger-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
@@ -110,6 +116,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly overflow: SealedStateOverflow;
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
+  private readonly ledger: DynamoCallLedgerStore;
 
   public constructor(props: DynamoRepositoryProps) {
     const inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
@@ -119,7 +126,8 @@ export class DynamoRunRepository implements RunRepository {
     this.table = new RunTable(props.client, props.tableName, props.retention, props.clock ?? systemClock);
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
-    this.decisions = new DynamoDecisionStore(this.table);
+    this.decisions = new DynamoDecisionStore(this.table, inboxShards);
+    this.ledger = new DynamoCallLedgerStore(this.table);
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
@@ -195,8 +203,22 @@ export class DynamoRunRepository implements RunRepository {
     }
   }
 
-  public putCard(card: StoredCard): Promise<void> {
-    return this.cards.putCard(card);
+  public putCard(
+    card: StoredCard,
+    options?: { unlessClosedAtItsTurn?: boolean },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.putCard(card, options);
+  }
+
+  public renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.renewCardToken(runId, change);
+  }
+
+  public markCardNotified(runId: string, turn: number): Promise<void> {
+    return this.cards.markCardNotified(runId, turn);
   }
 
   public getCard(runId: string): Promise<StoredCard | undefined> {
@@ -211,8 +233,12 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.waitingCardCursor(card);
   }
 
-  public closeCard(runId: string, because: CardClosing): Promise<void> {
-    return this.cards.closeCard(runId, because);
+  public closeCard(
+    runId: string,
+    because: CardClosing,
+    options?: { expectWaitId?: string | null },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.closeCard(runId, because, options);
   }
 
   public claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
@@ -225,5 +251,24 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    return this.decisions.markDecisionDelivered(runId, turn);
+  }
+
+  public listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return this.decisions.listUndeliveredDecisions(options);
+  }
+
+  public listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    return this.ledger.listCallRecords(runId, turn);
+  }
+
+  public putCallRecord(record: CallRecord, expected: CallRecordExpectation): Promise<ConditionalOutcome> {
+    return this.ledger.putCallRecord(record, expected);
   }
 }

@@ -4,16 +4,16 @@ import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Records written before
- * versions existed have no `schemaVersion` and read as version 1. Fixtures:
- * `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 names the
+ * request that claimed it (`claimId`); records written before versions existed have no
+ * `schemaVersion` and read as version 1. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 1;
+export const DECISION_RECORD_SCHEMA_VERSION = 2;
 
 export type Decision = 'approve' | 'reject';
 
 const turnSchema = z.number().check(z.int(), z.nonnegative());
-const versionSchema = z.optional(z.literal(DECISION_RECORD_SCHEMA_VERSION));
+const versionSchema = z.optional(z.union([z.literal(1), z.literal(DECISION_RECORD_SCHEMA_VERSION)]));
 
 /**
  * What the card put before the approver, recorded with the decision: each call and whether a
@@ -46,6 +46,11 @@ export const decisionRecordSchema = z.object({
   cardShown: cardShownSchema,
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
+  /**
+   * The request that wrote the claim (version 2): an SDK retry of the claim that meets it knows
+   * the claim for its own, and goes on to deliver. Absent on older records.
+   */
+  claimId: z.optional(z.string()),
 });
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 

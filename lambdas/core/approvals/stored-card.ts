@@ -4,11 +4,13 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
 
 /**
  * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
- * without decrypting anything but the token. Version 2 says `open | closed` and keeps why a card
- * closed; version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also meant expired,
- * failed or cancelled) is still read. Fixtures: `test/fixtures/stored-card/`.
+ * without decrypting anything but the token. Version 3 names the wait whose token it holds and
+ * carries the pause's outbox (whether `Run Awaiting Approval` went out); version 2 says
+ * `open | closed` and keeps why a card closed; version 1 (no `schemaVersion`, `waiting | decided`,
+ * where `decided` also meant expired, failed or cancelled) is still read. Fixtures:
+ * `test/fixtures/stored-card/`.
  */
-export const STORED_CARD_SCHEMA_VERSION = 2;
+export const STORED_CARD_SCHEMA_VERSION = 3;
 
 /** Why a card stopped taking decisions. */
 export const CARD_CLOSINGS = [
@@ -52,21 +54,45 @@ const storedCardFields = {
   sealedToken: binarySchema,
 };
 
+/** Whether the pause's `Run Awaiting Approval` event went out: written `pending` with the card. */
+export const CARD_NOTIFICATIONS = ['pending', 'sent'] as const;
+
+const stateFields = {
+  state: z.enum(['open', 'closed']),
+  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
+  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+};
+
 /** The stored card as this version writes it. */
 export const storedCardSchema = z.object({
   schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
   ...storedCardFields,
-  state: z.enum(['open', 'closed']),
-  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
-  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+  ...stateFields,
+  /**
+   * The AwaitApproval attempt whose task token the card holds: a delivery that met a spent
+   * token closes the card only if no later attempt sealed a newer one. Absent before version 3.
+   */
+  waitId: z.optional(z.string()),
+  /** The outbox: `pending` until the event is sent, then `sent`. Absent (before version 3): sent. */
+  notification: z.optional(z.enum(CARD_NOTIFICATIONS)),
 });
 export type StoredCard = z.infer<typeof storedCardSchema>;
 
+const version2Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(2), ...storedCardFields, ...stateFields }),
+  z.transform(
+    ({ schemaVersion: _written, ...card }): StoredCard => ({
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      ...card,
+    }),
+  ),
+);
+
 const version1Schema = z.pipe(
   z.object({
-    // A version 2 item that version 1 code closed (`decided`) while a deployment rolled out
+    // A later item that version 1 code closed (`decided`) while a deployment rolled out
     // reads as this version too: its other attributes are the same.
-    schemaVersion: z.optional(z.literal(STORED_CARD_SCHEMA_VERSION)),
+    schemaVersion: z.optional(z.union([z.literal(2), z.literal(STORED_CARD_SCHEMA_VERSION)])),
     ...storedCardFields,
     state: z.enum(['waiting', 'decided']),
   }),
@@ -87,7 +113,7 @@ const version1Schema = z.pipe(
  * const parsed = readableStoredCardSchema.safeParse(item);
  */
 export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
-  z.union([storedCardSchema, version1Schema]),
+  z.union([storedCardSchema, version2Schema, version1Schema]),
 );
 
 /**
@@ -98,4 +124,15 @@ export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
  */
 export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
   return card.state === 'open';
+}
+
+/**
+ * Whether the card's `Run Awaiting Approval` event still has to go out (a pause that was retried
+ * before it sent it). A card from before the outbox was notified in the step that put it.
+ *
+ * @example
+ * if (isNotificationPending(card)) await notifier.runAwaitingApproval(event);
+ */
+export function isNotificationPending(card: Pick<StoredCard, 'notification'>): boolean {
+  return card.notification === 'pending';
 }

@@ -1,18 +1,20 @@
-import { describeCallRunnability } from '../approvals/call-runnability.js';
 import { needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
-import { resolveCall } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
-import { CountersignError, describeErrorClass } from '../errors.js';
+import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
+import type { ToolExecutionContext } from '../tools/tool.js';
+import { type CallLedger, openCallLedger, readRecordedResult, runLedgeredCall } from './call-ledger.js';
+import { type CallResult, describeIdempotencyKey } from './call-record.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
 import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
-import type { RunState } from './run-state.js';
+import { type CompletedCall, RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
+import { runToolCall } from './run-tool-call.js';
 import { sealJson } from './sealed-json.js';
 
 export interface StepInput {
@@ -36,6 +38,10 @@ export interface ExecuteToolsOutput {
  * Runs the pending calls of a turn under the run's acting user and hands the results to the
  * next model turn. A write runs only when an approval of exactly this turn's digest is on
  * record: a write whose approval cannot be shown does not execute.
+ *
+ * Idempotent under retries: each approved call runs under the call ledger (call-ledger.ts), so
+ * a retried step reuses the result of a call that ran and never runs it twice; read-only calls
+ * (no approval needed) simply run again. Every tool gets the call's idempotency key.
  */
 export async function executeTools(
   stepDependencies: ToolStepDependencies,
@@ -67,61 +73,159 @@ export async function executeTools(
     ...dependencies,
     tools: await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId),
   };
-  const guarded = state.pendingCalls.some((call) =>
-    needsHumanApproval(call, dependencies.tools.get(call.tool)),
+  const guarded = new Set(
+    state.pendingCalls
+      .filter((call) => needsHumanApproval(call, dependencies.tools.get(call.tool)))
+      .map((call) => call.index),
   );
-  if (guarded) await requireApproval(dependencies, input, state);
+  if (guarded.size > 0) await requireApproval(dependencies, input, state);
 
   const actingUser = await dependencies.users.getUser(run.record.owner);
   if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
   const context = { actingUser, runId: input.runId, pages: dependencies.pages };
-  const check = await checkPreconditions(state.pendingCalls, {
-    tools: dependencies.tools,
-    actingUser,
-    context,
-    logger: dependencies.logger,
+  const ledger = await openCallLedger(dependencies, {
+    runId: input.runId,
+    turn: input.turn,
+    attemptId: dependencies.newId(),
   });
-  if (check.kind === 'changed') {
-    return reopenForReview(dependencies, run.record.status, input, state, check.changedIndexes, owner);
+  const recorded = await recordedResults(dependencies, ledger);
+  const review = (changedIndexes: ReadonlySet<number>, completed: readonly CompletedCall[]) =>
+    reopenForReview(dependencies, run.record.status, input, state, { changedIndexes, completed, owner });
+  // A call an earlier attempt touched decides with its own key at the write (its own write may
+  // be what changed its record); the others are checked before any call runs, as a card promised.
+  const check = await checkPreconditions(
+    state.pendingCalls.filter((call) => !ledger.records.has(call.index)),
+    { tools: dependencies.tools, actingUser, context, logger: dependencies.logger },
+  );
+  const changedBefore = indexesWhere(recorded, (result) => result.recordChanged === true);
+  if (check.kind === 'changed' || changedBefore.size > 0) {
+    const changed = new Set([...changedBefore, ...(check.kind === 'changed' ? check.changedIndexes : [])]);
+    return review(changed, completedOf(state, recorded));
   }
-  const results: ToolResultBlock[] = [];
+  const results = new Map<number, CallResult>();
   for (const call of state.pendingCalls) {
+    const earlier = recorded.get(call.index);
     const unreadable = check.unreadable.get(call.index);
-    results.push({
-      type: 'tool_result',
-      callId: call.callId,
-      ...(unreadable === undefined
-        ? await runCall(dependencies, call, actingUser, input.runId)
-        : { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }),
-    });
+    const result =
+      earlier ??
+      (unreadable !== undefined
+        ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
+        : await runCall(dependencies, ledger, guarded.has(call.index), call, {
+            ...context,
+            idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
+            ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
+          }));
+    if (result.recordChanged === true) {
+      // The conditional write lost to an edit that landed after the check: asked again, as above.
+      return review(new Set([call.index]), completedOf(state, new Map([...recorded, ...results])));
+    }
+    results.set(call.index, result);
   }
-  await saveResults(dependencies, run.record.status, input, state, results);
+  await saveResults(
+    dependencies,
+    run.record.status,
+    input,
+    state,
+    state.pendingCalls.map((call) => toolResultOf(call, results.get(call.index))),
+  );
   return done;
 }
 
+/** One call: an approved one under the call ledger, a read simply (running it again is harmless). */
+async function runCall(
+  dependencies: ToolStepDependencies,
+  ledger: CallLedger,
+  approved: boolean,
+  call: RunStateCall,
+  context: ToolExecutionContext,
+): Promise<CallResult> {
+  if (!approved) {
+    const attempt = await runToolCall(dependencies, call, context);
+    return attempt.kind === 'ran'
+      ? attempt.result
+      : { content: TEXTS.toolFailed(call.tool, attempt.errorClass), isError: true };
+  }
+  const result = await runLedgeredCall(dependencies, ledger, {
+    index: call.index,
+    tool: call.tool,
+    idempotent: dependencies.tools.get(call.tool)?.idempotent === true,
+    run: () => runToolCall(dependencies, call, context),
+  });
+  // Only a call whose card sealed a precondition goes back for review when its record changed.
+  if (result.recordChanged === true && call.precondition === undefined) {
+    const { recordChanged: _ignored, ...plain } = result;
+    return plain;
+  }
+  return result;
+}
+
+/** The results the ledger already holds, by call index: calls an earlier attempt ran. */
+async function recordedResults(
+  dependencies: Pick<RunDependencies, 'sealer'>,
+  ledger: CallLedger,
+): Promise<Map<number, CallResult>> {
+  const results = new Map<number, CallResult>();
+  for (const index of ledger.records.keys()) {
+    const result = await readRecordedResult(dependencies, ledger, index);
+    if (result !== undefined) results.set(index, result);
+  }
+  return results;
+}
+
+function indexesWhere(
+  results: ReadonlyMap<number, CallResult>,
+  test: (result: CallResult) => boolean,
+): Set<number> {
+  return new Set([...results].filter(([, result]) => test(result)).map(([index]) => index));
+}
+
+/** The calls of the turn whose results stand (they ran and applied, or failed for good). */
+function completedOf(state: RunState, results: ReadonlyMap<number, CallResult>): CompletedCall[] {
+  return state.pendingCalls.flatMap((call) => {
+    const result = results.get(call.index);
+    if (result === undefined || result.recordChanged === true) return [];
+    return [{ index: call.index, callId: call.callId, content: result.content, isError: result.isError }];
+  });
+}
+
+function toolResultOf(call: RunStateCall, result: CallResult | undefined): ToolResultBlock {
+  return {
+    type: 'tool_result',
+    callId: call.callId,
+    content: result?.content ?? TEXTS.toolUnavailable(call.tool),
+    isError: result?.isError ?? true,
+  };
+}
+
 /**
- * A record changed after the card was shown: nothing of the turn is applied, and the same calls
- * move to the next turn number, where AwaitApproval seals fresh versions, previews and digest.
- * The approval on record stays in the audit; it cannot carry over (a decision names its turn
- * and digest). The transcript gets no result, so the model is never told a write happened. A
- * re-review takes a turn, so a record edited in a loop cannot keep a run paused past maxTurns.
+ * A record changed after the card was shown: what did not run is not applied, and those calls
+ * move to the next turn number, where AwaitApproval seals fresh versions, previews and digest;
+ * calls that already ran keep their results (`completedCalls`) for the model to get with the
+ * others'. The approval on record stays in the audit; it cannot carry over (a decision names
+ * its turn and digest). The transcript gets no result yet, so the model is never told a write
+ * happened that did not. A re-review takes a turn, so a record edited in a loop cannot keep a
+ * run paused past maxTurns.
  */
 async function reopenForReview(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger'>,
   status: string,
   input: StepInput,
   state: RunState,
-  changedIndexes: ReadonlySet<number>,
-  owner: string,
+  change: { changedIndexes: ReadonlySet<number>; completed: readonly CompletedCall[]; owner: string },
 ): Promise<ExecuteToolsOutput> {
   const nextTurn = input.turn + 1;
+  const completedIndexes = new Set(change.completed.map((call) => call.index));
+  const completedCalls = [...(state.completedCalls ?? []), ...change.completed];
   const nextState: RunState = {
     ...state,
     turn: nextTurn,
     reopenedFromTurn: input.turn,
-    pendingCalls: state.pendingCalls.map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
-      changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
-    ),
+    pendingCalls: state.pendingCalls
+      .filter((call) => !completedIndexes.has(call.index))
+      .map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
+        change.changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
+      ),
+    ...(completedCalls.length > 0 ? { completedCalls } : {}),
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
     turn: nextTurn,
@@ -132,13 +236,14 @@ async function reopenForReview(
     runId: input.runId,
     turn: input.turn,
     reviewTurn: nextTurn,
+    applied: completedIndexes.size,
     tools: [
       ...new Set(
-        state.pendingCalls.filter((call) => changedIndexes.has(call.index)).map((call) => call.tool),
+        state.pendingCalls.filter((call) => change.changedIndexes.has(call.index)).map((call) => call.tool),
       ),
     ],
   });
-  return { runId: input.runId, turn: nextTurn, route: 'review', owner };
+  return { runId: input.runId, turn: nextTurn, route: 'review', owner: change.owner };
 }
 
 async function requireApproval(
@@ -156,41 +261,10 @@ async function requireApproval(
   }
 }
 
-async function runCall(
-  dependencies: ToolStepDependencies,
-  call: RunStateCall,
-  actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
-  runId: string,
-): Promise<{ content: string; isError: boolean }> {
-  // The card's "will run" and execution follow the same rule, so what an approver was told holds.
-  const runnability = describeCallRunnability(resolveCall(call, dependencies.tools.get(call.tool)));
-  if (runnability.kind === 'refused-arguments') {
-    return { content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true };
-  }
-  if (runnability.kind !== 'runs') return { content: TEXTS.toolUnavailable(call.tool), isError: true };
-  const { tool, value } = runnability;
-  try {
-    const outcome = await tool.execute(value, {
-      actingUser,
-      runId,
-      pages: dependencies.pages,
-      ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
-    });
-    dependencies.metrics.count('ToolCalls', 1, {
-      tool: call.tool,
-      outcome: outcome.isError ? 'refused' : 'ok',
-    });
-    return outcome;
-  } catch (error) {
-    // The exception text stays out of the transcript and the logs: it can carry credentials.
-    const errorClass = describeErrorClass(error);
-    dependencies.logger.warn('tool failed', { runId, tool: call.tool, errorClass });
-    dependencies.metrics.count('ToolCalls', 1, { tool: call.tool, outcome: 'failed' });
-    return { content: TEXTS.toolFailed(call.tool, errorClass), isError: true };
-  }
-}
-
-/** Appends the results as the next user message, clears the pending calls, leaves the inbox. */
+/**
+ * Appends the results as the next user message (with those of calls that ran before a review, in
+ * the order the model proposed them), clears the pending calls, leaves the inbox.
+ */
 export async function saveResults(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock'>,
   status: string,
@@ -198,10 +272,25 @@ export async function saveResults(
   state: RunState,
   results: ToolResultBlock[],
 ): Promise<void> {
-  const { reopenedFromTurn: _reviewed, ...rest } = state;
+  const { reopenedFromTurn: _reviewed, completedCalls = [], ...rest } = state;
+  const positions = new Map([
+    ...completedCalls.map((call): [string, number] => [call.callId, call.index]),
+    ...state.pendingCalls.map((call): [string, number] => [call.callId, call.index]),
+  ]);
+  const earlier = completedCalls.map(
+    (call): ToolResultBlock => ({
+      type: 'tool_result',
+      callId: call.callId,
+      content: call.content,
+      isError: call.isError,
+    }),
+  );
+  const ordered = [...earlier, ...results].sort(
+    (left, right) => (positions.get(left.callId) ?? 0) - (positions.get(right.callId) ?? 0),
+  );
   const nextState: RunState = {
     ...rest,
-    transcript: [...state.transcript, { role: 'user', content: results }],
+    transcript: [...state.transcript, { role: 'user', content: ordered }],
     pendingCalls: [],
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
@@ -229,7 +318,11 @@ async function moveRunOn(
       updatedAt: dependencies.clock.now().toISOString(),
     },
     {
-      sealedState: await sealJson(dependencies.sealer, 'run-state', runId, nextState),
+      // Written as this version: a reopened turn's state may carry `completedCalls`.
+      sealedState: await sealJson(dependencies.sealer, 'run-state', runId, {
+        ...nextState,
+        schemaVersion: RUN_STATE_SCHEMA_VERSION,
+      }),
       expectStatus: ['running', 'waiting'],
       removeFields: ['pausedAt', 'expiresAt', 'pendingToolNames'],
     },

@@ -83,10 +83,10 @@ export type CardReaderDependencies = Pick<
 /**
  * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds
  * their previews, ExecuteTools runs them): the run, its user, the pages and the tools, with
- * the configuration and MCP client for the run's MCP tools.
+ * the configuration and MCP client for the run's MCP tools, and ids for each attempt.
  */
 export type ToolStepDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
+  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics' | 'newId'
 > &
   Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;

@@ -156,7 +156,7 @@ export function exposeErrors(logger: Logger): Middleware {
       request.error = Object.assign(new Error(String(response.body)), {
         statusCode,
         expose: true,
-        headers: { ...JSON_HEADERS },
+        headers: { ...JSON_HEADERS, ...response.headers },
       });
     },
   };

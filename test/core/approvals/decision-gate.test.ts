@@ -3,7 +3,7 @@ import * as z from 'zod';
 import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
-import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import { policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
@@ -27,7 +27,7 @@ const operationsApprover = createUser({
 
 /** A card paused before k-of-n and the record gate: none of their fields. */
 const storedCard: StoredCard = {
-  schemaVersion: 2,
+  schemaVersion: STORED_CARD_SCHEMA_VERSION,
   runId: 'run-1',
   owner: 'editor',
   label: 'Label',
