@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunExecutions } from '../../lambdas/core/ports.js';
 import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
 import { bodyOf } from '../support/api-answers.js';
@@ -99,10 +100,10 @@ describe('decisions happen exactly once and are recorded before the write', () =
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'audited'");
     const recordAtWrite: unknown[] = [];
     const pages = runtime.dependencies.pages;
-    const counted = pages.updateMetadata;
-    replace(pages, 'updateMetadata', async (pageId, patch, updatedBy) => {
+    const counted = pages.applyMetadata;
+    replace(pages, 'applyMetadata', async (pageId, write) => {
       recordAtWrite.push(await runtime.dependencies.runs.getDecision(runId, turn));
-      return counted.call(pages, pageId, patch, updatedBy);
+      return counted.call(pages, pageId, write);
     });
 
     // Act
@@ -119,7 +120,8 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(recordAtWrite).toHaveLength(1);
     const record = recordAtWrite[0];
     expect(record).toEqual({
-      schemaVersion: 1,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: expect.any(String),
       runId,
       turn,
       decision: 'approve',

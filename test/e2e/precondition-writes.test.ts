@@ -115,7 +115,7 @@ describe('writes that cannot go stale (issue #15, item 1)', () => {
           stored.sealedCard,
         )) as ApprovalCard)
       : undefined;
-    expect(sealed?.pendingCalls[0]?.precondition).toMatch(/^sha256:/);
+    expect(sealed?.pendingCalls[0]?.precondition).toMatch(/^page-keywords:/);
     expect(JSON.stringify(second)).not.toContain(sealed?.pendingCalls[0]?.precondition);
 
     // Act: approve the fresh card.

@@ -115,7 +115,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:BatchGetItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
-    ...DATA_KEY_READ,
+    ...DATA_KEY_WRITE,
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
