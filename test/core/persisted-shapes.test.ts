@@ -165,7 +165,7 @@ describe('reading earlier versions as the current one', () => {
     expect(state.completedCalls).toEqual([
       { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
     ]);
-    expect(state.pendingCalls.map((call) => call.index)).toEqual([1]);
+    expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -110,21 +110,27 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       await this.unindexEntries(parsed.runId, parsed);
       return { kind: 'written' };
     }
+    await this.indexEntries(parsed);
+    return { kind: 'written' };
+  }
+
+  /** An open card's index entry items, one per group route (or the open route). */
+  private async indexEntries(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
+    const shard = shardOf(card.runId, this.inboxShards);
     await Promise.all(
-      entryRoutesOfCard(parsed).map((route) =>
+      entryRoutesOfCard(card).map((route) =>
         this.table.client.send(
           new PutCommand({
             TableName: this.table.tableName,
             Item: {
-              ...inboxEntryItemKey(parsed.runId, route),
+              ...inboxEntryItemKey(card.runId, route),
               [INBOX.partitionKey]: inboxPartition(route, shard),
-              [INBOX.sortKey]: inboxSortKey(parsed),
+              [INBOX.sortKey]: inboxSortKey(card),
             },
           }),
         ),
       ),
     );
-    return { kind: 'written' };
   }
 
   public async renewCardToken(
@@ -141,7 +147,26 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       `${update.name('turn')} = ${update.value(change.turn)}`,
       `${update.name('digest')} = ${update.value(change.digest)}`,
     ].join(' AND ');
-    return this.updateCardIf(runId, update, condition);
+    let renewed: Record<string, unknown> | undefined;
+    try {
+      const output = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(runId),
+          ...update.toInput(`attribute_exists(${update.name(PK)}) AND ${condition}`),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      renewed = output.Attributes;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
+    // The pause that put the card may have failed before its index entries: written again (the
+    // same items), so the card is in every inbox it is routed to.
+    const card = renewed === undefined ? undefined : readStoredCardItem(renewed);
+    if (card !== undefined) await this.indexEntries(card);
+    return { kind: 'written' };
   }
 
   public async markCardNotified(runId: string, turn: number): Promise<void> {

@@ -12,7 +12,7 @@ import {
   type StoredCard,
 } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
-import { CountersignError } from '../errors.js';
+import { CountersignError, isCountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
@@ -258,7 +258,11 @@ async function markWaiting(
   }
 }
 
-/** The card's outbox: `Run Awaiting Approval` once per pause, marked sent after it went out. */
+/**
+ * The card's outbox: `Run Awaiting Approval` once per pause, marked sent after it went out. A
+ * mark that fails transiently is only logged: the event is out, and failing the step for it
+ * would make its retry send it a second time.
+ */
 async function sendNotification(dependencies: AwaitDependencies, card: StoredCard): Promise<void> {
   if (!isNotificationPending(card)) return;
   await dependencies.notifier.runAwaitingApproval({
@@ -267,7 +271,15 @@ async function sendNotification(dependencies: AwaitDependencies, card: StoredCar
     pausedAt: card.pausedAt,
     approverGroups: card.approverGroups ?? [],
   });
-  await dependencies.runs.markCardNotified(card.runId, card.turn);
+  try {
+    await dependencies.runs.markCardNotified(card.runId, card.turn);
+  } catch (error) {
+    if (!isCountersignError(error, 'unavailable')) throw error;
+    dependencies.logger.warn('awaiting-approval event sent, outbox not marked', {
+      runId: card.runId,
+      turn: card.turn,
+    });
+  }
 }
 
 /**

@@ -220,11 +220,14 @@ async function reopenForReview(
     ...state,
     turn: nextTurn,
     reopenedFromTurn: input.turn,
+    // A card numbers its calls from 0: those left are renumbered (their call ids keep their order).
     pendingCalls: state.pendingCalls
       .filter((call) => !completedIndexes.has(call.index))
-      .map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
-        change.changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
-      ),
+      .map(({ precondition: _sealed, recordChanged: _before, ...call }, position) => ({
+        ...call,
+        index: position,
+        ...(change.changedIndexes.has(call.index) ? { recordChanged: true } : {}),
+      })),
     ...(completedCalls.length > 0 ? { completedCalls } : {}),
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
@@ -273,10 +276,14 @@ export async function saveResults(
   results: ToolResultBlock[],
 ): Promise<void> {
   const { reopenedFromTurn: _reviewed, completedCalls = [], ...rest } = state;
-  const positions = new Map([
-    ...completedCalls.map((call): [string, number] => [call.callId, call.index]),
-    ...state.pendingCalls.map((call): [string, number] => [call.callId, call.index]),
-  ]);
+  // In the order the model proposed the calls (a reviewed turn renumbered the ones it kept).
+  const proposal = state.transcript.findLast((message) => message.role === 'assistant');
+  const positions = new Map(
+    (proposal?.content ?? []).flatMap(
+      (block, position): Array<[string, number]> =>
+        block.type === 'tool_call' ? [[block.callId, position]] : [],
+    ),
+  );
   const earlier = completedCalls.map(
     (call): ToolResultBlock => ({
       type: 'tool_result',

@@ -36,7 +36,10 @@ export const messageSchema = z.discriminatedUnion('role', [
   }),
 ]);
 
-/** A call of the turn that ran before the turn went back for review: its result waits for the others'. */
+/**
+ * A call of the turn that ran before the turn went back for review: its result waits for the
+ * others'. `index` is its place on the card it was approved on (the calls left are renumbered).
+ */
 const completedCallSchema = z.object({
   index: z.number().check(z.int(), z.nonnegative()),
   callId: z.string(),
