@@ -178,9 +178,10 @@ export class Countersign extends Construct {
     for (const name of ['api-decision', 'report-waiting-runs'] as const) {
       grantDecision(this.stateMachine, functions.get(name));
     }
-    // The inbox, the decision and the probe end the run of a card that cannot be opened (api-runs
-    // already may: it writes the table and stops executions for a cancel; the stream only reads).
-    for (const name of ['api-inbox', 'api-decision', 'report-waiting-runs'] as const) {
+    // The card reader ends the run of a card it cannot open, on every surface that reads cards,
+    // the probe's redelivery among them (api-runs already may: it writes the table and stops
+    // executions for a cancel).
+    for (const name of ['api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'] as const) {
       grantEndRun(this, { table: this.table, stateMachine: this.stateMachine }, functions.get(name));
     }
 

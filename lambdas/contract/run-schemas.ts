@@ -1,16 +1,12 @@
 import * as z from 'zod/mini';
 import type { PendingToolView, PreviewView } from '../core/approvals/build-pending-tools.js';
+import type { CardView } from '../core/approvals/card-reader.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
-import {
-  INBOX_PAGE_SIZE_DEFAULT,
-  INBOX_PAGE_SIZE_MAX,
-  type InboxCard,
-  type InboxEntry,
-} from '../core/runs/list-inbox.js';
+import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, type InboxEntry } from '../core/runs/list-inbox.js';
 import type { RunEvent } from '../core/runs/run-events.js';
 import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
@@ -61,16 +57,20 @@ export const pendingToolSchema = z.object({
   willRun: z.boolean(),
   requiresApproval: z.boolean(),
   recordChanged: z.optional(z.string()),
+  effectUnconfirmed: z.optional(z.string()),
   preview: previewSchema,
 });
 
-/** k-of-n progress of a waiting turn. */
-const approvalsSchema = z.object({
+/** k-of-n: who approved, out of how many; `lapsedApprovers` no longer count (their authority changed). */
+const approvalTallySchema = z.object({
   count,
   required: count,
   approvedBy: z.array(z.string()),
-  summary: z.string(),
+  lapsedApprovers: z.optional(z.array(z.string())),
 });
+
+/** k-of-n progress of a waiting turn. */
+const approvalsSchema = z.extend(approvalTallySchema, { summary: z.string() });
 
 /** The flagged placeholder of a card that cannot be opened (the rest of the inbox still renders). */
 export const unopenableCardSchema = z.object({
@@ -79,44 +79,11 @@ export const unopenableCardSchema = z.object({
   message: z.string(),
 });
 
-export const runViewSchema = z.object({
-  runId: z.string(),
-  owner: z.string(),
-  label: z.string(),
-  status: z.enum(RUN_STATUSES),
-  turn: count,
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  endedAt: z.optional(z.string()),
-  failureReason: z.optional(z.string()),
-  cancellation: z.optional(z.object({ by: z.string(), reason: z.optional(z.string()) })),
-  pausedAt: z.optional(z.string()),
-  expiresAt: z.optional(z.string()),
-  transcript: z.object({
-    messages: count,
-    toolCalls: count,
-    finalAnswer: z.optional(z.string()),
-    sealed: z.optional(z.literal('refused')),
-  }),
-  digest: z.optional(z.string()),
-  pendingTools: z.optional(z.array(pendingToolSchema)),
-  unopenableCard: z.optional(unopenableCardSchema),
-  approvals: z.optional(approvalsSchema),
-  approveRefusal: z.optional(z.string()),
-});
-
-export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
-
-export const cancelResponseSchema = z.object({
-  runId: z.string(),
-  status: z.literal('cancelled'),
-  cancelledBy: z.string(),
-  cancelledAt: z.string(),
-  reason: z.optional(z.string()),
-  repeated: z.boolean(),
-});
-
-export const inboxCardSchema = z.object({
+/**
+ * One waiting card as one viewer sees it (the card reader's CardView): the inbox lists it whole,
+ * GET /runs/{id} and the `awaiting_approval` event show the part they name.
+ */
+export const cardViewSchema = z.object({
   runId: z.string(),
   owner: z.string(),
   label: z.string(),
@@ -130,11 +97,50 @@ export const inboxCardSchema = z.object({
   approverGroups: z.optional(z.array(z.string())),
 });
 
+const card = cardViewSchema.shape;
+
+export const runViewSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  status: z.enum(RUN_STATUSES),
+  turn: count,
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.optional(z.string()),
+  failureReason: z.optional(z.string()),
+  cancellation: z.optional(z.object({ by: z.string(), reason: z.optional(z.string()) })),
+  pausedAt: z.optional(card.pausedAt),
+  expiresAt: z.optional(card.expiresAt),
+  transcript: z.object({
+    messages: count,
+    toolCalls: count,
+    finalAnswer: z.optional(z.string()),
+    sealed: z.optional(z.literal('refused')),
+  }),
+  digest: z.optional(card.digest),
+  pendingTools: z.optional(card.pendingTools),
+  unopenableCard: z.optional(unopenableCardSchema),
+  approvals: card.approvals,
+  approveRefusal: card.approveRefusal,
+});
+
+export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
+
+export const cancelResponseSchema = z.object({
+  runId: z.string(),
+  status: z.literal('cancelled'),
+  cancelledBy: z.string(),
+  cancelledAt: z.string(),
+  reason: z.optional(z.string()),
+  repeated: z.boolean(),
+});
+
 /** The inbox's `?limit=&cursor=` (1 to 100 cards, 20 when absent). */
 export const inboxQuerySchema = pageQuerySchema(INBOX_PAGE_SIZE_MAX, INBOX_PAGE_SIZE_DEFAULT);
 
 export const inboxPageSchema = z.object({
-  cards: z.array(z.union([inboxCardSchema, unopenableCardSchema])),
+  cards: z.array(z.union([cardViewSchema, unopenableCardSchema])),
   cursor: z.optional(z.string()),
 });
 
@@ -152,7 +158,7 @@ export const approvalRecordedSchema = z.object({
   kind: z.literal('approval-recorded'),
   runId: z.string(),
   turn: count,
-  approvals: z.object({ count, required: count, approvedBy: z.array(z.string()) }),
+  approvals: approvalTallySchema,
   message: z.string(),
 });
 
@@ -187,14 +193,14 @@ export const runEventSchema = z.discriminatedUnion('event', [
   }),
   z.object({
     event: z.literal('awaiting_approval'),
-    data: z.object({
-      runId: z.string(),
-      turn: count,
-      digest: z.string(),
-      pausedAt: z.string(),
-      expiresAt: z.string(),
-      pendingTools: z.array(pendingToolSchema),
-      approvals: z.optional(approvalsSchema),
+    data: z.pick(cardViewSchema, {
+      runId: true,
+      turn: true,
+      digest: true,
+      pausedAt: true,
+      expiresAt: true,
+      pendingTools: true,
+      approvals: true,
     }),
   }),
   z.object({ event: z.literal('card_unopenable'), data: unopenableCardSchema }),
@@ -220,7 +226,7 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof pendingToolSchema>, PendingToolView>>,
   Agrees<SameShape<z.output<typeof unopenableCardSchema>, UnopenableCard>>,
   Agrees<SameShape<z.output<typeof runViewSchema>, RunView>>,
-  Agrees<SameShape<z.output<typeof inboxCardSchema>, InboxCard>>,
+  Agrees<SameShape<z.output<typeof cardViewSchema>, CardView>>,
   Agrees<SameShape<z.output<typeof inboxPageSchema>['cards'][number], InboxEntry>>,
   Agrees<SameShape<z.output<typeof cancelResponseSchema>, Without<CancelOutcome, 'kind'>>>,
   Agrees<

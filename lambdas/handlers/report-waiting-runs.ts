@@ -1,6 +1,7 @@
 import { runInInvocationScope } from '../adapters/invocation-scope.js';
 import { type RedeliveryReport, redeliverDecisions } from '../core/runs/redeliver-decisions.js';
 import { reportWaitingRuns, type WaitingRunsReport } from '../core/runs/report-waiting-runs.js';
+import { ToolRegistry } from '../core/tools/tool.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -18,7 +19,13 @@ export const handler = (event: { id?: unknown } = {}): Promise<WaitingRunsReport
       operation: 'ReportWaitingRuns',
     },
     async () => {
-      const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), executions: awsExecutions() };
+      const dependencies = {
+        ...awsBaseDependencies(),
+        sealer: awsSealer(),
+        executions: awsExecutions(),
+        // The probe opens task tokens only, never a call: no tool is resolved, none is bundled.
+        tools: new ToolRegistry(),
+      };
       const redelivery = await redeliverDecisions(dependencies);
       return { ...(await reportWaitingRuns(dependencies)), ...redelivery };
     },

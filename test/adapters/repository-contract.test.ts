@@ -533,6 +533,47 @@ describe.each([
       expect(stored?.approvedBy).toEqual(['alice', 'bob']);
     });
 
+    it('takes lapsed approvals out of the tally and names them, only while the card waits; approving again counts again', async () => {
+      // Prepare
+      const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string) => ({
+        runId: 'run-lapse',
+        turn: card.turn,
+        digest: card.digest,
+        approvedBy,
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+      for (const approver of ['alice', 'bob', 'carol'])
+        await adapters.runs.recordApproval(approval(approver));
+      const at = { runId: 'run-lapse', turn: card.turn, digest: card.digest };
+
+      // Act
+      const lapsed = await adapters.runs.lapseApprovals({ ...at, approvers: ['alice', 'carol'] });
+      const stored = await adapters.runs.getCard('run-lapse');
+      const staleDigest = await adapters.runs.lapseApprovals({
+        ...at,
+        digest: 'c'.repeat(64),
+        approvers: ['bob'],
+      });
+      const again = await adapters.runs.recordApproval(approval('alice'));
+      await adapters.runs.putCard({
+        ...(await adapters.runs.getCard('run-lapse')),
+        sealedToken: Uint8Array.from([9]),
+      } as StoredCard);
+      const rewritten = await adapters.runs.getCard('run-lapse');
+      await adapters.runs.closeCard('run-lapse', 'decided');
+      const afterClose = await adapters.runs.lapseApprovals({ ...at, approvers: ['bob'] });
+
+      // Assess
+      expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(staleDigest).toEqual({ kind: 'card-moved' });
+      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(afterClose).toEqual({ kind: 'card-moved' });
+    });
+
     it('keeps the tally when a card is written again (a re-entered wait)', async () => {
       // Prepare
       const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');

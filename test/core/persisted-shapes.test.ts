@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
 import {
+  guardOnCard,
   isNotificationPending,
   readableStoredCardSchema,
   STORED_CARD_SCHEMA_VERSION,
@@ -131,7 +132,7 @@ describe('reading earlier versions as the current one', () => {
     expect(stored.closedBecause).toBeUndefined();
   });
 
-  it('reads a version 2 card as version 3 whose event went out (an outbox it never had)', () => {
+  it('reads a version 2 card as the current version whose event went out (an outbox it never had)', () => {
     const stored = readableStoredCardSchema.parse(
       withBinaryAttributes(readFixture('stored-card', 'v2-open.json')),
     );
@@ -140,9 +141,18 @@ describe('reading earlier versions as the current one', () => {
     expect(isNotificationPending(stored)).toBe(false);
   });
 
-  it('keeps the wait and the outbox of a version 3 card', () => {
+  it('reads a version 3 card as version 4 whose event went out, and keeps its guards', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.callGuards?.length).toBeGreaterThan(0);
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('keeps the wait and the outbox of a version 4 card', () => {
     const pending = readableStoredCardSchema.parse(
-      withBinaryAttributes(readFixture('stored-card', 'v3-closed-notification-pending.json')),
+      withBinaryAttributes(readFixture('stored-card', 'v4-closed-notification-pending.json')),
     );
     expect(pending).toMatchObject({ waitId: 'wait-5f0c2b9e', state: 'closed', closedBecause: 'decided' });
     expect(isNotificationPending(pending)).toBe(true);
@@ -166,6 +176,34 @@ describe('reading earlier versions as the current one', () => {
       { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
     ]);
     expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
+  });
+
+  it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored.lapsedApprovers).toEqual(['approver']);
+    expect(guardOnCard(stored, { index: 0, tool: 'tickets__lookup' })).toBe('none');
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__create_ticket' })).toBe('unconfirmed');
+    // An entry that names another tool covers nothing.
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__lookup' })).toBe('none');
+  });
+
+  it.each(['v2-open.json', 'v3-closed-without-call-guards.json'])(
+    'takes the guards of %s, which records none, from its writeToolNames',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
+      expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
+      expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
+    },
+  );
+
+  it('keeps each call’s guard in the run state and on the sealed card', () => {
+    const state = parseRunState(readFixture('run-state', 'v1-call-guards.json'));
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+    expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -3,7 +3,6 @@ import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError } from '../errors.js';
 import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
-import { unsealJson } from './sealed-json.js';
 
 /**
  * How many waits one delivery follows: a retried pause seals a new token into the card, so a
@@ -74,24 +73,4 @@ export async function deliverDecision(
   }
   // The card kept changing hands: the decision stays undelivered, and the probe tries again.
   throw new CountersignError('unavailable', TEXTS.decisionDeliveryDeferred);
-}
-
-/**
- * The task token sealed in a card; `sealed-state-rejected` when it does not open or is not a
- * token (the caller isolates the card as unopenable).
- *
- * @example
- * const taskToken = await readSealedTaskToken(dependencies, card);
- */
-export async function readSealedTaskToken(
-  dependencies: Pick<RunDependencies, 'sealer'>,
-  card: Pick<StoredCard, 'runId' | 'sealedToken'>,
-): Promise<string> {
-  const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
-    taskToken?: unknown;
-  } | null;
-  if (typeof sealed?.taskToken !== 'string') {
-    throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
-  }
-  return sealed.taskToken;
 }

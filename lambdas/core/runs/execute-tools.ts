@@ -1,7 +1,12 @@
-import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { checkApprovalCoverage } from '../approvals/approval-coverage.js';
+import {
+  type CallGuard,
+  classifyCallForExecution,
+  needsHumanApproval,
+} from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
+import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
-import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
@@ -37,11 +42,13 @@ export interface ExecuteToolsOutput {
 /**
  * Runs the pending calls of a turn under the run's acting user and hands the results to the
  * next model turn. A write runs only when an approval of exactly this turn's digest is on
- * record: a write whose approval cannot be shown does not execute.
+ * record, taken under a classification at least as strict as the one it runs under: a write
+ * whose approval cannot be shown does not execute, and one that became more guarded since its
+ * card waits on a fresh card.
  *
- * Idempotent under retries: each approved call runs under the call ledger (call-ledger.ts), so
- * a retried step reuses the result of a call that ran and never runs it twice; read-only calls
- * (no approval needed) simply run again. Every tool gets the call's idempotency key.
+ * Idempotent under retries: each call that needs approval runs under the call ledger
+ * (call-ledger.ts), so a retried step reuses the result of a call that ran and never runs it
+ * twice; read-only calls simply run again. Every tool gets the call's idempotency key.
  */
 export async function executeTools(
   stepDependencies: ToolStepDependencies,
@@ -68,56 +75,76 @@ export async function executeTools(
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return done; // a retried step whose results are recorded
   // The run's MCP tools as their servers list them now: a server that turned a tool into a
-  // write since the model turn makes it need the approval this turn may not have.
-  dependencies = {
-    ...dependencies,
-    tools: await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId),
-  };
-  const guarded = new Set(
+  // write since the card was put makes it need an approval this turn does not have.
+  const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId);
+  dependencies = { ...dependencies, tools: runTools.tools };
+  // The calls that need approval as they are about to run: those the ledger keeps at most once.
+  const approved = new Set(
     state.pendingCalls
-      .filter((call) => needsHumanApproval(call, dependencies.tools.get(call.tool)))
+      .filter((call) => needsHumanApproval(classifyCallForExecution(call, runTools.confirmedTool(call.tool))))
       .map((call) => call.index),
   );
-  if (guarded.size > 0) await requireApproval(dependencies, input, state);
-
-  const actingUser = await dependencies.users.getUser(run.record.owner);
-  if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
-  const context = { actingUser, runId: input.runId, pages: dependencies.pages };
   const ledger = await openCallLedger(dependencies, {
     runId: input.runId,
     turn: input.turn,
     attemptId: dependencies.newId(),
   });
   const recorded = await recordedResults(dependencies, ledger);
-  const review = (changedIndexes: ReadonlySet<number>, completed: readonly CompletedCall[]) =>
-    reopenForReview(dependencies, run.record.status, input, state, { changedIndexes, completed, owner });
+  const review = (reopening: Reopening, results: ReadonlyMap<number, CallResult>) =>
+    reopenForReview(dependencies, run.record.status, input, state, owner, {
+      reopening,
+      completed: completedOf(state, results),
+    });
+  const coverage = await checkApprovalCoverage(dependencies, {
+    ...input,
+    calls: state.pendingCalls,
+    runTools,
+  });
+  if (coverage.kind === 'stricter') {
+    return review({ kind: 'guard-raised', guards: coverage.guards, tools: coverage.stricterTools }, recorded);
+  }
+
+  const actingUser = await dependencies.users.getUser(run.record.owner);
+  if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
+  const context = { actingUser, runId: input.runId, pages: dependencies.pages };
+  // Each call's tool and arguments, parsed once for the preconditions and the run.
+  const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
   // A call an earlier attempt touched decides with its own key at the write (its own write may
   // be what changed its record); the others are checked before any call runs, as a card promised.
   const check = await checkPreconditions(
-    state.pendingCalls.filter((call) => !ledger.records.has(call.index)),
-    { tools: dependencies.tools, actingUser, context, logger: dependencies.logger },
+    resolved.filter(({ call }) => !ledger.records.has(call.index)),
+    { actingUser, context, logger: dependencies.logger },
   );
-  const changedBefore = indexesWhere(recorded, (result) => result.recordChanged === true);
+  const changedBefore = new Set(
+    [...recorded].filter(([, result]) => result.recordChanged === true).map(([index]) => index),
+  );
   if (check.kind === 'changed' || changedBefore.size > 0) {
-    const changed = new Set([...changedBefore, ...(check.kind === 'changed' ? check.changedIndexes : [])]);
-    return review(changed, completedOf(state, recorded));
+    const changedIndexes = new Set([
+      ...changedBefore,
+      ...(check.kind === 'changed' ? check.changedIndexes : []),
+    ]);
+    return review({ kind: 'record-changed', changedIndexes }, recorded);
   }
   const results = new Map<number, CallResult>();
-  for (const call of state.pendingCalls) {
+  for (const resolvedCall of resolved) {
+    const { call } = resolvedCall;
     const earlier = recorded.get(call.index);
     const unreadable = check.unreadable.get(call.index);
     const result =
       earlier ??
       (unreadable !== undefined
         ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
-        : await runCall(dependencies, ledger, guarded.has(call.index), call, {
+        : await runCall(dependencies, ledger, approved.has(call.index), resolvedCall, {
             ...context,
             idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
             ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
           }));
     if (result.recordChanged === true) {
       // The conditional write lost to an edit that landed after the check: asked again, as above.
-      return review(new Set([call.index]), completedOf(state, new Map([...recorded, ...results])));
+      return review(
+        { kind: 'record-changed', changedIndexes: new Set([call.index]) },
+        new Map([...recorded, ...results]),
+      );
     }
     results.set(call.index, result);
   }
@@ -131,16 +158,17 @@ export async function executeTools(
   return done;
 }
 
-/** One call: an approved one under the call ledger, a read simply (running it again is harmless). */
+/** One call: one that needs approval under the call ledger, a read simply (running it again is harmless). */
 async function runCall(
   dependencies: ToolStepDependencies,
   ledger: CallLedger,
   approved: boolean,
-  call: RunStateCall,
+  resolved: ResolvedCall<RunStateCall>,
   context: ToolExecutionContext,
 ): Promise<CallResult> {
+  const { call } = resolved;
   if (!approved) {
-    const attempt = await runToolCall(dependencies, call, context);
+    const attempt = await runToolCall(dependencies, resolved, context);
     return attempt.kind === 'ran'
       ? attempt.result
       : { content: TEXTS.toolFailed(call.tool, attempt.errorClass), isError: true };
@@ -148,8 +176,8 @@ async function runCall(
   const result = await runLedgeredCall(dependencies, ledger, {
     index: call.index,
     tool: call.tool,
-    idempotent: dependencies.tools.get(call.tool)?.idempotent === true,
-    run: () => runToolCall(dependencies, call, context),
+    idempotent: resolved.tool?.idempotent === true,
+    run: () => runToolCall(dependencies, resolved, context),
   });
   // Only a call whose card sealed a precondition goes back for review when its record changed.
   if (result.recordChanged === true && call.precondition === undefined) {
@@ -172,13 +200,6 @@ async function recordedResults(
   return results;
 }
 
-function indexesWhere(
-  results: ReadonlyMap<number, CallResult>,
-  test: (result: CallResult) => boolean,
-): Set<number> {
-  return new Set([...results].filter(([, result]) => test(result)).map(([index]) => index));
-}
-
 /** The calls of the turn whose results stand (they ran and applied, or failed for good). */
 function completedOf(state: RunState, results: ReadonlyMap<number, CallResult>): CompletedCall[] {
   return state.pendingCalls.flatMap((call) => {
@@ -197,11 +218,18 @@ function toolResultOf(call: RunStateCall, result: CallResult | undefined): ToolR
   };
 }
 
+/** Why a turn's approval is not applied and its calls wait on a fresh card. */
+type Reopening =
+  /** A record changed after the card was shown (a tool's precondition). */
+  | { kind: 'record-changed'; changedIndexes: ReadonlySet<number> }
+  /** A call is guarded more now than when its card was decided; `guards` is where the next pause starts. */
+  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] };
+
 /**
- * A record changed after the card was shown: what did not run is not applied, and those calls
- * move to the next turn number, where AwaitApproval seals fresh versions, previews and digest;
- * calls that already ran keep their results (`completedCalls`) for the model to get with the
- * others'. The approval on record stays in the audit; it cannot carry over (a decision names
+ * The turn's approval cannot be applied: what did not run is not applied, and those calls move
+ * to the next turn number, where AwaitApproval seals fresh versions, previews, guards and
+ * digest; calls that already ran keep their results (`completedCalls`) for the model to get with
+ * the others'. The approval on record stays in the audit; it cannot carry over (a decision names
  * its turn and digest). The transcript gets no result yet, so the model is never told a write
  * happened that did not. A re-review takes a turn, so a record edited in a loop cannot keep a
  * run paused past maxTurns.
@@ -211,8 +239,10 @@ async function reopenForReview(
   status: string,
   input: StepInput,
   state: RunState,
-  change: { changedIndexes: ReadonlySet<number>; completed: readonly CompletedCall[]; owner: string },
+  owner: string,
+  change: { reopening: Reopening; completed: readonly CompletedCall[] },
 ): Promise<ExecuteToolsOutput> {
+  const { reopening } = change;
   const nextTurn = input.turn + 1;
   const completedIndexes = new Set(change.completed.map((call) => call.index));
   const completedCalls = [...(state.completedCalls ?? []), ...change.completed];
@@ -224,9 +254,12 @@ async function reopenForReview(
     pendingCalls: state.pendingCalls
       .filter((call) => !completedIndexes.has(call.index))
       .map(({ precondition: _sealed, recordChanged: _before, ...call }, position) => ({
-        ...call,
+        ...(reopening.kind === 'record-changed'
+          ? reopening.changedIndexes.has(call.index)
+            ? { ...call, recordChanged: true }
+            : call
+          : { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' }),
         index: position,
-        ...(change.changedIndexes.has(call.index) ? { recordChanged: true } : {}),
       })),
     ...(completedCalls.length > 0 ? { completedCalls } : {}),
   };
@@ -235,33 +268,23 @@ async function reopenForReview(
     closeCardBecause: 'reopened',
     endedMeanwhile: 'The run ended while its tools were checked.',
   });
-  dependencies.logger.info('approved writes not applied: a record changed after the card was shown', {
-    runId: input.runId,
-    turn: input.turn,
-    reviewTurn: nextTurn,
-    applied: completedIndexes.size,
-    tools: [
-      ...new Set(
-        state.pendingCalls.filter((call) => change.changedIndexes.has(call.index)).map((call) => call.tool),
-      ),
-    ],
-  });
-  return { runId: input.runId, turn: nextTurn, route: 'review', owner: change.owner };
-}
-
-async function requireApproval(
-  dependencies: Pick<RunDependencies, 'runs'>,
-  input: StepInput,
-  state: RunState,
-): Promise<void> {
-  const decision = await dependencies.runs.getDecision(input.runId, input.turn);
-  const digest = computeTurnDigest(input.runId, input.turn, state.pendingCalls);
-  if (decision?.decision !== 'approve' || decision.digest !== digest) {
-    throw new CountersignError(
-      'forbidden',
-      'No approval of this turn is on record; its writes were not executed.',
-    );
-  }
+  const tools =
+    reopening.kind === 'guard-raised'
+      ? reopening.tools
+      : [
+          ...new Set(
+            state.pendingCalls
+              .filter((call) => reopening.changedIndexes.has(call.index))
+              .map((call) => call.tool),
+          ),
+        ];
+  dependencies.logger.info(
+    reopening.kind === 'record-changed'
+      ? 'approved writes not applied: a record changed after the card was shown'
+      : 'approved writes not applied: a call needs more approval than its card was decided under',
+    { runId: input.runId, turn: input.turn, reviewTurn: nextTurn, applied: completedIndexes.size, tools },
+  );
+  return { runId: input.runId, turn: nextTurn, route: 'review', owner };
 }
 
 /**

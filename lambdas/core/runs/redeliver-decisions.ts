@@ -1,9 +1,10 @@
+import { unsealCardToken } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { endRunWithUnopenableCard, reportSealedStateRejection } from '../approvals/unopenable-card.js';
-import { describeErrorClass, isCountersignError } from '../errors.js';
-import { deliverDecision, readSealedTaskToken } from './deliver-decision.js';
-import type { RunDependencies } from './run-dependencies.js';
+import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { TEXTS } from '../texts.js';
+import { deliverDecision } from './deliver-decision.js';
+import type { CardReaderDependencies } from './run-dependencies.js';
 
 /**
  * A claim younger than this may still be in flight (its request is delivering it); older and
@@ -21,10 +22,8 @@ export interface RedeliveryReport {
   undelivered: number;
 }
 
-type RedeliveryDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics'
->;
+/** The card reader's: the probe opens a card's task token as the decision would. */
+type RedeliveryDependencies = CardReaderDependencies;
 
 /**
  * A claimed decision is always delivered, without the approver's help: the scheduled probe
@@ -84,15 +83,13 @@ async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRe
   return true;
 }
 
-/** The card's task token; a card that does not open ends its run, as on every other surface. */
+/**
+ * The card's task token, through the card reader: a card that does not open is refused there
+ * (reported, its run ended), and its decision needs no delivery any more.
+ */
 async function openTaskToken(dependencies: RedeliveryDependencies, card: StoredCard): Promise<string> {
-  try {
-    return await readSealedTaskToken(dependencies, card);
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, card.runId, error);
-    await endRunWithUnopenableCard(dependencies, card.runId);
-    await dependencies.runs.markDecisionDelivered(card.runId, card.turn);
-    throw error;
-  }
+  const unsealed = await unsealCardToken(dependencies, card);
+  if (unsealed.kind === 'unsealed') return unsealed.taskToken;
+  await dependencies.runs.markDecisionDelivered(card.runId, card.turn);
+  throw new CountersignError('gone', TEXTS.cardUnopenable);
 }

@@ -1,6 +1,6 @@
 import { describeCallRunnability } from '../approvals/call-runnability.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
-import { resolveCall } from '../approvals/resolve-calls.js';
+import type { ResolvedCall } from '../approvals/resolve-calls.js';
 import { describeErrorClass, isCountersignError } from '../errors.js';
 import { TEXTS } from '../texts.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
@@ -16,19 +16,21 @@ import type { ToolStepDependencies } from './run-dependencies.js';
 export type ToolCallAttempt = { kind: 'ran'; result: CallResult } | { kind: 'transient'; errorClass: string };
 
 /**
- * Runs one call under the run's acting user, when its arguments and its tool allow it (the
- * card's "will run" and execution follow the same rule). A tool's exception text stays out of
- * the transcript and the logs: it can carry credentials; only its class is kept.
+ * Runs one call (resolved once: its tool and parsed arguments) under the run's acting user, when
+ * its arguments and its tool allow it (the card's "will run" and execution follow the same
+ * rule). A tool's exception text stays out of the transcript and the logs: it can carry
+ * credentials; only its class is kept.
  *
  * @example
- * const attempt = await runToolCall(dependencies, call, { actingUser, runId, pages, idempotencyKey });
+ * const attempt = await runToolCall(dependencies, resolved, { actingUser, runId, pages, idempotencyKey });
  */
 export async function runToolCall(
-  dependencies: Pick<ToolStepDependencies, 'tools' | 'logger' | 'metrics'>,
-  call: RunStateCall,
+  dependencies: Pick<ToolStepDependencies, 'logger' | 'metrics'>,
+  resolved: ResolvedCall<RunStateCall>,
   context: ToolExecutionContext,
 ): Promise<ToolCallAttempt> {
-  const runnability = describeCallRunnability(resolveCall(call, dependencies.tools.get(call.tool)));
+  const { call } = resolved;
+  const runnability = describeCallRunnability(resolved);
   if (runnability.kind === 'refused-arguments') {
     return ran({ content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true });
   }

@@ -1,39 +1,27 @@
-import type { PendingToolView } from '../approvals/build-pending-tools.js';
-import type { CardPolicyView } from '../approvals/describe-card-policy.js';
-import { describeOpenCard } from '../approvals/describe-open-card.js';
-import { openRunCard } from '../approvals/open-card.js';
-import {
-  endRunWithUnopenableCard,
-  type UnopenableCard,
-  unopenableCard,
-} from '../approvals/unopenable-card.js';
+import { type CardView, viewWaitingCard } from '../approvals/card-reader.js';
+import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import { isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
 import type { RunRecord } from './run-record.js';
 
-/** GET /runs/{id}: what the run's owner (or an admin) sees. */
-export interface RunView extends RunStatusView {
+/** GET /runs/{id}: what the run's owner (or an admin) sees; while it waits, the part of its card view below. */
+export interface RunView
+  extends RunStatusView,
+    Partial<
+      Pick<CardView, 'pausedAt' | 'expiresAt' | 'digest' | 'pendingTools' | 'approvals' | 'approveRefusal'>
+    > {
   runId: string;
   owner: string;
   label: string;
   createdAt: string;
-  pausedAt?: string;
-  expiresAt?: string;
   /** `sealed: 'refused'` when the run's sealed state could not be read (the run cannot continue). */
   transcript: { messages: number; toolCalls: number; finalAnswer?: string; sealed?: 'refused' };
-  /** Present while the run waits for a decision. */
-  digest?: string;
-  pendingTools?: PendingToolView[];
   /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
   unopenableCard?: UnopenableCard;
-  /** k-of-n progress while waiting, when the turn needs more than one approver. */
-  approvals?: CardPolicyView['approvals'];
-  /** Why this viewer may not approve the waiting turn; absent when they may. */
-  approveRefusal?: string;
 }
 
 /**
@@ -76,31 +64,24 @@ export async function viewRun(
           },
   };
   if (record.status !== 'waiting') return view;
-  const opened = await openRunCard(dependencies, runId);
-  if (opened.kind === 'not-open') return view;
-  if (opened.kind === 'unopenable') {
-    // A card that cannot be opened can never be decided: the run ends, and the view says so.
-    await endRunWithUnopenableCard(dependencies, runId);
+  const reading = await viewWaitingCard(dependencies, viewer, runId);
+  if (reading.kind === 'none') return view;
+  if (reading.kind === 'unopenable') {
+    // The reader ended the run: the view says so, with the record's status as it is now.
     return {
       ...withRecordOf(view, await dependencies.runs.getRunRecord(runId)),
-      unopenableCard: unopenableCard(runId),
+      unopenableCard: reading.placeholder,
     };
   }
-  const { stored } = opened;
-  const { pendingTools, ...policyView } = await describeOpenCard(dependencies, viewer, opened);
-  const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
-  if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
+  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal } = reading.view;
   return {
     ...view,
-    pausedAt: stored.pausedAt,
-    expiresAt: stored.expiresAt,
-    digest: stored.digest,
+    pausedAt,
+    expiresAt,
+    digest,
     pendingTools,
-    ...(policyView.approvals ? { approvals: policyView.approvals } : {}),
-    // Only a viewer who could decide is told why they may not approve.
-    ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
-      ? { approveRefusal: policyView.approveRefusal }
-      : {}),
+    ...(approvals ? { approvals } : {}),
+    ...(approveRefusal ? { approveRefusal } : {}),
   };
 }
 

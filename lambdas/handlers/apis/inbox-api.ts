@@ -1,3 +1,4 @@
+import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes } from '../routes/inbox-routes.js';
@@ -9,9 +10,7 @@ import { createOpenApiRoutes } from '../routes/openapi-routes.js';
  * reader's reads) and GET /openapi.json (the API's description, public, no data either).
  */
 export function createInboxApi(
-  dependencies: Parameters<typeof createInboxRoutes>[0] &
-    Parameters<typeof createCallRoutes>[0] &
-    HttpApiDependencies,
+  dependencies: CardReaderDependencies & HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi(
     'api-inbox',
