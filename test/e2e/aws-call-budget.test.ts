@@ -139,8 +139,9 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
 
     // Assess
     expect(snapshot).toEqual({
-      // the run; the approval on record; the acting user; the page the tool reads (its access check)
-      'DynamoDB:GetItem': 4,
+      // the run; the approval on record and its card (what the approval covered, issue #20); the
+      // acting user; the page the tool reads (its access check)
+      'DynamoDB:GetItem': 5,
       'DynamoDB:Query': 1, // the turn's call ledger (issue #29): what an earlier attempt ran
       'DynamoDB:PutItem': 2, // the ledger: the call taken, then its result recorded (issue #29)
       // the page write (conditional on the call's idempotency key); the run, its results recorded;
