@@ -3,7 +3,7 @@ import { type RedeliveryReport, redeliverDecisions } from '../core/runs/redelive
 import { reportWaitingRuns, type WaitingRunsReport } from '../core/runs/report-waiting-runs.js';
 import { ToolRegistry } from '../core/tools/tool.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
-import { awsExecutions } from './composition/aws-executions.js';
+import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 
 /**
@@ -22,7 +22,8 @@ export const handler = (event: { id?: unknown } = {}): Promise<WaitingRunsReport
       const dependencies = {
         ...awsBaseDependencies(),
         sealer: awsSealer(),
-        executions: awsExecutions(),
+        // Step Functions only when a claim needs redelivering: most probes find none.
+        executions: awsExecutionsOnDemand(),
         // The probe opens task tokens only, never a call: no tool is resolved, none is bundled.
         tools: new ToolRegistry(),
       };
