@@ -2,7 +2,13 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { UNDELIVERED_DECISION_AGE_MS } from '../../lambdas/core/runs/redeliver-decisions.js';
 import { decide, recordWritesAndDeliveries } from '../e2e/approvers-support.js';
 import { bodyOf } from '../support/api-answers.js';
-import { type InjectedFault, injectFault, stepFunctionsSeam } from '../support/fault-seams.js';
+import {
+  type FaultPlan,
+  type InjectedFault,
+  injectFault,
+  type SeamableClient,
+  stepFunctionsSeam,
+} from '../support/fault-seams.js';
 import {
   removeTestData,
   settle,
@@ -54,6 +60,17 @@ describe('a decision under faults', () => {
     return { runId, digest: view.digest as string, turn: view.turn as number };
   }
 
+  /** A waiting run, and one fault planned on `client` (the table by default) for its decision. */
+  async function waitingRunWithFault(
+    keywords: string,
+    plan: (runId: string) => FaultPlan,
+    client: SeamableClient = runtime.dynamo.client,
+  ) {
+    const run = await waitingRun(keywords);
+    faults.push(injectFault(client, plan(run.runId)));
+    return { ...run, writesBefore: pageWrites.length };
+  }
+
   /** Moves the clock the use cases and the probe read forward, as if `ms` had passed. */
   function advanceClock(ms: number): void {
     const clock = runtime.dependencies.clock;
@@ -89,21 +106,24 @@ describe('a decision under faults', () => {
     expect(await undelivered(runId)).toBe(0);
   }
 
+  /** POST /runs/{id}/decision as sent, its answer read whatever it is (a 503 among them). */
+  const sendDecision = (runId: string, digest: string) =>
+    runtime.sendRaw('POST', `/runs/${runId}/decision`, {
+      as: 'approver',
+      body: { digest, decision: 'approve' },
+    });
+
   const onDecision = (runId: string) => (input: string) =>
     input.includes(`RUN#${runId}`) && input.includes('DECISION#');
 
   it('knows its own claim when the SDK retries a claim that had applied: it delivers at once (200, not "repeated")', async () => {
     // Prepare
-    const { runId, digest, turn } = await waitingRun('claim retried');
-    const writesBefore = pageWrites.length;
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'PutItem',
-        matching: onDecision(runId),
-        when: 'after-applied',
-        layer: 'inside-sdk-retries',
-      }),
-    );
+    const { runId, digest, turn, writesBefore } = await waitingRunWithFault('claim retried', (runId) => ({
+      command: 'PutItem',
+      matching: onDecision(runId),
+      when: 'after-applied',
+      layer: 'inside-sdk-retries',
+    }));
 
     // Act
     const answer = await decide(runtime, runId, { digest, decision: 'approve' });
@@ -117,21 +137,14 @@ describe('a decision under faults', () => {
 
   it('answers 503 "not on record" with Retry-After when the claim failed before it applied, and a repeat decides', async () => {
     // Prepare
-    const { runId, digest, turn } = await waitingRun('claim refused');
-    const writesBefore = pageWrites.length;
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'PutItem',
-        matching: onDecision(runId),
-        when: 'before-applied',
-      }),
-    );
+    const { runId, digest, turn, writesBefore } = await waitingRunWithFault('claim refused', (runId) => ({
+      command: 'PutItem',
+      matching: onDecision(runId),
+      when: 'before-applied',
+    }));
 
     // Act
-    const failed = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-      as: 'approver',
-      body: { digest, decision: 'approve' },
-    });
+    const failed = await sendDecision(runId, digest);
     const decisionAfterFault = await runtime.dependencies.runs.getDecision(runId, turn);
     const repeat = await decide(runtime, runId, { digest, decision: 'approve' });
 
@@ -146,15 +159,11 @@ describe('a decision under faults', () => {
 
   it('reads its claim back when the claim applied but its answer was lost, and delivers (200)', async () => {
     // Prepare
-    const { runId, digest, turn } = await waitingRun('claim read back');
-    const writesBefore = pageWrites.length;
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'PutItem',
-        matching: onDecision(runId),
-        when: 'after-applied',
-      }),
-    );
+    const { runId, digest, turn, writesBefore } = await waitingRunWithFault('claim read back', (runId) => ({
+      command: 'PutItem',
+      matching: onDecision(runId),
+      when: 'after-applied',
+    }));
 
     // Act
     const answer = await decide(runtime, runId, { digest, decision: 'approve' });
@@ -178,10 +187,7 @@ describe('a decision under faults', () => {
       faults.push(injectFault(sfnClient, { command: 'SendTaskSuccess', when }));
 
       // Act
-      const answer = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
-        body: { digest, decision: 'approve' },
-      });
+      const answer = await sendDecision(runId, digest);
       if (when === 'before-applied') {
         // Nothing reached the state machine: the probe, a minute later, delivers it.
         expect(bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })).status).toBe('waiting');
@@ -221,10 +227,7 @@ describe('a decision under faults', () => {
       );
 
       // Act
-      const answer = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
-        as: 'approver',
-        body: { digest, decision: 'approve' },
-      });
+      const answer = await sendDecision(runId, digest);
 
       // Assess
       expect(faults.every((fault) => fault.fired() === 1)).toBe(true);
@@ -236,10 +239,9 @@ describe('a decision under faults', () => {
 
   it('answers a throttled read before the claim with 503 "not on record" and Retry-After, never 500', async () => {
     // Prepare
-    const { runId, digest, turn } = await waitingRun('card read throttled');
-    const writesBefore = pageWrites.length;
-    faults.push(
-      injectFault(runtime.dynamo.client, {
+    const { runId, digest, turn, writesBefore } = await waitingRunWithFault(
+      'card read throttled',
+      (runId) => ({
         command: 'GetItem',
         matching: (input) => input.includes(`RUN#${runId}`) && input.includes('"CARD"'),
         when: 'before-applied',

@@ -10,7 +10,6 @@ import {
   injectFault,
 } from '../support/fault-seams.js';
 import {
-  eventually,
   removeTestData,
   settle,
   startRunAndSettle,
@@ -186,57 +185,5 @@ describe('a pause under faults', () => {
       runtime.logLines.some((line) => line.includes('approval wait not reopened: the turn is decided')),
     ).toBe(true);
     expect(eventsOf(runId).length).toBeLessThanOrEqual(1);
-  });
-});
-
-describe('a pause killed between its writes, restarted on the same data', () => {
-  let runtime: TestRuntime | undefined;
-
-  afterAll(async () => {
-    await runtime?.stop();
-    if (runtime) await removeTestData(runtime);
-  });
-
-  it('resumes into the same card, sends its one event, and applies the approval once', async () => {
-    // Prepare: the process stops after the card was put, before the run was marked waiting.
-    const first = await startTestRuntime();
-    runtime = first;
-    const notified: AwaitingApprovalEvent[] = [];
-    first.dependencies.notifier.runAwaitingApproval = async (event) => {
-      notified.push(event);
-    };
-    const killed = holdCall(first.dynamo.client, { command: 'UpdateItem', matching: ITEMS.runWaiting });
-    const started = await first.client('editor').startRun({
-      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'after restart'" },
-    });
-    const runId = bodyOf(started).runId;
-    await killed.entered();
-    const cardBefore = await first.dependencies.runs.getCard(runId);
-    const stopping = first.stop();
-    killed.release('die');
-    await stopping;
-
-    // Act
-    const second = await startTestRuntime({ baseDirectory: first.baseDirectory });
-    runtime = second;
-    second.dependencies.notifier.runAwaitingApproval = async (event) => {
-      notified.push(event);
-    };
-    const pageWrites: string[] = [];
-    recordWritesAndDeliveries(second, { pageWrites, deliveries: [] });
-    const view = await eventually(async () => {
-      const current = bodyOf(await second.client('editor').getRun({ path: { id: runId } }));
-      return current.status === 'waiting' && notified.length > 0 ? current : undefined;
-    });
-    const answer = await decide(second, runId, { digest: view.digest as string, decision: 'approve' });
-    const finished = await settle(second, runId, 'editor', view.turn as number);
-
-    // Assess
-    expect(cardBefore?.state).toBe('open');
-    expect(view.digest).toBe(cardBefore?.digest);
-    expect(notified.filter((event) => event.runId === runId)).toHaveLength(1);
-    expect(answer.status).toBe(200);
-    expect(finished.status).toBe('completed');
-    expect(pageWrites).toEqual([JSON.stringify({ keywords: 'after restart' })]);
   });
 });

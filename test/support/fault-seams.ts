@@ -244,3 +244,16 @@ export function holdCall(
     remove: () => void stackOf(client).remove(name),
   };
 }
+
+/**
+ * Stops a runtime while one of its steps is held at a seam, as a killed process would stop it:
+ * the held call fails without applying, and nothing after it in that step runs.
+ *
+ * @example
+ * await killWhileHeld(runtime, held); // then start a runtime on the same data
+ */
+export async function killWhileHeld(runtime: { stop(): Promise<void> }, held: HeldCall): Promise<void> {
+  const stopping = runtime.stop();
+  held.release('die');
+  await stopping;
+}

@@ -21,6 +21,7 @@ import {
   shardOf,
 } from './inbox-index.js';
 import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { putWhen } from './put-if-absent.js';
 import {
   CARD_SORT_KEY,
   cardItemKey,
@@ -88,26 +89,16 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           ExpressionAttributeValues: { ':turn': parsed.turn, ':open': 'open', ':waiting': 'waiting' },
         }
       : {};
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...parsed,
-            // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
-            ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
-            ...(lapsedApprovers && lapsedApprovers.length > 0
-              ? { lapsedApprovers: new Set(lapsedApprovers) }
-              : {}),
-            ...inboxAttributes,
-            ...cardItemKey(parsed.runId),
-          },
-          ...condition,
-        }),
-      );
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
-      throw error;
+    const item = {
+      ...parsed,
+      // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
+      ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+      ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers: new Set(lapsedApprovers) } : {}),
+      ...inboxAttributes,
+      ...cardItemKey(parsed.runId),
+    };
+    if (!(await putWhen(this.table.client, this.table.tableName, item, condition))) {
+      return { kind: 'condition-failed' };
     }
     if (!isCardOpen(parsed)) {
       await this.unindexEntries(parsed.runId, parsed);
@@ -140,7 +131,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     runId: string,
     change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
   ): Promise<ConditionalOutcome> {
-    // The whole item becomes version 3: it names the wait whose token it now holds.
+    // The whole item becomes the current version: it names the wait whose token it now holds.
     const update = new UpdateExpression()
       .set('schemaVersion', STORED_CARD_SCHEMA_VERSION)
       .set('sealedToken', change.sealedToken)
@@ -150,47 +141,38 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       `${update.name('turn')} = ${update.value(change.turn)}`,
       `${update.name('digest')} = ${update.value(change.digest)}`,
     ].join(' AND ');
-    let renewed: Record<string, unknown> | undefined;
-    try {
-      const output = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)}) AND ${condition}`),
-          ReturnValues: 'ALL_NEW',
-        }),
-      );
-      renewed = output.Attributes;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
-      throw error;
-    }
+    const renewed = await this.updateCard(runId, update, condition, 'ALL_NEW');
+    if (renewed.kind === 'condition-failed') return renewed;
     // The pause that put the card may have failed before its index entries: written again (the
     // same items), so the card is in every inbox it is routed to.
-    const card = renewed === undefined ? undefined : readStoredCardItem(renewed);
+    const card = renewed.attributes === undefined ? undefined : readStoredCardItem(renewed.attributes);
     if (card !== undefined) await this.indexEntries(card);
     return { kind: 'written' };
   }
 
   public async markCardNotified(runId: string, turn: number): Promise<void> {
     const update = new UpdateExpression().set('notification', 'sent');
-    await this.updateCardIf(runId, update, `${update.name('turn')} = ${update.value(turn)}`);
+    await this.updateCard(runId, update, `${update.name('turn')} = ${update.value(turn)}`);
   }
 
-  private async updateCardIf(
+  /** One conditional UpdateItem of an existing card, with the attributes asked for. */
+  private async updateCard(
     runId: string,
     update: UpdateExpression,
-    condition: string,
-  ): Promise<ConditionalOutcome> {
+    condition: string | undefined,
+    returnValues: 'ALL_NEW' | 'ALL_OLD' | 'NONE' = 'NONE',
+  ): Promise<{ kind: 'written'; attributes?: Record<string, unknown> } | { kind: 'condition-failed' }> {
+    const exists = `attribute_exists(${update.name(PK)})`;
     try {
-      await this.table.client.send(
+      const output = await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)}) AND ${condition}`),
+          ...update.toInput(condition === undefined ? exists : `${exists} AND ${condition}`),
+          ReturnValues: returnValues,
         }),
       );
-      return { kind: 'written' };
+      return { kind: 'written', ...(output.Attributes ? { attributes: output.Attributes } : {}) };
     } catch (error) {
       if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
       throw error;
@@ -296,7 +278,6 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
-    const exists = `attribute_exists(${update.name(PK)})`;
     const expectWaitId = options.expectWaitId;
     const waitCondition =
       expectWaitId === undefined
@@ -304,26 +285,15 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         : expectWaitId === null
           ? `attribute_not_exists(${update.name('waitId')})`
           : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
-    let closed: Record<string, unknown> | undefined;
-    try {
-      const output = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(waitCondition === undefined ? exists : `${exists} AND ${waitCondition}`),
-          // The card as it was names its routes, so its index entries close without another read.
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      closed = output.Attributes;
-    } catch (error) {
-      if (!isConditionalCheckFailed(error)) throw error;
+    // The card as it was names its routes, so its index entries close without another read.
+    const outcome = await this.updateCard(runId, update, waitCondition, 'ALL_OLD');
+    if (outcome.kind === 'condition-failed') {
       // No card: nothing is in the inbox, which is what closing wants. A card holding another
       // wait's token is not this caller's to close.
       if (waitCondition === undefined) return { kind: 'written' };
-      const current = await this.getCard(runId);
-      return current === undefined ? { kind: 'written' } : { kind: 'condition-failed' };
+      return (await this.getCard(runId)) === undefined ? { kind: 'written' } : outcome;
     }
+    const closed = outcome.attributes;
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
     await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
     return { kind: 'written' };

@@ -1,4 +1,4 @@
-import { PutCommand, type PutCommandInput, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ConditionalOutcome, RunRepository } from '../../core/ports.js';
 import {
@@ -7,7 +7,8 @@ import {
   callRecordSchema,
   readableCallRecordSchema,
 } from '../../core/runs/call-record.js';
-import { isConditionalCheckFailed, parseItem } from './item-codec.js';
+import { parseItem } from './item-codec.js';
+import { type PutCondition, putWhen } from './put-if-absent.js';
 import { assertTurn, callItemKey, callSortPrefix, runFromKey, runPartitionKey } from './run-item-keys.js';
 import type { RunTable } from './run-table.js';
 
@@ -51,10 +52,7 @@ export class DynamoCallLedgerStore implements Pick<RunRepository, LedgerMethods>
   ): Promise<ConditionalOutcome> {
     const parsed = callRecordSchema.parse(record);
     assertTurn(parsed.turn);
-    const condition: Pick<
-      PutCommandInput,
-      'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
-    > =
+    const condition: PutCondition =
       expected.kind === 'absent'
         ? {
             ConditionExpression: 'attribute_not_exists(#pk)',
@@ -66,23 +64,13 @@ export class DynamoCallLedgerStore implements Pick<RunRepository, LedgerMethods>
             ExpressionAttributeValues: { ':attemptId': expected.attemptId, ':state': expected.state },
           };
     const removeAfter = this.table.endedRunRemoval();
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...parsed,
-            // Kept as long as an ended run at most: the ledger serves the run's own retries.
-            ...(removeAfter === undefined ? {} : { [TABLE_LAYOUT.timeToLiveAttribute]: removeAfter }),
-            ...callItemKey(parsed.runId, parsed.turn, parsed.index),
-          },
-          ...condition,
-        }),
-      );
-      return { kind: 'written' };
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
-      throw error;
-    }
+    const item = {
+      ...parsed,
+      // Kept as long as an ended run at most: the ledger serves the run's own retries.
+      ...(removeAfter === undefined ? {} : { [TABLE_LAYOUT.timeToLiveAttribute]: removeAfter }),
+      ...callItemKey(parsed.runId, parsed.turn, parsed.index),
+    };
+    const written = await putWhen(this.table.client, this.table.tableName, item, condition);
+    return { kind: written ? 'written' : 'condition-failed' };
   }
 }
