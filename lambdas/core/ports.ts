@@ -1,6 +1,6 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
-import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { CardClosing, StoredCard } from './approvals/stored-card.js';
 import type { UserProfile } from './identity.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
@@ -148,7 +148,7 @@ export interface RunRepository {
    * approval or rejection is undelivered until {@link markDecisionDelivered}: listed by
    * {@link listUndeliveredDecisions}.
    */
-  claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
+  claimDecision(record: DecisionClaim): Promise<ClaimOutcome>;
   getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;
   /** Its task token was used (or nothing waits for it any more): the probe leaves it alone. */
   markDecisionDelivered(runId: string, turn: number): Promise<void>;

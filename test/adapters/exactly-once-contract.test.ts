@@ -4,7 +4,8 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
+  NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRepository } from '../../lambdas/core/ports.js';
 import { CALL_RECORD_SCHEMA_VERSION, type CallRecord } from '../../lambdas/core/runs/call-record.js';
@@ -33,7 +34,7 @@ async function startInMemoryRepository(): Promise<RepositoryUnderContract> {
   return { runs: new InMemoryRunRepository(), close: async () => {} };
 }
 
-function makeDecision(runId: string, overrides: Partial<DecisionRecord> = {}): DecisionRecord {
+function makeDecision(runId: string, overrides: Partial<DecisionClaim> = {}): DecisionClaim {
   return {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     claimId: `claim-${runId}`,
@@ -43,7 +44,7 @@ function makeDecision(runId: string, overrides: Partial<DecisionRecord> = {}): D
     digest: 'a'.repeat(64),
     decidedBy: 'alice',
     decidedAt: '2026-03-01T11:00:00.000Z',
-    cardShown: { calls: [] },
+    cardShown: NO_CARD_SHOWN,
     ...overrides,
   };
 }

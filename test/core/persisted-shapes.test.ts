@@ -2,7 +2,11 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  readableDecisionRecordSchema,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
 import {
   guardOnCard,
   isNotificationPending,
@@ -158,16 +162,15 @@ describe('reading earlier versions as the current one', () => {
     expect(isNotificationPending(pending)).toBe(true);
   });
 
-  it('keeps the claim id of a version 2 decision record, and reads one without it', () => {
+  it('keeps the claim id of a version 3 decision record, and reads earlier ones without one', () => {
     expect(
-      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2-with-claim-id.json')),
-    ).toMatchObject({
-      schemaVersion: 2,
-      claimId: 'claim-9d4e7a1b',
-    });
-    expect(
-      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v1.json')).claimId,
-    ).toBeUndefined();
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json')),
+    ).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    for (const file of ['v1.json', 'v2.json']) {
+      const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(record.claimId).toBeUndefined();
+    }
   });
 
   it('reads a version 2 run state whose reopened turn carries the results of calls that ran', () => {
@@ -176,6 +179,25 @@ describe('reading earlier versions as the current one', () => {
       { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
     ]);
     expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
+  });
+
+  it.each(['v1.json', 'v1-unversioned.json'])(
+    'reads the version 1 decision record %s as the current version, its card shown as text',
+    (file) => {
+      const raw = readFixture('decision-record', file) as { cardShown: unknown };
+      const record = readableDecisionRecordSchema.parse(raw);
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
+    },
+  );
+
+  it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
+      views: 1e300,
+      id: 2 ** 60,
+      '': 'empty key',
+    });
   });
 
   it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {

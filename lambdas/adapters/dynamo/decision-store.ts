@@ -3,6 +3,7 @@ import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
   readableDecisionRecordSchema,
@@ -55,7 +56,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     private readonly inboxShards: number,
   ) {}
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = decisionRecordSchema.parse(record);
     assertTurn(parsed.turn);
     // A cancel is carried out by its own request (StopExecution): nothing waits for its delivery.

@@ -39,7 +39,7 @@
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../../core/approvals/decision-record.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
@@ -243,7 +243,7 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.closeCard(runId, because, options);
   }
 
-  public claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     return this.decisions.claimDecision(record);
   }
 

@@ -2,6 +2,7 @@ import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
@@ -231,7 +232,7 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'written' };
   }
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = withoutUndefined(decisionRecordSchema.parse(record));
     assertTurn(parsed.turn);
     const key = decisionKey(parsed.runId, parsed.turn);

@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import { DECISION_RECORD_SCHEMA_VERSION, type DecisionRecord } from '../approvals/decision-record.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionClaim,
+  type DecisionRecord,
+  NO_CARD_SHOWN,
+} from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
@@ -22,7 +27,10 @@ export type CancelOutcome = {
   repeated: boolean;
 };
 
-type CancelDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger' | 'metrics'>;
+type CancelDependencies = Pick<
+  RunDependencies,
+  'runs' | 'executions' | 'clock' | 'logger' | 'metrics' | 'newId'
+>;
 
 /** A run moves between `running` and `waiting` while a cancel is under way; a few rounds settle it. */
 const MAXIMUM_ATTEMPTS = 5;
@@ -86,8 +94,9 @@ async function claimWaitingTurn(
   now: string,
 ): Promise<void> {
   const card = await dependencies.runs.getCard(record.runId);
-  const claim: DecisionRecord = {
+  const claim: DecisionClaim = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    claimId: dependencies.newId(),
     runId: record.runId,
     turn: record.turn,
     decision: 'cancel',
@@ -96,7 +105,7 @@ async function claimWaitingTurn(
     decidedAt: now,
     ...(request.reason ? { reason: request.reason } : {}),
     // A cancel reviews no card: the audit says so instead of restating what the approver saw.
-    cardShown: { calls: [] },
+    cardShown: NO_CARD_SHOWN,
   };
   const outcome = await dependencies.runs.claimDecision(claim);
   if (outcome.kind === 'already-decided' && outcome.existing.decision === 'approve') {

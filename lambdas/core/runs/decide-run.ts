@@ -6,6 +6,7 @@ import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   type Decision,
+  type DecisionClaim,
   type DecisionRecord,
   describeCardShown,
 } from '../approvals/decision-record.js';
@@ -144,7 +145,7 @@ async function decideOnce(
     approvedBy = tally.approvedBy;
   }
 
-  const record: DecisionRecord = {
+  const record: DecisionClaim = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     // Names this request as the claim's writer: an SDK retry that meets the claim knows it.
     claimId: dependencies.newId(),
@@ -295,7 +296,7 @@ function refuseUnopenable(): never {
  */
 async function claimDecision(
   dependencies: DecisionDependencies,
-  record: DecisionRecord,
+  record: DecisionClaim,
   progress: DecisionProgress,
 ): Promise<ClaimOutcome> {
   try {
