@@ -7,6 +7,7 @@ import {
   type InjectedFault,
   injectFault,
   type SeamableClient,
+  serverErrorStatuses,
   stepFunctionsSeam,
 } from '../support/fault-seams.js';
 import {
@@ -50,6 +51,9 @@ describe('a decision under faults', () => {
   });
 
   afterAll(async () => {
+    // No answer of the whole file was a 500: a transient fault is a 503 (logged as such), a refusal a 4xx.
+    expect(serverErrorStatuses(runtime.logLines)).toContain(503);
+    expect(serverErrorStatuses(runtime.logLines)).not.toContain(500);
     await runtime.stop();
     await removeTestData(runtime);
   });

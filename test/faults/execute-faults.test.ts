@@ -9,7 +9,7 @@ import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
 import { TransientToolError } from '../../lambdas/core/tools/transient-tool-error.js';
 import { decide, recordWritesAndDeliveries } from '../e2e/approvers-support.js';
-import { type InjectedFault, injectFault } from '../support/fault-seams.js';
+import { type InjectedFault, injectFault, serverErrorStatuses } from '../support/fault-seams.js';
 import {
   removeTestData,
   settle,
@@ -93,6 +93,8 @@ describe('approved calls under faults', () => {
   });
 
   afterAll(async () => {
+    // No answer of the whole file was a 500: a transient fault is a 503, a refusal a 4xx.
+    expect(serverErrorStatuses(runtime.logLines)).not.toContain(500);
     await runtime.stop();
     await removeTestData(runtime);
   });

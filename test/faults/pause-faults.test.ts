@@ -8,6 +8,7 @@ import {
   holdCall,
   type InjectedFault,
   injectFault,
+  serverErrorStatuses,
 } from '../support/fault-seams.js';
 import {
   removeTestData,
@@ -54,6 +55,8 @@ describe('a pause under faults', () => {
   });
 
   afterAll(async () => {
+    // No answer of the whole file was a 500: a transient fault is a 503, a refusal a 4xx.
+    expect(serverErrorStatuses(runtime.logLines)).not.toContain(500);
     await runtime?.stop();
     if (runtime) await removeTestData(runtime);
   });

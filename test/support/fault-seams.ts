@@ -257,3 +257,17 @@ export async function killWhileHeld(runtime: { stop(): Promise<void> }, held: He
   held.release('die');
   await stopping;
 }
+
+/**
+ * The HTTP statuses a runtime answered 5xx with, read from its log (every 5xx writes one
+ * `request failed` line): a fault test asserts that none was a 500.
+ *
+ * @example
+ * expect(serverErrorStatuses(runtime.logLines)).not.toContain(500);
+ */
+export function serverErrorStatuses(logLines: readonly string[]): number[] {
+  return logLines.flatMap((line) => {
+    const entry = JSON.parse(line) as { message?: unknown; status?: unknown };
+    return entry.message === 'request failed' && typeof entry.status === 'number' ? [entry.status] : [];
+  });
+}
