@@ -18,8 +18,12 @@ export type ErrorCode =
   | 'conflict'
   | 'gone'
   | 'payload-too-large'
+  /** A per-principal quota is used up (429, with `retryAfterSeconds`). */
+  | 'too-many-requests'
   | 'sealed-state-rejected'
   | 'model-failed'
+  /** The model provider throttled or failed past the adapter's retries: a later attempt may succeed. */
+  | 'model-unavailable'
   /** The model provider failed on a synchronous generation request (502). */
   | 'model-provider-failed'
   /** The configuration's model provider is not available in this deployment (503). */
@@ -45,6 +49,8 @@ export class CountersignError extends Error {
    * sent only with an exposed message.
    */
   public readonly details?: Readonly<Record<string, string>>;
+  /** When the client may try again, in seconds (a 429's `Retry-After`). */
+  public readonly retryAfterSeconds?: number;
 
   public constructor(
     code: ErrorCode,
@@ -54,6 +60,7 @@ export class CountersignError extends Error {
       field?: string;
       cause?: unknown;
       details?: Readonly<Record<string, string>>;
+      retryAfterSeconds?: number;
     } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
@@ -62,6 +69,7 @@ export class CountersignError extends Error {
     this.expose = options.expose ?? code !== 'internal';
     if (options.field !== undefined) this.field = options.field;
     if (options.details !== undefined) this.details = options.details;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

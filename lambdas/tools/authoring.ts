@@ -1,7 +1,8 @@
 /**
  * What a team's tools module imports: `import { defineTool, type Tool, z } from 'countersign/tools'`.
  * The module exports `teamTools: Tool[]` and is named by the construct's `toolsModule` prop.
- * `z` is zod, re-exported so a tools module needs no zod of its own; any zod 4 schema works.
+ * `z` is {@link https://zod.dev/api | zod}, re-exported so a tools module needs no zod of its own; any
+ * zod 4 schema works. Its reference is zod's own: this package's documentation links to it, not a copy.
  *
  * Every call a tool runs gets `context.idempotencyKey` (the run, turn and call: the same for
  * every attempt at that call). A tool whose backend can refuse a key it already applied passes
@@ -40,6 +41,7 @@ export type {
   PageStore,
   PageWriteOutcome,
 } from '../core/pages.js';
+export { quotePreviewValue } from '../core/previews/quote-preview-value.js';
 export {
   defineTool,
   type Tool,

@@ -14,8 +14,10 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   conflict: 409,
   gone: 410,
   'payload-too-large': 413,
+  'too-many-requests': 429,
   'sealed-state-rejected': 500,
   'model-failed': 500,
+  'model-unavailable': 500,
   'model-provider-failed': 502,
   'model-provider-unavailable': 503,
   'model-timeout': 504,
@@ -72,10 +74,13 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
       ...(exposed && known.field ? { field: known.field } : {}),
     },
   };
-  const retryable = exposed && known?.code === 'unavailable';
+  // A quota's own wait (429), or a transient fault's: try again after a moment (503).
+  const retryAfter = !exposed
+    ? undefined
+    : (known?.retryAfterSeconds ?? (known?.code === 'unavailable' ? RETRY_AFTER_SECONDS : undefined));
   return {
     statusCode: known && exposed ? status : 500,
-    headers: { ...JSON_HEADERS, ...(retryable ? { 'retry-after': String(RETRY_AFTER_SECONDS) } : {}) },
+    headers: { ...JSON_HEADERS, ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) },
     body: JSON.stringify(body),
   };
 }

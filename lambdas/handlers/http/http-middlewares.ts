@@ -156,7 +156,8 @@ export function exposeErrors(logger: Logger): Middleware {
       request.error = Object.assign(new Error(String(response.body)), {
         statusCode,
         expose: true,
-        headers: { ...JSON_HEADERS, ...response.headers },
+        // JSON_HEADERS, and `retry-after` when a quota or a transient fault says when to come back.
+        headers: { ...JSON_HEADERS, ...(response.headers as Record<string, string>) },
       });
     },
   };
