@@ -43,7 +43,8 @@ const DELETE = 'dynamodb:DeleteItem';
  * - Receipt chains (docs/receipts.md): read with a Query of the run's partition and appended with
  *   a conditional put, where approvals, decisions (api-decision), cancels (api-runs; Prepare,
  *   which finishes a cancel whose request failed half-way) and expiries (mark-expired, which
- *   reads the run's turn, and api-decision) are recorded. Only api-decision signs.
+ *   reads the run's turn, and api-decision) are recorded. Only api-decision signs. The probe
+ *   reads them: it redelivers a decision only once its entry is on the chain.
  */
 export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
   prepare: { table: [GET, QUERY, PUT, UPDATE] },
@@ -77,7 +78,7 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   // The waiting cards: the index entries, then the cards they point to. And the claimed decisions
   // never delivered (the index's UNDELIVERED partitions): each card read, its token opened, the
   // card closed and the decision marked delivered.
-  'report-waiting-runs': { table: [GET, BATCH_GET, UPDATE], inboxIndex: true, sealing: 'unseal' },
+  'report-waiting-runs': { table: [GET, BATCH_GET, QUERY, UPDATE], inboxIndex: true, sealing: 'unseal' },
 };
 
 /** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */

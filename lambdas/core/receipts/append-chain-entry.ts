@@ -69,6 +69,21 @@ export async function appendChainEntry(
 }
 
 /**
+ * Whether the run's chain holds the entry of a turn's decision: what delivers a decision without
+ * being able to sign (the probe) checks it first, since no decision is delivered without one.
+ */
+export async function isDecisionOnChain(
+  store: ReceiptChainStore,
+  runId: string,
+  turn: number,
+): Promise<boolean> {
+  const origin = decisionOrigin(turn);
+  return (await readChain(store, runId)).some((entry) => originOf(entry) === origin);
+}
+
+const decisionOrigin = (turn: number): string => `decision:${turn}`;
+
+/**
  * Which record an entry stands for: a chain holds one entry per record. An approver who approves
  * a reopened turn (a new digest) approves something new.
  */
@@ -77,7 +92,7 @@ export function originOf(entry: EntryDraft | ChainEntry): string {
     case 'approval':
       return `approval:${entry.turn}:${entry.approver.userId}:${entry.digest}`;
     case 'decision':
-      return `decision:${entry.turn}`;
+      return decisionOrigin(entry.turn);
     case 'cancel':
       return 'cancel';
     case 'expiry':

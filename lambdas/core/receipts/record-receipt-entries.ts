@@ -1,5 +1,5 @@
 import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
-import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../approvals/decision-record.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import { describeErrorClass } from '../errors.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
@@ -35,8 +35,9 @@ const REMEMBERED_RUNS = 256;
  * something happened, so the decision, cancel and expiry use cases never know about the chain:
  * - an approval (k-of-n) appends that approval as its record is written, after the gates passed;
  * - a decision claimed (approve or reject) appends the decision before the claim is answered,
- *   so a decision whose entry cannot be appended is never delivered; a claim found already made
- *   appends it if an earlier request could not (entries are appended once per record);
+ *   so a decision whose entry cannot be appended is never delivered; a claim found already made,
+ *   or read back (after a fault on its write, or to answer a repeat), appends it if an earlier
+ *   request could not: one entry per claim (per turn), however often a request is retried;
  * - a run moved to `cancelled` or `expired` (or a card closed for either) appends its ending.
  * The card an approval or a decision names is the one the request read (the use case reads the
  * card first), so the entry binds the card that was judged, with no read of its own.
@@ -121,10 +122,19 @@ export function recordReceiptEntries(
         };
       }
       if (property === 'claimDecision') {
-        return async (record: DecisionRecord) => {
-          const outcome = await target.claimDecision(record);
-          await recordDecision(outcome.kind === 'claimed' ? record : outcome.existing);
+        return async (claim: DecisionClaim) => {
+          const outcome = await target.claimDecision(claim);
+          await recordDecision(outcome.kind === 'claimed' ? claim : outcome.existing);
           return outcome;
+        };
+      }
+      if (property === 'getDecision') {
+        // A decision read back (its claim write met a fault) or answered again is one the
+        // request may deliver: its entry first, if an earlier request could not append it.
+        return async (runId: string, turn: number) => {
+          const record = await target.getDecision(runId, turn);
+          if (record) await recordDecision(record);
+          return record;
         };
       }
       if (property === 'updateRun') {

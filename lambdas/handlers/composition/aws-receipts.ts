@@ -1,3 +1,4 @@
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import { DynamoApproverResponseStore } from '../../adapters/dynamo/approver-response-store.js';
 import { DynamoReceiptChainStore } from '../../adapters/dynamo/receipt-chain-store.js';
 import { RunTable } from '../../adapters/dynamo/run-table.js';
@@ -44,7 +45,9 @@ function createOnDemandKmsSigner(keyArn: string): ReceiptSigner {
       import('@aws-sdk/client-kms'),
       import('../../adapters/kms-receipt-signer.js'),
     ]).then(
-      ([{ KMSClient }, { KmsReceiptSigner }]) => new KmsReceiptSigner({ client: new KMSClient({}), keyArn }),
+      ([{ KMSClient }, { KmsReceiptSigner }]) =>
+        // A throttled or failing Sign is 'unavailable' (503), like the other clients' faults.
+        new KmsReceiptSigner({ client: surfaceTransientFaults(new KMSClient({})), keyArn }),
     );
     return signer;
   };

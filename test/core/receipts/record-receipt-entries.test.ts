@@ -5,6 +5,7 @@ import {
   DECISION_RECORD_SCHEMA_VERSION,
   NO_CARD_SHOWN,
 } from '../../../lambdas/core/approvals/decision-record.js';
+import { CountersignError } from '../../../lambdas/core/errors.js';
 import type { RunRepository } from '../../../lambdas/core/ports.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import type { ChainEntry } from '../../../lambdas/core/receipts/chain-entry.js';
@@ -13,8 +14,12 @@ import type { ReceiptSigner } from '../../../lambdas/core/receipts/receipt-ports
 import { recordReceiptEntries } from '../../../lambdas/core/receipts/record-receipt-entries.js';
 import { verifyReceipt } from '../../../lambdas/core/receipts/verify-receipt.js';
 import { cancelRun, finishClaimedCancel } from '../../../lambdas/core/runs/cancel-run.js';
-import { decideRun, UNDELIVERED_CLAIM_RETRY_MS } from '../../../lambdas/core/runs/decide-run.js';
+import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { markRunExpired } from '../../../lambdas/core/runs/end-run.js';
+import {
+  redeliverDecisions,
+  UNDELIVERED_DECISION_AGE_MS,
+} from '../../../lambdas/core/runs/redeliver-decisions.js';
 import { createTestSigner, readSampleReceipt } from '../../support/receipt-chains.js';
 import {
   APPROVER,
@@ -163,7 +168,7 @@ describe('recordReceiptEntries', () => {
     expect(JSON.stringify(entry)).not.toContain('Not that title');
   });
 
-  it('delivers no decision whose entry could not be appended; a repeat appends it, then delivers', async () => {
+  it('delivers no decision whose entry could not be appended, nor does the probe; a repeat appends it, then delivers', async () => {
     // Prepare
     const recorded = await createRecordedHarness();
     const { harness } = recorded;
@@ -180,14 +185,59 @@ describe('recordReceiptEntries', () => {
       (error: unknown) => error,
     );
     const resumedAfterFailure = harness.executions.resumed.length;
-    harness.clock.advance(UNDELIVERED_CLAIM_RETRY_MS);
+    // The probe, which may not sign, finds the claim undelivered and without its entry: it holds it.
+    harness.clock.advance(UNDELIVERED_DECISION_AGE_MS + 1);
+    const asProbe = {
+      ...harness.dependencies,
+      runs: recorded.unsigned,
+      receipts: { ...harness.dependencies.receipts, chain: recorded.chain },
+    };
+    const held = await redeliverDecisions(asProbe);
+    const resumedAfterProbe = harness.executions.resumed.length;
     const repeated = await decideRun(harness.dependencies, APPROVER, paused.runId, request);
+    const afterRepeat = await redeliverDecisions(asProbe);
 
     // Assess
     expect(failed).toMatchObject({ name: 'ThrottlingException' });
     expect(resumedAfterFailure).toBe(0);
+    expect(held).toEqual({ redelivered: 0, undelivered: 1 });
+    expect(resumedAfterProbe).toBe(0);
     expect(repeated).toMatchObject({ kind: 'decided', repeated: true });
+    expect(afterRepeat).toEqual({ redelivered: 0, undelivered: 0 });
     expect(harness.executions.resumed).toHaveLength(1);
+    expect((await chainOf(recorded, paused.runId)).map((entry) => entry.kind)).toEqual(['decision']);
+  });
+
+  it('appends the claim a faulted write had applied, read back before delivery, and once on a repeat', async () => {
+    // Prepare: the claim lands, its answer is lost to a transient fault; the decision reads it back.
+    const recorded = await createRecordedHarness();
+    const { harness, repository } = recorded;
+    const paused = await startPausedRun(harness);
+    const request = {
+      decision: 'approve' as const,
+      digest: await digestShownTo(harness, APPROVER, paused.runId),
+    };
+    const claimDecision = repository.claimDecision.bind(repository);
+    repository.claimDecision = async (claim) => {
+      repository.claimDecision = claimDecision;
+      await claimDecision(claim);
+      throw new CountersignError('unavailable', 'A service is busy.');
+    };
+    const chainAtDelivery: string[][] = [];
+    const resume = harness.executions.resume.bind(harness.executions);
+    harness.executions.resume = async (...args) => {
+      chainAtDelivery.push((await chainOf(recorded, paused.runId)).map((entry) => entry.kind));
+      return resume(...args);
+    };
+
+    // Act
+    const outcome = await decideRun(harness.dependencies, APPROVER, paused.runId, request);
+    const repeated = await decideRun(harness.dependencies, APPROVER, paused.runId, request);
+
+    // Assess
+    expect(outcome).toMatchObject({ kind: 'decided', repeated: false });
+    expect(repeated).toMatchObject({ kind: 'decided', repeated: true });
+    expect(chainAtDelivery).toEqual([['decision']]);
     expect((await chainOf(recorded, paused.runId)).map((entry) => entry.kind)).toEqual(['decision']);
   });
 
@@ -249,6 +299,7 @@ describe('recordReceiptEntries', () => {
       decidedBy: 'olivia',
       decidedAt: harness.clock.now().toISOString(),
       cardShown: NO_CARD_SHOWN,
+      claimId: 'claim-of-the-cancel',
     } as const;
     await harness.runs.claimDecision(claim);
 
