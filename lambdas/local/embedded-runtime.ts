@@ -54,6 +54,7 @@ import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -117,6 +118,11 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
@@ -133,6 +139,8 @@ export interface EmbeddedRuntime {
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -277,6 +285,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = inFlight.track(createApiHandlers(dependencies));
@@ -303,7 +312,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    probe,
     stop: async () => {
+      await probe.stop();
       await server.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
