@@ -14,8 +14,8 @@ import {
   readableStoredCardSchema,
   STORED_CARD_SCHEMA_VERSION,
 } from '../../lambdas/core/approvals/stored-card.js';
-import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
+import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
