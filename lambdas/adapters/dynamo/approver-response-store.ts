@@ -4,6 +4,8 @@ import {
   type ApproverResponse,
   type ApproverResponseStore,
   approverResponseSchema,
+  type ResponsePage,
+  type ResponsePageRequest,
   readableApproverResponseSchema,
   responseOrderKey,
 } from '../../core/analytics/approver-response.js';
@@ -51,12 +53,7 @@ export class DynamoApproverResponseStore implements ApproverResponseStore {
     );
   }
 
-  public async listResponses(options: {
-    from: Date;
-    to: Date;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: ApproverResponse[]; cursor?: string }> {
+  public async listResponses(options: ResponsePageRequest): Promise<ResponsePage> {
     const months = monthsBetween(options.from, options.to);
     const after = options.cursor === undefined ? undefined : this.decode(options.cursor, months);
     const items: ApproverResponse[] = [];

@@ -2,6 +2,8 @@ import {
   type ApproverResponse,
   type ApproverResponseStore,
   approverResponseSchema,
+  type ResponsePage,
+  type ResponsePageRequest,
   responseOrderKey,
 } from '../../core/analytics/approver-response.js';
 
@@ -20,12 +22,7 @@ export class InMemoryApproverResponseStore implements ApproverResponseStore {
     this.responses.set(responseOrderKey(parsed), parsed);
   }
 
-  public async listResponses(options: {
-    from: Date;
-    to: Date;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: ApproverResponse[]; cursor?: string }> {
+  public async listResponses(options: ResponsePageRequest): Promise<ResponsePage> {
     const from = options.from.toISOString();
     const to = options.to.toISOString();
     const keys = [...this.responses.keys()]

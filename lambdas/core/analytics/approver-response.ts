@@ -89,10 +89,18 @@ export interface ApproverResponseStore {
   /** Idempotent: a response is kept under its run and receipt entry. */
   recordResponse(response: ApproverResponse): Promise<void>;
   /** Responses given from `from` up to `to`, oldest first, a page at a time. */
-  listResponses(options: {
-    from: Date;
-    to: Date;
-    limit: number;
-    cursor?: string;
-  }): Promise<{ items: ApproverResponse[]; cursor?: string }>;
+  listResponses(options: ResponsePageRequest): Promise<ResponsePage>;
+}
+
+/** One page of responses asked for: the window, the page size, and where the last page ended. */
+export interface ResponsePageRequest {
+  from: Date;
+  to: Date;
+  limit: number;
+  cursor?: string;
+}
+
+export interface ResponsePage {
+  items: ApproverResponse[];
+  cursor?: string;
 }

@@ -30,6 +30,14 @@ class CountingChainStore extends InMemoryReceiptChainStore {
   }
 }
 
+/** The cancel of run-1 the retry and race cases append. */
+const cancel = describeCancelEntry({
+  runId: 'run-1',
+  turn: 1,
+  cancelledBy: 'olivia',
+  cancelledAt: '2026-03-01T10:00:00.000Z',
+});
+
 describe('appendChainEntry', () => {
   it('appends a signed entry with one chain read, one signature and one conditional put', async () => {
     // Prepare
@@ -58,12 +66,6 @@ describe('appendChainEntry', () => {
   it('appends an entry for a record once, however often a retry asks', async () => {
     // Prepare
     const dependencies = await createChainDependencies();
-    const cancel = describeCancelEntry({
-      runId: 'run-1',
-      turn: 1,
-      cancelledBy: 'olivia',
-      cancelledAt: '2026-03-01T10:00:00.000Z',
-    });
 
     // Act
     const first = await appendChainEntry(dependencies, cancel);
@@ -78,12 +80,6 @@ describe('appendChainEntry', () => {
   it('links racing appends one after the other, and records racing retries of one record once', async () => {
     // Prepare
     const dependencies = await createChainDependencies();
-    const cancel = describeCancelEntry({
-      runId: 'run-1',
-      turn: 1,
-      cancelledBy: 'olivia',
-      cancelledAt: '2026-03-01T10:00:00.000Z',
-    });
     const expiry = describeExpiryEntry({ runId: 'run-1', turn: 1, expiredAt: '2026-03-01T10:00:01.000Z' });
 
     // Act
