@@ -42,10 +42,20 @@ const TABLE_OPERATIONS = [
   Operation.BATCH_WRITE_ITEM,
 ];
 
-// API handlers by name, every other one (steps, probe) apart: each group's math stays within the
-// 10 metrics an alarm may read, and a handler added later is covered without an edit here.
-const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => name.startsWith('api-'));
-const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => !name.startsWith('api-'));
+// The handlers of external runs (docs/external-agents.md), the other API handlers by name, every
+// other one (steps, probe) apart: each group's math stays within the 10 metrics an alarm may
+// read, and a handler added later is covered without an edit here.
+const EXTERNAL_HANDLERS: readonly HandlerName[] = [
+  'api-external',
+  'record-external-decision',
+  'notify-caller',
+];
+const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
+const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => !name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
 
 /** The alarms that raise at the first occurrence in 5 minutes. */
 type FirstOccurrenceAlarmName =
@@ -56,6 +66,8 @@ type FirstOccurrenceAlarmName =
   | 'StepLambdaThrottles'
   | 'ApiLambdaErrors'
   | 'ApiLambdaThrottles'
+  | 'ExternalLambdaErrors'
+  | 'ExternalLambdaThrottles'
   | 'DynamoDbThrottles'
   | 'DynamoDbSystemErrors'
   | 'Api5xx'
@@ -122,7 +134,7 @@ export function createCountersignAlarms(
   };
   const everyFiveMinutes = { period: Duration.minutes(5) };
   // The errors and the throttles of a group of handlers, each summed into one alarm.
-  const handlerGroupAlarms = <Group extends 'Step' | 'Api'>(
+  const handlerGroupAlarms = <Group extends 'Step' | 'Api' | 'External'>(
     group: Group,
     names: readonly HandlerName[],
     meaning: { errors: string; throttles: string },
@@ -168,6 +180,10 @@ export function createCountersignAlarms(
     ...handlerGroupAlarms('Api', API_HANDLERS, {
       errors: 'An API Lambda crashed or timed out (an error response is not a Lambda error).',
       throttles: 'Lambda throttled an API Lambda.',
+    }),
+    ...handlerGroupAlarms('External', EXTERNAL_HANDLERS, {
+      errors: 'A Lambda of external runs (the approval API, the answer, the webhook) crashed or timed out.',
+      throttles: 'Lambda throttled a Lambda of external runs.',
     }),
     DynamoDbThrottles: [
       props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...everyFiveMinutes }),

@@ -4,6 +4,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { ExternalIdentityProvider } from './auth.js';
+import type { ExternalAgentsProps } from './external-agents.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
 import type {
@@ -103,6 +104,16 @@ export interface CountersignProps {
    * @default - a Cognito user pool created by the construct (groups `agent_run`, `agent_approve`, `admin`; TOTP MFA required) and one app client
    */
   readonly externalIdentityProvider?: ExternalIdentityProvider;
+  /**
+   * Agents that run elsewhere (docs/external-agents.md): the machine clients that may submit
+   * turns for approval to `POST /external-runs` with the OAuth client-credentials grant and the
+   * scope `countersign/external-runs`, and only there. With the construct's user pool each
+   * client is an app client it creates (and a Cognito domain serves the token endpoint); with
+   * `externalIdentityProvider`, give each client's id. Each gets a webhook signing secret.
+   *
+   * @default - no machine client: the approval API refuses every token
+   */
+  readonly externalAgents?: ExternalAgentsProps;
   /**
    * Which identity-provider groups (the tokens' `cognito:groups` or `groups` claim) give which
    * grants to a signed-in user without a user record. A user record, when there is one, decides

@@ -29,7 +29,7 @@ export interface CountersignThrottling {
  * flood of requests) then throttles inside its group instead of starving everything else in
  * the account. Set a group to `undefined` to leave its functions unreserved. Lambda refuses a
  * deployment that would leave less than 100 unreserved executions in the account: the defaults
- * reserve 76 in all (5 x 5 API, 10 events, 8 x 5 steps, 1 probe).
+ * reserve 96 in all (5 x 5 API, 2 x 10 long-held, 10 x 5 steps, 1 probe).
  */
 export interface CountersignReservedConcurrency {
   /**
@@ -39,15 +39,17 @@ export interface CountersignReservedConcurrency {
    */
   readonly api?: number;
   /**
-   * api-run-events, behind the public function URL; each open stream holds one for up to 60 s.
+   * Each function whose requests are held open: api-run-events, behind the public function URL
+   * (each open stream holds one for up to 60 s), and api-external (each long poll of an external
+   * run holds one for up to 25 s).
    *
    * @default 10
    */
   readonly events?: number;
   /**
    * Each state machine step (prepare, model-turn, await-approval, execute-tools,
-   * record-rejection, finish-run, mark-failed, mark-expired). A throttled step is retried by the
-   * state machine.
+   * record-rejection, finish-run, mark-failed, mark-expired, record-external-decision,
+   * notify-caller). A throttled step is retried by the state machine.
    *
    * @default 5
    */
@@ -93,12 +95,15 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'finish-run': 'steps',
   'mark-failed': 'steps',
   'mark-expired': 'steps',
+  'record-external-decision': 'steps',
+  'notify-caller': 'steps',
   'api-runs': 'api',
   'api-inbox': 'api',
   'api-decision': 'api',
   'api-admin': 'api',
   'api-generate': 'api',
   'api-run-events': 'events',
+  'api-external': 'events',
   'report-waiting-runs': 'probe',
 };
 

@@ -31,7 +31,7 @@ import { Construct } from 'constructs';
 import { ERROR_NAMES, STATE_NAMES } from '../lambdas/contract/state-names.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 import type { HandlerName } from './handler-names.js';
-import { addStepRetries, CONTINUE_AS_NEW_RETRY } from './workflow-retries.js';
+import { addStepRetries, CONTINUE_AS_NEW_RETRY, WEBHOOK_RETRY } from './workflow-retries.js';
 
 /** Properties of {@link CountersignWorkflow}. */
 export interface CountersignWorkflowProps {
@@ -73,7 +73,12 @@ export class CountersignWorkflow extends Construct {
     };
     // The handlers the definition invokes: the role's acknowledgements name exactly these.
     const invoked = new Set<HandlerName>();
-    const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke => {
+    const invoke = (
+      stateName: string,
+      name: HandlerName,
+      payload: Record<string, unknown>,
+      options: { resultPath?: string } = {},
+    ): LambdaInvoke => {
       invoked.add(name);
       const task = new LambdaInvoke(this, stateName, {
         lambdaFunction: functions.get(name),
@@ -81,6 +86,7 @@ export class CountersignWorkflow extends Construct {
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
         retryOnServiceExceptions: false,
+        ...options,
       });
       return addStepRetries(task);
     };
@@ -115,7 +121,25 @@ export class CountersignWorkflow extends Construct {
       runId: JsonPath.stringAt('$.runId'),
       executionId,
     });
-    const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
+    // Its input goes on (an external run's kind and turn): the state after it chooses by them.
+    const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn, {
+      resultPath: JsonPath.DISCARD,
+    });
+    // An external run (docs/external-agents.md) pauses on the same card; once its wait ends, its
+    // answer is recorded and announced, then posted to the caller's webhook.
+    const recordExternalDecision = invoke(
+      STATE_NAMES.recordExternalDecision,
+      'record-external-decision',
+      runAndTurn,
+    );
+    const notifyCaller = invoke(STATE_NAMES.notifyCaller, 'notify-caller', {
+      runId: JsonPath.stringAt('$.runId'),
+      executionId,
+    });
+    const isExternal = Condition.and(
+      Condition.isPresent('$.kind'),
+      Condition.stringEquals('$.kind', 'external'),
+    );
 
     invoked.add('await-approval');
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
@@ -151,17 +175,37 @@ export class CountersignWorkflow extends Construct {
       },
     });
 
-    for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
+    for (const task of [
+      prepare,
+      modelTurn,
+      executeTools,
+      recordRejection,
+      finish,
+      markExpired,
+      recordExternalDecision,
+    ]) {
       task.addCatch(markFailed, catchFailure);
     }
     addStepRetries(awaitApproval);
-    awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    const afterRejection = new Choice(this, STATE_NAMES.afterRejection)
+      .when(isExternal, recordExternalDecision)
+      .otherwise(recordRejection);
+    awaitApproval.addCatch(afterRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailed, catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
     continueAsNew.addCatch(markFailed, catchFailure);
+    notifyCaller.addRetry(WEBHOOK_RETRY);
+    // A webhook that could not be delivered leaves the answer as it is: the run stays decided.
+    notifyCaller.addCatch(done, { resultPath: '$.webhook' });
 
-    awaitApproval.next(executeTools);
+    awaitApproval.next(
+      new Choice(this, STATE_NAMES.afterApproval)
+        .when(isExternal, recordExternalDecision)
+        .otherwise(executeTools),
+    );
+    recordExternalDecision.next(notifyCaller);
+    notifyCaller.next(done);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An
     // output without a route (a step from before preconditions, mid-deploy) goes on as before.
     executeTools.next(
@@ -175,7 +219,9 @@ export class CountersignWorkflow extends Construct {
     recordRejection.next(modelTurn);
     finish.next(done);
     continueAsNew.next(done);
-    markExpired.next(expired);
+    markExpired.next(
+      new Choice(this, STATE_NAMES.afterExpiry).when(isExternal, recordExternalDecision).otherwise(expired),
+    );
 
     modelTurn.next(
       this.choose(
@@ -191,7 +237,12 @@ export class CountersignWorkflow extends Construct {
       this.choose(
         STATE_NAMES.resume,
         '$.next',
-        { await: awaitApproval, execute: executeTools, reject: recordRejection },
+        {
+          await: awaitApproval,
+          execute: executeTools,
+          reject: recordRejection,
+          answer: recordExternalDecision,
+        },
         modelTurn,
       ),
     );

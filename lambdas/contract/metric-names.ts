@@ -31,6 +31,18 @@ export const METRIC_GROUPS = {
   ],
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
+  /**
+   * Agents that run elsewhere (docs/external-agents.md): turns submitted, answered (by
+   * `outcome`), webhooks delivered and failed (each failed attempt), and reports of a call run
+   * without its approval.
+   */
+  external: [
+    'ExternalRunsSubmitted',
+    'ExternalRunsAnswered',
+    'WebhookDeliveries',
+    'WebhookDeliveryFailures',
+    'ExecutionsWithoutApproval',
+  ],
 } as const;
 
 /** Every metric name, flat. */

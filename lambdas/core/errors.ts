@@ -29,6 +29,8 @@ export type ErrorCode =
   /** The model did not answer within a synchronous request's bound (504). */
   | 'model-timeout'
   | 'tool-failed'
+  /** An external run's webhook was not delivered this time; the workflow tries again. */
+  | 'webhook-failed'
   | 'configuration'
   | 'internal';
 

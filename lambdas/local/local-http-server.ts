@@ -3,6 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
+import type { RouteAuth } from '../contract/routes.js';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
 import { readBearerToken, type ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';
@@ -40,8 +41,12 @@ interface LocalRouteBase {
    * @default - `${method} ${path}`
    */
   readonly routeKey?: string;
-  /** `jwt`: a verified bearer token is required, like the deployed JWT authorizer. */
-  readonly authentication: 'jwt' | 'none';
+  /**
+   * `jwt`: a person's verified bearer token is required, like the deployed JWT authorizer;
+   * `machine`: a machine client's, with the external-runs scope (`machineVerifier`), like the
+   * deployed machine authorizer; `none`: no token.
+   */
+  readonly authentication: RouteAuth;
 }
 
 /** A route served by a Lambda handler with the HTTP API payload v2 signature. */
@@ -67,6 +72,11 @@ export interface LocalHttpServerOptions {
   readonly routes: readonly LocalRoute[];
   /** Verifies bearer tokens for `jwt` routes. */
   readonly verifier: BearerTokenVerifier;
+  /**
+   * Verifies bearer tokens for `machine` routes (a machine client's access token).
+   * @default - none: every `machine` route answers 401
+   */
+  readonly machineVerifier?: BearerTokenVerifier;
   /**
    * Request outcomes and handler failures (route key, status, error class; never a token or body).
    * @default - a silent logger
@@ -223,6 +233,10 @@ export class LocalHttpServer {
       claims = this.authenticate(await readBearer(), routeKey);
       if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
     }
+    if (route.authentication === 'machine') {
+      claims = await this.authenticateMachine(request, routeKey);
+      if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
+    }
 
     const bodyOutcome = await readBody(request, this.maxBodyBytes);
     if (bodyOutcome.kind === 'client-gone') {
@@ -275,6 +289,19 @@ export class LocalHttpServer {
     const token = readBearerToken(request.headers.authorization);
     if (token === undefined) return {};
     return { token, verification: await this.options.verifier.verify(token) };
+  }
+
+  /** A machine client's token, checked by its own verifier: a person's token is refused here. */
+  private async authenticateMachine(
+    request: IncomingMessage,
+    routeKey: string,
+  ): Promise<JWTPayload | undefined> {
+    const token = readBearerToken(request.headers.authorization);
+    const verification =
+      token === undefined || this.options.machineVerifier === undefined
+        ? undefined
+        : await this.options.machineVerifier.verify(token);
+    return this.authenticate(verification === undefined ? {} : { verification }, routeKey);
   }
 
   private authenticate(bearer: Bearer, routeKey: string): JWTPayload | undefined {

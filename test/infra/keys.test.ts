@@ -31,9 +31,15 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-inbox': { 'data dynamodb': DATA_READ, 'sealing direct': UNSEAL },
   'api-decision': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'api-admin': { 'data dynamodb': DATA_WRITE },
-  'api-generate': { 'data dynamodb': DATA_READ },
-  'api-run-events': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
+  // Counting quotas writes quota partitions: through DynamoDB, with the data key.
+  'api-generate': { 'data dynamodb': DATA_WRITE },
+  'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
+  // (the webhook URL); recording the answer touches no sealed data.
+  'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },
+  'record-external-decision': { 'data dynamodb': DATA_WRITE },
+  'notify-caller': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
 };
 
 describe('keys by purpose', () => {
@@ -59,7 +65,8 @@ describe('keys by purpose', () => {
           : undefined;
       if (key === undefined) continue;
       const use: KeyUse = `${key} ${viaServiceOf(statement)}`;
-      uses[use] = [...(uses[use] ?? []), ...[statement.Action].flat()].sort();
+      // Two statements may grant the same action (the quota partitions' grant beside the table's).
+      uses[use] = [...new Set([...(uses[use] ?? []), ...[statement.Action].flat()])].sort();
     }
     return uses;
   }
@@ -81,7 +88,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eight unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the ten unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -98,6 +105,8 @@ describe('keys by purpose', () => {
         'api-runs',
         'api-decision',
         'api-run-events',
+        'api-external',
+        'notify-caller',
       ].sort(),
     );
   });
@@ -145,7 +154,7 @@ describe('keys by purpose', () => {
     }
   });
 
-  it('acknowledges the Lambda invocation wildcards of exactly the eight functions the state machine invokes', () => {
+  it('acknowledges the Lambda invocation wildcards of exactly the ten functions the state machine invokes', () => {
     // Prepare
     const invoked: HandlerName[] = [
       'prepare',
@@ -156,6 +165,8 @@ describe('keys by purpose', () => {
       'finish-run',
       'mark-failed',
       'mark-expired',
+      'record-external-decision',
+      'notify-caller',
     ];
     const invokeStatements = synthesized
       .statementsOf(synthesized.stateMachineRole())

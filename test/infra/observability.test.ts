@@ -117,7 +117,7 @@ describe('Countersign observability', () => {
     }
   });
 
-  it('raises Lambda error and throttle alarms over every handler, steps and API apart', () => {
+  it('raises Lambda error and throttle alarms over every handler, steps, API and external runs apart', () => {
     // Act
     const covered = (names: CountersignAlarmName[], metric: string) =>
       names.flatMap((name) =>
@@ -125,15 +125,19 @@ describe('Countersign observability', () => {
       );
 
     // Assess
-    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors'], 'Errors')).toHaveLength(HANDLER_NAMES.length);
-    expect(covered(['StepLambdaThrottles', 'ApiLambdaThrottles'], 'Throttles')).toHaveLength(
+    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors', 'ExternalLambdaErrors'], 'Errors')).toHaveLength(
       HANDLER_NAMES.length,
     );
+    expect(
+      covered(['StepLambdaThrottles', 'ApiLambdaThrottles', 'ExternalLambdaThrottles'], 'Throttles'),
+    ).toHaveLength(HANDLER_NAMES.length);
     for (const name of [
       'StepLambdaErrors',
       'StepLambdaThrottles',
       'ApiLambdaErrors',
       'ApiLambdaThrottles',
+      'ExternalLambdaErrors',
+      'ExternalLambdaThrottles',
     ] as const) {
       expect(alarms[name].Threshold, name).toBe(ALARM_ON_FIRST_OCCURRENCE);
       expect(alarms[name].Metrics?.length, name).toBeLessThanOrEqual(11);

@@ -3,10 +3,18 @@ import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
 /**
- * The run record's schema version. Records written before versions existed have none and read
- * as version 1. Fixtures: `test/fixtures/run-record/`.
+ * The run record's schema version. Version 2 may say the run is `external` (an agent that runs
+ * elsewhere submitted its turn); records written before versions existed have none and read as
+ * version 1, which reads as version 2 of a model run. Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 1;
+export const RUN_RECORD_SCHEMA_VERSION = 2;
+
+/**
+ * What drives a run: a model loop in the state machine, or an agent that runs elsewhere and
+ * asks for approval of its own turn (docs/external-agents.md).
+ */
+export const RUN_KINDS = ['model', 'external'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -24,8 +32,10 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
  * arguments, no token. Those live in the sealed state.
  */
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.literal(RUN_RECORD_SCHEMA_VERSION)),
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
   runId: z.string(),
+  /** Version 2: absent on a model run (and on every version 1 record). */
+  kind: z.optional(z.enum(RUN_KINDS)),
   owner: z.string(),
   label: z.string(),
   configurationId: z.string(),

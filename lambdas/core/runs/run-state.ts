@@ -1,15 +1,17 @@
 import * as z from 'zod/mini';
 import { runStateCallSchema } from '../approvals/pending-call.js';
+import { externalTurnSchema } from '../external-runs/external-turn-state.js';
 import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';
 import { readSchemaVersion, refusal } from '../persisted-shape.js';
 
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
- * Persisted shapes carry a schema version; every version keeps an immutable fixture in
+ * Version 2 may carry an external run's turn (`external`); version 1 is still read. Persisted
+ * shapes carry a schema version; every version keeps an immutable fixture in
  * `test/fixtures/run-state/` that later code must still read.
  */
-export const RUN_STATE_SCHEMA_VERSION = 1;
+export const RUN_STATE_SCHEMA_VERSION = 2;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -36,7 +38,7 @@ export const messageSchema = z.discriminatedUnion('role', [
 ]);
 
 export const runStateSchema = z.object({
-  schemaVersion: z.literal(RUN_STATE_SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
@@ -53,8 +55,13 @@ export const runStateSchema = z.object({
    * was shown; this turn puts the same calls on a fresh card.
    */
   reopenedFromTurn: z.optional(z.number().check(z.int(), z.nonnegative())),
+  /** Version 2: what an agent that runs elsewhere sent with its turn (docs/external-agents.md). */
+  external: z.optional(externalTurnSchema),
 });
-export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
+export type RunState = Omit<z.infer<typeof runStateSchema>, 'schemaVersion'> & {
+  schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
+  transcript: Message[];
+};
 
 /**
  * Parses a decrypted run state, refusing anything that is not a known version, or that holds
@@ -67,5 +74,6 @@ export function parseRunState(value: unknown): RunState {
   readSchemaVersion(value, 'sealed run state');
   const parsed = runStateSchema.safeParse(value);
   if (!parsed.success) throw refusal('sealed run state');
-  return parsed.data as RunState;
+  // Version 1 is version 2 without an external turn: it reads as the current version.
+  return { ...parsed.data, schemaVersion: RUN_STATE_SCHEMA_VERSION } as RunState;
 }

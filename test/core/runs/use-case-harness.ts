@@ -4,6 +4,7 @@ import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
 import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
+import { InMemoryExternalRunStore } from '../../../lambdas/adapters/memory/in-memory-external-run-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
@@ -201,6 +202,7 @@ export function createHarness(
         }
       : {}),
     models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
+    externalRuns: new InMemoryExternalRunStore(),
     executions,
     notifier,
     clock,
