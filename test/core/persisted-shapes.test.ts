@@ -4,6 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  readableClientKeyClaimSchema,
+  readableExecutionReportSchema,
+} from '../../lambdas/core/external-runs/external-run-store.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
@@ -25,6 +29,8 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'client-key', read: (value) => readableClientKeyClaimSchema.parse(value) },
+  { folder: 'execution-report', read: (value) => readableExecutionReportSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {
