@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { modelPricesSchema } from '../core/generation/model-prices.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
@@ -145,6 +146,11 @@ export const environmentSchema = z.object({
       ),
     ),
     {},
+  ),
+  // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
+  // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
+  COUNTERSIGN_MODEL_PRICES: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), modelPricesSchema),
   ),
 });
 

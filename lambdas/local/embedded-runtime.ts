@@ -24,6 +24,7 @@ import {
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
 import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
+import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -102,6 +103,8 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /** The price table of the cost estimate (the construct's `modelPrices`). @default - none */
+  readonly modelPrices?: ModelPrices;
   /**
    * Which token groups give which grants to a user without a record.
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
@@ -301,6 +304,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
       webhookUrlPolicy,
+      ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
   };

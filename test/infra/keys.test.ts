@@ -31,7 +31,7 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-inbox': { 'data dynamodb': DATA_READ, 'sealing direct': UNSEAL },
   'api-decision': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'api-admin': { 'data dynamodb': DATA_WRITE },
-  // Counting quotas writes quota partitions: through DynamoDB, with the data key.
+  // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
   'api-generate': { 'data dynamodb': DATA_WRITE },
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   'report-waiting-runs': { 'data dynamodb': DATA_READ },
@@ -65,7 +65,7 @@ describe('keys by purpose', () => {
           : undefined;
       if (key === undefined) continue;
       const use: KeyUse = `${key} ${viaServiceOf(statement)}`;
-      // Two statements may grant the same action (the quota partitions' grant beside the table's).
+      // A role may hold one use through several statements (the quota items' grant comes apart).
       uses[use] = [...new Set([...(uses[use] ?? []), ...[statement.Action].flat()])].sort();
     }
     return uses;

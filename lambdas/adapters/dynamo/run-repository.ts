@@ -10,8 +10,8 @@
  * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while waiting:            |
  * |               |                   |                             | `inboxPk = WAITING#@all#<shard>` (before sharding: `WAITING`), |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
- * | index entry   | `RUN#<runId>`     | `INBOX#<group or *>`        | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
- * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
+ * | approver entry| `RUN#<runId>`     | `INBOX#@approvers`          | while waiting: `inboxPk = WAITING#@approvers#<shard>`, |
+ * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`, `approverGroups` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
@@ -23,8 +23,8 @@
  * epoch seconds after which DynamoDB TTL may remove them (`run-table.ts`).
  *
  * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
- * one Query per partition the viewer reaches on the `inbox` index, newest first, and one
- * BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a closed card leaves
+ * one Query per shard of the viewer's route on the `inbox` index (and the pre-sharding
+ * partition), whatever their groups, newest first, and one BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a closed card leaves
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
@@ -167,10 +167,13 @@ export class DynamoRunRepository implements RunRepository {
 
     // Setting runId to itself keeps the expression valid when nothing else changes.
     const expression = new UpdateExpression().set('runId', runId).setAll(update.changes);
-    // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards).
+    // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards); the
+    // write that puts a failed run back to work (a redrive) stops it.
     const status = update.changes.status;
     if (status !== undefined && TERMINAL_STATUSES.has(status)) {
       expression.setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    } else if (status !== undefined) {
+      expression.remove(TABLE_LAYOUT.timeToLiveAttribute);
     }
     for (const field of update.removeFields) expression.remove(field);
     if (options.sealedState) {

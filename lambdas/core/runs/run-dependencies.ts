@@ -2,6 +2,7 @@ import type { ConfigurationRepository } from '../configurations.js';
 import type { ExternalRunStore } from '../external-runs/external-run-store.js';
 import type { WebhookPoster, WebhookSecrets } from '../external-runs/webhook-delivery.js';
 import type { WebhookUrlPolicy } from '../external-runs/webhook-url.js';
+import type { ModelPrices } from '../generation/model-prices.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
@@ -54,6 +55,11 @@ export interface RunSettings {
    * @default - DEPLOYED_WEBHOOK_URL_POLICY: https, no loopback or link-local host
    */
   webhookUrlPolicy?: WebhookUrlPolicy;
+  /**
+   * The team's model prices (the `modelPrices` prop), for the cost estimate each model call
+   * records. @default - none: tokens are counted, no cost is estimated
+   */
+  modelPrices?: ModelPrices;
 }
 
 /**
