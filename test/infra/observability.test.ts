@@ -144,6 +144,7 @@ describe('Countersign observability', () => {
       'Api5xx',
       'ApiLambdaErrors',
       'DynamoDbSystemErrors',
+      'ExternalLambdaErrors',
       'ModelErrors',
       'SealedStateRejected',
       'SkillChecksumMismatch',
@@ -168,6 +169,7 @@ describe('Countersign observability', () => {
     for (const name of [
       'StepLambdaThrottles',
       'ApiLambdaThrottles',
+      'ExternalLambdaThrottles',
       'DynamoDbThrottles',
       'ModelThrottles',
     ] as const) {
@@ -291,7 +293,7 @@ describe('Countersign observability', () => {
     const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(19);
+    expect(Object.keys(alarms)).toHaveLength(21);
     expect(topicIds.page).not.toBe(topicIds.ticket);
     for (const [name, alarm] of Object.entries(alarms)) {
       const severity = alarm.AlarmDescription.startsWith('[page]') ? 'page' : 'ticket';
