@@ -204,7 +204,12 @@ export class CountersignWorkflow extends Construct {
     const afterRejection = new Choice(this, STATE_NAMES.afterRejection)
       .when(isExternal, recordExternalDecision)
       .otherwise(recordRejection);
+    const afterApproval = new Choice(this, STATE_NAMES.afterApproval)
+      .when(isExternal, recordExternalDecision)
+      .otherwise(executeTools);
     awaitApproval.addCatch(afterRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    // A retried pause that finds its turn approved on record carries it on rather than wait again.
+    awaitApproval.addCatch(afterApproval, { errors: [ERROR_NAMES.approved], resultPath: '$.decision' });
     awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailedFrom(STATE_NAMES.awaitApproval), catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
@@ -213,11 +218,7 @@ export class CountersignWorkflow extends Construct {
     // A webhook that could not be delivered leaves the answer as it is: the run stays decided.
     notifyCaller.addCatch(done, { resultPath: '$.webhook' });
 
-    awaitApproval.next(
-      new Choice(this, STATE_NAMES.afterApproval)
-        .when(isExternal, recordExternalDecision)
-        .otherwise(executeTools),
-    );
+    awaitApproval.next(afterApproval);
     recordExternalDecision.next(notifyCaller);
     notifyCaller.next(done);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An

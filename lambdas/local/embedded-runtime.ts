@@ -65,6 +65,7 @@ import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalMachineClients } from './local-machine-clients.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -128,6 +129,11 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
@@ -155,6 +161,8 @@ export interface EmbeddedRuntime {
   readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
   /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
   readonly machine: { readonly tokenUrl: string; readonly clients: LocalMachineClients };
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -316,6 +324,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
   const api = inFlight.track(createApiHandlers(dependencies));
   const server = new LocalHttpServer({
@@ -346,7 +355,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifications,
     externalNotifications,
     machine: { tokenUrl, clients: machineClients },
+    probe,
     stop: async () => {
+      await probe.stop();
       await tokenEndpoint.stop();
       await server.stop();
       await runner?.stop();

@@ -34,7 +34,8 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
   'api-generate': { 'data dynamodb': DATA_WRITE },
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
-  'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
+  'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
   // (the webhook URL); recording the answer touches no sealed data.
   'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },
@@ -88,7 +89,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the ten unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the eleven unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -107,6 +108,7 @@ describe('keys by purpose', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'report-waiting-runs',
       ].sort(),
     );
   });

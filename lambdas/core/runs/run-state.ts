@@ -7,11 +7,12 @@ import { readSchemaVersion, refusal } from '../persisted-shape.js';
 
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
- * Version 2 may carry an external run's turn (`external`); version 1 is still read. Persisted
- * shapes carry a schema version; every version keeps an immutable fixture in
- * `test/fixtures/run-state/` that later code must still read.
+ * Persisted shapes carry a schema version; every version keeps an immutable fixture in
+ * `test/fixtures/run-state/` that later code must still read. Version 2 adds
+ * `completedCalls`; version 3 may carry an external run's turn (`external`,
+ * docs/external-agents.md). Earlier versions read as they are, without what came later.
  */
-export const RUN_STATE_SCHEMA_VERSION = 2;
+export const RUN_STATE_SCHEMA_VERSION = 3;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -37,8 +38,20 @@ export const messageSchema = z.discriminatedUnion('role', [
   }),
 ]);
 
+/**
+ * A call of the turn that ran before the turn went back for review: its result waits for the
+ * others'. `index` is its place on the card it was approved on (the calls left are renumbered).
+ */
+const completedCallSchema = z.object({
+  index: z.number().check(z.int(), z.nonnegative()),
+  callId: z.string(),
+  content: z.string(),
+  isError: z.boolean(),
+});
+export type CompletedCall = z.infer<typeof completedCallSchema>;
+
 export const runStateSchema = z.object({
-  schemaVersion: z.union([z.literal(1), z.literal(RUN_STATE_SCHEMA_VERSION)]),
+  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
@@ -55,7 +68,13 @@ export const runStateSchema = z.object({
    * was shown; this turn puts the same calls on a fresh card.
    */
   reopenedFromTurn: z.optional(z.number().check(z.int(), z.nonnegative())),
-  /** Version 2: what an agent that runs elsewhere sent with its turn (docs/external-agents.md). */
+  /**
+   * Calls of this turn that already ran (their results recorded) when a record changed as a
+   * later call wrote: only the others wait on the fresh card, and the model gets every result
+   * together once they ran (version 2).
+   */
+  completedCalls: z.optional(z.array(completedCallSchema)),
+  /** Version 3: what an agent that runs elsewhere sent with its turn (docs/external-agents.md). */
   external: z.optional(externalTurnSchema),
 });
 export type RunState = Omit<z.infer<typeof runStateSchema>, 'schemaVersion'> & {
@@ -74,6 +93,6 @@ export function parseRunState(value: unknown): RunState {
   readSchemaVersion(value, 'sealed run state');
   const parsed = runStateSchema.safeParse(value);
   if (!parsed.success) throw refusal('sealed run state');
-  // Version 1 is version 2 without an external turn: it reads as the current version.
+  // Versions 1 and 2 are the current version without what was added since: they read as it.
   return { ...parsed.data, schemaVersion: RUN_STATE_SCHEMA_VERSION } as RunState;
 }
