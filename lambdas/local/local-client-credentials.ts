@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { EXTERNAL_RUNS_SCOPE } from '../contract/routes.js';
 import { CountersignError } from '../core/errors.js';
-import { readBody } from './local-http-io.js';
+import { closeHttpServer, readBody } from './local-http-io.js';
 import { LOCAL_HTTP_HOST } from './local-http-server.js';
 import type { LocalMachineClients } from './local-machine-clients.js';
 
@@ -140,9 +140,7 @@ export class LocalTokenEndpoint {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeHttpServer(server);
   }
 
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {

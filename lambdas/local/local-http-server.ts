@@ -17,7 +17,7 @@ import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
 import { createRouteMatcher, type RouteMatch, refusalOfUnmatched } from '../handlers/http/match-route.js';
 import { ClientThrottle, throttleClientKey } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
-import { readBody, writeLambdaResult } from './local-http-io.js';
+import { closeHttpServer, readBody, writeLambdaResult } from './local-http-io.js';
 import type { BearerTokenVerifier, TokenVerification } from './local-jwt-issuer.js';
 import { isOwnOrigin } from './local-origin-check.js';
 
@@ -186,9 +186,7 @@ export class LocalHttpServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeHttpServer(server);
   }
 
   private async handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {

@@ -8,10 +8,9 @@ import type { PrincipalSource } from '../principal.js';
 import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
 import { requireUserRecord } from '../runs/require-user-record.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../runs/run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../runs/run-state.js';
 import { sealJson } from '../runs/sealed-json.js';
-import { describeRunPolicy, startExecutionOrFail } from '../runs/start-run.js';
+import { describeRunPolicy, newRunRecord, startExecutionOrFail } from '../runs/start-run.js';
 import { MAX_TURN_ARGUMENTS_DEPTH, nestsDeeperThan } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
 import { boundCallerPreview } from './caller-previews.js';
@@ -212,21 +211,15 @@ async function createExternalRun(
       ...(webhookUrl === undefined ? {} : { webhookUrl }),
     },
   };
-  const record: RunRecord = {
-    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
+  const record = newRunRecord({
     runId,
     kind: 'external',
     owner: principal.userId,
     label: configuration.label,
     configurationId: configuration.configurationId,
-    status: 'running',
-    turn: 0,
-    executionCount: 1,
-    executionStartTurn: 0,
-    createdAt: now,
-    updatedAt: now,
     policy: describeRunPolicy(configuration, undefined, dependencies.settings?.policyFloor),
-  };
+    now,
+  });
   await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });
   try {
     await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));

@@ -102,21 +102,15 @@ export async function startRun(
     pendingCalls: [],
     actingUser: principal,
   };
-  const record: RunRecord = {
-    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
+  const record = newRunRecord({
     runId,
     owner: principal.userId,
     label: task?.label ?? configuration.label,
     configurationId: configuration.configurationId,
     ...(task ? { taskId: task.taskId } : {}),
-    status: 'running',
-    turn: 0,
-    executionCount: 1,
-    executionStartTurn: 0,
-    createdAt: now,
-    updatedAt: now,
     policy: describeRunPolicy(configuration, task, dependencies.settings?.policyFloor),
-  };
+    now,
+  });
   await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));
   await startExecutionOrFail(dependencies, runId);
@@ -151,6 +145,30 @@ export async function startExecutionOrFail(
       throw new CountersignError('unavailable', TEXTS.runNotStarted, { cause: error });
     throw new CountersignError('internal', 'The run could not be started.', { cause: error });
   }
+}
+
+/**
+ * The record of a run about to start, of any kind: running, at its first turn, in its first
+ * execution.
+ *
+ * @example
+ * const record = newRunRecord({ runId, owner, label, configurationId, policy, now });
+ */
+export function newRunRecord(
+  fields: Pick<RunRecord, 'runId' | 'owner' | 'label' | 'configurationId' | 'policy'> &
+    Partial<Pick<RunRecord, 'taskId' | 'kind'>> & { now: string },
+): RunRecord {
+  const { now, ...identity } = fields;
+  return {
+    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
+    ...identity,
+    status: 'running',
+    turn: 0,
+    executionCount: 1,
+    executionStartTurn: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
 }
 
 /**
