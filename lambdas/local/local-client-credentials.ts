@@ -1,8 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { EXTERNAL_RUNS_SCOPE } from '../contract/routes.js';
 import { CountersignError } from '../core/errors.js';
-import { closeHttpServer, readBody } from './local-http-io.js';
+import { closeHttpServer, listenLocally, readBody } from './local-http-io.js';
 import { LOCAL_HTTP_HOST } from './local-http-server.js';
 import type { LocalMachineClients } from './local-machine-clients.js';
 
@@ -125,14 +124,7 @@ export class LocalTokenEndpoint {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, LOCAL_HTTP_HOST, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const { port } = server.address() as AddressInfo;
+    const port = await listenLocally(server, this.options.port, LOCAL_HTTP_HOST);
     return { tokenUrl: `http://${LOCAL_HTTP_HOST}:${port}${LOCAL_TOKEN_PATH}` };
   }
 

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
 import type { RouteAuth } from '../contract/routes.js';
@@ -17,7 +16,7 @@ import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
 import { createRouteMatcher, type RouteMatch, refusalOfUnmatched } from '../handlers/http/match-route.js';
 import { ClientThrottle, throttleClientKey } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
-import { closeHttpServer, readBody, writeLambdaResult } from './local-http-io.js';
+import { closeHttpServer, listenLocally, readBody, writeLambdaResult } from './local-http-io.js';
 import type { BearerTokenVerifier, TokenVerification } from './local-jwt-issuer.js';
 import { isOwnOrigin } from './local-origin-check.js';
 
@@ -169,16 +168,8 @@ export class LocalHttpServer {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, LOCAL_HTTP_HOST, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
-    this.listeningPort = address.port;
-    return { url: `http://${LOCAL_HTTP_HOST}:${address.port}` };
+    this.listeningPort = await listenLocally(server, this.options.port, LOCAL_HTTP_HOST);
+    return { url: `http://${LOCAL_HTTP_HOST}:${this.listeningPort}` };
   }
 
   /** Stops listening and closes every connection, open event streams included. */
