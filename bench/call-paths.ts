@@ -14,6 +14,17 @@ import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
 import { DEMO_MACHINE_CLIENT_ID } from '../lambdas/local/local-machine-clients.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 
+/**
+ * The per-principal quotas of the benches, in process and in the shipped bundles: the bench's
+ * users start hundreds of runs in seconds; the quota writes are still counted.
+ */
+export const BENCH_PRINCIPAL_QUOTAS = {
+  runsStartedPerMinute: 100_000,
+  waitingRuns: 100_000,
+  openEventStreams: 100_000,
+  completionsPerMinute: 100_000,
+};
+
 /** The embedded runtime the benches drive: in memory, the deployed ASL, quiet. */
 export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntime> {
   return startEmbeddedRuntime({
@@ -21,13 +32,7 @@ export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntim
     baseDirectory,
     port: 0,
     inMemory: true,
-    // The bench's one user starts hundreds of runs in seconds; the quota writes are still counted.
-    principalQuotas: {
-      runsStartedPerMinute: 100_000,
-      waitingRuns: 100_000,
-      openEventStreams: 100_000,
-      completionsPerMinute: 100_000,
-    },
+    principalQuotas: BENCH_PRINCIPAL_QUOTAS,
     writeLogLine: () => {},
     writeMetricLine: () => {},
     logLevel: 'ERROR',
