@@ -101,9 +101,15 @@ export class CountersignFunctions extends Construct {
       props.data.receiptSigningKey.keyArn,
     );
 
-    const awaitApproval = this.get('await-approval');
-    EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
-    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+    // The events of countersign: a run waits (the pause), an external run is answered.
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
+    for (const name of ['await-approval', 'record-external-decision'] as const) {
+      defaultBus.grantPutEventsTo(this.get(name));
+      this.get(name).addEnvironment(
+        'COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName,
+        'default',
+      );
+    }
 
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess(

@@ -1,8 +1,9 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { AwaitingApprovalEvent, RunNotifier } from '../core/ports.js';
+import type { AwaitingApprovalEvent, ExternalRunAnsweredEvent, RunNotifier } from '../core/ports.js';
 
 export const EVENT_SOURCE = 'countersign';
 export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
+export const EXTERNAL_RUN_ANSWERED_DETAIL_TYPE = 'External Run Answered';
 
 /**
  * Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail.
@@ -13,24 +14,41 @@ export class EventBridgeRunNotifier implements RunNotifier {
   public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
+    await this.put(AWAITING_APPROVAL_DETAIL_TYPE, {
+      runId: event.runId,
+      toolNames: event.toolNames,
+      pausedAt: event.pausedAt,
+      approverGroups: event.approverGroups,
+    });
+  }
+
+  /**
+   * `External Run Answered` (docs/external-agents.md): the run, its caller, its outcome and
+   * each call's decision by position; the caller reads the rest from the API.
+   */
+  public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
+    await this.put(EXTERNAL_RUN_ANSWERED_DETAIL_TYPE, {
+      runId: event.runId,
+      owner: event.owner,
+      configurationId: event.configurationId,
+      status: event.status,
+      calls: event.calls,
+    });
+  }
+
+  private async put(detailType: string, detail: Record<string, unknown>): Promise<void> {
     const result = await this.options.client.send(
       new PutEventsCommand({
         Entries: [
           {
             EventBusName: this.options.eventBusName,
             Source: EVENT_SOURCE,
-            DetailType: AWAITING_APPROVAL_DETAIL_TYPE,
-            Detail: JSON.stringify({
-              runId: event.runId,
-              toolNames: event.toolNames,
-              pausedAt: event.pausedAt,
-              approverGroups: event.approverGroups,
-            }),
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
           },
         ],
       }),
     );
-    if ((result.FailedEntryCount ?? 0) > 0)
-      throw new Error('EventBridge refused the Run Awaiting Approval event.');
+    if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused the ${detailType} event.`);
   }
 }

@@ -3,6 +3,7 @@ import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-store.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
@@ -19,6 +20,7 @@ import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { OutboundWebhookPoster } from '../adapters/outbound/outbound-webhook-poster.js';
 import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import {
   type LogLineWriter,
@@ -26,6 +28,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
@@ -33,7 +36,13 @@ import {
   type ThrottlingLimits,
 } from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
-import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import type {
+  AwaitingApprovalEvent,
+  ExternalRunAnsweredEvent,
+  Logger,
+  RunExecutions,
+  RunNotifier,
+} from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
@@ -56,10 +65,12 @@ import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
+import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalMachineClients } from './local-machine-clients.js';
 import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
@@ -133,6 +144,13 @@ export interface EmbeddedRuntimeOptions {
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
   readonly principalQuotas?: Partial<PrincipalQuotas>;
+  /**
+   * Where external runs' answers may be posted.
+   * @default - loopback over http too (a local receiver), like the MCP host policy of local mode
+   */
+  readonly webhookUrlPolicy?: WebhookUrlPolicy;
+  /** The token endpoint's port (the client-credentials grant of machine clients). @default 0 (a free port) */
+  readonly tokenPort?: number;
 }
 
 export interface EmbeddedRuntime {
@@ -145,6 +163,10 @@ export interface EmbeddedRuntime {
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** The `External Run Answered` events, as EventBridge would have received them. */
+  readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
+  /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
+  readonly machine: { readonly tokenUrl: string; readonly clients: LocalMachineClients };
   /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
   readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
@@ -196,6 +218,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
   const notifications: AwaitingApprovalEvent[] = [];
+  const externalNotifications: ExternalRunAnsweredEvent[] = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
@@ -206,7 +229,15 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         approverGroups: event.approverGroups,
       });
     },
+    async externalRunAnswered(event) {
+      calls.record('EventBridge', 'PutEvents');
+      externalNotifications.push(event);
+      logger.info('External Run Answered', { runId: event.runId, status: event.status });
+    },
   };
+  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
+  const machineClients = await LocalMachineClients.open({ keysDirectory: directory.keysDirectory, issuer });
+  const webhookUrlPolicy = options.webhookUrlPolicy ?? { allowLoopback: true };
   let runner: LocalStateMachineRunner | undefined;
   const inFlight = new InFlightInvocations();
   const executions: RunExecutions = {
@@ -250,6 +281,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     quotas: new DynamoQuotaStore({ client, tableName }),
+    externalRuns: new DynamoExternalRunStore({
+      client,
+      tableName,
+      retentionSeconds: approvalTimeoutSeconds + retention.endedRunSeconds,
+    }),
+    webhookSecrets: machineClients,
+    webhookPoster: new OutboundWebhookPoster({ policy: webhookUrlPolicy }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -286,6 +324,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           ? localPrincipalQuotas()
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      webhookUrlPolicy,
       ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
@@ -314,16 +353,18 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeInterruptedRuns(dynamo, dependencies, runner);
   const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
-  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = inFlight.track(createApiHandlers(dependencies));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api),
     verifier: issuer,
+    machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
   const { url } = await server.start();
+  const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
+  const { tokenUrl } = await tokenEndpoint.start();
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
     tokens[user.userId] = await issuer.issue(
@@ -339,9 +380,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    externalNotifications,
+    machine: { tokenUrl, clients: machineClients },
     probe,
     stop: async () => {
       await probe.stop();
+      await tokenEndpoint.stop();
       await server.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite

@@ -137,8 +137,31 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskFailure',
     'states:StopExecution',
   ],
+  'api-external': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    's3:GetObject',
+    's3:PutObject',
+    ...DATA_KEY_WRITE,
+    'states:StartExecution',
+  ],
+  'record-external-decision': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
+  // No machine client here, so no webhook secret (external-agents-permissions.test.ts).
+  'notify-caller': [...BASE, 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject', ...DATA_KEY_READ],
 };
 
+const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
+const EVENT_PUTTERS = ['await-approval', 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -161,9 +184,9 @@ describe('Countersign least privilege', () => {
     expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
   });
 
-  it('grants StartExecution to api-runs and to the state machine itself only', () => {
+  it('grants StartExecution to api-runs, api-external and to the state machine itself only', () => {
     // Prepare
-    const expected = [...rolesOf('api-runs'), synthesized.stateMachineRole()].sort();
+    const expected = [...rolesOf('api-runs', 'api-external'), synthesized.stateMachineRole()].sort();
 
     // Act
     const roles = synthesized.rolesGranted('states:StartExecution');
@@ -284,16 +307,18 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to await-approval only and tells it the default bus', () => {
+  it('grants events:PutEvents to the pause and record-external-decision only, on the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
     // Assess
-    expect(roles).toEqual(rolesOf('await-approval'));
-    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
-      Role: { 'Fn::GetAtt': [synthesized.roleOf('await-approval'), 'Arn'] },
-      Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
-    });
+    expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
+    for (const name of EVENT_PUTTERS) {
+      synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+        Role: { 'Fn::GetAtt': [synthesized.roleOf(name), 'Arn'] },
+        Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
+      });
+    }
   });
 
   it('grants each role exactly the actions its handler calls, and nothing else', () => {
@@ -327,9 +352,13 @@ describe('Countersign least privilege', () => {
         'record-rejection',
         'api-runs',
         'api-run-events',
+        'api-external',
+        'notify-caller',
       ),
     );
-    expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
+    expect(writers).toEqual(
+      rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs', 'api-external'),
+    );
   });
 
   it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
@@ -359,13 +388,13 @@ describe('Countersign least privilege', () => {
       });
     }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
-      rolesOf('api-admin', 'api-runs', 'api-run-events'),
+      rolesOf('api-admin', 'api-runs', 'api-run-events', 'api-external'),
     );
   });
 
   it('lets the functions that count quotas write quota partitions only, never another item', () => {
     // Act
-    const quotaStatements = (['api-runs', 'api-generate', 'api-run-events'] as const).map((name) => ({
+    const quotaStatements = QUOTA_COUNTERS.map((name) => ({
       name,
       statements: synthesized
         .statementsOf(synthesized.roleOf(name))
@@ -389,7 +418,8 @@ describe('Countersign least privilege', () => {
     }
     expect(unconditionalWrites('api-generate')).toEqual([]);
     expect(unconditionalWrites('api-run-events')).toEqual([]);
-    expect(unconditionalWrites('api-runs')).not.toContain('dynamodb:DeleteItem');
+    for (const name of ['api-runs', 'api-external'] as const)
+      expect(unconditionalWrites(name)).not.toContain('dynamodb:DeleteItem');
   });
 
   it('keeps nothing outside the log group, table, keys, bucket and state machine on a wildcard', () => {

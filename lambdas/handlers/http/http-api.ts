@@ -150,7 +150,7 @@ function createRouteHandler(
       ...(dependencies.settings?.identityGroupGrants
         ? { groupGrants: dependencies.settings.identityGroupGrants }
         : {}),
-      ...(authorize && route.auth === 'jwt' ? { authorize } : {}),
+      ...(authorize && route.auth !== 'none' ? { authorize } : {}),
     }),
   );
   if (implementation.mediaTypes && implementation.mediaTypes.length > 1) {
