@@ -184,7 +184,8 @@ describe('Countersign workflow', () => {
 
   it('names its states and routing errors from the contract the step handlers are keyed by', () => {
     // Prepare
-    const stepHandlers = createStepHandlers({} as RunDependencies);
+    // (only their names are read: the receipt recording wraps a run store it never calls here)
+    const stepHandlers = createStepHandlers({ receipts: {}, runs: {} } as RunDependencies);
 
     // Act
     const lambdaTasks = Object.entries(states)
