@@ -5,6 +5,7 @@ import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/pri
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
+import { inboxSignInSchema } from './inbox-sign-in.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
@@ -44,6 +45,24 @@ const identityGroupGrantsVariable = z.pipe(
     return z.NEVER;
   }),
 );
+
+/** A variable holding JSON, parsed before its schema reads it; not JSON is named like any other problem. */
+function jsonVariable<Schema extends Parameters<typeof z.pipe>[1]>(schema: Schema) {
+  return z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value: string, context) => {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+          return z.NEVER;
+        }
+      }),
+    ),
+    schema,
+  );
+}
 
 const mcpAllowedHostsVariable = z.pipe(
   z.optional(z.string()),
@@ -92,23 +111,7 @@ export const environmentSchema = z.object({
   COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
   // The policy floor as JSON (the construct writes it from its props). Unset means the default
   // floor; set but malformed fails the cold start: a floor must never silently become none.
-  COUNTERSIGN_POLICY_FLOOR: z._default(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, context) => {
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-            return z.NEVER;
-          }
-        }),
-      ),
-      policyFloorSchema,
-    ),
-    DEFAULT_POLICY_FLOOR,
-  ),
+  COUNTERSIGN_POLICY_FLOOR: z._default(jsonVariable(policyFloorSchema), DEFAULT_POLICY_FLOOR),
   // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
   COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(86_400)),
@@ -122,6 +125,10 @@ export const environmentSchema = z.object({
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // The inbox page's sign-in (inbox-sign-in.ts), as JSON; unset: the page takes a pasted token only.
+  COUNTERSIGN_INBOX_SIGN_IN: z.optional(jsonVariable(inboxSignInSchema)),
+  // The inbox page's URL (ending in `/`): the card links of the `Run Awaiting Approval` event.
+  COUNTERSIGN_INBOX_URL: z.optional(z.string().check(z.url(), z.endsWith('/'))),
 });
 
 /** What the run events function (a function URL, no JWT authorizer) reads to verify tokens itself. */

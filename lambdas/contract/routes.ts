@@ -77,6 +77,10 @@ export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
+  // History (issue #21): a run's audit, and what the signed-in user decided and started.
+  { operationId: 'getRunAudit', method: 'GET', path: '/runs/{id}/audit', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyDecisions', method: 'GET', path: '/me/decisions', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyRuns', method: 'GET', path: '/me/runs', function: 'api-runs', auth: 'jwt' },
   {
     operationId: 'streamRunEvents',
     method: 'GET',
@@ -103,6 +107,22 @@ export const ROUTES = [
   { operationId: 'listInbox', method: 'GET', path: '/inbox', function: 'api-inbox', auth: 'jwt' },
   // The page shell carries no data: it reads the inbox with the viewer's token.
   { operationId: 'getInboxPage', method: 'GET', path: '/', function: 'api-inbox', auth: 'none' },
+  // A card's own address: the same shell, which opens the run's card once signed in.
+  {
+    operationId: 'getCardPage',
+    method: 'GET',
+    path: '/inbox/runs/{id}',
+    function: 'api-inbox',
+    auth: 'none',
+  },
+  // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity.
+  {
+    operationId: 'getSignInLibrary',
+    method: 'GET',
+    path: '/assets/oauth4webapi.js',
+    function: 'api-inbox',
+    auth: 'none',
+  },
   // The OpenAPI 3.1 document of this manifest: public, it describes shapes and holds no data.
   {
     operationId: 'getOpenApiDocument',

@@ -3,8 +3,11 @@ import type { PendingToolView, PreviewView } from '../core/approvals/build-pendi
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
+import type { RecordedAct, RunSummary } from '../core/ports.js';
+import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
+import { HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX } from '../core/runs/list-history.js';
 import {
   INBOX_PAGE_SIZE_DEFAULT,
   INBOX_PAGE_SIZE_MAX,
@@ -103,6 +106,7 @@ export const runViewSchema = z.object({
   unopenableCard: z.optional(unopenableCardSchema),
   approvals: z.optional(approvalsSchema),
   approveRefusal: z.optional(z.string()),
+  approverGroups: z.optional(z.array(z.string())),
 });
 
 export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
@@ -212,6 +216,76 @@ export const runEventSchema = z.discriminatedUnion('event', [
   }),
 ]);
 
+const previewShownSchema = z.enum(['captured', 'refused', 'failed', 'none']);
+
+/** GET /runs/{id}/audit: the run's decisions, approvals and ending, oldest first. */
+export const runAuditSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  status: z.enum(RUN_STATUSES),
+  createdAt: z.string(),
+  endedAt: z.optional(z.string()),
+  entries: z.array(
+    z.discriminatedUnion('kind', [
+      z.object({
+        kind: z.literal('approval'),
+        turn: count,
+        at: z.string(),
+        by: z.string(),
+        digest: z.string(),
+        count,
+        required: z.optional(count),
+      }),
+      z.object({
+        kind: z.literal('decision'),
+        turn: count,
+        at: z.string(),
+        by: z.string(),
+        digest: z.string(),
+        decision: z.enum(['approve', 'reject']),
+        reason: z.optional(z.string()),
+        approvedBy: z.optional(z.array(z.string())),
+        calls: z.array(z.object({ index: count, tool: z.string(), preview: previewShownSchema })),
+      }),
+      z.object({
+        kind: z.literal('cancel'),
+        at: z.string(),
+        by: z.string(),
+        reason: z.optional(z.string()),
+        turn: z.optional(count),
+      }),
+      z.object({ kind: z.literal('expiry'), at: z.string(), reason: z.optional(z.string()) }),
+      z.object({ kind: z.literal('failure'), at: z.string(), reason: z.optional(z.string()) }),
+    ]),
+  ),
+});
+
+/** One act of "decided by me". */
+export const recordedActSchema = z.object({
+  kind: z.enum(['decision', 'approval']),
+  runId: z.string(),
+  turn: count,
+  at: z.string(),
+  digest: z.string(),
+  decision: z.optional(z.enum(['approve', 'reject', 'cancel'])),
+  run: z.optional(z.object({ label: z.string(), status: z.enum(RUN_STATUSES) })),
+});
+
+/** One run of "my runs". */
+export const runSummarySchema = z.object({
+  runId: z.string(),
+  label: z.string(),
+  status: z.enum(RUN_STATUSES),
+  configurationId: z.string(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  endedAt: z.optional(z.string()),
+});
+
+/** `?limit=&cursor=` of the history lists (1 to 100, 20 when absent). */
+export const historyQuerySchema = pageQuerySchema(HISTORY_PAGE_SIZE_MAX, HISTORY_PAGE_SIZE_DEFAULT);
+
 type Without<Value, Key extends PropertyKey> = Value extends unknown ? Omit<Value, Key> : never;
 
 /** Compile-time agreement of each response schema with the type its handler answers. */
@@ -229,4 +303,7 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof pendingCallSchema>, PendingCallView>>,
   Agrees<SameShape<z.output<typeof runEventSchema>, RunEvent>>,
   Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,
+  Agrees<SameShape<z.output<typeof runAuditSchema>, RunAudit>>,
+  Agrees<SameShape<z.output<typeof recordedActSchema>, RecordedAct>>,
+  Agrees<SameShape<z.output<typeof runSummarySchema>, RunSummary>>,
 ];

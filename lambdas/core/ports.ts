@@ -42,6 +42,32 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
  */
 export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kind: 'card-moved' };
 
+/** What is on record about a run's decisions: its card (the last turn's), every approval and decision. */
+export interface AuditTrail {
+  card?: StoredCard;
+  decisions: DecisionRecord[];
+  approvals: ApprovalRecord[];
+}
+
+/** One thing a person did to a run's turn: decided it (approve, reject, cancel) or approved it (k-of-n). */
+export interface RecordedAct {
+  kind: 'decision' | 'approval';
+  runId: string;
+  turn: number;
+  at: string;
+  digest: string;
+  /** The decision, for `kind: 'decision'`. */
+  decision?: DecisionRecord['decision'];
+  /** The run as it is now; absent once its record is gone (retention). */
+  run?: { label: string; status: RunStatus };
+}
+
+/** A run in its owner's list. */
+export type RunSummary = Pick<
+  RunRecord,
+  'runId' | 'label' | 'status' | 'configurationId' | 'createdAt' | 'updatedAt' | 'endedAt'
+>;
+
 /**
  * Port: runs, their sealed state, approval cards and decisions. DynamoDB deployed and
  * dynalite locally, behind the same adapter. Large sealed state is the adapter's business
@@ -99,6 +125,12 @@ export interface RunRepository {
    * approval's turn and digest. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
+  /** The run's card, approvals and decisions, for its audit (all of them: bounded by the run's turns). */
+  readAuditTrail(runId: string): Promise<AuditTrail>;
+  /** What `userId` decided or approved, newest first, one page (one query of the history index). */
+  listActsOf(userId: string, page: PageRequest): Promise<{ items: RecordedAct[]; cursor?: string }>;
+  /** The runs `owner` started, newest first, one page. */
+  listRunsOwnedBy(owner: string, page: PageRequest): Promise<{ items: RunSummary[]; cursor?: string }>;
 }
 
 /** Port: users, their grants and their page and language access. */

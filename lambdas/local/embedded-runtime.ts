@@ -6,6 +6,7 @@ import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repo
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
+import { describeAwaitingApproval } from '../adapters/event-bridge-run-notifier.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../adapters/mcp/sdk-mcp-servers.js';
@@ -20,6 +21,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -49,7 +51,7 @@ import { InFlightInvocations } from './in-flight-invocations.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
-import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalOidcProvider } from './local-oidc-provider.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -110,10 +112,20 @@ export interface EmbeddedRuntimeOptions {
   readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
+  /**
+   * The local sign-in provider (the inbox page's OpenID Connect issuer, on its own port).
+   * @default - a free port; access tokens live an hour, as Cognito's
+   */
+  readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
 }
+
+/** The inbox page's app client at the local sign-in provider. */
+export const LOCAL_INBOX_CLIENT_ID = 'countersign-inbox-local';
 
 export interface EmbeddedRuntime {
   readonly url: string;
+  /** The local sign-in provider's issuer URL (its discovery document, the `iss` of every local token). */
+  readonly issuerUrl: string;
   /** Bearer tokens of the demo users, by user id. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly dependencies: RunDependencies;
@@ -121,7 +133,8 @@ export interface EmbeddedRuntime {
   /** The local DynamoDB (dynalite) the stores use. */
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
-  readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
+  readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
   stop(): Promise<void>;
 }
 
@@ -170,11 +183,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
-  const notifications: AwaitingApprovalEvent[] = [];
+  const notifications: Array<AwaitingApprovalEvent & { cardUrl?: string }> = [];
+  // The page's URL is the server's, known once it listens (before any run can pause).
+  let inboxUrl: string | undefined;
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      notifications.push(event);
+      notifications.push(describeAwaitingApproval(event, inboxUrl));
       logger.info('Run Awaiting Approval', {
         runId: event.runId,
         toolNames: event.toolNames,
@@ -261,25 +276,41 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
 
-  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
-  const api = inFlight.track(createApiHandlers(dependencies));
+  const provider = await LocalOidcProvider.start({
+    port: options.signIn?.port ?? 0,
+    keysDirectory: directory.keysDirectory,
+    users: DEMO_USERS,
+    logger,
+    ...(options.signIn?.accessTokenSeconds ? { accessTokenSeconds: options.signIn.accessTokenSeconds } : {}),
+  });
+  // Filled in once the server listens: the page reads it per request, never before.
+  const page: { signIn?: InboxSignIn } = {};
+  const api = inFlight.track(createApiHandlers(dependencies, page));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api),
-    verifier: issuer,
+    verifier: provider,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
   const { url } = await server.start();
+  inboxUrl = `${url}/`;
+  page.signIn = localInboxSignIn(provider, inboxUrl);
+  provider.registerClient({
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    redirectUris: [inboxUrl],
+    signOutUris: [inboxUrl],
+  });
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
-    tokens[user.userId] = await issuer.issue(
+    tokens[user.userId] = await provider.issuer.issue(
       { sub: user.userId, name: user.displayName, groups: user.grants },
       { expiresInSeconds: 12 * 3600 },
     );
   }
   return {
     url,
+    issuerUrl: provider.url,
     tokens,
     dependencies,
     calls,
@@ -288,12 +319,25 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifications,
     stop: async () => {
       await server.stop();
+      await provider.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
       await inFlight.settle();
       await dynamo.stop();
     },
+  };
+}
+
+/** The page's sign-in at the local provider, as the construct writes Cognito's for the deployed page. */
+function localInboxSignIn(provider: LocalOidcProvider, inboxUrl: string): InboxSignIn {
+  return {
+    issuer: provider.url,
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    scopes: [...INBOX_SIGN_IN_SCOPES],
+    redirectUri: inboxUrl,
+    signOutUrl: provider.signOutUrlOf(LOCAL_INBOX_CLIENT_ID, inboxUrl),
+    connectOrigins: [provider.url],
   };
 }
 

@@ -9,6 +9,7 @@ import {
 } from '../../core/approvals/decision-record.js';
 import { CountersignError } from '../../core/errors.js';
 import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
+import { actHistoryKey } from './history-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
@@ -35,6 +36,8 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     const claimed = await putIfAbsent(this.table.client, this.table.tableName, {
       ...withoutUndefined(parsed),
       ...withoutUndefined({ [TABLE_LAYOUT.timeToLiveAttribute]: this.table.decisionRemoval() }),
+      // "Decided by me" lists it under who decided (the history index).
+      ...actHistoryKey({ actor: parsed.decidedBy, at: parsed.decidedAt, ...parsed, kind: 'decision' }),
       ...decisionItemKey(parsed.runId, parsed.turn),
     });
     if (claimed) return { kind: 'claimed' };
@@ -55,6 +58,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     // approving again finds it there: the first record stands, the tally below is idempotent.
     await putIfAbsent(this.table.client, this.table.tableName, {
       ...parsed,
+      ...actHistoryKey({ actor: parsed.approvedBy, at: parsed.approvedAt, ...parsed, kind: 'approval' }),
       ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));

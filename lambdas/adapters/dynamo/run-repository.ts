@@ -14,6 +14,7 @@
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
+ * |               |                   |                             | runs, decisions, approvals: `historyPk`/`historySk` (history-index.ts) |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -40,10 +41,14 @@ import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.j
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalOutcome,
+  type AuditTrail,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type PageRequest,
+  type RecordedAct,
   type RunRepository,
+  type RunSummary,
   type StoredRun,
   systemClock,
   type WaitingCardsPage,
@@ -57,6 +62,8 @@ import {
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
+import { runHistoryKey } from './history-index.js';
+import { DynamoHistoryStore } from './history-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
@@ -110,6 +117,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly overflow: SealedStateOverflow;
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
+  private readonly history: DynamoHistoryStore;
 
   public constructor(props: DynamoRepositoryProps) {
     const inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
@@ -120,13 +128,17 @@ export class DynamoRunRepository implements RunRepository {
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
     this.decisions = new DynamoDecisionStore(this.table);
+    this.history = new DynamoHistoryStore(this.table);
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
     const state = await this.overflow.store(record.runId, sealedState);
+    const parsed = withoutUndefined(runRecordSchema.parse(record));
     const created = await putIfAbsent(this.client, this.tableName, {
-      ...withoutUndefined(runRecordSchema.parse(record)),
+      ...parsed,
       ...sealedStateAttributes(state),
+      // "My runs" lists the run under its owner (the history index).
+      ...runHistoryKey(parsed),
       ...runItemKey(record.runId),
     });
     if (!created) throw new CountersignError('conflict', 'A run with this id already exists.');
@@ -225,5 +237,20 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public readAuditTrail(runId: string): Promise<AuditTrail> {
+    return this.history.readAuditTrail(runId);
+  }
+
+  public listActsOf(userId: string, page: PageRequest): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    return this.history.listActsOf(userId, page);
+  }
+
+  public listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    return this.history.listRunsOwnedBy(owner, page);
   }
 }

@@ -1,3 +1,4 @@
+import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
@@ -14,14 +15,24 @@ import {
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalOutcome,
+  AuditTrail,
   ClaimOutcome,
   ConditionalOutcome,
+  PageRequest,
+  RecordedAct,
   RunRepository,
+  RunSummary,
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
+import {
+  actHistoryKey,
+  decodeHistoryCursor,
+  encodeHistoryCursor,
+  runHistoryKey,
+} from '../dynamo/history-index.js';
 import {
   decodeInboxCursor,
   encodeInboxCursor,
@@ -81,6 +92,7 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly runs = new Map<string, RunEntry>();
   private readonly cards = new Map<string, StoredCard>();
   private readonly decisions = new Map<string, DecisionRecord>();
+  private readonly approvals = new Map<string, ApprovalRecord>();
 
   public constructor(props: InMemoryRunRepositoryProps = {}) {
     this.overflow = new SealedStateOverflow(props.blobStore);
@@ -190,7 +202,9 @@ export class InMemoryRunRepository implements RunRepository {
   public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     const parsed = approvalRecordSchema.parse(approval);
     assertTurn(parsed.turn);
-    // DynamoDB also keeps an audit record per approval; nothing reads it through the port.
+    // The audit record first, as on DynamoDB: the first approval of an approver stands.
+    const approvalKey = `${decisionKey(parsed.runId, parsed.turn)}#${parsed.approvedBy}`;
+    if (!this.approvals.has(approvalKey)) this.approvals.set(approvalKey, copyOf(parsed));
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
     if (
@@ -206,6 +220,81 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'recorded', approvedBy: [...approvedBy] };
   }
 
+  public async readAuditTrail(runId: string): Promise<AuditTrail> {
+    const card = this.cards.get(runId);
+    return {
+      ...(card === undefined ? {} : { card: copyOf(card) }),
+      decisions: [...this.decisions.values()].filter((decision) => decision.runId === runId).map(copyOf),
+      approvals: [...this.approvals.values()].filter((approval) => approval.runId === runId).map(copyOf),
+    };
+  }
+
+  public async listActsOf(
+    userId: string,
+    page: PageRequest,
+  ): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    const acts: Array<{ sortKey: string; act: RecordedAct }> = [];
+    for (const decision of this.decisions.values()) {
+      if (decision.decidedBy !== userId) continue;
+      const act = {
+        kind: 'decision',
+        runId: decision.runId,
+        turn: decision.turn,
+        at: decision.decidedAt,
+      } as const;
+      acts.push({
+        sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
+        act: { ...act, digest: decision.digest, decision: decision.decision },
+      });
+    }
+    for (const approval of this.approvals.values()) {
+      if (approval.approvedBy !== userId) continue;
+      const act = {
+        kind: 'approval',
+        runId: approval.runId,
+        turn: approval.turn,
+        at: approval.approvedAt,
+      } as const;
+      acts.push({
+        sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
+        act: { ...act, digest: approval.digest },
+      });
+    }
+    const { items, cursor } = pageNewestFirst(acts, page);
+    return {
+      items: items.map(({ act }) => {
+        const record = this.runs.get(act.runId)?.record;
+        return record ? { ...act, run: { label: record.label, status: record.status } } : act;
+      }),
+      ...(cursor ? { cursor } : {}),
+    };
+  }
+
+  public async listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    const owned = [...this.runs.values()]
+      .filter(({ record }) => record.owner === owner)
+      .map(({ record }) => ({ sortKey: historySortKey(runHistoryKey(record)), record }));
+    const { items, cursor } = pageNewestFirst(owned, page);
+    return {
+      items: items.map(({ record }) => {
+        const { runId, label, status, configurationId, createdAt, updatedAt, endedAt } = record;
+        return {
+          runId,
+          label,
+          status,
+          configurationId,
+          createdAt,
+          updatedAt,
+          ...(endedAt ? { endedAt } : {}),
+        };
+      }),
+      ...(cursor ? { cursor } : {}),
+    };
+  }
+
   /** The record as DynamoDB reads it back: parsed, and its run id from the key. */
   private recordOf(runId: string, entry: RunEntry): RunRecord {
     return runFromKey(runId, parseItem(runRecordSchema, copyOf(entry.record), 'run'));
@@ -217,6 +306,30 @@ function isRoutedTo(card: StoredCard, routing: InboxRouting): boolean {
   if (routing.kind === 'every') return true;
   const reachable = new Set([OPEN_ROUTE, ...routing.groups]);
   return entryRoutesOfCard(card).some((route) => reachable.has(route));
+}
+
+function historySortKey(key: Record<string, string>): string {
+  return key[TABLE_LAYOUT.historyIndex.sortKey] ?? '';
+}
+
+/** One page of the history index, as DynamoDB's Query below the cursor reads it. */
+function pageNewestFirst<Entry extends { sortKey: string }>(
+  entries: Entry[],
+  page: PageRequest,
+): { items: Entry[]; cursor?: string } {
+  assertPageLimit(page.limit);
+  const before = page.cursor === undefined ? undefined : decodeHistoryCursor(page.cursor);
+  const sorted = entries
+    .filter((entry) => before === undefined || entry.sortKey < before)
+    .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
+  const items = sorted.slice(0, page.limit);
+  const last = items.at(-1);
+  return {
+    items,
+    ...(sorted.length > page.limit && last !== undefined
+      ? { cursor: encodeHistoryCursor(last.sortKey) }
+      : {}),
+  };
 }
 
 function decisionKey(runId: string, turn: number): string {

@@ -67,6 +67,9 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(decisionRecordSchema);
 
+/** Reads a stored approval record (k-of-n) of any known version, as the audit does. */
+export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(approvalRecordSchema);
+
 /**
  * The audit's account of a card: each call as the approver saw it. A refusal line is not a
  * captured preview.

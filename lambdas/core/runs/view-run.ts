@@ -1,18 +1,19 @@
 import type { PendingToolView } from '../approvals/build-pending-tools.js';
 import type { CardPolicyView } from '../approvals/describe-card-policy.js';
 import { describeOpenCard } from '../approvals/describe-open-card.js';
-import { openRunCard } from '../approvals/open-card.js';
+import { openRunCard, readStoredCard } from '../approvals/open-card.js';
 import {
   endRunWithUnopenableCard,
   type UnopenableCard,
   unopenableCard,
 } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import { hasGrant, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
+import { type RunReader, readerOfRun } from './run-readers.js';
 import type { RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees. */
@@ -34,11 +35,15 @@ export interface RunView extends RunStatusView {
   approvals?: CardPolicyView['approvals'];
   /** Why this viewer may not approve the waiting turn; absent when they may. */
   approveRefusal?: string;
+  /** The approver groups the waiting card was routed to; absent: every approver. */
+  approverGroups?: string[];
 }
 
 /**
- * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
- * does not exist, so run ids cannot be probed.
+ * A run as its owner, an admin or an approver its card was routed to sees it (a decider opens
+ * the run they decided; run-readers.ts). Anyone else gets the same 404 as for a run that does
+ * not exist, so run ids cannot be probed. The final answer is the owner's (and admins'): an
+ * approver reads what they were asked to decide, not what the run found.
  */
 export async function viewRun(
   dependencies: CardReaderDependencies,
@@ -46,9 +51,8 @@ export async function viewRun(
   runId: string,
 ): Promise<RunView> {
   const run = await readRun(dependencies, runId);
-  if (!run || (run.record.owner !== viewer.userId && !isAdmin(viewer))) {
-    throw new CountersignError('not-found', TEXTS.runNotFound);
-  }
+  const reader = run && (await readerOf(dependencies, viewer, run.record));
+  if (!run || reader === undefined) throw new CountersignError('not-found', TEXTS.runNotFound);
   const { record, sealedState } = run;
   const state =
     sealedState === undefined
@@ -70,7 +74,7 @@ export async function viewRun(
                 count + message.content.filter((block) => block.type === 'tool_call').length,
               0,
             ),
-            ...(record.status === 'completed' && state.finalText !== undefined
+            ...(record.status === 'completed' && state.finalText !== undefined && reader !== 'approver'
               ? { finalAnswer: state.finalText }
               : {}),
           },
@@ -101,7 +105,22 @@ export async function viewRun(
     ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
       ? { approveRefusal: policyView.approveRefusal }
       : {}),
+    ...(stored.approverGroups && stored.approverGroups.length > 0
+      ? { approverGroups: stored.approverGroups }
+      : {}),
   };
+}
+
+/** Who reads the run; the card (its routing) is read only for a viewer who is neither owner nor admin. */
+async function readerOf(
+  dependencies: CardReaderDependencies,
+  viewer: UserProfile,
+  record: RunRecord,
+): Promise<RunReader | undefined> {
+  const reader = readerOfRun(viewer, record, undefined);
+  if (reader !== undefined || !hasGrant(viewer, 'agent_approve')) return reader;
+  const read = await readStoredCard(dependencies, record.runId);
+  return read.kind === 'stored' ? readerOfRun(viewer, record, read.stored) : undefined;
 }
 
 /** The run; when its sealed state is refused before it can even be read (overflow), the record alone. */

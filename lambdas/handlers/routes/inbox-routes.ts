@@ -1,22 +1,51 @@
+import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
-import { INBOX_PAGE_CSP, renderCard, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
+import { renderCard, renderInboxCards } from '../http/inbox-page.js';
+import { renderInboxPage } from '../http/inbox-page-shell.js';
+import { readSignInLibrary } from '../http/sign-in-library.js';
 
 const encoder = new TextEncoder();
 
 /** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
 export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
 
-/** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
+/** How the page signs approvers in (COUNTERSIGN_INBOX_SIGN_IN deployed; the local provider in `npm start`). */
+export interface InboxPageDependencies {
+  readonly page: { readonly signIn?: InboxSignIn };
+}
+
+/**
+ * GET /inbox (JSON, or the cards as escaped HTML for the page; conditional, for the page's live
+ * list), GET / and GET /inbox/runs/{id} (the page shell) and the page's sign-in library.
+ */
 export function createInboxRoutes(
-  dependencies: Parameters<typeof listInbox>[0] & Pick<RunDependencies, 'clock'>,
-): Pick<RouteImplementations<'api-inbox'>, 'listInbox' | 'getInboxPage'> {
+  dependencies: Parameters<typeof listInbox>[0] & Pick<RunDependencies, 'clock'> & InboxPageDependencies,
+): Pick<
+  RouteImplementations<'api-inbox'>,
+  'listInbox' | 'getInboxPage' | 'getCardPage' | 'getSignInLibrary'
+> {
+  const servePage = defineRoute({
+    handle: async () => {
+      const { integrity } = await readSignInLibrary();
+      const page = renderInboxPage({
+        ...(dependencies.page.signIn ? { signIn: dependencies.page.signIn } : {}),
+        libraryIntegrity: integrity,
+      });
+      return {
+        statusCode: 200,
+        html: page.html,
+        headers: { 'content-security-policy': page.securityPolicy },
+      };
+    },
+  });
   return {
     listInbox: defineRoute({
       query: inboxQuerySchema,
       mediaTypes: JSON_OR_HTML,
+      conditional: true,
       handle: async (request) => {
         const html = request.mediaType === 'text/html';
         const now = dependencies.clock.now();
@@ -29,11 +58,16 @@ export function createInboxRoutes(
         return { statusCode: 200, json: page };
       },
     }),
-    getInboxPage: defineRoute({
+    getInboxPage: servePage,
+    // The same shell: its script reads the run id from the address once the viewer signed in.
+    getCardPage: servePage,
+    getSignInLibrary: defineRoute({
+      conditional: true,
       handle: async () => ({
         statusCode: 200,
-        html: renderInboxPage(),
-        headers: { 'content-security-policy': INBOX_PAGE_CSP },
+        script: (await readSignInLibrary()).source,
+        // Revalidated each load (a 304 while unchanged): the page's integrity names one version.
+        headers: { 'cache-control': 'no-cache' },
       }),
     }),
   };

@@ -1,10 +1,19 @@
+import { historyQuerySchema } from '../../contract/run-schemas.js';
+import { auditRun } from '../../core/runs/audit-run.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
+import { listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
+import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { renderRunAudit, renderRunView } from '../http/run-page.js';
+import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
 
-/** POST /runs, GET /runs/{id} and POST /runs/{id}/cancel: the run owner's routes. */
+/**
+ * POST /runs, GET /runs/{id} and POST /runs/{id}/cancel (the run's routes), its audit, and the
+ * signed-in user's history. The reads answer JSON, or escaped HTML for the inbox page.
+ */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
@@ -24,10 +33,14 @@ export function createRunsRoutes(
       },
     }),
     getRun: defineRoute({
-      handle: async (request) => ({
-        statusCode: 200,
-        json: await viewRun(dependencies, request.principal, runIdOf(request)),
-      }),
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const view = await viewRun(dependencies, request.principal, runIdOf(request));
+        if (request.mediaType === 'text/html') {
+          return { statusCode: 200, html: renderRunView(view, dependencies.clock.now()) };
+        }
+        return { statusCode: 200, json: view };
+      },
     }),
     cancelRun: defineRoute({
       // The body is optional: a bare POST cancels without a reason.
@@ -41,6 +54,36 @@ export function createRunsRoutes(
           request.body,
         );
         return { statusCode: 200, json: outcome };
+      },
+    }),
+    getRunAudit: defineRoute({
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const audit = await auditRun(dependencies, request.principal, runIdOf(request));
+        if (request.mediaType === 'text/html') return { statusCode: 200, html: renderRunAudit(audit) };
+        return { statusCode: 200, json: audit };
+      },
+    }),
+    listMyDecisions: defineRoute({
+      query: historyQuerySchema,
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const page = await listMyDecisions(dependencies, request.principal, request.query);
+        if (request.mediaType === 'text/html') {
+          return { statusCode: 200, html: renderDecisionHistory(page.items, page.cursor) };
+        }
+        return { statusCode: 200, json: page };
+      },
+    }),
+    listMyRuns: defineRoute({
+      query: historyQuerySchema,
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const page = await listMyRuns(dependencies, request.principal, request.query);
+        if (request.mediaType === 'text/html') {
+          return { statusCode: 200, html: renderRunHistory(page.items, page.cursor) };
+        }
+        return { statusCode: 200, json: page };
       },
     }),
   };
