@@ -8,6 +8,8 @@ export interface HandlerDataPermissions {
   readonly table: readonly TableAction[];
   /** Query on the inbox index (the waiting cards). */
   readonly inboxIndex?: true;
+  /** Query on the history index (what a person decided and started). */
+  readonly historyIndex?: true;
   /** Overflow objects: sealed run state over the item limit (never cards: they stay small). */
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
@@ -43,7 +45,13 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
   'mark-expired': { table: [UPDATE] },
-  'api-runs': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  // Also the history lists (the history index) and a run's audit (a Query of its own partition).
+  'api-runs': {
+    table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
+    historyIndex: true,
+    overflow: 'read-write',
+    sealing: 'seal',
+  },
   'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
   'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
   'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
@@ -63,7 +71,10 @@ export function grantHandlerDataPermissions(
     [HandlerName, HandlerDataPermissions]
   >) {
     const handler = functions[name];
-    data.grantTableActions(handler, permissions.table, { inboxIndex: permissions.inboxIndex === true });
+    data.grantTableActions(handler, permissions.table, {
+      inboxIndex: permissions.inboxIndex === true,
+      historyIndex: permissions.historyIndex === true,
+    });
     if (permissions.overflow !== undefined) {
       data.grantOverflow(handler, permissions.overflow);
       data.acknowledgeOverflowWildcard(handler.role ?? handler);
