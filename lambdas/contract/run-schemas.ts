@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { PendingToolView, PreviewView } from '../core/approvals/build-pending-tools.js';
+import { approverGroupSchema } from '../core/approvals/card-routing.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
@@ -17,7 +18,7 @@ import {
 import type { RunEvent } from '../core/runs/run-events.js';
 import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
-import { type Agrees, pageQuerySchema, type SameShape } from './common-schemas.js';
+import { type Agrees, CONFIGURATION_ID_PATTERN, pageQuerySchema, type SameShape } from './common-schemas.js';
 
 // The response bodies of the run, inbox, decision and generation routes. Each is checked at
 // compile time against the domain type its handler returns (ResponseShapesAgree below), so a
@@ -134,8 +135,25 @@ export const inboxCardSchema = z.object({
   approverGroups: z.optional(z.array(z.string())),
 });
 
-/** The inbox's `?limit=&cursor=` (1 to 100 cards, 20 when absent). */
-export const inboxQuerySchema = pageQuerySchema(INBOX_PAGE_SIZE_MAX, INBOX_PAGE_SIZE_DEFAULT);
+/** A filter value a person types: no control characters, bounded. */
+const filterText = (maximum: number) =>
+  z.optional(
+    z.string().check(z.minLength(1), z.maxLength(maximum), z.regex(/^[^\p{Cc}]+$/u, 'no control characters')),
+  );
+
+/**
+ * The inbox's `?limit=&cursor=` (1 to 100 cards, 20 when absent), its filters (`configuration`,
+ * `tool`, `owner`, `group`: the routed group) and `sort` (`newest`, or `deadline`: closing soon).
+ * Anything else is a 400 naming it.
+ */
+export const inboxQuerySchema = z.strictObject({
+  ...pageQuerySchema(INBOX_PAGE_SIZE_MAX, INBOX_PAGE_SIZE_DEFAULT).shape,
+  configuration: z.optional(z.string().check(z.regex(CONFIGURATION_ID_PATTERN, 'a configuration id'))),
+  tool: filterText(128),
+  owner: filterText(200),
+  group: z.optional(approverGroupSchema),
+  sort: z._default(z.enum(['newest', 'deadline']), 'newest'),
+});
 
 export const inboxPageSchema = z.object({
   cards: z.array(z.union([inboxCardSchema, unopenableCardSchema])),

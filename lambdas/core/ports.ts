@@ -1,6 +1,7 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
+import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from './approvals/stored-card.js';
 import type { UserProfile } from './identity.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
@@ -100,20 +101,24 @@ export interface RunRepository {
   putCard(card: StoredCard): Promise<void>;
   getCard(runId: string): Promise<StoredCard | undefined>;
   /**
-   * Waiting cards, newest first, with an opaque cursor: those `routing` reaches (default: every
-   * card). Per page, one query per index partition it reads and one batch read of the cards,
-   * whatever the number of waiting cards.
+   * Waiting cards, newest first (or `deadline`: oldest first), with an opaque cursor: those
+   * `routing` reaches (default: every card). Per page, one query per index partition it reads and
+   * one batch read of the cards, whatever the number of waiting cards. A `filter` is matched on
+   * the cards read; to fill the page the adapter reads on, at most a few rounds, so a filtered
+   * page may hold fewer cards than `limit` (even none) and still a cursor.
    */
   listWaitingCards(options: {
     limit: number;
     cursor?: string;
     routing?: InboxRouting;
+    order?: InboxOrder;
+    filter?: InboxFilter;
   }): Promise<WaitingCardsPage>;
   /**
    * The cursor of the inbox page that continues right after `card`, for a page that stops
    * before its query's end (the inbox bounds a page by bytes as well as by count).
    */
-  waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
+  waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string;
   /** Takes the card out of the inbox and records why (the decision was delivered or the run ended). */
   closeCard(runId: string, because: CardClosing): Promise<void>;
   /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */

@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import { type InboxOrder, isInboxFiltered, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -42,6 +43,9 @@ const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
 
 type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
+
+/** Rounds a filtered inbox page reads at most: its work stays bounded, its cursor resumes where it stopped. */
+const FILTERED_ROUNDS = 5;
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
@@ -111,9 +115,55 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const order = options.order ?? 'newest';
+    const filter = isInboxFiltered(options.filter) ? options.filter : undefined;
     const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
-    // Each partition's newest `limit` entries below the cursor hold the merged page's `limit`.
+    let position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
+    const cards: StoredCard[] = [];
+    const unreadableRunIds: string[] = [];
+    let more = false;
+    // A filter is matched on the cards read, so a filtered page reads on (bounded) to fill up.
+    for (let round = 0; round < (filter ? FILTERED_ROUNDS : 1); round += 1) {
+      const read = await this.readIndexRound(partitions, position, options.limit, order);
+      more = read.more;
+      for (const [index, entry] of read.entries.entries()) {
+        position = entry.sortKey;
+        // One item that does not parse must not take the page down: it is listed as unreadable.
+        const card = entry.item === undefined ? undefined : readStoredCardItem(entry.item);
+        if (entry.item !== undefined && card === undefined) unreadableRunIds.push(entry.runId);
+        // An entry whose card closed between the query and the read is no longer waiting.
+        else if (card && isCardOpen(card) && (!filter || matchesInboxFilter(card, filter))) {
+          cards.push(runFromKey(entry.runId, card));
+        }
+        if (cards.length === options.limit) {
+          more ||= index < read.entries.length - 1;
+          break;
+        }
+      }
+      if (!more || cards.length === options.limit) break;
+    }
+    return {
+      cards,
+      ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
+      ...(more && position !== undefined ? { cursor: encodeInboxCursor(position, order) } : {}),
+    };
+  }
+
+  /**
+   * One round of the inbox: each partition's next `limit` entries past `position` (whose merge
+   * holds the page's `limit`), merged in `order` and deduplicated (a card of two of the viewer's
+   * groups has one entry each), with each one's card item: as the index returned it, or read.
+   */
+  private async readIndexRound(
+    partitions: readonly string[],
+    position: string | undefined,
+    limit: number,
+    order: InboxOrder,
+  ): Promise<{
+    entries: Array<{ runId: string; sortKey: string; item?: Record<string, unknown> }>;
+    more: boolean;
+  }> {
+    const newest = order === 'newest';
     const outputs = await Promise.all(
       partitions.map((partition) =>
         this.table.client.send(
@@ -121,17 +171,19 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
             TableName: this.table.tableName,
             IndexName: INBOX.name,
             KeyConditionExpression:
-              before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
+              position === undefined
+                ? '#inboxPk = :partition'
+                : `#inboxPk = :partition AND #inboxSk ${newest ? '<' : '>'} :position`,
             ExpressionAttributeNames: {
               '#inboxPk': INBOX.partitionKey,
-              ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
+              ...(position === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
             },
             ExpressionAttributeValues: {
               ':partition': partition,
-              ...(before === undefined ? {} : { ':before': before }),
+              ...(position === undefined ? {} : { ':position': position }),
             },
-            ScanIndexForward: false,
-            Limit: options.limit,
+            ScanIndexForward: !newest,
+            Limit: limit,
           }),
         ),
       ),
@@ -142,36 +194,25 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       const sortKey = item[INBOX.sortKey];
       if (typeof sortKey !== 'string') continue;
       const runId = runIdOfPartition(item[PK]);
-      // A card routed to several groups the viewer is in has one entry each: shown once.
       entries.set(runId, sortKey);
       if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
     }
-    const newestFirst = [...entries].sort(([, left], [, right]) =>
-      left < right ? 1 : left > right ? -1 : 0,
+    const sign = newest ? -1 : 1;
+    const merged = [...entries].sort(([, left], [, right]) =>
+      left < right ? sign : left > right ? -sign : 0,
     );
-    const page = newestFirst.slice(0, options.limit);
-    const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
+    const page = merged.slice(0, limit);
     // Cards the index returned whole are used as they are; entries are followed to their card.
     const followed = await this.readCardItems(
       page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
     );
     const items = new Map([...cardItems, ...followed]);
-    const cards: StoredCard[] = [];
-    const unreadableRunIds: string[] = [];
-    for (const [runId] of page) {
-      const item = items.get(runId);
-      if (item === undefined) continue;
-      // One item that does not parse must not take the page down: it is listed as unreadable.
-      const card = readStoredCardItem(item);
-      if (card === undefined) unreadableRunIds.push(runId);
-      // An entry whose card closed between the query and the read is no longer waiting.
-      else if (isCardOpen(card)) cards.push(runFromKey(runId, card));
-    }
-    const last = page.at(-1);
     return {
-      cards,
-      ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(more && last !== undefined ? { cursor: encodeInboxCursor(last[1]) } : {}),
+      entries: page.map(([runId, sortKey]) => {
+        const item = items.get(runId);
+        return item === undefined ? { runId, sortKey } : { runId, sortKey, item };
+      }),
+      more: merged.length > limit || outputs.some((output) => output.LastEvaluatedKey),
     };
   }
 
@@ -182,8 +223,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return new Map(items.map((item) => [runIdOfPartition(item[PK]), item]));
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return encodeInboxCursor(inboxSortKey(card));
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return encodeInboxCursor(inboxSortKey(card), order);
   }
 
   public async closeCard(runId: string, because: CardClosing): Promise<void> {

@@ -24,6 +24,7 @@
 import { createHash } from 'node:crypto';
 import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
 import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import { CountersignError } from '../../core/errors.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 
@@ -71,7 +72,12 @@ export function entryRoutesOfCard(card: { approverGroups?: readonly string[] }):
  * Reading more shards than a card was written with is harmless, so the count may only grow.
  */
 export function partitionsOf(routing: InboxRouting, shards: number): string[] {
-  const routes = routing.kind === 'every' ? [EVERY_CARD_ROUTE] : [OPEN_ROUTE, ...routing.groups];
+  const routes =
+    routing.kind === 'every'
+      ? [EVERY_CARD_ROUTE]
+      : routing.kind === 'group'
+        ? [routing.group]
+        : [OPEN_ROUTE, ...routing.groups];
   const partitions = routes.flatMap((route) =>
     Array.from({ length: shards }, (_unused, shard) => inboxPartition(route, shard)),
   );
@@ -84,19 +90,27 @@ export function inboxSortKey(card: { pausedAt: string; runId: string }): string 
 
 const SORT_KEY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9-]{1,100}$/;
 
-/** The opaque cursor of a position in the merged inbox: the sort key of the last card shown. */
-export function encodeInboxCursor(sortKey: string): string {
-  const cursor = encodeCursor({ before: sortKey });
+/** Which side of the cursor's position a page reads on: below it newest first, above it oldest first. */
+const CURSOR_SIDE: Record<InboxOrder, 'before' | 'after'> = { newest: 'before', deadline: 'after' };
+
+/**
+ * The opaque cursor of a position in the merged inbox: the sort key of the last card shown, and
+ * the order it was read in (a cursor of one order is refused by the other).
+ */
+export function encodeInboxCursor(sortKey: string, order: InboxOrder = 'newest'): string {
+  const cursor = encodeCursor({ [CURSOR_SIDE[order]]: sortKey });
   if (cursor === undefined)
     throw new CountersignError('internal', 'A card key could not be encoded.', { expose: false });
   return cursor;
 }
 
-/** The position a cursor stands for; anything this code did not write is a 400. */
-export function decodeInboxCursor(cursor: string): string {
+/** The position a cursor stands for in `order`; anything this code did not write for it is a 400. */
+export function decodeInboxCursor(cursor: string, order: InboxOrder = 'newest'): string {
+  const side = CURSOR_SIDE[order];
   const key = decodeCursor(
     cursor,
-    (candidate) => hasExactAttributes(candidate, ['before']) && SORT_KEY_PATTERN.test(candidate.before ?? ''),
+    (candidate) =>
+      hasExactAttributes(candidate, [side]) && SORT_KEY_PATTERN.test(String(candidate[side] ?? '')),
   );
-  return String(key.before);
+  return String(key[side]);
 }

@@ -37,6 +37,7 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
@@ -219,8 +220,8 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.listWaitingCards(options);
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return this.cards.waitingCardCursor(card);
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return this.cards.waitingCardCursor(card, order);
   }
 
   public closeCard(runId: string, because: CardClosing): Promise<void> {

@@ -6,6 +6,7 @@ import {
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
+import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -156,25 +157,32 @@ export class InMemoryRunRepository implements RunRepository {
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const order = options.order ?? 'newest';
+    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
     const routing = options.routing ?? { kind: 'every' };
-    const newestFirst = [...this.cards.values()]
-      .filter((card) => isCardOpen(card) && isRoutedTo(card, routing))
+    const filter = options.filter ?? {};
+    const sign = order === 'newest' ? -1 : 1;
+    const past = (sortKey: string) =>
+      position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
+    const ordered = [...this.cards.values()]
+      .filter((card) => isCardOpen(card) && isRoutedTo(card, routing) && matchesInboxFilter(card, filter))
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
-      .filter(({ sortKey }) => before === undefined || sortKey < before)
-      .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
-    const page = newestFirst.slice(0, options.limit);
+      .filter(({ sortKey }) => past(sortKey))
+      .sort((left, right) =>
+        left.sortKey < right.sortKey ? sign : left.sortKey > right.sortKey ? -sign : 0,
+      );
+    const page = ordered.slice(0, options.limit);
     const last = page.at(-1);
     return {
       cards: page.map(({ card }) => copyOf(card)),
-      ...(newestFirst.length > options.limit && last !== undefined
-        ? { cursor: encodeInboxCursor(last.sortKey) }
+      ...(ordered.length > options.limit && last !== undefined
+        ? { cursor: encodeInboxCursor(last.sortKey, order) }
         : {}),
     };
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return encodeInboxCursor(inboxSortKey(card));
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return encodeInboxCursor(inboxSortKey(card), order);
   }
 
   public async closeCard(runId: string, because: CardClosing): Promise<void> {
@@ -304,7 +312,7 @@ export class InMemoryRunRepository implements RunRepository {
 /** The inbox routes the DynamoDB index gives a card, matched against the viewer's routing. */
 function isRoutedTo(card: StoredCard, routing: InboxRouting): boolean {
   if (routing.kind === 'every') return true;
-  const reachable = new Set([OPEN_ROUTE, ...routing.groups]);
+  const reachable = new Set(routing.kind === 'group' ? [routing.group] : [OPEN_ROUTE, ...routing.groups]);
   return entryRoutesOfCard(card).some((route) => reachable.has(route));
 }
 

@@ -28,7 +28,9 @@ export const approverGroupsSchema = z
 export type InboxRouting =
   | { kind: 'every' }
   /** Cards routed to nobody in particular, and cards routed to one of `groups`. */
-  | { kind: 'groups'; groups: readonly string[] };
+  | { kind: 'groups'; groups: readonly string[] }
+  /** Only the cards routed to `group` (the inbox filtered by a routed group). */
+  | { kind: 'group'; group: string };
 
 /** Admins read every card; an approver reads open cards and those routed to their groups. */
 export function inboxRoutingOf(viewer: UserProfile): InboxRouting {

@@ -1,7 +1,8 @@
 import type { PendingToolView } from '../approvals/build-pending-tools.js';
-import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import { type InboxRouting, inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
 import type { CardPolicyView } from '../approvals/describe-card-policy.js';
 import { describeOpenCard } from '../approvals/describe-open-card.js';
+import type { InboxFilter, InboxOrder } from '../approvals/inbox-filter.js';
 import { type OpenCard, openStoredCard } from '../approvals/open-card.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import {
@@ -11,7 +12,7 @@ import {
   unopenableCard,
 } from '../approvals/unopenable-card.js';
 import { CountersignError } from '../errors.js';
-import { requireGrant, type UserProfile } from '../identity.js';
+import { isAdmin, requireGrant, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
@@ -63,6 +64,10 @@ export async function listInbox(
   options: {
     limit: number;
     cursor?: string;
+    /** @default 'newest' */
+    order?: InboxOrder;
+    /** Narrows the cards (GET /inbox's filters); matched before anything is unsealed. */
+    filter?: InboxFilter;
     /** @default INBOX_PAGE_MAX_BYTES */
     maxBytes?: number;
     /** The bytes one card takes on the surface that answers. @default its JSON, UTF-8 */
@@ -70,9 +75,14 @@ export async function listInbox(
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   requireGrant(viewer, 'agent_approve');
+  const routing = routingOf(viewer, options.filter);
+  // A group the viewer is not in routes them nothing: an empty inbox, as for any card not theirs.
+  if (routing === undefined) return { cards: [] };
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
-    routing: inboxRoutingOf(viewer),
+    routing,
+    ...(options.order === undefined ? {} : { order: options.order }),
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   // The index partitions already route; the card's own groups decide, failing closed.
@@ -107,11 +117,18 @@ export async function listInbox(
   const last = kept.at(-1);
   const cursor =
     kept.length < entries.length && last !== undefined
-      ? dependencies.runs.waitingCardCursor(last.stored)
+      ? dependencies.runs.waitingCardCursor(last.stored, options.order)
       : page.cursor;
   // Items that did not even parse have no place in the order: their placeholders come last.
   const unreadable = (page.unreadableRunIds ?? []).map(unopenableCard);
   return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
+}
+
+/** The partitions to read: the viewer's routes, or one group's when the inbox is filtered by it. */
+function routingOf(viewer: UserProfile, filter: InboxFilter | undefined): InboxRouting | undefined {
+  const group = filter?.group;
+  if (group === undefined) return inboxRoutingOf(viewer);
+  return isAdmin(viewer) || (viewer.groups ?? []).includes(group) ? { kind: 'group', group } : undefined;
 }
 
 async function renderCard(

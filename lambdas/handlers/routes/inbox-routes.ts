@@ -49,9 +49,18 @@ export function createInboxRoutes(
       handle: async (request) => {
         const html = request.mediaType === 'text/html';
         const now = dependencies.clock.now();
+        const { limit, cursor, sort, configuration, tool, owner, group } = request.query;
         // The page's byte bound is measured on what this answer carries: the cards' HTML or JSON.
         const page = await listInbox(dependencies, request.principal, {
-          ...request.query,
+          limit,
+          ...(cursor === undefined ? {} : { cursor }),
+          order: sort,
+          filter: {
+            ...(configuration === undefined ? {} : { configurationId: configuration }),
+            ...(tool === undefined ? {} : { tool }),
+            ...(owner === undefined ? {} : { owner }),
+            ...(group === undefined ? {} : { group }),
+          },
           ...(html ? { measureCard: (card) => encoder.encode(renderCard(card, now)).byteLength } : {}),
         });
         if (html) return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, now) };
