@@ -197,7 +197,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       entries.set(runId, sortKey);
       if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
     }
-    const sign = newest ? -1 : 1;
+    const sign = newest ? 1 : -1;
     const merged = [...entries].sort(([, left], [, right]) =>
       left < right ? sign : left > right ? -sign : 0,
     );

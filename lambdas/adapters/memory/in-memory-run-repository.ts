@@ -161,7 +161,7 @@ export class InMemoryRunRepository implements RunRepository {
     const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
     const routing = options.routing ?? { kind: 'every' };
     const filter = options.filter ?? {};
-    const sign = order === 'newest' ? -1 : 1;
+    const sign = order === 'newest' ? 1 : -1;
     const past = (sortKey: string) =>
       position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
     const ordered = [...this.cards.values()]
