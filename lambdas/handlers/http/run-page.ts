@@ -21,9 +21,10 @@ export function renderRunView(view: RunView, now: Date): string {
   const ended = view.endedAt ? ` <span>${escapeHtml(TEXTS.runEnded)} ${renderTime(view.endedAt)}</span>` : '';
   const reason = view.failureReason ? `<p class="notice">${showValue(view.failureReason)}</p>` : '';
   const card = cardOfView(view);
+  // A waiting run's card carries the label as its heading; any other run, the summary does.
+  const heading = card ? '' : `<h2>${showValue(view.label)}</h2>\n`;
   return `<article class="run" data-run-id="${escapeHtml(view.runId)}" data-status="${escapeHtml(view.status)}">
-<h2>${showValue(view.label)}</h2>
-<p class="run-summary">${summary} <span>${escapeHtml(TEXTS.runStarted)} ${renderTime(view.createdAt)}</span>${ended}</p>
+${heading}<p class="run-summary">${summary} <span>${escapeHtml(TEXTS.runStarted)} ${renderTime(view.createdAt)}</span>${ended}</p>
 ${reason}${card ? renderCard(card, now) : ''}${view.unopenableCard ? renderInboxCards([view.unopenableCard], undefined, now) : ''}
 </article>`;
 }
