@@ -48,7 +48,7 @@ function renderShell(settings: InboxPageSettings): string {
 <section id="sign-in" hidden aria-labelledby="sign-in-title"><h2 id="sign-in-title" class="view-title">${text(TEXTS.pageSignInButton)}</h2>
 <p>${text(TEXTS.pageSignInPrompt)}</p>
 <p id="sign-in-error" class="error" role="alert" hidden></p>
-<button type="button" id="sign-in-button" class="approve" hidden>${text(TEXTS.pageSignInButton)}</button>
+<button type="button" id="sign-in-button" class="primary" hidden>${text(TEXTS.pageSignInButton)}</button>
 <details${settings.signIn ? '' : ' open'}><summary>${text(TEXTS.pageTokenFallback)}</summary>
 <p>${text(TEXTS.pageTokenHelp)}</p>
 <form id="token-form"><label>Bearer token <input id="token" type="password" autocomplete="off" required></label>

@@ -40,6 +40,7 @@ button { font: inherit; padding: .45rem 1rem; border-radius: 6px; border: 1px so
   color: var(--ink); cursor: pointer; }
 button:disabled { opacity: .5; cursor: default; }
 button.approve { background: #1f7a3d; border-color: #1f7a3d; color: #fff; font-weight: 600; }
+button.primary { background: #1d4f91; border-color: #1d4f91; color: #fff; font-weight: 600; min-height: 44px; }
 button.reject { border-color: #b3261e; color: #b3261e; font-weight: 600; }
 .card { background: #fff; border: 1px solid var(--line); border-radius: 10px; padding: 1rem 1.25rem; margin: 1rem 0;
   box-shadow: 0 1px 2px rgba(0,0,0,.04); }

@@ -176,6 +176,7 @@ document.getElementById('token-form').addEventListener('submit', (event) => {
   field.value = '';
   sessionStorage.setItem(signedInHintKey, 'pasted');
   showSignedIn();
+  showView();
 });
 document.getElementById('sign-out').addEventListener('click', () => { signOut(); });
 
