@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -280,15 +281,21 @@ describe('Countersign least privilege', () => {
     expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, the history index from the runs function only, and deletes from admin only', () => {
     // Prepare
-    const indexArn = (statement: PolicyStatementJson) =>
-      JSON.stringify(statement.Resource).includes('/index/');
+    const indexArn = (index: string) => (statement: PolicyStatementJson) =>
+      JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const readersOf = (index: string) =>
+      HANDLER_NAMES.filter((name) =>
+        synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn(index)),
+      );
 
     // Act
-    const indexReaders = HANDLER_NAMES.filter((name) =>
-      synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn),
-    );
+    const indexReaders = readersOf(TABLE_LAYOUT.inboxIndex.name);
+    const historyReaders = readersOf(TABLE_LAYOUT.historyIndex.name);
+    const historyStatements = synthesized
+      .statementsOf(synthesized.roleOf('api-runs'))
+      .filter(indexArn(TABLE_LAYOUT.historyIndex.name));
 
     const inboxUpdates = synthesized
       .statementsOf(synthesized.roleOf('api-inbox'))
@@ -296,6 +303,8 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
+    expect(historyReaders).toEqual(['api-runs']);
+    expect(historyStatements.map((statement) => statement.Action)).toEqual(['dynamodb:Query']);
     // The inbox's one write ends the run of a card that cannot be opened, on run partitions only.
     expect(inboxUpdates).toHaveLength(1);
     expect(inboxUpdates[0]?.Condition).toEqual({

@@ -39,7 +39,7 @@ describe('Countersign resources', () => {
     );
   });
 
-  it('keeps data in one on-demand table with point-in-time recovery, the customer key and the inbox index', () => {
+  it('keeps data in one on-demand table with point-in-time recovery, the customer key, the inbox index and the history index', () => {
     // Act
     const tables = synthesized.template.findResources('AWS::DynamoDB::Table');
 
@@ -69,6 +69,18 @@ describe('Countersign resources', () => {
               { AttributeName: TABLE_LAYOUT.inboxIndex.sortKey, KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'ALL' },
+          },
+          {
+            IndexName: TABLE_LAYOUT.historyIndex.name,
+            KeySchema: [
+              { AttributeName: TABLE_LAYOUT.historyIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: TABLE_LAYOUT.historyIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            // Only what a history list shows: never a run's sealed state or a decision's arguments.
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
+            },
           },
         ],
       }),
