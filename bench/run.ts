@@ -16,6 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import * as z from 'zod/mini';
 import { INBOX_SHARDS_DEFAULT } from '../lambdas/contract/table-layout.js';
+import { resolveCalls } from '../lambdas/core/approvals/resolve-calls.js';
 import type { UserProfile } from '../lambdas/core/identity.js';
 import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
@@ -210,8 +211,10 @@ async function measureFloodedPreviewCapture(): Promise<Measurement> {
   for (let sample = 0; sample < 20; sample += 1) {
     const started = performance.now();
     const [previewed] = await capturePreviews({
-      calls: [{ index: 0, callId: 'call-0', tool: 'flooding_write', arguments: {}, offered: true }],
-      tools,
+      calls: resolveCalls(
+        [{ index: 0, callId: 'call-0', tool: 'flooding_write', arguments: {}, offered: true }],
+        tools,
+      ),
       actingUser,
       context: {
         actingUser,

@@ -197,9 +197,9 @@ export class Countersign extends Construct {
     functions
       .get('await-approval')
       .addEnvironment('COUNTERSIGN_INBOX_URL' satisfies EnvironmentVariableName, this.inboxUrl);
-    // The inbox and the decision end the run of a card that cannot be opened (api-runs already
-    // may: it writes the table and stops executions for a cancel; the event stream only reads).
-    for (const name of ['api-inbox', 'api-decision'] as const) {
+    // The card reader ends the run of a card it cannot open, on every surface that reads cards
+    // (api-runs already may: it writes the table and stops executions for a cancel).
+    for (const name of ['api-inbox', 'api-decision', 'api-run-events'] as const) {
       grantEndRun(this, { table: this.table, stateMachine: this.stateMachine }, functions.get(name));
     }
 

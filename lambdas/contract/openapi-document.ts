@@ -16,7 +16,7 @@ import {
 } from './operations.js';
 import { ROUTES } from './routes.js';
 import {
-  inboxCardSchema,
+  cardViewSchema,
   pendingToolSchema,
   runEventSchema,
   runViewSchema,
@@ -102,7 +102,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         GatewayErrorBody: gatewayErrorBodySchema,
         RunView: runViewSchema,
         PendingTool: pendingToolSchema,
-        InboxCard: inboxCardSchema,
+        InboxCard: cardViewSchema,
         UnopenableCard: unopenableCardSchema,
         [RUN_EVENT_SCHEMA_NAME]: runEventSchema,
         Configuration: ADMIN_COLLECTION_SCHEMAS.configurations.item,

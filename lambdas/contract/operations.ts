@@ -223,6 +223,8 @@ export const OPERATIONS = {
         html: 'The escaped block that replaces the excerpt on the inbox page.',
       },
     },
+    // The card reader answers 410 for a card it cannot open (and ends its run).
+    errors: [410],
   },
   listInbox: {
     summary:

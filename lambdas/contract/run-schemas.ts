@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type { PendingToolView, PreviewView } from '../core/approvals/build-pending-tools.js';
+import type { CardView } from '../core/approvals/card-reader.js';
 import { approverGroupSchema } from '../core/approvals/card-routing.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
@@ -9,12 +10,7 @@ import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
 import { HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX } from '../core/runs/list-history.js';
-import {
-  INBOX_PAGE_SIZE_DEFAULT,
-  INBOX_PAGE_SIZE_MAX,
-  type InboxCard,
-  type InboxEntry,
-} from '../core/runs/list-inbox.js';
+import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, type InboxEntry } from '../core/runs/list-inbox.js';
 import type { RunEvent } from '../core/runs/run-events.js';
 import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
@@ -65,16 +61,20 @@ export const pendingToolSchema = z.object({
   willRun: z.boolean(),
   requiresApproval: z.boolean(),
   recordChanged: z.optional(z.string()),
+  effectUnconfirmed: z.optional(z.string()),
   preview: previewSchema,
 });
 
-/** k-of-n progress of a waiting turn. */
-const approvalsSchema = z.object({
+/** k-of-n: who approved, out of how many; `lapsedApprovers` no longer count (their authority changed). */
+const approvalTallySchema = z.object({
   count,
   required: count,
   approvedBy: z.array(z.string()),
-  summary: z.string(),
+  lapsedApprovers: z.optional(z.array(z.string())),
 });
+
+/** k-of-n progress of a waiting turn. */
+const approvalsSchema = z.extend(approvalTallySchema, { summary: z.string() });
 
 /** The flagged placeholder of a card that cannot be opened (the rest of the inbox still renders). */
 export const unopenableCardSchema = z.object({
@@ -82,6 +82,26 @@ export const unopenableCardSchema = z.object({
   unopenable: z.literal(true),
   message: z.string(),
 });
+
+/**
+ * One waiting card as one viewer sees it (the card reader's CardView): the inbox lists it whole,
+ * GET /runs/{id} and the `awaiting_approval` event show the part they name.
+ */
+export const cardViewSchema = z.object({
+  runId: z.string(),
+  owner: z.string(),
+  label: z.string(),
+  turn: count,
+  pausedAt: z.string(),
+  expiresAt: z.string(),
+  digest: z.string(),
+  pendingTools: z.array(pendingToolSchema),
+  approvals: z.optional(approvalsSchema),
+  approveRefusal: z.optional(z.string()),
+  approverGroups: z.optional(z.array(z.string())),
+});
+
+const card = cardViewSchema.shape;
 
 export const runViewSchema = z.object({
   runId: z.string(),
@@ -94,20 +114,20 @@ export const runViewSchema = z.object({
   endedAt: z.optional(z.string()),
   failureReason: z.optional(z.string()),
   cancellation: z.optional(z.object({ by: z.string(), reason: z.optional(z.string()) })),
-  pausedAt: z.optional(z.string()),
-  expiresAt: z.optional(z.string()),
+  pausedAt: z.optional(card.pausedAt),
+  expiresAt: z.optional(card.expiresAt),
   transcript: z.object({
     messages: count,
     toolCalls: count,
     finalAnswer: z.optional(z.string()),
     sealed: z.optional(z.literal('refused')),
   }),
-  digest: z.optional(z.string()),
-  pendingTools: z.optional(z.array(pendingToolSchema)),
+  digest: z.optional(card.digest),
+  pendingTools: z.optional(card.pendingTools),
   unopenableCard: z.optional(unopenableCardSchema),
-  approvals: z.optional(approvalsSchema),
-  approveRefusal: z.optional(z.string()),
-  approverGroups: z.optional(z.array(z.string())),
+  approvals: card.approvals,
+  approveRefusal: card.approveRefusal,
+  approverGroups: card.approverGroups,
 });
 
 export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
@@ -119,20 +139,6 @@ export const cancelResponseSchema = z.object({
   cancelledAt: z.string(),
   reason: z.optional(z.string()),
   repeated: z.boolean(),
-});
-
-export const inboxCardSchema = z.object({
-  runId: z.string(),
-  owner: z.string(),
-  label: z.string(),
-  turn: count,
-  pausedAt: z.string(),
-  expiresAt: z.string(),
-  digest: z.string(),
-  pendingTools: z.array(pendingToolSchema),
-  approvals: z.optional(approvalsSchema),
-  approveRefusal: z.optional(z.string()),
-  approverGroups: z.optional(z.array(z.string())),
 });
 
 /** A filter value a person types: no control characters, bounded. */
@@ -156,7 +162,7 @@ export const inboxQuerySchema = z.strictObject({
 });
 
 export const inboxPageSchema = z.object({
-  cards: z.array(z.union([inboxCardSchema, unopenableCardSchema])),
+  cards: z.array(z.union([cardViewSchema, unopenableCardSchema])),
   cursor: z.optional(z.string()),
 });
 
@@ -174,7 +180,7 @@ export const approvalRecordedSchema = z.object({
   kind: z.literal('approval-recorded'),
   runId: z.string(),
   turn: count,
-  approvals: z.object({ count, required: count, approvedBy: z.array(z.string()) }),
+  approvals: approvalTallySchema,
   message: z.string(),
 });
 
@@ -209,14 +215,14 @@ export const runEventSchema = z.discriminatedUnion('event', [
   }),
   z.object({
     event: z.literal('awaiting_approval'),
-    data: z.object({
-      runId: z.string(),
-      turn: count,
-      digest: z.string(),
-      pausedAt: z.string(),
-      expiresAt: z.string(),
-      pendingTools: z.array(pendingToolSchema),
-      approvals: z.optional(approvalsSchema),
+    data: z.pick(cardViewSchema, {
+      runId: true,
+      turn: true,
+      digest: true,
+      pausedAt: true,
+      expiresAt: true,
+      pendingTools: true,
+      approvals: true,
     }),
   }),
   z.object({ event: z.literal('card_unopenable'), data: unopenableCardSchema }),
@@ -312,7 +318,7 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof pendingToolSchema>, PendingToolView>>,
   Agrees<SameShape<z.output<typeof unopenableCardSchema>, UnopenableCard>>,
   Agrees<SameShape<z.output<typeof runViewSchema>, RunView>>,
-  Agrees<SameShape<z.output<typeof inboxCardSchema>, InboxCard>>,
+  Agrees<SameShape<z.output<typeof cardViewSchema>, CardView>>,
   Agrees<SameShape<z.output<typeof inboxPageSchema>['cards'][number], InboxEntry>>,
   Agrees<SameShape<z.output<typeof cancelResponseSchema>, Without<CancelOutcome, 'kind'>>>,
   Agrees<

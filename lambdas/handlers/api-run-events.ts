@@ -1,5 +1,6 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
@@ -16,11 +17,19 @@ const startResponse = (
   prelude: { statusCode: number; headers: Record<string, string> },
 ) => awslambda.HttpResponseStream.from(stream, prelude);
 
-/** Composed on the first request that carries a bearer token: only what the stream reads. */
+/**
+ * Composed on the first request that carries a bearer token: what the stream reads, and Step
+ * Functions only to stop the run of a card that cannot be opened (loaded on that first need).
+ */
 const handle = composeOnFirstInvocation(() => {
   const environment = eventsEndpointEnvironment();
-  // No model, no Step Functions, no EventBridge in this bundle.
-  const dependencies = { ...awsBaseDependencies(), sealer: awsSealer(), tools: awsTools() };
+  // No model and no EventBridge in this bundle.
+  const dependencies = {
+    ...awsBaseDependencies(),
+    sealer: awsSealer(),
+    tools: awsTools(),
+    executions: awsExecutionsOnDemand(),
+  };
   return createRunEventsFunctionUrlHandler({
     verify: createOidcTokenVerifier({
       issuerUrl: environment.COUNTERSIGN_JWT_ISSUER,

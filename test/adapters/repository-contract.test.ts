@@ -13,7 +13,7 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
-import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -339,7 +339,11 @@ describe.each([
       // Assess
       expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
       const closed = await adapters.runs.getCard('run-card-3');
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'expired' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'expired',
+      });
       expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
@@ -527,6 +531,47 @@ describe.each([
       expect(otherTurn).toEqual({ kind: 'card-moved' });
       expect(afterClose).toEqual({ kind: 'card-moved' });
       expect(stored?.approvedBy).toEqual(['alice', 'bob']);
+    });
+
+    it('takes lapsed approvals out of the tally and names them, only while the card waits; approving again counts again', async () => {
+      // Prepare
+      const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string) => ({
+        runId: 'run-lapse',
+        turn: card.turn,
+        digest: card.digest,
+        approvedBy,
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+      for (const approver of ['alice', 'bob', 'carol'])
+        await adapters.runs.recordApproval(approval(approver));
+      const at = { runId: 'run-lapse', turn: card.turn, digest: card.digest };
+
+      // Act
+      const lapsed = await adapters.runs.lapseApprovals({ ...at, approvers: ['alice', 'carol'] });
+      const stored = await adapters.runs.getCard('run-lapse');
+      const staleDigest = await adapters.runs.lapseApprovals({
+        ...at,
+        digest: 'c'.repeat(64),
+        approvers: ['bob'],
+      });
+      const again = await adapters.runs.recordApproval(approval('alice'));
+      await adapters.runs.putCard({
+        ...(await adapters.runs.getCard('run-lapse')),
+        sealedToken: Uint8Array.from([9]),
+      } as StoredCard);
+      const rewritten = await adapters.runs.getCard('run-lapse');
+      await adapters.runs.closeCard('run-lapse', 'decided');
+      const afterClose = await adapters.runs.lapseApprovals({ ...at, approvers: ['bob'] });
+
+      // Assess
+      expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(staleDigest).toEqual({ kind: 'card-moved' });
+      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(afterClose).toEqual({ kind: 'card-moved' });
     });
 
     it('keeps the tally when a card is written again (a re-entered wait)', async () => {
@@ -742,7 +787,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   });
 
   describe('table items and call counts of the run repository', () => {
-    it('reads a card item written before card version 2 as open, tallies it, and closes it as version 2', async () => {
+    it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
       // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
       const {
         schemaVersion: _version,
@@ -772,10 +817,14 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
-      expect(read).toMatchObject({ schemaVersion: 2, state: 'open' });
+      expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
       expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'cancelled' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'cancelled',
+      });
     });
 
     it('reads a copied card and a copied run under the run id of the key they were read under', async () => {
@@ -861,7 +910,10 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
 
     it('reads a history page with one query of the history index (and one batch read of run labels), an audit with one query', async () => {
       // Prepare
-      await adapters.runs.createRun(makeStoredRun('run-counted', { owner: 'counted-owner' }), Uint8Array.from([1]));
+      await adapters.runs.createRun(
+        makeStoredRun('run-counted', { owner: 'counted-owner' }),
+        Uint8Array.from([1]),
+      );
       await adapters.runs.claimDecision(makeDecision('run-counted', 'counted-decider'));
       adapters.counter.reset();
 

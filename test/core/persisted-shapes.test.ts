@@ -3,7 +3,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
-import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
@@ -115,8 +115,36 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 2, state });
+    expect(stored).toMatchObject({ schemaVersion: 3, state });
     expect(stored.closedBecause).toBeUndefined();
+  });
+
+  it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored.lapsedApprovers).toEqual(['approver']);
+    expect(guardOnCard(stored, { index: 0, tool: 'tickets__lookup' })).toBe('none');
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__create_ticket' })).toBe('unconfirmed');
+    // An entry that names another tool covers nothing.
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__lookup' })).toBe('none');
+  });
+
+  it.each(['v2-open.json', 'v3-closed-without-call-guards.json'])(
+    'takes the guards of %s, which records none, from its writeToolNames',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(3);
+      expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
+      expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
+    },
+  );
+
+  it('keeps each call’s guard in the run state and on the sealed card', () => {
+    const state = parseRunState(readFixture('run-state', 'v1-call-guards.json'));
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+    expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../lambdas/contract/api-client.js';
+import type { CardView } from '../../lambdas/core/approvals/card-reader.js';
 import type { Configuration } from '../../lambdas/core/configurations.js';
-import type { InboxCard } from '../../lambdas/core/runs/list-inbox.js';
 import { DEMO_CONFIGURATIONS } from '../../lambdas/local/demo-data.js';
 import { createValidatingFetch } from '../support/openapi-response-validator.js';
 
@@ -85,7 +85,7 @@ describe("npm start with a team's tools and approval timeout (issue #15, item 5)
       const inbox = await client('ADMIN').listInbox({ query: { limit: 100 } });
       const cards = inbox.status === 200 ? (inbox.body?.cards ?? []) : [];
       return cards.find((candidate) => candidate.runId === runId && !('unopenable' in candidate)) as
-        | InboxCard
+        | CardView
         | undefined;
     });
 

@@ -172,7 +172,7 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect((await runtime.dependencies.runs.getRunRecord(broken))?.status).toBe('failed');
   });
 
-  it('shows the placeholder on GET /runs/{id} and on the event stream instead of a 500', async () => {
+  it('shows the placeholder on GET /runs/{id} and on the event stream instead of a 500, and both end the run', async () => {
     // Prepare
     const [viewed, streamed] = (await waitingRuns(runtime, 2)) as [string, string];
     await tamperCard(runtime, viewed);
@@ -194,12 +194,13 @@ describe('one card that cannot be opened (issue #9, item 3)', () => {
     expect(stream.text).toContain('event: card_unopenable');
     expect(stream.text).toContain(TEXTS.cardUnopenable);
     expect(stream.text).not.toContain('event: awaiting_approval');
-    expect(stream.text).toMatch(/event: state\ndata: \{/);
-    // The stream only reads; the next surface that opens the card ends the run.
-    expect((await runtime.client('editor').getRun({ path: { id: streamed } })).body).toMatchObject({
+    // The card reader ended the run before the stream's last event, which says so.
+    expect(stream.text).toMatch(/event: state\ndata: \{[^\n]*"status":"failed"/);
+    expect(await runtime.dependencies.runs.getRunRecord(streamed)).toMatchObject({
       status: 'failed',
-      unopenableCard: { runId: streamed },
+      failureReason: TEXTS.cardUnopenableFailure,
     });
+    expect(await runtime.dependencies.runs.getCard(streamed)).toMatchObject({ state: 'closed' });
   });
 });
 

@@ -100,14 +100,16 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'bedrock:InvokeModel',
     'bedrock:CountTokens',
   ],
-  // Only reads: the stream shows an unopenable card's placeholder; the inbox or a decision ends its run.
+  // Reads; its one write, as the inbox's, ends the run of a card that cannot be opened (RUN#* only).
   'api-run-events': [
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:BatchGetItem',
     'dynamodb:Query',
+    'dynamodb:UpdateItem',
     's3:GetObject',
     ...DATA_KEY_READ,
+    'states:StopExecution',
   ],
   'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
 };
@@ -145,17 +147,17 @@ describe('Countersign least privilege', () => {
     expect(roles).toEqual(expected);
   });
 
-  it('grants StopExecution to api-runs, api-inbox and api-decision only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs and the card readers only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision'] as const).map((name) =>
+    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
       synthesized
         .statementsOf(synthesized.roleOf(name))
         .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision'));
+    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');
@@ -297,19 +299,24 @@ describe('Countersign least privilege', () => {
       .statementsOf(synthesized.roleOf('api-runs'))
       .filter(indexArn(TABLE_LAYOUT.historyIndex.name));
 
-    const inboxUpdates = synthesized
-      .statementsOf(synthesized.roleOf('api-inbox'))
-      .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem'));
+    const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => [statement.Action].flat().includes('dynamodb:UpdateItem')),
+    );
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
     expect(historyReaders).toEqual(['api-runs']);
     expect(historyStatements.map((statement) => statement.Action)).toEqual(['dynamodb:Query']);
-    // The inbox's one write ends the run of a card that cannot be opened, on run partitions only.
-    expect(inboxUpdates).toHaveLength(1);
-    expect(inboxUpdates[0]?.Condition).toEqual({
-      'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
-    });
+    // The inbox's and the stream's one write ends the run of a card that cannot be opened, on
+    // run partitions only.
+    for (const updates of readerUpdates) {
+      expect(updates).toHaveLength(1);
+      expect(updates[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
+      });
+    }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(rolesOf('api-admin'));
   });
 

@@ -14,7 +14,8 @@ function asDeployed(variables: Variables): Record<string, string> {
   return Object.fromEntries(
     Object.entries(variables).map(([name, value]) => {
       if (typeof value === 'string') return [name, value];
-      if (typeof value === 'object' && value !== null && 'Fn::Join' in value) return [name, deployedJoin(value)];
+      if (typeof value === 'object' && value !== null && 'Fn::Join' in value)
+        return [name, deployedJoin(value)];
       if (name.endsWith('_ARN')) return [name, 'arn:aws:service:us-east-1:123456789012:resource/deployed'];
       if (name.endsWith('_ISSUER')) return [name, 'https://issuer.example.com/pool'];
       if (name.endsWith('_URL')) return [name, 'https://api.example.com/'];

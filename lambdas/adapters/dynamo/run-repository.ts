@@ -41,11 +41,13 @@ import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
+  type ApprovalLapse,
   type ApprovalOutcome,
   type AuditTrail,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type LapseOutcome,
   type PageRequest,
   type RecordedAct,
   type RunRepository,
@@ -234,6 +236,10 @@ export class DynamoRunRepository implements RunRepository {
 
   public recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     return this.decisions.recordApproval(approval);
+  }
+
+  public lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
+    return this.decisions.lapseApprovals(lapse);
   }
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {

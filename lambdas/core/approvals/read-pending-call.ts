@@ -1,9 +1,9 @@
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { CardReaderDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
+import { readStoredCard, unsealCard } from './card-reader.js';
 import { isCardRoutedTo } from './card-routing.js';
-import { openStoredCard } from './open-card.js';
 import { isCardOpen } from './stored-card.js';
 
 /** GET /runs/{id}/calls/{index}: one pending call with its whole arguments. */
@@ -30,26 +30,27 @@ export interface PendingCallView {
  * call.arguments // { pageId: '12', description: '…every character…' }
  */
 export async function readPendingCall(
-  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'tools' | 'logger'> &
-    Partial<Pick<RunDependencies, 'metrics'>>,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
   runId: string,
   index: number,
 ): Promise<PendingCallView> {
-  const stored = await dependencies.runs.getCard(runId);
+  const read = await readStoredCard(dependencies, runId);
+  const stored = read.kind === 'stored' ? read.stored : undefined;
   if (!hasGrant(viewer, 'agent_approve') && stored?.owner !== viewer.userId) {
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   }
+  if (read.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
   if (!stored || !isCardOpen(stored)) throw new CountersignError('not-found', TEXTS.runNotFound);
   // The owner reads their own run's calls; an approver only those of cards routed to them.
   if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer))
     throw new CountersignError('not-found', TEXTS.runNotFound);
-  // Opened as every card surface opens it, so index n here is call n on the card.
-  const opened = await openStoredCard(dependencies, stored);
-  if (opened.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
-  const call = opened.card.pendingCalls[index];
+  // Unsealed by the one card reader, so index n here is call n on the card.
+  const unsealed = await unsealCard(dependencies, stored);
+  if (unsealed.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
+  const call = unsealed.card.pendingCalls[index];
   if (call === undefined) {
-    throw new CountersignError('not-found', TEXTS.callNotOnCard(index, opened.card.pendingCalls.length), {
+    throw new CountersignError('not-found', TEXTS.callNotOnCard(index, unsealed.card.pendingCalls.length), {
       field: 'index',
     });
   }

@@ -40,7 +40,8 @@ export function reportSealedStateRejection(
  * reason and leaves the inbox, then its execution is stopped by id (StopExecution): the
  * card's own task token is never used, since nothing in that card can be trusted.
  *
- * Best effort on every surface: a failure here is logged, never the request's failure.
+ * Called by the card reader's one refusal (`card-reader.ts`), on whichever surface found the
+ * card. Best effort: a failure here is logged, never the request's failure.
  */
 export async function endRunWithUnopenableCard(dependencies: EndDependencies, runId: string): Promise<void> {
   try {

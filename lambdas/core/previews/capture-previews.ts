@@ -1,10 +1,10 @@
 import type { CallPreview, PendingCall } from '../approvals/pending-call.js';
-import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
+import type { ResolvedCall } from '../approvals/resolve-calls.js';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
-import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
 import { boundPreviewLines } from './bound-preview-lines.js';
 
 /** How long one preview may take before it becomes a failed line. */
@@ -34,15 +34,15 @@ class EmptyPreview extends Error {
  * credentials). Arguments the tool's schema refuses preview as that refusal (an unflagged
  * line marked `refused`): the call would be refused, and that is what the approver decides on.
  *
- * Returns the calls with each preview inline (a call without one has none), in their order.
+ * Takes the calls resolved once for the pause (their tools and parsed arguments) and returns
+ * the calls with each preview inline (a call without one has none), in their order.
  *
  * @example
- * const calls = await capturePreviews({ calls: state.pendingCalls, tools, actingUser, context, logger });
+ * const calls = await capturePreviews({ calls: resolveCalls(state.pendingCalls, tools), actingUser, context, logger });
  * calls[0]?.preview?.lines // ['Page 12 "Spring sale": description "" → "…"']
  */
 export async function capturePreviews<Call extends PendingCall>(input: {
-  calls: readonly Call[];
-  tools: ToolRegistry;
+  calls: ReadonlyArray<ResolvedCall<Call>>;
   actingUser: UserProfile;
   context: ToolContext;
   logger: Logger;
@@ -50,7 +50,7 @@ export async function capturePreviews<Call extends PendingCall>(input: {
 }): Promise<Array<Call & { preview?: CallPreview }>> {
   const budget = input.timeBudgetMs ?? DEFAULT_PREVIEW_TIME_BUDGET_MS;
   return Promise.all(
-    resolveCalls(input.calls, input.tools).map(async (resolved) => {
+    input.calls.map(async (resolved) => {
       const preview = await capturePreview(resolved, input, budget);
       return preview === undefined ? resolved.call : { ...resolved.call, preview };
     }),

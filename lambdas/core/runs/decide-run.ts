@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isNothingRunnable } from '../approvals/call-runnability.js';
+import { readStoredCard, type UnsealedCard, unsealCard, unsealCardToken } from '../approvals/card-reader.js';
 import { isCardRoutedTo } from '../approvals/card-routing.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-gate.js';
 import {
@@ -8,17 +9,14 @@ import {
   type DecisionRecord,
   describeCardShown,
 } from '../approvals/decision-record.js';
-import { type OpenCard, openStoredCard, readStoredCard } from '../approvals/open-card.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
-import { endRunWithUnopenableCard, reportSealedStateRejection } from '../approvals/unopenable-card.js';
-import { CountersignError, isCountersignError } from '../errors.js';
+import { CountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import { TEXTS } from '../texts.js';
 import { markRunExpired } from './end-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { unsealJson } from './sealed-json.js';
+import type { DecisionDependencies } from './run-dependencies.js';
 
 export const decisionRequestSchema = z.strictObject({
   // Optional here so that a missing digest is answered like a stale one (409), not a 400.
@@ -46,11 +44,6 @@ export type DecisionOutcome =
       message: string;
     };
 
-type DecideDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'executions' | 'clock' | 'logger' | 'metrics' | 'settings' | 'tools' | 'pages'
->;
-
 /**
  * A claim older than this whose card still waits was never delivered (its request failed
  * between the claim and SendTaskSuccess): a repeat of the same decision delivers it again.
@@ -66,12 +59,13 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  *    `record` gate each write call's record check) under the card's policy raised to the floor;
  *    approving needs at least one call that would run (a card whose every call is unusable can
  *    only be rejected); with k-of-n (K > 1) each approval is claimed and tallied, and only the
- *    K-th goes on;
+ *    K-th goes on, once every approval it counts still qualifies under its approver's current
+ *    record (one that no longer does lapses, and the turn waits);
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  */
 export async function decideRun(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
@@ -108,18 +102,14 @@ export async function decideRun(
 
   let approvedBy: string[] | undefined;
   if (request.decision === 'approve' && policy.requiredApprovals > 1) {
-    const tally = await tallyApproval(dependencies, principal, card, policy, now);
+    const approvalCalls = async () => (await opened()).calls;
+    const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls });
     if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
-    if (tally.approvals.count < tally.approvals.required) {
-      return {
-        kind: 'approval-recorded',
-        runId,
-        turn: card.turn,
-        approvals: tally.approvals,
-        message: TEXTS.approvalRecorded(tally.approvals.count, tally.approvals.required),
-      };
+    if (tally.kind === 'waiting') {
+      const { approvals, message } = tally;
+      return { kind: 'approval-recorded', runId, turn: card.turn, approvals, message };
     }
-    approvedBy = tally.approvals.approvedBy;
+    approvedBy = tally.approvedBy;
   }
 
   const record: DecisionRecord = {
@@ -147,18 +137,17 @@ export async function decideRun(
 }
 
 async function assertDecisionGate(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   principal: UserProfile,
   card: StoredCard,
   policy: TurnPolicy,
-  opened: () => Promise<OpenCard>,
+  opened: () => Promise<UnsealedCard>,
 ): Promise<void> {
   const outcome = await evaluateApproveGate({
     principal,
     card,
     policy,
     approvalCalls: async () => (await opened()).calls,
-    tools: dependencies.tools,
     // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
     pages: dependencies.pages,
     logger: dependencies.logger,
@@ -170,7 +159,7 @@ async function assertDecisionGate(
 
 /** The card moved on while an approval was being recorded: answer from where it is now. */
 async function answerMovedCard(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   principal: UserProfile,
   card: StoredCard,
   request: DecisionRequest,
@@ -190,7 +179,7 @@ function memoize<Value>(compute: () => Promise<Value>): () => Promise<Value> {
 }
 
 async function answerClosedCard(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   principal: UserProfile,
   card: StoredCard,
   request: DecisionRequest,
@@ -206,7 +195,7 @@ async function answerClosedCard(
 
 /** The same decision repeated gets the same answer; a different one is a conflict. */
 async function answerExistingClaim(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   principal: UserProfile,
   card: StoredCard,
   existing: DecisionRecord,
@@ -235,48 +224,37 @@ async function answerExistingClaim(
   return { kind: 'decided', runId: card.runId, turn: card.turn, decision: existing.decision, repeated: true };
 }
 
-async function unsealTaskToken(dependencies: DecideDependencies, card: StoredCard): Promise<string> {
-  try {
-    const sealed = (await unsealJson(dependencies.sealer, 'task-token', card.runId, card.sealedToken)) as {
-      taskToken?: unknown;
-    } | null;
-    if (typeof sealed?.taskToken !== 'string') {
-      throw new CountersignError('sealed-state-rejected', 'The sealed task token has an unknown shape.');
-    }
-    return sealed.taskToken;
-  } catch (error) {
-    if (!isCountersignError(error, 'sealed-state-rejected')) throw error;
-    reportSealedStateRejection(dependencies, card.runId, error);
-    return refuseUnopenable(dependencies, card.runId);
-  }
+async function unsealTaskToken(dependencies: DecisionDependencies, card: StoredCard): Promise<string> {
+  const unsealed = await unsealCardToken(dependencies, card);
+  if (unsealed.kind === 'unopenable') return refuseUnopenable();
+  return unsealed.taskToken;
 }
 
-/** The stored card; one whose item does not even parse cannot be opened (reported, run ended). */
-async function readCard(dependencies: DecideDependencies, runId: string): Promise<StoredCard | undefined> {
+/** The stored card; one whose item does not even parse cannot be opened (its run ended by the reader). */
+async function readCard(dependencies: DecisionDependencies, runId: string): Promise<StoredCard | undefined> {
   const read = await readStoredCard(dependencies, runId);
-  if (read.kind === 'unopenable') return refuseUnopenable(dependencies, runId);
+  if (read.kind === 'unopenable') return refuseUnopenable();
   return read.kind === 'stored' ? read.stored : undefined;
 }
 
-/** The sealed card the approver was shown, or a 410 that ends the run when it cannot be opened. */
-async function openCard(dependencies: DecideDependencies, card: StoredCard): Promise<OpenCard> {
-  const opened = await openStoredCard(dependencies, card);
-  if (opened.kind === 'opened') return opened;
-  return refuseUnopenable(dependencies, card.runId);
+/** The sealed card the approver was shown, or a 410 when it cannot be opened. */
+async function openCard(dependencies: DecisionDependencies, card: StoredCard): Promise<UnsealedCard> {
+  const unsealed = await unsealCard(dependencies, card);
+  if (unsealed.kind === 'unsealed') return unsealed;
+  return refuseUnopenable();
 }
 
 /**
- * A card that cannot be opened can never be decided: the run is ended (its execution stopped
- * without its token) and the approver is told so, as a 4xx: nothing they sent was wrong, and
- * nothing will happen.
+ * A card that cannot be opened can never be decided: the reader has ended the run (its execution
+ * stopped without its token), and the approver is told so, as a 4xx: nothing they sent was
+ * wrong, and nothing will happen.
  */
-async function refuseUnopenable(dependencies: DecideDependencies, runId: string): Promise<never> {
-  await endRunWithUnopenableCard(dependencies, runId);
+function refuseUnopenable(): never {
   throw new CountersignError('gone', TEXTS.cardUnopenable);
 }
 
 async function deliver(
-  dependencies: DecideDependencies,
+  dependencies: DecisionDependencies,
   card: StoredCard,
   record: DecisionRecord,
   taskToken: string,

@@ -1,9 +1,9 @@
 import type { PendingCall } from '../approvals/pending-call.js';
-import { resolveCall } from '../approvals/resolve-calls.js';
+import type { ResolvedCall } from '../approvals/resolve-calls.js';
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
-import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
+import type { Tool, ToolContext } from '../tools/tool.js';
 
 /**
  * Sealed in place of a version the tool could not read at the pause: it equals no version a
@@ -12,20 +12,17 @@ import type { Tool, ToolContext, ToolRegistry } from '../tools/tool.js';
 export const UNREADABLE_PRECONDITION = 'countersign:unreadable';
 
 interface PreconditionInput {
-  tools: ToolRegistry;
   actingUser: UserProfile;
   context: ToolContext;
   logger: Logger;
 }
 
-/** The offered calls whose tool opted into a precondition, with their parsed arguments. */
-function preconditionedCalls(calls: readonly PendingCall[], tools: ToolRegistry) {
-  return calls.flatMap((call) => {
-    const tool = tools.get(call.tool);
+/** The offered calls whose tool opted into a precondition, with the arguments it accepted. */
+function preconditionedCalls<Call extends PendingCall>(calls: ReadonlyArray<ResolvedCall<Call>>) {
+  return calls.flatMap(({ call, tool, arguments: parsed }) => {
     if (!call.offered || typeof tool?.readPrecondition !== 'function') return [];
-    const parsed = resolveCall(call, tool).arguments;
     // Arguments the tool refuses never run: there is no record to guard.
-    return parsed.kind === 'accepted' ? [{ call, tool: tool as Tool, parsedArguments: parsed.value }] : [];
+    return parsed.kind === 'accepted' ? [{ call, tool, parsedArguments: parsed.value }] : [];
   });
 }
 
@@ -47,17 +44,18 @@ async function readVersion(
  * At the pause, before the previews: the version of each guarded call's target under the acting
  * user. Read BEFORE the preview, so an edit between the two makes the sealed version older than
  * what the card shows, and the write is asked again rather than applied on an unseen record.
+ * Takes the calls resolved once for the pause and returns them with their versions.
  *
  * @example
- * const calls = await capturePreconditions(state.pendingCalls, { tools, actingUser, context, logger });
+ * const guarded = await capturePreconditions(resolveCalls(state.pendingCalls, tools), { actingUser, context, logger });
  */
 export async function capturePreconditions<Call extends PendingCall>(
-  calls: readonly Call[],
+  calls: ReadonlyArray<ResolvedCall<Call>>,
   input: PreconditionInput,
-): Promise<Call[]> {
+): Promise<Array<ResolvedCall<Call>>> {
   const versions = new Map<number, string>();
   await Promise.all(
-    preconditionedCalls(calls, input.tools).map(async ({ call, tool, parsedArguments }) => {
+    preconditionedCalls(calls).map(async ({ call, tool, parsedArguments }) => {
       const read = await readVersion(tool, parsedArguments, input);
       if (read.kind === 'unreadable') {
         input.logger.warn('precondition unreadable', { tool: call.tool, errorClass: read.errorClass });
@@ -65,11 +63,12 @@ export async function capturePreconditions<Call extends PendingCall>(
       versions.set(call.index, read.kind === 'read' ? read.version : UNREADABLE_PRECONDITION);
     }),
   );
-  return calls.map((call): Call => {
-    const { precondition: _previous, ...rest } = call;
-    const version = versions.get(call.index);
+  return calls.map((resolved) => {
+    const { precondition: _previous, ...rest } = resolved.call;
+    const version = versions.get(resolved.call.index);
     // A version read earlier is replaced, and one the tool no longer offers is dropped.
-    return (version === undefined ? rest : { ...rest, precondition: version }) as Call;
+    const call = (version === undefined ? rest : { ...rest, precondition: version }) as Call;
+    return { ...resolved, call };
   });
 }
 
@@ -84,17 +83,17 @@ export type PreconditionCheck =
  * target that cannot be read now is that call's failure (by error class), not a new card.
  *
  * @example
- * const check = await checkPreconditions(state.pendingCalls, { tools, actingUser, context, logger });
+ * const check = await checkPreconditions(resolveCalls(state.pendingCalls, tools), { actingUser, context, logger });
  * if (check.kind === 'changed') // pause again on a fresh card
  */
 export async function checkPreconditions(
-  calls: readonly PendingCall[],
+  calls: ReadonlyArray<ResolvedCall>,
   input: PreconditionInput,
 ): Promise<PreconditionCheck> {
   const changedIndexes = new Set<number>();
   const unreadable = new Map<number, string>();
   await Promise.all(
-    preconditionedCalls(calls, input.tools).map(async ({ call, tool, parsedArguments }) => {
+    preconditionedCalls(calls).map(async ({ call, tool, parsedArguments }) => {
       // A tool that opted in after this card was sealed has nothing to compare: ask again.
       if (call.precondition === undefined) {
         changedIndexes.add(call.index);

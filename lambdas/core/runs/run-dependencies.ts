@@ -70,15 +70,22 @@ export interface RunDependencies {
 }
 
 /**
- * What the readers that open a waiting card for a viewer (the inbox, GET /runs/{id}) need: the
- * repository and sealer to open it, the tools and pages for its previews and policy, and what
- * ending a run whose card cannot be opened takes.
+ * What the card reader (`approvals/card-reader.ts`) and the surfaces built on it need (the inbox,
+ * GET /runs/{id}, its calls and its event stream): the repository and sealer to open a card, the
+ * tools and pages for its previews and policy, and what ending a run whose card cannot be opened
+ * takes.
  */
 export type CardReaderDependencies = Pick<
   RunDependencies,
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
 > &
   Partial<Pick<RunDependencies, 'settings'>>;
+
+/**
+ * What a decision needs: the card reader, the settings its policy floor and expiry come from,
+ * and the users (k-of-n re-checks each approver's current record when the K-th approval comes).
+ */
+export type DecisionDependencies = CardReaderDependencies & Pick<RunDependencies, 'settings' | 'users'>;
 
 /**
  * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds

@@ -1,7 +1,5 @@
-import { buildPendingTools, type PendingToolView } from '../approvals/build-pending-tools.js';
-import { type CardPolicyView, describeApprovalTally } from '../approvals/describe-card-policy.js';
-import { openRunCard } from '../approvals/open-card.js';
-import { type UnopenableCard, unopenableCard } from '../approvals/unopenable-card.js';
+import { type CardView, viewWaitingCard } from '../approvals/card-reader.js';
+import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
@@ -9,8 +7,8 @@ import type { StoredRun } from '../ports.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { unsealRunStateUnlessRefused } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { TERMINAL_STATUSES } from './run-record.js';
+import type { CardReaderDependencies } from './run-dependencies.js';
+import { type RunRecord, TERMINAL_STATUSES } from './run-record.js';
 
 /** How often a followed run is read again while it runs. */
 export const RUN_EVENTS_POLL_INTERVAL_MS = 1_000;
@@ -35,25 +33,15 @@ export interface ToolResultEvent {
   data: { turn: number; index: number; tool: string; isError: boolean };
 }
 
-/** The run waits for a decision: the pending calls built by the one helper, for this viewer. */
+/** The run waits for a decision: the part of its card view the stream shows, for this viewer. */
 export interface AwaitingApprovalEvent {
   event: 'awaiting_approval';
-  data: {
-    runId: string;
-    turn: number;
-    digest: string;
-    pausedAt: string;
-    expiresAt: string;
-    pendingTools: PendingToolView[];
-    /** k-of-n progress, when the turn needs more than one approver (as on the card). */
-    approvals?: CardPolicyView['approvals'];
-  };
+  data: Pick<CardView, 'runId' | 'turn' | 'digest' | 'pausedAt' | 'expiresAt' | 'pendingTools' | 'approvals'>;
 }
 
 /**
  * The run's waiting card could not be opened: its placeholder, in place of `awaiting_approval`.
- * The stream only reads (its function holds no write): the inbox, GET /runs/{id} or a decision
- * ends such a run.
+ * The card reader has ended the run, so the `state` event that follows says `failed`.
  */
 export interface CardUnopenableEvent {
   event: 'card_unopenable';
@@ -77,12 +65,6 @@ export interface RunEventsOptions {
   readonly signal?: AbortSignal;
 }
 
-type EventsDependencies = Pick<
-  RunDependencies,
-  'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'clock' | 'metrics'
-> &
-  Partial<Pick<RunDependencies, 'settings'>>;
-
 /**
  * GET /runs/{id}/events: the run as a sequence of events for its owner or an admin. The
  * visibility check runs here, before any event, with the same 404 as GET /runs/{id}; the
@@ -94,7 +76,7 @@ type EventsDependencies = Pick<
  * for await (const event of events) send(event.event, JSON.stringify(event.data));
  */
 export async function openRunEvents(
-  dependencies: EventsDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
   runId: string,
   options: RunEventsOptions = {},
@@ -107,7 +89,7 @@ export async function openRunEvents(
 }
 
 async function* followRun(
-  dependencies: EventsDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
   first: StoredRun,
   options: RunEventsOptions,
@@ -119,7 +101,7 @@ async function* followRun(
   let replayedMessages = 0;
   let seenVersion: string | undefined;
   for (;;) {
-    const { record } = run;
+    let { record } = run;
     const version = `${record.status}:${record.turn}:${record.updatedAt}`;
     if (version !== seenVersion) {
       seenVersion = version;
@@ -130,12 +112,15 @@ async function* followRun(
       }
     }
     if (record.status === 'waiting') {
-      const awaiting = await awaitingApproval(dependencies, viewer, run);
+      const awaiting = await awaitingApproval(dependencies, viewer, runId);
       if (awaiting) yield awaiting;
+      // The reader ended the run of a card it refused: the stream ends on the state as it is now.
+      if (awaiting?.event === 'card_unopenable')
+        record = (await dependencies.runs.getRunRecord(runId)) ?? record;
     }
     const settled = record.status === 'waiting' || TERMINAL_STATUSES.has(record.status);
     if (settled || options.signal?.aborted || dependencies.clock.now().getTime() >= deadline) {
-      yield stateEvent(run);
+      yield stateEvent(record);
       return;
     }
     await sleep(pollIntervalMs, options.signal);
@@ -178,44 +163,22 @@ function* transcriptEvents(transcript: readonly Message[], from: number): Genera
 }
 
 async function awaitingApproval(
-  dependencies: EventsDependencies,
+  dependencies: CardReaderDependencies,
   viewer: UserProfile,
-  run: StoredRun,
+  runId: string,
 ): Promise<AwaitingApprovalEvent | CardUnopenableEvent | undefined> {
-  const runId = run.record.runId;
-  const opened = await openRunCard(dependencies, runId);
-  if (opened.kind === 'not-open') return undefined;
-  if (opened.kind === 'unopenable') return { event: 'card_unopenable', data: unopenableCard(runId) };
-  const { stored, calls } = opened;
-  const approvals = describeApprovalTally(stored, dependencies.settings?.policyFloor);
+  const reading = await viewWaitingCard(dependencies, viewer, runId);
+  if (reading.kind === 'none') return undefined;
+  if (reading.kind === 'unopenable') return { event: 'card_unopenable', data: reading.placeholder };
+  const { turn, digest, pausedAt, expiresAt, pendingTools, approvals } = reading.view;
   return {
     event: 'awaiting_approval',
-    data: {
-      runId,
-      turn: stored.turn,
-      digest: stored.digest,
-      pausedAt: stored.pausedAt,
-      expiresAt: stored.expiresAt,
-      pendingTools: await buildPendingTools({
-        calls,
-        viewer,
-        context: { runId, pages: dependencies.pages },
-        logger: dependencies.logger,
-      }),
-      ...(approvals ? { approvals } : {}),
-    },
+    data: { runId, turn, digest, pausedAt, expiresAt, pendingTools, ...(approvals ? { approvals } : {}) },
   };
 }
 
-function stateEvent(run: StoredRun): StateEvent {
-  const { record } = run;
-  return {
-    event: 'state',
-    data: {
-      runId: record.runId,
-      ...describeRunStatus(record),
-    },
-  };
+function stateEvent(record: RunRecord): StateEvent {
+  return { event: 'state', data: { runId: record.runId, ...describeRunStatus(record) } };
 }
 
 function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {

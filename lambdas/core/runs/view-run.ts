@@ -1,12 +1,5 @@
-import type { PendingToolView } from '../approvals/build-pending-tools.js';
-import type { CardPolicyView } from '../approvals/describe-card-policy.js';
-import { describeOpenCard } from '../approvals/describe-open-card.js';
-import { openRunCard, readStoredCard } from '../approvals/open-card.js';
-import {
-  endRunWithUnopenableCard,
-  type UnopenableCard,
-  unopenableCard,
-} from '../approvals/unopenable-card.js';
+import { type CardView, viewWaitingCard } from '../approvals/card-reader.js';
+import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
@@ -16,27 +9,29 @@ import type { CardReaderDependencies } from './run-dependencies.js';
 import { type RunReader, readerOfRun } from './run-readers.js';
 import type { RunRecord } from './run-record.js';
 
-/** GET /runs/{id}: what the run's owner (or an admin) sees. */
-export interface RunView extends RunStatusView {
+/** GET /runs/{id}: what the run's owner (or an admin) sees; while it waits, the part of its card view below. */
+export interface RunView
+  extends RunStatusView,
+    Partial<
+      Pick<
+        CardView,
+        | 'pausedAt'
+        | 'expiresAt'
+        | 'digest'
+        | 'pendingTools'
+        | 'approvals'
+        | 'approveRefusal'
+        | 'approverGroups'
+      >
+    > {
   runId: string;
   owner: string;
   label: string;
   createdAt: string;
-  pausedAt?: string;
-  expiresAt?: string;
   /** `sealed: 'refused'` when the run's sealed state could not be read (the run cannot continue). */
   transcript: { messages: number; toolCalls: number; finalAnswer?: string; sealed?: 'refused' };
-  /** Present while the run waits for a decision. */
-  digest?: string;
-  pendingTools?: PendingToolView[];
   /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
   unopenableCard?: UnopenableCard;
-  /** k-of-n progress while waiting, when the turn needs more than one approver. */
-  approvals?: CardPolicyView['approvals'];
-  /** Why this viewer may not approve the waiting turn; absent when they may. */
-  approveRefusal?: string;
-  /** The approver groups the waiting card was routed to; absent: every approver. */
-  approverGroups?: string[];
 }
 
 /**
@@ -80,38 +75,33 @@ export async function viewRun(
           },
   };
   if (record.status !== 'waiting') return view;
-  const opened = await openRunCard(dependencies, runId);
-  if (opened.kind === 'not-open') return view;
-  if (opened.kind === 'unopenable') {
-    // A card that cannot be opened can never be decided: the run ends, and the view says so.
-    await endRunWithUnopenableCard(dependencies, runId);
+  const reading = await viewWaitingCard(dependencies, viewer, runId);
+  if (reading.kind === 'none') return view;
+  if (reading.kind === 'unopenable') {
+    // The reader ended the run: the view says so, with the record's status as it is now.
     return {
       ...withRecordOf(view, await dependencies.runs.getRunRecord(runId)),
-      unopenableCard: unopenableCard(runId),
+      unopenableCard: reading.placeholder,
     };
   }
-  const { stored } = opened;
-  const { pendingTools, ...policyView } = await describeOpenCard(dependencies, viewer, opened);
-  const withheld = pendingTools.filter((call) => call.preview.status === 'withheld').length;
-  if (withheld > 0) dependencies.metrics?.count('PreviewsWithheld', withheld);
+  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal, approverGroups } =
+    reading.view;
   return {
     ...view,
-    pausedAt: stored.pausedAt,
-    expiresAt: stored.expiresAt,
-    digest: stored.digest,
+    pausedAt,
+    expiresAt,
+    digest,
     pendingTools,
-    ...(policyView.approvals ? { approvals: policyView.approvals } : {}),
-    // Only a viewer who could decide is told why they may not approve.
-    ...(policyView.approveRefusal && hasGrant(viewer, 'agent_approve')
-      ? { approveRefusal: policyView.approveRefusal }
-      : {}),
-    ...(stored.approverGroups && stored.approverGroups.length > 0
-      ? { approverGroups: stored.approverGroups }
-      : {}),
+    ...(approvals ? { approvals } : {}),
+    ...(approveRefusal ? { approveRefusal } : {}),
+    ...(approverGroups ? { approverGroups } : {}),
   };
 }
 
-/** Who reads the run; the card (its routing) is read only for a viewer who is neither owner nor admin. */
+/**
+ * Who reads the run. The card (its routing) is read only for an approver who is neither owner nor
+ * admin, and only its plaintext: a card whose item does not parse routes to nobody.
+ */
 async function readerOf(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
@@ -119,8 +109,11 @@ async function readerOf(
 ): Promise<RunReader | undefined> {
   const reader = readerOfRun(viewer, record, undefined);
   if (reader !== undefined || !hasGrant(viewer, 'agent_approve')) return reader;
-  const read = await readStoredCard(dependencies, record.runId);
-  return read.kind === 'stored' ? readerOfRun(viewer, record, read.stored) : undefined;
+  const card = await dependencies.runs.getCard(record.runId).catch((error: unknown) => {
+    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
+    throw error;
+  });
+  return readerOfRun(viewer, record, card);
 }
 
 /** The run; when its sealed state is refused before it can even be read (overflow), the record alone. */

@@ -1,6 +1,7 @@
 import type { PendingToolView } from '../../core/approvals/build-pending-tools.js';
+import type { CardView } from '../../core/approvals/card-reader.js';
 import type { UnopenableCard } from '../../core/approvals/unopenable-card.js';
-import type { InboxCard, InboxEntry } from '../../core/runs/list-inbox.js';
+import type { InboxEntry } from '../../core/runs/list-inbox.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { renderArguments } from './render-arguments.js';
@@ -30,7 +31,7 @@ export function renderInboxCards(
 }
 
 /** Which approver groups the card went to: each group one isolated, marked value. */
-function renderRouting(card: InboxCard): string {
+function renderRouting(card: CardView): string {
   const groups = card.approverGroups ?? [];
   const shown =
     groups.length === 0 ? escapeHtml(TEXTS.routedToEveryApprover) : groups.map(showValue).join(', ');
@@ -39,7 +40,7 @@ function renderRouting(card: InboxCard): string {
 }
 
 /** One card of the page (also how GET /inbox measures a page's HTML against its byte bound). */
-export function renderCard(card: InboxCard, now: Date): string {
+export function renderCard(card: CardView, now: Date): string {
   const closed = now.getTime() >= Date.parse(card.expiresAt);
   const nothingRuns = card.pendingTools.every((tool) => !tool.willRun);
   const notice = closed
@@ -85,9 +86,9 @@ function renderUnopenableCard(card: UnopenableCard): string {
  * The k-of-n tally and, when this viewer may not approve, why (Reject stays enabled). Approver
  * ids are values like any other: isolated and with hidden characters marked.
  */
-function renderPolicy(card: InboxCard): string {
+function renderPolicy(card: CardView): string {
   const approvals = card.approvals
-    ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue))}</p>\n  `
+    ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue), (card.approvals.lapsedApprovers ?? []).map(showValue))}</p>\n  `
     : '';
   const refusal =
     card.approveRefusal === undefined
@@ -105,7 +106,7 @@ export function renderPendingTool(tool: PendingToolView): string {
       : ` <span class="warning">${escapeHtml(TEXTS.callWillNotRun)}</span>`;
   return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}" data-will-run="${tool.willRun}">
   <p class="tool"><strong>${showValue(tool.tool)}</strong>${warning}</p>
-  ${tool.recordChanged ? `<p class="record-changed" role="alert">${escapeHtml(tool.recordChanged)}</p>\n  ` : ''}<p class="label">Arguments</p>
+  ${tool.recordChanged ? `<p class="record-changed" role="alert">${escapeHtml(tool.recordChanged)}</p>\n  ` : ''}${tool.effectUnconfirmed ? `<p class="effect-unconfirmed" role="alert">${escapeHtml(tool.effectUnconfirmed)}</p>\n  ` : ''}<p class="label">Arguments</p>
   ${renderExcerptNote(tool)}<pre class="arguments" data-arguments="${tool.argumentsExcerpt ? 'excerpt' : 'exact'}">${renderArguments(tool.arguments, tool.argumentsExcerpt?.cuts)}</pre>
   <p class="label">What it would change</p>
   ${renderPreview(tool.preview)}

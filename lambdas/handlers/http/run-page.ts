@@ -1,5 +1,5 @@
+import type { CardView } from '../../core/approvals/card-reader.js';
 import type { AuditEntry, RunAudit } from '../../core/runs/audit-run.js';
-import type { InboxCard } from '../../core/runs/list-inbox.js';
 import type { RunView } from '../../core/runs/view-run.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
@@ -30,7 +30,7 @@ ${reason}${card ? renderCard(card, now) : ''}${view.unopenableCard ? renderInbox
 }
 
 /** The waiting card of a run view, in the inbox's shape; none when the run does not wait. */
-function cardOfView(view: RunView): InboxCard | undefined {
+function cardOfView(view: RunView): CardView | undefined {
   const { pausedAt, expiresAt, digest, pendingTools } = view;
   if (view.status !== 'waiting' || !pausedAt || !expiresAt || !digest || !pendingTools) return undefined;
   return {

@@ -1,10 +1,11 @@
 import { decideRun, decisionRequestSchema } from '../../core/runs/decide-run.js';
+import type { DecisionDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';
 
 /** POST /runs/{id}/decision: the only route that resumes a run. */
 export function createDecisionRoutes(
-  dependencies: Parameters<typeof decideRun>[0],
+  dependencies: DecisionDependencies,
 ): RouteImplementations<'api-decision'> {
   return {
     decideRun: defineRoute({

@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
+import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import type { HttpApiDependencies } from '../http/http-api.js';
@@ -34,7 +35,7 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: Parameters<typeof openRunEvents>[0] & HttpApiDependencies,
+  dependencies: CardReaderDependencies & HttpApiDependencies,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {

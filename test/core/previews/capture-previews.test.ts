@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { RunStateCall as PendingCall } from '../../../lambdas/core/approvals/pending-call.js';
+import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { Logger } from '../../../lambdas/core/ports.js';
 import { capturePreviews } from '../../../lambdas/core/previews/capture-previews.js';
@@ -48,8 +49,7 @@ const call = (index: number, tool: string, offered = true): PendingCall => ({
 async function capture(tools: Tool<never>[] | Tool[], calls: PendingCall[], timeBudgetMs?: number) {
   const logger = recordingLogger();
   const previewed = await capturePreviews({
-    calls,
-    tools: new ToolRegistry(tools as Tool[]),
+    calls: resolveCalls(calls, new ToolRegistry(tools as Tool[])),
     actingUser,
     context: { actingUser, runId: 'run-1', pages: undefined as never },
     logger,

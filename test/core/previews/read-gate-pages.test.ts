@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
-import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
+import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import {
   type Metrics,
@@ -10,7 +11,7 @@ import {
   systemClock,
 } from '../../../lambdas/core/ports.js';
 import { READ_GATE_CACHE_TTL_MS, ReadGatePageCache } from '../../../lambdas/core/previews/read-gate-pages.js';
-import { type InboxCard, listInbox } from '../../../lambdas/core/runs/list-inbox.js';
+import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { updatePageMetadataTool } from '../../../lambdas/tools/update-page-metadata.js';
 import { InMemoryPageStore, type PageInput } from '../../support/in-memory-page-store.js';
@@ -69,7 +70,7 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
     }));
     const card: ApprovalCard = { schemaVersion: 2, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
     return {
-      schemaVersion: 2,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
       runId,
       owner: 'editor',
       label: 'Page assistant',
@@ -103,7 +104,7 @@ function inboxOf(cards: StoredCard[], pages: InMemoryPageStore) {
   };
   // Every card here opens: the entries are cards, never placeholders.
   return async (viewer: UserProfile) =>
-    (await listInbox(dependencies, viewer, { limit: 100 })) as { cards: InboxCard[] };
+    (await listInbox(dependencies, viewer, { limit: 100 })) as { cards: CardView[] };
 }
 
 const reads = (pages: InMemoryPageStore) => pages.callCounts.getPage + pages.callCounts.getPages;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { RunStateCall as PendingCall } from '../../../lambdas/core/approvals/pending-call.js';
+import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import {
   capturePreconditions,
   checkPreconditions,
@@ -48,16 +49,19 @@ describe('record preconditions', () => {
       ['c1', failure],
     ]);
     const tools = new ToolRegistry([createGuardedTool(versions)]);
-    const input = { tools, actingUser: editor, context: createToolContext(editor), logger };
+    const input = { actingUser: editor, context: createToolContext(editor), logger };
 
     // Act
     const sealed = await capturePreconditions(
-      [call(0), call(1), call(2, { offered: false }), call(3, { arguments: { wrong: true } })],
+      resolveCalls(
+        [call(0), call(1), call(2, { offered: false }), call(3, { arguments: { wrong: true } })],
+        tools,
+      ),
       input,
     );
 
     // Assess: not offered and refused arguments run nothing, so they guard nothing.
-    expect(sealed.map((entry) => entry.precondition)).toEqual([
+    expect(sealed.map((entry) => entry.call.precondition)).toEqual([
       'v1',
       UNREADABLE_PRECONDITION,
       undefined,
@@ -72,8 +76,8 @@ describe('record preconditions', () => {
       ['c1', 'v2'],
     ]);
     const tools = new ToolRegistry([createGuardedTool(versions)]);
-    const input = { tools, actingUser: editor, context: createToolContext(editor), logger };
-    const sealed = [call(0, { precondition: 'v1' }), call(1, { precondition: 'v2' })];
+    const input = { actingUser: editor, context: createToolContext(editor), logger };
+    const sealed = resolveCalls([call(0, { precondition: 'v1' }), call(1, { precondition: 'v2' })], tools);
 
     // Act & Assess: unchanged
     expect(await checkPreconditions(sealed, input)).toEqual({ kind: 'unchanged', unreadable: new Map() });
@@ -87,7 +91,9 @@ describe('record preconditions', () => {
 
     // Act & Assess: a call sealed without a version (the tool opted in later) asks again
     versions.set('c1', 'v2');
-    expect(await checkPreconditions([call(0, { precondition: 'v1' }), call(1)], input)).toEqual({
+    expect(
+      await checkPreconditions(resolveCalls([call(0, { precondition: 'v1' }), call(1)], tools), input),
+    ).toEqual({
       kind: 'changed',
       changedIndexes: new Set([1]),
     });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
-import type { InboxCard } from '../../../lambdas/core/runs/list-inbox.js';
+import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { renderInboxCards, renderPendingTool } from '../../../lambdas/handlers/http/inbox-page.js';
 
@@ -14,7 +14,7 @@ const call: PendingToolView = {
   preview: { status: 'shown', lines: ['title: "Old" → "Evil⟨U+202E⟩root"'], caveat: TEXTS.previewCaveat },
 };
 
-function cardWith(overrides: Partial<InboxCard> = {}): InboxCard {
+function cardWith(overrides: Partial<CardView> = {}): CardView {
   return {
     runId: 'run-\u202E1',
     owner: 'editor\u200B',
@@ -40,6 +40,29 @@ function textOf(html: string): string {
 
 describe('renderInboxCards', () => {
   const beforeDeadline = new Date('2026-03-03T00:00:00.000Z');
+
+  it('says on a call why it is decided as a write, and names a lapsed approver like any value (issue #20)', () => {
+    // Prepare
+    const card = cardWith({
+      pendingTools: [{ ...call, effectUnconfirmed: TEXTS.effectUnconfirmed }],
+      approvals: {
+        count: 1,
+        required: 2,
+        approvedBy: ['reviewer'],
+        lapsedApprovers: ['app\u202Erover'],
+        summary: TEXTS.approvalProgress(1, 2, ['reviewer'], ['app\u202Erover']),
+      },
+    });
+
+    // Act
+    const html = renderInboxCards([card], undefined, beforeDeadline);
+
+    // Assess
+    expect(html).toContain(`<p class="effect-unconfirmed" role="alert">${TEXTS.effectUnconfirmed}</p>`);
+    expect(html).toContain(
+      '1 of 2 approvals — approved by <bdi>reviewer</bdi>; no longer counted: <bdi>app<span class="hidden-character">⟨U+202E⟩</span>rover</bdi>',
+    );
+  });
 
   it('isolates and marks every value an approver reads: label, run id, owner, tool, arguments, preview lines', () => {
     // Act
