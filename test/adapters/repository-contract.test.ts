@@ -911,10 +911,10 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
     it('reads a history page with one query of the history index (and one batch read of run labels), an audit with one query', async () => {
       // Prepare
       await adapters.runs.createRun(
-        makeStoredRun('run-counted', { owner: 'counted-owner' }),
+        makeStoredRun('run-history-counted', { owner: 'counted-owner' }),
         Uint8Array.from([1]),
       );
-      await adapters.runs.claimDecision(makeDecision('run-counted', 'counted-decider'));
+      await adapters.runs.claimDecision(makeDecision('run-history-counted', 'counted-decider'));
       adapters.counter.reset();
 
       // Act
@@ -924,7 +924,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       await adapters.runs.listActsOf('counted-decider', { limit: 20 });
       const acts = adapters.counter.snapshot();
       adapters.counter.reset();
-      await adapters.runs.readAuditTrail('run-counted');
+      await adapters.runs.readAuditTrail('run-history-counted');
       const audit = adapters.counter.snapshot();
 
       // Assess
