@@ -6,6 +6,7 @@ import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { RecordedAct, RunSummary } from '../core/ports.js';
+import { textDiffSchema } from '../core/previews/diff-text-changes.js';
 import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
@@ -24,7 +25,12 @@ const count = z.number().check(z.int(), z.nonnegative());
 const argumentPath = z.array(z.union([z.string(), z.number()]));
 
 export const previewSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('shown'), lines: z.array(z.string()), caveat: z.string() }),
+  z.object({
+    status: z.literal('shown'),
+    lines: z.array(z.string()),
+    caveat: z.string(),
+    diffs: z.optional(z.array(textDiffSchema)),
+  }),
   z.object({ status: z.literal('refused'), lines: z.array(z.string()) }),
   z.object({ status: z.literal('failed'), lines: z.array(z.string()), message: z.string() }),
   z.object({ status: z.literal('withheld'), message: z.string() }),
@@ -87,6 +93,9 @@ export const unopenableCardSchema = z.object({
  * One waiting card as one viewer sees it (the card reader's CardView): the inbox lists it whole,
  * GET /runs/{id} and the `awaiting_approval` event show the part they name.
  */
+/** A text of a card's context, excerpted: `totalCharacters` is the whole text's length. */
+const contextTextSchema = z.object({ text: z.string(), totalCharacters: count });
+
 export const cardViewSchema = z.object({
   runId: z.string(),
   owner: z.string(),
@@ -99,6 +108,14 @@ export const cardViewSchema = z.object({
   approvals: z.optional(approvalsSchema),
   approveRefusal: z.optional(z.string()),
   approverGroups: z.optional(z.array(z.string())),
+  context: z.optional(
+    z.object({
+      ownerName: z.optional(z.string()),
+      request: z.optional(contextTextSchema),
+      reasoning: z.optional(contextTextSchema),
+      withheld: z.optional(z.string()),
+    }),
+  ),
 });
 
 const card = cardViewSchema.shape;
@@ -128,6 +145,7 @@ export const runViewSchema = z.object({
   approvals: card.approvals,
   approveRefusal: card.approveRefusal,
   approverGroups: card.approverGroups,
+  context: card.context,
 });
 
 export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });

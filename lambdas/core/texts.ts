@@ -157,6 +157,21 @@ export const TEXTS = {
   pageTallyChanged: 'The approvals of a card changed.',
   pageNothingMatches: 'No waiting card matches these filters.',
   pageRunLoading: 'Loading the run…',
+  // A card's context (issue #21, item 5).
+  contextWithheld:
+    'The request and the model’s reason are not shown: a preview on this card is withheld from you, and they may quote the same record.',
+  contextRequest: 'Requested',
+  contextReasoning: 'The model’s reason',
+  contextCut: (totalCharacters: number) => `… (${formatCount(totalCharacters)} characters in all)`,
+  approveWithoutPreview:
+    'You have not seen what this write would replace: its preview is withheld from you. Approve only if you may release it blind.',
+  approveWithoutPreviewButton: 'Approve without the preview',
+  diffTitle: 'What changes in',
+  diffRemoved: 'removed:',
+  diffAdded: 'added:',
+  diffUnchanged: (words: number) => `… ${formatCount(words)} unchanged words …`,
+  diffCut: 'The rest of the difference is not shown.',
+  diffTooDifferent: 'The texts differ too much to show word by word; the lines above show both.',
   pageDecidedByMe: 'Decided by me',
   pageMyRuns: 'My runs',
   pageHistoryEmpty: 'Nothing here yet.',

@@ -1,6 +1,7 @@
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
+import type { TextDiff } from '../previews/diff-text-changes.js';
 import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
@@ -12,7 +13,8 @@ import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
 export type PreviewView =
-  | { status: 'shown'; lines: string[]; caveat: string }
+  /** `diffs`: word-level diffs of the long texts the write changes (a tool that gives them). */
+  | { status: 'shown'; lines: string[]; caveat: string; diffs?: TextDiff[] }
   /** The tool would refuse the call's arguments: the lines say so (not a failure, no record read). */
   | { status: 'refused'; lines: string[] }
   | { status: 'failed'; lines: string[]; message: string }
@@ -109,7 +111,8 @@ export async function buildPendingTools(input: {
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
       // A guarded write is not applied on a changed record: its preview is more than a snapshot.
       const caveat = call.precondition === undefined ? TEXTS.previewCaveat : TEXTS.previewPreconditionCaveat;
-      return { ...base, preview: { status: 'shown', lines, caveat } };
+      const diffs = preview.diffs;
+      return { ...base, preview: { status: 'shown', lines, caveat, ...(diffs?.length ? { diffs } : {}) } };
     }),
   );
 }

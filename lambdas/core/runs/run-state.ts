@@ -53,6 +53,11 @@ export const runStateSchema = z.object({
    * was shown; this turn puts the same calls on a fresh card.
    */
   reopenedFromTurn: z.optional(z.number().check(z.int(), z.nonnegative())),
+  /**
+   * The request the run was started with (its input, without a task's template or skills), for
+   * the context its cards show. Absent on runs started before it was kept.
+   */
+  request: z.optional(z.string()),
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 

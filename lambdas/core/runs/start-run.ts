@@ -105,6 +105,7 @@ export async function startRun(
     transcript: injection.value,
     pendingCalls: [],
     actingUser: principal,
+    request: request.input,
   };
   const record: RunRecord = {
     schemaVersion: RUN_RECORD_SCHEMA_VERSION,

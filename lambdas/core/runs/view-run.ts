@@ -9,7 +9,7 @@ import type { CardReaderDependencies } from './run-dependencies.js';
 import { type RunReader, readerOfRun } from './run-readers.js';
 import type { RunRecord } from './run-record.js';
 
-/** GET /runs/{id}: what the run's owner (or an admin) sees; while it waits, the part of its card view below. */
+/** GET /runs/{id}: what the run's readers see; while it waits, the part of its card view below. */
 export interface RunView
   extends RunStatusView,
     Partial<
@@ -22,6 +22,7 @@ export interface RunView
         | 'approvals'
         | 'approveRefusal'
         | 'approverGroups'
+        | 'context'
       >
     > {
   runId: string;
@@ -84,7 +85,7 @@ export async function viewRun(
       unopenableCard: reading.placeholder,
     };
   }
-  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal, approverGroups } =
+  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal, approverGroups, context } =
     reading.view;
   return {
     ...view,
@@ -95,6 +96,7 @@ export async function viewRun(
     ...(approvals ? { approvals } : {}),
     ...(approveRefusal ? { approveRefusal } : {}),
     ...(approverGroups ? { approverGroups } : {}),
+    ...(context ? { context } : {}),
   };
 }
 

@@ -28,6 +28,16 @@ a { color: #1d4f91; }
 :focus-visible { outline: 3px solid #1d4f91; outline-offset: 2px; }
 .skip { position: absolute; left: -999px; } .skip:focus { left: 1rem; top: .5rem; background: #fff; padding: .25rem .5rem; }
 .run-summary { color: var(--muted); margin: .25rem 0 .75rem; }
+.context blockquote { margin: .2rem 0 .5rem; padding: .4rem .75rem; border-left: 4px solid var(--line); background: var(--panel);
+  border-radius: 0 6px 6px 0; } .context blockquote p { margin: 0; white-space: pre-wrap; word-break: break-word; }
+.cut-note { color: var(--muted); font-size: .85em; }
+.approve-warning { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: #fff4e5; color: #7a4100;
+  font-weight: 600; }
+.diff { margin: .4rem 0; } .diff-title { font-size: .85rem; color: var(--muted); margin: .2rem 0; }
+.diff-text { margin: 0; white-space: pre-wrap; word-break: break-word; }
+.diff del { background: #fde2e0; color: #8c1d18; } .diff ins { background: #dff3e4; color: #14532d; text-decoration: none; }
+.diff del, .diff ins { border-radius: 3px; padding: 0 .1em; } .diff-cut { color: var(--muted); font-style: italic; }
+.sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .audit ol { padding-left: 1.25rem; } .audit li { margin: .35rem 0; }
 .history-list { list-style: none; padding: 0; } .history-list li { padding: .6rem 0; border-bottom: 1px solid var(--line); }
 @media (max-width: 480px) {

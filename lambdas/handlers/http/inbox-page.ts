@@ -5,6 +5,14 @@ import type { InboxEntry } from '../../core/runs/list-inbox.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { renderArguments } from './render-arguments.js';
+import {
+  blindWarningId,
+  isBlindApproval,
+  renderBlindApprovalWarning,
+  renderCardContext,
+  renderOwner,
+} from './render-card-context.js';
+import { renderTextDiffs } from './render-text-diff.js';
 import { showValue } from './show-value.js';
 
 // The page's shell and script are inbox-page-shell.ts; this file draws the cards it shows.
@@ -49,14 +57,20 @@ export function renderCard(card: CardView, now: Date): string {
       ? `<p class="notice nothing-runs">${escapeHtml(TEXTS.nothingToApprove)}</p>`
       : '';
   const disabled = (off: boolean) => (off ? ' disabled' : '');
+  const approveOff = closed || nothingRuns || card.approveRefusal !== undefined;
+  // Approving a write whose preview the read gate withholds says so on the button and beside it.
+  const blind = !approveOff && isBlindApproval(card);
+  const approve = blind
+    ? `<button type="button" class="approve" aria-describedby="${escapeHtml(blindWarningId(card))}">${escapeHtml(TEXTS.approveWithoutPreviewButton)}</button>`
+    : `<button type="button" class="approve"${disabled(approveOff)}>Approve</button>`;
   return `<article class="card" data-run-id="${escapeHtml(card.runId)}" data-digest="${escapeHtml(card.digest)}" data-expires-at="${escapeHtml(card.expiresAt)}" data-state="${closed ? 'closed' : 'waiting'}">
   <header><h2>${showValue(card.label)}</h2>
-  <p class="meta">Run <code>${showValue(card.runId)}</code> by <strong>${showValue(card.owner)}</strong>, turn ${showValue(card.turn)}.</p>
+  <p class="meta">Run <code>${showValue(card.runId)}</code> by ${renderOwner(card)}, turn ${showValue(card.turn)}.</p>
   ${renderRouting(card)}<p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
   <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
-  <ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
-  ${notice}${renderPolicy(card)}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
-  <div class="actions"><button type="button" class="approve"${disabled(closed || nothingRuns || card.approveRefusal !== undefined)}>Approve</button>
+  ${renderCardContext(card.context)}<ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
+  ${notice}${renderPolicy(card)}${blind ? renderBlindApprovalWarning(card) : ''}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
+  <div class="actions">${approve}
   <button type="button" class="reject"${disabled(closed)}>Reject</button></div></div>
   <p class="status" role="status"></p>
 </article>`;
@@ -125,7 +139,7 @@ function renderPreview(preview: PendingToolView['preview']): string {
   switch (preview.status) {
     case 'shown':
       return `<div class="preview">${renderLines(preview.lines)}
-  <p class="caveat">${escapeHtml(preview.caveat)}</p></div>`;
+  ${renderTextDiffs(preview.diffs)}<p class="caveat">${escapeHtml(preview.caveat)}</p></div>`;
     case 'refused':
       return `<div class="preview refused">${renderLines(preview.lines)}</div>`;
     case 'failed':
