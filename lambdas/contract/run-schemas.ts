@@ -6,7 +6,7 @@ import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { RecordedAct, RunSummary } from '../core/ports.js';
-import { textDiffSchema } from '../core/previews/diff-text-changes.js';
+import { textDiffSchema } from '../core/previews/text-diff.js';
 import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';

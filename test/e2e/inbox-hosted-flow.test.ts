@@ -183,26 +183,46 @@ describe('the hosted inbox, end to end against npm start', () => {
     await page.close();
   }, 180_000);
 
-  it('reads well to assistive technology and on a 390 px phone: no serious or critical axe finding, nothing wider than the screen', async () => {
-    // Prepare
-    const runId = await waitingRun("Set the description of page 12 to 'On a phone'");
+  it('gives the context a reviewer needs, reads well to assistive technology and on a 390 px phone: no serious or critical axe finding, nothing wider than the screen', async () => {
+    // Prepare: a long description, so the card diffs it word by word
+    const description =
+      'Hand-written by the marketing team: our summer range, in stores from June, with new colours for every season and a discount for members.';
+    const request = `Set the description of page 12 to '${description}'`;
+    const runId = await waitingRun(request);
     const page = await context.newPage();
     await page.setViewportSize({ width: 390, height: 844 });
     await page.goto(`${url}/`);
-    await signIn(page, 'ops-approver');
-    await cardIn(page, '#cards', runId).waitFor();
+    await signIn(page, 'approver');
+    const card = cardIn(page, '#cards', runId);
+    await card.waitFor();
 
-    // Act
+    // Act: an approver who reads the page, in the inbox
     const inboxFindings = await seriousFindings(page);
     const inboxWidth = await page.evaluate('document.documentElement.scrollWidth');
-    // A reload forgets the tokens (memory only): the page goes back through sign-in by itself.
+    const meta = await card.locator('.meta').textContent();
+    const requested = await card.locator('.context blockquote.request').textContent();
+    const added = await card.locator('.diff ins').allTextContents();
+    // ...and one from whom the preview is withheld, at the card's address (a reload forgets the
+    // tokens, memory only: the page goes back through sign-in by itself)
     await page.goto(`${url}${cardPagePath(runId)}`);
     await page.locator('button[name=user][value=ops-approver]').click();
     await page.locator('#run .audit').waitFor();
+    const blindCard = cardIn(page, '#run', runId);
     const runFindings = await seriousFindings(page);
-    const approveBox = await cardIn(page, '#run', runId).locator('button.approve').boundingBox();
+    const approveBox = await blindCard.locator('button.approve').boundingBox();
 
-    // Assess
+    // Assess: the context, and the diff of what the write changes
+    expect(meta).toContain('Eda Editor (editor)');
+    expect(requested).toBe(request);
+    expect(added.join(' ')).toContain('summer');
+    expect(await blindCard.locator('.context-withheld').textContent()).toBe(TEXTS.contextWithheld);
+    expect(await blindCard.locator('.diff').count()).toBe(0);
+    expect(await blindCard.locator('button.approve').textContent()).toBe(TEXTS.approveWithoutPreviewButton);
+    expect(await blindCard.locator('.approve-warning').textContent()).toBe(TEXTS.approveWithoutPreview);
+    expect(await blindCard.locator('button.approve').getAttribute('aria-describedby')).toBe(
+      await blindCard.locator('.approve-warning').getAttribute('id'),
+    );
+    // ...and both pages pass axe and fit the phone
     expect(inboxFindings).toEqual([]);
     expect(runFindings).toEqual([]);
     expect(inboxWidth).toBeLessThanOrEqual(390);

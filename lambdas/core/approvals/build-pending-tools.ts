@@ -1,9 +1,9 @@
 import { describeErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
-import type { TextDiff } from '../previews/diff-text-changes.js';
 import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
+import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';

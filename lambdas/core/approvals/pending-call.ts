@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { textDiffSchema } from '../previews/diff-text-changes.js';
+import { textDiffSchema } from '../previews/text-diff.js';
 import { callGuardSchema } from './needs-human-approval.js';
 
 const positionSchema = z.number().check(z.int(), z.nonnegative());

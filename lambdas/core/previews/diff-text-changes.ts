@@ -1,7 +1,9 @@
 import { diffWords } from 'diff';
-import * as z from 'zod/mini';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import type { PreviewTextChange } from '../tools/tool.js';
+import type { TextDiff } from './text-diff.js';
+
+type DiffPart = TextDiff['parts'][number];
 
 /** A change is diffed when a side is longer than a preview line shows of it (seed 000's 120). */
 export const DIFF_FROM_CHARACTERS = 120;
@@ -11,27 +13,6 @@ const CONTEXT_WORDS = 8;
 export const DIFF_MAX_CHARACTERS = 1_500;
 /** What one diff may cost (the `diff` library's own bounds): past them, it is `tooDifferent`. */
 const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 500 };
-
-const partSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.enum(['same', 'removed', 'added']), text: z.string() }),
-  /** Unchanged words left out between two kept runs: how many. */
-  z.object({ kind: z.literal('elided'), words: z.number().check(z.int(), z.nonnegative()) }),
-]);
-
-/**
- * A field's word-level diff (issue #21): what is removed and added with a few unchanged words
- * around each change, bounded; `cut` when the rest was not kept, `tooDifferent` when the texts
- * differ too much to diff within its bounds (then it has no parts). Texts have their hidden and
- * bidi characters as markers already.
- */
-export const textDiffSchema = z.object({
-  field: z.string(),
-  parts: z.array(partSchema),
-  cut: z.optional(z.literal(true)),
-  tooDifferent: z.optional(z.literal(true)),
-});
-export type TextDiff = z.infer<typeof textDiffSchema>;
-type DiffPart = z.infer<typeof partSchema>;
 
 /**
  * The word-level diffs of a preview's long text changes, computed once when the run pauses

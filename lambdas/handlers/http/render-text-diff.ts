@@ -1,4 +1,4 @@
-import type { TextDiff } from '../../core/previews/diff-text-changes.js';
+import type { TextDiff } from '../../core/previews/text-diff.js';
 import { TEXTS } from '../../core/texts.js';
 import { escapeHtml } from './escape-html.js';
 import { showValue } from './show-value.js';

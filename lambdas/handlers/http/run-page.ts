@@ -45,6 +45,7 @@ function cardOfView(view: RunView): CardView | undefined {
     ...(view.approvals ? { approvals: view.approvals } : {}),
     ...(view.approveRefusal ? { approveRefusal: view.approveRefusal } : {}),
     ...(view.approverGroups ? { approverGroups: view.approverGroups } : {}),
+    ...(view.context ? { context: view.context } : {}),
   };
 }
 
