@@ -1,19 +1,22 @@
 import * as z from 'zod/mini';
-import { refusingPrototypeKeys } from '../persisted-shape.js';
+import { canonicalJson } from '../canonical-json.js';
+import { refusal, refusingPrototypeKeys } from '../persisted-shape.js';
 import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Records written before
- * versions existed have no `schemaVersion` and read as version 1. Fixtures:
- * `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 keeps what
+ * the card showed as JSON text (`cardShown`); version 1 kept it as native attributes, and
+ * records written before versions existed have no `schemaVersion` and read as version 1.
+ * Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 1;
+export const DECISION_RECORD_SCHEMA_VERSION = 2;
+/** The approval record (k-of-n) has its own version: it did not change with the decision record's. */
+export const APPROVAL_RECORD_SCHEMA_VERSION = 1;
 
 export type Decision = 'approve' | 'reject';
 
 const turnSchema = z.number().check(z.int(), z.nonnegative());
-const versionSchema = z.optional(z.literal(DECISION_RECORD_SCHEMA_VERSION));
 
 /**
  * What the card put before the approver, recorded with the decision: each call and whether a
@@ -32,9 +35,7 @@ export const cardShownSchema = z.object({
 });
 export type CardShown = z.infer<typeof cardShownSchema>;
 
-/** The audit record of a decision; it is also the exactly-once claim. */
-export const decisionRecordSchema = z.object({
-  schemaVersion: versionSchema,
+const decisionFields = {
   runId: z.string(),
   turn: turnSchema,
   /** `cancel`: the run was cancelled while this turn waited; it takes the claim so no approval can. */
@@ -43,11 +44,35 @@ export const decisionRecordSchema = z.object({
   decidedBy: z.string(),
   decidedAt: z.string(),
   reason: z.optional(z.string()),
-  cardShown: cardShownSchema,
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
+};
+
+/**
+ * The audit record of a decision; it is also the exactly-once claim. `cardShown` is the card as
+ * shown, as JSON text ({@link describeCardShown}; read it with {@link readCardShown}): a model
+ * proposes any JSON (numbers past 2^53 or DynamoDB's 1e125, empty or `constructor` keys, more
+ * than DynamoDB's 32 levels), and stored as native attributes it made the record unwritable,
+ * so neither approve nor reject could be recorded (issue #20).
+ */
+export const decisionRecordSchema = z.object({
+  schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
+  ...decisionFields,
+  cardShown: z.string(),
 });
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
+
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as version 2. */
+const version1Schema = z.pipe(
+  z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
+  z.transform(
+    ({ schemaVersion: _written, cardShown, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+      cardShown: canonicalJson(cardShown),
+    }),
+  ),
+);
 
 /**
  * One approver's approval of one turn (k-of-n): claimed once per (run, turn, approver) with a
@@ -55,7 +80,7 @@ export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
  * that counts toward a delivery is bound to the same turn.
  */
 export const approvalRecordSchema = z.object({
-  schemaVersion: versionSchema,
+  schemaVersion: z.optional(z.literal(APPROVAL_RECORD_SCHEMA_VERSION)),
   runId: z.string().check(z.minLength(1)),
   turn: turnSchema,
   digest: z.string().check(z.minLength(1)),
@@ -65,20 +90,25 @@ export const approvalRecordSchema = z.object({
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
-export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(decisionRecordSchema);
+export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
+  z.union([decisionRecordSchema, version1Schema]),
+);
+
+/** The account of a turn cancelled while it waited: no card was decided, so none was shown. */
+export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
 
 /** Reads a stored approval record (k-of-n) of any known version, as the audit does. */
 export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(approvalRecordSchema);
 
 /**
- * The audit's account of a card: each call as the approver saw it. A refusal line is not a
- * captured preview.
+ * The audit's account of a card, as the record keeps it: JSON text of each call as the approver
+ * saw it (canonical, so equal cards read the same). A refusal line is not a captured preview.
  *
  * @example
- * describeCardShown(card) // { calls: [{ index: 0, tool: 'update_page_metadata', arguments: {…}, preview: 'captured' }] }
+ * describeCardShown(card) // '{"calls":[{"arguments":{…},"index":0,"preview":"captured","tool":"update_page_metadata"}]}'
  */
-export function describeCardShown(card: ApprovalCard): CardShown {
-  return {
+export function describeCardShown(card: ApprovalCard): string {
+  const shown: CardShown = {
     calls: card.pendingCalls.map((call) => ({
       index: call.index,
       tool: call.tool,
@@ -86,7 +116,29 @@ export function describeCardShown(card: ApprovalCard): CardShown {
       preview: describePreviewShown(call.preview),
     })),
   };
+  return canonicalJson(shown);
 }
+
+/**
+ * The calls a decision record says its card showed; a text that is not such an account (or
+ * holds a prototype key outside the arguments) is refused like any stored shape.
+ *
+ * @example
+ * readCardShown(record.cardShown).calls[0]?.preview // 'captured'
+ */
+export function readCardShown(cardShown: string): CardShown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cardShown);
+  } catch {
+    throw refusal('decision record');
+  }
+  const read = readableCardShownSchema.safeParse(parsed);
+  if (!read.success) throw refusal('decision record');
+  return read.data;
+}
+
+const readableCardShownSchema = refusingPrototypeKeys<CardShown>(cardShownSchema);
 
 function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
   if (preview === undefined) return 'none';

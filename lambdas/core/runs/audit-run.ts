@@ -1,4 +1,9 @@
-import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
+import {
+  type ApprovalRecord,
+  type CardShown,
+  type DecisionRecord,
+  readCardShown,
+} from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { RunRepository } from '../ports.js';
@@ -35,7 +40,7 @@ export type AuditEntry =
       calls: Array<{
         index: number;
         tool: string;
-        preview: DecisionRecord['cardShown']['calls'][number]['preview'];
+        preview: CardShown['calls'][number]['preview'];
       }>;
     }
   | { kind: 'cancel'; at: string; by: string; reason?: string; turn?: number }
@@ -135,8 +140,17 @@ function describeDecision(decision: DecisionRecord): AuditEntry {
     decision: decision.decision,
     ...(decision.reason ? { reason: decision.reason } : {}),
     ...(decision.approvedBy ? { approvedBy: decision.approvedBy } : {}),
-    calls: decision.cardShown.calls.map(({ index, tool, preview }) => ({ index, tool, preview })),
+    calls: callsShown(decision).map(({ index, tool, preview }) => ({ index, tool, preview })),
   };
+}
+
+/** The calls a decision's card showed; an account that does not read names none (the entry stays). */
+function callsShown(decision: DecisionRecord): CardShown['calls'] {
+  try {
+    return readCardShown(decision.cardShown).calls;
+  } catch {
+    return [];
+  }
 }
 
 /** How the run ended, when no decision record says it already (a cancel of a waiting turn does). */
