@@ -3,6 +3,7 @@ import type * as zc from 'zod/v4/core';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
+import { runSummarySchema } from '../core/runs/run-record.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
 import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
@@ -38,7 +39,6 @@ import {
   recordedActSchema,
   runAuditSchema,
   runEventSchema,
-  runSummarySchema,
   runViewSchema,
   startRunResponseSchema,
 } from './run-schemas.js';

@@ -5,7 +5,7 @@ import { approverGroupSchema } from '../core/approvals/card-routing.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
-import type { RecordedAct, RunSummary } from '../core/ports.js';
+import type { RecordedAct } from '../core/ports.js';
 import { textDiffSchema } from '../core/previews/text-diff.js';
 import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
@@ -314,17 +314,6 @@ export const recordedActSchema = z.object({
   run: z.optional(z.object({ label: z.string(), status: z.enum(RUN_STATUSES) })),
 });
 
-/** One run of "my runs". */
-export const runSummarySchema = z.object({
-  runId: z.string(),
-  label: z.string(),
-  status: z.enum(RUN_STATUSES),
-  configurationId: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  endedAt: z.optional(z.string()),
-});
-
 /** `?limit=&cursor=` of the history lists (1 to 100, 20 when absent). */
 export const historyQuerySchema = pageQuerySchema(HISTORY_PAGE_SIZE_MAX, HISTORY_PAGE_SIZE_DEFAULT);
 
@@ -347,5 +336,4 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,
   Agrees<SameShape<z.output<typeof runAuditSchema>, RunAudit>>,
   Agrees<SameShape<z.output<typeof recordedActSchema>, RecordedAct>>,
-  Agrees<SameShape<z.output<typeof runSummarySchema>, RunSummary>>,
 ];

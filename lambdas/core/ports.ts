@@ -4,7 +4,7 @@ import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record
 import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from './approvals/stored-card.js';
 import type { UserProfile } from './identity.js';
-import type { RunRecord, RunStatus } from './runs/run-record.js';
+import type { RunRecord, RunStatus, RunSummary } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
 export type SealPurpose = 'run-state' | 'approval-card' | 'task-token';
@@ -63,11 +63,7 @@ export interface RecordedAct {
   run?: { label: string; status: RunStatus };
 }
 
-/** A run in its owner's list. */
-export type RunSummary = Pick<
-  RunRecord,
-  'runId' | 'label' | 'status' | 'configurationId' | 'createdAt' | 'updatedAt' | 'endedAt'
->;
+export type { RunSummary } from './runs/run-record.js';
 
 /**
  * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and

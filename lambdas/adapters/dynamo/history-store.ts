@@ -9,7 +9,7 @@ import {
 } from '../../core/approvals/decision-record.js';
 import type { StoredCard } from '../../core/approvals/stored-card.js';
 import type { AuditTrail, PageRequest, RecordedAct, RunRepository, RunSummary } from '../../core/ports.js';
-import { RUN_STATUSES } from '../../core/runs/run-record.js';
+import { RUN_STATUSES, runSummarySchema } from '../../core/runs/run-record.js';
 import { batchGetItems } from './batch-get-items.js';
 import { actorPartition, decodeHistoryCursor, encodeHistoryCursor, ownerPartition } from './history-index.js';
 import { assertPageLimit, parseItem } from './item-codec.js';
@@ -31,16 +31,6 @@ const actItemSchema = z.object({
   decision: z.optional(z.enum(['approve', 'reject', 'cancel'])),
   decidedAt: z.optional(z.string()),
   approvedAt: z.optional(z.string()),
-});
-
-const runSummarySchema = z.object({
-  runId: z.string(),
-  label: z.string(),
-  status: z.enum(RUN_STATUSES),
-  configurationId: z.string(),
-  createdAt: z.string(),
-  updatedAt: z.string(),
-  endedAt: z.optional(z.string()),
 });
 
 /**

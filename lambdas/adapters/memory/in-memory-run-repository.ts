@@ -240,33 +240,33 @@ export class InMemoryRunRepository implements RunRepository {
     userId: string,
     page: PageRequest,
   ): Promise<{ items: RecordedAct[]; cursor?: string }> {
-    const acts: Array<{ sortKey: string; act: RecordedAct }> = [];
-    for (const decision of this.decisions.values()) {
-      if (decision.decidedBy !== userId) continue;
-      const act = {
-        kind: 'decision',
-        runId: decision.runId,
-        turn: decision.turn,
-        at: decision.decidedAt,
-      } as const;
-      acts.push({
-        sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
-        act: { ...act, digest: decision.digest, decision: decision.decision },
-      });
-    }
-    for (const approval of this.approvals.values()) {
-      if (approval.approvedBy !== userId) continue;
-      const act = {
-        kind: 'approval',
-        runId: approval.runId,
-        turn: approval.turn,
-        at: approval.approvedAt,
-      } as const;
-      acts.push({
-        sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
-        act: { ...act, digest: approval.digest },
-      });
-    }
+    const decided = [...this.decisions.values()]
+      .filter((decision) => decision.decidedBy === userId)
+      .map(
+        (decision): RecordedAct => ({
+          kind: 'decision',
+          runId: decision.runId,
+          turn: decision.turn,
+          at: decision.decidedAt,
+          digest: decision.digest,
+          decision: decision.decision,
+        }),
+      );
+    const approved = [...this.approvals.values()]
+      .filter((approval) => approval.approvedBy === userId)
+      .map(
+        (approval): RecordedAct => ({
+          kind: 'approval',
+          runId: approval.runId,
+          turn: approval.turn,
+          at: approval.approvedAt,
+          digest: approval.digest,
+        }),
+      );
+    const acts = [...decided, ...approved].map((act) => ({
+      sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
+      act,
+    }));
     const { items, cursor } = pageNewestFirst(acts, page);
     return {
       items: items.map(({ act }) => {

@@ -1,11 +1,12 @@
+import type * as z from 'zod/mini';
 import { historyQuerySchema } from '../../contract/run-schemas.js';
 import { auditRun } from '../../core/runs/audit-run.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
-import { listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
+import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
 import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
@@ -64,27 +65,30 @@ export function createRunsRoutes(
         return { statusCode: 200, json: audit };
       },
     }),
-    listMyDecisions: defineRoute({
-      query: historyQuerySchema,
-      mediaTypes: JSON_OR_HTML,
-      handle: async (request) => {
-        const page = await listMyDecisions(dependencies, request.principal, request.query);
-        if (request.mediaType === 'text/html') {
-          return { statusCode: 200, html: renderDecisionHistory(page.items, page.cursor) };
-        }
-        return { statusCode: 200, json: page };
-      },
-    }),
-    listMyRuns: defineRoute({
-      query: historyQuerySchema,
-      mediaTypes: JSON_OR_HTML,
-      handle: async (request) => {
-        const page = await listMyRuns(dependencies, request.principal, request.query);
-        if (request.mediaType === 'text/html') {
-          return { statusCode: 200, html: renderRunHistory(page.items, page.cursor) };
-        }
-        return { statusCode: 200, json: page };
-      },
-    }),
+    listMyDecisions: historyRoute(
+      (request) => listMyDecisions(dependencies, request.principal, request.query),
+      renderDecisionHistory,
+    ),
+    listMyRuns: historyRoute(
+      (request) => listMyRuns(dependencies, request.principal, request.query),
+      renderRunHistory,
+    ),
   };
+}
+
+/** A paged history list: JSON, or escaped HTML for the page. */
+function historyRoute<Item>(
+  list: (request: HttpRequest<unknown, z.infer<typeof historyQuerySchema>>) => Promise<HistoryPage<Item>>,
+  render: (items: readonly Item[], cursor?: string) => string,
+) {
+  return defineRoute({
+    query: historyQuerySchema,
+    mediaTypes: JSON_OR_HTML,
+    handle: async (request) => {
+      const page = await list(request);
+      if (request.mediaType === 'text/html')
+        return { statusCode: 200, html: render(page.items, page.cursor) };
+      return { statusCode: 200, json: page };
+    },
+  });
 }
