@@ -145,7 +145,7 @@ export function describeMcpClientSideModules(): SideModule[] {
 
 /**
  * The inbox page's OAuth client library (oauth4webapi), shipped beside the inbox bundle and
- * served to the page (GET /assets/oauth4webapi.js): the published ES module, minified for the
+ * served to the page (GET /assets/oauth-client.js): the published ES module, minified for the
  * browser. The handler only reads it (lambdas/handlers/http/sign-in-library.ts), so it costs the
  * inbox function nothing at cold start.
  */

@@ -115,11 +115,12 @@ export const ROUTES = [
     function: 'api-inbox',
     auth: 'none',
   },
-  // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity.
+  // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity. Its
+  // path names no package: a bundle ships the library beside it only when its code names it.
   {
     operationId: 'getSignInLibrary',
     method: 'GET',
-    path: '/assets/oauth4webapi.js',
+    path: '/assets/oauth-client.js',
     function: 'api-inbox',
     auth: 'none',
   },

@@ -35,7 +35,7 @@ describe('authentication of the HTTP API', () => {
     expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
       'GET /',
       'GET /inbox/runs/{id}',
-      'GET /assets/oauth4webapi.js',
+      'GET /assets/oauth-client.js',
       'GET /openapi.json',
     ]);
     for (const route of manifest) {
@@ -173,7 +173,7 @@ describe('authentication of the HTTP API', () => {
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
     expect(acknowledged.sort()).toEqual([
       'Countersign/Countersign/Api/HttpApi/GET--',
-      'Countersign/Countersign/Api/HttpApi/GET--assets--oauth4webapi.js',
+      'Countersign/Countersign/Api/HttpApi/GET--assets--oauth-client.js',
       'Countersign/Countersign/Api/HttpApi/GET--inbox--runs--{id}',
       'Countersign/Countersign/Api/HttpApi/GET--openapi.json',
     ]);

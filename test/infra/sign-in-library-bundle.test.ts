@@ -61,7 +61,7 @@ describe('the inbox bundle as it deploys, and the sign-in library beside it', ()
         '-e',
         INVOKE,
         pathToFileURL(outfile).href,
-        JSON.stringify([get('/assets/oauth4webapi.js', 'GET /assets/oauth4webapi.js'), get('/', 'GET /')]),
+        JSON.stringify([get('/assets/oauth-client.js', 'GET /assets/oauth-client.js'), get('/', 'GET /')]),
       ],
       {
         env: {
@@ -104,7 +104,7 @@ describe('the inbox bundle as it deploys, and the sign-in library beside it', ()
     expect(served?.headers['content-type']).toBe('text/javascript; charset=utf-8');
     expect(served?.body).toBe(shipped);
     // ...and the page's import map and policy pin exactly them, and let it reach the sign-in origins
-    expect(page?.body).toContain(`"integrity":{"/assets/oauth4webapi.js":"${integrity}"}`);
+    expect(page?.body).toContain(`"integrity":{"/assets/oauth-client.js":"${integrity}"}`);
     expect(page?.headers['content-security-policy']).toContain(`'${integrity}'`);
     expect(page?.headers['content-security-policy']).toContain(
       "connect-src 'self' https://cognito-idp.us-east-1.amazonaws.com https://login.example.com;",

@@ -27,6 +27,9 @@ import {
 
 export { MAX_BODY_BYTES } from './http-middlewares.js';
 
+/** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
+export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
+
 export interface HttpRequest<Body = unknown, Query = Record<string, string | undefined>> {
   principal: UserProfile;
   /** Whether the principal has a user record, or only their identity provider's groups. */

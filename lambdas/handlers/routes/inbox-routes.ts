@@ -2,15 +2,12 @@ import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
 import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { defineRoute, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderCard, renderInboxCards } from '../http/inbox-page.js';
 import { renderInboxPage } from '../http/inbox-page-shell.js';
 import { readSignInLibrary } from '../http/sign-in-library.js';
 
 const encoder = new TextEncoder();
-
-/** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
-export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
 
 /** How the page signs approvers in (COUNTERSIGN_INBOX_SIGN_IN deployed; the local provider in `npm start`). */
 export interface InboxPageDependencies {

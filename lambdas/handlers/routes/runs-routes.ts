@@ -6,9 +6,8 @@ import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/l
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
-import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderRunAudit, renderRunView } from '../http/run-page.js';
-import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
