@@ -19,18 +19,20 @@ function renderTextDiff(diff: TextDiff): string {
   const title = `<p class="diff-title">${escapeHtml(TEXTS.diffTitle)} ${showValue(diff.field)}</p>`;
   if (diff.tooDifferent)
     return `<div class="diff">${title}<p class="diff-cut">${escapeHtml(TEXTS.diffTooDifferent)}</p></div>`;
-  const drawn = diff.parts.map((part) => {
-    switch (part.kind) {
-      case 'removed':
-        return `<del><span class="sr-only">${escapeHtml(TEXTS.diffRemoved)} </span>${showValue(part.text)}</del>`;
-      case 'added':
-        return `<ins><span class="sr-only">${escapeHtml(TEXTS.diffAdded)} </span>${showValue(part.text)}</ins>`;
-      case 'elided':
-        return `<span class="diff-elided"> ${escapeHtml(TEXTS.diffUnchanged(part.words))} </span>`;
-      case 'same':
-        return showValue(part.text);
-    }
-  });
+  const drawn = diff.parts.map(renderPart);
   const cut = diff.cut ? `<span class="diff-cut"> ${escapeHtml(TEXTS.diffCut)}</span>` : '';
   return `<div class="diff">${title}<p class="diff-text">${drawn.join('')}${cut}</p></div>`;
+}
+
+function renderPart(part: TextDiff['parts'][number]): string {
+  if (part.kind === 'elided') {
+    return `<span class="diff-elided"> ${escapeHtml(TEXTS.diffUnchanged(part.words))} </span>`;
+  }
+  if (part.kind === 'removed') {
+    return `<del><span class="sr-only">${escapeHtml(TEXTS.diffRemoved)} </span>${showValue(part.text)}</del>`;
+  }
+  if (part.kind === 'added') {
+    return `<ins><span class="sr-only">${escapeHtml(TEXTS.diffAdded)} </span>${showValue(part.text)}</ins>`;
+  }
+  return showValue(part.text);
 }
