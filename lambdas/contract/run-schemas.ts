@@ -12,6 +12,7 @@ import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
 import { HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX } from '../core/runs/list-history.js';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, type InboxEntry } from '../core/runs/list-inbox.js';
+import type { RedriveOutcome } from '../core/runs/redrive-run.js';
 import type { RunEvent } from '../core/runs/run-events.js';
 import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
@@ -146,6 +147,9 @@ export const runViewSchema = z.object({
   approveRefusal: card.approveRefusal,
   approverGroups: card.approverGroups,
   context: card.context,
+  usage: z.optional(z.object({ inputTokens: count, outputTokens: count, modelCalls: count })),
+  failure: z.optional(z.object({ step: z.string(), turn: count, error: z.string(), transient: z.boolean() })),
+  redrives: z.optional(count),
 });
 
 export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
@@ -177,6 +181,15 @@ export const inboxQuerySchema = z.strictObject({
   owner: filterText(200),
   group: z.optional(approverGroupSchema),
   sort: z._default(z.enum(['newest', 'deadline']), 'newest'),
+});
+export const redriveResponseSchema = z.object({
+  runId: z.string(),
+  status: z.enum(['running', 'waiting']),
+  failedStep: z.string(),
+  redrives: count,
+  redrivenBy: z.string(),
+  redrivenAt: z.string(),
+  repeated: z.boolean(),
 });
 
 export const inboxPageSchema = z.object({
@@ -328,6 +341,7 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof cardViewSchema>, CardView>>,
   Agrees<SameShape<z.output<typeof inboxPageSchema>['cards'][number], InboxEntry>>,
   Agrees<SameShape<z.output<typeof cancelResponseSchema>, Without<CancelOutcome, 'kind'>>>,
+  Agrees<SameShape<z.output<typeof redriveResponseSchema>, Without<RedriveOutcome, 'kind'>>>,
   Agrees<
     SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
   >,

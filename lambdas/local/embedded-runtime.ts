@@ -1,6 +1,7 @@
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
@@ -22,6 +23,7 @@ import {
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
 import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
+import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -31,6 +33,7 @@ import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-
 import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
+import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -41,6 +44,7 @@ import {
   localIdentityGroupGrants,
   localMcpHostPolicy,
   localPolicyFloor,
+  localPrincipalQuotas,
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
@@ -90,6 +94,8 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /** The price table of the cost estimate (the construct's `modelPrices`). @default - none */
+  readonly modelPrices?: ModelPrices;
   /**
    * Which token groups give which grants to a user without a record.
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
@@ -117,6 +123,11 @@ export interface EmbeddedRuntimeOptions {
    * @default - a free port; access tokens live an hour, as Cognito's
    */
   readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
+  /**
+   * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
+   * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
+   */
+  readonly principalQuotas?: Partial<PrincipalQuotas>;
 }
 
 /** The inbox page's app client at the local sign-in provider. */
@@ -232,6 +243,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
+    quotas: new DynamoQuotaStore({ client, tableName }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -263,7 +275,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
       policyFloor:
         options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
+      principalQuotas:
+        options.principalQuotas === undefined
+          ? localPrincipalQuotas()
+          : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
   };

@@ -6,6 +6,7 @@ import { type Clock, type Logger, silentLogger, systemClock } from '../core/port
 import { readBody } from './local-http-io.js';
 import { LOCAL_HTTP_HOST } from './local-http-server.js';
 import { type BearerTokenVerifier, LocalJwtIssuer, type TokenVerification } from './local-jwt-issuer.js';
+import { isOwnHost, isOwnOrigin } from './local-origin-check.js';
 import {
   renderSignInError,
   renderSignInPage,
@@ -157,6 +158,15 @@ export class LocalOidcProvider implements BearerTokenVerifier {
   private async handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const url = new URL(request.url ?? '/', this.url);
     const route = `${request.method ?? 'GET'} ${url.pathname}`;
+    const port = Number(new URL(this.url).port);
+    // As the local API: a name rebound to 127.0.0.1 is refused, and the login form is posted
+    // only from this provider's own page (no other site signs a user in through it).
+    const ownRequest =
+      route === `POST ${ENDPOINTS.authorization}` ? isOwnOrigin(request, port) : isOwnHost(request, port);
+    if (!ownRequest) {
+      this.logger.info('sign-in-foreign-origin', { method: request.method ?? 'GET' });
+      return sendJson(response, 403, { error: 'forbidden' });
+    }
     // Discovery, keys, tokens and revocation are read by the page's script on another origin.
     if (url.pathname !== ENDPOINTS.authorization) allowAnyOrigin(response);
     switch (route) {

@@ -37,6 +37,7 @@ describe('authentication of the HTTP API', () => {
       'GET /inbox/runs/{id}',
       'GET /assets/oauth-client.js',
       'GET /openapi.json',
+      'GET /runbook',
     ]);
     for (const route of manifest) {
       const properties = routes[routeKeyOf(route)];
@@ -176,6 +177,7 @@ describe('authentication of the HTTP API', () => {
       'Countersign/Countersign/Api/HttpApi/GET--assets--oauth-client.js',
       'Countersign/Countersign/Api/HttpApi/GET--inbox--runs--{id}',
       'Countersign/Countersign/Api/HttpApi/GET--openapi.json',
+      'Countersign/Countersign/Api/HttpApi/GET--runbook',
     ]);
     expect(bareReport.violations.map((violation) => violation.ruleName)).toEqual([]);
   });

@@ -1,4 +1,5 @@
 import { mkdtemp, rm } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { decodeJwt } from 'jose';
@@ -190,5 +191,40 @@ describe('the local sign-in provider (OpenID Connect, code flow with PKCE)', () 
     expect(new URL(noPkce.headers.get('location') ?? '').searchParams.get('error')).toBe('invalid_request');
     expect(signOutElsewhere.status).toBe(400);
     expect(signOut.headers.get('location')).toBe(REDIRECT_URI);
+  });
+
+  it('refuses a name rebound to 127.0.0.1, and a login form posted from another site', async () => {
+    // Arrange
+    const { port } = new URL(provider.url);
+    const send = (method: string, path: string, headers: Record<string, string>) =>
+      new Promise<number>((resolve, reject) => {
+        const request = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+        });
+        request.on('error', reject);
+        request.end(method === 'POST' ? `client_id=${CLIENT.client_id}&user=approver` : undefined);
+      });
+    const form = { 'content-type': 'application/x-www-form-urlencoded' };
+
+    // Act
+    const rebound = await send('GET', '/.well-known/openid-configuration', { host: `evil.example:${port}` });
+    const ownName = await send('GET', '/.well-known/openid-configuration', { host: `localhost:${port}` });
+    const foreignForm = await send('POST', '/oauth2/authorize', {
+      ...form,
+      host: `127.0.0.1:${port}`,
+      origin: 'https://evil.example',
+    });
+    const pageToken = await send('POST', '/oauth2/token', {
+      ...form,
+      host: `127.0.0.1:${port}`,
+      origin: 'http://127.0.0.1:9',
+    });
+
+    // Assess
+    expect(rebound).toBe(403);
+    expect(ownName).toBe(200);
+    expect(foreignForm).toBe(403);
+    expect(pageToken).toBe(400); // reaches the token endpoint (CORS), which refuses the bare form
   });
 });

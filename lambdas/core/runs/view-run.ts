@@ -7,7 +7,7 @@ import { describeRunStatus, type RunStatusView } from './describe-run-status.js'
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
 import { type RunReader, readerOfRun } from './run-readers.js';
-import type { RunRecord } from './run-record.js';
+import type { RunFailure, RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's readers see; while it waits, the part of its card view below. */
 export interface RunView
@@ -33,13 +33,23 @@ export interface RunView
   transcript: { messages: number; toolCalls: number; finalAnswer?: string; sealed?: 'refused' };
   /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
   unopenableCard?: UnopenableCard;
+  /** The model tokens and calls of the run so far; absent before its first model turn. */
+  usage?: NonNullable<RunRecord['usage']>;
+  /**
+   * Where a failed run failed and whether a redrive may resume it (`transient`); the error is
+   * the name the state machine caught, never a message. Only while the run is `failed`.
+   */
+  failure?: Pick<RunFailure, 'step' | 'turn' | 'error' | 'transient'>;
+  /** How many times the run was redriven (POST /runs/{id}/redrive). */
+  redrives?: number;
 }
 
 /**
  * A run as its owner, an admin or an approver its card was routed to sees it (a decider opens
  * the run they decided; run-readers.ts). Anyone else gets the same 404 as for a run that does
- * not exist, so run ids cannot be probed. The final answer is the owner's (and admins'): an
- * approver reads what they were asked to decide, not what the run found.
+ * not exist, so run ids cannot be probed. The final answer, the usage and a failure are the
+ * owner's (and admins'): an approver reads what they were asked to decide, not what the run
+ * found or cost.
  */
 export async function viewRun(
   dependencies: CardReaderDependencies,
@@ -60,6 +70,8 @@ export async function viewRun(
     label: record.label,
     createdAt: record.createdAt,
     ...describeRunStatus(record),
+    // Spend and recovery are the owner's and operators' to act on (an approver cannot redrive).
+    ...(reader === 'approver' ? {} : describeRunSpendAndRecovery(record)),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -116,6 +128,25 @@ async function readerOf(
     throw error;
   });
   return readerOfRun(viewer, record, card);
+}
+
+/** The run's model usage, and where it failed and how often it was redriven (what an operator acts on). */
+function describeRunSpendAndRecovery(record: RunRecord): Pick<RunView, 'usage' | 'failure' | 'redrives'> {
+  const failure = record.status === 'failed' ? record.failure : undefined;
+  return {
+    ...(record.usage ? { usage: record.usage } : {}),
+    ...(failure
+      ? {
+          failure: {
+            step: failure.step,
+            turn: failure.turn,
+            error: failure.error,
+            transient: failure.transient,
+          },
+        }
+      : {}),
+    ...(record.redrive ? { redrives: record.redrive.count } : {}),
+  };
 }
 
 /** The run; when its sealed state is refused before it can even be read (overflow), the record alone. */

@@ -3,6 +3,7 @@ import { historyQuerySchema } from '../../contract/run-schemas.js';
 import { auditRun } from '../../core/runs/audit-run.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
 import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
+import { redriveRun } from '../../core/runs/redrive-run.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
@@ -11,13 +12,14 @@ import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
- * POST /runs, GET /runs/{id} and POST /runs/{id}/cancel (the run's routes), its audit, and the
- * signed-in user's history. The reads answer JSON, or escaped HTML for the inbox page.
+ * POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive (the run's routes), its audit,
+ * and the signed-in user's history. The reads answer JSON, or escaped HTML for the inbox page.
  */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
-    Parameters<typeof cancelRun>[0],
+    Parameters<typeof cancelRun>[0] &
+    Parameters<typeof redriveRun>[0],
 ): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
@@ -72,6 +74,16 @@ export function createRunsRoutes(
       (request) => listMyRuns(dependencies, request.principal, request.query),
       renderRunHistory,
     ),
+    redriveRun: defineRoute({
+      handle: async (request) => {
+        const { kind: _kind, ...outcome } = await redriveRun(
+          dependencies,
+          request.principal,
+          runIdOf(request),
+        );
+        return { statusCode: 202, json: outcome };
+      },
+    }),
   };
 }
 

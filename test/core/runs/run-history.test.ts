@@ -20,7 +20,7 @@ const ADMIN = person('ada', { grants: ['admin'] });
 const EDITOR_ONLY = person('ron', { grants: ['agent_run'] });
 
 describe('who reads a run, and its audit', () => {
-  it('opens the run for the approver who decided it, after the decision, without the final answer', async () => {
+  it('opens the run for the approver who decided it, after the decision, without the final answer or the spend', async () => {
     // Prepare
     const harness = createHarness();
     const paused = await startPausedRun(harness);
@@ -35,7 +35,9 @@ describe('who reads a run, and its audit', () => {
     // Assess
     expect(asDecider).toMatchObject({ runId: paused.runId, owner: OWNER.userId });
     expect(asDecider.transcript.finalAnswer).toBeUndefined();
+    expect(asDecider.usage).toBeUndefined();
     expect(asOwner.runId).toBe(paused.runId);
+    expect(asOwner.usage).toBeDefined();
     expect(asStranger).toMatchObject({ code: 'not-found' });
   });
 
