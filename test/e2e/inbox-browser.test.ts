@@ -281,7 +281,7 @@ describe('the inbox page in headless Chromium', () => {
     );
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
     const lines = await card.locator('.preview li').allTextContents();
