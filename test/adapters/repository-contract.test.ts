@@ -671,7 +671,7 @@ describe.each([
         filter: { configurationId: 'cfg-filter', owner: 'odd-owner' },
       });
       const byGroup = await listAll({
-        routing: { kind: 'group', group: 'finance' },
+        routing: { kind: 'groups', groups: ['finance'] },
         filter: { group: 'finance', configurationId: 'cfg-filter' },
       });
       const newestCursor = (await adapters.runs.listWaitingCards({ limit: 1 })).cursor ?? '';
@@ -967,7 +967,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       expect(audit).toEqual({ 'DynamoDB:Query': 1 });
     });
 
-    it('lists one page with one query per index partition and one batch read of the cards', async () => {
+    it('lists one page with one query per index shard and one batch read of the cards, whatever the groups and filters', async () => {
       // Prepare
       adapters.counter.reset();
 
@@ -975,14 +975,30 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       await adapters.runs.listWaitingCards({ limit: 3 });
       const everyCard = adapters.counter.snapshot();
       adapters.counter.reset();
-      // An approver in two groups: 4 shards each of the open route and the two groups, and the old partition
-      await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: ['a', 'b'] } });
-      const twoGroups = adapters.counter.snapshot();
+      // Approvers in one group and in ten: the 4 shards of the approvers' route, and the old partition
+      await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: ['a'] } });
+      const oneGroup = adapters.counter.snapshot();
+      adapters.counter.reset();
+      const tenGroups = Array.from({ length: 10 }, (_unused, index) => `g${index}`);
+      await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: tenGroups } });
+      const manyGroups = adapters.counter.snapshot();
+      adapters.counter.reset();
+      // Filtered and sorted by deadline: the filters are read as DynamoDB reads, no extra rounds
+      await adapters.runs.listWaitingCards({
+        limit: 3,
+        order: 'deadline',
+        routing: { kind: 'groups', groups: tenGroups },
+        filter: { configurationId: 'cfg-none', tool: 'close_ticket', owner: 'nobody', group: 'g1' },
+      });
+      const filtered = adapters.counter.snapshot();
 
       // Assess
       expect(everyCard).toEqual({ 'DynamoDB:Query': 5 }); // the card items carry the every-card key
-      expect(twoGroups['DynamoDB:Query']).toBe(13);
-      expect(twoGroups['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
+      expect(oneGroup['DynamoDB:Query']).toBe(5);
+      expect(oneGroup['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
+      expect(manyGroups).toEqual(oneGroup);
+      // No entry matches: DynamoDB's filter left nothing to follow to a card
+      expect(filtered).toEqual({ 'DynamoDB:Query': 5 });
     });
   });
 

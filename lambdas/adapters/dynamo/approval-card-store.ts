@@ -1,7 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { type InboxOrder, isInboxFiltered, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
+import { isCardInRouting } from '../../core/approvals/card-routing.js';
+import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -12,45 +12,47 @@ import {
 import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
+  APPROVER_GROUPS_ATTRIBUTE,
+  APPROVER_ROUTE,
   decodeInboxCursor,
+  ENTRY_FILTERED_ATTRIBUTES,
   EVERY_CARD_ROUTE,
   encodeInboxCursor,
-  entryRoutesOfCard,
+  inboxPageFilterOf,
   inboxPartition,
   inboxSortKey,
   partitionsOf,
   shardOf,
 } from './inbox-index.js';
-import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { queryInboxPage } from './inbox-page-query.js';
+import { assertPageLimit, type ItemKey, isConditionalCheckFailed } from './item-codec.js';
 import {
+  approverEntryItemKey,
   CARD_SORT_KEY,
   cardItemKey,
-  inboxEntryItemKey,
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
-import {
-  approverGroupsAttribute,
-  parseStoredCard,
-  readStoredCardItem,
-  type WaitingCardsRequest,
-} from './run-item-schemas.js';
+import { parseStoredCard, readStoredCardItem, type WaitingCardsRequest } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
+/**
+ * Entries an approver's page evaluates on its first round, over all shards, per card of the
+ * page: one round serves an approver who may see about one waiting card in twelve or more
+ * (inbox-page-query.ts reads further, twice as many a round, for fewer).
+ */
+const APPROVER_FIRST_EVALUATION_PER_CARD = 16;
 
 type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
-
-/** Rounds a filtered inbox page reads at most: its work stays bounded, its cursor resumes where it stopped. */
-const FILTERED_ROUNDS = 5;
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
  * the sharded inbox index (inbox-index.ts) lists it, through the card's own index key (every
- * card) and one index entry item per group route. Closing REMOVEs the index keys: a sparse
+ * card) and one approver entry item naming its groups. Closing REMOVEs the index keys: a sparse
  * index drops what no longer waits.
  *
  * @example
@@ -66,7 +68,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   public async putCard(card: StoredCard): Promise<void> {
     const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
-    // key); its group entries are written after it, so an entry never points at nothing.
+    // key); its approver entry is written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
     const inboxAttributes = isCardOpen(parsed)
       ? {
@@ -90,22 +92,23 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       }),
     );
     if (!isCardOpen(parsed)) {
-      await this.unindexEntries(parsed.runId, parsed);
+      await this.unindexEntry(parsed.runId);
       return;
     }
-    await Promise.all(
-      entryRoutesOfCard(parsed).map((route) =>
-        this.table.client.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: {
-              ...inboxEntryItemKey(parsed.runId, route),
-              [INBOX.partitionKey]: inboxPartition(route, shard),
-              [INBOX.sortKey]: inboxSortKey(parsed),
-            },
-          }),
-        ),
-      ),
+    const groups = parsed.approverGroups ?? [];
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...approverEntryItemKey(parsed.runId),
+          [INBOX.partitionKey]: inboxPartition(APPROVER_ROUTE, shard),
+          [INBOX.sortKey]: inboxSortKey(parsed),
+          // What an approver's page filters on; none means any approver may see the card.
+          ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: [...new Set(groups)] } : {}),
+          // What the inbox's filters read, so a filtered page is filtered as DynamoDB reads.
+          ...Object.fromEntries(ENTRY_FILTERED_ATTRIBUTES.map((attribute) => [attribute, parsed[attribute]])),
+        },
+      }),
     );
   }
 
@@ -119,103 +122,49 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
     const order = options.order ?? 'newest';
-    const filter = isInboxFiltered(options.filter) ? options.filter : undefined;
-    const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
-    let position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
+    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
+    const routing = options.routing ?? { kind: 'every' };
+    const filter = inboxPageFilterOf(routing, options.filter);
+    const { items, nextPosition } = await queryInboxPage(this.table.client, this.table.tableName, {
+      partitions: partitionsOf(routing, this.inboxShards),
+      limit: options.limit,
+      order,
+      ...(position === undefined ? {} : { position }),
+      ...(filter === undefined ? {} : { filter }),
+      // Admins read every card: each shard may hold the whole page. Approvers read entries
+      // filtered on their groups, so a page's Queries do not grow with the groups.
+      firstEvaluation:
+        routing.kind === 'every'
+          ? options.limit
+          : Math.ceil((APPROVER_FIRST_EVALUATION_PER_CARD * options.limit) / this.inboxShards),
+    });
+    const page = items.map(({ item }) => ({ runId: runIdOfPartition(item[PK]), item }));
+    // Cards the index returned whole are used as they are; entries are followed to their card.
+    const followed = await this.readCardItems(
+      page.filter(({ item }) => item[SK] !== CARD_SORT_KEY).map(({ runId }) => runId),
+    );
     const cards: StoredCard[] = [];
     const unreadableRunIds: string[] = [];
-    let more = false;
-    // A filter is matched on the cards read, so a filtered page reads on (bounded) to fill up.
-    for (let round = 0; round < (filter ? FILTERED_ROUNDS : 1); round += 1) {
-      const read = await this.readIndexRound(partitions, position, options.limit, order);
-      more = read.more;
-      for (const [index, entry] of read.entries.entries()) {
-        position = entry.sortKey;
-        // One item that does not parse must not take the page down: it is listed as unreadable.
-        const card = entry.item === undefined ? undefined : readStoredCardItem(entry.item);
-        if (entry.item !== undefined && card === undefined) unreadableRunIds.push(entry.runId);
-        // An entry whose card closed between the query and the read is no longer waiting.
-        else if (card && isCardOpen(card) && (!filter || matchesInboxFilter(card, filter))) {
-          cards.push(runFromKey(entry.runId, card));
-        }
-        if (cards.length === options.limit) {
-          more ||= index < read.entries.length - 1;
-          break;
-        }
+    for (const { runId, item } of page) {
+      const cardItem = item[SK] === CARD_SORT_KEY ? item : followed.get(runId);
+      if (cardItem === undefined) continue;
+      // One item that does not parse must not take the page down: it is listed as unreadable.
+      const card = readStoredCardItem(cardItem);
+      if (card === undefined) unreadableRunIds.push(runId);
+      // An entry whose card closed between the query and the read is no longer waiting; the
+      // card's own groups and fields decide, whatever its entry said (fail closed).
+      else if (
+        isCardOpen(card) &&
+        isCardInRouting(card, routing) &&
+        matchesInboxFilter(card, options.filter ?? {})
+      ) {
+        cards.push(runFromKey(runId, card));
       }
-      if (!more || cards.length === options.limit) break;
     }
     return {
       cards,
       ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(more && position !== undefined ? { cursor: encodeInboxCursor(position, order) } : {}),
-    };
-  }
-
-  /**
-   * One round of the inbox: each partition's next `limit` entries past `position` (whose merge
-   * holds the page's `limit`), merged in `order` and deduplicated (a card of two of the viewer's
-   * groups has one entry each), with each one's card item: as the index returned it, or read.
-   */
-  private async readIndexRound(
-    partitions: readonly string[],
-    position: string | undefined,
-    limit: number,
-    order: InboxOrder,
-  ): Promise<{
-    entries: Array<{ runId: string; sortKey: string; item?: Record<string, unknown> }>;
-    more: boolean;
-  }> {
-    const newest = order === 'newest';
-    const outputs = await Promise.all(
-      partitions.map((partition) =>
-        this.table.client.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            IndexName: INBOX.name,
-            KeyConditionExpression:
-              position === undefined
-                ? '#inboxPk = :partition'
-                : `#inboxPk = :partition AND #inboxSk ${newest ? '<' : '>'} :position`,
-            ExpressionAttributeNames: {
-              '#inboxPk': INBOX.partitionKey,
-              ...(position === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
-            },
-            ExpressionAttributeValues: {
-              ':partition': partition,
-              ...(position === undefined ? {} : { ':position': position }),
-            },
-            ScanIndexForward: !newest,
-            Limit: limit,
-          }),
-        ),
-      ),
-    );
-    const entries = new Map<string, string>();
-    const cardItems = new Map<string, Record<string, unknown>>();
-    for (const item of outputs.flatMap((output) => output.Items ?? [])) {
-      const sortKey = item[INBOX.sortKey];
-      if (typeof sortKey !== 'string') continue;
-      const runId = runIdOfPartition(item[PK]);
-      entries.set(runId, sortKey);
-      if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
-    }
-    const sign = newest ? 1 : -1;
-    const merged = [...entries].sort(([, left], [, right]) =>
-      left < right ? sign : left > right ? -sign : 0,
-    );
-    const page = merged.slice(0, limit);
-    // Cards the index returned whole are used as they are; entries are followed to their card.
-    const followed = await this.readCardItems(
-      page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
-    );
-    const items = new Map([...cardItems, ...followed]);
-    return {
-      entries: page.map(([runId, sortKey]) => {
-        const item = items.get(runId);
-        return item === undefined ? { runId, sortKey } : { runId, sortKey, item };
-      }),
-      more: merged.length > limit || outputs.some((output) => output.LastEvaluatedKey),
+      ...(nextPosition === undefined ? {} : { cursor: encodeInboxCursor(nextPosition, order) }),
     };
   }
 
@@ -241,51 +190,36 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
-    let closed: Record<string, unknown> | undefined;
-    try {
-      const output = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)})`),
-          // The card as it was names its routes, so its index entries close without another read.
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      closed = output.Attributes;
-    } catch (error) {
-      // No card: nothing is in the inbox, which is what closing wants.
-      if (!isConditionalCheckFailed(error)) throw error;
-      return;
-    }
-    const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+    // No card: nothing is in the inbox, which is what closing wants.
+    if (await this.updateIfPresent(cardItemKey(runId), update)) await this.unindexEntry(runId);
   }
 
   /**
-   * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
-   * index drops them). Conditional, so closing never creates an entry that was never there.
+   * Takes the card's approver entry out of the inbox index (REMOVE of the index key: a sparse
+   * index drops it). Conditional, so closing never creates an entry that was never there.
    */
-  private async unindexEntries(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
-    const entryRemoval = this.table.endedRunRemoval();
-    await Promise.all(
-      entryRoutesOfCard(card).map(async (route) => {
-        const update = new UpdateExpression()
-          .remove(INBOX.partitionKey)
-          .remove(INBOX.sortKey)
-          .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, entryRemoval);
-        try {
-          await this.table.client.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: inboxEntryItemKey(runId, route),
-              ...update.toInput(`attribute_exists(${update.name(PK)})`),
-            }),
-          );
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-        }
-      }),
-    );
+  private async unindexEntry(runId: string): Promise<void> {
+    const update = new UpdateExpression()
+      .remove(INBOX.partitionKey)
+      .remove(INBOX.sortKey)
+      .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    await this.updateIfPresent(approverEntryItemKey(runId), update);
+  }
+
+  /** Applies `update` to the item at `key` if it exists; whether it did. */
+  private async updateIfPresent(key: ItemKey, update: UpdateExpression): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          ...update.toInput(`attribute_exists(${update.name(PK)})`),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
   }
 }

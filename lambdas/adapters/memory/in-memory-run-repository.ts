@@ -1,5 +1,5 @@
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
@@ -36,13 +36,7 @@ import {
   encodeHistoryCursor,
   runHistoryKey,
 } from '../dynamo/history-index.js';
-import {
-  decodeInboxCursor,
-  encodeInboxCursor,
-  entryRoutesOfCard,
-  inboxSortKey,
-  OPEN_ROUTE,
-} from '../dynamo/inbox-index.js';
+import { decodeInboxCursor, encodeInboxCursor, inboxSortKey } from '../dynamo/inbox-index.js';
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
 import {
@@ -171,7 +165,9 @@ export class InMemoryRunRepository implements RunRepository {
     const past = (sortKey: string) =>
       position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
     const ordered = [...this.cards.values()]
-      .filter((card) => isCardOpen(card) && isRoutedTo(card, routing) && matchesInboxFilter(card, filter))
+      .filter(
+        (card) => isCardOpen(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter),
+      )
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
       .filter(({ sortKey }) => past(sortKey))
       .sort((left, right) =>
@@ -326,13 +322,6 @@ export class InMemoryRunRepository implements RunRepository {
 /** Whether the card is open at this turn and digest: what a k-of-n tally's conditional write checks. */
 function cardWaitsAt(card: StoredCard | undefined, at: { turn: number; digest: string }): card is StoredCard {
   return card !== undefined && isCardOpen(card) && card.turn === at.turn && card.digest === at.digest;
-}
-
-/** The inbox routes the DynamoDB index gives a card, matched against the viewer's routing. */
-function isRoutedTo(card: StoredCard, routing: InboxRouting): boolean {
-  if (routing.kind === 'every') return true;
-  const reachable = new Set(routing.kind === 'group' ? [routing.group] : [OPEN_ROUTE, ...routing.groups]);
-  return entryRoutesOfCard(card).some((route) => reachable.has(route));
 }
 
 function historySortKey(key: Record<string, string>): string {

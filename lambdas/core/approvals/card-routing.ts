@@ -28,9 +28,7 @@ export const approverGroupsSchema = z
 export type InboxRouting =
   | { kind: 'every' }
   /** Cards routed to nobody in particular, and cards routed to one of `groups`. */
-  | { kind: 'groups'; groups: readonly string[] }
-  /** Only the cards routed to `group` (the inbox filtered by a routed group). */
-  | { kind: 'group'; group: string };
+  | { kind: 'groups'; groups: readonly string[] };
 
 /** Admins read every card; an approver reads open cards and those routed to their groups. */
 export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
@@ -40,6 +38,20 @@ export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
     (group) => approverGroupSchema.safeParse(group).success,
   );
   return { kind: 'groups', groups: groups.sort() };
+}
+
+/**
+ * Whether a card is in the inbox a routing reads: every card for admins; for an approver, a
+ * card routed to nobody in particular or to one of the routing's groups. The inbox's stores
+ * check it on every card they return, whatever their index matched.
+ */
+export function isCardInRouting(
+  card: { approverGroups?: readonly string[] },
+  routing: InboxRouting,
+): boolean {
+  if (routing.kind === 'every') return true;
+  const groups = card.approverGroups ?? [];
+  return groups.length === 0 || groups.some((group) => routing.groups.includes(group));
 }
 
 /**

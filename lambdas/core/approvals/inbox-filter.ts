@@ -9,7 +9,7 @@ export interface InboxFilter {
   configurationId?: string;
   tool?: string;
   owner?: string;
-  /** Cards routed to this approver group (the index reads only its partitions). */
+  /** Cards routed to this approver group (one the viewer is in, unless an admin). */
   group?: string;
 }
 
@@ -30,9 +30,4 @@ export function matchesInboxFilter(
   if (filter.owner !== undefined && card.owner !== filter.owner) return false;
   if (filter.group !== undefined && !(card.approverGroups ?? []).includes(filter.group)) return false;
   return true;
-}
-
-/** Whether the filter narrows anything (an unfiltered page is read in one round). */
-export function isInboxFiltered(filter: InboxFilter | undefined): filter is InboxFilter {
-  return filter !== undefined && Object.values(filter).some((value) => value !== undefined);
 }

@@ -77,11 +77,13 @@ export async function listInbox(
   return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
 }
 
-/** The partitions to read: the viewer's routes, or one group's when the inbox is filtered by it. */
+/** The viewer's routing; none when the inbox is filtered by a group the viewer is not in. */
 function routingOf(viewer: UserProfile, filter: InboxFilter | undefined): InboxRouting | undefined {
   const group = filter?.group;
-  if (group === undefined) return inboxRoutingOf(viewer);
-  return isAdmin(viewer) || (viewer.groups ?? []).includes(group) ? { kind: 'group', group } : undefined;
+  if (group === undefined || isAdmin(viewer) || (viewer.groups ?? []).includes(group)) {
+    return inboxRoutingOf(viewer);
+  }
+  return undefined;
 }
 
 /** The leading entries whose sizes together stay within `maxBytes`; never fewer than one. */
