@@ -221,23 +221,18 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
     // Prepare: two open cards of "cfg-late"; one entry as #27 wrote it (groups only), one whose owner was altered
     await runs.putCard({ ...makeCard('run-entry-unfiltered', 901), configurationId: 'cfg-late' });
     await runs.putCard({ ...makeCard('run-entry-altered', 902), configurationId: 'cfg-late' });
-    await dynamo.documentClient.send(
-      new UpdateCommand({
-        TableName: dynamo.tableName,
-        Key: { pk: 'RUN#run-entry-unfiltered', sk: 'INBOX#@approvers' },
-        UpdateExpression: 'REMOVE configurationId, #owner, toolNames',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-      }),
-    );
-    await dynamo.documentClient.send(
-      new UpdateCommand({
-        TableName: dynamo.tableName,
-        Key: { pk: 'RUN#run-entry-altered', sk: 'INBOX#@approvers' },
-        UpdateExpression: 'SET #owner = :owner',
-        ExpressionAttributeNames: { '#owner': 'owner' },
-        ExpressionAttributeValues: { ':owner': 'someone-else' },
-      }),
-    );
+    const updateEntry = (runId: string, expression: string, values?: Record<string, unknown>) =>
+      dynamo.documentClient.send(
+        new UpdateCommand({
+          TableName: dynamo.tableName,
+          Key: { pk: `RUN#${runId}`, sk: 'INBOX#@approvers' },
+          UpdateExpression: expression,
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+    await updateEntry('run-entry-unfiltered', 'REMOVE configurationId, #owner, toolNames');
+    await updateEntry('run-entry-altered', 'SET #owner = :owner', { ':owner': 'someone-else' });
     const routing: InboxRouting = { kind: 'groups', groups: [] };
 
     // Act

@@ -313,19 +313,16 @@ describe('Countersign least privilege', () => {
 
   it('queries the inbox index from the inbox and the waiting-runs probe only, the history index from the runs function only, and deletes outside quota partitions from admin only', () => {
     // Prepare
-    const indexArn = (index: string) => (statement: PolicyStatementJson) =>
+    const onIndex = (index: string) => (statement: PolicyStatementJson) =>
       JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const statementsOf = (name: HandlerName) => synthesized.statementsOf(synthesized.roleOf(name));
     const readersOf = (index: string) =>
-      HANDLER_NAMES.filter((name) =>
-        synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn(index)),
-      );
+      HANDLER_NAMES.filter((name) => statementsOf(name).some(onIndex(index)));
 
     // Act
     const indexReaders = readersOf(TABLE_LAYOUT.inboxIndex.name);
     const historyReaders = readersOf(TABLE_LAYOUT.historyIndex.name);
-    const historyStatements = synthesized
-      .statementsOf(synthesized.roleOf('api-runs'))
-      .filter(indexArn(TABLE_LAYOUT.historyIndex.name));
+    const historyStatements = statementsOf('api-runs').filter(onIndex(TABLE_LAYOUT.historyIndex.name));
 
     const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
       synthesized
