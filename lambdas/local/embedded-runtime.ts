@@ -56,6 +56,7 @@ import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalOidcProvider } from './local-oidc-provider.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -124,6 +125,11 @@ export interface EmbeddedRuntimeOptions {
    */
   readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
   /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
@@ -146,6 +152,8 @@ export interface EmbeddedRuntime {
   readonly runner: LocalStateMachineRunner;
   /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -292,6 +300,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
   const provider = await LocalOidcProvider.start({
     port: options.signIn?.port ?? 0,
@@ -334,7 +343,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    probe,
     stop: async () => {
+      await probe.stop();
       await server.stop();
       await provider.stop();
       await runner?.stop();

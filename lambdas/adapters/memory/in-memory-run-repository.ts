@@ -1,8 +1,8 @@
-import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
@@ -10,6 +10,7 @@ import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-
 import {
   type CardClosing,
   isCardOpen,
+  STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
@@ -28,15 +29,19 @@ import type {
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
+import {
+  type CallRecord,
+  type CallRecordExpectation,
+  callRecordSchema,
+} from '../../core/runs/call-record.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {
-  actHistoryKey,
-  decodeHistoryCursor,
-  encodeHistoryCursor,
-  runHistoryKey,
-} from '../dynamo/history-index.js';
-import { decodeInboxCursor, encodeInboxCursor, inboxSortKey } from '../dynamo/inbox-index.js';
+  decodeInboxCursor,
+  encodeInboxCursor,
+  inboxSortKey,
+  undeliveredSortKey,
+} from '../dynamo/inbox-index.js';
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
 import {
@@ -50,6 +55,7 @@ import {
   type StoredSealedState,
   sealedStateAttributes,
 } from '../dynamo/sealed-state-overflow.js';
+import { pageActsOf, pageRunsOwnedBy } from './in-memory-history.js';
 
 export interface InMemoryRunRepositoryProps {
   /**
@@ -90,6 +96,9 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly cards = new Map<string, StoredCard>();
   private readonly decisions = new Map<string, DecisionRecord>();
   private readonly approvals = new Map<string, ApprovalRecord>();
+  /** Keys of claimed approvals and rejections not yet marked delivered. */
+  private readonly undelivered = new Set<string>();
+  private readonly calls = new Map<string, CallRecord>();
 
   public constructor(props: InMemoryRunRepositoryProps = {}) {
     this.overflow = new SealedStateOverflow(props.blobStore);
@@ -137,8 +146,15 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'written' };
   }
 
-  public async putCard(card: StoredCard): Promise<void> {
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
     const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    const existing = this.cards.get(parsed.runId);
+    if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardOpen(existing)) {
+      return { kind: 'condition-failed' };
+    }
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
@@ -148,6 +164,29 @@ export class InMemoryRunRepository implements RunRepository {
         ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
       }),
     );
+    return { kind: 'written' };
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    const card = this.cards.get(runId);
+    if (!card || !isCardOpen(card) || card.turn !== change.turn || card.digest !== change.digest) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      sealedToken: copyOf(change.sealedToken),
+      waitId: change.waitId,
+    });
+    return { kind: 'written' };
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const card = this.cards.get(runId);
+    if (card?.turn === turn) this.cards.set(runId, { ...card, notification: 'sent' });
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -187,20 +226,81 @@ export class InMemoryRunRepository implements RunRepository {
     return encodeInboxCursor(inboxSortKey(card), order);
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<ConditionalOutcome> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card !== undefined) this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
+    if (card === undefined) return { kind: 'written' };
+    if (options.expectWaitId !== undefined && (card.waitId ?? null) !== options.expectWaitId) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      state: 'closed',
+      closedBecause: because,
+    });
+    return { kind: 'written' };
   }
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = withoutUndefined(decisionRecordSchema.parse(record));
     assertTurn(parsed.turn);
     const key = decisionKey(parsed.runId, parsed.turn);
     const existing = this.decisions.get(key);
     if (existing !== undefined) return { kind: 'already-decided', existing: copyOf(existing) };
     this.decisions.set(key, copyOf(parsed));
+    // A cancel is carried out by its own request: nothing waits for its delivery.
+    if (parsed.decision !== 'cancel') this.undelivered.add(key);
     return { kind: 'claimed' };
+  }
+
+  public async markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    assertTurn(turn);
+    this.undelivered.delete(decisionKey(runId, turn));
+  }
+
+  public async listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return [...this.undelivered]
+      .flatMap((key) => {
+        const decision = this.decisions.get(key);
+        return decision === undefined ? [] : [decision];
+      })
+      .filter((decision) => undeliveredSortKey(decision) < options.decidedBefore)
+      .sort((left, right) => undeliveredSortKey(left).localeCompare(undeliveredSortKey(right)))
+      .slice(0, options.limit)
+      .map(copyOf);
+  }
+
+  public async listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    assertTurn(turn);
+    return [...this.calls.values()]
+      .filter((record) => record.runId === runId && record.turn === turn)
+      .sort((left, right) => left.index - right.index)
+      .map(copyOf);
+  }
+
+  public async putCallRecord(
+    record: CallRecord,
+    expected: CallRecordExpectation,
+  ): Promise<ConditionalOutcome> {
+    const parsed = withoutUndefined(callRecordSchema.parse(record));
+    assertTurn(parsed.turn);
+    const key = `${parsed.runId}#${parsed.turn}#${parsed.index}`;
+    const stored = this.calls.get(key);
+    const holds =
+      expected.kind === 'absent'
+        ? stored === undefined
+        : stored?.attemptId === expected.attemptId && stored.state === expected.state;
+    if (!holds) return { kind: 'condition-failed' };
+    this.calls.set(key, copyOf(parsed));
+    return { kind: 'written' };
   }
 
   public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
@@ -236,66 +336,19 @@ export class InMemoryRunRepository implements RunRepository {
     userId: string,
     page: PageRequest,
   ): Promise<{ items: RecordedAct[]; cursor?: string }> {
-    const decided = [...this.decisions.values()]
-      .filter((decision) => decision.decidedBy === userId)
-      .map(
-        (decision): RecordedAct => ({
-          kind: 'decision',
-          runId: decision.runId,
-          turn: decision.turn,
-          at: decision.decidedAt,
-          digest: decision.digest,
-          decision: decision.decision,
-        }),
-      );
-    const approved = [...this.approvals.values()]
-      .filter((approval) => approval.approvedBy === userId)
-      .map(
-        (approval): RecordedAct => ({
-          kind: 'approval',
-          runId: approval.runId,
-          turn: approval.turn,
-          at: approval.approvedAt,
-          digest: approval.digest,
-        }),
-      );
-    const acts = [...decided, ...approved].map((act) => ({
-      sortKey: historySortKey(actHistoryKey({ ...act, actor: userId })),
-      act,
-    }));
-    const { items, cursor } = pageNewestFirst(acts, page);
-    return {
-      items: items.map(({ act }) => {
-        const record = this.runs.get(act.runId)?.record;
-        return record ? { ...act, run: { label: record.label, status: record.status } } : act;
-      }),
-      ...(cursor ? { cursor } : {}),
-    };
+    const records = { decisions: this.decisions.values(), approvals: this.approvals.values() };
+    return pageActsOf(records, (runId) => this.runs.get(runId)?.record, userId, page);
   }
 
   public async listRunsOwnedBy(
     owner: string,
     page: PageRequest,
   ): Promise<{ items: RunSummary[]; cursor?: string }> {
-    const owned = [...this.runs.values()]
-      .filter(({ record }) => record.owner === owner)
-      .map(({ record }) => ({ sortKey: historySortKey(runHistoryKey(record)), record }));
-    const { items, cursor } = pageNewestFirst(owned, page);
-    return {
-      items: items.map(({ record }) => {
-        const { runId, label, status, configurationId, createdAt, updatedAt, endedAt } = record;
-        return {
-          runId,
-          label,
-          status,
-          configurationId,
-          createdAt,
-          updatedAt,
-          ...(endedAt ? { endedAt } : {}),
-        };
-      }),
-      ...(cursor ? { cursor } : {}),
-    };
+    return pageRunsOwnedBy(
+      [...this.runs.values()].map(({ record }) => record),
+      owner,
+      page,
+    );
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
@@ -322,30 +375,6 @@ export class InMemoryRunRepository implements RunRepository {
 /** Whether the card is open at this turn and digest: what a k-of-n tally's conditional write checks. */
 function cardWaitsAt(card: StoredCard | undefined, at: { turn: number; digest: string }): card is StoredCard {
   return card !== undefined && isCardOpen(card) && card.turn === at.turn && card.digest === at.digest;
-}
-
-function historySortKey(key: Record<string, string>): string {
-  return key[TABLE_LAYOUT.historyIndex.sortKey] ?? '';
-}
-
-/** One page of the history index, as DynamoDB's Query below the cursor reads it. */
-function pageNewestFirst<Entry extends { sortKey: string }>(
-  entries: Entry[],
-  page: PageRequest,
-): { items: Entry[]; cursor?: string } {
-  assertPageLimit(page.limit);
-  const before = page.cursor === undefined ? undefined : decodeHistoryCursor(page.cursor);
-  const sorted = entries
-    .filter((entry) => before === undefined || entry.sortKey < before)
-    .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
-  const items = sorted.slice(0, page.limit);
-  const last = items.at(-1);
-  return {
-    items,
-    ...(sorted.length > page.limit && last !== undefined
-      ? { cursor: encodeHistoryCursor(last.sortKey) }
-      : {}),
-  };
 }
 
 function decisionKey(runId: string, turn: number): string {

@@ -5,12 +5,12 @@ import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 keeps what
- * the card showed as JSON text (`cardShown`); version 1 kept it as native attributes, and
- * records written before versions existed have no `schemaVersion` and read as version 1.
- * Fixtures: `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 names the
+ * request that wrote the claim (`claimId`); version 2 keeps what the card showed as JSON text
+ * (`cardShown`); version 1 kept it as native attributes, and records written before versions
+ * existed have no `schemaVersion` and read as version 1. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 2;
+export const DECISION_RECORD_SCHEMA_VERSION = 3;
 /** The approval record (k-of-n) has its own version: it did not change with the decision record's. */
 export const APPROVAL_RECORD_SCHEMA_VERSION = 1;
 
@@ -59,10 +59,31 @@ export const decisionRecordSchema = z.object({
   schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
   ...decisionFields,
   cardShown: z.string(),
+  /**
+   * The request that wrote the claim: an SDK retry of the claim that meets it knows the claim
+   * for its own and goes on to deliver (another request's is answered as a repeat).
+   */
+  claimId: z.string().check(z.minLength(1)),
 });
-export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
-/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as version 2. */
+/** A decision record as this version writes it: a claim, named by the request that made it. */
+export type DecisionClaim = z.infer<typeof decisionRecordSchema>;
+
+/** A decision record as read: one written before version 3 names no claim. */
+export type DecisionRecord = Omit<DecisionClaim, 'claimId'> & { claimId?: string };
+
+/** Version 2 records: read as the current version, without a claim id. */
+const version2Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
+  z.transform(
+    ({ schemaVersion: _written, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+    }),
+  ),
+);
+
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as the current version. */
 const version1Schema = z.pipe(
   z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
   z.transform(
@@ -91,7 +112,7 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
-  z.union([decisionRecordSchema, version1Schema]),
+  z.union([decisionRecordSchema, version2Schema, version1Schema]),
 );
 
 /** The account of a turn cancelled while it waited: no card was decided, so none was shown. */

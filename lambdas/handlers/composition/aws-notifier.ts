@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import { EventBridgeRunNotifier } from '../../adapters/event-bridge-run-notifier.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
@@ -9,7 +10,7 @@ let notifier: RunDependencies['notifier'] | undefined;
 export function awsNotifier(): RunDependencies['notifier'] {
   const environment = lambdaEnvironment();
   notifier ??= new EventBridgeRunNotifier({
-    client: new EventBridgeClient({}),
+    client: surfaceTransientFaults(new EventBridgeClient({})),
     eventBusName: environment.COUNTERSIGN_EVENT_BUS_NAME,
     ...(environment.COUNTERSIGN_INBOX_URL ? { inboxUrl: environment.COUNTERSIGN_INBOX_URL } : {}),
   });
