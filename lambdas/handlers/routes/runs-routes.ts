@@ -1,5 +1,7 @@
 import type * as z from 'zod/mini';
 import { historyQuerySchema } from '../../contract/run-schemas.js';
+import { type ReceiptReadingDependencies, readRunReceipt } from '../../core/receipts/read-run-receipt.js';
+import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import { auditRun } from '../../core/runs/audit-run.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
 import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
@@ -12,14 +14,16 @@ import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
- * POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive (the run's routes), its audit,
- * and the signed-in user's history. The reads answer JSON, or escaped HTML for the inbox page.
+ * POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive, GET /runs/{id}/receipt (the
+ * run's routes), its audit, and the signed-in user's history. The reads answer JSON, or escaped
+ * HTML for the inbox page.
  */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
     Parameters<typeof cancelRun>[0] &
-    Parameters<typeof redriveRun>[0],
+    Parameters<typeof redriveRun>[0] &
+    Omit<ReceiptReadingDependencies, 'chain'> & { receipts: Pick<ReceiptDependencies, 'chain'> },
 ): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
@@ -43,6 +47,16 @@ export function createRunsRoutes(
         }
         return { statusCode: 200, json: view };
       },
+    }),
+    getRunReceipt: defineRoute({
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await readRunReceipt(
+          { runs: dependencies.runs, chain: dependencies.receipts.chain },
+          request.principal,
+          runIdOf(request),
+        ),
+      }),
     }),
     cancelRun: defineRoute({
       // The body is optional: a bare POST cancels without a reason.
