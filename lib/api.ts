@@ -50,6 +50,10 @@ const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getCardPage:
+    "GET /inbox/runs/{id} serves the same static inbox page shell as GET / (a card's own address, for links in notifications): it holds no data and acts on nothing; the page reads the run with the viewer's bearer token through the JWT authorizer.",
+  getSignInLibrary:
+    "GET /assets/oauth-client.js serves the published OAuth client library the page signs in with (pinned by the page's integrity): code, no data, acts on nothing.",
   getOpenApiDocument:
     'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
   getRunbook:

@@ -1,4 +1,5 @@
 import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import { cardPageUrl } from '../contract/card-address.js';
 import type { AwaitingApprovalEvent, ExternalRunAnsweredEvent, RunNotifier } from '../core/ports.js';
 
 export const EVENT_SOURCE = 'countersign';
@@ -6,20 +7,39 @@ export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
 export const EXTERNAL_RUN_ANSWERED_DETAIL_TYPE = 'External Run Answered';
 
 /**
- * Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail.
- * The detail names the run, its tools and the approver groups its card is routed to (empty:
- * every approver): no arguments, no previews, no token.
+ * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups its card is
+ * routed to (empty: every approver) and, where the inbox page's URL is known, the card's own
+ * address on it (`cardUrl`, which opens the card after sign-in). No arguments, no previews, no token.
+ *
+ * @example
+ * describeAwaitingApproval(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
  */
+export function describeAwaitingApproval(
+  event: AwaitingApprovalEvent,
+  inboxUrl: string | undefined,
+): AwaitingApprovalEvent & { cardUrl?: string } {
+  return {
+    runId: event.runId,
+    toolNames: event.toolNames,
+    pausedAt: event.pausedAt,
+    approverGroups: event.approverGroups,
+    ...(inboxUrl === undefined ? {} : { cardUrl: cardPageUrl(inboxUrl, event.runId) }),
+  };
+}
+
+/** Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail. */
 export class EventBridgeRunNotifier implements RunNotifier {
-  public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
+  public constructor(
+    private readonly options: {
+      client: EventBridgeClient;
+      eventBusName: string;
+      /** The inbox page's URL (COUNTERSIGN_INBOX_URL), for the card's address. @default - no `cardUrl` */
+      inboxUrl?: string;
+    },
+  ) {}
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
-    await this.put(AWAITING_APPROVAL_DETAIL_TYPE, {
-      runId: event.runId,
-      toolNames: event.toolNames,
-      pausedAt: event.pausedAt,
-      approverGroups: event.approverGroups,
-    });
+    await this.put(AWAITING_APPROVAL_DETAIL_TYPE, describeAwaitingApproval(event, this.options.inboxUrl));
   }
 
   /**
@@ -36,7 +56,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
     });
   }
 
-  private async put(detailType: string, detail: Record<string, unknown>): Promise<void> {
+  private async put(detailType: string, detail: object): Promise<void> {
     const result = await this.options.client.send(
       new PutEventsCommand({
         Entries: [

@@ -7,6 +7,7 @@ import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
+import { inboxSignInSchema } from './inbox-sign-in.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
@@ -149,6 +150,12 @@ export const environmentSchema = z.object({
     ),
     {},
   ),
+  // The inbox page's sign-in (inbox-sign-in.ts), as JSON; unset: the page takes a pasted token only.
+  COUNTERSIGN_INBOX_SIGN_IN: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), inboxSignInSchema),
+  ),
+  // The inbox page's URL (ending in `/`): the card links of the `Run Awaiting Approval` event.
+  COUNTERSIGN_INBOX_URL: z.optional(z.string().check(z.url(), z.endsWith('/'))),
   // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
   // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
   COUNTERSIGN_MODEL_PRICES: z.optional(

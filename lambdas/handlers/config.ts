@@ -9,6 +9,7 @@ import {
   eventsEndpointSchema,
   parseIdentityGroupGrants,
 } from '../contract/environment.js';
+import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
@@ -95,6 +96,12 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
   throw new Error(
     `countersign configuration is invalid: COUNTERSIGN_IDENTITY_GROUP_GRANTS: ${parsed.problem}`,
   );
+}
+
+/** The inbox page's sign-in (COUNTERSIGN_INBOX_SIGN_IN); unset: the page takes a pasted token only. */
+export function lambdaInboxPage(): { signIn?: InboxSignIn } {
+  const signIn = lambdaEnvironment().COUNTERSIGN_INBOX_SIGN_IN;
+  return signIn === undefined ? {} : { signIn };
 }
 
 /** The deployed MCP host policy: https to the listed hosts only (COUNTERSIGN_MCP_ALLOWED_HOSTS). */
