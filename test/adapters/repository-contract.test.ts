@@ -12,7 +12,12 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
-import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  type ApprovalRecord,
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import {
   type ConfigurationRepository,
@@ -97,6 +102,8 @@ function makeDecision(
   overrides: Partial<DecisionRecord> = {},
 ): DecisionRecord {
   return {
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    channel: 'api',
     runId,
     turn: 3,
     decision: 'approve',
@@ -501,7 +508,12 @@ describe.each([
       // Prepare
       const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
+      const approval = (
+        approvedBy: string,
+        overrides: { digest?: string; turn?: number } = {},
+      ): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-tally',
         turn: overrides.turn ?? card.turn,
         digest: overrides.digest ?? card.digest,
@@ -534,6 +546,8 @@ describe.each([
       const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
       await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-reentered',
         turn: card.turn,
         digest: card.digest,
@@ -582,6 +596,8 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const read = await adapters.runs.getCard('run-card-v1');
       const listed = await adapters.runs.listWaitingCards({ limit: 100 });
       const tally = await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-card-v1',
         turn: plain.turn,
         digest: plain.digest,

@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  readableApprovalRecordSchema,
+  readableDecisionRecordSchema,
+} from '../../lambdas/core/approvals/decision-record.js';
 import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
@@ -25,6 +28,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'approval-record', read: (value) => readableApprovalRecordSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -117,6 +121,23 @@ describe('reading earlier versions as the current one', () => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
     expect(stored).toMatchObject({ schemaVersion: 2, state });
     expect(stored.closedBecause).toBeUndefined();
+  });
+
+  it.each([
+    ['v1.json', 'api'],
+    ['v1-unversioned.json', 'api'],
+    ['v2-slack.json', 'slack'],
+  ])('reads the decision record %s as decided through %s', (file, channel) => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
+    expect(record).toMatchObject({ schemaVersion: 2, channel });
+  });
+
+  it.each([
+    ['v1-unversioned.json', 'api'],
+    ['v2-slack.json', 'slack'],
+  ])('reads the approval record %s as approved through %s', (file, channel) => {
+    const record = readableApprovalRecordSchema.parse(readFixture('approval-record', file));
+    expect(record).toMatchObject({ schemaVersion: 2, channel });
   });
 
   it('keeps why a version 2 card closed', () => {

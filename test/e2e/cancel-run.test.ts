@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../lambdas/contract/api-client.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import { bodyOf, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { eventually, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
@@ -319,6 +320,8 @@ describe('POST /runs/{id}/cancel', () => {
     // Prepare: the claim is on record, the run still says waiting (the request died in between)
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'half-cancelled'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn,
       decision: 'cancel',

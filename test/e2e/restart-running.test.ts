@@ -2,6 +2,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import type { RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import {
   removeTestData,
   settle,
@@ -85,6 +86,8 @@ describe('a decision recorded but not carried out when the local process stopped
     runtime = await startTestRuntime();
     const { runId, view } = await startRunAndSettle(runtime, "Set the author of page 14 to 'Nach Neustart'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn: view.turn,
       decision: 'approve',

@@ -1,7 +1,7 @@
 import type { UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
-import { DECISION_RECORD_SCHEMA_VERSION } from './decision-record.js';
+import { APPROVAL_RECORD_SCHEMA_VERSION, type DecisionChannel } from './decision-record.js';
 import type { StoredCard } from './stored-card.js';
 
 /** How far a k-of-n turn is: who has approved, out of how many needed. */
@@ -34,7 +34,7 @@ export function countApprovals(
  * so the task token is delivered once however many approvals race.
  *
  * @example
- * const tally = await tallyApproval(dependencies, approver, stored, policy, now);
+ * const tally = await tallyApproval(dependencies, approver, stored, policy, now, 'api');
  * if (tally.kind === 'counted' && tally.approvals.count >= tally.approvals.required) // claim the decision
  */
 export async function tallyApproval(
@@ -43,14 +43,16 @@ export async function tallyApproval(
   card: StoredCard,
   policy: TurnPolicy,
   now: Date,
+  channel: DecisionChannel,
 ): Promise<{ kind: 'card-moved' } | { kind: 'counted'; approvals: ApprovalTally }> {
   const outcome = await dependencies.runs.recordApproval({
-    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
     runId: card.runId,
     turn: card.turn,
     digest: card.digest,
     approvedBy: principal.userId,
     approvedAt: now.toISOString(),
+    channel,
   });
   if (outcome.kind === 'card-moved') return outcome;
   const approvals = countApprovals(outcome.approvedBy, policy, card.owner);

@@ -6,6 +6,7 @@ import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   type Decision,
+  type DecisionChannel,
   type DecisionRecord,
   describeCardShown,
 } from '../approvals/decision-record.js';
@@ -62,13 +63,18 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  *    K-th goes on;
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
+ *
+ * Every channel decides here (`options.channel`, recorded in the audit; the API's by default):
+ * a Slack button passes the same digest, gates, routing, k-of-n and claim as the API.
  */
 export async function decideRun(
   dependencies: DecisionDependencies,
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
+  options: { readonly channel?: DecisionChannel } = {},
 ): Promise<DecisionOutcome> {
+  const channel = options.channel ?? 'api';
   requireGrant(principal, 'agent_approve');
   const card = await readCard(dependencies, runId);
   // A card routed to groups the approver is not in is, for them, a card that does not exist.
@@ -101,7 +107,7 @@ export async function decideRun(
 
   let approvedBy: string[] | undefined;
   if (request.decision === 'approve' && policy.requiredApprovals > 1) {
-    const tally = await tallyApproval(dependencies, principal, card, policy, now);
+    const tally = await tallyApproval(dependencies, principal, card, policy, now, channel);
     if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
     if (tally.approvals.count < tally.approvals.required) {
       return {
@@ -126,6 +132,7 @@ export async function decideRun(
     ...(request.reason ? { reason: request.reason } : {}),
     cardShown: describeCardShown((await opened()).card),
     ...(approvedBy ? { approvedBy } : {}),
+    channel,
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
@@ -135,7 +142,12 @@ export async function decideRun(
   await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
-  dependencies.logger.info('decision recorded', { runId, turn: card.turn, decision: request.decision });
+  dependencies.logger.info('decision recorded', {
+    runId,
+    turn: card.turn,
+    decision: request.decision,
+    channel,
+  });
   return { kind: 'decided', runId, turn: card.turn, decision: request.decision, repeated: false };
 }
 
