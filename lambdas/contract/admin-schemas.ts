@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
 import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
+import { slackUserMappingSchema } from '../core/channels/slack-ports.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
@@ -47,7 +48,11 @@ export const ADMIN_COLLECTION_SCHEMAS = {
   tasks: adminCollectionSchemas(taskSchema, storedTaskSchema),
   users: adminCollectionSchemas(userProfileSchema, userProfileSchema),
   pages: adminCollectionSchemas(pageSchema, pageSchema),
+  'slack-users': adminCollectionSchemas(slackUserMappingSchema, slackUserMappingSchema),
 } as const;
+
+/** Slack's form body of an interaction: one field, `payload`, holding the interaction's JSON. */
+export const slackInteractionBodySchema = z.object({ payload: z.string() });
 
 export const deletedSchema = z.object({ deleted: z.string() });
 

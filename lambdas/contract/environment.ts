@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { slackRoutesSchema } from '../core/channels/slack-routes.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
@@ -44,6 +45,24 @@ const identityGroupGrantsVariable = z.pipe(
     return z.NEVER;
   }),
 );
+
+/** A variable holding JSON, parsed before its schema reads it; not JSON is named like any other problem. */
+function jsonVariable<Schema extends Parameters<typeof z.pipe>[1]>(schema: Schema) {
+  return z.pipe(
+    z.pipe(
+      z.string(),
+      z.transform((value: string, context) => {
+        try {
+          return JSON.parse(value) as unknown;
+        } catch {
+          context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+          return z.NEVER;
+        }
+      }),
+    ),
+    schema,
+  );
+}
 
 const mcpAllowedHostsVariable = z.pipe(
   z.optional(z.string()),
@@ -92,23 +111,7 @@ export const environmentSchema = z.object({
   COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
   // The policy floor as JSON (the construct writes it from its props). Unset means the default
   // floor; set but malformed fails the cold start: a floor must never silently become none.
-  COUNTERSIGN_POLICY_FLOOR: z._default(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, context) => {
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-            return z.NEVER;
-          }
-        }),
-      ),
-      policyFloorSchema,
-    ),
-    DEFAULT_POLICY_FLOOR,
-  ),
+  COUNTERSIGN_POLICY_FLOOR: z._default(jsonVariable(policyFloorSchema), DEFAULT_POLICY_FLOOR),
   // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
   COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(86_400)),
@@ -136,6 +139,27 @@ export const eventsEndpointSchema = z.object({
   ),
 });
 
+/** The inbox page's URL (ending in `/`): where a channel's message or mail links each card. */
+const inboxUrlVariable = z.string().check(z.url(), z.endsWith('/'));
+
+/**
+ * What the Slack channel's functions read (docs/approvers.md, "Slack"): the secrets' ARNs (the
+ * signing secret only where interactions are verified), where cards go, and where they link.
+ */
+export const slackChannelEnvironmentSchema = z.object({
+  COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN: z.string().check(z.startsWith('arn:')),
+  COUNTERSIGN_SLACK_SIGNING_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  // The routes as JSON: [{ channelId, approverGroup?, configurationId? }], 1 to 20.
+  COUNTERSIGN_SLACK_ROUTES: jsonVariable(slackRoutesSchema),
+  COUNTERSIGN_INBOX_URL: inboxUrlVariable,
+});
+
+/** What the email channel's function reads (docs/approvers.md, "Email"): the verified sender, and where cards link. */
+export const emailChannelEnvironmentSchema = z.object({
+  COUNTERSIGN_EMAIL_FROM_ADDRESS: z.string().check(z.email()),
+  COUNTERSIGN_INBOX_URL: inboxUrlVariable,
+});
+
 /** Read by Powertools Logger and Metrics themselves: the `service` of every line, the log level. */
 export const POWERTOOLS_VARIABLES = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL'] as const;
 
@@ -148,11 +172,19 @@ export const POWERTOOLS_VARIABLES = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_
 export type EnvironmentVariableName =
   | keyof typeof environmentSchema.shape
   | keyof typeof eventsEndpointSchema.shape
+  | keyof typeof slackChannelEnvironmentSchema.shape
+  | keyof typeof emailChannelEnvironmentSchema.shape
   | (typeof POWERTOOLS_VARIABLES)[number];
 
 /** Every variable name a countersign Lambda reads. */
 export const ENVIRONMENT_VARIABLE_NAMES: readonly EnvironmentVariableName[] = [
   ...(Object.keys(environmentSchema.shape) as Array<keyof typeof environmentSchema.shape>),
   ...(Object.keys(eventsEndpointSchema.shape) as Array<keyof typeof eventsEndpointSchema.shape>),
+  ...new Set(
+    [
+      ...Object.keys(slackChannelEnvironmentSchema.shape),
+      ...Object.keys(emailChannelEnvironmentSchema.shape),
+    ].map((name) => name as EnvironmentVariableName),
+  ),
   ...POWERTOOLS_VARIABLES,
 ];

@@ -25,6 +25,12 @@ export const METRIC_GROUPS = {
   refusals: ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals', 'GateRefusals'],
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
+  /**
+   * Reaching approvers (docs/approvers.md): `ChannelDeliveries` and `ChannelDeliveryFailures` by
+   * `channel` (`slack`, `email`); `SlackInteractionRefusals` by `reason`; `CardEventFailures`: a
+   * `Card Closed` event that could not be put (the channels then miss that card's closing).
+   */
+  channels: ['ChannelDeliveries', 'ChannelDeliveryFailures', 'SlackInteractionRefusals', 'CardEventFailures'],
 } as const;
 
 /** Every metric name, flat. */

@@ -14,7 +14,7 @@ import {
   type OperationContract,
   type SuccessContent,
 } from './operations.js';
-import { ROUTES } from './routes.js';
+import { ROUTES, type Route } from './routes.js';
 import {
   cardViewSchema,
   pendingToolSchema,
@@ -78,12 +78,13 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         ? {
             requestBody: {
               required: operation.bodyOptional !== true,
-              content: { 'application/json': { schema: operation.body } },
+              content: { [operation.bodyMediaType ?? 'application/json']: { schema: operation.body } },
             },
           }
         : {}),
       responses: responsesOf(operation, route.auth),
       ...('transport' in route ? { 'x-countersign-transport': route.transport } : {}),
+      ...('channel' in route ? { 'x-countersign-channel': route.channel } : {}),
     };
   }
   return createDocument({
@@ -109,6 +110,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         Task: ADMIN_COLLECTION_SCHEMAS.tasks.item,
         User: ADMIN_COLLECTION_SCHEMAS.users.item,
         Page: ADMIN_COLLECTION_SCHEMAS.pages.item,
+        SlackUser: ADMIN_COLLECTION_SCHEMAS['slack-users'].item,
         SkillSummary: skillSummarySchema,
       },
     },
@@ -134,7 +136,7 @@ const ERROR_RESPONSES = Object.fromEntries(
   }),
 ) as Record<ErrorStatus, ZodOpenApiResponseObject>;
 
-function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpenApiResponsesObject {
+function responsesOf(operation: OperationContract, auth: Route['auth']): ZodOpenApiResponsesObject {
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
     responses[status as '200'] = {

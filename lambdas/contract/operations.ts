@@ -18,6 +18,7 @@ import {
   skillPathSchema,
   skillSummarySchema,
   skillWithAuditSchema,
+  slackInteractionBodySchema,
 } from './admin-schemas.js';
 import {
   CONFIGURATION_ID_PATTERN,
@@ -25,7 +26,7 @@ import {
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
-import type { OperationId } from './routes.js';
+import type { OperationId, Route } from './routes.js';
 import {
   approvalRecordedSchema,
   cancelResponseSchema,
@@ -59,6 +60,8 @@ export interface OperationContract {
   readonly body?: zc.$ZodType;
   /** Whether the body may be left out (a bare POST). @default false */
   readonly bodyOptional?: boolean;
+  /** How the body is sent. @default 'application/json' */
+  readonly bodyMediaType?: 'application/json' | 'application/x-www-form-urlencoded';
   readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
   /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
   readonly errors?: readonly ErrorStatus[];
@@ -109,6 +112,7 @@ const configurations = adminCollection('configuration', ADMIN_COLLECTION_SCHEMAS
 const tasks = adminCollection('task', ADMIN_COLLECTION_SCHEMAS.tasks);
 const users = adminCollection('user', ADMIN_COLLECTION_SCHEMAS.users);
 const pages = adminCollection('page', ADMIN_COLLECTION_SCHEMAS.pages);
+const slackUsers = adminCollection('Slack user link', ADMIN_COLLECTION_SCHEMAS['slack-users']);
 
 /**
  * The contract of every operation in the route manifest, by operationId: the same schema objects
@@ -221,6 +225,23 @@ export const OPERATIONS = {
   listPages: pages.list,
   getPage: pages.get,
   putPage: pages.put,
+  listSlackUsers: slackUsers.list,
+  getSlackUser: slackUsers.get,
+  putSlackUser: slackUsers.put,
+  deleteSlackUser: slackUsers.delete,
+  receiveSlackInteraction: {
+    summary:
+      'A button of a card’s Slack message (Slack’s interactivity Request URL), decided like POST /runs/{id}/decision. Authenticated by Slack’s request signature, not a token.',
+    body: slackInteractionBodySchema,
+    bodyMediaType: 'application/x-www-form-urlencoded',
+    success: {
+      200: {
+        description:
+          'Received. A refusal (an unlinked Slack user, a stale button, a gate) is shown to the presser alone; the message is brought up to date.',
+      },
+    },
+    errors: [401],
+  },
   listSkills: {
     summary: 'List skills without their bodies, paged.',
     query: adminListQuerySchema,
@@ -266,7 +287,7 @@ export type Operations = typeof OPERATIONS;
  * resource, body too large, throttled, an internal failure), the token's and the grant's on
  * authenticated routes, and the operation's own.
  */
-export function errorStatusesOf(operation: OperationContract, auth: 'jwt' | 'none'): ErrorStatus[] {
+export function errorStatusesOf(operation: OperationContract, auth: Route['auth']): ErrorStatus[] {
   const common: ErrorStatus[] = [400, 404, 413, 429, 500];
   const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
   return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);

@@ -33,6 +33,15 @@ export interface WaitingCardsPage {
 
 export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
 
+/**
+ * What closing a card did: `closed` when it was open until now (its turn and routing, for the
+ * `Card Closed` event), `not-open` when there was no card or it had closed already. Only one
+ * closing of a card sees it open.
+ */
+export type CardCloseOutcome =
+  | { kind: 'closed'; turn: number; approverGroups: string[] }
+  | { kind: 'not-open' };
+
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
 
 /**
@@ -89,7 +98,7 @@ export interface RunRepository {
    */
   waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
   /** Takes the card out of the inbox and records why (the decision was delivered or the run ended). */
-  closeCard(runId: string, because: CardClosing): Promise<void>;
+  closeCard(runId: string, because: CardClosing): Promise<CardCloseOutcome>;
   /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */
   claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
   getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;
@@ -149,9 +158,24 @@ export interface AwaitingApprovalEvent {
   approverGroups: string[];
 }
 
-/** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
+/**
+ * What the outside world learns when a card stops taking decisions (decided, cancelled, expired,
+ * failed, or reopened on a fresh card): names and times, never arguments, a decision's reason or
+ * a token. A channel keys its message on run and turn and reads the rest itself.
+ */
+export interface CardClosedEvent {
+  runId: string;
+  turn: number;
+  because: CardClosing;
+  closedAt: string;
+  /** The groups the card was routed to; empty: every approver. */
+  approverGroups: string[];
+}
+
+/** Port: tells the outside world a run waits, and when its card closes (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
   runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
+  cardClosed(event: CardClosedEvent): Promise<void>;
 }
 
 export interface Clock {

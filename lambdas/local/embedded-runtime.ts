@@ -1,8 +1,10 @@
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
+import { announceClosedCards } from '../adapters/card-closing-announcer.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
+import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
@@ -20,13 +22,20 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
   type ThrottlingLimits,
 } from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
-import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import type {
+  AwaitingApprovalEvent,
+  CardClosedEvent,
+  Logger,
+  RunExecutions,
+  RunNotifier,
+} from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
@@ -46,6 +55,7 @@ import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
+import { type LocalChannelOptions, type LocalChannels, startLocalChannels } from './local-channels.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
@@ -110,6 +120,12 @@ export interface EmbeddedRuntimeOptions {
   readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
+  /**
+   * The notification channels (Slack, email), switched on as the construct's `channels` props do:
+   * the notifier hands them its events in-process and the server serves the Slack route.
+   * @default - none: the Slack route answers 404, as deployed without Slack
+   */
+  readonly channels?: LocalChannelOptions;
 }
 
 export interface EmbeddedRuntime {
@@ -122,6 +138,10 @@ export interface EmbeddedRuntime {
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** Every `Card Closed` the notifier was handed. */
+  readonly closedCards: ReadonlyArray<CardClosedEvent>;
+  /** The channels that are on: wait for their deliveries, send the digests due. */
+  readonly channels: Pick<LocalChannels, 'settle' | 'mailDueDigests'>;
   stop(): Promise<void>;
 }
 
@@ -171,6 +191,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
   const notifications: AwaitingApprovalEvent[] = [];
+  const closedCards: CardClosedEvent[] = [];
+  let channels: LocalChannels | undefined;
+  // The default bus deployed; here each event goes straight to the channels that are on.
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
@@ -179,6 +202,20 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
+      });
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+        detail: event,
+      });
+    },
+    async cardClosed(event) {
+      calls.record('EventBridge', 'PutEvents');
+      closedCards.push(event);
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.cardClosed,
+        detail: event,
       });
     },
   };
@@ -200,14 +237,17 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   };
   const mcpHostPolicy = options.mcpHostPolicy ?? localMcpHostPolicy();
   const dependencies: RunDependencies = {
-    runs: meterRunRepository(
-      new DynamoRunAndUserRepository({
-        client,
-        tableName,
-        blobStore: new FileBlobStore(directory.blobsDirectory),
-        retention,
-      }),
-      metrics,
+    runs: announceClosedCards(
+      meterRunRepository(
+        new DynamoRunAndUserRepository({
+          client,
+          tableName,
+          blobStore: new FileBlobStore(directory.blobsDirectory),
+          retention,
+        }),
+        metrics,
+      ),
+      { notifier, clock: systemClock, logger, metrics },
     ),
     sealer: new EnvelopeSealer({
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
@@ -215,6 +255,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     configurations: new DynamoConfigurationRepository({ client, tableName, logger }),
     users: new DynamoUserDirectory({ client, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
@@ -261,16 +302,23 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
 
+  let url = '';
+  channels = startLocalChannels(options.channels ?? {}, dependencies, {
+    client,
+    tableName,
+    inboxUrl: () => `${url}/`,
+  });
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = inFlight.track(createApiHandlers(dependencies));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
-    routes: localRoutesOf(api),
+    routes: localRoutesOf(api, channels.routeHandlers),
     verifier: issuer,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
-  const { url } = await server.start();
+  ({ url } = await server.start());
+  const started = channels;
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
     tokens[user.userId] = await issuer.issue(
@@ -286,12 +334,16 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    closedCards,
+    channels: started,
     stop: async () => {
       await server.stop();
+      started.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
       await inFlight.settle();
+      await started.settle();
       await dynamo.stop();
     },
   };

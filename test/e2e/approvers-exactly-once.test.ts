@@ -221,7 +221,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     });
     const runs = runtime.dependencies.runs;
     const closeCard = runs.closeCard;
-    replace(runs, 'closeCard', async () => {});
+    replace(runs, 'closeCard', async () => ({ kind: 'not-open' }));
     const deliveriesBefore = deliveries.length;
     const writesBefore = pageWrites.length;
 

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../lambdas/contract/api-client.js';
-import { TEXTS } from '../../lambdas/core/texts.js';
 import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { eventually, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import type { RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
-import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import {
   removeTestData,
   settle,

@@ -95,6 +95,7 @@ export async function startTestRuntime(
     throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
     retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
     mcpHostPolicy?: Parameters<typeof startEmbeddedRuntime>[0]['mcpHostPolicy'];
+    channels?: Parameters<typeof startEmbeddedRuntime>[0]['channels'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -116,6 +117,7 @@ export async function startTestRuntime(
     ...(options.throttling ? { throttling: options.throttling } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.mcpHostPolicy ? { mcpHostPolicy: options.mcpHostPolicy } : {}),
+    ...(options.channels ? { channels: options.channels } : {}),
   });
   return {
     ...runtime,

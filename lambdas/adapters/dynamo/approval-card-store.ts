@@ -8,7 +8,7 @@ import {
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
-import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type { CardCloseOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   decodeInboxCursor,
@@ -186,7 +186,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(runId: string, because: CardClosing): Promise<CardCloseOutcome> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
     // A version 1 item becomes a whole version 2 one: its other attributes are the same.
@@ -212,10 +212,16 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     } catch (error) {
       // No card: nothing is in the inbox, which is what closing wants.
       if (!isConditionalCheckFailed(error)) throw error;
-      return;
+      return { kind: 'not-open' };
     }
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+    const approverGroups = groups.success && groups.data ? groups.data : [];
+    await this.unindexEntries(runId, { approverGroups });
+    // `waiting`: an open card written before card version 2. Only the first closing saw it open.
+    const wasOpen = closed?.state === 'open' || closed?.state === 'waiting';
+    return wasOpen && typeof closed?.turn === 'number'
+      ? { kind: 'closed', turn: closed.turn, approverGroups: [...approverGroups] }
+      : { kind: 'not-open' };
   }
 
   /**

@@ -30,6 +30,15 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** The Slack messages of a run (one per turn and channel) sort under this prefix. */
+export const SLACK_MESSAGE_SORT_PREFIX = 'SLACK#';
+export const slackMessageItemKey = (runId: string, turn: number, channelId: string): ItemKey =>
+  keyOf(runId, `${SLACK_MESSAGE_SORT_PREFIX}${paddedTurn(turn)}#${channelId}`);
+/** The mail of a card turn to one approver (the email channel's once-only claim). */
+export const cardMailItemKey = (runId: string, turn: number, userId: string): ItemKey =>
+  keyOf(runId, `MAIL#${paddedTurn(turn)}#${userId}`);
+/** The partition key of a run's items, for a query of one kind of them. */
+export const runPartitionKey = runPartition;
 
 /** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */
 export function runIdOfPartition(partitionKey: unknown): string {

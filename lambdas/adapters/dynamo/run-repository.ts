@@ -14,6 +14,11 @@
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
+ * | Slack message | `RUN#<runId>`     | `SLACK#<turn>#<channelId>`  | state, ts (slack-message-store.ts)           |
+ * | card mail     | `RUN#<runId>`     | `MAIL#<turn>#<userId>`      | state (email-notification-store.ts)          |
+ * | Slack request | `SLACK-SIGNATURE#<hex>` | `SLACK-SIGNATURE`     | a used signature, until its window passed    |
+ * | Slack user    | `SLACK-USERS`     | `SLACK-USER#<slackUserId>`  | SlackUserMapping fields (admin)              |
+ * | mail digest   | `EMAIL-DIGESTS`   | `DIGEST#<userId>`           | runIds (string set), lastSentAt              |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -40,6 +45,7 @@ import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.j
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalOutcome,
+  type CardCloseOutcome,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
@@ -211,7 +217,7 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.waitingCardCursor(card);
   }
 
-  public closeCard(runId: string, because: CardClosing): Promise<void> {
+  public closeCard(runId: string, because: CardClosing): Promise<CardCloseOutcome> {
     return this.cards.closeCard(runId, because);
   }
 

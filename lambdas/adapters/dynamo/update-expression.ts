@@ -23,6 +23,7 @@ export class UpdateExpression {
   private readonly setClauses: string[] = [];
   private readonly removeClauses: string[] = [];
   private readonly addClauses: string[] = [];
+  private readonly deleteClauses: string[] = [];
 
   /** The placeholder of an attribute name, for this expression and its condition. */
   public name(attribute: string): string {
@@ -73,6 +74,12 @@ export class UpdateExpression {
     return this;
   }
 
+  /** Takes `members` out of a set attribute (DELETE; a set left empty is removed by DynamoDB). */
+  public deleteFromSet(attribute: string, members: ReadonlySet<string>): this {
+    this.deleteClauses.push(`${this.name(attribute)} ${this.value(members)}`);
+    return this;
+  }
+
   public remove(attribute: string): this {
     this.removeClauses.push(this.name(attribute));
     return this;
@@ -84,6 +91,7 @@ export class UpdateExpression {
       ['SET', this.setClauses.join(', ')],
       ['REMOVE', this.removeClauses.join(', ')],
       ['ADD', this.addClauses.join(', ')],
+      ['DELETE', this.deleteClauses.join(', ')],
     ].filter(([, list]) => list !== '');
     return {
       UpdateExpression: clauses.map(([keyword, list]) => `${keyword} ${list}`).join(' '),

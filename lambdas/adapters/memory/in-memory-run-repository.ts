@@ -14,6 +14,7 @@ import {
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalOutcome,
+  CardCloseOutcome,
   ClaimOutcome,
   ConditionalOutcome,
   RunRepository,
@@ -165,10 +166,14 @@ export class InMemoryRunRepository implements RunRepository {
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(runId: string, because: CardClosing): Promise<CardCloseOutcome> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card !== undefined) this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
+    if (card === undefined) return { kind: 'not-open' };
+    this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
+    return isCardOpen(card)
+      ? { kind: 'closed', turn: card.turn, approverGroups: [...(card.approverGroups ?? [])] }
+      : { kind: 'not-open' };
   }
 
   public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {

@@ -1,3 +1,4 @@
+import type { SlackUserMappings } from '../channels/slack-ports.js';
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
@@ -53,6 +54,8 @@ export interface RunDependencies {
   sealer: StateSealer;
   configurations: ConfigurationRepository;
   users: UserDirectory;
+  /** The admin's links of Slack users to users (docs/approvers.md, "Slack"). */
+  slackUsers: SlackUserMappings;
   pages: PageStore;
   /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
   skills?: SkillRepository;

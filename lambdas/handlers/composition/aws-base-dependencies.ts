@@ -1,9 +1,11 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BlobStore } from '../../adapters/blob-store.js';
+import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
 import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
+import { DynamoSlackUserDirectory } from '../../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../../adapters/embedded-metrics.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
@@ -12,6 +14,7 @@ import { StructuredLogger } from '../../adapters/structured-logger.js';
 import { systemClock } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment, lambdaMcpHostPolicy } from '../config.js';
+import { awsNotifierOnDemand } from './aws-notifier-on-demand.js';
 
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
 export type AwsBaseDependencies = Pick<
@@ -19,6 +22,7 @@ export type AwsBaseDependencies = Pick<
   | 'runs'
   | 'configurations'
   | 'users'
+  | 'slackUsers'
   | 'pages'
   | 'skills'
   | 'clock'
@@ -41,7 +45,8 @@ let base: { dependencies: AwsBaseDependencies; runStoreOptions: DynamoRepository
 
 /**
  * The part every Lambda uses: the DynamoDB stores (sealed state over the item limit goes to
- * the S3 overflow bucket), the clock, the logger, the metrics and the settings.
+ * the S3 overflow bucket; a card that closes is announced as `Card Closed`), the clock, the
+ * logger, the metrics and the settings.
  *
  * @example
  * const prepare = createPrepareStep(awsBaseDependencies());
@@ -84,9 +89,15 @@ function buildBaseDependencies(): NonNullable<typeof base> {
   const logger = new StructuredLogger();
   const metrics = new EmbeddedMetrics({ logger });
   const dependencies: AwsBaseDependencies = {
-    runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
+    runs: announceClosedCards(meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics), {
+      notifier: awsNotifierOnDemand(),
+      clock: systemClock,
+      logger,
+      metrics,
+    }),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
     clock: systemClock,

@@ -97,6 +97,10 @@ export function createHttpApi<Function extends RouteFunction>(
   options: { readonly authorize?: (principal: UserProfile) => void } = {},
 ): HttpLambdaHandler {
   const routes = routesOfFunction(name).map((route) => {
+    if (route.auth === 'slack-signature') {
+      // Such a route authenticates its request itself, before reading it: never through this router.
+      throw new CountersignError('configuration', `${route.operationId} has its own handler, not ${name}.`);
+    }
     const implementation = (implementations as Record<string, AnyRouteImplementation | undefined>)[
       route.operationId
     ];
@@ -124,7 +128,7 @@ export function createHttpApi<Function extends RouteFunction>(
 }
 
 function createRouteHandler(
-  route: ServedRoute,
+  route: ServedRoute & { auth: 'jwt' | 'none' },
   implementation: AnyRouteImplementation,
   dependencies: HttpApiDependencies,
   authorize: ((principal: UserProfile) => void) | undefined,

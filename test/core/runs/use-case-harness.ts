@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
+import { announceClosedCards } from '../../../lambdas/adapters/card-closing-announcer.js';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
 import { createLocalKeyWrapping } from '../../../lambdas/adapters/key-wrapping.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
@@ -10,6 +11,7 @@ import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
 import type {
   AwaitingApprovalEvent,
+  CardClosedEvent,
   Clock,
   Metrics,
   RunExecutions,
@@ -25,6 +27,7 @@ import { ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
+import { InMemorySlackUserDirectory } from '../../support/in-memory-slack-user-directory.js';
 import { InMemoryUserDirectory } from '../../support/in-memory-user-directory.js';
 
 /**
@@ -93,9 +96,14 @@ export class RecordingRunExecutions implements RunExecutions {
 
 export class RecordingNotifier implements RunNotifier {
   public readonly events: AwaitingApprovalEvent[] = [];
+  public readonly closedCards: CardClosedEvent[] = [];
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     this.events.push(event);
+  }
+
+  public async cardClosed(event: CardClosedEvent): Promise<void> {
+    this.closedCards.push(event);
   }
 }
 
@@ -162,10 +170,12 @@ export function createHarness(
     ...options.configuration,
   });
   const dependencies: RunDependencies = {
-    runs,
+    // As every deployed composition: a card that closes is announced (`Card Closed`).
+    runs: announceClosedCards(runs, { notifier, clock, logger: silentLogger, metrics }),
     sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)), clock }),
     configurations: new InMemoryConfigurationRepository({ configurations: [configuration] }),
     users: new InMemoryUserDirectory(options.users ?? [OWNER, APPROVER, SECOND_APPROVER]),
+    slackUsers: new InMemorySlackUserDirectory(),
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
       now: () => clock.now(),
     }),
