@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { AwsCallCounter } from '../lambdas/adapters/aws-call-counter.js';
 import { DynamoRunRepository } from '../lambdas/adapters/dynamo/run-repository.js';
 import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
-import type { StoredCard } from '../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../lambdas/core/approvals/stored-card.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
 const GROUPS = ['g0', 'g1', 'g2', 'g3'];
@@ -48,7 +48,7 @@ function readFlag(name: string, fallback: number): number {
 
 function cardOf(index: number): StoredCard {
   return {
-    schemaVersion: 2,
+    schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: `run-${String(index).padStart(7, '0')}`,
     owner: 'editor',
     label: `Run ${index}`,

@@ -46,9 +46,10 @@ export const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The AWS Encryption SDK, shipped beside the bundles that seal: blob format 2 never loads it
- * (KMS wraps sealing keys directly), only a format 1 blob or key does. Inside the bundle, even
- * behind a lazy `import()`, its code cost an unsealing handler ~12 ms of init (`npm run bench`).
+ * The AWS Encryption SDK (with its KMS client), shipped beside the bundles that seal or unseal
+ * and loaded on their first seal or unseal: inside the bundle, even behind a lazy `import()`,
+ * its code cost an unsealing handler ~12 ms of init (`npm run bench`). Built like a handler,
+ * with the built-ins required: importing `http` and `https` made its first load ~30 ms dearer.
  */
 export function describeEncryptionSdkSideModule(): SideModule {
   return {
@@ -65,6 +66,7 @@ export function describeEncryptionSdkSideModule(): SideModule {
       aliases: {
         'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
         'bn.js': resolveEncryptionSdkBigNumber(),
+        ...NODE_BUILTIN_ALIASES,
       },
     },
   };

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CountersignError } from '../core/errors.js';
-import { createLocalKeyWrapping, type KeyWrapping } from './key-wrapping.js';
+import type { KeyWrapping } from './sealing-keys.js';
 
 const MASTER_KEY_FILE = 'master-key.bin';
 const MASTER_KEY_BYTES = 32;
@@ -23,7 +23,7 @@ export class LocalKeyring {
     this.directory = directory;
   }
 
-  /** The key-wrapping keyring over the local master key (created if the file is missing). */
+  /** The key wrapping over the local master key (created if the file is missing). */
   public keyWrapping(): Promise<KeyWrapping> {
     this.loaded ??= this.loadOrCreate().catch((error: unknown) => {
       this.loaded = undefined;
@@ -55,4 +55,25 @@ export class LocalKeyring {
     }
     return masterKey;
   }
+}
+
+/**
+ * The local key wrapping: the Encryption SDK's raw AES keyring over a master key, through the
+ * same SDK path as the KMS keyring deployed.
+ *
+ * @example
+ * const sealer = new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)) });
+ */
+export function createLocalKeyWrapping(masterKey: Uint8Array): KeyWrapping {
+  return {
+    kind: 'local',
+    createKeyring: ({ RawAesKeyringNode, RawAesWrappingSuiteIdentifier }) =>
+      new RawAesKeyringNode({
+        keyNamespace: 'countersign-local',
+        keyName: 'master-key',
+        // A copy: the keyring keeps (and may zero) the bytes it is given.
+        unencryptedMasterKey: Uint8Array.from(masterKey),
+        wrappingSuite: RawAesWrappingSuiteIdentifier.AES256_GCM_IV12_TAG16_NO_PADDING,
+      }),
+  };
 }

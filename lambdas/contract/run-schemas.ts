@@ -57,16 +57,20 @@ export const pendingToolSchema = z.object({
   willRun: z.boolean(),
   requiresApproval: z.boolean(),
   recordChanged: z.optional(z.string()),
+  effectUnconfirmed: z.optional(z.string()),
   preview: previewSchema,
 });
 
-/** k-of-n progress of a waiting turn. */
-const approvalsSchema = z.object({
+/** k-of-n: who approved, out of how many; `lapsedApprovers` no longer count (their authority changed). */
+const approvalTallySchema = z.object({
   count,
   required: count,
   approvedBy: z.array(z.string()),
-  summary: z.string(),
+  lapsedApprovers: z.optional(z.array(z.string())),
 });
+
+/** k-of-n progress of a waiting turn. */
+const approvalsSchema = z.extend(approvalTallySchema, { summary: z.string() });
 
 /** The flagged placeholder of a card that cannot be opened (the rest of the inbox still renders). */
 export const unopenableCardSchema = z.object({
@@ -154,7 +158,7 @@ export const approvalRecordedSchema = z.object({
   kind: z.literal('approval-recorded'),
   runId: z.string(),
   turn: count,
-  approvals: z.object({ count, required: count, approvedBy: z.array(z.string()) }),
+  approvals: approvalTallySchema,
   message: z.string(),
 });
 

@@ -52,6 +52,22 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
 export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kind: 'card-moved' };
 
 /**
+ * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and
+ * `lapsedApprovers` everyone whose approval lapsed on this card, each sorted.
+ */
+/** k-of-n: approvals of a waiting turn that no longer qualify (the card at that turn and digest). */
+export interface ApprovalLapse {
+  runId: string;
+  turn: number;
+  digest: string;
+  approvers: readonly string[];
+}
+
+export type LapseOutcome =
+  | { kind: 'lapsed'; approvedBy: string[]; lapsedApprovers: string[] }
+  | { kind: 'card-moved' };
+
+/**
  * Port: runs, their sealed state, approval cards and decisions. DynamoDB deployed and
  * dynalite locally, behind the same adapter. Large sealed state is the adapter's business
  * (it overflows to S3); the core never sees the 400 KB item limit.
@@ -108,6 +124,17 @@ export interface RunRepository {
    * approval's turn and digest. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
+  /**
+   * k-of-n: takes approvers whose approval no longer qualifies out of the card's tally and adds
+   * them to its `lapsedApprovers`, atomically and only while the card waits at that turn and
+   * digest. Their approval records stay (the audit); approving again counts them again.
+   */
+  lapseApprovals(lapse: {
+    runId: string;
+    turn: number;
+    digest: string;
+    approvers: readonly string[];
+  }): Promise<LapseOutcome>;
 }
 
 /** Port: users, their grants and their page and language access. */

@@ -10,6 +10,8 @@ export const TEXTS = {
   previewPreconditionCaveat:
     'Captured when the run paused — if the record changes before the write, it is not applied and you are asked again.',
   recordChanged: 'The record changed after the card was shown — review the new preview',
+  effectUnconfirmed:
+    'Could not confirm this tool is read-only when the run paused — approving it needs everything a write of this tool needs.',
   recordChangedDuringWrite: (tool: string) =>
     `Tool "${tool}" did not write: its record changed after the card was shown.`,
   previewFailed: 'No preview — you are deciding without one',
@@ -56,18 +58,28 @@ export const TEXTS = {
   grantRefused: (grant: string) => `You need the "${grant}" grant for this.`,
   noUserRecord: (userId: string) =>
     `You are signed in as "${userId}", but countersign has no user record for you, and a run acts as its owner's record (page, language and tool access). Ask an admin to create it: PUT /admin/users/${userId}.`,
-  gateToolRefused: (tool: string, writes: boolean) =>
-    `Decision gate refused: you may not release ${writes ? 'writes' : 'calls'} of tool "${tool}" on this deployment.`,
+  /** THE rule of tool-level authority, word for word in docs/approvers.md and in every refusal. */
+  toolAccessRule:
+    'approving needs tool access (toolAccess) to every tool whose calls on the card need approval: writes, reads that ask for approval, and tools whose effect could not be confirmed',
+  gateToolRefused: (tool: string) =>
+    `Decision gate refused: ${TEXTS.toolAccessRule}; yours does not include "${tool}". You may still reject.`,
   gateFourEyes: 'Decision gate refused: four-eyes applies to this turn, and you started this run.',
   gateRecordRefused: (tool: string) =>
     `Decision gate refused: this configuration decides per record, and you hold no permission on the record a "${tool}" call writes. You may still reject.`,
   startAccessRefused: (what: string) => `You are not on the access list of ${what}: ask an admin to add you.`,
   routedTo: 'Routed to',
   routedToEveryApprover: 'every approver',
-  approvalProgress: (count: number, required: number, approvers: readonly string[]) =>
-    `${count} of ${required} approvals${approvers.length > 0 ? ` — approved by ${approvers.join(', ')}` : ''}`,
+  approvalProgress: (
+    count: number,
+    required: number,
+    approvers: readonly string[],
+    lapsed: readonly string[] = [],
+  ) =>
+    `${count} of ${required} approvals${approvers.length > 0 ? ` — approved by ${approvers.join(', ')}` : ''}${lapsed.length > 0 ? `; no longer counted: ${lapsed.join(', ')} (no longer authorised to approve)` : ''}`,
   approvalRecorded: (count: number, required: number) =>
     `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
+  approvalsLapsed: (count: number, required: number, lapsed: readonly string[]) =>
+    `Your approval is recorded, but ${lapsed.length === 1 ? `the approval of ${lapsed[0]} no longer counts: their current record does` : `the approvals of ${lapsed.join(', ')} no longer count: their current records do`} not hold the authority approving this card needs. ${count} of ${required} approvals; the write runs when ${required} approvers who hold it have approved.`,
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,
   toolInvalidArguments: (tool: string, problem: string) =>

@@ -18,7 +18,7 @@ import {
   DECISION_RECORD_SCHEMA_VERSION,
   type DecisionRecord,
 } from '../../lambdas/core/approvals/decision-record.js';
-import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -346,7 +346,11 @@ describe.each([
       // Assess
       expect(seen).toEqual(['run-card-1', 'run-card-2', 'run-card-4', 'run-card-0']);
       const closed = await adapters.runs.getCard('run-card-3');
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'expired' });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'expired',
+      });
       expect(Array.from(closed?.sealedToken ?? [])).toEqual([4, 5, 6]);
     });
 
@@ -363,7 +367,30 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({
+        kind: 'not-open',
+      });
+    });
+
+    it('says which closing found the card open: its turn and groups once, then not again', async () => {
+      // Prepare
+      await adapters.runs.putCard(
+        makeCard('run-card-close', '2026-03-01T10:00:00.000Z', { approverGroups: ['finance'] }),
+      );
+
+      // Act
+      const closings = await Promise.all([
+        adapters.runs.closeCard('run-card-close', 'decided'),
+        adapters.runs.closeCard('run-card-close', 'cancelled'),
+      ]);
+      const again = await adapters.runs.closeCard('run-card-close', 'expired');
+
+      // Assess: whatever the order, exactly one closing saw it open, and it names the turn
+      const turn = makeCard('run-card-close', '2026-03-01T10:00:00.000Z').turn;
+      expect(closings.filter((outcome) => outcome.kind === 'closed')).toEqual([
+        { kind: 'closed', turn, approverGroups: ['finance'] },
+      ]);
+      expect(again).toEqual({ kind: 'not-open' });
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
@@ -541,6 +568,49 @@ describe.each([
       expect(stored?.approvedBy).toEqual(['alice', 'bob']);
     });
 
+    it('takes lapsed approvals out of the tally and names them, only while the card waits; approving again counts again', async () => {
+      // Prepare
+      const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
+        runId: 'run-lapse',
+        turn: card.turn,
+        digest: card.digest,
+        approvedBy,
+        approvedAt: '2026-03-01T11:00:00.000Z',
+      });
+      for (const approver of ['alice', 'bob', 'carol'])
+        await adapters.runs.recordApproval(approval(approver));
+      const at = { runId: 'run-lapse', turn: card.turn, digest: card.digest };
+
+      // Act
+      const lapsed = await adapters.runs.lapseApprovals({ ...at, approvers: ['alice', 'carol'] });
+      const stored = await adapters.runs.getCard('run-lapse');
+      const staleDigest = await adapters.runs.lapseApprovals({
+        ...at,
+        digest: 'c'.repeat(64),
+        approvers: ['bob'],
+      });
+      const again = await adapters.runs.recordApproval(approval('alice'));
+      await adapters.runs.putCard({
+        ...(await adapters.runs.getCard('run-lapse')),
+        sealedToken: Uint8Array.from([9]),
+      } as StoredCard);
+      const rewritten = await adapters.runs.getCard('run-lapse');
+      await adapters.runs.closeCard('run-lapse', 'decided');
+      const afterClose = await adapters.runs.lapseApprovals({ ...at, approvers: ['bob'] });
+
+      // Assess
+      expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(staleDigest).toEqual({ kind: 'card-moved' });
+      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
+      expect(afterClose).toEqual({ kind: 'card-moved' });
+    });
+
     it('keeps the tally when a card is written again (a re-entered wait)', async () => {
       // Prepare
       const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
@@ -576,7 +646,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
   });
 
   describe('table items and call counts of the run repository', () => {
-    it('reads a card item written before card version 2 as open, tallies it, and closes it as version 2', async () => {
+    it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
       // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
       const {
         schemaVersion: _version,
@@ -604,14 +674,19 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
         approvedBy: 'alice',
         approvedAt: '2026-02-04T09:01:00.000Z',
       });
-      await adapters.runs.closeCard('run-card-v1', 'cancelled');
+      const closing = await adapters.runs.closeCard('run-card-v1', 'cancelled');
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
-      expect(read).toMatchObject({ schemaVersion: 2, state: 'open' });
+      expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
       expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(closed).toMatchObject({ schemaVersion: 2, state: 'closed', closedBecause: 'cancelled' });
+      expect(closing).toEqual({ kind: 'closed', turn: plain.turn, approverGroups: [] });
+      expect(closed).toMatchObject({
+        schemaVersion: STORED_CARD_SCHEMA_VERSION,
+        state: 'closed',
+        closedBecause: 'cancelled',
+      });
     });
 
     it('reads a copied card and a copied run under the run id of the key they were read under', async () => {

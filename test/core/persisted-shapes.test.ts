@@ -6,7 +6,7 @@ import {
   readableApprovalRecordSchema,
   readableDecisionRecordSchema,
 } from '../../lambdas/core/approvals/decision-record.js';
-import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
@@ -119,7 +119,7 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 2, state });
+    expect(stored).toMatchObject({ schemaVersion: 3, state });
     expect(stored.closedBecause).toBeUndefined();
   });
 
@@ -138,6 +138,34 @@ describe('reading earlier versions as the current one', () => {
   ])('reads the approval record %s as approved through %s', (file, channel) => {
     const record = readableApprovalRecordSchema.parse(readFixture('approval-record', file));
     expect(record).toMatchObject({ schemaVersion: 2, channel });
+  });
+
+  it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored.lapsedApprovers).toEqual(['approver']);
+    expect(guardOnCard(stored, { index: 0, tool: 'tickets__lookup' })).toBe('none');
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__create_ticket' })).toBe('unconfirmed');
+    // An entry that names another tool covers nothing.
+    expect(guardOnCard(stored, { index: 1, tool: 'tickets__lookup' })).toBe('none');
+  });
+
+  it.each(['v2-open.json', 'v3-closed-without-call-guards.json'])(
+    'takes the guards of %s, which records none, from its writeToolNames',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(3);
+      expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
+      expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
+    },
+  );
+
+  it('keeps each call’s guard in the run state and on the sealed card', () => {
+    const state = parseRunState(readFixture('run-state', 'v1-call-guards.json'));
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+    expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -212,7 +212,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
 
       // Assess
       expect(approval.status).toBe(403);
-      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
       expect(refusalOf(approval).error.message).toMatch(/^Decision gate refused/);
       expect(statusAfterRefusal).toBe('waiting');
       expect(recordAfterRefusal).toBeUndefined();
@@ -257,7 +257,7 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       expect(inbox.status).toBe(200);
       expect(card.pendingTools[0]?.preview.status).toBe('withheld');
       expect(approval.status).toBe(403);
-      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+      expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
     });
   });
 

@@ -129,7 +129,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     expect(refusalOf(approval).error.message).toBe(TEXTS.nothingToApprove);
   });
 
-  it('refuses a gate on a tool that requires approval but does not write without calling it a write', async () => {
+  it('refuses a gate on a tool that requires approval but does not write with the one toolAccess rule, as for a write', async () => {
     // Prepare: a signed-in approver with no user record has the grant but no tool authority.
     const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 12 to 'Audit'");
     await replaceCardCalls(
@@ -148,8 +148,9 @@ describe('honest preview states (issue #9, item 6)', () => {
 
     // Assess
     expect(approval.status).toBe(403);
-    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log', false));
-    expect(refusalOf(approval).error.message).not.toContain('writes');
+    // One rule (issue #20, item 10): toolAccess covers every tool whose calls need approval.
+    expect(refusalOf(approval).error.message).toBe(TEXTS.gateToolRefused('export_audit_log'));
+    expect(refusalOf(approval).error.message).toContain(TEXTS.toolAccessRule);
   });
 });
 

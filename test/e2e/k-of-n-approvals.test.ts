@@ -148,6 +148,52 @@ describe('k-of-n approvals', () => {
     ]);
   });
 
+  it('stops counting an approval whose approver lost the grant before the K-th: the turn waits, and the card and the stream say whose', async () => {
+    // Prepare: an approver approves, then an admin revokes their agent_approve grant.
+    const lapsing: UserProfile = { ...owner, userId: 'lapsing-approver', grants: ['agent_approve'] };
+    tokens[lapsing.userId] = await createUser(runtime, lapsing);
+    const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'lapsed once'");
+    const writesBefore = pageWrites.length;
+    const deliveriesBefore = deliveries.length;
+    expect((await decideAs(lapsing.userId, runId, { digest, decision: 'approve' })).status).toBe(202);
+    const revoked = await runtime
+      .client('admin')
+      .putUser({ path: { id: lapsing.userId }, body: { ...lapsing, grants: [] } });
+    expect(revoked.status).toBe(200);
+
+    // Act
+    const second = await decideAs(thirdApprover.userId, runId, { digest, decision: 'approve' });
+    const stream = await readRunEvents(runtime, runId, 'admin');
+    const view = await runtime.client('admin').getRun({ path: { id: runId } });
+    const deliveriesAfterSecond = deliveries.length;
+    const completing = await decide(runtime, runId, { digest, decision: 'approve' }, 'reviewer');
+    const finished = await settle(runtime, runId, 'admin', turn);
+
+    // Assess: the second approval did not release the write; every surface names the lapsed one.
+    expect(second.status).toBe(202);
+    const tally = {
+      count: 1,
+      required: 2,
+      approvedBy: [thirdApprover.userId],
+      lapsedApprovers: [lapsing.userId],
+    };
+    expect(bodyOf(second, 202).approvals).toEqual(tally);
+    expect(bodyOf(second, 202).message).toBe(TEXTS.approvalsLapsed(1, 2, [lapsing.userId]));
+    expect(deliveriesAfterSecond).toBe(deliveriesBefore);
+    const summary = TEXTS.approvalProgress(1, 2, [thirdApprover.userId], [lapsing.userId]);
+    expect(bodyOf(view).approvals).toEqual({ ...tally, summary });
+    const awaiting = stream.events.find((event) => event.event === 'awaiting_approval');
+    expect(awaiting?.data.approvals).toEqual({ ...tally, summary });
+    expect(completing.status).toBe(200);
+    expect(deliveries.slice(deliveriesBefore)).toEqual(['delivered']);
+    expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'lapsed once' })]);
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.runs.getDecision(runId, turn))?.approvedBy).toEqual([
+      'reviewer',
+      thirdApprover.userId,
+    ]);
+  });
+
   it('ends the turn on a reject by anyone, even after an approval; a later approval is a conflict', async () => {
     // Prepare
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'rejected after one'");

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { bodyOf } from '../support/api-answers.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 
 import {
   type ResponseJson,
@@ -10,6 +10,7 @@ import {
   useTestRuntime,
 } from '../support/local-runtime.js';
 import {
+  type ListingAnswer,
   MCP_SECRET_ERROR_TEXT,
   MCP_TEST_TOKEN,
   type McpTestServer,
@@ -187,6 +188,47 @@ describe('tools over MCP, against a real MCP server on loopback, through the loc
     });
     expect(tickets.calls.some((call) => call.tool === 'delete_ticket')).toBe(false);
   });
+
+  it.each<[string, ListingAnswer]>([
+    ['the listing fails at the pause', 'fail'],
+    ['the tool claims readOnlyHint at the pause', { readOnlyHints: { create_ticket: true } }],
+  ])(
+    'guards a write as unconfirmed when %s: refused to an approver without tool access, run once one with it approves',
+    async (_case, atPause) => {
+      // Prepare: the model turn lists the server as usual; the pause gets `atPause`.
+      const before = tickets.calls.length;
+      tickets.scriptListings(['as-listed', atPause]);
+
+      // Act
+      const { runId, view } = await startRunAndSettle(
+        runtime,
+        callInstruction('tickets__create_ticket', { title: 'Unconfirmed' }),
+        { configurationId: 'mcp-tickets' },
+      );
+      const card = await inboxCard(runtime, runId);
+      // The demo reviewer's toolAccess names the page writer only.
+      const refused = await decide(runtime, runId, { digest: view.digest, decision: 'approve' }, 'reviewer');
+      const writesAfterRefusal = tickets.calls.slice(before).filter((call) => call.tool === 'create_ticket');
+      const approved = await decide(runtime, runId, { digest: view.digest, decision: 'approve' });
+      const after = await settle(runtime, runId, 'editor', view.turn);
+
+      // Assess
+      expect(view.status).toBe('waiting');
+      expect(card.pendingTools[0]).toMatchObject({
+        tool: 'tickets__create_ticket',
+        requiresApproval: true,
+        effectUnconfirmed: TEXTS.effectUnconfirmed,
+      });
+      expect(refused.status).toBe(403);
+      expect(refusalOf(refused).error.message).toBe(TEXTS.gateToolRefused('tickets__create_ticket'));
+      expect(writesAfterRefusal).toEqual([]);
+      expect(approved.status).toBe(200);
+      expect(after.status).toBe('completed');
+      expect(tickets.calls.slice(before).filter((call) => call.tool === 'create_ticket')).toEqual([
+        { tool: 'create_ticket', arguments: { title: 'Unconfirmed' } },
+      ]);
+    },
+  );
 
   it('gives the model an error result for a tool that throws, and keeps the text out of the logs', async () => {
     // Act

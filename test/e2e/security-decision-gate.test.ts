@@ -44,7 +44,7 @@ describe('the decision gate on a repeated approval', () => {
 
     // Assess
     expect(repeated.status).toBe(403);
-    expect(refusalOf(repeated).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata', true));
+    expect(refusalOf(repeated).error.message).toBe(TEXTS.gateToolRefused('update_page_metadata'));
   });
 
   it('still answers the approver who released the turn with the same decision, marked repeated', async () => {

@@ -24,6 +24,7 @@ import {
 import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
 import { resolveProjectPath } from '../../lib/project-path.js';
 import { startDynalite } from '../support/dynalite.js';
+import { startFakeKmsServer } from '../support/fake-kms-server.js';
 import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
 
@@ -231,6 +232,12 @@ describe('the Lambda handler bundles', () => {
           externals.map((imported) => imported.path).filter((path) => !sideModules.includes(path)),
           name,
         ).toEqual([]);
+        // A side module loads on first use (the Encryption SDK on the first seal or unseal): a
+        // static import would load it at every cold start of the handler.
+        expect(
+          externals.filter((imported) => imported.kind !== 'dynamic-import').map((imported) => imported.path),
+          name,
+        ).toEqual([]);
         // Built-ins whose ES module facade costs a cold start are required (lib/bundling/node-http.ts).
         const importedBuiltins = Object.values(metafile.outputs).flatMap((output) =>
           output.imports.map((imported) => imported.path.replace(/^node:/, '')),
@@ -341,11 +348,14 @@ describe('the Lambda handler bundles', () => {
     }
   });
 
-  it('keep the sealer sealing, refusing tampering and another run, and carrying 2 MB from a bundle', async () => {
+  it('keep the sealer sealing through the Encryption SDK beside the bundle, refusing tampering, another run and an extended blob, and carrying 2 MB', async () => {
     // Prepare
-    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer', {
-      withSideModules: true,
-    });
+    const metafile = await bundle(
+      resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'),
+      directory,
+      'sealer',
+      { withSideModules: true },
+    );
     const bundled = await import(pathToFileURL(join(directory, 'sealer.mjs')).href);
     const keysDirectory = join(directory, 'keys');
     const sealer = new bundled.EnvelopeSealer({
@@ -358,32 +368,68 @@ describe('the Lambda handler bundles', () => {
     const sealed: Uint8Array = await sealer.seal('run-state', 'run-1', state);
     const flipped = Uint8Array.from(sealed);
     flipped[flipped.length - 40] = (flipped[flipped.length - 40] ?? 0) ^ 0x01;
+    const extended = new Uint8Array([...sealed, 0]);
     const sealedLarge: Uint8Array = await sealer.seal('run-state', 'run-2', large);
-    // Format 1 loads the Encryption SDK from the side module beside the bundle.
-    const version1 = new bundled.EnvelopeSealer({
-      keyWrapping: await new bundled.LocalKeyring(keysDirectory).keyWrapping(),
-      blobVersion: 1,
-    });
-    const sealedVersion1: Uint8Array = await version1.seal('run-state', 'run-3', state);
 
-    // Assess
+    // Assess: the SDK is the side module, imported on first use only; each blob is one SDK message
+    const imports = Object.values(metafile.outputs).flatMap((output) => output.imports);
+    expect(imports.filter((imported) => imported.path === '@aws-crypto/client-node')).toEqual([
+      { path: '@aws-crypto/client-node', kind: 'dynamic-import', external: true },
+    ]);
+    expect(Object.keys(metafile.inputs).filter((input) => input.includes('@aws-crypto/'))).toEqual([]);
+    expect([sealed[0], sealed[1], sealed[2]]).toEqual([0x02, 0x04, 0x78]);
     expect(Buffer.from(await sealer.unseal('run-state', 'run-1', sealed))).toEqual(Buffer.from(state));
-    await expect(sealer.unseal('run-state', 'run-1', flipped)).rejects.toMatchObject({
-      code: 'sealed-state-rejected',
-    });
-    await expect(sealer.unseal('run-state', 'run-other', sealed)).rejects.toMatchObject({
-      code: 'sealed-state-rejected',
-    });
+    for (const [runId, blob] of [
+      ['run-1', flipped],
+      ['run-other', sealed],
+      ['run-1', extended],
+    ] as const) {
+      await expect(sealer.unseal('run-state', runId, blob)).rejects.toMatchObject({
+        code: 'sealed-state-rejected',
+      });
+    }
     expect(Buffer.from(await sealer.unseal('run-state', 'run-2', sealedLarge)).equals(large)).toBe(true);
-    expect([sealed[3], sealedVersion1[3]]).toEqual([2, 1]);
-    expect(Buffer.from(await sealer.unseal('run-state', 'run-3', sealedVersion1))).toEqual(
-      Buffer.from(state),
-    );
+  });
+
+  it('keep the sealer wrapping its keys with KMS through the Encryption SDK beside the bundle', async () => {
+    // Prepare: the SDK's KMS keyring and KMS client, from the side module, against a fake KMS.
+    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sealer', {
+      withSideModules: true,
+    });
+    const bundled = await import(pathToFileURL(join(directory, 'sealer.mjs')).href);
+    const kms = await startFakeKmsServer();
+    const createSealer = () =>
+      new bundled.EnvelopeSealer({
+        keyWrapping: bundled.createKmsKeyWrapping({
+          keyArn: kms.keyArn,
+          clientConfig: {
+            endpoint: kms.endpoint,
+            credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+            maxAttempts: 1,
+          },
+        }),
+      });
+
+    try {
+      // Act: one container seals, a cold one unseals
+      const sealed: Uint8Array = await createSealer().seal(
+        'approval-card',
+        'run-kms',
+        new Uint8Array([1, 2, 3]),
+      );
+      const unsealed: Uint8Array = await createSealer().unseal('approval-card', 'run-kms', sealed);
+
+      // Assess
+      expect([...unsealed]).toEqual([1, 2, 3]);
+      expect(kms.requestCounts()).toEqual({ GenerateDataKey: 1, Decrypt: 1 });
+    } finally {
+      await kms.stop();
+    }
   });
 
   it('keep the Encryption SDK signing suites working with the one bn.js (asn1.js and the curve math)', async () => {
     // Prepare: a signing suite reaches asn1.js (PEM keys) and bn.js (point decompression).
-    await bundle(resolveProjectPath('test/infra/fixtures/sealer-bundle-entry.ts'), directory, 'sdk', {
+    await bundle(resolveProjectPath('test/infra/fixtures/encryption-sdk-bundle-entry.ts'), directory, 'sdk', {
       withSideModules: true,
     });
     const sdk = await import(pathToFileURL(join(directory, 'sdk.mjs')).href);

@@ -9,12 +9,28 @@ export const MCP_TEST_TOKEN = 'mcp-test-token-7f3a';
 /** Text a failing tool throws: it must reach no log line. */
 export const MCP_SECRET_ERROR_TEXT = 'backend password hunter2 rejected';
 
+/**
+ * How the server answers one `tools/list`: `as-listed` as usual, `fail` with an HTTP 500 (the
+ * listing fails while the server is up), or with the named tools' `readOnlyHint` replaced
+ * (`undefined` leaves the hint out).
+ */
+export type ListingAnswer =
+  | 'as-listed'
+  | 'fail'
+  | { readOnlyHints: Readonly<Record<string, boolean | undefined>> };
+
 export interface McpTestServer {
   url: string;
   /** Every tool call the server received, in order (previews included). */
   calls: Array<{ tool: string; arguments: unknown }>;
   /** Tool lists the server answered. */
   listings: number;
+  /**
+   * Scripts the next `tools/list` requests, one answer each in order; after the script, every
+   * listing is `as-listed` again. A run's model turn, its pause and its execution each list once,
+   * so `['as-listed', 'fail']` fails the listing at the pause only.
+   */
+  scriptListings(answers: readonly ListingAnswer[]): void;
   /** Stops answering and drops open connections: the server "disappears". */
   stop(): Promise<void>;
 }
@@ -28,16 +44,22 @@ export interface McpTestServer {
 export async function startMcpTestServer(): Promise<McpTestServer> {
   const calls: McpTestServer['calls'] = [];
   const state = { listings: 0 };
+  const script: ListingAnswer[] = [];
   const server: Server = createServer(async (request, response) => {
     if (request.headers.authorization !== `Bearer ${MCP_TEST_TOKEN}`) {
       response.writeHead(401).end();
       return;
     }
     const body = request.method === 'POST' ? JSON.parse(await readBody(request)) : undefined;
+    const listing = body?.method === 'tools/list' ? (script.shift() ?? 'as-listed') : 'as-listed';
+    if (listing === 'fail') {
+      response.writeHead(500).end();
+      return;
+    }
     if (body?.method === 'tools/list') state.listings += 1;
     if (body?.method === 'tools/call')
       calls.push({ tool: body.params.name, arguments: body.params.arguments });
-    const mcp = createMcpServer();
+    const mcp = createMcpServer(listing === 'as-listed' ? {} : listing.readOnlyHints);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
     response.on('close', () => {
       void transport.close();
@@ -54,6 +76,9 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
     get listings() {
       return state.listings;
     },
+    scriptListings(answers) {
+      script.splice(0, script.length, ...answers);
+    },
     stop: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -62,14 +87,21 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
   };
 }
 
-function createMcpServer(): McpServer {
+/** The server's tools, each tool's `readOnlyHint` replaced where `readOnlyHints` names it. */
+function createMcpServer(readOnlyHints: Readonly<Record<string, boolean | undefined>>): McpServer {
   const mcp = new McpServer({ name: 'tickets', version: '1.0.0' });
+  const hinted = (tool: string, annotations: { readOnlyHint?: boolean; destructiveHint?: boolean }) => {
+    if (!Object.hasOwn(readOnlyHints, tool)) return annotations;
+    const { readOnlyHint: _listed, ...rest } = annotations;
+    const hint = readOnlyHints[tool];
+    return hint === undefined ? rest : { ...rest, readOnlyHint: hint };
+  };
   mcp.registerTool(
     'lookup',
     {
       description: 'Looks a ticket up.',
       inputSchema: { ticket: z.string() },
-      annotations: { readOnlyHint: true },
+      annotations: hinted('lookup', { readOnlyHint: true }),
     },
     async ({ ticket }) => ({ content: [{ type: 'text', text: `Ticket ${ticket}: open, assigned to Ana.` }] }),
   );
@@ -78,7 +110,7 @@ function createMcpServer(): McpServer {
     {
       description: 'Creates a ticket.',
       inputSchema: { title: z.string() },
-      annotations: { readOnlyHint: false, destructiveHint: false },
+      annotations: hinted('create_ticket', { readOnlyHint: false, destructiveHint: false }),
     },
     async ({ title }) => ({ content: [{ type: 'text', text: `Created ticket T-9 "${title}".` }] }),
   );
@@ -96,7 +128,12 @@ function createMcpServer(): McpServer {
   );
   mcp.registerTool(
     'delete_ticket',
-    { description: 'Deletes a ticket.', inputSchema: { ticket: z.string() } },
+    {
+      description: 'Deletes a ticket.',
+      inputSchema: { ticket: z.string() },
+      // No annotations at all, unless a listing hints one.
+      ...(Object.hasOwn(readOnlyHints, 'delete_ticket') ? { annotations: hinted('delete_ticket', {}) } : {}),
+    },
     async ({ ticket }) => ({ content: [{ type: 'text', text: `Deleted ${ticket}.` }] }),
   );
   mcp.registerTool(

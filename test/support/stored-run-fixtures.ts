@@ -1,4 +1,4 @@
-import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 
 /**
@@ -26,14 +26,14 @@ export function makeStoredRun(runId: string, overrides: Partial<RunRecord> = {})
 }
 
 /**
- * An open card (schema version 2) with stand-in sealed bytes; the adapter tests override only what they test.
+ * An open card (the current schema version) with stand-in sealed bytes; the adapter tests override only what they test.
  *
  * @example
  * await runs.putCard(makeStoredCard('run-1', { pausedAt: '2026-03-01T11:00:00.000Z' }));
  */
 export function makeStoredCard(runId: string, overrides: Partial<StoredCard> = {}): StoredCard {
   return {
-    schemaVersion: 2,
+    schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId,
     owner: 'olivia',
     label: `Run ${runId}`,

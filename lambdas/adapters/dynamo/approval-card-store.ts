@@ -60,7 +60,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   ) {}
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its group entries are written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
@@ -75,8 +75,11 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         TableName: this.table.tableName,
         Item: {
           ...parsed,
-          // DynamoDB refuses an empty set: nobody has approved means no attribute.
+          // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
           ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+          ...(lapsedApprovers && lapsedApprovers.length > 0
+            ? { lapsedApprovers: new Set(lapsedApprovers) }
+            : {}),
           ...inboxAttributes,
           ...cardItemKey(parsed.runId),
         },

@@ -8,14 +8,20 @@ import {
   readableDecisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
 import { CountersignError } from '../../core/errors.js';
-import type { ApprovalOutcome, ClaimOutcome, RunRepository } from '../../core/ports.js';
+import type {
+  ApprovalLapse,
+  ApprovalOutcome,
+  ClaimOutcome,
+  LapseOutcome,
+  RunRepository,
+} from '../../core/ports.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
-type DecisionMethods = 'claimDecision' | 'getDecision' | 'recordApproval';
+type DecisionMethods = 'claimDecision' | 'getDecision' | 'recordApproval' | 'lapseApprovals';
 
 /**
  * The decisions of `RunRepository` on DynamoDB: append-only decision and approval records in
@@ -58,12 +64,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
       ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));
-    // `waiting`: an open card written before card version 2.
-    const condition = [
-      `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
-      `${update.name('turn')} = ${update.value(parsed.turn)}`,
-      `${update.name('digest')} = ${update.value(parsed.digest)}`,
-    ].join(' AND ');
+    const condition = cardWaitsAt(update, parsed);
     try {
       const { Attributes: card } = await this.table.client.send(
         new UpdateCommand({
@@ -82,6 +83,33 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     }
   }
 
+  public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
+    assertTurn(lapse.turn);
+    const approvers = new Set(lapse.approvers);
+    const update = new UpdateExpression()
+      .deleteFromSet('approvedBy', approvers)
+      .addToSet('lapsedApprovers', approvers);
+    const condition = cardWaitsAt(update, lapse);
+    try {
+      const { Attributes: card } = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(lapse.runId),
+          ...update.toInput(condition),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return {
+        kind: 'lapsed',
+        approvedBy: sortedMembers(card?.approvedBy),
+        lapsedApprovers: sortedMembers(card?.lapsedApprovers),
+      };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'card-moved' };
+      throw error;
+    }
+  }
+
   public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     assertTurn(turn);
     const { Item: item } = await this.table.client.send(
@@ -93,4 +121,18 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     );
     return item ? parseItem(readableDecisionRecordSchema, item, 'decision') : undefined;
   }
+}
+
+/** The condition that the card is open at this turn and digest; `waiting`: open, before card version 2. */
+function cardWaitsAt(update: UpdateExpression, at: { turn: number; digest: string }): string {
+  return [
+    `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
+    `${update.name('turn')} = ${update.value(at.turn)}`,
+    `${update.name('digest')} = ${update.value(at.digest)}`,
+  ].join(' AND ');
+}
+
+/** A string set attribute as a sorted list; absent (DynamoDB drops an emptied set): none. */
+function sortedMembers(attribute: unknown): string[] {
+  return attribute instanceof Set ? [...attribute].map(String).sort() : [];
 }

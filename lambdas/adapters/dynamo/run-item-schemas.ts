@@ -53,12 +53,16 @@ export function parseRunUpdate(
 }
 
 /**
- * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally back as a string
- * set (ADD keeps one entry per approver); the core holds it as a sorted list.
+ * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally and its lapsed
+ * approvers back as string sets (ADD keeps one entry per approver); the core holds sorted lists.
  */
 function storedCardOfItem(item: Record<string, unknown>): unknown {
-  const { approvedBy } = item;
-  return approvedBy instanceof Set ? { ...item, approvedBy: [...approvedBy].map(String).sort() } : item;
+  const card = { ...item };
+  for (const attribute of ['approvedBy', 'lapsedApprovers']) {
+    const members = card[attribute];
+    if (members instanceof Set) card[attribute] = [...members].map(String).sort();
+  }
+  return card;
 }
 
 /** A card item of any version as the current one; `undefined` when it does not parse. */

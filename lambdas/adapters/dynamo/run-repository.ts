@@ -44,11 +44,13 @@ import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decisi
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
+  type ApprovalLapse,
   type ApprovalOutcome,
   type CardCloseOutcome,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type LapseOutcome,
   type RunRepository,
   type StoredRun,
   systemClock,
@@ -227,6 +229,10 @@ export class DynamoRunRepository implements RunRepository {
 
   public recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     return this.decisions.recordApproval(approval);
+  }
+
+  public lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
+    return this.decisions.lapseApprovals(lapse);
   }
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {

@@ -74,7 +74,7 @@ export class UpdateExpression {
     return this;
   }
 
-  /** Takes `members` out of a set attribute (DELETE; a set left empty is removed by DynamoDB). */
+  /** Takes `members` out of a set attribute (DynamoDB drops a set left empty). */
   public deleteFromSet(attribute: string, members: ReadonlySet<string>): this {
     this.deleteClauses.push(`${this.name(attribute)} ${this.value(members)}`);
     return this;

@@ -13,10 +13,12 @@ import {
 } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
+  ApprovalLapse,
   ApprovalOutcome,
   CardCloseOutcome,
   ClaimOutcome,
   ConditionalOutcome,
+  LapseOutcome,
   RunRepository,
   StoredRun,
   WaitingCardsPage,
@@ -130,11 +132,15 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, ...parsed } = storedCardSchema.parse(card);
-    // DynamoDB keeps no empty set: nobody has approved means no tally.
+    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
-      copyOf(approvedBy && approvedBy.length > 0 ? { ...parsed, approvedBy } : parsed),
+      copyOf({
+        ...parsed,
+        ...(approvedBy && approvedBy.length > 0 ? { approvedBy } : {}),
+        ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
+      }),
     );
   }
 
@@ -198,23 +204,36 @@ export class InMemoryRunRepository implements RunRepository {
     // DynamoDB also keeps an audit record per approval; nothing reads it through the port.
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
-    if (
-      card === undefined ||
-      !isCardOpen(card) ||
-      card.turn !== parsed.turn ||
-      card.digest !== parsed.digest
-    ) {
-      return { kind: 'card-moved' };
-    }
+    if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
     const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
     this.cards.set(parsed.runId, { ...card, approvedBy });
     return { kind: 'recorded', approvedBy: [...approvedBy] };
+  }
+
+  public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
+    assertTurn(lapse.turn);
+    const card = this.cards.get(lapse.runId);
+    if (!cardWaitsAt(card, lapse)) return { kind: 'card-moved' };
+    const approvedBy = (card.approvedBy ?? []).filter((userId) => !lapse.approvers.includes(userId));
+    const lapsedApprovers = [...new Set([...(card.lapsedApprovers ?? []), ...lapse.approvers])].sort();
+    const { approvedBy: _before, ...rest } = card;
+    this.cards.set(lapse.runId, {
+      ...rest,
+      ...(approvedBy.length > 0 ? { approvedBy } : {}),
+      lapsedApprovers,
+    });
+    return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };
   }
 
   /** The record as DynamoDB reads it back: parsed, and its run id from the key. */
   private recordOf(runId: string, entry: RunEntry): RunRecord {
     return runFromKey(runId, parseItem(runRecordSchema, copyOf(entry.record), 'run'));
   }
+}
+
+/** Whether the card is open at this turn and digest: what a k-of-n tally's conditional write checks. */
+function cardWaitsAt(card: StoredCard | undefined, at: { turn: number; digest: string }): card is StoredCard {
+  return card !== undefined && isCardOpen(card) && card.turn === at.turn && card.digest === at.digest;
 }
 
 /** The inbox routes the DynamoDB index gives a card, matched against the viewer's routing. */

@@ -7,6 +7,7 @@ import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
 import { describeCallRunnability } from './call-runnability.js';
+import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
@@ -39,6 +40,12 @@ export interface PendingToolView {
    * was not applied (a tool's precondition): this card asks again. Names no record data.
    */
   recordChanged?: string;
+  /**
+   * Present when the call's effect could not be confirmed when the run paused (its server could
+   * not be listed, its tool was missing, or it claimed to be less guarded than before): it is
+   * decided as a write of its tool under every gate.
+   */
+  effectUnconfirmed?: string;
   preview: PreviewView;
 }
 
@@ -73,9 +80,12 @@ export async function buildPendingTools(input: {
         ...(shown.kind === 'excerpt' ? { argumentsExcerpt: shown.excerpt } : {}),
         registered: tool !== undefined,
         willRun: describeCallRunnability(resolved).kind === 'runs',
-        // A call to a tool nobody registered shows as needing approval: the card fails closed.
-        requiresApproval: tool ? needsApproval(tool) : true,
+        // As the card was decided under; a card sealed before guards were recorded asks the tool,
+        // and a call to a tool nobody registered shows as needing approval: the card fails closed.
+        requiresApproval:
+          call.guard !== undefined ? needsHumanApproval(call.guard) : tool ? needsApproval(tool) : true,
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
+        ...(call.guard === 'unconfirmed' ? { effectUnconfirmed: TEXTS.effectUnconfirmed } : {}),
       };
       const preview = call.preview;
       if (!preview) {

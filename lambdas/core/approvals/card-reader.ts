@@ -215,7 +215,6 @@ async function viewCard(
       stored,
       calls,
       viewer,
-      tools: dependencies.tools,
       pages: dependencies.pages,
       logger: dependencies.logger,
       floor: dependencies.settings?.policyFloor,

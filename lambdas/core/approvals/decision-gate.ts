@@ -4,7 +4,6 @@ import type { PageStore } from '../pages.js';
 import { applyPolicyFloor, type PolicyFloor, type TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
-import type { ToolRegistry } from '../tools/tool.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { StoredCard } from './stored-card.js';
 
@@ -24,10 +23,11 @@ export function effectiveTurnPolicy(card: StoredCard, floor: PolicyFloor | undef
 
 /**
  * The decision gate of an approval (a reject passes no gate: anyone who may see the card may
- * stop the write). In order: tool-level authority (ADR-133), four-eyes, and with the `record`
- * gate the record check of every write call, so nobody releases a write to a record they may
- * not see. The record check fails closed: a tool that is gone, offers no check, cannot parse
- * the arguments or throws refuses.
+ * stop the write). In order: tool-level authority (ADR-133) over every tool whose calls need
+ * approval on this card (writes, reads that ask, tools whose effect could not be confirmed:
+ * `writeToolNames`), four-eyes, and with the `record` gate the record check of each such call,
+ * so nobody releases a write to a record they may not see. The record check fails closed: a
+ * tool that is gone, offers no check, cannot parse the arguments or throws refuses.
  */
 export async function evaluateApproveGate(input: {
   principal: UserProfile;
@@ -35,7 +35,6 @@ export async function evaluateApproveGate(input: {
   policy: TurnPolicy;
   /** Only called for the `record` gate: the unsealed card's calls, resolved once. */
   approvalCalls: () => Promise<readonly ResolvedCall[]>;
-  tools: ToolRegistry;
   /** The page store the record checks read (the read gate's cached one is fine for display). */
   pages: PageStore;
   logger: Logger;
@@ -43,11 +42,7 @@ export async function evaluateApproveGate(input: {
   const { principal, card, policy } = input;
   if (!isAdmin(principal)) {
     const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
-    // The gate covers every tool that requires approval; only a write is called one.
-    if (refused) {
-      const writes = input.tools.get(refused)?.effect === 'write';
-      return { kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(refused, writes) };
-    }
+    if (refused) return { kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(refused) };
   }
   if (policy.fourEyes && card.owner === principal.userId) {
     return { kind: 'refused', gate: 'four-eyes', message: TEXTS.gateFourEyes };

@@ -4,16 +4,15 @@ import type { PolicyFloor, TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger } from '../ports.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
 import { TEXTS } from '../texts.js';
-import type { ToolRegistry } from '../tools/tool.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from './decision-gate.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { StoredCard } from './stored-card.js';
-import { countApprovals } from './tally-approval.js';
+import { type ApprovalTally, countApprovals } from './tally-approval.js';
 
 /** What a card says about its policy to one viewer, on every surface (JSON and page). */
 export interface CardPolicyView {
   /** k-of-n progress; present when the turn needs more than one approver. */
-  approvals?: { count: number; required: number; approvedBy: string[]; summary: string };
+  approvals?: ApprovalTally & { summary: string };
   /** Why this viewer may not approve (they may still reject); absent when they may. */
   approveRefusal?: string;
 }
@@ -28,7 +27,6 @@ export async function describeCardPolicy(input: {
   stored: StoredCard;
   calls: readonly ResolvedCall[];
   viewer: UserProfile;
-  tools: ToolRegistry;
   pages: PageStore;
   logger: Logger;
   floor: PolicyFloor | undefined;
@@ -39,7 +37,6 @@ export async function describeCardPolicy(input: {
     card: input.stored,
     policy,
     approvalCalls: async () => input.calls,
-    tools: input.tools,
     pages: readGatePagesFor(input.pages, input.viewer),
     logger: input.logger,
   });
@@ -51,6 +48,9 @@ export async function describeCardPolicy(input: {
 
 function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
-  const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner);
-  return { ...tally, summary: TEXTS.approvalProgress(tally.count, tally.required, tally.approvedBy) };
+  const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner, stored.lapsedApprovers);
+  return {
+    ...tally,
+    summary: TEXTS.approvalProgress(tally.count, tally.required, tally.approvedBy, tally.lapsedApprovers),
+  };
 }

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { callGuardSchema } from './needs-human-approval.js';
 
 const positionSchema = z.number().check(z.int(), z.nonnegative());
 
@@ -26,6 +27,11 @@ export const pendingCallSchema = z.object({
   precondition: z.optional(z.string()),
   /** This call's record changed after an earlier card was shown: its new card says so. */
   recordChanged: z.optional(z.boolean()),
+  /**
+   * How the call is guarded, as the strictest step so far classified it (the model turn, then the
+   * pause: never less than before). Absent on calls recorded before it was: classified afresh.
+   */
+  guard: z.optional(callGuardSchema),
 });
 export type PendingCall = z.infer<typeof pendingCallSchema>;
 

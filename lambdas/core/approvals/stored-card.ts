@@ -1,14 +1,16 @@
 import * as z from 'zod/mini';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
+import { type CallGuard, callGuardSchema } from './needs-human-approval.js';
 
 /**
  * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
- * without decrypting anything but the token. Version 2 says `open | closed` and keeps why a card
- * closed; version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also meant expired,
- * failed or cancelled) is still read. Fixtures: `test/fixtures/stored-card/`.
+ * without decrypting anything but the token. Version 3 records how each call was guarded when the
+ * card was put (`callGuards`) and whose k-of-n approvals lapsed; version 2 (`open | closed`, why
+ * a card closed) and version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also
+ * meant expired, failed or cancelled) are still read. Fixtures: `test/fixtures/stored-card/`.
  */
-export const STORED_CARD_SCHEMA_VERSION = 2;
+export const STORED_CARD_SCHEMA_VERSION = 3;
 
 /** Why a card stopped taking decisions. */
 export const CARD_CLOSINGS = [
@@ -36,7 +38,10 @@ const storedCardFields = {
   pausedAt: z.string(),
   expiresAt: z.string(),
   toolNames: z.array(z.string()),
-  /** Names of the tools in the turn that write (the gate checks the approver may run each). */
+  /**
+   * Names of the tools whose calls need approval: writes, reads that ask, and tools whose effect
+   * could not be confirmed (the name predates the last two). Every gate covers exactly these.
+   */
   writeToolNames: z.array(z.string()),
   fourEyes: z.boolean(),
   /** Distinct approvers the turn needs (k-of-n). Absent on cards paused before k-of-n: 1. */
@@ -52,21 +57,54 @@ const storedCardFields = {
   sealedToken: binarySchema,
 };
 
+/** How one call of the card was guarded when the card was put: what its decision is taken under. */
+export const callGuardEntrySchema = z.object({
+  index: z.number().check(z.int(), z.nonnegative()),
+  tool: z.string(),
+  guard: callGuardSchema,
+});
+export type CallGuardEntry = z.infer<typeof callGuardEntrySchema>;
+
+const closingFields = {
+  state: z.enum(['open', 'closed']),
+  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
+  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+};
+
 /** The stored card as this version writes it. */
 export const storedCardSchema = z.object({
   schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
   ...storedCardFields,
-  state: z.enum(['open', 'closed']),
-  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
-  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+  /**
+   * Each call's guard when the card was put, by call. Absent on cards put before version 3 (their
+   * guarded calls are those of `writeToolNames`), and on such a card once closed or re-entered.
+   */
+  callGuards: z.optional(z.array(callGuardEntrySchema)),
+  /**
+   * k-of-n: approvers whose approval stopped counting when a decision came to complete: their
+   * current record no longer held the authority approving needs. Sorted; absent: none.
+   */
+  lapsedApprovers: z.optional(z.array(z.string())),
+  ...closingFields,
 });
 export type StoredCard = z.infer<typeof storedCardSchema>;
+
+/** A version 2 card reads as version 3 without call guards: its `writeToolNames` say what it guarded. */
+const version2Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(2), ...storedCardFields, ...closingFields }),
+  z.transform(
+    ({ schemaVersion: _written, ...card }): StoredCard => ({
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      ...card,
+    }),
+  ),
+);
 
 const version1Schema = z.pipe(
   z.object({
     // A version 2 item that version 1 code closed (`decided`) while a deployment rolled out
-    // reads as this version too: its other attributes are the same.
-    schemaVersion: z.optional(z.literal(STORED_CARD_SCHEMA_VERSION)),
+    // reads as version 2 too: its other attributes are the same.
+    schemaVersion: z.optional(z.literal(2)),
     ...storedCardFields,
     state: z.enum(['waiting', 'decided']),
   }),
@@ -87,7 +125,7 @@ const version1Schema = z.pipe(
  * const parsed = readableStoredCardSchema.safeParse(item);
  */
 export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
-  z.union([storedCardSchema, version1Schema]),
+  z.union([storedCardSchema, version2Schema, version1Schema]),
 );
 
 /**
@@ -98,4 +136,21 @@ export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
  */
 export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
   return card.state === 'open';
+}
+
+/**
+ * How the card guarded one of its calls: its recorded guard, or on a card put before version 3,
+ * `write` for a call of one of its `writeToolNames` (what every gate covered) and `none` otherwise.
+ * An entry that names another tool than the call is no entry: it covers nothing.
+ *
+ * @example
+ * guardOnCard(stored, { index: 0, tool: 'tickets__create_ticket' }) // 'unconfirmed'
+ */
+export function guardOnCard(
+  card: Pick<StoredCard, 'callGuards' | 'writeToolNames'>,
+  call: { index: number; tool: string },
+): CallGuard {
+  if (card.callGuards === undefined) return card.writeToolNames.includes(call.tool) ? 'write' : 'none';
+  const entry = card.callGuards.find((each) => each.index === call.index && each.tool === call.tool);
+  return entry?.guard ?? 'none';
 }

@@ -1,5 +1,5 @@
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard } from '../approvals/approval-card.js';
-import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
@@ -68,12 +68,16 @@ export async function awaitApproval(
   const state = await unsealRunState(dependencies, run);
   const sealedToken = await sealTaskToken();
   // The run's MCP tools (their previews and effects) as their servers list them now.
-  dependencies = {
-    ...dependencies,
-    tools: await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId),
-  };
+  const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId);
+  dependencies = { ...dependencies, tools: runTools.tools };
+  // Fails closed: a call whose tool's effect cannot be established now, or that claims to be less
+  // guarded than the model turn found it, is unconfirmed and guarded like a write.
+  const classified = state.pendingCalls.map((call) => ({
+    ...call,
+    guard: classifyCall(call, runTools.confirmedTool(call.tool)),
+  }));
   // Each call's tool and arguments, parsed once for the preconditions and the previews.
-  const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
+  const resolved = resolveCalls(classified, dependencies.tools);
   const needsPreview = resolved.some(
     ({ call, tool }) => call.offered && (tool?.preview !== undefined || tool?.readPrecondition !== undefined),
   );
@@ -115,12 +119,9 @@ export async function awaitApproval(
   const pausedAt = now.toISOString();
   const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds).toISOString();
   const toolNames = [...new Set(calls.map((call) => call.tool))];
+  // Every tool a guarded call names, unconfirmed ones included: each gate covers them as writes.
   const writeToolNames = [
-    ...new Set(
-      calls
-        .filter((call) => needsHumanApproval(call, dependencies.tools.get(call.tool)))
-        .map((call) => call.tool),
-    ),
+    ...new Set(calls.filter((call) => needsHumanApproval(call.guard)).map((call) => call.tool)),
   ];
   // The run's policy raised to the floor as it is now, with this turn's write tools (a tool the
   // floor names forces four-eyes); the decision raises it to the floor once more.
@@ -137,6 +138,7 @@ export async function awaitApproval(
     expiresAt,
     toolNames,
     writeToolNames,
+    callGuards: calls.map(({ index, tool, guard }) => ({ index, tool, guard })),
     fourEyes: policy.fourEyes,
     requiredApprovals: policy.requiredApprovals,
     decisionGate: policy.decisionGate,

@@ -60,7 +60,8 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  *    `record` gate each write call's record check) under the card's policy raised to the floor;
  *    approving needs at least one call that would run (a card whose every call is unusable can
  *    only be rejected); with k-of-n (K > 1) each approval is claimed and tallied, and only the
- *    K-th goes on;
+ *    K-th goes on, once every approval it counts still qualifies under its approver's current
+ *    record (one that no longer does lapses, and the turn waits);
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  *
@@ -107,18 +108,21 @@ export async function decideRun(
 
   let approvedBy: string[] | undefined;
   if (request.decision === 'approve' && policy.requiredApprovals > 1) {
-    const tally = await tallyApproval(dependencies, principal, card, policy, now, channel);
+    const approvalCalls = async () => (await opened()).calls;
+    const tally = await tallyApproval(dependencies, {
+      principal,
+      card,
+      policy,
+      now,
+      approvalCalls,
+      channel,
+    });
     if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
-    if (tally.approvals.count < tally.approvals.required) {
-      return {
-        kind: 'approval-recorded',
-        runId,
-        turn: card.turn,
-        approvals: tally.approvals,
-        message: TEXTS.approvalRecorded(tally.approvals.count, tally.approvals.required),
-      };
+    if (tally.kind === 'waiting') {
+      const { approvals, message } = tally;
+      return { kind: 'approval-recorded', runId, turn: card.turn, approvals, message };
     }
-    approvedBy = tally.approvals.approvedBy;
+    approvedBy = tally.approvedBy;
   }
 
   const record: DecisionRecord = {
@@ -163,7 +167,6 @@ async function assertDecisionGate(
     card,
     policy,
     approvalCalls: async () => (await opened()).calls,
-    tools: dependencies.tools,
     // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
     pages: dependencies.pages,
     logger: dependencies.logger,

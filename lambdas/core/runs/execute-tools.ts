@@ -1,9 +1,9 @@
+import { checkApprovalCoverage } from '../approvals/approval-coverage.js';
 import { describeCallRunnability } from '../approvals/call-runnability.js';
-import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import type { CallGuard } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
-import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
@@ -35,7 +35,9 @@ export interface ExecuteToolsOutput {
 /**
  * Runs the pending calls of a turn under the run's acting user and hands the results to the
  * next model turn. A write runs only when an approval of exactly this turn's digest is on
- * record: a write whose approval cannot be shown does not execute.
+ * record, taken under a classification at least as strict as the one it runs under: a write
+ * whose approval cannot be shown does not execute, and one that became more guarded since its
+ * card waits on a fresh card.
  */
 export async function executeTools(
   stepDependencies: ToolStepDependencies,
@@ -62,15 +64,21 @@ export async function executeTools(
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return done; // a retried step whose results are recorded
   // The run's MCP tools as their servers list them now: a server that turned a tool into a
-  // write since the model turn makes it need the approval this turn may not have.
-  dependencies = {
-    ...dependencies,
-    tools: await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId),
-  };
-  const guarded = state.pendingCalls.some((call) =>
-    needsHumanApproval(call, dependencies.tools.get(call.tool)),
-  );
-  if (guarded) await requireApproval(dependencies, input, state);
+  // write since the card was put makes it need an approval this turn does not have.
+  const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId);
+  dependencies = { ...dependencies, tools: runTools.tools };
+  const coverage = await checkApprovalCoverage(dependencies, {
+    ...input,
+    calls: state.pendingCalls,
+    runTools,
+  });
+  if (coverage.kind === 'stricter') {
+    return reopenForReview(dependencies, run.record.status, input, state, owner, {
+      kind: 'guard-raised',
+      guards: coverage.guards,
+      tools: coverage.stricterTools,
+    });
+  }
 
   const actingUser = await dependencies.users.getUser(run.record.owner);
   if (!actingUser) throw new CountersignError('forbidden', 'The user who started the run no longer exists.');
@@ -79,7 +87,10 @@ export async function executeTools(
   const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
   const check = await checkPreconditions(resolved, { actingUser, context, logger: dependencies.logger });
   if (check.kind === 'changed') {
-    return reopenForReview(dependencies, run.record.status, input, state, check.changedIndexes, owner);
+    return reopenForReview(dependencies, run.record.status, input, state, owner, {
+      kind: 'record-changed',
+      changedIndexes: check.changedIndexes,
+    });
   }
   const results: ToolResultBlock[] = [];
   for (const resolvedCall of resolved) {
@@ -97,11 +108,18 @@ export async function executeTools(
   return done;
 }
 
+/** Why a turn's approval is not applied and its calls wait on a fresh card. */
+type Reopening =
+  /** A record changed after the card was shown (a tool's precondition). */
+  | { kind: 'record-changed'; changedIndexes: ReadonlySet<number> }
+  /** A call is guarded more now than when its card was decided; `guards` is where the next pause starts. */
+  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] };
+
 /**
- * A record changed after the card was shown: nothing of the turn is applied, and the same calls
- * move to the next turn number, where AwaitApproval seals fresh versions, previews and digest.
- * The approval on record stays in the audit; it cannot carry over (a decision names its turn
- * and digest). The transcript gets no result, so the model is never told a write happened. A
+ * The turn's approval cannot be applied: nothing of the turn runs, and the same calls move to the
+ * next turn number, where AwaitApproval seals fresh versions, previews, guards and digest. The
+ * approval on record stays in the audit; it cannot carry over (a decision names its turn and
+ * digest). The transcript gets no result, so the model is never told a write happened. A
  * re-review takes a turn, so a record edited in a loop cannot keep a run paused past maxTurns.
  */
 async function reopenForReview(
@@ -109,8 +127,8 @@ async function reopenForReview(
   status: string,
   input: StepInput,
   state: RunState,
-  changedIndexes: ReadonlySet<number>,
   owner: string,
+  reopening: Reopening,
 ): Promise<ExecuteToolsOutput> {
   const nextTurn = input.turn + 1;
   const nextState: RunState = {
@@ -118,7 +136,11 @@ async function reopenForReview(
     turn: nextTurn,
     reopenedFromTurn: input.turn,
     pendingCalls: state.pendingCalls.map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
-      changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call,
+      reopening.kind === 'record-changed'
+        ? reopening.changedIndexes.has(call.index)
+          ? { ...call, recordChanged: true }
+          : call
+        : { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' },
     ),
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
@@ -126,32 +148,23 @@ async function reopenForReview(
     closeCardBecause: 'reopened',
     endedMeanwhile: 'The run ended while its tools were checked.',
   });
-  dependencies.logger.info('approved writes not applied: a record changed after the card was shown', {
-    runId: input.runId,
-    turn: input.turn,
-    reviewTurn: nextTurn,
-    tools: [
-      ...new Set(
-        state.pendingCalls.filter((call) => changedIndexes.has(call.index)).map((call) => call.tool),
-      ),
-    ],
-  });
+  const tools =
+    reopening.kind === 'guard-raised'
+      ? reopening.tools
+      : [
+          ...new Set(
+            state.pendingCalls
+              .filter((call) => reopening.changedIndexes.has(call.index))
+              .map((call) => call.tool),
+          ),
+        ];
+  dependencies.logger.info(
+    reopening.kind === 'record-changed'
+      ? 'approved writes not applied: a record changed after the card was shown'
+      : 'approved writes not applied: a call needs more approval than its card was decided under',
+    { runId: input.runId, turn: input.turn, reviewTurn: nextTurn, tools },
+  );
   return { runId: input.runId, turn: nextTurn, route: 'review', owner };
-}
-
-async function requireApproval(
-  dependencies: Pick<RunDependencies, 'runs'>,
-  input: StepInput,
-  state: RunState,
-): Promise<void> {
-  const decision = await dependencies.runs.getDecision(input.runId, input.turn);
-  const digest = computeTurnDigest(input.runId, input.turn, state.pendingCalls);
-  if (decision?.decision !== 'approve' || decision.digest !== digest) {
-    throw new CountersignError(
-      'forbidden',
-      'No approval of this turn is on record; its writes were not executed.',
-    );
-  }
 }
 
 async function runCall(

@@ -84,8 +84,11 @@ export type CardReaderDependencies = Pick<
 > &
   Partial<Pick<RunDependencies, 'settings'>>;
 
-/** What a decision needs: the card reader, and the settings its policy floor and expiry come from. */
-export type DecisionDependencies = CardReaderDependencies & Pick<RunDependencies, 'settings'>;
+/**
+ * What a decision needs: the card reader, the settings its policy floor and expiry come from,
+ * and the users (k-of-n re-checks each approver's current record when the K-th approval comes).
+ */
+export type DecisionDependencies = CardReaderDependencies & Pick<RunDependencies, 'settings' | 'users'>;
 
 /**
  * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds

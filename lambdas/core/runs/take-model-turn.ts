@@ -1,12 +1,11 @@
-import { needsHumanApproval } from '../approvals/needs-human-approval.js';
+import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import type { ToolCallBlock } from '../model.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
-import { toolsForRun } from '../tools/mcp/run-tools.js';
-import type { ToolRegistry } from '../tools/tool.js';
+import { type RunTools, toolsForRun } from '../tools/mcp/run-tools.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -74,7 +73,7 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
+      route: routeFor(state, await toolsForRun(dependencies, configuration, 'execute')),
       owner: record.owner,
     };
   }
@@ -94,12 +93,13 @@ export async function takeModelTurn(
     return {
       runId: input.runId,
       turn: record.turn,
-      route: routeFor(state, (await toolsForRun(dependencies, configuration, 'execute')).tools),
+      route: routeFor(state, await toolsForRun(dependencies, configuration, 'execute')),
       owner: record.owner,
     };
   }
   // The configuration's MCP servers are listed now: their tools are offered as they are today.
-  const { tools, mcpToolNames } = await toolsForRun(dependencies, configuration, 'offer');
+  const runTools = await toolsForRun(dependencies, configuration, 'offer');
+  const { tools, mcpToolNames } = runTools;
   const mcpServerNames = new Set((configuration.mcpServers ?? []).map((server) => server.name));
   const offered = specifyAllowedTools(tools, [
     // An MCP tool is offered because its server lists it, never because a name was allowed.
@@ -128,13 +128,18 @@ export async function takeModelTurn(
     temperature: configuration.options.temperature,
   });
   const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
-  const pendingCalls: RunStateCall[] = calls.map((call, index) => ({
-    index,
-    callId: call.callId || `call-${record.turn}-${index}`,
-    tool: call.name,
-    arguments: call.arguments ?? null,
-    offered: offeredNames.has(call.name),
-  }));
+  const pendingCalls: RunStateCall[] = calls.map((call, index) => {
+    const offered = offeredNames.has(call.name);
+    return {
+      index,
+      callId: call.callId || `call-${record.turn}-${index}`,
+      tool: call.name,
+      arguments: call.arguments ?? null,
+      offered,
+      // Recorded with the calls: the pause never classifies them less guarded than this.
+      guard: classifyCall({ offered }, runTools.confirmedTool(call.name)),
+    };
+  });
   if (pendingCalls.length > MAX_TURN_CALLS) {
     throw new CountersignError('model-failed', TEXTS.tooManyCalls(MAX_TURN_CALLS));
   }
@@ -173,7 +178,7 @@ export async function takeModelTurn(
   );
   if (outcome.kind === 'condition-failed')
     throw new CountersignError('conflict', 'The run changed during the model turn.');
-  const route = routeFor(nextState, tools);
+  const route = routeFor(nextState, runTools);
   dependencies.logger.info('model turn recorded', {
     runId: input.runId,
     turn: nextTurn,
@@ -183,8 +188,11 @@ export async function takeModelTurn(
   return { runId: input.runId, turn: nextTurn, route, owner: record.owner };
 }
 
-function routeFor(state: RunState, tools: ToolRegistry): ModelTurnRoute {
+/** Where recorded calls go: to a human when any of them needs one, as classified against `runTools`. */
+function routeFor(state: RunState, runTools: RunTools): ModelTurnRoute {
   if (state.pendingCalls.length === 0) return 'final';
-  const waitsForHuman = state.pendingCalls.some((call) => needsHumanApproval(call, tools.get(call.tool)));
+  const waitsForHuman = state.pendingCalls.some((call) =>
+    needsHumanApproval(classifyCall(call, runTools.confirmedTool(call.tool))),
+  );
   return waitsForHuman ? 'approval' : 'tools';
 }

@@ -99,7 +99,7 @@ function renderUnopenableCard(card: UnopenableCard): string {
  */
 function renderPolicy(card: CardView): string {
   const approvals = card.approvals
-    ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue))}</p>\n  `
+    ? `<p class="approvals" data-count="${escapeHtml(card.approvals.count)}" data-required="${escapeHtml(card.approvals.required)}">${TEXTS.approvalProgress(card.approvals.count, card.approvals.required, card.approvals.approvedBy.map(showValue), (card.approvals.lapsedApprovers ?? []).map(showValue))}</p>\n  `
     : '';
   const refusal =
     card.approveRefusal === undefined
@@ -117,7 +117,7 @@ export function renderPendingTool(tool: PendingToolView): string {
       : ` <span class="warning">${escapeHtml(TEXTS.callWillNotRun)}</span>`;
   return `<li class="call" data-index="${escapeHtml(tool.index)}" data-preview="${escapeHtml(tool.preview.status)}" data-will-run="${tool.willRun}">
   <p class="tool"><strong>${showValue(tool.tool)}</strong>${warning}</p>
-  ${tool.recordChanged ? `<p class="record-changed" role="alert">${escapeHtml(tool.recordChanged)}</p>\n  ` : ''}<p class="label">Arguments</p>
+  ${tool.recordChanged ? `<p class="record-changed" role="alert">${escapeHtml(tool.recordChanged)}</p>\n  ` : ''}${tool.effectUnconfirmed ? `<p class="effect-unconfirmed" role="alert">${escapeHtml(tool.effectUnconfirmed)}</p>\n  ` : ''}<p class="label">Arguments</p>
   ${renderExcerptNote(tool)}<pre class="arguments" data-arguments="${tool.argumentsExcerpt ? 'excerpt' : 'exact'}">${renderArguments(tool.arguments, tool.argumentsExcerpt?.cuts)}</pre>
   <p class="label">What it would change</p>
   ${renderPreview(tool.preview)}
@@ -206,7 +206,7 @@ bdi { unicode-bidi: isolate; }
 .preview.refused { border-color: #8e8e93; background: var(--panel); }
 .notice { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: #fff4e5; color: #7a4100; }
 .card[data-state=closed] { opacity: .75; } .card[data-state=closed] .deadline { color: #8c1d18; }
-.warning, .error, .record-changed { color: #a0261b; } .empty { color: var(--muted); font-size: 1.05rem; padding: 2rem 0; }
+.warning, .error, .record-changed, .effect-unconfirmed { color: #a0261b; } .empty { color: var(--muted); font-size: 1.05rem; padding: 2rem 0; }
 </style></head>
 <body><header class="top"><h1>Waiting for your decision</h1><button type="button" id="sign-out" hidden>Sign out</button></header>
 <section id="sign-in" hidden><p>Paste your bearer token to sign in. It stays in this tab only.</p>

@@ -1,9 +1,10 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 import { effectiveTurnPolicy, evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
-import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import { policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
@@ -27,7 +28,7 @@ const operationsApprover = createUser({
 
 /** A card paused before k-of-n and the record gate: none of their fields. */
 const storedCard: StoredCard = {
-  schemaVersion: 2,
+  schemaVersion: STORED_CARD_SCHEMA_VERSION,
   runId: 'run-1',
   owner: 'editor',
   label: 'Label',
@@ -76,7 +77,6 @@ function gate(principal = approver, tools = new ToolRegistry([updatePageMetadata
     card: storedCard,
     policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record' },
     approvalCalls: async () => resolveCalls(approvalCard.pendingCalls, tools),
-    tools,
     pages: new InMemoryPageStore(samplePages),
     logger: silentLogger,
   });
@@ -120,5 +120,55 @@ describe('the decision gate', () => {
       gate: 'record',
       message: TEXTS.gateRecordRefused('update_page_metadata'),
     });
+  });
+});
+
+describe('one rule for what an approver must hold (issue #20, item 10)', () => {
+  /** A card whose calls need approval for these tools, and also call `get_page`, which needs none. */
+  function cardGuarding(...guarded: string[]): StoredCard {
+    return { ...storedCard, toolNames: ['get_page', ...guarded], writeToolNames: guarded };
+  }
+
+  const toolGate = (principal: typeof approver, card: StoredCard) =>
+    evaluateApproveGate({
+      principal,
+      card,
+      policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'tool' },
+      approvalCalls: async () => [],
+      pages: new InMemoryPageStore(samplePages),
+      logger: silentLogger,
+    });
+
+  it.each([
+    ['a write', 'update_page_metadata'],
+    ['a read that asks for approval', 'export_audit_log'],
+    ['a tool whose effect could not be confirmed', 'tickets__create_ticket'],
+  ])('covers %s with toolAccess, and refuses it in the same words', async (_case, tool) => {
+    // Prepare
+    const without = { ...approver, toolAccess: ['get_page'] };
+    const holding = { ...approver, toolAccess: [tool] };
+
+    // Act
+    const refused = await toolGate(without, cardGuarding(tool));
+    const allowed = await toolGate(holding, cardGuarding(tool));
+
+    // Assess: a read that runs without approval (get_page) needs no tool access.
+    expect(refused).toEqual({ kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(tool) });
+    expect(refused.kind === 'refused' && refused.message).toContain(TEXTS.toolAccessRule);
+    expect(allowed).toEqual({ kind: 'allowed' });
+  });
+
+  it('is the rule docs/approvers.md states wherever it says what toolAccess covers', () => {
+    // Prepare
+    const approvers = readFileSync(new URL('../../../docs/approvers.md', import.meta.url), 'utf8').replace(
+      /\s+/g,
+      ' ',
+    );
+
+    // Assess: stated word for word, and nowhere narrowed to writes.
+    expect(approvers).toContain(TEXTS.toolAccessRule);
+    expect(approvers).not.toMatch(/toolAccess`?:? the tools whose writes/);
+    expect(approvers).not.toMatch(/`toolAccess` for every write tool/);
+    expect(approvers).not.toContain('the message calls it a write only when it writes');
   });
 });

@@ -5,7 +5,13 @@ import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending
 import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
 import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
 import { describeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
-import { needsHumanApproval } from '../../../lambdas/core/approvals/needs-human-approval.js';
+import {
+  classifyCall,
+  classifyCallForExecution,
+  isGuardedMoreThan,
+  needsHumanApproval,
+  stricterGuard,
+} from '../../../lambdas/core/approvals/needs-human-approval.js';
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
@@ -81,7 +87,6 @@ describe('resolveCalls (arguments parsed once)', () => {
       card: stored,
       policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record' },
       approvalCalls: async () => calls,
-      tools: new ToolRegistry([tool]),
       pages,
       logger: silentLogger,
     });
@@ -176,17 +181,54 @@ describe('arguments parsed once per step (the pause and the execution)', () => {
   });
 });
 
-describe('needsHumanApproval (the one rule)', () => {
+describe('classifyCall (the one rule)', () => {
   const write = { effect: 'write' as const };
   const read = { effect: 'read' as const };
+  const asking = { ...read, requiresApproval: true };
 
   it.each([
-    ['an offered write', { offered: true }, write, true],
-    ['an offered read that asks for approval', { offered: true }, { ...read, requiresApproval: true }, true],
-    ['an offered read', { offered: true }, read, false],
-    ['a write the model was not offered', { offered: false }, write, false],
-    ['a call to no registered tool', { offered: true }, undefined, false],
-  ])('%s: %s', (_case, call, tool, expected) => {
-    expect(needsHumanApproval(call, tool)).toBe(expected);
+    ['an offered write', { offered: true }, write, 'write'],
+    ['an offered read that asks for approval', { offered: true }, asking, 'approval'],
+    ['an offered read', { offered: true }, read, 'none'],
+    ['a write the model was not offered', { offered: false }, write, 'none'],
+    ['an offered call whose tool could not be established', { offered: true }, undefined, 'unconfirmed'],
+    [
+      'a write the turn found, now claiming to be read-only',
+      { offered: true, guard: 'write' },
+      read,
+      'unconfirmed',
+    ],
+    [
+      'a write the turn found, now a read that asks',
+      { offered: true, guard: 'write' },
+      asking,
+      'unconfirmed',
+    ],
+    ['a read the turn found, now a write', { offered: true, guard: 'none' }, write, 'write'],
+    [
+      'an unconfirmed call whose tool is listed as a write again',
+      { offered: true, guard: 'unconfirmed' },
+      write,
+      'write',
+    ],
+  ] as const)('%s: %s', (_case, call, tool, expected) => {
+    expect(classifyCall(call, tool)).toBe(expected);
+    expect(needsHumanApproval(classifyCall(call, tool))).toBe(expected !== 'none');
+  });
+
+  it('classifies for execution from the tool as listed now: one that will not run needs nothing', () => {
+    expect(classifyCallForExecution({ offered: true }, write)).toBe('write');
+    expect(classifyCallForExecution({ offered: true }, undefined)).toBe('none');
+    expect(classifyCallForExecution({ offered: false }, write)).toBe('none');
+  });
+
+  it('finds a call guarded more only where approval is needed now and was not then', () => {
+    expect(isGuardedMoreThan('write', 'none')).toBe(true);
+    expect(isGuardedMoreThan('approval', 'none')).toBe(true);
+    expect(isGuardedMoreThan('write', 'unconfirmed')).toBe(false);
+    expect(isGuardedMoreThan('none', 'write')).toBe(false);
+    expect(stricterGuard('write', 'unconfirmed')).toBe('unconfirmed');
+    expect(stricterGuard('approval', 'write')).toBe('write');
+    expect(stricterGuard('none', 'none')).toBe('none');
   });
 });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
 import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
-import type { StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
+import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../../lambdas/core/approvals/stored-card.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import {
   type Metrics,
@@ -70,7 +70,7 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
     }));
     const card: ApprovalCard = { schemaVersion: 2, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
     return {
-      schemaVersion: 2,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
       runId,
       owner: 'editor',
       label: 'Page assistant',

@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { announceClosedCards } from '../../../lambdas/adapters/card-closing-announcer.js';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
-import { createLocalKeyWrapping } from '../../../lambdas/adapters/key-wrapping.js';
+import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
+import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
+import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
+import type { ModelProvider } from '../../../lambdas/core/model.js';
+import { type PolicyFloorInput, policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import type {
   AwaitingApprovalEvent,
   CardClosedEvent,
@@ -23,6 +27,7 @@ import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import type { RunDependencies } from '../../../lambdas/core/runs/run-dependencies.js';
 import { startRun } from '../../../lambdas/core/runs/start-run.js';
 import { takeModelTurn } from '../../../lambdas/core/runs/take-model-turn.js';
+import { createMcpToolStandIn } from '../../../lambdas/core/tools/mcp/mcp-tools.js';
 import { ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
@@ -153,6 +158,15 @@ export function createHarness(
     /** Overrides of the `pages` configuration, as an admin would write them (defaults apply). */
     configuration?: Partial<z.input<typeof configurationSchema>>;
     users?: readonly UserProfile[];
+    /** The deployment's policy floor. @default - none */
+    policyFloor?: PolicyFloorInput;
+    /**
+     * Wires the MCP client as deployed (the official SDK, loopback allowed) with these bearer
+     * secrets by variable name, and the API Lambdas' MCP stand-ins. @default - no MCP client
+     */
+    mcpSecrets?: Readonly<Record<string, string>>;
+    /** Answers in place of the scripted model (same provider name). @default - the scripted model */
+    model?: ModelProvider;
   } = {},
 ): UseCaseHarness {
   const clock = new MovableClock(START);
@@ -172,21 +186,36 @@ export function createHarness(
   const dependencies: RunDependencies = {
     // As every deployed composition: a card that closes is announced (`Card Closed`).
     runs: announceClosedCards(runs, { notifier, clock, logger: silentLogger, metrics }),
-    sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)), clock }),
+    sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)) }),
     configurations: new InMemoryConfigurationRepository({ configurations: [configuration] }),
     users: new InMemoryUserDirectory(options.users ?? [OWNER, APPROVER, SECOND_APPROVER]),
     slackUsers: new InMemorySlackUserDirectory(),
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
       now: () => clock.now(),
     }),
-    tools: new ToolRegistry(createBuiltInTools()),
-    models: createModelProviderResolver({ scripted: new ScriptedModel() }),
+    tools: new ToolRegistry(
+      createBuiltInTools(),
+      options.mcpSecrets && ((name) => createMcpToolStandIn(name, async () => configuration)),
+    ),
+    ...(options.mcpSecrets
+      ? {
+          mcp: new SdkMcpServers({
+            secrets: new EnvironmentMcpSecrets(options.mcpSecrets),
+            hostPolicy: { allowedHosts: [], allowLoopback: true },
+          }),
+        }
+      : {}),
+    models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
     executions,
     notifier,
     clock,
     logger: silentLogger,
     metrics,
-    settings: { approvalTimeoutSeconds: APPROVAL_TIMEOUT_SECONDS, maxTurns: 12 },
+    settings: {
+      approvalTimeoutSeconds: APPROVAL_TIMEOUT_SECONDS,
+      maxTurns: 12,
+      ...(options.policyFloor ? { policyFloor: policyFloorSchema.parse(options.policyFloor) } : {}),
+    },
     newId: () => {
       nextId += 1;
       return `run-${nextId}`;

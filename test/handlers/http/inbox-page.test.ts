@@ -41,6 +41,29 @@ function textOf(html: string): string {
 describe('renderInboxCards', () => {
   const beforeDeadline = new Date('2026-03-03T00:00:00.000Z');
 
+  it('says on a call why it is decided as a write, and names a lapsed approver like any value (issue #20)', () => {
+    // Prepare
+    const card = cardWith({
+      pendingTools: [{ ...call, effectUnconfirmed: TEXTS.effectUnconfirmed }],
+      approvals: {
+        count: 1,
+        required: 2,
+        approvedBy: ['reviewer'],
+        lapsedApprovers: ['app\u202Erover'],
+        summary: TEXTS.approvalProgress(1, 2, ['reviewer'], ['app\u202Erover']),
+      },
+    });
+
+    // Act
+    const html = renderInboxCards([card], undefined, beforeDeadline);
+
+    // Assess
+    expect(html).toContain(`<p class="effect-unconfirmed" role="alert">${TEXTS.effectUnconfirmed}</p>`);
+    expect(html).toContain(
+      '1 of 2 approvals — approved by <bdi>reviewer</bdi>; no longer counted: <bdi>app<span class="hidden-character">⟨U+202E⟩</span>rover</bdi>',
+    );
+  });
+
   it('isolates and marks every value an approver reads: label, run id, owner, tool, arguments, preview lines', () => {
     // Act
     const html = renderInboxCards([cardWith()], undefined, beforeDeadline);

@@ -110,8 +110,10 @@ function createMcpTool(
 
 /**
  * The stand-in for the MCP tools of a server that cannot be listed now (it is unreachable
- * or gone): its calls are answered with an error and never reach the server, so they need
- * no approval. The model reads that the server is unavailable and the run goes on.
+ * or gone): its calls are answered with an error and never reach the server, so running one
+ * needs no approval. The model reads that the server is unavailable and the run goes on. Its
+ * effect says nothing of the real tool's: a pause classifies such a call as unconfirmed
+ * (`RunTools.confirmedTool` never returns this stand-in).
  */
 export function createUnreachableMcpTool(toolName: string, server: string): Tool<McpArguments> {
   return {

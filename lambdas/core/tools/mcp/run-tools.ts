@@ -14,18 +14,32 @@ export interface RunToolsDependencies {
 }
 
 /**
+ * The tools of a run at one step. `tools` answers every name a call may carry (an unreachable
+ * server's tools answer with an error and reach nothing); `confirmedTool` answers only for a tool
+ * whose definition, and so whose effect, this step established: one the deployment registers, or
+ * one its MCP server listed now. The approval rule classifies from `confirmedTool` alone.
+ */
+export interface RunTools {
+  tools: ToolRegistry;
+  /** The MCP tools the servers listed now (namespaced). */
+  mcpToolNames: string[];
+  confirmedTool(name: string): Tool | undefined;
+}
+
+/**
  * The tools of one run: the deployment's, plus the tools the configuration's MCP servers list
  * now. `offer` (the model turn) fails the run with a reason naming the server when one cannot
  * be listed: the model would be offered less than the configuration says. `execute` (the pause
- * and the execution) answers the calls of such a server with an error result instead.
+ * and the execution) answers the calls of such a server with an error result instead, and
+ * leaves their tools unconfirmed.
  */
 export async function toolsForRun(
   dependencies: RunToolsDependencies,
   configuration: Pick<Configuration, 'mcpServers'> | undefined,
   mode: 'offer' | 'execute',
-): Promise<{ tools: ToolRegistry; mcpToolNames: string[] }> {
+): Promise<RunTools> {
   const servers = configuration?.mcpServers ?? [];
-  if (servers.length === 0) return { tools: dependencies.tools, mcpToolNames: [] };
+  if (servers.length === 0) return deploymentTools(dependencies.tools);
   const listed = await Promise.all(
     servers.map(async (server): Promise<{ server: string; tools?: Tool[] }> => {
       try {
@@ -62,7 +76,22 @@ export async function toolsForRun(
       return base.get(name);
     });
   }
-  return { tools: registry, mcpToolNames: tools.map((tool) => tool.name) };
+  const listedNames = new Set(tools.map((tool) => tool.name));
+  return {
+    tools: registry,
+    mcpToolNames: [...listedNames],
+    confirmedTool: (name) =>
+      dependencies.tools.has(name) || listedNames.has(name) ? registry.get(name) : undefined,
+  };
+}
+
+/** The deployment's own tools: each registered one is confirmed; a fallback's answer is not. */
+function deploymentTools(tools: ToolRegistry): RunTools {
+  return {
+    tools,
+    mcpToolNames: [],
+    confirmedTool: (name) => (tools.has(name) ? tools.get(name) : undefined),
+  };
 }
 
 /**
@@ -75,11 +104,11 @@ export async function toolsForPendingCalls(
   },
   calls: ReadonlyArray<{ tool: string }>,
   configurationId: string,
-): Promise<ToolRegistry> {
+): Promise<RunTools> {
   const namesMcpTool = calls.some(
     (call) => mcpServerOf(call.tool) !== undefined && !dependencies.tools.has(call.tool),
   );
-  if (!namesMcpTool || !dependencies.configurations) return dependencies.tools;
+  if (!namesMcpTool || !dependencies.configurations) return deploymentTools(dependencies.tools);
   const configuration = await dependencies.configurations.getConfiguration(configurationId);
-  return (await toolsForRun(dependencies, configuration, 'execute')).tools;
+  return toolsForRun(dependencies, configuration, 'execute');
 }

@@ -1,0 +1,66 @@
+import { hasGrant, type UserProfile } from '../identity.js';
+import type { PageStore } from '../pages.js';
+import type { TurnPolicy } from '../policy/policy-floor.js';
+import type { Logger, UserDirectory } from '../ports.js';
+import { isCardRoutedTo } from './card-routing.js';
+import { evaluateApproveGate } from './decision-gate.js';
+import type { ResolvedCall } from './resolve-calls.js';
+import type { StoredCard } from './stored-card.js';
+
+/** What re-checking the approvers of a turn reads: their records now, and the records their calls touch. */
+export interface ApproverCheckDependencies {
+  users: Pick<UserDirectory, 'getUser'>;
+  /** Fresh reads: authority is judged on the record as it is now. */
+  pages: PageStore;
+  logger: Logger;
+}
+
+/**
+ * k-of-n, when a decision comes to complete: the approvers among `approvedBy` whose approval no
+ * longer qualifies, judged on their CURRENT user record exactly as a fresh approval of theirs
+ * would be: the `agent_approve` grant, the card's routing, and the decision gate (tool-level
+ * authority, four-eyes, and with the `record` gate each guarded call's record check). A user
+ * whose record is gone (deleted, or never had one: known only by their identity provider's
+ * groups, which only their own request carries) cannot be re-checked, and fails closed.
+ * `current` (the approver of this request, whose record and gate were just checked) is not read again.
+ *
+ * @example
+ * const lapsed = await findLapsedApprovers(dependencies, { current: principal, approvedBy, card, policy, approvalCalls });
+ */
+export async function findLapsedApprovers(
+  dependencies: ApproverCheckDependencies,
+  input: {
+    current: UserProfile;
+    approvedBy: readonly string[];
+    card: StoredCard;
+    policy: TurnPolicy;
+    approvalCalls: () => Promise<readonly ResolvedCall[]>;
+  },
+): Promise<string[]> {
+  const others = input.approvedBy.filter((userId) => userId !== input.current.userId);
+  const answers = await Promise.all(
+    others.map(async (userId) => ({
+      userId,
+      qualifies: await qualifiesToApprove(dependencies, await dependencies.users.getUser(userId), input),
+    })),
+  );
+  return answers.filter((answer) => !answer.qualifies).map((answer) => answer.userId);
+}
+
+async function qualifiesToApprove(
+  dependencies: ApproverCheckDependencies,
+  approver: UserProfile | undefined,
+  input: { card: StoredCard; policy: TurnPolicy; approvalCalls: () => Promise<readonly ResolvedCall[]> },
+): Promise<boolean> {
+  if (!approver || !hasGrant(approver, 'agent_approve') || !isCardRoutedTo(input.card, approver))
+    return false;
+  const gate = await evaluateApproveGate({
+    principal: approver,
+    card: input.card,
+    policy: input.policy,
+    approvalCalls: input.approvalCalls,
+    pages: dependencies.pages,
+    logger: dependencies.logger,
+  });
+  return gate.kind === 'allowed';
+}
