@@ -61,7 +61,11 @@ type FirstOccurrenceAlarmName =
   | 'Api5xx'
   | 'SkillChecksumMismatch'
   | 'SealedStateRejected'
-  | 'ProbeDeadLetters';
+  | 'ProbeDeadLetters'
+  | 'ChannelDeliveryFailed';
+
+/** The alarms of the notification channels a team switched on (`channels` props): none without them. */
+export type ChannelAlarmName = 'ChannelDeadLetters' | 'ChannelLambdaErrors';
 
 /** The alarms of countersign, by the names docs/runbook.md explains them under. */
 export type CountersignAlarmName =
@@ -84,6 +88,11 @@ export interface CountersignAlarmsProps {
   /** Where each alarm's description links to, followed by `#<alarm name in lower case>`. */
   readonly runbookUrl: string;
   readonly metric: ApplicationMetricReader;
+  /** The channels that are on: their functions and dead-letter queues. @default - none */
+  readonly channels?: {
+    readonly functions: readonly IFunction[];
+    readonly deadLetterQueues: readonly IQueue[];
+  };
 }
 
 interface AlarmCondition {
@@ -104,9 +113,13 @@ interface AlarmCondition {
 export function createCountersignAlarms(
   scope: Construct,
   props: CountersignAlarmsProps,
-): Record<CountersignAlarmName, Alarm> {
+): Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>> {
   const { thresholds, metric } = props;
-  const createAlarm = (id: CountersignAlarmName, watched: IMetric, condition: AlarmCondition): Alarm => {
+  const createAlarm = (
+    id: CountersignAlarmName | ChannelAlarmName,
+    watched: IMetric,
+    condition: AlarmCondition,
+  ): Alarm => {
     const alarm = new Alarm(scope, id, {
       metric: watched,
       threshold: condition.threshold,
@@ -196,6 +209,14 @@ export function createCountersignAlarms(
       }),
       'EventBridge could not deliver the waiting-runs probe; the undelivered events are in its dead-letter queue.',
     ],
+    ChannelDeliveryFailed: [
+      sumOf('Channel delivery failures', [
+        metric('ChannelDeliveryFailures', { dimensions: { channel: 'slack' } }),
+        metric('ChannelDeliveryFailures', { dimensions: { channel: 'email' } }),
+        metric('CardEventFailures'),
+      ]),
+      'A Slack message or a mail could not be delivered, or a Card Closed event could not be put; decisions are not affected.',
+    ],
   };
   const firstOccurrenceAlarms = Object.fromEntries(
     Object.entries(firstOccurrences).map(([id, [watched, description]]) => [
@@ -227,8 +248,44 @@ export function createCountersignAlarms(
     },
     period: Duration.minutes(5),
   });
+  const channels = props.channels;
+  const channelAlarms: Partial<Record<ChannelAlarmName, Alarm>> =
+    channels === undefined || channels.functions.length === 0
+      ? {}
+      : {
+          ChannelDeadLetters: createAlarm(
+            'ChannelDeadLetters',
+            sumOf(
+              'Channel dead letters',
+              channels.deadLetterQueues.map((queue) =>
+                queue.metricApproximateNumberOfMessagesVisible({ ...everyFiveMinutes, statistic: 'Maximum' }),
+              ),
+            ),
+            {
+              threshold: ALARM_ON_FIRST_OCCURRENCE,
+              comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+              evaluationPeriods: 1,
+              description:
+                'A notification channel gave up on an event after its retries; the event is in the channel’s dead-letter queue.',
+            },
+          ),
+          ChannelLambdaErrors: createAlarm(
+            'ChannelLambdaErrors',
+            sumOf(
+              'Channel Lambda errors',
+              channels.functions.map((handler) => handler.metricErrors()),
+            ),
+            {
+              threshold: ALARM_ON_FIRST_OCCURRENCE,
+              comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+              evaluationPeriods: 1,
+              description: 'A notification channel’s function threw or timed out (it will be retried).',
+            },
+          ),
+        };
   return {
     ...firstOccurrenceAlarms,
+    ...channelAlarms,
     ApiLatencyP99: createAlarm(
       'ApiLatencyP99',
       props.httpApi.metricLatency({ ...everyFiveMinutes, statistic: 'p99' }),

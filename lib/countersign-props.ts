@@ -4,6 +4,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { ExternalIdentityProvider } from './auth.js';
+import type { CountersignChannelsProps } from './channel-props.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
 import type {
@@ -199,6 +200,15 @@ export interface CountersignProps {
    * @default 4
    */
   readonly inboxShards?: number;
+  /**
+   * Reach approvers where they work (docs/approvers.md, "Slack" and "Email"): each channel is a
+   * Lambda target of countersign's events on the default bus, with retries and a dead-letter
+   * queue, and its failures alarm. A Slack button is decided like the API; a mail only links.
+   *
+   * @example { slack: { signingSecret, botToken, routes: [{ channelId: 'C0123456789' }] }, email: { identity, fromAddress: 'countersign@example.com' } }
+   * @default - no channel: the events are on the default bus for the team's own rules
+   */
+  readonly channels?: CountersignChannelsProps;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */

@@ -9,6 +9,8 @@ import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { CountersignApi } from './api.js';
 import { CountersignAuth } from './auth.js';
+import { resolveChannels } from './channel-props.js';
+import { CountersignNotificationChannels } from './channels.js';
 import { CountersignFunctions } from './countersign-functions.js';
 import type { CountersignProps } from './countersign-props.js';
 import { resolveObservabilitySettings, resolveRunbookUrl, resolveSettings } from './countersign-settings.js';
@@ -26,6 +28,12 @@ import { invalidProp } from './validation-error.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
+export type {
+  CountersignChannelsProps,
+  CountersignEmailChannel,
+  CountersignSlackChannel,
+  CountersignSlackRoute,
+} from './channel-props.js';
 export {
   COUNTERSIGN_DEFAULTS,
   type CountersignLogLevel,
@@ -76,6 +84,8 @@ export class Countersign extends Construct {
 
   /** The dashboard, the alarms and their SNS topic. */
   public readonly observability: CountersignObservability;
+  /** The notification channels switched on by the `channels` props; undefined without any. */
+  public readonly channels?: CountersignNotificationChannels;
 
   private readonly data: CountersignData;
 
@@ -95,6 +105,7 @@ export class Countersign extends Construct {
     const limits = resolveLimits(this, props);
     const inboxShards = resolveInboxShards(this, props.inboxShards);
     const mcpAllowedHosts = resolveMcpAllowedHosts(this, props.mcpAllowedHosts);
+    const channels = resolveChannels(this, props.channels);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,
@@ -125,13 +136,29 @@ export class Countersign extends Construct {
         ? {}
         : { externalIdentityProvider: props.externalIdentityProvider }),
     });
+    if (channels.slack !== undefined || channels.email !== undefined) {
+      this.channels = new CountersignNotificationChannels(this, 'Channels', {
+        channels,
+        functions,
+        data: this.data,
+        table: this.data.table,
+        stateMachine: workflow.stateMachine,
+        removalPolicy: settings.removalPolicy,
+      });
+    }
+    const slackInteractions = this.channels?.functions['slack-interactions'];
     const api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
       throttling: limits.throttling,
+      ...(slackInteractions === undefined
+        ? {}
+        : { channelFunctions: { 'slack-interactions': slackInteractions } }),
     });
+    // The inbox page is the API's own page: messages and mails link each card there.
+    this.channels?.useInboxUrl(api.url);
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
 
     this.table = this.data.table;
@@ -153,6 +180,14 @@ export class Countersign extends Construct {
       ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
       ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
+      ...(this.channels === undefined
+        ? {}
+        : {
+            channels: {
+              functions: Object.values(this.channels.functions),
+              deadLetterQueues: this.channels.deadLetterQueues,
+            },
+          }),
     });
 
     const apiRuns = functions.get('api-runs');

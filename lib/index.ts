@@ -10,13 +10,18 @@
  */
 
 export { ALARM_THRESHOLD_DEFAULTS, type CountersignAlarmThresholds } from './alarm-thresholds.js';
-export type { CountersignAlarmName } from './alarms.js';
+export type { ChannelAlarmName, CountersignAlarmName } from './alarms.js';
 export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
+export type { CountersignNotificationChannels } from './channels.js';
 export {
   COUNTERSIGN_DEFAULTS,
   Countersign,
+  type CountersignChannelsProps,
+  type CountersignEmailChannel,
   type CountersignLogLevel,
   type CountersignProps,
+  type CountersignSlackChannel,
+  type CountersignSlackRoute,
 } from './countersign.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';
 export { HANDLER_NAMES, type HandlerName } from './handler-names.js';

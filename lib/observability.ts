@@ -9,7 +9,13 @@ import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
 import type { MetricName } from '../lambdas/contract/metric-names.js';
 import { type CountersignAlarmThresholds, resolveAlarmThresholds } from './alarm-thresholds.js';
-import { type CountersignAlarmName, createAlarmTopic, createCountersignAlarms } from './alarms.js';
+import {
+  type ChannelAlarmName,
+  type CountersignAlarmName,
+  type CountersignAlarmsProps,
+  createAlarmTopic,
+  createCountersignAlarms,
+} from './alarms.js';
 import {
   type ApplicationMetricOptions,
   type ApplicationMetricReader,
@@ -45,6 +51,12 @@ export interface CountersignObservabilityProps {
    * @default true
    */
   readonly dashboard?: boolean;
+  /**
+   * The notification channels that are on: their functions and dead-letter queues alarm.
+   *
+   * @default - none
+   */
+  readonly channels?: CountersignAlarmsProps['channels'];
 }
 
 /**
@@ -63,8 +75,10 @@ export class CountersignObservability extends Construct {
   /** The dashboard; undefined when the `dashboard` prop is false. */
   public readonly dashboard?: Dashboard;
   public readonly alarmTopic: ITopic;
-  /** Every alarm, by the name the runbook uses. */
-  public readonly alarms: Readonly<Record<CountersignAlarmName, Alarm>>;
+  /** Every alarm, by the name the runbook uses (a channel's only when it is on). */
+  public readonly alarms: Readonly<
+    Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>>
+  >;
   /** The probe schedule's undelivered events (encrypted, TLS only); `ProbeDeadLetters` alarms on it. */
   public readonly probeDeadLetterQueue: Queue;
 

@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -41,7 +42,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'bedrock:CountTokens',
   ],
   'await-approval': [...BASE, ...RECORDS_READ_WRITE, ...DATA_KEY_WRITE, 'events:PutEvents'],
-  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE],
+  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'record-rejection': [
     ...BASE,
     'dynamodb:GetItem',
@@ -51,8 +52,8 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
+  'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'api-runs': [
     ...BASE,
     ...RECORDS_READ_WRITE,
@@ -60,6 +61,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'states:StartExecution',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   // The one write: ending the run of a card that cannot be opened (UpdateItem on RUN#* keys only).
   'api-inbox': [
@@ -70,6 +72,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:UpdateItem',
     ...DATA_KEY_READ,
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-decision': [
     ...BASE,
@@ -80,6 +83,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-admin': [
     ...BASE,
@@ -109,6 +113,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_READ,
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
 };
@@ -234,16 +239,22 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to await-approval only and tells it the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run or close a card only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
-    // Assess
-    expect(roles).toEqual(rolesOf('await-approval'));
-    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
-      Role: { 'Fn::GetAtt': [synthesized.roleOf('await-approval'), 'Arn'] },
-      Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
-    });
+    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes
+    expect(roles).toEqual(rolesOf(...CARD_CLOSING_HANDLERS));
+    for (const name of CARD_CLOSING_HANDLERS) {
+      synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+        Role: { 'Fn::GetAtt': [synthesized.roleOf(name), 'Arn'] },
+        Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
+      });
+    }
+    const buses = synthesized.statementsOf(synthesized.roleOf('api-decision')).filter((statement) =>
+      [statement.Action].flat().includes('events:PutEvents'),
+    );
+    expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
   });
 
   it('grants each role exactly the actions its handler calls, and nothing else', () => {

@@ -205,7 +205,7 @@ describe('Countersign observability', () => {
     const topicId = synthesized.logicalIdOf(synthesized.stack.countersign.observability.alarmTopic);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(17);
+    expect(Object.keys(alarms)).toHaveLength(18);
     for (const [name, alarm] of Object.entries(alarms)) {
       expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
       expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
