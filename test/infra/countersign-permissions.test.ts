@@ -251,9 +251,9 @@ describe('Countersign least privilege', () => {
         Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
       });
     }
-    const buses = synthesized.statementsOf(synthesized.roleOf('api-decision')).filter((statement) =>
-      [statement.Action].flat().includes('events:PutEvents'),
-    );
+    const buses = synthesized
+      .statementsOf(synthesized.roleOf('api-decision'))
+      .filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
     expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
   });
 
