@@ -123,6 +123,26 @@ function eventFor(name: string): unknown {
       return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
     case 'report-waiting-runs':
       return { id: 'bundle-test' };
+    case 'slack-notify':
+      return {
+        id: 'bundle-test',
+        source: 'countersign',
+        'detail-type': 'Run Awaiting Approval',
+        detail: {
+          runId: 'run-missing',
+          toolNames: [],
+          pausedAt: '2026-01-01T00:00:00.000Z',
+          approverGroups: [],
+        },
+      };
+    case 'slack-interactions':
+      // No signature: refused before the signing secret is read.
+      return {
+        ...http('POST', '/integrations/slack/interactions', 'payload=%7B%7D'),
+        routeKey: 'POST /integrations/slack/interactions',
+      };
+    case 'email-notify':
+      return { id: 'bundle-test', source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
     default:
       return run;
   }
@@ -170,6 +190,14 @@ async function invokeInFreshProcess(
         COUNTERSIGN_MODEL_PROVIDER: 'scripted',
         COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
         COUNTERSIGN_JWT_AUDIENCE: 'countersign',
+        // The channels' settings, as the construct sets them on their functions.
+        COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:bot-abcdef',
+        COUNTERSIGN_SLACK_SIGNING_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:signing-abcdef',
+        COUNTERSIGN_SLACK_ROUTES: '[{"channelId":"C0123456789"}]',
+        COUNTERSIGN_EMAIL_FROM_ADDRESS: 'countersign@example.com',
+        COUNTERSIGN_INBOX_URL: 'https://abc.execute-api.us-east-1.amazonaws.com/',
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         ...environment,
       },
@@ -303,8 +331,12 @@ describe('the Lambda handler bundles', () => {
       streamed: expect.stringContaining('"statusCode":401'),
     });
     expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    // The channels: no card to post, no digest due, and an unsigned Slack request refused.
+    expect(answers['slack-notify']).toEqual({ streamed: '' });
+    expect(answers['email-notify']).toEqual({ streamed: '' });
+    expect(answers['slack-interactions']).toMatchObject({ statusCode: 401 });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 15 bundles and 15 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 400_000); // 18 bundles and 18 fresh Node processes: more than the default 60 s on a busy machine.
 
   it('stamp the retention the construct sets on a run the bundled composition ends', async () => {
     // Prepare: a running run in dynalite; the bundle gets the retention as the construct sets it.

@@ -71,8 +71,8 @@ export async function receiveSlackInteraction(
   dependencies: SlackInteractionDependencies,
   request: SlackInteractionRequest,
 ): Promise<SlackInteractionOutcome> {
-  const check = verifySlackSignature({
-    signingSecret: await dependencies.slackSigningSecret(),
+  const check = await verifySlackSignature({
+    signingSecret: dependencies.slackSigningSecret,
     timestamp: request.timestamp,
     signature: request.signature,
     rawBody: request.rawBody,
