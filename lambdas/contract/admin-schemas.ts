@@ -51,9 +51,6 @@ export const ADMIN_COLLECTION_SCHEMAS = {
   'slack-users': adminCollectionSchemas(slackUserMappingSchema, slackUserMappingSchema),
 } as const;
 
-/** Slack's form body of an interaction: one field, `payload`, holding the interaction's JSON. */
-export const slackInteractionBodySchema = z.object({ payload: z.string() });
-
 export const deletedSchema = z.object({ deleted: z.string() });
 
 /** A skill without its body (listings, enable, disable), with the body's size. */

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { slackInteractionFormSchema } from '../core/channels/receive-slack-interaction.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
@@ -18,7 +19,6 @@ import {
   skillPathSchema,
   skillSummarySchema,
   skillWithAuditSchema,
-  slackInteractionBodySchema,
 } from './admin-schemas.js';
 import {
   CONFIGURATION_ID_PATTERN,
@@ -232,7 +232,7 @@ export const OPERATIONS = {
   receiveSlackInteraction: {
     summary:
       'A button of a card’s Slack message (Slack’s interactivity Request URL), decided like POST /runs/{id}/decision. Authenticated by Slack’s request signature, not a token.',
-    body: slackInteractionBodySchema,
+    body: slackInteractionFormSchema,
     bodyMediaType: 'application/x-www-form-urlencoded',
     success: {
       200: {

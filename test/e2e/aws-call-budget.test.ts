@@ -111,6 +111,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
       'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
       'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its open-route entry
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
       'SFN:SendTaskSuccess': 1,
     });

@@ -50,7 +50,11 @@ beforeAll(async () => {
   keysDirectory = await mkdtemp(path.join(tmpdir(), 'countersign-routes-'));
   const issuer = await LocalJwtIssuer.open({ keysDirectory });
   token = await issuer.issue({ sub: 'ana', name: 'Ana', groups: [] }, { expiresInSeconds: 600 });
-  server = new LocalHttpServer({ port: 0, routes: localRoutesOf(handlers), verifier: issuer });
+  server = new LocalHttpServer({
+    port: 0,
+    routes: localRoutesOf(handlers, { 'slack-interactions': namedHandler('slack-interactions') as never }),
+    verifier: issuer,
+  });
   ({ url: baseUrl } = await server.start());
 });
 
@@ -87,6 +91,20 @@ describe('the local server serves exactly the route manifest', () => {
       expect(response.status).toBe(route.auth === 'jwt' ? 401 : 200);
     },
   );
+
+  it('serves a channel’s route only when its channel is on: otherwise it is a 404, as deployed', async () => {
+    // Prepare
+    const issuer = await LocalJwtIssuer.open({ keysDirectory });
+    const withoutSlack = new LocalHttpServer({ port: 0, routes: localRoutesOf(handlers), verifier: issuer });
+    const { url } = await withoutSlack.start();
+
+    // Act
+    const response = await fetch(`${url}/integrations/slack/interactions`, { method: 'POST' });
+    await withoutSlack.stop();
+
+    // Assess
+    expect(response.status).toBe(404);
+  });
 
   it('serves every route of the manifest (no operation is left unserved)', () => {
     expect(UNSERVED_OPERATIONS).toEqual([]);

@@ -38,7 +38,13 @@ export type SlackInteractionOutcome =
       message: string;
     };
 
-/** Slack sends a block action's payload as one form field, `payload`, holding JSON. */
+/**
+ * Slack's form body of an interaction: one field, `payload`, holding the interaction's JSON
+ * (the OpenAPI document describes the route with this schema).
+ */
+export const slackInteractionFormSchema = z.strictObject({ payload: z.string() });
+
+/** A block action's payload: what of it the route reads. */
 const blockActionsSchema = z.object({
   type: z.literal('block_actions'),
   team: z.object({ id: z.string() }),
@@ -180,10 +186,13 @@ function readBlockActions(
   | ({ kind: 'block-actions' } & z.infer<typeof blockActionsSchema>)
   | { kind: 'other' }
   | { kind: 'malformed' } {
-  const payload = new URLSearchParams(new TextDecoder().decode(rawBody)).get('payload');
+  const form = slackInteractionFormSchema.safeParse(
+    Object.fromEntries(new URLSearchParams(new TextDecoder().decode(rawBody))),
+  );
+  if (!form.success) return { kind: 'malformed' };
   let json: unknown;
   try {
-    json = JSON.parse(payload ?? '');
+    json = JSON.parse(form.data.payload);
   } catch {
     return { kind: 'malformed' };
   }
