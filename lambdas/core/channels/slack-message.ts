@@ -78,9 +78,7 @@ export function describeOpenSlackMessage(view: CardView, cardUrl: string): Slack
   } satisfies SlackButtonValue);
   const notes = [
     ...(hiddenCalls > 0 ? [TEXTS.channelMoreCalls(hiddenCalls)] : []),
-    ...(view.approvals
-      ? [TEXTS.approvalProgress(view.approvals.count, view.approvals.required, view.approvals.approvedBy)]
-      : []),
+    ...(view.approvals ? [view.approvals.summary] : []),
     ...(anyRuns ? [] : [TEXTS.channelNothingRuns]),
   ];
   return {

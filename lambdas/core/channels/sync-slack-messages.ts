@@ -68,7 +68,11 @@ export async function syncSlackMessages(
     if (existing?.state === 'closed') continue;
     if (existing?.state === 'open' && !options.refresh) continue;
     const message = await describeWaitingCard(dependencies, stored, route);
-    if (message === undefined) return;
+    if (message === undefined) {
+      // The reader refused the card (and ended its run): no message of it may keep its buttons.
+      await closeMessages(dependencies, messages, () => Promise.resolve(TEXTS.cardUnopenable), read);
+      return;
+    }
     if (existing?.state === 'open' && existing.ts !== undefined) {
       await deliver(dependencies, key, 'updated', () =>
         dependencies.slack.api.updateMessage({ channel: key.channelId, ts: existing.ts ?? '', ...message }),
