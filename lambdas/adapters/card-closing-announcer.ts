@@ -23,34 +23,42 @@ export function announceClosedCards(
     readonly metrics: Metrics;
   },
 ): RunRepository {
+  const closeCard = async (...args: Parameters<RunRepository['closeCard']>) => {
+    const [runId, because] = args;
+    // The repository's own method, read at each call: a test may stand in for it.
+    const outcome = await runs.closeCard(...args);
+    if (outcome.kind !== 'closed') return outcome;
+    try {
+      await dependencies.notifier.cardClosed({
+        runId,
+        turn: outcome.turn,
+        because,
+        closedAt: dependencies.clock.now().toISOString(),
+        approverGroups: outcome.approverGroups,
+      });
+    } catch (error) {
+      dependencies.logger.error('card closed event failed', {
+        runId,
+        because,
+        errorClass: describeErrorClass(error),
+      });
+      dependencies.metrics.count('CardEventFailures');
+    }
+    return outcome;
+  };
   return new Proxy(runs, {
     get(target, property, receiver) {
-      if (property === 'closeCard') {
-        return async (...args: Parameters<RunRepository['closeCard']>) => {
-          const [runId, because] = args;
-          const outcome = await target.closeCard(...args);
-          if (outcome.kind !== 'closed') return outcome;
-          try {
-            await dependencies.notifier.cardClosed({
-              runId,
-              turn: outcome.turn,
-              because,
-              closedAt: dependencies.clock.now().toISOString(),
-              approverGroups: outcome.approverGroups,
-            });
-          } catch (error) {
-            dependencies.logger.error('card closed event failed', {
-              runId,
-              because,
-              errorClass: describeErrorClass(error),
-            });
-            dependencies.metrics.count('CardEventFailures');
-          }
-          return outcome;
-        };
-      }
+      if (property === 'closeCard') return closeCard;
       const value = Reflect.get(target, property, receiver);
       return typeof value === 'function' ? value.bind(target) : value;
+    },
+    set(target, property, value, receiver) {
+      // Setting the announcing method back (what a stand-in read and now restores) restores the
+      // repository's own, instead of making the announcer call itself.
+      if (property === 'closeCard' && value === closeCard) {
+        return Reflect.deleteProperty(target, property);
+      }
+      return Reflect.set(target, property, value, receiver);
     },
   });
 }

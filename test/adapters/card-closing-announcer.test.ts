@@ -77,4 +77,28 @@ describe('announceClosedCards', () => {
       }),
     ]);
   });
+
+  it('lets a stand-in replace closeCard and restores the repository’s own when the announcer is set back', async () => {
+    // Prepare
+    const announced: CardClosedEvent[] = [];
+    const runs = announceClosedCards(new InMemoryRunRepository(), {
+      notifier: { cardClosed: async (event) => void announced.push(event) },
+      clock: new MovableClock('2026-03-02T09:20:00.000Z'),
+      logger: capturingLogger([]),
+      metrics: new CountingMetrics(),
+    });
+    await runs.putCard(makeStoredCard('run-stood-in'));
+    const announcing = runs.closeCard;
+
+    // Act
+    runs.closeCard = async () => ({ kind: 'not-open' });
+    const stoodIn = await runs.closeCard('run-stood-in', 'decided');
+    runs.closeCard = announcing;
+    const closed = await runs.closeCard('run-stood-in', 'decided');
+
+    // Assess
+    expect(stoodIn).toEqual({ kind: 'not-open' });
+    expect(closed.kind).toBe('closed');
+    expect(announced).toHaveLength(1);
+  });
 });

@@ -119,7 +119,8 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(recordAtWrite).toHaveLength(1);
     const record = recordAtWrite[0];
     expect(record).toEqual({
-      schemaVersion: 1,
+      schemaVersion: 2,
+      channel: 'api',
       runId,
       turn,
       decision: 'approve',

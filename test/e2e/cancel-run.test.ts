@@ -118,6 +118,7 @@ describe('POST /runs/{id}/cancel', () => {
       'DynamoDB:GetItem': 3,
       'DynamoDB:PutItem': 1,
       'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'SFN:StopExecution': 1,
     });
   });
