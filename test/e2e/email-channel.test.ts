@@ -1,7 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import {
   type MeteredTestRuntime,
   removeTestData,
@@ -9,12 +7,7 @@ import {
   startTestRuntime,
 } from '../support/local-runtime.js';
 import { SesStandIn } from '../support/ses-stand-in.js';
-
-const demoUser = (userId: string): UserProfile => {
-  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
-  if (!user) throw new Error(`no demo user ${userId}`);
-  return user;
-};
+import { demoUser } from './approvers-support.js';
 
 describe('the email channel (issue #23)', () => {
   const ses = new SesStandIn();

@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SLACK_ACTIONS } from '../../lambdas/core/channels/slack-message.js';
-import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import {
   type MeteredTestRuntime,
   removeTestData,
@@ -11,7 +9,7 @@ import {
   startTestRuntime,
 } from '../support/local-runtime.js';
 import { SlackStandIn, type StandInMessage } from '../support/slack-stand-in.js';
-import { decide } from './approvers-support.js';
+import { decide, demoUser } from './approvers-support.js';
 
 const TEAM = 'T0STANDIN';
 const PAGES_CHANNEL = 'C0PAGES';
@@ -22,12 +20,6 @@ const ABE = { id: 'U0ABE', teamId: TEAM };
 const RHEA = { id: 'U0RHEA', teamId: TEAM };
 const EDA = { id: 'U0EDA', teamId: TEAM };
 const STRANGER = { id: 'U0STRANGER', teamId: TEAM };
-
-const demoUser = (userId: string): UserProfile => {
-  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
-  if (!user) throw new Error(`no demo user ${userId}`);
-  return user;
-};
 
 describe('the Slack channel (issue #23)', () => {
   const slack = new SlackStandIn();

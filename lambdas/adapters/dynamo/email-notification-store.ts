@@ -1,8 +1,9 @@
-import { PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { CardMailKey, EmailDigest, EmailNotificationStore } from '../../core/channels/email-ports.js';
 import { queryWholePartition } from './fixed-partition.js';
 import { isConditionalCheckFailed } from './item-codec.js';
+import { putIfAbsent } from './put-if-absent.js';
 import { cardMailItemKey } from './run-item-keys.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
@@ -27,31 +28,21 @@ const digestKey = (userId: string) => ({ [PK]: DIGESTS_PARTITION, [SK]: `${DIGES
 export class DynamoEmailNotificationStore implements EmailNotificationStore {
   public constructor(private readonly table: RunTable) {}
 
-  public async claimMail(key: CardMailKey, now: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...key,
-            state: 'sent',
-            sentAt: now,
-            ...cardMailItemKey(key.runId, key.turn, key.userId),
-            ...(this.table.endedRunRemoval() === undefined
-              ? {}
-              : { [TABLE_LAYOUT.timeToLiveAttribute]: this.table.endedRunRemoval() }),
-          },
-          // The first claim wins; one whose send failed may be claimed again.
-          ConditionExpression: 'attribute_not_exists(#pk) OR #state = :failed',
-          ExpressionAttributeNames: { '#pk': PK, '#state': 'state' },
-          ExpressionAttributeValues: { ':failed': 'failed' },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+  public claimMail(key: CardMailKey, now: string): Promise<boolean> {
+    const removeAfter = this.table.endedRunRemoval();
+    return putIfAbsent(
+      this.table.client,
+      this.table.tableName,
+      {
+        ...key,
+        state: 'sent',
+        sentAt: now,
+        ...cardMailItemKey(key.runId, key.turn, key.userId),
+        ...(removeAfter === undefined ? {} : { [TABLE_LAYOUT.timeToLiveAttribute]: removeAfter }),
+      },
+      // The first claim wins; one whose send failed may be claimed again.
+      { condition: '#state = :failed', names: { '#state': 'state' }, values: { ':failed': 'failed' } },
+    );
   }
 
   public async releaseMail(key: CardMailKey): Promise<void> {

@@ -3,8 +3,19 @@ import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isConditionalCheckFailed } from './item-codec.js';
 
 /**
+ * When an existing item may be written over all the same (a claim that was given back, or whose
+ * holder never came back): a condition on its attributes, with its own placeholders (`#pk` is taken).
+ */
+export interface TakeOver {
+  readonly condition: string;
+  readonly names: Readonly<Record<string, string>>;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/**
  * Writes `item` unless one with its key exists (a conditional put); false when one did. The
  * first writer of a key wins: a run id, a decision's turn, an approver's approval, a new skill.
+ * With `takeOver`, an existing item that meets its condition is written over too (a claim).
  *
  * @example
  * const claimed = await putIfAbsent(client, tableName, { pk: 'RUN#r1', sk: 'DECISION#000003', ... });
@@ -13,14 +24,19 @@ export async function putIfAbsent(
   client: DynamoDBDocumentClient,
   tableName: string,
   item: Record<string, unknown>,
+  takeOver?: TakeOver,
 ): Promise<boolean> {
   try {
     await client.send(
       new PutCommand({
         TableName: tableName,
         Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
+        ConditionExpression:
+          takeOver === undefined
+            ? 'attribute_not_exists(#pk)'
+            : `attribute_not_exists(#pk) OR (${takeOver.condition})`,
+        ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey, ...takeOver?.names },
+        ...(takeOver === undefined ? {} : { ExpressionAttributeValues: { ...takeOver.values } }),
       }),
     );
     return true;

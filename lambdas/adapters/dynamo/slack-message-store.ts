@@ -1,4 +1,4 @@
-import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type {
@@ -64,29 +64,23 @@ export class DynamoSlackStore implements SlackMessageStore, SlackReplayGuard {
     return items.map((item) => ({ ...parseItem(slackMessageItemSchema, item, 'Slack message'), runId }));
   }
 
-  public async claimPosting(key: SlackMessageKey, now: string, staleBefore: string): Promise<boolean> {
-    try {
-      await this.table.client.send(
-        new PutCommand({
-          TableName: this.table.tableName,
-          Item: {
-            ...key,
-            state: 'posting',
-            updatedAt: now,
-            ...slackMessageItemKey(key.runId, key.turn, key.channelId),
-          },
-          // New, or a claim whose poster never came back (written before `staleBefore`).
-          ConditionExpression:
-            'attribute_not_exists(#pk) OR (#state = :posting AND #updatedAt < :staleBefore)',
-          ExpressionAttributeNames: { '#pk': PK, '#state': 'state', '#updatedAt': 'updatedAt' },
-          ExpressionAttributeValues: { ':posting': 'posting', ':staleBefore': staleBefore },
-        }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
-    }
+  public claimPosting(key: SlackMessageKey, now: string, staleBefore: string): Promise<boolean> {
+    return putIfAbsent(
+      this.table.client,
+      this.table.tableName,
+      {
+        ...key,
+        state: 'posting',
+        updatedAt: now,
+        ...slackMessageItemKey(key.runId, key.turn, key.channelId),
+      },
+      // New, or a claim whose poster never came back (written before `staleBefore`).
+      {
+        condition: '#state = :posting AND #updatedAt < :staleBefore',
+        names: { '#state': 'state', '#updatedAt': 'updatedAt' },
+        values: { ':posting': 'posting', ':staleBefore': staleBefore },
+      },
+    );
   }
 
   public async abandonPosting(key: SlackMessageKey): Promise<void> {
