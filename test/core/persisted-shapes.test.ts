@@ -5,6 +5,7 @@ import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js
 import {
   readableApprovalRecordSchema,
   readableDecisionRecordSchema,
+  readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
 import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
@@ -123,13 +124,29 @@ describe('reading earlier versions as the current one', () => {
     expect(stored.closedBecause).toBeUndefined();
   });
 
-  it.each([
-    ['v1.json', 'api'],
-    ['v1-unversioned.json', 'api'],
-    ['v2-slack.json', 'slack'],
-  ])('reads the decision record %s as decided through %s', (file, channel) => {
-    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
-    expect(record).toMatchObject({ schemaVersion: 2, channel });
+  it.each(['v1.json', 'v1-unversioned.json'])(
+    'reads the version 1 decision record %s as version 3, its card shown as text, decided through the API',
+    (file) => {
+      const raw = readFixture('decision-record', file) as { cardShown: unknown };
+      const record = readableDecisionRecordSchema.parse(raw);
+      expect(record).toMatchObject({ schemaVersion: 3, channel: 'api' });
+      expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
+    },
+  );
+
+  it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    expect(record).toMatchObject({ schemaVersion: 3, channel: 'api' });
+    expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
+      views: 1e300,
+      id: 2 ** 60,
+      '': 'empty key',
+    });
+  });
+
+  it('reads the channel a version 3 decision record was decided through', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-slack.json'));
+    expect(record).toMatchObject({ schemaVersion: 3, channel: 'slack', decidedBy: 'approver' });
   });
 
   it.each([

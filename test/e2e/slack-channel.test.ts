@@ -170,7 +170,7 @@ describe('the Slack channel (issue #23)', () => {
       decision: 'approve',
       decidedBy: 'approver',
       channel: 'slack',
-      schemaVersion: 2,
+      schemaVersion: 3,
     });
     expect(SlackStandIn.buttonsOf(latest(message))).toEqual([SLACK_ACTIONS.open]);
     expect(SlackStandIn.textOf(latest(message))).toContain(

@@ -1,15 +1,21 @@
 import * as z from 'zod/mini';
-import { refusingPrototypeKeys } from '../persisted-shape.js';
+import { canonicalJson } from '../canonical-json.js';
+import { refusal, refusingPrototypeKeys } from '../persisted-shape.js';
 import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 records the
- * channel the decision came through; version 1 (and records written before versions existed, with
- * no `schemaVersion`) came through the API and read so. Fixtures: `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 records the
+ * channel the decision came through (`channel`); version 2 kept what the card showed as JSON text
+ * (`cardShown`) and was decided through the API; version 1 kept `cardShown` as native attributes,
+ * and records written before versions existed have no `schemaVersion` and read as version 1. Every
+ * earlier version reads as version 3, through the API. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 2;
-/** The k-of-n approval record's version; version 2 records the channel too. Fixtures: `test/fixtures/approval-record/`. */
+export const DECISION_RECORD_SCHEMA_VERSION = 3;
+/**
+ * The approval record (k-of-n) has its own version: version 2 records the channel too; version 1
+ * and unversioned records read as the API's. Fixtures: `test/fixtures/approval-record/`.
+ */
 export const APPROVAL_RECORD_SCHEMA_VERSION = 2;
 
 export type Decision = 'approve' | 'reject';
@@ -50,27 +56,46 @@ const decisionFields = {
   decidedBy: z.string(),
   decidedAt: z.string(),
   reason: z.optional(z.string()),
-  cardShown: cardShownSchema,
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
 };
 
-/** The audit record of a decision; it is also the exactly-once claim. */
+/**
+ * The audit record of a decision; it is also the exactly-once claim. `cardShown` is the card as
+ * shown, as JSON text ({@link describeCardShown}; read it with {@link readCardShown}): a model
+ * proposes any JSON (numbers past 2^53 or DynamoDB's 1e125, empty or `constructor` keys, more
+ * than DynamoDB's 32 levels), and stored as native attributes it made the record unwritable,
+ * so neither approve nor reject could be recorded (issue #20).
+ */
 export const decisionRecordSchema = z.object({
   schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
   ...decisionFields,
+  cardShown: z.string(),
   /** Where `decidedBy` decided (a cancel is always `api`). */
   channel: channelSchema,
 });
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
-/** Version 1 and unversioned records: decided through the API, the only channel there was. */
-const decisionVersion1Schema = z.pipe(
-  z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields }),
+/** Version 2 records: `cardShown` as text, decided through the API (the only channel there was). */
+const version2Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
   z.transform(
     ({ schemaVersion: _written, ...record }): DecisionRecord => ({
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       ...record,
+      channel: 'api',
+    }),
+  ),
+);
+
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, decided through the API. */
+const version1Schema = z.pipe(
+  z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
+  z.transform(
+    ({ schemaVersion: _written, cardShown, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+      cardShown: canonicalJson(cardShown),
       channel: 'api',
     }),
   ),
@@ -99,7 +124,7 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
-  z.union([decisionRecordSchema, decisionVersion1Schema]),
+  z.union([decisionRecordSchema, version2Schema, version1Schema]),
 );
 
 /** Reads a stored approval record of any known version (version 1 and unversioned: the API's). */
@@ -119,15 +144,18 @@ export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord
   ]),
 );
 
+/** The account of a turn cancelled while it waited: no card was decided, so none was shown. */
+export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
+
 /**
- * The audit's account of a card: each call as the approver saw it. A refusal line is not a
- * captured preview.
+ * The audit's account of a card, as the record keeps it: JSON text of each call as the approver
+ * saw it (canonical, so equal cards read the same). A refusal line is not a captured preview.
  *
  * @example
- * describeCardShown(card) // { calls: [{ index: 0, tool: 'update_page_metadata', arguments: {…}, preview: 'captured' }] }
+ * describeCardShown(card) // '{"calls":[{"arguments":{…},"index":0,"preview":"captured","tool":"update_page_metadata"}]}'
  */
-export function describeCardShown(card: ApprovalCard): CardShown {
-  return {
+export function describeCardShown(card: ApprovalCard): string {
+  const shown: CardShown = {
     calls: card.pendingCalls.map((call) => ({
       index: call.index,
       tool: call.tool,
@@ -135,7 +163,29 @@ export function describeCardShown(card: ApprovalCard): CardShown {
       preview: describePreviewShown(call.preview),
     })),
   };
+  return canonicalJson(shown);
 }
+
+/**
+ * The calls a decision record says its card showed; a text that is not such an account (or
+ * holds a prototype key outside the arguments) is refused like any stored shape.
+ *
+ * @example
+ * readCardShown(record.cardShown).calls[0]?.preview // 'captured'
+ */
+export function readCardShown(cardShown: string): CardShown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cardShown);
+  } catch {
+    throw refusal('decision record');
+  }
+  const read = readableCardShownSchema.safeParse(parsed);
+  if (!read.success) throw refusal('decision record');
+  return read.data;
+}
+
+const readableCardShownSchema = refusingPrototypeKeys<CardShown>(cardShownSchema);
 
 function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
   if (preview === undefined) return 'none';

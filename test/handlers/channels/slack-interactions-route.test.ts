@@ -114,9 +114,7 @@ describe('POST /integrations/slack/interactions', () => {
     const { handler, signed } = await routeOf();
 
     // Act
-    const answer = await handler(
-      interactionEvent({}, { body: 'x'.repeat(SLACK_INTERACTION_MAX_BODY_BYTES + 1) }),
-    );
+    const answer = await handler(signed({}, { body: 'x'.repeat(SLACK_INTERACTION_MAX_BODY_BYTES + 1) }));
 
     // Assess
     expect(answer.statusCode).toBe(413);
