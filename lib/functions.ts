@@ -4,6 +4,7 @@ import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import {
   describeEncryptionSdkSideModule,
+  describeEventBridgeClientSideModule,
   describeMcpClientSideModules,
   describeS3ClientSideModule,
   describeTokenizerSideModule,
@@ -87,7 +88,8 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   const mcpClient = describeMcpClientSideModules();
   const encryptionSdk = describeEncryptionSdkSideModule();
   const s3Client = describeS3ClientSideModule();
-  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client];
+  const eventBridgeClient = describeEventBridgeClientSideModule();
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client, eventBridgeClient];
   return {
     ...describeBundleFormat(),
     externalModules: sideModules.map((module) => module.importPath),

@@ -1,15 +1,35 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type { AwaitingApprovalEvent, CardClosedEvent, RunNotifier } from '../core/ports.js';
+
+/** The client module, loaded on the first event: it ships beside the bundle (lib/side-modules.ts). */
+function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
+  return import('@aws-sdk/client-eventbridge');
+}
 
 /**
  * Puts `Run Awaiting Approval` and `Card Closed` on an EventBridge bus so teams (and the Slack
  * and email channels) can route them to chat or mail. The details name the run, its turn, its
  * tools and the approver groups its card is routed to (empty: every approver): no arguments, no
- * previews, no token.
+ * previews, no token. The SDK is loaded on the first event, so a function that announces nothing
+ * in an invocation does not pay for it at cold start.
+ *
+ * @example
+ * const notifier = new EventBridgeRunNotifier({ eventBusName: 'default' });
+ * await notifier.cardClosed({ runId, turn: 1, because: 'decided', closedAt, approverGroups: [] });
  */
 export class EventBridgeRunNotifier implements RunNotifier {
-  public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
+  private client: EventBridgeClient | undefined;
+
+  public constructor(
+    private readonly options: {
+      eventBusName: string;
+      /** @default - a client of the function's Region, created on the first event */
+      client?: EventBridgeClient;
+    },
+  ) {
+    this.client = options.client;
+  }
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     await this.put(NOTIFICATION_DETAIL_TYPES.awaitingApproval, {
@@ -31,7 +51,9 @@ export class EventBridgeRunNotifier implements RunNotifier {
   }
 
   private async put(detailType: string, detail: Record<string, unknown>): Promise<void> {
-    const result = await this.options.client.send(
+    const { EventBridgeClient, PutEventsCommand } = await loadEventBridgeClient();
+    this.client ??= new EventBridgeClient({});
+    const result = await this.client.send(
       new PutEventsCommand({
         Entries: [
           {

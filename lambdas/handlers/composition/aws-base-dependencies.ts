@@ -14,7 +14,7 @@ import { StructuredLogger } from '../../adapters/structured-logger.js';
 import { systemClock } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment, lambdaMcpHostPolicy } from '../config.js';
-import { awsNotifierOnDemand } from './aws-notifier-on-demand.js';
+import { awsNotifier } from './aws-notifier.js';
 
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
 export type AwsBaseDependencies = Pick<
@@ -90,7 +90,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
   const metrics = new EmbeddedMetrics({ logger });
   const dependencies: AwsBaseDependencies = {
     runs: announceClosedCards(meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics), {
-      notifier: awsNotifierOnDemand(),
+      notifier: awsNotifier(),
       clock: systemClock,
       logger,
       metrics,
