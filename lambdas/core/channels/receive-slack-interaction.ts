@@ -63,8 +63,9 @@ const blockActionsSchema = z.object({
  *    the same workspace, and that user must have a record;
  * 4. `decideRun` as the API calls it, with the channel `slack` in the audit: the digest the button
  *    carries (a stale message's button is refused), gates, four-eyes, routing, k-of-n, exactly once.
- * Whatever the outcome, the message is brought up to date (a stale one too) and a refusal is shown
- * to the presser alone; neither can change the decision, and neither failing fails the request.
+ * A refusal is shown to the presser alone and their message brought up to date (a stale one
+ * too), as is a k-of-n tally; a decision's message is updated by its `Card Closed`. None of this
+ * can change the decision, and none of it failing fails the request.
  *
  * Decided synchronously, inside Slack's 3 seconds: the decision path is one card read, one KMS
  * call, a claim and SendTaskSuccess (docs/approvers.md, "Slack").
@@ -128,7 +129,9 @@ export async function receiveSlackInteraction(
     if (!isCountersignError(error) || !error.expose) throw error;
     return refuse(dependencies, presser, error.code, error.message, button);
   }
-  await bringMessagesUpToDate(dependencies, button);
+  // A decided card closes, and its `Card Closed` updates the message; a k-of-n tally moves
+  // without a closing, so its message is brought up to date here.
+  if (outcome.kind === 'approval-recorded') await bringMessagesUpToDate(dependencies, button);
   return { kind: 'decided', outcome };
 }
 
