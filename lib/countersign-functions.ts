@@ -7,7 +7,9 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
+import type { ModelPrices } from '../lambdas/core/generation/model-prices.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
+import type { PrincipalQuotas } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignData } from './data.js';
 import { LAMBDA_RUNTIME } from './functions.js';
 import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
@@ -21,7 +23,12 @@ import { grantHandlerDataPermissions } from './handler-permissions.js';
 import { CHANNEL_HANDLER_SIZING, HANDLER_SIZING } from './handler-sizing.js';
 import type { ResolvedLimits } from './limits.js';
 import { MCP_CONNECTING_HANDLERS, MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
-import { grantModelAccess, type ModelProvider, type OpenAiCompatibleEndpoint } from './model-permissions.js';
+import {
+  grantModelAccess,
+  MODEL_CALLING_HANDLERS,
+  type ModelProvider,
+  type OpenAiCompatibleEndpoint,
+} from './model-permissions.js';
 
 /** The resolved settings the functions are built with (every default already applied). */
 export interface CountersignFunctionsProps {
@@ -44,6 +51,8 @@ export interface CountersignFunctionsProps {
   readonly maxTurns: number;
   /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
   readonly policyFloor: PolicyFloor;
+  /** The resolved per-principal quotas, passed to every function as `COUNTERSIGN_PRINCIPAL_QUOTAS` (JSON). */
+  readonly principalQuotas: PrincipalQuotas;
   /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
   readonly serviceName: string;
   /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
@@ -54,6 +63,8 @@ export interface CountersignFunctionsProps {
   readonly retention: ResolvedLimits['retention'];
   /** Normalised MCP hosts, for the functions that check MCP server URLs (COUNTERSIGN_MCP_ALLOWED_HOSTS). */
   readonly mcpAllowedHosts: readonly string[];
+  /** The model price table, for the functions that call the model (COUNTERSIGN_MODEL_PRICES). */
+  readonly modelPrices?: ModelPrices;
 }
 
 /** Variables of a handler's environment, by the names the Lambdas read. */
@@ -119,7 +130,10 @@ export class CountersignFunctions extends Construct {
     for (const name of CARD_CLOSING_HANDLERS) this.grantAnnounce(this.get(name));
 
     // The two functions that call the model: the run's model turn and the completion API.
-    grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);
+    grantModelAccess(
+      MODEL_CALLING_HANDLERS.map((name) => this.get(name)),
+      props,
+    );
     for (const secret of props.mcpServerSecrets ?? []) {
       for (const name of MCP_CONNECTING_HANDLERS) secret.grantRead(this.get(name));
     }
@@ -163,6 +177,7 @@ export class CountersignFunctions extends Construct {
       COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
       COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
       COUNTERSIGN_POLICY_FLOOR: JSON.stringify(props.policyFloor),
+      COUNTERSIGN_PRINCIPAL_QUOTAS: JSON.stringify(props.principalQuotas),
       // Powertools Logger and Metrics read their service name and level from these.
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,
@@ -216,6 +231,10 @@ export class CountersignFunctions extends Construct {
         ...environment,
         ...((MCP_HOST_CHECKING_HANDLERS as readonly BundledHandlerName[]).includes(name)
           ? { COUNTERSIGN_MCP_ALLOWED_HOSTS: props.mcpAllowedHosts.join(',') }
+          : {}),
+        ...(props.modelPrices !== undefined &&
+        (MODEL_CALLING_HANDLERS as readonly BundledHandlerName[]).includes(name)
+          ? { COUNTERSIGN_MODEL_PRICES: JSON.stringify(props.modelPrices) }
           : {}),
       },
     });

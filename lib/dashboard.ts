@@ -18,9 +18,11 @@ import {
   METRIC_GROUPS,
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
+import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import type { HandlerName } from './handler-names.js';
+import { createSpendWidgets, STATE_TRANSITIONS_PER_STEP_INVOCATION } from './spend-estimate.js';
 
 /** What {@link createCountersignDashboard} shows. */
 export interface CountersignDashboardProps {
@@ -33,6 +35,8 @@ export interface CountersignDashboardProps {
   readonly serviceName: string;
   readonly runbookUrl: string;
   readonly metric: ApplicationMetricReader;
+  /** The handlers the state machine invokes: their invocations estimate its state transitions. */
+  readonly stepHandlers: readonly HandlerName[];
 }
 
 /**
@@ -102,7 +106,10 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graph(
           'Refusals',
           ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
-          byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+          [
+            ...byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+            ...byDimension('QuotaRefusals', 'quota', QUOTA_NAMES),
+          ],
         ),
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
@@ -123,6 +130,14 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
           searchByDimensions(props.serviceName, 'SlackInteractionRefusals', ['reason']),
         ]),
       ],
+      [
+        new TextWidget({
+          markdown: `## Spend and model health (an estimate)\nModel cost from \`modelPrices\`, Lambda from GB-seconds and requests, Step Functions from ${STATE_TRANSITIONS_PER_STEP_INVOCATION} transitions per step invocation, at us-east-1 list prices ([runbook](${props.runbookUrl}#spend-and-model-health)).`,
+          width: 24,
+          height: 2,
+        }),
+      ],
+      createSpendWidgets({ ...props, stepHandlers: props.stepHandlers }),
       [
         graphOf('State machine executions', 12, [
           stateMachine.metricStarted(),

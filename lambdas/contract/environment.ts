@@ -1,8 +1,10 @@
 import * as z from 'zod/mini';
 import { slackRoutesSchema } from '../core/channels/slack-routes.js';
+import { modelPricesSchema } from '../core/generation/model-prices.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
+import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
@@ -46,24 +48,6 @@ const identityGroupGrantsVariable = z.pipe(
   }),
 );
 
-/** A variable holding JSON, parsed before its schema reads it; not JSON is named like any other problem. */
-function jsonVariable<Schema extends Parameters<typeof z.pipe>[1]>(schema: Schema) {
-  return z.pipe(
-    z.pipe(
-      z.string(),
-      z.transform((value: string, context) => {
-        try {
-          return JSON.parse(value) as unknown;
-        } catch {
-          context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-          return z.NEVER;
-        }
-      }),
-    ),
-    schema,
-  );
-}
-
 const mcpAllowedHostsVariable = z.pipe(
   z.optional(z.string()),
   z.transform((value: string | undefined, context) => {
@@ -80,6 +64,16 @@ const mcpAllowedHostsVariable = z.pipe(
     return hosts;
   }),
 );
+
+/** A variable holding JSON, parsed; text that is not JSON is an issue naming the variable. */
+function parseJsonText(value: string, context: { issues: unknown[] }): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+    return z.NEVER;
+  }
+}
 
 /**
  * What every countersign Lambda reads. Each Lambda validates it at cold start and fails with a
@@ -111,7 +105,10 @@ export const environmentSchema = z.object({
   COUNTERSIGN_IDENTITY_GROUP_GRANTS: identityGroupGrantsVariable,
   // The policy floor as JSON (the construct writes it from its props). Unset means the default
   // floor; set but malformed fails the cold start: a floor must never silently become none.
-  COUNTERSIGN_POLICY_FLOOR: z._default(jsonVariable(policyFloorSchema), DEFAULT_POLICY_FLOOR),
+  COUNTERSIGN_POLICY_FLOOR: z._default(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), policyFloorSchema),
+    DEFAULT_POLICY_FLOOR,
+  ),
   // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
   COUNTERSIGN_ENDED_RUN_RETENTION_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(86_400)),
@@ -122,9 +119,20 @@ export const environmentSchema = z.object({
     INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
+  // The per-principal quotas as JSON (the construct's `quotas` prop); unset means the defaults,
+  // set but malformed fails the cold start: a limit must never silently become another.
+  COUNTERSIGN_PRINCIPAL_QUOTAS: z._default(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), principalQuotasSchema),
+    PRINCIPAL_QUOTA_DEFAULTS,
+  ),
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
+  // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
+  COUNTERSIGN_MODEL_PRICES: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), modelPricesSchema),
+  ),
 });
 
 /** What the run events function (a function URL, no JWT authorizer) reads to verify tokens itself. */
@@ -150,7 +158,7 @@ export const slackChannelEnvironmentSchema = z.object({
   COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_SLACK_SIGNING_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   // The routes as JSON: [{ channelId, approverGroup?, configurationId? }], 1 to 20.
-  COUNTERSIGN_SLACK_ROUTES: jsonVariable(slackRoutesSchema),
+  COUNTERSIGN_SLACK_ROUTES: z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), slackRoutesSchema),
   COUNTERSIGN_INBOX_URL: inboxUrlVariable,
 });
 

@@ -13,7 +13,15 @@ export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
  * them in (docs/runbook.md says when each is emitted).
  */
 export const METRIC_GROUPS = {
-  runs: ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsCancelled', 'RunsSuspended'],
+  runs: [
+    'RunsStarted',
+    'RunsCompleted',
+    'RunsFailed',
+    'RunsExpired',
+    'RunsCancelled',
+    'RunsSuspended',
+    'RunsRedriven',
+  ],
   /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
   decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
   /** Measured by the waiting-runs probe: nothing runs while a run waits. */
@@ -21,10 +29,31 @@ export const METRIC_GROUPS = {
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],
   skills: ['SkillsIngested', 'SkillsDropped', 'SkillChecksumMismatches', 'ContextMessagesTrimmed'],
   sealedSizes: ['SealedStateBytes', 'SealedCardBytes'],
-  /** `GateRefusals` by `gate`. */
-  refusals: ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals', 'GateRefusals'],
+  /** `GateRefusals` by `gate`; `QuotaRefusals` by `quota` (a per-principal quota answered 429). */
+  refusals: [
+    'StaleDigestRefusals',
+    'SealedStateRejections',
+    'StartRefusals',
+    'GateRefusals',
+    'QuotaRefusals',
+  ],
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
+  /**
+   * Each model call, by `configuration` and `provider` (the dashboard's lines) and for the
+   * deployment as a whole (the alarms: an alarm cannot search). `ModelCost` is an estimate in US
+   * dollars from the `modelPrices` prop, recorded only for a priced model.
+   */
+  model: [
+    'ModelCalls',
+    'ModelInputTokens',
+    'ModelOutputTokens',
+    'ModelLatency',
+    'ModelErrors',
+    'ModelThrottles',
+    'ModelRetries',
+    'ModelCost',
+  ],
   /**
    * Reaching approvers (docs/approvers.md): `ChannelDeliveries` and `ChannelDeliveryFailures` by
    * `channel` (`slack`, `email`); `SlackInteractionRefusals` by `reason`; `CardEventFailures`: a
@@ -44,5 +73,5 @@ export const METRIC_NAMES: readonly MetricName[] = Object.values(METRIC_GROUPS).
  */
 export type MetricName = (typeof METRIC_GROUPS)[keyof typeof METRIC_GROUPS][number];
 
-/** The units a countersign metric is recorded in. */
-export type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';
+/** The units a countersign metric is recorded in (`None`: a plain number, the cost in US dollars). */
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes' | 'None';

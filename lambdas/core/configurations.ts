@@ -3,6 +3,7 @@ import { approverGroupsSchema } from './approvals/card-routing.js';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
+import { configurationQuotasSchema } from './quotas/principal-quotas.js';
 import { mcpServersSchema } from './tools/mcp/mcp-server-configuration.js';
 
 const identifier = z
@@ -56,6 +57,11 @@ export const configurationSchema = z.strictObject({
   startAccess: z.optional(startAccessSchema),
   /** Which approver groups its cards go to. @default - every holder of `agent_approve` */
   approverGroups: z.optional(approverGroupsSchema),
+  /**
+   * Lower per-principal limits for its runs and completions, on top of the deployment's
+   * (docs/runbook.md, "Quotas"). @default - the deployment's only
+   */
+  quotas: z.optional(configurationQuotasSchema),
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 

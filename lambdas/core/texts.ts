@@ -1,3 +1,4 @@
+import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
 /**
@@ -49,6 +50,13 @@ export const TEXTS = {
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   cancelKeptChanging: 'The run kept changing while it was being cancelled; try again.',
+  redriveNotFailed: (status: string) =>
+    `The run is ${status}, not failed; only a failed run can be redriven.`,
+  redriveUnrecorded:
+    'The run failed before countersign recorded where runs fail, so it cannot be redriven; start it again.',
+  redriveNotTransient: (step: string, error: string) =>
+    `The run failed in ${step} on ${error}, which another attempt would meet again; it cannot be redriven. Start it again once the cause is fixed.`,
+  redriveKeptChanging: 'The run kept changing while it was being redriven; try again.',
   deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   cardUnopenable: 'This card could not be opened; it cannot be approved.',
@@ -109,6 +117,9 @@ export const TEXTS = {
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
   tooManyRequests: 'Too many requests — try again in a moment.',
+  quotaReached: (quota: QuotaName, seconds: number) => `${QUOTA_SENTENCES[quota]} Try again in ${seconds} s.`,
+  localForeignOrigin:
+    'This local server answers its own page and clients on this machine only, not pages of other sites.',
   configurationNotFound: 'Configuration not found.',
   nonTextOperation: (operation: string) =>
     `The "${operation}" operation is not text generation: countersign serves completion and translation only, and never gives skills to embeddings, vision or speech.`,
@@ -118,6 +129,8 @@ export const TEXTS = {
   generationTimeout: (seconds: number) =>
     `The model did not answer within ${seconds} seconds; ask for less (a shorter prompt or text) or start a run (POST /runs), which has no such limit.`,
   generationEmptyReply: 'The model returned an empty reply; try again.',
+  generationReplyTooLarge:
+    'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
@@ -196,3 +209,11 @@ function formatDuration(seconds: number): string {
   if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
   return `${seconds} seconds`;
 }
+
+/** What each per-principal quota limits, as the 429 says it (the limits are in docs/runbook.md). */
+const QUOTA_SENTENCES: Readonly<Record<QuotaName, string>> = {
+  'runs-started': 'You started as many runs as you may this minute.',
+  'waiting-runs': 'As many of your runs wait for a decision as may at once; decide or cancel some first.',
+  'open-event-streams': 'You have as many event streams open as you may; close one first.',
+  completions: 'You asked for as many completions as you may this minute.',
+};

@@ -2,6 +2,7 @@ import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { announceClosedCards } from '../adapters/card-closing-announcer.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-directory.js';
@@ -23,6 +24,7 @@ import {
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
+import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -38,6 +40,7 @@ import type {
 } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
+import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -48,6 +51,7 @@ import {
   localIdentityGroupGrants,
   localMcpHostPolicy,
   localPolicyFloor,
+  localPrincipalQuotas,
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
@@ -98,6 +102,8 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /** The price table of the cost estimate (the construct's `modelPrices`). @default - none */
+  readonly modelPrices?: ModelPrices;
   /**
    * Which token groups give which grants to a user without a record.
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
@@ -126,6 +132,11 @@ export interface EmbeddedRuntimeOptions {
    * @default - none: the Slack route answers 404, as deployed without Slack
    */
   readonly channels?: LocalChannelOptions;
+  /**
+   * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
+   * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
+   */
+  readonly principalQuotas?: Partial<PrincipalQuotas>;
 }
 
 export interface EmbeddedRuntime {
@@ -258,6 +269,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     slackUsers: new DynamoSlackUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
+    quotas: new DynamoQuotaStore({ client, tableName }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -289,7 +301,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
       policyFloor:
         options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
+      principalQuotas:
+        options.principalQuotas === undefined
+          ? localPrincipalQuotas()
+          : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
   };

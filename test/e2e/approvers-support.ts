@@ -15,6 +15,7 @@ import {
 } from '../../lambdas/local/local-jwt-issuer.js';
 import {
   apiClientOf,
+  GENEROUS_QUOTAS,
   type ResponseJson,
   sendThroughClient,
   stateMachineDefinition,
@@ -58,6 +59,7 @@ export async function startRuntimeWithDefinition(options: {
     baseDirectory,
     port: 0,
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
+    principalQuotas: GENEROUS_QUOTAS,
     logger: {
       debug: capture('debug'),
       info: capture('info'),

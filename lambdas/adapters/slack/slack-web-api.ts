@@ -1,5 +1,6 @@
 import type { SlackBlock } from '../../core/channels/slack-message.js';
 import type { SlackApi } from '../../core/channels/slack-ports.js';
+import { callOutbound } from '../outbound/outbound-fetch.js';
 
 /** Slack's Web API, where the deployed channel posts. */
 export const SLACK_API_URL = 'https://slack.com/api';
@@ -23,10 +24,11 @@ export interface SlackWebApiOptions {
  * The Slack channel's three Web API methods over plain HTTPS (fetch, JSON bodies, the bot token as
  * a bearer token): chat.postMessage, chat.update and chat.postEphemeral. Plain calls rather than
  * `@slack/web-api`, which would add its HTTP client and retry machinery to a cold start for three
- * POSTs. Each call has a deadline, follows no redirect (the token never leaves for another
- * origin) and reads at most 256 KB. Slack answers `{ok: false, error}` with a 200: that is a
- * failure too, named `Slack_<error>` (e.g. `Slack_not_in_channel`) so logs say which without
- * carrying anything else of the answer.
+ * POSTs. Each call goes through the outbound policy (adapters/outbound): a deadline, no redirect
+ * followed (the token never leaves for another origin), at most 256 KB read while it streams.
+ * Slack answers `{ok: false, error}` with a 200: that is a failure too, named `Slack_<error>`
+ * (e.g. `Slack_not_in_channel`; a refusal of the policy `Slack_timed_out`, `Slack_too_large`, ...)
+ * so logs say which without carrying anything else of the answer.
  *
  * @example
  * const slack = new SlackWebApi({ botToken: () => Promise.resolve(process.env.SLACK_BOT_TOKEN ?? '') });
@@ -69,45 +71,33 @@ export class SlackWebApi implements SlackApi {
   }
 
   private async call(method: string, body: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const response = await (this.options.fetch ?? fetch)(`${this.apiUrl}/${method}`, {
-      method: 'POST',
-      headers: {
-        authorization: `Bearer ${await this.options.botToken()}`,
-        'content-type': 'application/json; charset=utf-8',
+    const answer = await callOutbound(
+      {
+        url: `${this.apiUrl}/${method}`,
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${await this.options.botToken()}`,
+          'content-type': 'application/json; charset=utf-8',
+        },
+        body: JSON.stringify(body),
+        signal: AbortSignal.timeout(SLACK_CALL_TIMEOUT_MILLISECONDS),
       },
-      body: JSON.stringify(body),
-      redirect: 'manual',
-      signal: AbortSignal.timeout(SLACK_CALL_TIMEOUT_MILLISECONDS),
-    });
-    if (response.status !== 200) {
-      await response.body?.cancel().catch(() => undefined);
-      throw slackFailure(response.status === 429 ? 'ratelimited' : 'http_status');
-    }
-    const answer = await readJson(response);
-    if (answer?.ok !== true) throw slackFailure(typeof answer?.error === 'string' ? answer.error : 'not_ok');
-    return answer;
+      // The bot token never follows a redirect, not even within Slack's origin.
+      { redirects: 'none', maxResponseBytes: MAX_RESPONSE_BYTES },
+      this.options.fetch === undefined ? {} : { fetch: this.options.fetch },
+    );
+    if (answer.kind === 'refused') throw slackFailure(answer.reason.replaceAll('-', '_'));
+    if (answer.status !== 200) throw slackFailure(answer.status === 429 ? 'ratelimited' : 'http_status');
+    const json = readJson(answer.body);
+    if (json?.ok !== true) throw slackFailure(typeof json?.error === 'string' ? json.error : 'not_ok');
+    return json;
   }
 }
 
-/** The answer's JSON object, read up to the size bound; anything else is no answer of Slack's. */
-async function readJson(response: Response): Promise<Record<string, unknown> | undefined> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (Number.isFinite(declared) && declared > MAX_RESPONSE_BYTES) throw slackFailure('response_too_large');
-  const reader = response.body?.getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
-  for (;;) {
-    const chunk = await reader?.read();
-    if (chunk === undefined || chunk.done) break;
-    length += chunk.value.byteLength;
-    if (length > MAX_RESPONSE_BYTES) {
-      await reader?.cancel().catch(() => undefined);
-      throw slackFailure('response_too_large');
-    }
-    chunks.push(chunk.value);
-  }
+/** The answer's JSON object; anything else is no answer of Slack's. */
+function readJson(body: Uint8Array): Record<string, unknown> | undefined {
   try {
-    const parsed: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(body));
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;

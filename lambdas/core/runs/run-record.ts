@@ -4,9 +4,11 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
 
 /**
  * The run record's schema version. Records written before versions existed have none and read
- * as version 1. Fixtures: `test/fixtures/run-record/`.
+ * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
+ * optional, so a version 1 record reads as a version 2 one without them (and a run started as
+ * version 1 gains them as this version updates it). Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 1;
+export const RUN_RECORD_SCHEMA_VERSION = 2;
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -23,8 +25,28 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
  * The plaintext, queryable part of a run. Nothing here is secret: no transcript, no
  * arguments, no token. Those live in the sealed state.
  */
+const count = z.number().check(z.int(), z.nonnegative());
+
+/** The statuses a failed run was in when its step failed: the one a redrive puts it back in. */
+export const RESUMABLE_STATUSES = ['running', 'waiting'] as const;
+
+/**
+ * Why a run failed, as MarkFailed recorded it: the state that failed, the turn, the error name
+ * the state machine caught (`countersign.model-unavailable`, `Lambda.TooManyRequestsException`,
+ * never a message), whether a later attempt may succeed, and the status to resume in.
+ */
+export const runFailureSchema = z.object({
+  step: z.string(),
+  turn: count,
+  error: z.string(),
+  transient: z.boolean(),
+  resumeAs: z.enum(RESUMABLE_STATUSES),
+  failedAt: z.string(),
+});
+export type RunFailure = z.infer<typeof runFailureSchema>;
+
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.literal(RUN_RECORD_SCHEMA_VERSION)),
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
   runId: z.string(),
   owner: z.string(),
   label: z.string(),
@@ -63,6 +85,14 @@ export const runRecordSchema = z.object({
   cancellationReason: z.optional(z.string()),
   /** Tool names of the turn waiting for a decision (no arguments). */
   pendingToolNames: z.optional(z.array(z.string())),
+  /** The model tokens of every model turn of the run so far (version 2). */
+  usage: z.optional(z.object({ inputTokens: count, outputTokens: count, modelCalls: count })),
+  /** The last failure MarkFailed recorded (version 2); kept after a redrive, for the record. */
+  failure: z.optional(runFailureSchema),
+  /** The run's redrives (POST /runs/{id}/redrive): how many, the last one's author and time (version 2). */
+  redrive: z.optional(
+    z.object({ count: z.number().check(z.int(), z.positive()), by: z.string(), at: z.string() }),
+  ),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 

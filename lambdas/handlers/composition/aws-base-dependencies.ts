@@ -3,6 +3,7 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BlobStore } from '../../adapters/blob-store.js';
 import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
+import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
 import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
 import { DynamoSlackUserDirectory } from '../../adapters/dynamo/slack-user-directory.js';
@@ -25,6 +26,7 @@ export type AwsBaseDependencies = Pick<
   | 'slackUsers'
   | 'pages'
   | 'skills'
+  | 'quotas'
   | 'clock'
   | 'logger'
   | 'metrics'
@@ -100,6 +102,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
     slackUsers: new DynamoSlackUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
+    quotas: new DynamoQuotaStore({ client: documentClient, tableName }),
     clock: systemClock,
     logger,
     metrics,
@@ -109,7 +112,11 @@ function buildBaseDependencies(): NonNullable<typeof base> {
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
       identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
       policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
+      principalQuotas: environment.COUNTERSIGN_PRINCIPAL_QUOTAS,
       mcpHostPolicy: lambdaMcpHostPolicy(),
+      ...(environment.COUNTERSIGN_MODEL_PRICES === undefined
+        ? {}
+        : { modelPrices: environment.COUNTERSIGN_MODEL_PRICES }),
     },
     newId: () => crypto.randomUUID(),
   };
