@@ -6,7 +6,6 @@ import { RUNBOOK_MARKDOWN_DEFINE } from '../lambdas/handlers/http/runbook-page.j
 import { resolveProjectPath } from './project-path.js';
 import {
   describeEncryptionSdkSideModule,
-  describeEventBridgeClientSideModule,
   describeMcpClientSideModules,
   describeS3ClientSideModule,
   describeTokenizerSideModule,
@@ -90,8 +89,7 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   const mcpClient = describeMcpClientSideModules();
   const encryptionSdk = describeEncryptionSdkSideModule();
   const s3Client = describeS3ClientSideModule();
-  const eventBridgeClient = describeEventBridgeClientSideModule();
-  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client, eventBridgeClient];
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client];
   return {
     ...describeBundleFormat(),
     externalModules: sideModules.map((module) => module.importPath),

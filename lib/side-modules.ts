@@ -75,41 +75,27 @@ export function describeEncryptionSdkSideModule(): SideModule {
 /**
  * The S3 client of the state overflow store, shipped beside every bundle: only run state over
  * the DynamoDB item limit reaches S3, and the client's code inside a bundle, even behind a lazy
- * `import()`, cost each cold start ~10 ms of parsing (`npm run bench`).
+ * `import()`, cost each cold start ~10 ms of parsing (`npm run bench`). Built like a handler
+ * (module-first fields, the built-in aliases); it carries its own copy of the SDK core.
  */
 export function describeS3ClientSideModule(): SideModule {
-  return describeAwsClientSideModule('@aws-sdk/client-s3');
-}
-
-/**
- * The EventBridge client, shipped beside every bundle that announces a card's closing
- * (`Card Closed`) or a pause: most of those functions put an event on a few of their
- * invocations, and inside the bundle its code added ~50 KB for each cold start to parse.
- */
-export function describeEventBridgeClientSideModule(): SideModule {
-  return describeAwsClientSideModule('@aws-sdk/client-eventbridge');
-}
-
-/**
- * An AWS SDK client as a side module: its ES module build, built like a handler (module-first
- * fields, the built-in aliases); it carries its own copy of the SDK core.
- */
-function describeAwsClientSideModule(
-  packageName: '@aws-sdk/client-s3' | '@aws-sdk/client-eventbridge',
-): SideModule {
-  const packageJson = requireFromHere.resolve(`${packageName}/package.json`);
+  const packageJson = requireFromHere.resolve('@aws-sdk/client-s3/package.json');
   const entryPath = join(dirname(packageJson), 'dist-es', 'index.js');
   if (!existsSync(entryPath)) {
     throw new Error(
-      `${packageName} has no ES module build at ${entryPath}; update describeAwsClientSideModule in lib/side-modules.ts to the layout of the installed version.`,
+      `@aws-sdk/client-s3 has no ES module build at ${entryPath}; update describeS3ClientSideModule in lib/side-modules.ts to the layout of the installed version.`,
     );
   }
   return {
-    importPath: packageName,
+    importPath: '@aws-sdk/client-s3',
     entryPath,
-    outputPath: `node_modules/${packageName}/index.mjs`,
-    packageJsonPath: `node_modules/${packageName}/package.json`,
-    packageJson: JSON.stringify({ name: packageName, type: 'module', exports: { '.': './index.mjs' } }),
+    outputPath: 'node_modules/@aws-sdk/client-s3/index.mjs',
+    packageJsonPath: 'node_modules/@aws-sdk/client-s3/package.json',
+    packageJson: JSON.stringify({
+      name: '@aws-sdk/client-s3',
+      type: 'module',
+      exports: { '.': './index.mjs' },
+    }),
     handlerLike: { aliases: NODE_BUILTIN_ALIASES },
   };
 }

@@ -2,7 +2,7 @@ import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type { AwaitingApprovalEvent, CardClosedEvent, RunNotifier } from '../core/ports.js';
 
-/** The client module, loaded on the first event: it ships beside the bundle (lib/side-modules.ts). */
+/** The client module, evaluated on the first event (bundled, but not run at a cold start). */
 function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
   return import('@aws-sdk/client-eventbridge');
 }
@@ -11,8 +11,8 @@ function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbr
  * Puts `Run Awaiting Approval` and `Card Closed` on an EventBridge bus so teams (and the Slack
  * and email channels) can route them to chat or mail. The details name the run, its turn, its
  * tools and the approver groups its card is routed to (empty: every approver): no arguments, no
- * previews, no token. The SDK is loaded on the first event, so a function that announces nothing
- * in an invocation does not pay for it at cold start.
+ * previews, no token. The SDK client is evaluated on the first event, so a function that
+ * announces nothing in an invocation does not run its initialisation.
  *
  * @example
  * const notifier = new EventBridgeRunNotifier({ eventBusName: 'default' });

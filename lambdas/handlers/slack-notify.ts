@@ -1,4 +1,5 @@
 import { createSlackNotifyHandler } from './channels/channel-event-handlers.js';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -14,6 +15,8 @@ import { composeOnFirstInvocation } from './composition/compose-on-first-invocat
 export const handler = composeOnFirstInvocation(() =>
   createSlackNotifyHandler({
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutionsOnDemand(),

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
@@ -10,7 +11,9 @@ import {
 import { routeKeyOf } from '../../lambdas/contract/routes.js';
 import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
 import { Countersign } from '../../lib/countersign.js';
-import type { ChannelHandlerName } from '../../lib/handler-names.js';
+import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
+import { CHANNEL_HANDLER_NAMES, type ChannelHandlerName, HANDLER_NAMES } from '../../lib/handler-names.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
 const LOGS = ['logs:CreateLogStream', 'logs:PutLogEvents'];
@@ -267,6 +270,20 @@ describe('the notification channels (issue #23)', () => {
     expect(emailChannelEnvironmentSchema.parse(asDeployed(variablesOf('email-notify')))).toMatchObject({
       COUNTERSIGN_EMAIL_FROM_ADDRESS: EMAIL.fromAddress,
     });
+  });
+
+  it('announces closing cards from exactly the functions allowed to put events', async () => {
+    // Act: which run store each Lambda entry composes
+    const closers: readonly string[] = [...CARD_CLOSING_HANDLERS, 'slack-notify', 'slack-interactions'];
+    const announcing = await Promise.all(
+      [...HANDLER_NAMES, ...CHANNEL_HANDLER_NAMES].map(async (name) => {
+        const entry = await readFile(resolveProjectPath(`lambdas/handlers/${name}.ts`), 'utf8');
+        return [name, /awsAnnouncingRuns\(\)|awsPausingRuns\(\)/.test(entry)] as const;
+      }),
+    );
+
+    // Assess: a closer without the announcer would close cards its channels never hear of
+    for (const [name, announces] of announcing) expect(announces, name).toBe(closers.includes(name));
   });
 
   it('has no channel function, route, rule or channel alarm without channels', () => {

@@ -602,7 +602,6 @@ describe('the Lambda handler bundles', () => {
       join(directory, 'node_modules/@modelcontextprotocol/sdk/client/index.mjs'),
       join(directory, 'node_modules/@modelcontextprotocol/sdk/client/streamableHttp.mjs'),
       join(directory, 'node_modules/@aws-sdk/client-s3/index.mjs'),
-      join(directory, 'node_modules/@aws-sdk/client-eventbridge/index.mjs'),
     ]);
     expect(JSON.parse(stdout)).toEqual({
       where: pathToFileURL(join(directory, 'node_modules/gpt-tokenizer/encoding/cl100k_base.mjs')).href,
@@ -652,8 +651,8 @@ describe('the Lambda handler bundles', () => {
     }
   });
 
-  it('ship the S3 and EventBridge clients beside every bundle, load them only when used, and store and read an object with S3', async () => {
-    // Prepare: prepare's bundle in a folder whose S3 and EventBridge side modules throw when evaluated.
+  it('ship the S3 client beside every bundle, load it only when state overflows, and store and read an object with it', async () => {
+    // Prepare: prepare's bundle in a folder whose S3 side module throws when evaluated.
     const isolated = await mkdtemp(join(directory, 's3-side-module-'));
     const prepare = await bundle(join(HANDLERS_DIRECTORY, 'prepare.ts'), isolated, 'prepare');
     const bundleText = await readFile(join(isolated, 'prepare.mjs'), 'utf8');
@@ -661,9 +660,6 @@ describe('the Lambda handler bundles', () => {
     const sideModule = join(isolated, 'node_modules/@aws-sdk/client-s3/index.mjs');
     const realSideModule = await readFile(sideModule, 'utf8');
     await writeFile(sideModule, "throw new Error('the S3 client was loaded at init');\n");
-    // The card announcer's client (`Card Closed`): loaded on a function's first event, never at init.
-    const eventBridgeSideModule = join(isolated, 'node_modules/@aws-sdk/client-eventbridge/index.mjs');
-    await writeFile(eventBridgeSideModule, "throw new Error('the EventBridge client was loaded at init');\n");
     const objects = new Map<string, Buffer>();
     const s3 = createServer((request, response) => {
       const chunks: Buffer[] = [];
@@ -711,7 +707,7 @@ describe('the Lambda handler bundles', () => {
         Object.keys(output.inputs).filter((input) => input.includes('@aws-sdk/client-s3/')),
       );
       expect(bundled).toEqual([]);
-      expect(built).toEqual([sideModule, eventBridgeSideModule]);
+      expect(built).toEqual([sideModule]);
       expect(loaded).toBe('function');
       expect(JSON.parse(stdout)).toEqual({ where: pathToFileURL(sideModule).href, bytes: [1, 2, 3] });
     } finally {

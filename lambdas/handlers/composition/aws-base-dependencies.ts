@@ -1,7 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BlobStore } from '../../adapters/blob-store.js';
-import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
 import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
@@ -15,7 +14,6 @@ import { StructuredLogger } from '../../adapters/structured-logger.js';
 import { systemClock } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment, lambdaMcpHostPolicy } from '../config.js';
-import { awsNotifier } from './aws-notifier.js';
 
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */
 export type AwsBaseDependencies = Pick<
@@ -47,8 +45,7 @@ let base: { dependencies: AwsBaseDependencies; runStoreOptions: DynamoRepository
 
 /**
  * The part every Lambda uses: the DynamoDB stores (sealed state over the item limit goes to
- * the S3 overflow bucket; a card that closes is announced as `Card Closed`), the clock, the
- * logger, the metrics and the settings.
+ * the S3 overflow bucket), the clock, the logger, the metrics and the settings.
  *
  * @example
  * const prepare = createPrepareStep(awsBaseDependencies());
@@ -91,12 +88,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
   const logger = new StructuredLogger();
   const metrics = new EmbeddedMetrics({ logger });
   const dependencies: AwsBaseDependencies = {
-    runs: announceClosedCards(meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics), {
-      notifier: awsNotifier(),
-      clock: systemClock,
-      logger,
-      metrics,
-    }),
+    runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     slackUsers: new DynamoSlackUserDirectory({ client: documentClient, tableName }),
