@@ -59,14 +59,14 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot).toEqual({
       'DynamoDB:BatchGetItem': 1, // the run and its owner's current record (issue #9: previews under current rights)
       'DynamoDB:GetItem': 1, // the page its preview shows (seed 000)
-      // the card with its sealed token (indexed for admins), and its open-route inbox entry (issue #16)
+      // the card with its sealed token (indexed for admins), and its approver entry (issues #16, #27)
       'DynamoDB:PutItem': 2,
       'DynamoDB:UpdateItem': 1, // the run: waiting
       'EventBridge:PutEvents': 1, // "Run Awaiting Approval"
       'KMS:Decrypt': 1, // unwrap the run state's sealing key, which then seals card and token
     });
     expect(dynamoReads(snapshot) - 1).toBeLessThanOrEqual(1); // issue #2: 1 read + 1 per previewing call
-    // issue #2's two writes, plus one inbox entry per approver group the card is routed to (issue #16)
+    // issue #2's two writes, plus the card's one approver entry, whatever its groups (issue #27)
     expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(3);
     expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
     expect((await runtime.dependencies.runs.getRun(runId))?.record.status).toBe('waiting');
@@ -110,7 +110,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
       'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
-      'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its open-route entry
+      'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its approver entry
       'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
       'SFN:SendTaskSuccess': 1,

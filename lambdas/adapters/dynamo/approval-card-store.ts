@@ -1,6 +1,7 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -11,42 +12,46 @@ import {
 import type { CardCloseOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
+  APPROVER_GROUPS_ATTRIBUTE,
+  APPROVER_ROUTE,
+  approverFilterOf,
   decodeInboxCursor,
   EVERY_CARD_ROUTE,
   encodeInboxCursor,
-  entryRoutesOfCard,
   inboxPartition,
   inboxSortKey,
   partitionsOf,
   shardOf,
 } from './inbox-index.js';
-import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { queryInboxPage } from './inbox-page-query.js';
+import { assertPageLimit, type ItemKey, isConditionalCheckFailed } from './item-codec.js';
 import {
+  approverEntryItemKey,
   CARD_SORT_KEY,
   cardItemKey,
-  inboxEntryItemKey,
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
-import {
-  approverGroupsAttribute,
-  parseStoredCard,
-  readStoredCardItem,
-  type WaitingCardsRequest,
-} from './run-item-schemas.js';
+import { parseStoredCard, readStoredCardItem, type WaitingCardsRequest } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
+/**
+ * Entries an approver's page evaluates on its first round, over all shards, per card of the
+ * page: one round serves an approver who may see about one waiting card in twelve or more
+ * (inbox-page-query.ts reads further, twice as many a round, for fewer).
+ */
+const APPROVER_FIRST_EVALUATION_PER_CARD = 16;
 
 type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
  * the sharded inbox index (inbox-index.ts) lists it, through the card's own index key (every
- * card) and one index entry item per group route. Closing REMOVEs the index keys: a sparse
+ * card) and one approver entry item naming its groups. Closing REMOVEs the index keys: a sparse
  * index drops what no longer waits.
  *
  * @example
@@ -62,7 +67,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   public async putCard(card: StoredCard): Promise<void> {
     const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
-    // key); its group entries are written after it, so an entry never points at nothing.
+    // key); its approver entry is written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
     const inboxAttributes = isCardOpen(parsed)
       ? {
@@ -86,22 +91,21 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       }),
     );
     if (!isCardOpen(parsed)) {
-      await this.unindexEntries(parsed.runId, parsed);
+      await this.unindexEntry(parsed.runId);
       return;
     }
-    await Promise.all(
-      entryRoutesOfCard(parsed).map((route) =>
-        this.table.client.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: {
-              ...inboxEntryItemKey(parsed.runId, route),
-              [INBOX.partitionKey]: inboxPartition(route, shard),
-              [INBOX.sortKey]: inboxSortKey(parsed),
-            },
-          }),
-        ),
-      ),
+    const groups = parsed.approverGroups ?? [];
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...approverEntryItemKey(parsed.runId),
+          [INBOX.partitionKey]: inboxPartition(APPROVER_ROUTE, shard),
+          [INBOX.sortKey]: inboxSortKey(parsed),
+          // What an approver's page filters on; none means any approver may see the card.
+          ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: [...new Set(groups)] } : {}),
+        },
+      }),
     );
   }
 
@@ -115,66 +119,43 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
     const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
-    const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
-    // Each partition's newest `limit` entries below the cursor hold the merged page's `limit`.
-    const outputs = await Promise.all(
-      partitions.map((partition) =>
-        this.table.client.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            IndexName: INBOX.name,
-            KeyConditionExpression:
-              before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
-            ExpressionAttributeNames: {
-              '#inboxPk': INBOX.partitionKey,
-              ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
-            },
-            ExpressionAttributeValues: {
-              ':partition': partition,
-              ...(before === undefined ? {} : { ':before': before }),
-            },
-            ScanIndexForward: false,
-            Limit: options.limit,
+    const routing = options.routing ?? { kind: 'every' };
+    const { items, nextBefore } = await queryInboxPage(this.table.client, this.table.tableName, {
+      partitions: partitionsOf(routing, this.inboxShards),
+      limit: options.limit,
+      ...(before === undefined ? {} : { before }),
+      // Admins read every card: each shard may hold the whole page. Approvers read entries
+      // filtered on their groups, so a page's Queries do not grow with the groups.
+      ...(routing.kind === 'every'
+        ? { firstEvaluation: options.limit }
+        : {
+            filter: approverFilterOf(routing.groups),
+            firstEvaluation: Math.ceil(
+              (APPROVER_FIRST_EVALUATION_PER_CARD * options.limit) / this.inboxShards,
+            ),
           }),
-        ),
-      ),
-    );
-    const entries = new Map<string, string>();
-    const cardItems = new Map<string, Record<string, unknown>>();
-    for (const item of outputs.flatMap((output) => output.Items ?? [])) {
-      const sortKey = item[INBOX.sortKey];
-      if (typeof sortKey !== 'string') continue;
-      const runId = runIdOfPartition(item[PK]);
-      // A card routed to several groups the viewer is in has one entry each: shown once.
-      entries.set(runId, sortKey);
-      if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
-    }
-    const newestFirst = [...entries].sort(([, left], [, right]) =>
-      left < right ? 1 : left > right ? -1 : 0,
-    );
-    const page = newestFirst.slice(0, options.limit);
-    const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
+    });
+    const page = items.map(({ item }) => ({ runId: runIdOfPartition(item[PK]), item }));
     // Cards the index returned whole are used as they are; entries are followed to their card.
     const followed = await this.readCardItems(
-      page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
+      page.filter(({ item }) => item[SK] !== CARD_SORT_KEY).map(({ runId }) => runId),
     );
-    const items = new Map([...cardItems, ...followed]);
     const cards: StoredCard[] = [];
     const unreadableRunIds: string[] = [];
-    for (const [runId] of page) {
-      const item = items.get(runId);
-      if (item === undefined) continue;
+    for (const { runId, item } of page) {
+      const cardItem = item[SK] === CARD_SORT_KEY ? item : followed.get(runId);
+      if (cardItem === undefined) continue;
       // One item that does not parse must not take the page down: it is listed as unreadable.
-      const card = readStoredCardItem(item);
+      const card = readStoredCardItem(cardItem);
       if (card === undefined) unreadableRunIds.push(runId);
-      // An entry whose card closed between the query and the read is no longer waiting.
-      else if (isCardOpen(card)) cards.push(runFromKey(runId, card));
+      // An entry whose card closed between the query and the read is no longer waiting; the
+      // card's own groups decide who sees it, whatever its entry said (fail closed).
+      else if (isCardOpen(card) && isCardInRouting(card, routing)) cards.push(runFromKey(runId, card));
     }
-    const last = page.at(-1);
     return {
       cards,
       ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(more && last !== undefined ? { cursor: encodeInboxCursor(last[1]) } : {}),
+      ...(nextBefore === undefined ? {} : { cursor: encodeInboxCursor(nextBefore) }),
     };
   }
 
@@ -200,57 +181,54 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
-    let closed: Record<string, unknown> | undefined;
-    try {
-      const output = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)})`),
-          // The card as it was names its routes, so its index entries close without another read.
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      closed = output.Attributes;
-    } catch (error) {
-      // No card: nothing is in the inbox, which is what closing wants.
-      if (!isConditionalCheckFailed(error)) throw error;
-      return { kind: 'not-open' };
-    }
-    const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    const approverGroups = groups.success && groups.data ? groups.data : [];
-    await this.unindexEntries(runId, { approverGroups });
+    // The card as it was tells whether this closing is the one that closed it, and its turn and
+    // groups, which the `Card Closed` event names (issue #23).
+    const closed = await this.updateIfPresent(cardItemKey(runId), update, 'ALL_OLD');
+    // No card: nothing is in the inbox, which is what closing wants.
+    if (closed === undefined) return { kind: 'not-open' };
+    await this.unindexEntry(runId);
     // `waiting`: an open card written before card version 2. Only the first closing saw it open.
-    const wasOpen = closed?.state === 'open' || closed?.state === 'waiting';
-    return wasOpen && typeof closed?.turn === 'number'
-      ? { kind: 'closed', turn: closed.turn, approverGroups: [...approverGroups] }
+    const wasOpen = closed.state === 'open' || closed.state === 'waiting';
+    const groups = z.safeParse(z.array(z.string()), closed.approverGroups);
+    return wasOpen && typeof closed.turn === 'number'
+      ? { kind: 'closed', turn: closed.turn, approverGroups: groups.success ? groups.data : [] }
       : { kind: 'not-open' };
   }
 
   /**
-   * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
-   * index drops them). Conditional, so closing never creates an entry that was never there.
+   * Takes the card's approver entry out of the inbox index (REMOVE of the index key: a sparse
+   * index drops it). Conditional, so closing never creates an entry that was never there.
    */
-  private async unindexEntries(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
-    const entryRemoval = this.table.endedRunRemoval();
-    await Promise.all(
-      entryRoutesOfCard(card).map(async (route) => {
-        const update = new UpdateExpression()
-          .remove(INBOX.partitionKey)
-          .remove(INBOX.sortKey)
-          .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, entryRemoval);
-        try {
-          await this.table.client.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: inboxEntryItemKey(runId, route),
-              ...update.toInput(`attribute_exists(${update.name(PK)})`),
-            }),
-          );
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-        }
-      }),
-    );
+  private async unindexEntry(runId: string): Promise<void> {
+    const update = new UpdateExpression()
+      .remove(INBOX.partitionKey)
+      .remove(INBOX.sortKey)
+      .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    await this.updateIfPresent(approverEntryItemKey(runId), update);
+  }
+
+  /**
+   * Applies `update` to the item at `key` if it exists: the item as it was (with `ALL_OLD`; an
+   * empty record otherwise), or undefined when there was none.
+   */
+  private async updateIfPresent(
+    key: ItemKey,
+    update: UpdateExpression,
+    returnValues?: 'ALL_OLD',
+  ): Promise<Record<string, unknown> | undefined> {
+    try {
+      const output = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          ...update.toInput(`attribute_exists(${update.name(PK)})`),
+          ...(returnValues ? { ReturnValues: returnValues } : {}),
+        }),
+      );
+      return output.Attributes ?? {};
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return undefined;
+    }
   }
 }

@@ -10,9 +10,6 @@ import { withoutUndefined } from './item-codec.js';
  * decision and approval records are the core's (versions included), read as they are here.
  */
 
-/** Only the routes of a card, read from the card as it was when it closed. */
-export const approverGroupsAttribute = z.optional(z.array(z.string()));
-
 /** What `RunRepository.updateRun` and `listWaitingCards` take besides the run id and changes. */
 export type RunChanges = Parameters<RunRepository['updateRun']>[1];
 export type RunUpdateOptions = NonNullable<Parameters<RunRepository['updateRun']>[2]>;

@@ -41,6 +41,20 @@ export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
 }
 
 /**
+ * Whether a card is in the inbox a routing reads: every card for admins; for an approver, a
+ * card routed to nobody in particular or to one of the routing's groups. The inbox's stores
+ * check it on every card they return, whatever their index matched.
+ */
+export function isCardInRouting(
+  card: { approverGroups?: readonly string[] },
+  routing: InboxRouting,
+): boolean {
+  if (routing.kind === 'every') return true;
+  const groups = card.approverGroups ?? [];
+  return groups.length === 0 || groups.some((group) => routing.groups.includes(group));
+}
+
+/**
  * Whether `viewer` may see a card routed to `approverGroups`: admins always, anyone when it
  * is routed to nobody in particular, otherwise a member of one of its groups. A card not
  * routed to a viewer is, for them, a card that does not exist (404).
