@@ -72,7 +72,8 @@ export type HandlerEnvironment = { [Name in EnvironmentVariableName]?: string };
 
 /**
  * The handlers that may close a card (a decision, a cancel, an expiry, a failure, a card reopened,
- * a card the reader refuses), and so announce it: `Card Closed` on the default bus.
+ * a card the reader refuses, a decision the probe redelivers), and so announce it: `Card Closed`
+ * on the default bus.
  */
 export const CARD_CLOSING_HANDLERS = [
   'await-approval',
@@ -83,6 +84,7 @@ export const CARD_CLOSING_HANDLERS = [
   'api-inbox',
   'api-decision',
   'api-run-events',
+  'report-waiting-runs',
 ] as const satisfies readonly HandlerName[];
 
 function toConstructId(name: BundledHandlerName): string {

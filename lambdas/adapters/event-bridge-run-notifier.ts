@@ -1,6 +1,7 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type { AwaitingApprovalEvent, CardClosedEvent, RunNotifier } from '../core/ports.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 
 /** The client module, evaluated on the first event (bundled, but not run at a cold start). */
 function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
@@ -24,7 +25,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
   public constructor(
     private readonly options: {
       eventBusName: string;
-      /** @default - a client of the function's Region, created on the first event */
+      /** @default - a client of the function's Region whose transient faults are `unavailable`, created on the first event */
       client?: EventBridgeClient;
     },
   ) {
@@ -52,7 +53,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
 
   private async put(detailType: string, detail: Record<string, unknown>): Promise<void> {
     const { EventBridgeClient, PutEventsCommand } = await loadEventBridgeClient();
-    this.client ??= new EventBridgeClient({});
+    this.client ??= surfaceTransientFaults(new EventBridgeClient({}));
     const result = await this.client.send(
       new PutEventsCommand({
         Entries: [

@@ -24,6 +24,11 @@ export const METRIC_GROUPS = {
   ],
   /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
   decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
+  /**
+   * Measured by the waiting-runs probe: claimed decisions older than a minute it delivered
+   * itself, and those it could not (the `DecisionsUndelivered` alarm).
+   */
+  delivery: ['DecisionsRedelivered', 'UndeliveredDecisions'],
   /** Measured by the waiting-runs probe: nothing runs while a run waits. */
   waiting: ['RunsWaiting', 'OldestWaitingRunAge'],
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],

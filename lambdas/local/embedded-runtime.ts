@@ -64,6 +64,7 @@ import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -133,6 +134,11 @@ export interface EmbeddedRuntimeOptions {
    */
   readonly channels?: LocalChannelOptions;
   /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
@@ -153,6 +159,8 @@ export interface EmbeddedRuntime {
   readonly closedCards: ReadonlyArray<CardClosedEvent>;
   /** The channels that are on: wait for their deliveries, send the digests due. */
   readonly channels: Pick<LocalChannels, 'settle' | 'mailDueDigests'>;
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -318,6 +326,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
   let url = '';
   channels = startLocalChannels(options.channels ?? {}, dependencies, {
@@ -353,7 +362,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifications,
     closedCards,
     channels: started,
+    probe,
     stop: async () => {
+      await probe.stop();
       await server.stop();
       started.stop();
       await runner?.stop();

@@ -17,7 +17,7 @@ import {
   type ApprovalRecord,
   type CardShown,
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
@@ -102,8 +102,8 @@ function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard
 function makeDecision(
   runId: string,
   decidedBy: string,
-  overrides: Partial<DecisionRecord> = {},
-): DecisionRecord {
+  overrides: Partial<DecisionClaim> = {},
+): DecisionClaim {
   return {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     channel: 'api',
@@ -113,6 +113,7 @@ function makeDecision(
     digest: 'b'.repeat(64),
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
+    claimId: `claim-${runId}-${decidedBy}`,
     cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
   };

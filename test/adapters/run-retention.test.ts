@@ -4,7 +4,7 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
   NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
@@ -102,7 +102,7 @@ describe('retention stamps of the DynamoDB run repository', () => {
 
   it('keeps decisions forever unless a decision retention is set', async () => {
     // Prepare
-    const decision: Omit<DecisionRecord, 'runId'> = {
+    const decision: Omit<DecisionClaim, 'runId'> = {
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       channel: 'api',
       turn: 3,
@@ -111,6 +111,7 @@ describe('retention stamps of the DynamoDB run repository', () => {
       decidedBy: 'ana',
       decidedAt: NOW.toISOString(),
       cardShown: NO_CARD_SHOWN,
+      claimId: 'claim-retention',
     };
 
     // Act

@@ -3,23 +3,36 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import {
+  DECISION_RECORD_SCHEMA_VERSION,
   readableApprovalRecordSchema,
   readableDecisionRecordSchema,
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
-import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  guardOnCard,
+  isNotificationPending,
+  readableStoredCardSchema,
+  STORED_CARD_SCHEMA_VERSION,
+} from '../../lambdas/core/approvals/stored-card.js';
+import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
 
-/** Stored cards hold two binary attributes; their fixtures spell them in base64 (README). */
+/** Stored cards and call records hold binary attributes; their fixtures spell them in base64 (README). */
 function withBinaryAttributes(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
   const binary = (name: string) =>
     typeof item[name] === 'string' ? { [name]: new Uint8Array(Buffer.from(item[name], 'base64')) } : {};
-  return Object.assign(Object.create(null), item, binary('sealedCard'), binary('sealedToken'));
+  return Object.assign(
+    Object.create(null),
+    item,
+    binary('sealedCard'),
+    binary('sealedToken'),
+    binary('sealedResult'),
+  );
 }
 
 /** Each persisted shape: its fixture folder and the reader the code uses on it. */
@@ -30,6 +43,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
   { folder: 'approval-record', read: (value) => readableApprovalRecordSchema.parse(value) },
+  { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -120,23 +134,68 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 3, state });
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state });
     expect(stored.closedBecause).toBeUndefined();
   });
 
+  it('reads a version 2 card as the current version whose event went out (an outbox it never had)', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v2-open.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.waitId).toBeUndefined();
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('reads a version 3 card as version 4 whose event went out, and keeps its guards', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.callGuards?.length).toBeGreaterThan(0);
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('keeps the wait and the outbox of a version 4 card', () => {
+    const pending = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v4-closed-notification-pending.json')),
+    );
+    expect(pending).toMatchObject({ waitId: 'wait-5f0c2b9e', state: 'closed', closedBecause: 'decided' });
+    expect(isNotificationPending(pending)).toBe(true);
+  });
+
+  it('keeps the claim id of a version 3 decision record, and reads earlier ones without one', () => {
+    expect(
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json')),
+    ).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    for (const file of ['v1.json', 'v2.json']) {
+      const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(record.claimId).toBeUndefined();
+    }
+  });
+
+  it('reads a version 2 run state whose reopened turn carries the results of calls that ran', () => {
+    const state = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(state.completedCalls).toEqual([
+      { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
+    ]);
+    expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
+  });
+
   it.each(['v1.json', 'v1-unversioned.json'])(
-    'reads the version 1 decision record %s as version 3, its card shown as text, decided through the API',
+    'reads the version 1 decision record %s as the current version, its card shown as text, decided through the API',
     (file) => {
       const raw = readFixture('decision-record', file) as { cardShown: unknown };
       const record = readableDecisionRecordSchema.parse(raw);
-      expect(record).toMatchObject({ schemaVersion: 3, channel: 'api' });
+      expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
       expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
     },
   );
 
   it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
     const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
-    expect(record).toMatchObject({ schemaVersion: 3, channel: 'api' });
+    expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
     expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
       views: 1e300,
       id: 2 ** 60,
@@ -144,9 +203,13 @@ describe('reading earlier versions as the current one', () => {
     });
   });
 
-  it('reads the channel a version 3 decision record was decided through', () => {
-    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-slack.json'));
-    expect(record).toMatchObject({ schemaVersion: 3, channel: 'slack', decidedBy: 'approver' });
+  it('reads the channel and the claim id of a version 4 decision record, and a version 3 one as the API’s', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v4-slack.json'));
+    expect(record).toMatchObject({ schemaVersion: 4, channel: 'slack', claimId: 'claim-3b8f61d2' });
+    const version3 = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v3-with-claim-id.json'),
+    );
+    expect(version3).toMatchObject({ schemaVersion: 4, channel: 'api', claimId: 'claim-9d4e7a1b' });
   });
 
   it.each([
@@ -172,7 +235,7 @@ describe('reading earlier versions as the current one', () => {
     'takes the guards of %s, which records none, from its writeToolNames',
     (file) => {
       const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-      expect(stored.schemaVersion).toBe(3);
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
       expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
       expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
     },

@@ -98,6 +98,7 @@ describe('a decision recorded but not carried out when the local process stopped
       decidedBy: 'approver',
       decidedAt: new Date().toISOString(),
       cardShown: NO_CARD_SHOWN,
+      claimId: 'claim-before-restart',
     });
     await runtime.dependencies.runs.closeCard(runId, 'decided');
     await runtime.stop();

@@ -34,7 +34,8 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
   'api-generate': { 'data dynamodb': DATA_WRITE },
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
-  'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
+  'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
 };
 
 describe('keys by purpose', () => {
@@ -83,7 +84,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eight unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the nine unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -100,6 +101,7 @@ describe('keys by purpose', () => {
         'api-runs',
         'api-decision',
         'api-run-events',
+        'report-waiting-runs',
       ].sort(),
     );
   });

@@ -9,7 +9,12 @@ import {
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
-import type { CardCloseOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type {
+  CardCloseOutcome,
+  ConditionalOutcome,
+  RunRepository,
+  WaitingCardsPage,
+} from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   APPROVER_GROUPS_ATTRIBUTE,
@@ -25,6 +30,7 @@ import {
 } from './inbox-index.js';
 import { queryInboxPage } from './inbox-page-query.js';
 import { assertPageLimit, type ItemKey, isConditionalCheckFailed } from './item-codec.js';
+import { putWhen } from './put-if-absent.js';
 import {
   approverEntryItemKey,
   CARD_SORT_KEY,
@@ -46,7 +52,14 @@ const INBOX = TABLE_LAYOUT.inboxIndex;
  */
 const APPROVER_FIRST_EVALUATION_PER_CARD = 16;
 
-type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
+type CardMethods =
+  | 'putCard'
+  | 'renewCardToken'
+  | 'markCardNotified'
+  | 'getCard'
+  | 'listWaitingCards'
+  | 'waitingCardCursor'
+  | 'closeCard';
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
@@ -64,7 +77,10 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     private readonly inboxShards: number,
   ) {}
 
-  public async putCard(card: StoredCard): Promise<void> {
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
     const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its approver entry is written after it, so an entry never points at nothing.
@@ -75,38 +91,101 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           [INBOX.sortKey]: inboxSortKey(parsed),
         }
       : {};
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...parsed,
-          // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
-          ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
-          ...(lapsedApprovers && lapsedApprovers.length > 0
-            ? { lapsedApprovers: new Set(lapsedApprovers) }
-            : {}),
-          ...inboxAttributes,
-          ...cardItemKey(parsed.runId),
-        },
-      }),
-    );
+    // `waiting`: an open card written before card version 2.
+    const condition = options.unlessClosedAtItsTurn
+      ? {
+          ConditionExpression: '(attribute_not_exists(#pk) OR #turn <> :turn OR #state IN (:open, :waiting))',
+          ExpressionAttributeNames: { '#pk': PK, '#turn': 'turn', '#state': 'state' },
+          ExpressionAttributeValues: { ':turn': parsed.turn, ':open': 'open', ':waiting': 'waiting' },
+        }
+      : {};
+    const item = {
+      ...parsed,
+      // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
+      ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+      ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers: new Set(lapsedApprovers) } : {}),
+      ...inboxAttributes,
+      ...cardItemKey(parsed.runId),
+    };
+    if (!(await putWhen(this.table.client, this.table.tableName, item, condition))) {
+      return { kind: 'condition-failed' };
+    }
     if (!isCardOpen(parsed)) {
       await this.unindexEntry(parsed.runId);
-      return;
+      return { kind: 'written' };
     }
-    const groups = parsed.approverGroups ?? [];
+    await this.indexEntry(parsed);
+    return { kind: 'written' };
+  }
+
+  /** An open card's approver entry item, naming the groups an approver's page filters on. */
+  private async indexEntry(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
+    const shard = shardOf(card.runId, this.inboxShards);
+    const groups = card.approverGroups ?? [];
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
         Item: {
-          ...approverEntryItemKey(parsed.runId),
+          ...approverEntryItemKey(card.runId),
           [INBOX.partitionKey]: inboxPartition(APPROVER_ROUTE, shard),
-          [INBOX.sortKey]: inboxSortKey(parsed),
+          [INBOX.sortKey]: inboxSortKey(card),
           // What an approver's page filters on; none means any approver may see the card.
           ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: [...new Set(groups)] } : {}),
         },
       }),
     );
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    // The whole item becomes the current version: it names the wait whose token it now holds.
+    const update = new UpdateExpression()
+      .set('schemaVersion', STORED_CARD_SCHEMA_VERSION)
+      .set('sealedToken', change.sealedToken)
+      .set('waitId', change.waitId);
+    const condition = [
+      `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
+      `${update.name('turn')} = ${update.value(change.turn)}`,
+      `${update.name('digest')} = ${update.value(change.digest)}`,
+    ].join(' AND ');
+    const renewed = await this.updateCard(runId, update, condition, 'ALL_NEW');
+    if (renewed.kind === 'condition-failed') return renewed;
+    // The pause that put the card may have failed before its approver entry: written again (the
+    // same item), so the card is in the inbox of every approver it is routed to.
+    const card = renewed.attributes === undefined ? undefined : readStoredCardItem(renewed.attributes);
+    if (card !== undefined) await this.indexEntry(card);
+    return { kind: 'written' };
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const update = new UpdateExpression().set('notification', 'sent');
+    await this.updateCard(runId, update, `${update.name('turn')} = ${update.value(turn)}`);
+  }
+
+  /** One conditional UpdateItem of an existing card, with the attributes asked for. */
+  private async updateCard(
+    runId: string,
+    update: UpdateExpression,
+    condition: string | undefined,
+    returnValues: 'ALL_NEW' | 'ALL_OLD' | 'NONE' = 'NONE',
+  ): Promise<{ kind: 'written'; attributes?: Record<string, unknown> } | { kind: 'condition-failed' }> {
+    const exists = `attribute_exists(${update.name(PK)})`;
+    try {
+      const output = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(runId),
+          ...update.toInput(condition === undefined ? exists : `${exists} AND ${condition}`),
+          ReturnValues: returnValues,
+        }),
+      );
+      return { kind: 'written', ...(output.Attributes ? { attributes: output.Attributes } : {}) };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -170,7 +249,11 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<CardCloseOutcome> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<CardCloseOutcome> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
     // A version 1 item becomes a whole version 2 one: its other attributes are the same.
@@ -181,12 +264,24 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
+    const expectWaitId = options.expectWaitId;
+    const waitCondition =
+      expectWaitId === undefined
+        ? undefined
+        : expectWaitId === null
+          ? `attribute_not_exists(${update.name('waitId')})`
+          : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
     // The card as it was tells whether this closing is the one that closed it, and its turn and
     // groups, which the `Card Closed` event names (issue #23).
-    const closed = await this.updateIfPresent(cardItemKey(runId), update, 'ALL_OLD');
-    // No card: nothing is in the inbox, which is what closing wants.
-    if (closed === undefined) return { kind: 'not-open' };
+    const outcome = await this.updateCard(runId, update, waitCondition, 'ALL_OLD');
+    if (outcome.kind === 'condition-failed') {
+      // No card: nothing is in the inbox, which is what closing wants. A card holding another
+      // wait's token is not this caller's to close.
+      if (waitCondition === undefined) return { kind: 'not-open' };
+      return (await this.getCard(runId)) === undefined ? { kind: 'not-open' } : outcome;
+    }
     await this.unindexEntry(runId);
+    const closed = outcome.attributes ?? {};
     // `waiting`: an open card written before card version 2. Only the first closing saw it open.
     const wasOpen = closed.state === 'open' || closed.state === 'waiting';
     const groups = z.safeParse(z.array(z.string()), closed.approverGroups);
@@ -207,28 +302,20 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     await this.updateIfPresent(approverEntryItemKey(runId), update);
   }
 
-  /**
-   * Applies `update` to the item at `key` if it exists: the item as it was (with `ALL_OLD`; an
-   * empty record otherwise), or undefined when there was none.
-   */
-  private async updateIfPresent(
-    key: ItemKey,
-    update: UpdateExpression,
-    returnValues?: 'ALL_OLD',
-  ): Promise<Record<string, unknown> | undefined> {
+  /** Applies `update` to the item at `key` if it exists; whether it did. */
+  private async updateIfPresent(key: ItemKey, update: UpdateExpression): Promise<boolean> {
     try {
-      const output = await this.table.client.send(
+      await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
           Key: key,
           ...update.toInput(`attribute_exists(${update.name(PK)})`),
-          ...(returnValues ? { ReturnValues: returnValues } : {}),
         }),
       );
-      return output.Attributes ?? {};
+      return true;
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      return undefined;
+      return false;
     }
   }
 }

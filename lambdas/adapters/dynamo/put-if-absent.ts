@@ -1,6 +1,12 @@
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isConditionalCheckFailed } from './item-codec.js';
+
+/** The condition of a conditional put, as the document client takes it. */
+export type PutCondition = Pick<
+  PutCommandInput,
+  'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+>;
 
 /**
  * When an existing item may be written over all the same (a claim that was given back, or whose
@@ -26,19 +32,32 @@ export async function putIfAbsent(
   item: Record<string, unknown>,
   takeOver?: TakeOver,
 ): Promise<boolean> {
+  return putWhen(client, tableName, item, {
+    ConditionExpression:
+      takeOver === undefined
+        ? 'attribute_not_exists(#pk)'
+        : `attribute_not_exists(#pk) OR (${takeOver.condition})`,
+    ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey, ...takeOver?.names },
+    ...(takeOver === undefined ? {} : { ExpressionAttributeValues: { ...takeOver.values } }),
+  });
+}
+
+/**
+ * Writes `item` when `condition` holds for the item it replaces (none: always); false when the
+ * condition failed. A card put only over no card, another turn's or an open one; a call record
+ * only over the attempt that wrote it.
+ *
+ * @example
+ * const written = await putWhen(client, tableName, item, { ConditionExpression: '#state = :open', ... });
+ */
+export async function putWhen(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+  condition: PutCondition = {},
+): Promise<boolean> {
   try {
-    await client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: item,
-        ConditionExpression:
-          takeOver === undefined
-            ? 'attribute_not_exists(#pk)'
-            : `attribute_not_exists(#pk) OR (${takeOver.condition})`,
-        ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey, ...takeOver?.names },
-        ...(takeOver === undefined ? {} : { ExpressionAttributeValues: { ...takeOver.values } }),
-      }),
-    );
+    await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
     return true;
   } catch (error) {
     if (isConditionalCheckFailed(error)) return false;

@@ -36,6 +36,11 @@ export const slackMessageItemKey = (runId: string, turn: number, channelId: stri
 /** The mail of a card turn to one approver (the email channel's once-only claim). */
 export const cardMailItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `MAIL#${paddedTurn(turn)}#${userId}`);
+/** The call ledger: `CALL#<turn>#<call index, 3 digits>` (a turn holds at most 50 calls). */
+export const callItemKey = (runId: string, turn: number, index: number): ItemKey =>
+  keyOf(runId, `${callSortPrefix(turn)}${String(index).padStart(3, '0')}`);
+/** The sort key prefix of one turn's ledger, for a query of all its calls. */
+export const callSortPrefix = (turn: number): string => `CALL#${paddedTurn(turn)}#`;
 /** The partition key of a run's items, for a query of one kind of them. */
 export const runPartitionKey = runPartition;
 

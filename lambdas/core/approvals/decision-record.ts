@@ -5,13 +5,14 @@ import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 records the
- * channel the decision came through (`channel`); version 2 kept what the card showed as JSON text
- * (`cardShown`) and was decided through the API; version 1 kept `cardShown` as native attributes,
- * and records written before versions existed have no `schemaVersion` and read as version 1. Every
- * earlier version reads as version 3, through the API. Fixtures: `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 4 records the
+ * channel the decision came through (`channel`); version 3 named the request that wrote the claim
+ * (`claimId`) and was decided through the API; version 2 kept what the card showed as JSON text
+ * (`cardShown`); version 1 kept it as native attributes, and records written before versions
+ * existed have no `schemaVersion` and read as version 1. Every earlier version reads as version 4,
+ * through the API; those before version 3 without a claim id. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 3;
+export const DECISION_RECORD_SCHEMA_VERSION = 4;
 /**
  * The approval record (k-of-n) has its own version: version 2 records the channel too; version 1
  * and unversioned records read as the API's. Fixtures: `test/fixtures/approval-record/`.
@@ -71,12 +72,39 @@ export const decisionRecordSchema = z.object({
   schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
   ...decisionFields,
   cardShown: z.string(),
+  /**
+   * The request that wrote the claim: an SDK retry of the claim that meets it knows the claim
+   * for its own and goes on to deliver (another request's is answered as a repeat).
+   */
+  claimId: z.string().check(z.minLength(1)),
   /** Where `decidedBy` decided (a cancel is always `api`). */
   channel: channelSchema,
 });
-export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
-/** Version 2 records: `cardShown` as text, decided through the API (the only channel there was). */
+/** A decision record as this version writes it: a claim, named by the request that made it. */
+export type DecisionClaim = z.infer<typeof decisionRecordSchema>;
+
+/** A decision record as read: one written before version 3 names no claim. */
+export type DecisionRecord = Omit<DecisionClaim, 'claimId'> & { claimId?: string };
+
+/** Version 3 records: a claim id, decided through the API (the only channel there was). */
+const version3Schema = z.pipe(
+  z.object({
+    schemaVersion: z.literal(3),
+    ...decisionFields,
+    cardShown: z.string(),
+    claimId: z.string().check(z.minLength(1)),
+  }),
+  z.transform(
+    ({ schemaVersion: _written, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+      channel: 'api',
+    }),
+  ),
+);
+
+/** Version 2 records: `cardShown` as text, without a claim id, decided through the API. */
 const version2Schema = z.pipe(
   z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
   z.transform(
@@ -124,7 +152,7 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
-  z.union([decisionRecordSchema, version2Schema, version1Schema]),
+  z.union([decisionRecordSchema, version3Schema, version2Schema, version1Schema]),
 );
 
 /** Reads a stored approval record of any known version (version 1 and unversioned: the API's). */

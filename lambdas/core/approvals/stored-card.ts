@@ -5,12 +5,14 @@ import { type CallGuard, callGuardSchema } from './needs-human-approval.js';
 
 /**
  * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
- * without decrypting anything but the token. Version 3 records how each call was guarded when the
- * card was put (`callGuards`) and whose k-of-n approvals lapsed; version 2 (`open | closed`, why
- * a card closed) and version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also
- * meant expired, failed or cancelled) are still read. Fixtures: `test/fixtures/stored-card/`.
+ * without decrypting anything but the token. Version 4 names the wait whose token it holds
+ * (`waitId`) and carries the pause's outbox (`notification`: did `Run Awaiting Approval` go
+ * out); version 3 records how each call was guarded when the card was put (`callGuards`) and
+ * whose k-of-n approvals lapsed; version 2 (`open | closed`, why a card closed) and version 1 (no
+ * `schemaVersion`, `waiting | decided`, where `decided` also meant expired, failed or cancelled)
+ * are still read. Fixtures: `test/fixtures/stored-card/`.
  */
-export const STORED_CARD_SCHEMA_VERSION = 3;
+export const STORED_CARD_SCHEMA_VERSION = 4;
 
 /** Why a card stopped taking decisions. */
 export const CARD_CLOSINGS = [
@@ -71,10 +73,7 @@ const closingFields = {
   closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
 };
 
-/** The stored card as this version writes it. */
-export const storedCardSchema = z.object({
-  schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
-  ...storedCardFields,
+const version3Fields = {
   /**
    * Each call's guard when the card was put, by call. Absent on cards put before version 3 (their
    * guarded calls are those of `writeToolNames`), and on such a card once closed or re-entered.
@@ -85,11 +84,39 @@ export const storedCardSchema = z.object({
    * current record no longer held the authority approving needs. Sorted; absent: none.
    */
   lapsedApprovers: z.optional(z.array(z.string())),
+};
+
+/** Whether the pause's `Run Awaiting Approval` event went out: written `pending` with the card. */
+export const CARD_NOTIFICATIONS = ['pending', 'sent'] as const;
+
+/** The stored card as this version writes it. */
+export const storedCardSchema = z.object({
+  schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
+  ...storedCardFields,
+  ...version3Fields,
+  /**
+   * The AwaitApproval attempt whose task token the card holds: a delivery that met a spent
+   * token closes the card only if no later attempt sealed a newer one. Absent before version 4.
+   */
+  waitId: z.optional(z.string()),
+  /** The outbox: `pending` until the event is sent, then `sent`. Absent (before version 4): sent. */
+  notification: z.optional(z.enum(CARD_NOTIFICATIONS)),
   ...closingFields,
 });
 export type StoredCard = z.infer<typeof storedCardSchema>;
 
-/** A version 2 card reads as version 3 without call guards: its `writeToolNames` say what it guarded. */
+/** A version 3 card reads as version 4 without a wait id, its event sent. */
+const version3Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(3), ...storedCardFields, ...version3Fields, ...closingFields }),
+  z.transform(
+    ({ schemaVersion: _written, ...card }): StoredCard => ({
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      ...card,
+    }),
+  ),
+);
+
+/** A version 2 card reads as the current one without call guards: its `writeToolNames` say what it guarded. */
 const version2Schema = z.pipe(
   z.object({ schemaVersion: z.literal(2), ...storedCardFields, ...closingFields }),
   z.transform(
@@ -125,7 +152,7 @@ const version1Schema = z.pipe(
  * const parsed = readableStoredCardSchema.safeParse(item);
  */
 export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
-  z.union([storedCardSchema, version2Schema, version1Schema]),
+  z.union([storedCardSchema, version3Schema, version2Schema, version1Schema]),
 );
 
 /**
@@ -136,6 +163,17 @@ export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
  */
 export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
   return card.state === 'open';
+}
+
+/**
+ * Whether the card's `Run Awaiting Approval` event still has to go out (a pause that was retried
+ * before it sent it). A card from before the outbox was notified in the step that put it.
+ *
+ * @example
+ * if (isNotificationPending(card)) await notifier.runAwaitingApproval(event);
+ */
+export function isNotificationPending(card: Pick<StoredCard, 'notification'>): boolean {
+  return card.notification === 'pending';
 }
 
 /**
