@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import { SLACK_ACTIONS } from '../../lambdas/core/channels/slack-message.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import {
@@ -170,7 +171,7 @@ describe('the Slack channel (issue #23)', () => {
       decision: 'approve',
       decidedBy: 'approver',
       channel: 'slack',
-      schemaVersion: 3,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     });
     expect(SlackStandIn.buttonsOf(latest(message))).toEqual([SLACK_ACTIONS.open]);
     expect(SlackStandIn.textOf(latest(message))).toContain(

@@ -125,9 +125,13 @@ describe('the notification channels (issue #23)', () => {
     );
   });
 
-  it('lets only the decision and the Slack interaction resume a run with its task token', () => {
+  it('lets only the decision, the Slack interaction and the redelivering probe resume a run with its task token', () => {
     expect(synthesized.rolesGranted('states:SendTaskSuccess')).toEqual(
-      [synthesized.roleOf('api-decision'), roleOf('slack-interactions')].sort(),
+      [
+        synthesized.roleOf('api-decision'),
+        roleOf('slack-interactions'),
+        synthesized.roleOf('report-waiting-runs'),
+      ].sort(),
     );
   });
 

@@ -123,7 +123,8 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:StopExecution',
     'events:PutEvents',
   ],
-  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it.
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it
+  // (and announces the closing).
   'report-waiting-runs': [
     ...BASE,
     'dynamodb:GetItem',
@@ -134,6 +135,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
 };
 
