@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RunTable } from '../../../lambdas/adapters/dynamo/run-table.js';
 import { DynamoSlackStore } from '../../../lambdas/adapters/dynamo/slack-message-store.js';
 import { SLACK_ACTIONS } from '../../../lambdas/core/channels/slack-message.js';
+import { CountersignError } from '../../../lambdas/core/errors.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
 import {
   createSlackInteractionsHandler,
   SLACK_INTERACTION_MAX_BODY_BYTES,
@@ -49,6 +51,7 @@ describe('POST /integrations/slack/interactions', () => {
 
   async function routeOf() {
     const harness = createHarness();
+    const whispers: string[] = [];
     const store = new DynamoSlackStore(
       new RunTable(dynamo.documentClient, dynamo.tableName, undefined, harness.clock),
     );
@@ -63,7 +66,9 @@ describe('POST /integrations/slack/interactions', () => {
         api: {
           postMessage: async () => ({ ts: '1.1' }),
           updateMessage: async () => {},
-          postEphemeral: async () => {},
+          postEphemeral: async ({ text }) => {
+            whispers.push(text);
+          },
         },
         messages: store,
         routes: [],
@@ -90,7 +95,7 @@ describe('POST /integrations/slack/interactions', () => {
     // Signed at the harness's time, which the route's window is measured with.
     const signed = (payload: unknown, options: { base64?: boolean; body?: string } = {}) =>
       interactionEvent(payload, { ...options, now: Math.floor(harness.clock.now().getTime() / 1000) });
-    return { harness, handler, paused, press, signed };
+    return { harness, handler, paused, press, signed, whispers };
   }
 
   it('verifies the signature over the body’s bytes when API Gateway base64-encodes it, and decides', async () => {
@@ -145,5 +150,22 @@ describe('POST /integrations/slack/interactions', () => {
     expect(answer.statusCode).toBe(200);
     expect(await harness.runs.getDecision(paused.runId, paused.turn)).toBeUndefined();
     expect(harness.metrics.counts.get('SlackInteractionRefusals')).toBe(1);
+  });
+
+  it('tells the presser alone that a busy service held up a decision on record, as the API’s 503 does', async () => {
+    // Prepare: Step Functions is busy past the SDK's retries when the claimed decision is delivered
+    const { harness, handler, paused, press, signed, whispers } = await routeOf();
+    harness.executions.failNext = {
+      call: 'resume',
+      error: new CountersignError('unavailable', TEXTS.serviceUnavailable),
+    };
+
+    // Act: another request than the first test's (the harness pauses the same run at the same time)
+    const answer = await handler(signed({ ...press, trigger_id: 'busy-service' }));
+
+    // Assess: Slack gets its 200; the claim stands for the probe to deliver, and the presser is told
+    expect(answer.statusCode).toBe(200);
+    expect(await harness.runs.getDecision(paused.runId, paused.turn)).toMatchObject({ channel: 'slack' });
+    expect(whispers).toEqual([TEXTS.decisionUnavailable('yes')]);
   });
 });
