@@ -78,6 +78,8 @@ export class CountersignNotificationChannels extends Construct {
       const interactions = withData('slack-interactions', {
         ...environment,
         COUNTERSIGN_SLACK_SIGNING_SECRET_ARN: slack.signingSecret.secretArn,
+        // It signs the receipt entries of the decisions it records, as api-decision does.
+        COUNTERSIGN_RECEIPT_KEY_ARN: props.data.receiptSigningKey.keyArn,
       } satisfies { [Name in EnvironmentVariableName]?: string });
       for (const handler of [notify, interactions]) {
         slack.botToken.grantRead(handler);

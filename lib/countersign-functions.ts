@@ -127,6 +127,11 @@ export class CountersignFunctions extends Construct {
     this.functions = created as Record<HandlerName, LambdaFunction>;
 
     grantHandlerDataPermissions(props.data, this.functions);
+    // Only the functions that sign receipt entries are told the key (and slack-interactions, lib/channels.ts).
+    this.get('api-decision').addEnvironment(
+      'COUNTERSIGN_RECEIPT_KEY_ARN' satisfies EnvironmentVariableName,
+      props.data.receiptSigningKey.keyArn,
+    );
 
     this.eventBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     for (const name of CARD_CLOSING_HANDLERS) this.grantAnnounce(this.get(name));

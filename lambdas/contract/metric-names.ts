@@ -65,6 +65,13 @@ export const METRIC_GROUPS = {
    * `Card Closed` event that could not be put (the channels then miss that card's closing).
    */
   channels: ['ChannelDeliveries', 'ChannelDeliveryFailures', 'SlackInteractionRefusals', 'CardEventFailures'],
+  /**
+   * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
+   * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
+   * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so
+   * their average is a share (docs/runbook.md, "Approver analytics").
+   */
+  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects'],
 } as const;
 
 /** Every metric name, flat. */

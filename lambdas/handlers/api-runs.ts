@@ -2,6 +2,7 @@ import { createRunsApi } from './apis/runs-api.js';
 import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
+import { awsReceipts } from './composition/aws-receipts.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
@@ -16,5 +17,6 @@ export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutions(),
+    receipts: awsReceipts(),
   }),
 );

@@ -1,7 +1,13 @@
+import { createPublicKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_RECEIPT_PUBLIC_KEY_FILE } from '../../lambdas/adapters/local-receipt-signer.js';
 import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import { SLACK_ACTIONS } from '../../lambdas/core/channels/slack-message.js';
+import { verifyReceipt } from '../../lambdas/core/receipts/verify-receipt.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 import {
   type MeteredTestRuntime,
   removeTestData,
@@ -177,6 +183,14 @@ describe('the Slack channel (issue #23)', () => {
     expect(SlackStandIn.textOf(latest(message))).toContain(
       TEXTS.channelDecided('approve', 'approver', 'slack'),
     );
+    // The receipt holds the decision, signed, as a decision through the API would be.
+    const keyPath = join(runtime.baseDirectory, '.countersign', 'keys', LOCAL_RECEIPT_PUBLIC_KEY_FILE);
+    const publicKey = createPublicKey(await readFile(keyPath, 'utf8'));
+    const receipt = bodyOf(await runtime.client('editor').getRunReceipt({ path: { id: runId } }));
+    expect(verifyReceipt(receipt, { publicKey }, { runId })).toMatchObject({
+      kind: 'verified',
+      entries: [{ kind: 'decision', decision: 'approve', by: 'approver', signed: true }],
+    });
   });
 
   it('updates the message when the card is decided elsewhere or cancelled', async () => {

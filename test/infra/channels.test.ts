@@ -49,6 +49,7 @@ const EXPECTED_ACTIONS: Record<ChannelHandlerName, readonly string[]> = {
     ...CARD_READER_TABLE,
     ...DATA_KEY_WRITE,
     ...SECRET_READ,
+    'kms:Sign', // the receipt key: it signs the entries of the decisions it records
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
@@ -123,6 +124,19 @@ describe('the notification channels (issue #23)', () => {
     expect(readers(SLACK.botTokenSecretName)).toEqual(
       [roleOf('slack-interactions'), roleOf('slack-notify')].sort(),
     );
+  });
+
+  it('lets the Slack interaction sign receipt entries with the receipt key, as the API’s decision does, and tells it the key', () => {
+    expect(synthesized.rolesGranted('kms:Sign')).toEqual(
+      [synthesized.roleOf('api-decision'), roleOf('slack-interactions')].sort(),
+    );
+    const receiptKey = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+      Role: { 'Fn::GetAtt': [roleOf('slack-interactions'), 'Arn'] },
+      Environment: {
+        Variables: Match.objectLike({ COUNTERSIGN_RECEIPT_KEY_ARN: { 'Fn::GetAtt': [receiptKey, 'Arn'] } }),
+      },
+    });
   });
 
   it('lets only the decision, the Slack interaction and the redelivering probe resume a run with its task token', () => {

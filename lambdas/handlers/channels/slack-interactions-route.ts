@@ -5,6 +5,8 @@ import {
   type SlackInteractionDependencies,
 } from '../../core/channels/receive-slack-interaction.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
+import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpLambdaHandler } from '../http/http-api.js';
 import { errorResponse, JSON_HEADERS } from '../http/http-errors.js';
@@ -18,14 +20,16 @@ export const SLACK_INTERACTION_MAX_BODY_BYTES = 1024 * 1024;
  * so they are read as API Gateway hands them over: base64 when `isBase64Encoded` (an HTTP API
  * encodes a form body so), else the UTF-8 text. A refused signature is a 401 and nothing else is
  * read; any other answer is Slack's empty 200 (a refusal of the decision is shown to the presser
- * in Slack). Wiring only: `receiveSlackInteraction` decides.
+ * in Slack). Wiring only: `receiveSlackInteraction` decides. Like the API's decision function,
+ * it signs the receipt entry of each approval and decision it records (docs/receipts.md).
  *
  * @example
- * export const handler = createSlackInteractionsHandler({ ...decisionDependencies, slack, slackUsers, slackReplays, slackSigningSecret });
+ * export const handler = createSlackInteractionsHandler({ ...decisionDependencies, receipts, slack, slackUsers, slackReplays, slackSigningSecret });
  */
 export function createSlackInteractionsHandler(
-  dependencies: SlackInteractionDependencies,
+  deciding: SlackInteractionDependencies & Pick<RunDependencies, 'receipts'>,
 ): HttpLambdaHandler {
+  const dependencies = withReceiptRecording(deciding, 'sign');
   return (event) =>
     runInInvocationScope(
       { correlationId: event.requestContext?.requestId ?? 'unknown', operation: event.routeKey },
