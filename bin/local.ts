@@ -2,6 +2,7 @@
 import { Duration, Errors } from 'aws-cdk-lib';
 import { DEMO_USERS } from '../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { DEMO_MACHINE_CLIENT_ID } from '../lambdas/local/local-machine-clients.js';
 import {
   LOCAL_START_VARIABLES,
   LocalStartSettingError,
@@ -75,7 +76,15 @@ const runtime = await startEmbeddedRuntime({
   writeMetricLine: () => {},
 });
 
-console.log(composeStartBanner({ url: runtime.url, users: DEMO_USERS, tokens: runtime.tokens }));
+const demoAgent = runtime.machine.clients.list().find((client) => client.clientId === DEMO_MACHINE_CLIENT_ID);
+console.log(
+  composeStartBanner({
+    url: runtime.url,
+    users: DEMO_USERS,
+    tokens: runtime.tokens,
+    ...(demoAgent ? { machine: { tokenUrl: runtime.machine.tokenUrl, ...demoAgent } } : {}),
+  }),
+);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

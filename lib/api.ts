@@ -12,7 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { OperationId } from '../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE, type OperationId, type RouteAuth } from '../lambdas/contract/routes.js';
 import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
@@ -26,6 +26,12 @@ export interface CountersignApiProps {
    * API Gateway refuses a missing, forged, expired or wrong-audience token before any Lambda runs.
    */
   readonly authorizer: IHttpRouteAuthorizer;
+  /**
+   * The authorizer of every `machine` route (the approval API of agents that run elsewhere),
+   * which also requires the scope `countersign/external-runs`: the agents' machine clients only
+   * (docs/external-agents.md).
+   */
+  readonly machineAuthorizer: IHttpRouteAuthorizer;
   /** The default route throttling of the stage: every route, 429 above it. */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
   /**
@@ -132,7 +138,7 @@ export class CountersignApi extends Construct {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration,
-        authorizer: isPublic ? new HttpNoneAuthorizer() : props.authorizer,
+        ...authorizationOf(route.auth, props),
       });
       if (isPublic && added)
         Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: String(reason) });
@@ -157,4 +163,14 @@ export class CountersignApi extends Construct {
     }
     return `${this.url}${route.path.slice(1)}`;
   }
+}
+
+/** A route's authorizer: none, a person's token, or a machine client's token with the external-runs scope. */
+function authorizationOf(
+  auth: RouteAuth,
+  props: Pick<CountersignApiProps, 'authorizer' | 'machineAuthorizer'>,
+): { authorizer: IHttpRouteAuthorizer; authorizationScopes?: string[] } {
+  if (auth === 'none') return { authorizer: new HttpNoneAuthorizer() };
+  if (auth === 'jwt') return { authorizer: props.authorizer };
+  return { authorizer: props.machineAuthorizer, authorizationScopes: [EXTERNAL_RUNS_SCOPE] };
 }

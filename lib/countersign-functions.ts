@@ -133,8 +133,11 @@ export class CountersignFunctions extends Construct {
       props.data.receiptSigningKey.keyArn,
     );
 
+    // The events of countersign: a run waits (the pause), a card closes (wherever it closes: the
+    // channels update their messages), an external run is answered.
     this.eventBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     for (const name of CARD_CLOSING_HANDLERS) this.grantAnnounce(this.get(name));
+    this.grantAnnounce(this.get('record-external-decision'));
 
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess(

@@ -6,6 +6,7 @@ import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { CountersignAlarmTopics } from './alarm-topics.js';
 import type { ExternalIdentityProvider } from './auth.js';
 import type { CountersignChannelsProps } from './channel-props.js';
+import type { ExternalAgentsProps } from './external-agents.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
 import type {
@@ -106,6 +107,16 @@ export interface CountersignProps {
    */
   readonly externalIdentityProvider?: ExternalIdentityProvider;
   /**
+   * Agents that run elsewhere (docs/external-agents.md): the machine clients that may submit
+   * turns for approval to `POST /external-runs` with the OAuth client-credentials grant and the
+   * scope `countersign/external-runs`, and only there. With the construct's user pool each
+   * client is an app client it creates (and a Cognito domain serves the token endpoint); with
+   * `externalIdentityProvider`, give each client's id. Each gets a webhook signing secret.
+   *
+   * @default - no machine client: the approval API refuses every token
+   */
+  readonly externalAgents?: ExternalAgentsProps;
+  /**
    * Which identity-provider groups (the tokens' `cognito:groups` or `groups` claim) give which
    * grants to a signed-in user without a user record. A user record, when there is one, decides
    * alone; and only a user with a record may start runs.
@@ -165,8 +176,8 @@ export interface CountersignProps {
   readonly quotas?: CountersignQuotas;
   /**
    * Reserved concurrency per function group (per function of the group); a group left out is
-   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (76 in all, which needs an
-   * account concurrency quota of at least 176; docs/runbook.md, "Production checklist").
+   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (96 in all, which needs an
+   * account concurrency quota of at least 196; docs/runbook.md, "Production checklist").
    *
    * @default - nothing reserved, so a first deploy fits a new account's concurrency quota
    */

@@ -22,6 +22,7 @@ import type { CountersignProps } from './countersign-props.js';
 import { resolveObservabilitySettings, resolveRunbookUrl, resolveSettings } from './countersign-settings.js';
 import { CountersignData } from './data.js';
 import { CountersignEventsEndpoint } from './events-endpoint.js';
+import { CountersignExternalAgents } from './external-agents.js';
 import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from './handler-assets.js';
 import type { HandlerName } from './handler-names.js';
 import { applyIdentityGroupGrants, resolveIdentityGroupGrants } from './identity-group-grants.js';
@@ -45,6 +46,7 @@ export {
   type CountersignLogLevel,
   type CountersignProps,
 } from './countersign-props.js';
+export type { ExternalAgentClientProps, ExternalAgentsProps } from './external-agents.js';
 export type { HandlerName } from './handler-names.js';
 export type {
   CountersignReservedConcurrency,
@@ -93,6 +95,9 @@ export class Countersign extends Construct {
   public readonly auth: CountersignAuth;
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
   public readonly eventsEndpoint: CountersignEventsEndpoint;
+
+  /** The machine clients of agents that run elsewhere, when `externalAgents` names any. */
+  public readonly externalAgents?: CountersignExternalAgents;
 
   /** The dashboard, the alarms, their SNS topics and the saved log queries. */
   public readonly observability: CountersignObservability;
@@ -149,6 +154,17 @@ export class Countersign extends Construct {
         ? {}
         : { externalIdentityProvider: props.externalIdentityProvider }),
     });
+    this.externalAgents =
+      props.externalAgents === undefined
+        ? undefined
+        : new CountersignExternalAgents(this, 'ExternalAgents', {
+            agents: props.externalAgents,
+            ...(this.auth.userPool ? { userPool: this.auth.userPool } : {}),
+            ...(props.externalIdentityProvider
+              ? { externalIssuerUrl: props.externalIdentityProvider.issuerUrl }
+              : {}),
+            personAudience: props.externalIdentityProvider?.audience ?? [],
+          });
     if (channels.slack !== undefined || channels.email !== undefined) {
       this.channels = new CountersignNotificationChannels(this, 'Channels', {
         channels,
@@ -165,6 +181,8 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
+      // Without machine clients no token carries the scope the machine routes require.
+      machineAuthorizer: this.externalAgents?.authorizer ?? this.auth.authorizer,
       throttling: limits.throttling,
       ...(slackInteractions === undefined
         ? {}
@@ -213,6 +231,15 @@ export class Countersign extends Construct {
     );
     this.grantStartRun(apiRuns);
     grantStopRun(this, this.stateMachine, apiRuns);
+    // Agents that run elsewhere (docs/external-agents.md): the approval API starts their runs,
+    // and NotifyCaller signs their webhooks with their own secrets.
+    const apiExternal = functions.get('api-external');
+    apiExternal.addEnvironment(
+      'COUNTERSIGN_STATE_MACHINE_ARN' satisfies EnvironmentVariableName,
+      this.stateMachine.stateMachineArn,
+    );
+    this.grantStartRun(apiExternal);
+    this.externalAgents?.grantWebhookSigning(functions.get('notify-caller'));
     applyIdentityGroupGrants(
       (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-generate', 'api-run-events'] as const).map(
         (name) => functions.get(name),

@@ -119,9 +119,17 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
       [
-        graphOf('Tool calls by tool and outcome', 24, [
+        graphOf('Tool calls by tool and outcome', 18, [
           searchByDimensions(props.serviceName, 'ToolCalls', ['outcome', 'tool']),
         ]),
+        graph(
+          'Agents that run elsewhere',
+          ['ExternalRunsSubmitted', 'WebhookDeliveries', 'ExecutionsWithoutApproval'],
+          [
+            ...byDimension('ExternalRunsAnswered', 'outcome', ['approve', 'reject', 'expired']),
+            ...byDimension('WebhookDeliveryFailures', 'reason', ['retried', 'status', 'url', 'no-secret']),
+          ],
+        ),
       ],
       [
         graphOf('Channel deliveries', 8, [

@@ -8,12 +8,15 @@ export const HANDLER_NAMES = [
   'finish-run',
   'mark-failed',
   'mark-expired',
+  'record-external-decision',
+  'notify-caller',
   'api-runs',
   'api-inbox',
   'api-decision',
   'api-admin',
   'api-generate',
   'api-run-events',
+  'api-external',
   'report-waiting-runs',
 ] as const;
 

@@ -79,6 +79,19 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   // never delivered (the index's UNDELIVERED partitions): each card read, its token opened, the
   // card closed and the decision marked delivered.
   'report-waiting-runs': { table: [GET, BATCH_GET, QUERY, UPDATE], inboxIndex: true, sealing: 'unseal' },
+  // External runs (docs/external-agents.md). The approval API claims client keys (GetItem, PutItem),
+  // creates and reads runs (sealing their state), writes reports (PutItem) and lists them (Query),
+  // and counts its quotas like api-runs.
+  'api-external': {
+    table: [GET, QUERY, PUT, UPDATE],
+    overflow: 'read-write',
+    sealing: 'seal',
+    quotaItems: [DELETE],
+  },
+  // Ends the run (UpdateItem) after reading it, its decision and its card (GetItem).
+  'record-external-decision': { table: [GET, UPDATE] },
+  // Reads the run (unsealing its webhook URL), its decision and its reports: no write at all.
+  'notify-caller': { table: [GET, QUERY], overflow: 'read', sealing: 'unseal' },
 };
 
 /**

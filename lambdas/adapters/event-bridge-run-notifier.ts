@@ -1,6 +1,11 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
-import type { AwaitingApprovalEvent, CardClosedEvent, RunNotifier } from '../core/ports.js';
+import type {
+  AwaitingApprovalEvent,
+  CardClosedEvent,
+  ExternalRunAnsweredEvent,
+  RunNotifier,
+} from '../core/ports.js';
 import { surfaceTransientFaults } from './aws-faults.js';
 
 /** The client module, evaluated on the first event (bundled, but not run at a cold start). */
@@ -48,6 +53,20 @@ export class EventBridgeRunNotifier implements RunNotifier {
       because: event.because,
       closedAt: event.closedAt,
       approverGroups: event.approverGroups,
+    });
+  }
+
+  /**
+   * `External Run Answered` (docs/external-agents.md): the run, its caller, its outcome and
+   * each call's decision by position; the caller reads the rest from the API.
+   */
+  public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
+    await this.put(NOTIFICATION_DETAIL_TYPES.externalRunAnswered, {
+      runId: event.runId,
+      owner: event.owner,
+      configurationId: event.configurationId,
+      status: event.status,
+      calls: event.calls,
     });
   }
 

@@ -130,6 +130,26 @@ export const environmentSchema = z.object({
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // NotifyCaller only: each machine client's webhook signing secret, as a JSON list of client id
+  // and Secrets Manager ARN (docs/external-agents.md). Unset: no client has one, no webhook is sent.
+  COUNTERSIGN_WEBHOOK_SECRETS: z._default(
+    z.pipe(
+      z.pipe(
+        z.pipe(z.string(), z.transform(parseJsonText)),
+        z.array(
+          z.object({
+            clientId: z.string().check(z.minLength(1)),
+            secretArn: z.string().check(z.startsWith('arn:')),
+          }),
+        ),
+      ),
+      z.transform(
+        (entries): Record<string, string> =>
+          Object.fromEntries(entries.map((entry) => [entry.clientId, entry.secretArn])),
+      ),
+    ),
+    {},
+  ),
   // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
   // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
   COUNTERSIGN_MODEL_PRICES: z.optional(

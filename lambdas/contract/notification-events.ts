@@ -11,6 +11,7 @@ export const NOTIFICATION_EVENT_SOURCE = 'countersign';
 export const NOTIFICATION_DETAIL_TYPES = {
   awaitingApproval: 'Run Awaiting Approval',
   cardClosed: 'Card Closed',
+  externalRunAnswered: 'External Run Answered',
 } as const;
 
 const runIdSchema = z.string().check(z.minLength(1), z.maxLength(200));

@@ -2,6 +2,9 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
 import { slackInteractionFormSchema } from '../core/channels/receive-slack-interaction.js';
+import { externalRunQuerySchema } from '../core/external-runs/await-external-answer.js';
+import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
+import { reportExecutionRequestSchema } from '../core/external-runs/report-external-execution.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
@@ -29,8 +32,9 @@ import {
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
+import { externalRunViewSchema, submitExternalRunResponseSchema } from './external-schemas.js';
 import { receiptResponseSchema } from './receipt-schemas.js';
-import type { OperationId, Route } from './routes.js';
+import type { OperationId, RouteAuth } from './routes.js';
 import {
   approvalRecordedSchema,
   cancelResponseSchema,
@@ -131,6 +135,33 @@ export const OPERATIONS = {
     summary: 'Start a run of a task or a configuration with an input.',
     body: startRunRequestSchema,
     success: { 202: json('The run started.', startRunResponseSchema) },
+  },
+  submitExternalRun: {
+    summary:
+      'An agent that runs elsewhere submits a turn for approval (machine clients only); a retry with the same clientKey gets the same run.',
+    body: submitExternalRunRequestSchema,
+    success: { 202: json('The turn waits for a decision on its card.', submitExternalRunResponseSchema) },
+    errors: [409],
+  },
+  getExternalRun: {
+    summary:
+      'The answer to a submitted turn: per call, approved or rejected. `?wait=` holds the request up to 25 s until it is decided (long poll).',
+    path: runPathSchema,
+    query: externalRunQuerySchema,
+    success: {
+      200: json(
+        'The run as it stands (pending, decided, expired, cancelled, failed).',
+        externalRunViewSchema,
+      ),
+    },
+  },
+  reportExternalExecution: {
+    summary:
+      'What the agent did with each call of its answered turn, for the audit; the first report of a call stands.',
+    path: runPathSchema,
+    body: reportExecutionRequestSchema,
+    success: { 200: json('The run with every report on record.', externalRunViewSchema) },
+    errors: [409],
   },
   getRun: {
     summary: 'A run as its owner or an admin sees it, with its pending calls while it waits.',
@@ -329,8 +360,8 @@ export type Operations = typeof OPERATIONS;
  * resource, body too large, throttled, an internal failure, a service countersign depends on
  * busy or unavailable), the token's and the grant's on authenticated routes, and the operation's own.
  */
-export function errorStatusesOf(operation: OperationContract, auth: Route['auth']): ErrorStatus[] {
+export function errorStatusesOf(operation: OperationContract, auth: RouteAuth): ErrorStatus[] {
   const common: ErrorStatus[] = [400, 404, 413, 429, 500, 503];
-  const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
+  const authenticated: ErrorStatus[] = auth === 'none' ? [] : [401, 403];
   return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);
 }

@@ -6,6 +6,7 @@
 
 /** The Lambda function behind a route (its construct id and bundle name). */
 export type RouteFunction =
+  | 'api-external'
   | 'api-runs'
   | 'api-inbox'
   | 'api-decision'
@@ -15,6 +16,23 @@ export type RouteFunction =
   | 'slack-interactions';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * How a route is authenticated, before any Lambda runs (API Gateway deployed, the local server
+ * in `npm start`):
+ * - `jwt`: a person's token (the JWT authorizer of the inbox's identity provider);
+ * - `machine`: a machine client's access token (the OAuth client-credentials grant) carrying the
+ *   {@link EXTERNAL_RUNS_SCOPE} scope, and nothing else: an agent that runs elsewhere
+ *   (docs/external-agents.md). A person's token is refused here, and a machine's everywhere else;
+ * - `none`: no token, so the route must hold no data.
+ */
+export type RouteAuth = 'jwt' | 'machine' | 'none' | 'slack-signature';
+
+/**
+ * The scope a machine client's access token must carry on `machine` routes: the resource server
+ * `countersign` and its scope `external-runs`, as Cognito writes resource-server scopes.
+ */
+export const EXTERNAL_RUNS_SCOPE = 'countersign/external-runs';
 
 export interface RouteDefinition {
   /** A verb-first name, unique in the manifest: the OpenAPI operationId and the typed client's method. */
@@ -29,7 +47,7 @@ export interface RouteDefinition {
    * `slack-signature`: no token either (Slack cannot send one); the function itself verifies
    * Slack's request signature before it reads anything, and acts only on a verified request.
    */
-  readonly auth: 'jwt' | 'none' | 'slack-signature';
+  readonly auth: RouteAuth;
   /**
    * The notification channel whose route this is: served only where the team switched the
    * channel on (a construct prop deployed, a runtime option locally); elsewhere it does not exist
@@ -84,6 +102,28 @@ function adminDeleteRoute<const Collection extends string, const Noun extends st
 
 export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
+  // Agents that run elsewhere submit their turns, wait for the answer and report what ran.
+  {
+    operationId: 'submitExternalRun',
+    method: 'POST',
+    path: '/external-runs',
+    function: 'api-external',
+    auth: 'machine',
+  },
+  {
+    operationId: 'getExternalRun',
+    method: 'GET',
+    path: '/external-runs/{id}',
+    function: 'api-external',
+    auth: 'machine',
+  },
+  {
+    operationId: 'reportExternalExecution',
+    method: 'POST',
+    path: '/external-runs/{id}/report',
+    function: 'api-external',
+    auth: 'machine',
+  },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
   // The run's signed hash chain of decisions, verifiable offline (docs/receipts.md).

@@ -21,7 +21,13 @@ const count = z.number().check(z.int(), z.nonnegative());
 const argumentPath = z.array(z.union([z.string(), z.number()]));
 
 export const previewSchema = z.discriminatedUnion('status', [
-  z.object({ status: z.literal('shown'), lines: z.array(z.string()), caveat: z.string() }),
+  z.object({
+    status: z.literal('shown'),
+    lines: z.array(z.string()),
+    caveat: z.string(),
+    /** The lines came with an external run's turn (docs/external-agents.md): the caller's, not ours. */
+    suppliedBy: z.optional(z.literal('caller')),
+  }),
   z.object({ status: z.literal('refused'), lines: z.array(z.string()) }),
   z.object({ status: z.literal('failed'), lines: z.array(z.string()), message: z.string() }),
   z.object({ status: z.literal('withheld'), message: z.string() }),

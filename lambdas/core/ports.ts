@@ -253,10 +253,26 @@ export interface CardClosedEvent {
   approverGroups: string[];
 }
 
+/**
+ * What the outside world learns when an external run is answered (docs/external-agents.md): its
+ * outcome and each call's decision by position, never arguments, previews or who decided.
+ */
+export interface ExternalRunAnsweredEvent {
+  runId: string;
+  /** The machine client that submitted the turn. */
+  owner: string;
+  configurationId: string;
+  /** `decided`: every call has its decision; `expired`: the window closed without one. */
+  status: 'decided' | 'expired';
+  calls: Array<{ index: number; tool: string; decision?: 'approved' | 'rejected' }>;
+}
+
 /** Port: tells the outside world a run waits, and when its card closes (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
   runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
   cardClosed(event: CardClosedEvent): Promise<void>;
+  /** An external run was answered or expired. Optional: a notifier of waiting runs only. */
+  externalRunAnswered?(event: ExternalRunAnsweredEvent): Promise<void>;
 }
 
 export interface Clock {

@@ -1,3 +1,4 @@
+import type { WebhookUrlProblem } from './external-runs/webhook-url.js';
 import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
@@ -150,6 +151,33 @@ export const TEXTS = {
   generationReplyTooLarge:
     'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
+  // Agents that run elsewhere (docs/external-agents.md).
+  externalToolDescription: (tool: string) => `The "${tool}" tool of an agent that runs elsewhere.`,
+  externalToolRunsElsewhere: 'Error: this tool runs in the agent that proposed it, never in countersign.',
+  callerPreviewCaveat:
+    'Supplied by the caller — countersign did not compute these lines and cannot vouch for them.',
+  externalUndeclaredTool: (field: string, tool: string) =>
+    `${field}: "${tool}" is not one of the tools this request declares (tools[].name).`,
+  externalNothingToApprove:
+    'calls: every call is to a tool declared "read", which needs no approval; run them without asking.',
+  externalArgumentsTooDeep: (field: string, limit: number) =>
+    `${field}: nested more than ${limit} levels deep, more than an approval card can show.`,
+  externalWebhookUrlRefused: (problem: WebhookUrlProblem) =>
+    problem === 'not-a-url'
+      ? 'webhookUrl: not a URL.'
+      : problem === 'credentials'
+        ? 'webhookUrl: must not carry a user name or password.'
+        : problem === 'not-https'
+          ? 'webhookUrl: must be an https URL.'
+          : 'webhookUrl: its host is a loopback, link-local or unspecified address, which no webhook may use.',
+  clientKeyReused:
+    'clientKey: already used for a different turn; a retry must send the same request, a new turn a new key.',
+  externalRunNotAnswered: 'This turn has no answer yet: report what ran once it is decided.',
+  externalCallNotOnTurn: (index: number, calls: number) =>
+    `reports: this turn has no call ${index}; its calls are numbered 0 to ${calls - 1}.`,
+  externalReportConflict: (index: number) =>
+    `reports: call ${index} was already reported with another outcome; a report is kept as first sent.`,
+  externalReportsRepeated: 'reports: name each call once.',
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
   internalError: 'Internal error.',

@@ -2,6 +2,7 @@ import type { RouteFunction } from '../contract/routes.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { createAdminApi } from './apis/admin-api.js';
 import { createDecisionApi } from './apis/decision-api.js';
+import { createExternalApi } from './apis/external-api.js';
 import { createGenerateApi } from './apis/generate-api.js';
 import { createInboxApi } from './apis/inbox-api.js';
 import { createRunsApi } from './apis/runs-api.js';
@@ -20,6 +21,8 @@ export function createApiHandlers(dependencies: RunDependencies): ApiHandlers {
     'api-inbox': createInboxApi(dependencies),
     'api-decision': createDecisionApi(dependencies),
     'api-admin': createAdminApi(dependencies),
+    /** The approval API of agents that run elsewhere (docs/external-agents.md). */
+    'api-external': createExternalApi(dependencies),
     /** POST /configurations/{id}/complete and /translate (seed 003's second entry point). */
     'api-generate': createGenerateApi(dependencies),
     /** GET /runs/{id}/events: a streaming route (server-sent events), not an HTTP API Lambda. */

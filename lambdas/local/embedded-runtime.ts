@@ -4,6 +4,7 @@ import { FileBlobStore } from '../adapters/blob-store.js';
 import { announceClosedCards } from '../adapters/card-closing-announcer.js';
 import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-store.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
@@ -21,6 +22,7 @@ import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { OutboundWebhookPoster } from '../adapters/outbound/outbound-webhook-poster.js';
 import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import {
   type LogLineWriter,
@@ -29,6 +31,7 @@ import {
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
+import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
@@ -39,6 +42,7 @@ import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-
 import type {
   AwaitingApprovalEvent,
   CardClosedEvent,
+  ExternalRunAnsweredEvent,
   Logger,
   RunExecutions,
   RunNotifier,
@@ -66,10 +70,12 @@ import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
 import { type LocalChannelOptions, type LocalChannels, startLocalChannels } from './local-channels.js';
+import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalMachineClients } from './local-machine-clients.js';
 import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
@@ -149,6 +155,13 @@ export interface EmbeddedRuntimeOptions {
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
   readonly principalQuotas?: Partial<PrincipalQuotas>;
+  /**
+   * Where external runs' answers may be posted.
+   * @default - loopback over http too (a local receiver), like the MCP host policy of local mode
+   */
+  readonly webhookUrlPolicy?: WebhookUrlPolicy;
+  /** The token endpoint's port (the client-credentials grant of machine clients). @default 0 (a free port) */
+  readonly tokenPort?: number;
 }
 
 export interface EmbeddedRuntime {
@@ -165,6 +178,10 @@ export interface EmbeddedRuntime {
   readonly closedCards: ReadonlyArray<CardClosedEvent>;
   /** The channels that are on: wait for their deliveries, send the digests due. */
   readonly channels: Pick<LocalChannels, 'settle' | 'mailDueDigests'>;
+  /** The `External Run Answered` events, as EventBridge would have received them. */
+  readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
+  /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
+  readonly machine: { readonly tokenUrl: string; readonly clients: LocalMachineClients };
   /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
   readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
@@ -219,6 +236,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   const closedCards: CardClosedEvent[] = [];
   let channels: LocalChannels | undefined;
   // The default bus deployed; here each event goes straight to the channels that are on.
+  const externalNotifications: ExternalRunAnsweredEvent[] = [];
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
@@ -243,7 +261,15 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         detail: event,
       });
     },
+    async externalRunAnswered(event) {
+      calls.record('EventBridge', 'PutEvents');
+      externalNotifications.push(event);
+      logger.info('External Run Answered', { runId: event.runId, status: event.status });
+    },
   };
+  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
+  const machineClients = await LocalMachineClients.open({ keysDirectory: directory.keysDirectory, issuer });
+  const webhookUrlPolicy = options.webhookUrlPolicy ?? { allowLoopback: true };
   let runner: LocalStateMachineRunner | undefined;
   const inFlight = new InFlightInvocations();
   const executions: RunExecutions = {
@@ -291,6 +317,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     quotas: new DynamoQuotaStore({ client, tableName }),
+    externalRuns: new DynamoExternalRunStore({
+      client,
+      tableName,
+      retentionSeconds: approvalTimeoutSeconds + retention.endedRunSeconds,
+    }),
+    webhookSecrets: machineClients,
+    webhookPoster: new OutboundWebhookPoster({ policy: webhookUrlPolicy }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -327,6 +360,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           ? localPrincipalQuotas()
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      webhookUrlPolicy,
       ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
@@ -355,22 +389,26 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeInterruptedRuns(dynamo, dependencies, runner);
   const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
-  let url = '';
+  // The page's URL is the server's, known once it listens (before any event reaches a channel).
+  let inboxUrl = '';
   channels = startLocalChannels(options.channels ?? {}, dependencies, {
     client,
     tableName,
-    inboxUrl: () => `${url}/`,
+    inboxUrl: () => inboxUrl,
   });
-  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = inFlight.track(createApiHandlers(dependencies));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api, channels.routeHandlers),
     verifier: issuer,
+    machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
-  ({ url } = await server.start());
+  const { url } = await server.start();
+  inboxUrl = `${url}/`;
+  const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
+  const { tokenUrl } = await tokenEndpoint.start();
   const started = channels;
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
@@ -389,9 +427,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifications,
     closedCards,
     channels: started,
+    externalNotifications,
+    machine: { tokenUrl, clients: machineClients },
     probe,
     stop: async () => {
       await probe.stop();
+      await tokenEndpoint.stop();
       await server.stop();
       started.stop();
       await runner?.stop();

@@ -136,6 +136,27 @@ export class LocalJwtIssuer implements BearerTokenVerifier {
       .sign(this.privateKey);
   }
 
+  /**
+   * Signs a machine client's access token, as Cognito's client-credentials grant issues one:
+   * `sub` and `client_id` are the client, `scope` what it was granted, no `aud` (so no route that
+   * takes a person's token accepts it). lambdas/local/local-machine-clients.ts verifies it.
+   */
+  public async issueMachineToken(client: {
+    clientId: string;
+    scope: string;
+    expiresInSeconds: number;
+  }): Promise<string> {
+    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
+    return new SignJWT({ client_id: client.clientId, scope: client.scope, token_use: 'access' })
+      .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, kid: this.keyId, typ: 'JWT' })
+      .setSubject(client.clientId)
+      .setIssuer(LOCAL_JWT_ISSUER)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + client.expiresInSeconds)
+      .setJti(randomUUID())
+      .sign(this.privateKey);
+  }
+
   /** Verifies a compact JWT; never throws for a bad token, it answers why it refused. */
   public async verify(token: string): Promise<TokenVerification> {
     try {

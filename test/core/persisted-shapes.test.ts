@@ -15,6 +15,10 @@ import {
   readableStoredCardSchema,
   STORED_CARD_SCHEMA_VERSION,
 } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  readableClientKeyClaimSchema,
+  readableExecutionReportSchema,
+} from '../../lambdas/core/external-runs/external-run-store.js';
 import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
 import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
@@ -48,6 +52,8 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
   { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
   { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
+  { folder: 'client-key', read: (value) => readableClientKeyClaimSchema.parse(value) },
+  { folder: 'execution-report', read: (value) => readableExecutionReportSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {

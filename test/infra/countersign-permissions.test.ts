@@ -151,8 +151,31 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:StopExecution',
     'events:PutEvents',
   ],
+  'api-external': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    's3:GetObject',
+    's3:PutObject',
+    ...DATA_KEY_WRITE,
+    'states:StartExecution',
+  ],
+  'record-external-decision': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
+  // No machine client here, so no webhook secret (external-agents-permissions.test.ts).
+  'notify-caller': [...BASE, 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject', ...DATA_KEY_READ],
 };
 
+const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
+const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -175,9 +198,9 @@ describe('Countersign least privilege', () => {
     expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
   });
 
-  it('grants StartExecution to api-runs and to the state machine itself only', () => {
+  it('grants StartExecution to api-runs, api-external and to the state machine itself only', () => {
     // Prepare
-    const expected = [...rolesOf('api-runs'), synthesized.stateMachineRole()].sort();
+    const expected = [...rolesOf('api-runs', 'api-external'), synthesized.stateMachineRole()].sort();
 
     // Act
     const roles = synthesized.rolesGranted('states:StartExecution');
@@ -298,13 +321,14 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to the handlers that pause a run or close a card only, and tells them the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run, close a card or answer an external run only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
-    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes
-    expect(roles).toEqual(rolesOf(...CARD_CLOSING_HANDLERS));
-    for (const name of CARD_CLOSING_HANDLERS) {
+    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes,
+    // `External Run Answered` from record-external-decision
+    expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
+    for (const name of EVENT_PUTTERS) {
       synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
         Role: { 'Fn::GetAtt': [synthesized.roleOf(name), 'Arn'] },
         Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
@@ -347,9 +371,13 @@ describe('Countersign least privilege', () => {
         'record-rejection',
         'api-runs',
         'api-run-events',
+        'api-external',
+        'notify-caller',
       ),
     );
-    expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
+    expect(writers).toEqual(
+      rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs', 'api-external'),
+    );
   });
 
   it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
@@ -379,13 +407,13 @@ describe('Countersign least privilege', () => {
       });
     }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
-      rolesOf('api-admin', 'api-runs', 'api-run-events'),
+      rolesOf('api-admin', 'api-runs', 'api-run-events', 'api-external'),
     );
   });
 
   it('lets the functions that count quotas write quota partitions only, never another item', () => {
     // Act
-    const quotaStatements = (['api-runs', 'api-generate', 'api-run-events'] as const).map((name) => ({
+    const quotaStatements = QUOTA_COUNTERS.map((name) => ({
       name,
       statements: synthesized
         .statementsOf(synthesized.roleOf(name))
@@ -409,7 +437,8 @@ describe('Countersign least privilege', () => {
     }
     expect(unconditionalWrites('api-generate')).toEqual([]);
     expect(unconditionalWrites('api-run-events')).toEqual([]);
-    expect(unconditionalWrites('api-runs')).not.toContain('dynamodb:DeleteItem');
+    for (const name of ['api-runs', 'api-external'] as const)
+      expect(unconditionalWrites(name)).not.toContain('dynamodb:DeleteItem');
   });
 
   it('keeps nothing outside the log group, table, keys, bucket and state machine on a wildcard', () => {

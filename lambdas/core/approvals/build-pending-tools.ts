@@ -1,4 +1,5 @@
 import { describeErrorClass } from '../errors.js';
+import { isExternalToolName } from '../external-runs/external-tool-names.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
@@ -12,7 +13,8 @@ import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
 export type PreviewView =
-  | { status: 'shown'; lines: string[]; caveat: string }
+  /** `suppliedBy: 'caller'`: the lines came with an external run's turn; countersign did not compute them. */
+  | { status: 'shown'; lines: string[]; caveat: string; suppliedBy?: 'caller' }
   /** The tool would refuse the call's arguments: the lines say so (not a failure, no record read). */
   | { status: 'refused'; lines: string[] }
   | { status: 'failed'; lines: string[]; message: string }
@@ -105,6 +107,14 @@ export async function buildPendingTools(input: {
       }
       // A refusal line describes the arguments only (which the card shows anyway): no read gate.
       if (preview.refused === true) return { ...base, preview: { status: 'refused', lines } };
+      // A caller's lines describe what its agent sent for approvers, about records countersign does
+      // not hold: there is no record to gate, so whoever sees the card reads them, flagged as the caller's.
+      if (isExternalToolName(call.tool)) {
+        return {
+          ...base,
+          preview: { status: 'shown', lines, caveat: TEXTS.callerPreviewCaveat, suppliedBy: 'caller' },
+        };
+      }
       const mayRead = await mayViewerRead(input, resolved);
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
       // A guarded write is not applied on a changed record: its preview is more than a snapshot.

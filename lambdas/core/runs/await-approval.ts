@@ -14,6 +14,8 @@ import {
 } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, isCountersignError } from '../errors.js';
+import { withCallerPreviews } from '../external-runs/caller-previews.js';
+import { externalRunTools } from '../external-runs/external-tools.js';
 import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
@@ -85,8 +87,11 @@ export async function awaitApproval(
   // KMS call) and seals the token and the card with it, instead of first generating a new key.
   const state = await unsealRunState(dependencies, run);
   const sealedToken = await sealTaskToken();
-  // The run's MCP tools (their previews and effects) as their servers list them now.
-  const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId);
+  // The run's MCP tools (their previews and effects) as their servers list them now; an external
+  // run's tools as their caller declared them.
+  const runTools = state.external
+    ? externalRunTools(state.pendingCalls, dependencies.tools)
+    : await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId);
   dependencies = { ...dependencies, tools: runTools.tools };
   // Fails closed: a call whose tool's effect cannot be established now, or that claims to be less
   // guarded than the model turn found it, is unconfirmed and guarded like a write.
@@ -116,7 +121,7 @@ export async function awaitApproval(
   const calls = guarded.map(({ call }) => call);
   const hasPreconditions = calls.some((call) => call.precondition !== undefined);
   const digest = computeTurnDigest(input.runId, input.turn, calls);
-  const previewed = context
+  const captured = context
     ? await capturePreviews({
         calls: guarded,
         actingUser: context.actingUser,
@@ -124,6 +129,8 @@ export async function awaitApproval(
         logger: dependencies.logger,
       })
     : calls;
+  // An external run's previews are its caller's lines, bounded and quoted when it submitted them.
+  const previewed = state.external ? withCallerPreviews(captured, state.external.callerPreviews) : captured;
   const card: ApprovalCard = {
     schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,
     runId: input.runId,

@@ -6,9 +6,18 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
  * The run record's schema version. Records written before versions existed have none and read
  * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
  * optional, so a version 1 record reads as a version 2 one without them (and a run started as
- * version 1 gains them as this version updates it). Fixtures: `test/fixtures/run-record/`.
+ * version 1 gains them as this version updates it); version 3 may say the run is `external` (an
+ * agent that runs elsewhere submitted its turn), and reads every earlier version as a model run.
+ * Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 2;
+export const RUN_RECORD_SCHEMA_VERSION = 3;
+
+/**
+ * What drives a run: a model loop in the state machine, or an agent that runs elsewhere and
+ * asks for approval of its own turn (docs/external-agents.md).
+ */
+export const RUN_KINDS = ['model', 'external'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -46,8 +55,10 @@ export const runFailureSchema = z.object({
 export type RunFailure = z.infer<typeof runFailureSchema>;
 
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(2), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
   runId: z.string(),
+  /** Version 3: absent on a model run (and on every earlier record). */
+  kind: z.optional(z.enum(RUN_KINDS)),
   owner: z.string(),
   label: z.string(),
   configurationId: z.string(),

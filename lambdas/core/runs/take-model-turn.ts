@@ -229,7 +229,7 @@ function routeFor(state: RunState, runTools: RunTools): ModelTurnRoute {
 }
 
 /** Whether a JSON value nests deeper than `limit`; walked with a stack of its own, so any depth is measured. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
   const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     if (typeof next.value !== 'object' || next.value === null) continue;

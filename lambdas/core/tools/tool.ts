@@ -1,4 +1,5 @@
 import type * as zc from 'zod/v4/core';
+import { createExternalToolStandIn } from '../external-runs/external-tools.js';
 import type { UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 
@@ -138,8 +139,12 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
+  /**
+   * The tool of a name: registered here, else an external run's tool (`<configuration>/<tool>`,
+   * which no registered name can be), else the fallback's answer.
+   */
   public get(name: string): Tool | undefined {
-    return this.tools.get(name) ?? this.fallback?.(name);
+    return this.tools.get(name) ?? createExternalToolStandIn(name) ?? this.fallback?.(name);
   }
 
   /** Whether the name is registered here (a fallback's answer does not count). */

@@ -5,7 +5,7 @@ import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
-import type { RouteFunction } from '../../contract/routes.js';
+import type { RouteAuth, RouteFunction } from '../../contract/routes.js';
 import { type OperationOf, routesOfFunction, type ServedRoute } from '../../contract/served-routes.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
@@ -128,7 +128,7 @@ export function createHttpApi<Function extends RouteFunction>(
 }
 
 function createRouteHandler(
-  route: ServedRoute & { auth: 'jwt' | 'none' },
+  route: ServedRoute & { auth: Exclude<RouteAuth, 'slack-signature'> },
   implementation: AnyRouteImplementation,
   dependencies: HttpApiDependencies,
   authorize: ((principal: UserProfile) => void) | undefined,
@@ -154,7 +154,7 @@ function createRouteHandler(
       ...(dependencies.settings?.identityGroupGrants
         ? { groupGrants: dependencies.settings.identityGroupGrants }
         : {}),
-      ...(authorize && route.auth === 'jwt' ? { authorize } : {}),
+      ...(authorize && route.auth !== 'none' ? { authorize } : {}),
     }),
   );
   if (implementation.mediaTypes && implementation.mediaTypes.length > 1) {

@@ -135,7 +135,11 @@ function renderExcerptNote(tool: PendingToolView): string {
 function renderPreview(preview: PendingToolView['preview']): string {
   switch (preview.status) {
     case 'shown':
-      return `<div class="preview">${renderLines(preview.lines)}
+      // The caller's lines are flagged before they are read, not only in the caveat after them.
+      return preview.suppliedBy === 'caller'
+        ? `<div class="preview supplied-by-caller"><p class="caveat" role="note"><strong>${escapeHtml(preview.caveat)}</strong></p>
+  ${renderLines(preview.lines)}</div>`
+        : `<div class="preview">${renderLines(preview.lines)}
   <p class="caveat">${escapeHtml(preview.caveat)}</p></div>`;
     case 'refused':
       return `<div class="preview refused">${renderLines(preview.lines)}</div>`;
