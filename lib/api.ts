@@ -127,7 +127,8 @@ export class CountersignApi extends Construct {
         integration = new HttpLambdaIntegration(`${route.function}-integration`, handler);
         integrations.set(route.function, integration);
       }
-      const isPublic = route.auth !== 'jwt';
+      // No authorizer: anyone may call it (Slack's route checks Slack's signature itself).
+      const isPublic = route.auth === 'none' || route.auth === 'slack-signature';
       const reason = PUBLIC_ROUTE_REASONS[route.operationId];
       if (isPublic && reason === undefined) {
         throw new Error(
@@ -170,7 +171,7 @@ function authorizationOf(
   auth: RouteAuth,
   props: Pick<CountersignApiProps, 'authorizer' | 'machineAuthorizer'>,
 ): { authorizer: IHttpRouteAuthorizer; authorizationScopes?: string[] } {
-  if (auth === 'none') return { authorizer: new HttpNoneAuthorizer() };
+  if (auth === 'none' || auth === 'slack-signature') return { authorizer: new HttpNoneAuthorizer() };
   if (auth === 'jwt') return { authorizer: props.authorizer };
   return { authorizer: props.machineAuthorizer, authorizationScopes: [EXTERNAL_RUNS_SCOPE] };
 }

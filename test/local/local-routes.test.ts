@@ -94,12 +94,13 @@ describe('the local server serves exactly the route manifest', () => {
       const response = await fetch(`${baseUrl}${concrete(route.path)}`, { method: route.method });
 
       // Assess
-      expect(response.status).toBe(route.auth === 'none' ? 200 : 401);
+      // Slack's route takes no token: its handler checks Slack's signature (a stand-in here).
+      expect(response.status).toBe(route.auth === 'none' || route.auth === 'slack-signature' ? 200 : 401);
     },
   );
 
   it.each(
-    SERVED_ROUTES.filter((route) => route.auth !== 'none').map(
+    SERVED_ROUTES.filter((route) => route.auth === 'jwt' || route.auth === 'machine').map(
       (route) => [routeKeyOf(route), route] as const,
     ),
   )(
