@@ -173,12 +173,14 @@ describe('Countersign resources', () => {
     }
   });
 
-  it('passes the settings every handler reads, and the state machine ARN to api-runs only', () => {
+  it('passes the settings every handler reads, and the state machine ARN to the functions that start runs only', () => {
     // Prepare
     const configured = synthesizeTestStack({
       countersign: { skillsMaxBytes: 16000, maxTurns: 20, inboxShards: 8 },
     });
     const apiRunsId = configured.logicalIdOf(configured.stack.countersign.functions['api-runs']);
+    // api-external starts the runs of agents that run elsewhere (issue #28).
+    const apiExternalId = configured.logicalIdOf(configured.stack.countersign.functions['api-external']);
 
     // Act
     const variables = Object.entries(configured.template.findResources('AWS::Lambda::Function')).map(
@@ -193,7 +195,9 @@ describe('Countersign resources', () => {
       expect(environment.COUNTERSIGN_INBOX_SHARDS).toBe('8');
       expect(environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS).toBe('604800');
       expect(environment.COUNTERSIGN_MODEL_PROVIDER).toBe('bedrock');
-      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(logicalId === apiRunsId);
+      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(
+        logicalId === apiRunsId || logicalId === apiExternalId,
+      );
     }
   });
 
