@@ -23,6 +23,15 @@ if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`COUNTERSIGN_PORT must be a port number, not "${environment.COUNTERSIGN_PORT}".`);
   process.exit(2);
 }
+// The page's sign-in provider listens on its own port, as Cognito's managed login is another
+// origin: the next one by default, so a restart keeps the issuer (and the banner's tokens) valid.
+const signInPort = Number(environment.COUNTERSIGN_SIGN_IN_PORT ?? (port === 0 ? 0 : port + 1));
+if (!Number.isInteger(signInPort) || signInPort < 0 || signInPort > 65_535) {
+  console.error(
+    `COUNTERSIGN_SIGN_IN_PORT must be a port number, not "${environment.COUNTERSIGN_SIGN_IN_PORT}".`,
+  );
+  process.exit(2);
+}
 const openAiCompatible =
   environment.COUNTERSIGN_OPENAI_BASE_URL && environment.COUNTERSIGN_OPENAI_API_KEY
     ? { baseUrl: environment.COUNTERSIGN_OPENAI_BASE_URL, apiKey: environment.COUNTERSIGN_OPENAI_API_KEY }
@@ -69,6 +78,7 @@ const runtime = await startEmbeddedRuntime({
   baseDirectory: process.cwd(),
   ...(environment.COUNTERSIGN_DATA_DIR ? { dataDirectory: environment.COUNTERSIGN_DATA_DIR } : {}),
   port,
+  signIn: { port: signInPort },
   ...(openAiCompatible ? { openAiCompatible } : {}),
   // The Lambdas' own JSON lines, warnings and errors only, on stderr; metric lines are for CloudWatch.
   logLevel: 'WARN',
@@ -80,6 +90,7 @@ const demoAgent = runtime.machine.clients.list().find((client) => client.clientI
 console.log(
   composeStartBanner({
     url: runtime.url,
+    issuerUrl: runtime.issuerUrl,
     users: DEMO_USERS,
     tokens: runtime.tokens,
     ...(demoAgent ? { machine: { tokenUrl: runtime.machine.tokenUrl, ...demoAgent } } : {}),

@@ -58,6 +58,10 @@ const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
     'POST /integrations/slack/interactions is Slack’s interactivity Request URL: Slack cannot send a JWT. Its function verifies Slack’s request signature (HMAC-SHA256 of the raw body with the app’s signing secret, within 5 minutes, each signature once) before it reads anything, and acts as a countersign user only through the admin’s link of that Slack user.',
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getCardPage:
+    "GET /inbox/runs/{id} serves the same static inbox page shell as GET / (a card's own address, for links in notifications): it holds no data and acts on nothing; the page reads the run with the viewer's bearer token through the JWT authorizer.",
+  getSignInLibrary:
+    "GET /assets/oauth-client.js serves the published OAuth client library the page signs in with (pinned by the page's integrity): code, no data, acts on nothing.",
   getOpenApiDocument:
     'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
   getRunbook:

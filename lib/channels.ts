@@ -49,7 +49,7 @@ export interface CountersignNotificationChannelsProps {
  *
  * @example
  * const channels = new CountersignNotificationChannels(this, 'Channels', { channels, functions, data, table, stateMachine, removalPolicy });
- * channels.useInboxUrl(api.url);
+ * channels.useInboxUrl(inboxUrl);
  */
 export class CountersignNotificationChannels extends Construct {
   /** The functions of the channels that are on. */
@@ -127,7 +127,7 @@ export class CountersignNotificationChannels extends Construct {
     this.deadLetterQueues = deadLetterQueues;
   }
 
-  /** Where messages and mails link each card: the inbox page (the API's URL), known once the API exists. */
+  /** Where messages and mails link each card: the inbox page's URL (the API's own unless `inboxUrl` names another). */
   public useInboxUrl(inboxUrl: string): void {
     for (const handler of Object.values(this.functions)) {
       handler.addEnvironment('COUNTERSIGN_INBOX_URL' satisfies EnvironmentVariableName, inboxUrl);

@@ -9,6 +9,7 @@ import type { CountersignChannelsProps } from './channel-props.js';
 import type { ExternalAgentsProps } from './external-agents.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
+import type { InboxSignInProps } from './inbox-sign-in.js';
 import type {
   CountersignReservedConcurrency,
   CountersignRetention,
@@ -116,6 +117,21 @@ export interface CountersignProps {
    * @default - no machine client: the approval API refuses every token
    */
   readonly externalAgents?: ExternalAgentsProps;
+  /**
+   * How approvers sign in to the inbox page: the authorization code flow with PKCE, on Cognito's
+   * managed login (the construct creates the domain and an app client whose callback and sign-out
+   * URL is the page's), or at `externalIdentityProvider` with the page's client registered there.
+   *
+   * @default - managed login on the prefix domain `countersign-<stack id>`, scopes openid, email and profile; with `externalIdentityProvider`, a pasted token only
+   */
+  readonly inboxSignIn?: InboxSignInProps;
+  /**
+   * The inbox page's public URL, ending in `/`, when the API is served under your own domain:
+   * sign-in returns there, and the `Run Awaiting Approval` event links each card under it.
+   *
+   * @default - the HTTP API's default stage URL
+   */
+  readonly inboxUrl?: string;
   /**
    * Which identity-provider groups (the tokens' `cognito:groups` or `groups` claim) give which
    * grants to a signed-in user without a user record. A user record, when there is one, decides

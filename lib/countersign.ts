@@ -1,4 +1,4 @@
-import type { CfnOutput } from 'aws-cdk-lib';
+import { type CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -27,6 +27,7 @@ import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from '
 import type { HandlerName } from './handler-names.js';
 import { applyIdentityGroupGrants, resolveIdentityGroupGrants } from './identity-group-grants.js';
 import { resolveInboxShards } from './inbox-shards.js';
+import { resolveInboxUrl } from './inbox-sign-in.js';
 import { applyReservedConcurrency, overflowExpiration, resolveLimits } from './limits.js';
 import { resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
 import { CountersignObservability } from './observability.js';
@@ -48,6 +49,7 @@ export {
 } from './countersign-props.js';
 export type { ExternalAgentClientProps, ExternalAgentsProps } from './external-agents.js';
 export type { HandlerName } from './handler-names.js';
+export type { InboxSignInProps } from './inbox-sign-in.js';
 export type {
   CountersignReservedConcurrency,
   CountersignRetention,
@@ -89,6 +91,8 @@ export class Countersign extends Construct {
   public readonly httpApi: HttpApi;
   /** The base URL of the API's default stage. */
   public readonly apiUrl: string;
+  /** The inbox page's URL (the `inboxUrl` prop, else the API's): where sign-in returns and cards link. */
+  public readonly inboxUrl: string;
   /** Every handler function by name. */
   public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
@@ -147,8 +151,13 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+    // The API is made after the authorizer it uses; the page's URL is read from it at synth.
+    let api: CountersignApi | undefined;
+    this.inboxUrl = resolveInboxUrl(this, props.inboxUrl, Lazy.string({ produce: () => api?.url ?? '' }));
     this.auth = new CountersignAuth(this, 'Auth', {
       removalPolicy: settings.removalPolicy,
+      inboxUrl: this.inboxUrl,
+      ...(props.inboxSignIn === undefined ? {} : { inboxSignIn: props.inboxSignIn }),
       ...(props.threatProtection === undefined ? {} : { threatProtection: props.threatProtection }),
       ...(props.externalIdentityProvider === undefined
         ? {}
@@ -159,7 +168,9 @@ export class Countersign extends Construct {
         ? undefined
         : new CountersignExternalAgents(this, 'ExternalAgents', {
             agents: props.externalAgents,
-            ...(this.auth.userPool ? { userPool: this.auth.userPool } : {}),
+            ...(this.auth.userPool && this.auth.managedLogin
+              ? { userPool: this.auth.userPool, domain: this.auth.managedLogin.domain }
+              : {}),
             ...(props.externalIdentityProvider
               ? { externalIssuerUrl: props.externalIdentityProvider.issuerUrl }
               : {}),
@@ -176,7 +187,7 @@ export class Countersign extends Construct {
       });
     }
     const slackInteractions = this.channels?.functions['slack-interactions'];
-    const api = new CountersignApi(this, 'Api', {
+    api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
@@ -188,8 +199,8 @@ export class Countersign extends Construct {
         ? {}
         : { channelFunctions: { 'slack-interactions': slackInteractions } }),
     });
-    // The inbox page is the API's own page: messages and mails link each card there.
-    this.channels?.useInboxUrl(api.url);
+    // Messages and mails link each card under the inbox page, like the event's cardUrl.
+    this.channels?.useInboxUrl(this.inboxUrl);
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
 
     this.table = this.data.table;
@@ -256,6 +267,18 @@ export class Countersign extends Construct {
     for (const name of ['api-decision', 'report-waiting-runs'] as const) {
       grantDecision(this.stateMachine, functions.get(name));
     }
+    // The page signs in with these settings; a waiting card's event links to its address under the page.
+    if (this.auth.inboxSignIn !== undefined) {
+      functions
+        .get('api-inbox')
+        .addEnvironment(
+          'COUNTERSIGN_INBOX_SIGN_IN' satisfies EnvironmentVariableName,
+          Stack.of(this).toJsonString(this.auth.inboxSignIn),
+        );
+    }
+    functions
+      .get('await-approval')
+      .addEnvironment('COUNTERSIGN_INBOX_URL' satisfies EnvironmentVariableName, this.inboxUrl);
     // The card reader ends the run of a card it cannot open, on every surface that reads cards,
     // the probe's redelivery among them (api-runs already may: it writes the table and stops
     // executions for a cancel).
@@ -267,9 +290,10 @@ export class Countersign extends Construct {
       handler: functions.get('api-run-events'),
       issuerUrl: this.auth.issuerUrl,
       // The audiences the HTTP API's authorizer accepts: the external provider's, or the app client.
-      audience:
-        props.externalIdentityProvider?.audience ??
-        (this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+      audience: props.externalIdentityProvider?.audience ?? [
+        ...(this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+        ...(this.auth.managedLogin ? [this.auth.managedLogin.client.userPoolClientId] : []),
+      ],
     });
   }
 

@@ -2,6 +2,7 @@ import { Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import type { IHttpRouteAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2';
 import { HttpJwtAuthorizer, HttpUserPoolAuthorizer } from 'aws-cdk-lib/aws-apigatewayv2-authorizers';
 import {
+  type CfnUserPoolClient,
   OAuthScope,
   ResourceServerScope,
   type UserPool,
@@ -44,13 +45,6 @@ export interface ExternalAgentClientProps {
 export interface ExternalAgentsProps {
   /** The machine clients, one per agent (at most 50). */
   readonly clients: readonly ExternalAgentClientProps[];
-  /**
-   * With the construct's user pool: the prefix of the Cognito domain whose `/oauth2/token` the
-   * agents get their tokens from (`https://<prefix>.auth.<region>.amazoncognito.com`).
-   *
-   * @default - `countersign-` and a hash of the construct's path
-   */
-  readonly domainPrefix?: string;
 }
 
 /** The resource server of the approval API, and its one scope (`countersign/external-runs`). */
@@ -64,6 +58,11 @@ export interface CountersignExternalAgentsProps {
   readonly agents: ExternalAgentsProps;
   /** The construct's user pool; absent with an external identity provider. */
   readonly userPool?: UserPool;
+  /**
+   * The user pool's domain (the inbox page's managed login), whose `/oauth2/token` the agents get
+   * their tokens from: a user pool has one domain, so the agents share the page's.
+   */
+  readonly domain?: UserPoolDomain;
   /** The issuer of the external identity provider, when there is one. */
   readonly externalIssuerUrl?: string;
   /** The audiences the API's authorizer accepts for people: no machine client may be one. */
@@ -72,8 +71,8 @@ export interface CountersignExternalAgentsProps {
 
 /**
  * The machine side of the API's authentication (docs/external-agents.md): with the construct's
- * user pool, a resource server with the scope `countersign/external-runs`, a Cognito domain (its
- * token endpoint), one app client per agent that may use the client-credentials grant with that
+ * user pool, a resource server with the scope `countersign/external-runs`, the pool's one Cognito
+ * domain (the inbox page's, its token endpoint), one app client per agent that may use the client-credentials grant with that
  * scope and nothing else; with an external provider, its clients by id. Either way a JWT
  * authorizer that trusts those clients only (`machine` routes add the scope), and a webhook
  * signing secret per client that only NotifyCaller may read.
@@ -126,15 +125,12 @@ export class CountersignExternalAgents extends Construct {
         identifier: RESOURCE_SERVER,
         scopes: [scopeDefinition],
       });
-      this.domain = userPool.addDomain('TokenDomain', {
-        cognitoDomain: { domainPrefix: agents.domainPrefix ?? `countersign-${this.node.addr.slice(0, 16)}` },
-      });
+      this.domain = props.domain;
       const created: Record<string, UserPoolClient> = {};
       for (const client of agents.clients) {
-        created[client.name] = userPool.addClient(`${client.name}Client`, {
+        const appClient = userPool.addClient(`${client.name}Client`, {
           userPoolClientName: client.name,
           generateSecret: true,
-          // The client-credentials grant with the one scope, and no way for a person to sign in.
           authFlows: {},
           oAuth: {
             flows: { clientCredentials: true },
@@ -144,6 +140,10 @@ export class CountersignExternalAgents extends Construct {
           enableTokenRevocation: true,
           preventUserExistenceErrors: true,
         });
+        // The client-credentials grant with the one scope, and no way for a person to sign in: with
+        // no ExplicitAuthFlows Cognito would allow SRP and custom auth, so name the one it requires.
+        (appClient.node.defaultChild as CfnUserPoolClient).explicitAuthFlows = ['ALLOW_REFRESH_TOKEN_AUTH'];
+        created[client.name] = appClient;
       }
       this.clients = created;
       this.clientIds = agents.clients.map((client) => ({

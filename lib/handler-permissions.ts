@@ -8,6 +8,8 @@ export interface HandlerDataPermissions {
   readonly table: readonly TableAction[];
   /** Query on the inbox index (the waiting cards). */
   readonly inboxIndex?: true;
+  /** Query on the history index (what a person decided and started). */
+  readonly historyIndex?: true;
   /** Overflow objects: sealed run state over the item limit (never cards: they stay small). */
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
@@ -55,9 +57,11 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
   'mark-expired': { table: [GET, QUERY, PUT, UPDATE] },
-  // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem).
+  // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem);
+  // the history lists read the history index, a run's audit its own partition (Query).
   'api-runs': {
     table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
+    historyIndex: true,
     overflow: 'read-write',
     sealing: 'seal',
     quotaItems: [DELETE],
@@ -134,7 +138,10 @@ export function grantDataPermissions(
   handler: IFunction,
   permissions: HandlerDataPermissions,
 ): void {
-  data.grantTableActions(handler, permissions.table, { inboxIndex: permissions.inboxIndex === true });
+  data.grantTableActions(handler, permissions.table, {
+    inboxIndex: permissions.inboxIndex === true,
+    historyIndex: permissions.historyIndex === true,
+  });
   if (permissions.overflow !== undefined) {
     data.grantOverflow(handler, permissions.overflow);
     data.acknowledgeOverflowWildcard(handler.role ?? handler);

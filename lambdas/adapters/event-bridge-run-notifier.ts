@@ -1,4 +1,5 @@
 import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { cardPageUrl } from '../contract/card-address.js';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type {
   AwaitingApprovalEvent,
@@ -11,6 +12,27 @@ import { surfaceTransientFaults } from './aws-faults.js';
 /** The client module, evaluated on the first event (bundled, but not run at a cold start). */
 function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
   return import('@aws-sdk/client-eventbridge');
+}
+
+/**
+ * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups its card is
+ * routed to (empty: every approver) and, where the inbox page's URL is known, the card's own
+ * address on it (`cardUrl`, which opens the card after sign-in). No arguments, no previews, no token.
+ *
+ * @example
+ * describeAwaitingApproval(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
+ */
+export function describeAwaitingApproval(
+  event: AwaitingApprovalEvent,
+  inboxUrl: string | undefined,
+): AwaitingApprovalEvent & { cardUrl?: string } {
+  return {
+    runId: event.runId,
+    toolNames: event.toolNames,
+    pausedAt: event.pausedAt,
+    approverGroups: event.approverGroups,
+    ...(inboxUrl === undefined ? {} : { cardUrl: cardPageUrl(inboxUrl, event.runId) }),
+  };
 }
 
 /**
@@ -32,18 +54,18 @@ export class EventBridgeRunNotifier implements RunNotifier {
       eventBusName: string;
       /** @default - a client of the function's Region whose transient faults are `unavailable`, created on the first event */
       client?: EventBridgeClient;
+      /** The inbox page's URL (COUNTERSIGN_INBOX_URL), for the card's address. @default - no `cardUrl` */
+      inboxUrl?: string;
     },
   ) {
     this.client = options.client;
   }
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
-    await this.put(NOTIFICATION_DETAIL_TYPES.awaitingApproval, {
-      runId: event.runId,
-      toolNames: event.toolNames,
-      pausedAt: event.pausedAt,
-      approverGroups: event.approverGroups,
-    });
+    await this.put(
+      NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+      describeAwaitingApproval(event, this.options.inboxUrl),
+    );
   }
 
   public async cardClosed(event: CardClosedEvent): Promise<void> {
@@ -70,7 +92,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
     });
   }
 
-  private async put(detailType: string, detail: Record<string, unknown>): Promise<void> {
+  private async put(detailType: string, detail: object): Promise<void> {
     const { EventBridgeClient, PutEventsCommand } = await loadEventBridgeClient();
     this.client ??= surfaceTransientFaults(new EventBridgeClient({}));
     const result = await this.client.send(

@@ -1,12 +1,26 @@
+import { ROUTES } from './routes.js';
+
+const CARD_PAGE_PATH = ROUTES.find((route) => route.operationId === 'getCardPage')?.path ?? '';
+
 /**
- * The absolute address of a card under the inbox page's URL (which ends in `/`): what a Slack
- * message and a mail link to. The page opens it after sign-in; nothing is decided by following it.
- * Until the page has a card's own route, the address is the inbox with the run id as its fragment.
+ * A card's own address on the inbox page (the manifest's `getCardPage` route), relative to the
+ * page: what the page links to, and what a notification carries (absolute, with `cardPageUrl`).
+ *
+ * @example
+ * cardPagePath('4f0c…'); // '/inbox/runs/4f0c…'
+ */
+export function cardPagePath(runId: string): string {
+  return CARD_PAGE_PATH.replace('{id}', encodeURIComponent(runId));
+}
+
+/**
+ * The absolute address of a card, under the inbox page's URL (which ends in `/`; the page may sit
+ * under a path of a custom domain).
  *
  * @example
  * cardPageUrl('https://abc.execute-api.eu-west-1.amazonaws.com/', '4f0c…');
- * // 'https://abc.execute-api.eu-west-1.amazonaws.com/#run-4f0c…'
+ * // 'https://abc.execute-api.eu-west-1.amazonaws.com/inbox/runs/4f0c…'
  */
 export function cardPageUrl(inboxUrl: string, runId: string): string {
-  return new URL(`#run-${encodeURIComponent(runId)}`, inboxUrl).href;
+  return new URL(cardPagePath(runId).slice(1), inboxUrl).href;
 }

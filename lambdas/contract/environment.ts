@@ -8,6 +8,7 @@ import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
+import { inboxSignInSchema } from './inbox-sign-in.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
@@ -74,6 +75,9 @@ function parseJsonText(value: string, context: { issues: unknown[] }): unknown {
     return z.NEVER;
   }
 }
+
+/** The inbox page's URL (ending in `/`): where the event, a channel's message or a mail links each card. */
+const inboxUrlVariable = z.string().check(z.url(), z.endsWith('/'));
 
 /**
  * What every countersign Lambda reads. Each Lambda validates it at cold start and fails with a
@@ -150,6 +154,12 @@ export const environmentSchema = z.object({
     ),
     {},
   ),
+  // The inbox page's sign-in (inbox-sign-in.ts), as JSON; unset: the page takes a pasted token only.
+  COUNTERSIGN_INBOX_SIGN_IN: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), inboxSignInSchema),
+  ),
+  // The inbox page's URL (ending in `/`): the card links of the `Run Awaiting Approval` event.
+  COUNTERSIGN_INBOX_URL: z.optional(inboxUrlVariable),
   // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
   // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
   COUNTERSIGN_MODEL_PRICES: z.optional(
@@ -168,9 +178,6 @@ export const eventsEndpointSchema = z.object({
     z.array(z.string().check(z.minLength(1))).check(z.minLength(1)),
   ),
 });
-
-/** The inbox page's URL (ending in `/`): where a channel's message or mail links each card. */
-const inboxUrlVariable = z.string().check(z.url(), z.endsWith('/'));
 
 /**
  * What the Slack channel's functions read (docs/approvers.md, "Slack"): the secrets' ARNs (the

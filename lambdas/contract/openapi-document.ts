@@ -157,7 +157,20 @@ function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiR
   for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
     responses[status as '200'] = {
       description: content.description,
+      ...(operation.conditional && status === '200'
+        ? {
+            headers: {
+              ETag: {
+                description: 'The version of this answer, for If-None-Match.',
+                schema: { type: 'string' },
+              },
+            },
+          }
+        : {}),
       content: {
+        ...(content.script
+          ? { 'text/javascript': { schema: { type: 'string', description: content.script } } }
+          : {}),
         ...(content.json ? { 'application/json': { schema: content.json } } : {}),
         ...(content.html ? { 'text/html': { schema: { type: 'string', description: content.html } } } : {}),
         ...(content.eventStream
@@ -171,6 +184,11 @@ function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiR
             }
           : {}),
       },
+    };
+  }
+  if (operation.conditional) {
+    responses['304'] = {
+      description: 'Not modified: the request’s If-None-Match names the current ETag. No body.',
     };
   }
   for (const status of errorStatusesOf(operation, auth)) {

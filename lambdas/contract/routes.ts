@@ -134,6 +134,10 @@ export const ROUTES = [
     function: 'api-runs',
     auth: 'jwt',
   },
+  // History (issue #21): a run's audit, and what the signed-in user decided and started.
+  { operationId: 'getRunAudit', method: 'GET', path: '/runs/{id}/audit', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyDecisions', method: 'GET', path: '/me/decisions', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyRuns', method: 'GET', path: '/me/runs', function: 'api-runs', auth: 'jwt' },
   {
     operationId: 'redriveRun',
     method: 'POST',
@@ -167,6 +171,23 @@ export const ROUTES = [
   { operationId: 'listInbox', method: 'GET', path: '/inbox', function: 'api-inbox', auth: 'jwt' },
   // The page shell carries no data: it reads the inbox with the viewer's token.
   { operationId: 'getInboxPage', method: 'GET', path: '/', function: 'api-inbox', auth: 'none' },
+  // A card's own address: the same shell, which opens the run's card once signed in.
+  {
+    operationId: 'getCardPage',
+    method: 'GET',
+    path: '/inbox/runs/{id}',
+    function: 'api-inbox',
+    auth: 'none',
+  },
+  // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity. Its
+  // path names no package: a bundle ships the library beside it only when its code names it.
+  {
+    operationId: 'getSignInLibrary',
+    method: 'GET',
+    path: '/assets/oauth-client.js',
+    function: 'api-inbox',
+    auth: 'none',
+  },
   // The OpenAPI 3.1 document of this manifest: public, it describes shapes and holds no data.
   {
     operationId: 'getOpenApiDocument',

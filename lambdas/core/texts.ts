@@ -245,6 +245,76 @@ export const TEXTS = {
   ],
   mailFooter:
     'This mail decides nothing: sign in to the inbox to read the card and approve or reject it. You get it because you may decide these cards; an admin can change how often you are mailed (emailDigestMinutes on your user record).',
+  // The inbox page's sign-in, live list and history (issue #21); `{count}` and `{name}` are filled in by the page.
+  pageSignInPrompt: 'Sign in to see what waits for your decision.',
+  pageSignInButton: 'Sign in',
+  pageSignInFailed: 'Sign-in did not complete. Please sign in again.',
+  pageSignInExpired: 'Your sign-in ended. Sign in again to continue where you were.',
+  pageSignedInAs: 'Signed in as',
+  pageSignOut: 'Sign out',
+  pageTokenFallback: 'Use a bearer token instead (API users)',
+  pageTokenHelp: 'Paste a bearer token: it stays in this tab’s memory only.',
+  pageNewCardsOne: 'A new card is waiting.',
+  pageNewCardsMany: '{count} new cards are waiting.',
+  pageShowNewCards: 'Show new cards',
+  pageCardsLeftOne: 'A card was decided, cancelled or expired elsewhere and left the list.',
+  pageCardsLeftMany: '{count} cards were decided, cancelled or expired elsewhere and left the list.',
+  pageCardLeft: 'This card was decided, cancelled or expired elsewhere; it takes no decision here.',
+  pageTallyChanged: 'The approvals of a card changed.',
+  pageNothingMatches: 'No waiting card matches these filters.',
+  pageRunLoading: 'Loading the run…',
+  // A card's context (issue #21, item 5).
+  contextWithheld:
+    'The request and the model’s reason are not shown: a preview on this card is withheld from you, and they may quote the same record.',
+  contextRequest: 'Requested',
+  contextReasoning: 'The model’s reason',
+  contextCut: (totalCharacters: number) => `… (${formatCount(totalCharacters)} characters in all)`,
+  approveWithoutPreview:
+    'You have not seen what this write would replace: its preview is withheld from you. Approve only if you may release it blind.',
+  approveWithoutPreviewButton: 'Approve without the preview',
+  diffTitle: 'What changes in',
+  diffRemoved: 'removed:',
+  diffAdded: 'added:',
+  diffUnchanged: (words: number) => `… ${formatCount(words)} unchanged words …`,
+  diffCut: 'The rest of the difference is not shown.',
+  diffTooDifferent: 'The texts differ too much to show word by word; the lines above show both.',
+  pageDecidedByMe: 'Decided by me',
+  pageMyRuns: 'My runs',
+  pageHistoryEmpty: 'Nothing here yet.',
+  pageOlderEntries: 'Older entries',
+  // A run's page and its audit (GET /runs/{id}, GET /runs/{id}/audit as HTML). Values arrive already
+  // marked and isolated by the page's renderer.
+  runSummary: (runId: string, owner: string, status: string, turn: number) =>
+    `Run ${runId} by ${owner}: ${status}, turn ${turn}.`,
+  runStarted: 'Started',
+  runEnded: 'Ended',
+  auditTitle: 'What happened to this run',
+  auditEmpty: 'No decision is on record yet.',
+  auditApproval: (by: string, turn: number, tally: string) => `${by} approved turn ${turn} (${tally}).`,
+  auditTally: (count: number, required: number | undefined) =>
+    required === undefined ? `approval ${count}` : `${count} of ${required} approvals`,
+  auditDecision: (by: string, turn: number, decision: 'approve' | 'reject') =>
+    `${by} ${decision === 'approve' ? 'approved' : 'rejected'} turn ${turn}: the decision on record.`,
+  auditReleasedBy: (approvers: string) => `Released by the approvals of ${approvers}.`,
+  auditReason: 'Reason:',
+  auditDigest: 'Digest',
+  auditCalls: 'Calls on the card:',
+  auditPreviewShown: {
+    captured: 'preview captured',
+    refused: 'preview: would be refused',
+    failed: 'preview failed',
+    none: 'no preview',
+  } as Record<'captured' | 'refused' | 'failed' | 'none', string>,
+  auditCancel: (by: string) => `${by} cancelled the run.`,
+  auditExpiry: 'The approval window closed: the run expired.',
+  auditFailure: 'The run failed.',
+  historyAct: {
+    approve: 'Approved',
+    reject: 'Rejected',
+    cancel: 'Cancelled',
+    approval: 'Approval recorded (k-of-n)',
+  } as Record<'approve' | 'reject' | 'cancel' | 'approval', string>,
+  historyRunGone: 'the run is no longer kept',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

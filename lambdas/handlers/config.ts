@@ -11,6 +11,7 @@ import {
   parseIdentityGroupGrants,
   slackChannelEnvironmentSchema,
 } from '../contract/environment.js';
+import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
@@ -112,6 +113,12 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
   throw new Error(
     `countersign configuration is invalid: COUNTERSIGN_IDENTITY_GROUP_GRANTS: ${parsed.problem}`,
   );
+}
+
+/** The inbox page's sign-in (COUNTERSIGN_INBOX_SIGN_IN); unset: the page takes a pasted token only. */
+export function lambdaInboxPage(): { signIn?: InboxSignIn } {
+  const signIn = lambdaEnvironment().COUNTERSIGN_INBOX_SIGN_IN;
+  return signIn === undefined ? {} : { signIn };
 }
 
 /** The deployed MCP host policy: https to the listed hosts only (COUNTERSIGN_MCP_ALLOWED_HOSTS). */

@@ -14,6 +14,7 @@ import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-director
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
+import { describeAwaitingApproval } from '../adapters/event-bridge-run-notifier.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
 import { LocalReceiptSigner } from '../adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
@@ -30,6 +31,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
 import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
@@ -76,6 +78,7 @@ import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalMachineClients } from './local-machine-clients.js';
+import { LocalOidcProvider } from './local-oidc-provider.js';
 import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
@@ -146,6 +149,11 @@ export interface EmbeddedRuntimeOptions {
    */
   readonly channels?: LocalChannelOptions;
   /**
+   * The local sign-in provider (the inbox page's OpenID Connect issuer, on its own port).
+   * @default - a free port; access tokens live an hour, as Cognito's
+   */
+  readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
+  /**
    * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
    * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
    */
@@ -164,8 +172,13 @@ export interface EmbeddedRuntimeOptions {
   readonly tokenPort?: number;
 }
 
+/** The inbox page's app client at the local sign-in provider. */
+export const LOCAL_INBOX_CLIENT_ID = 'countersign-inbox-local';
+
 export interface EmbeddedRuntime {
   readonly url: string;
+  /** The local sign-in provider's issuer URL (its discovery document, the `iss` of every local token). */
+  readonly issuerUrl: string;
   /** Bearer tokens of the demo users, by user id. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly dependencies: RunDependencies;
@@ -173,7 +186,8 @@ export interface EmbeddedRuntime {
   /** The local DynamoDB (dynalite) the stores use. */
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
-  readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
+  readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
   /** Every `Card Closed` the notifier was handed. */
   readonly closedCards: ReadonlyArray<CardClosedEvent>;
   /** The channels that are on: wait for their deliveries, send the digests due. */
@@ -232,15 +246,18 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
-  const notifications: AwaitingApprovalEvent[] = [];
+  const notifications: Array<AwaitingApprovalEvent & { cardUrl?: string }> = [];
   const closedCards: CardClosedEvent[] = [];
   let channels: LocalChannels | undefined;
-  // The default bus deployed; here each event goes straight to the channels that are on.
   const externalNotifications: ExternalRunAnsweredEvent[] = [];
+  // The page's URL is the server's, known once it listens (before any run can pause).
+  let inboxUrl: string | undefined;
+  // The default bus deployed; here each event goes straight to the channels that are on.
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      notifications.push(event);
+      const detail = describeAwaitingApproval(event, inboxUrl);
+      notifications.push(detail);
       logger.info('Run Awaiting Approval', {
         runId: event.runId,
         toolNames: event.toolNames,
@@ -249,7 +266,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       channels?.deliver({
         source: NOTIFICATION_EVENT_SOURCE,
         'detail-type': NOTIFICATION_DETAIL_TYPES.awaitingApproval,
-        detail: event,
+        detail,
       });
     },
     async cardClosed(event) {
@@ -389,18 +406,25 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeInterruptedRuns(dynamo, dependencies, runner);
   const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
-  // The page's URL is the server's, known once it listens (before any event reaches a channel).
-  let inboxUrl = '';
   channels = startLocalChannels(options.channels ?? {}, dependencies, {
     client,
     tableName,
-    inboxUrl: () => inboxUrl,
+    inboxUrl: () => inboxUrl ?? '',
   });
-  const api = inFlight.track(createApiHandlers(dependencies));
+  const provider = await LocalOidcProvider.start({
+    port: options.signIn?.port ?? 0,
+    keysDirectory: directory.keysDirectory,
+    users: DEMO_USERS,
+    logger,
+    ...(options.signIn?.accessTokenSeconds ? { accessTokenSeconds: options.signIn.accessTokenSeconds } : {}),
+  });
+  // Filled in once the server listens: the page reads it per request, never before.
+  const page: { signIn?: InboxSignIn } = {};
+  const api = inFlight.track(createApiHandlers(dependencies, page));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api, channels.routeHandlers),
-    verifier: issuer,
+    verifier: provider,
     machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
@@ -409,16 +433,23 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   inboxUrl = `${url}/`;
   const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
   const { tokenUrl } = await tokenEndpoint.start();
+  page.signIn = localInboxSignIn(provider, inboxUrl);
+  provider.registerClient({
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    redirectUris: [inboxUrl],
+    signOutUris: [inboxUrl],
+  });
   const started = channels;
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
-    tokens[user.userId] = await issuer.issue(
+    tokens[user.userId] = await provider.issuer.issue(
       { sub: user.userId, name: user.displayName, groups: user.grants },
       { expiresInSeconds: 12 * 3600 },
     );
   }
   return {
     url,
+    issuerUrl: provider.url,
     tokens,
     dependencies,
     calls,
@@ -434,6 +465,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await probe.stop();
       await tokenEndpoint.stop();
       await server.stop();
+      await provider.stop();
       started.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
@@ -442,6 +474,18 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await started.settle();
       await dynamo.stop();
     },
+  };
+}
+
+/** The page's sign-in at the local provider, as the construct writes Cognito's for the deployed page. */
+function localInboxSignIn(provider: LocalOidcProvider, inboxUrl: string): InboxSignIn {
+  return {
+    issuer: provider.url,
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    scopes: [...INBOX_SIGN_IN_SCOPES],
+    redirectUri: inboxUrl,
+    signOutUrl: provider.signOutUrlOf(LOCAL_INBOX_CLIENT_ID, inboxUrl),
+    connectOrigins: [provider.url],
   };
 }
 

@@ -19,6 +19,8 @@ const ROLES: Record<string, string> = {
 /** What `npm start` prints once the local runtime listens: the URL, the demo users and their tokens. */
 export function composeStartBanner(input: {
   url: string;
+  /** The local sign-in provider the page signs in at. */
+  issuerUrl?: string;
   users: readonly Pick<UserProfile, 'userId' | 'displayName'>[];
   tokens: Readonly<Record<string, string>>;
   /** The demo agent that runs elsewhere: the token endpoint and its client (docs/external-agents.md). */
@@ -30,14 +32,17 @@ export function composeStartBanner(input: {
   return [
     '',
     `countersign is running at ${url}`,
-    `Inbox page: ${url}/  (sign in by pasting a token below)`,
+    `Inbox page: ${url}/  (Sign in, then choose a demo user; a card's own address is ${url}/inbox/runs/<runId>)`,
+    ...(input.issuerUrl
+      ? [`Sign-in provider (OpenID Connect, code flow with PKCE): ${input.issuerUrl}`]
+      : []),
     '',
     'Demo users (tokens valid 12 hours, sent as "Authorization: Bearer <token>"):',
     ...users.map(
       (user) => `  ${user.userId.padEnd(13)} ${user.displayName.padEnd(15)} ${ROLES[user.userId] ?? ''}`,
     ),
     '',
-    'Their tokens, ready to paste into a shell:',
+    'Their tokens for the API (and the page\'s "bearer token" fallback), ready to paste into a shell:',
     ...users.map((user) => `  export ${tokenVariableOf(user.userId)}=${tokens[user.userId] ?? ''}`),
     '',
     'Then try:',

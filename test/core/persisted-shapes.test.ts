@@ -134,6 +134,24 @@ describe('reading earlier versions as the current one', () => {
     ]);
   });
 
+  it('reads a card’s context and its previews’ word-level diffs, and a run state’s request', () => {
+    // Act
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-context-and-diffs.json'));
+    const state = parseRunState(readFixture('run-state', 'v1-with-request.json'));
+
+    // Assess
+    expect(card.context).toEqual({
+      request: { text: 'Move the description of page 12 to the summer range', totalCharacters: 52 },
+      reasoning: {
+        text: 'The page still announces the spring range; I will set the summer text.',
+        totalCharacters: 70,
+      },
+      ownerName: 'Eda Editor',
+    });
+    expect(card.pendingCalls[0]?.preview?.diffs?.[0]?.parts).toContainEqual({ kind: 'elided', words: 6 });
+    expect(state.request).toBe('Move the description of page 12 to the summer range');
+  });
+
   it('keeps a key the model itself proposed in its arguments', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v2.json'));
     expect(card.pendingCalls[2]?.arguments).toEqual({ query: 'sale', constructor: "the model's own key" });

@@ -48,7 +48,7 @@ describe('the email channel (issue #23)', () => {
     expect(mail?.credentialScope).toBe('us-east-1/ses');
     expect(mail?.Content.Simple.Subject.Data).toBe('Approval needed: Update page metadata');
     const text = mail?.Content.Simple.Body.Text.Data ?? '';
-    expect(text).toContain(`Open the card: ${runtime.url}/#run-${runId}`);
+    expect(text).toContain(`Open the card: ${runtime.url}/inbox/runs/${runId}`);
     expect(text).toContain(TEXTS.mailFooter);
     // Never an approve-by-link: the mail carries no digest, no token, no decision URL.
     expect(text).not.toMatch(/digest|sha256|decision|Mailed/);
@@ -72,7 +72,7 @@ describe('the email channel (issue #23)', () => {
     expect(toRhea).toHaveLength(1);
     expect(toRhea[0]?.Content.Simple.Subject.Data).toMatch(/^\d+ cards wait for your decision$/);
     for (const runId of [first, second]) {
-      expect(toRhea[0]?.Content.Simple.Body.Text.Data).toContain(`${runtime.url}/#run-${runId}`);
+      expect(toRhea[0]?.Content.Simple.Body.Text.Data).toContain(`${runtime.url}/inbox/runs/${runId}`);
     }
   });
 });

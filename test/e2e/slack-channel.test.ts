@@ -134,7 +134,7 @@ describe('the Slack channel (issue #23)', () => {
     expect(shown).toContain('Pages &lt;!channel&gt; team');
     expect(JSON.stringify(message.versions)).not.toMatch(/<!here>|<!channel>/);
     expect(shown).toContain('<!date^');
-    expect(JSON.stringify(message.versions[0])).toContain(`"url":"${runtime.url}/#run-${runId}"`);
+    expect(JSON.stringify(message.versions[0])).toContain(`"url":"${runtime.url}/inbox/runs/${runId}"`);
     // A group's card goes to the group's channel only.
     expect(
       slack.messagesIn(EVERYONE_CHANNEL).filter((posted) => JSON.stringify(posted).includes(runId)),

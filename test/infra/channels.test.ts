@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { App, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { EmailIdentity } from 'aws-cdk-lib/aws-ses';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -288,6 +289,32 @@ describe('the notification channels (issue #23)', () => {
     expect(emailChannelEnvironmentSchema.parse(asDeployed(variablesOf('email-notify')))).toMatchObject({
       COUNTERSIGN_EMAIL_FROM_ADDRESS: EMAIL.fromAddress,
     });
+  });
+
+  it('links each card under the page the Run Awaiting Approval event links to, the API or `inboxUrl`', () => {
+    // Prepare
+    const onOwnDomain = synthesizeTestStack({
+      email: EMAIL,
+      countersign: { inboxUrl: 'https://approvals.example.com/' },
+    });
+    const inboxUrlOf = (stack: SynthesizedStack, handler: IFunction | undefined): unknown => {
+      const id = stack.logicalIdOf(handler ?? stack.stack);
+      return stack.template.findResources('AWS::Lambda::Function')[id]?.Properties.Environment?.Variables
+        ?.COUNTERSIGN_INBOX_URL;
+    };
+
+    // Act
+    const event = inboxUrlOf(synthesized, synthesized.stack.countersign.functions['await-approval']);
+    const linked = CHANNEL_HANDLER_NAMES.map((name) =>
+      inboxUrlOf(synthesized, synthesized.stack.countersign.channels?.functions[name]),
+    );
+
+    // Assess
+    expect(event).toBeDefined();
+    for (const url of linked) expect(url).toEqual(event);
+    expect(inboxUrlOf(onOwnDomain, onOwnDomain.stack.countersign.channels?.functions['email-notify'])).toBe(
+      'https://approvals.example.com/',
+    );
   });
 
   it('announces closing cards from exactly the functions allowed to put events', async () => {

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/contract/routes.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
@@ -380,15 +381,18 @@ describe('Countersign least privilege', () => {
     );
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, the history index from the runs function only, and deletes outside quota partitions from admin only', () => {
     // Prepare
-    const indexArn = (statement: PolicyStatementJson) =>
-      JSON.stringify(statement.Resource).includes('/index/');
+    const onIndex = (index: string) => (statement: PolicyStatementJson) =>
+      JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const statementsOf = (name: HandlerName) => synthesized.statementsOf(synthesized.roleOf(name));
+    const readersOf = (index: string) =>
+      HANDLER_NAMES.filter((name) => statementsOf(name).some(onIndex(index)));
 
     // Act
-    const indexReaders = HANDLER_NAMES.filter((name) =>
-      synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn),
-    );
+    const indexReaders = readersOf(TABLE_LAYOUT.inboxIndex.name);
+    const historyReaders = readersOf(TABLE_LAYOUT.historyIndex.name);
+    const historyStatements = statementsOf('api-runs').filter(onIndex(TABLE_LAYOUT.historyIndex.name));
 
     const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
       synthesized
@@ -398,6 +402,8 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
+    expect(historyReaders).toEqual(['api-runs']);
+    expect(historyStatements.map((statement) => statement.Action)).toEqual(['dynamodb:Query']);
     // The inbox's and the stream's one write ends the run of a card that cannot be opened, on
     // run partitions only.
     for (const updates of readerUpdates) {

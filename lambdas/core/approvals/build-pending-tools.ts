@@ -4,6 +4,7 @@ import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
+import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
@@ -13,8 +14,9 @@ import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
 export type PreviewView =
-  /** `suppliedBy: 'caller'`: the lines came with an external run's turn; countersign did not compute them. */
-  | { status: 'shown'; lines: string[]; caveat: string; suppliedBy?: 'caller' }
+  /** `diffs`: word-level diffs of the long texts the write changes (a tool that gives them).
+   * `suppliedBy: 'caller'`: the lines came with an external run's turn; countersign did not compute them. */
+  | { status: 'shown'; lines: string[]; caveat: string; suppliedBy?: 'caller'; diffs?: TextDiff[] }
   /** The tool would refuse the call's arguments: the lines say so (not a failure, no record read). */
   | { status: 'refused'; lines: string[] }
   | { status: 'failed'; lines: string[]; message: string }
@@ -119,7 +121,8 @@ export async function buildPendingTools(input: {
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
       // A guarded write is not applied on a changed record: its preview is more than a snapshot.
       const caveat = call.precondition === undefined ? TEXTS.previewCaveat : TEXTS.previewPreconditionCaveat;
-      return { ...base, preview: { status: 'shown', lines, caveat } };
+      const diffs = preview.diffs;
+      return { ...base, preview: { status: 'shown', lines, caveat, ...(diffs?.length ? { diffs } : {}) } };
     }),
   );
 }

@@ -1,9 +1,11 @@
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../runs/run-dependencies.js';
 import { unsealJson } from '../runs/sealed-json.js';
+import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
+import type { CardContext, ContextText } from './card-context.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
@@ -55,6 +57,20 @@ export interface CardView {
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];
+  /** The request, the model's reason and the owner's name (cards paused since they are captured). */
+  context?: CardContextView;
+}
+
+/**
+ * A card's context as one viewer may read it. The request and the model's text may quote the
+ * records the run read, so a viewer from whom a preview on the card is withheld (the read gate)
+ * gets `withheld` instead of them; the run's owner and admins read them always.
+ */
+export interface CardContextView {
+  ownerName?: string;
+  request?: ContextText;
+  reasoning?: ContextText;
+  withheld?: string;
 }
 
 export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
@@ -202,7 +218,7 @@ export async function refuseUnreadableCards(
 async function viewCard(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
-  { stored, calls }: UnsealedCard,
+  { stored, calls, card }: UnsealedCard,
 ): Promise<CardView> {
   const [pendingTools, policy] = await Promise.all([
     buildPendingTools({
@@ -237,7 +253,24 @@ async function viewCard(
     ...(stored.approverGroups && stored.approverGroups.length > 0
       ? { approverGroups: stored.approverGroups }
       : {}),
+    ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
   };
+}
+
+/** The context, its texts withheld from a viewer the read gate withholds a preview on the card from. */
+function viewContext(
+  context: CardContext,
+  viewer: UserProfile,
+  stored: StoredCard,
+  pendingTools: readonly PendingToolView[],
+): CardContextView {
+  const { ownerName, request, reasoning } = context;
+  const named = ownerName ? { ownerName } : {};
+  const everything = stored.owner === viewer.userId || isAdmin(viewer);
+  if (!everything && pendingTools.some((call) => call.preview.status === 'withheld')) {
+    return request || reasoning ? { ...named, withheld: TEXTS.contextWithheld } : named;
+  }
+  return { ...named, ...(request ? { request } : {}), ...(reasoning ? { reasoning } : {}) };
 }
 
 /** Runs one read of a card's item or blobs: a refusal is the card's (refuseCard); other errors pass. */

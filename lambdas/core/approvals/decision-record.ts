@@ -155,7 +155,7 @@ export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord
   z.union([decisionRecordSchema, version3Schema, version2Schema, version1Schema]),
 );
 
-/** Reads a stored approval record of any known version (version 1 and unversioned: the API's). */
+/** Reads a stored approval record of any known version, as the audit does (version 1 and unversioned: the API's). */
 export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(
   z.union([
     approvalRecordSchema,

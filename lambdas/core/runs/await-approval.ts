@@ -3,6 +3,7 @@ import {
   type ApprovalCard,
   parseApprovalCard,
 } from '../approvals/approval-card.js';
+import { captureCardContext } from '../approvals/card-context.js';
 import type { Decision, DecisionRecord } from '../approvals/decision-record.js';
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
@@ -138,6 +139,12 @@ export async function awaitApproval(
     digest,
     // The model's call id stays in the run state: nothing on a card reads it.
     pendingCalls: previewed.map(({ callId: _callId, ...call }) => call),
+    // What a reviewer needs beside the calls, sealed with them (the inbox never reads a transcript).
+    context: captureCardContext({
+      request: state.request,
+      transcript: state.transcript,
+      ownerName: (actingUser ?? (await readOwner()))?.displayName,
+    }),
   };
   const previews = card.pendingCalls.flatMap((call) => (call.preview ? [call.preview] : []));
   const now = dependencies.clock.now();

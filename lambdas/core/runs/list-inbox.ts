@@ -1,7 +1,8 @@
 import { type CardView, refuseUnreadableCards, viewCards } from '../approvals/card-reader.js';
-import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import { type InboxRouting, inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import type { InboxFilter, InboxOrder } from '../approvals/inbox-filter.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
-import { requireGrant, type UserProfile } from '../identity.js';
+import { isAdmin, requireGrant, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
@@ -35,6 +36,10 @@ export async function listInbox(
   options: {
     limit: number;
     cursor?: string;
+    /** @default 'newest' */
+    order?: InboxOrder;
+    /** Narrows the cards (GET /inbox's filters); matched before anything is unsealed. */
+    filter?: InboxFilter;
     /** @default INBOX_PAGE_MAX_BYTES */
     maxBytes?: number;
     /** The bytes one card takes on the surface that answers. @default its JSON, UTF-8 */
@@ -42,9 +47,14 @@ export async function listInbox(
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   requireGrant(viewer, 'agent_approve');
+  const routing = routingOf(viewer, options.filter);
+  // A group the viewer is not in routes them nothing: an empty inbox, as for any card not theirs.
+  if (routing === undefined) return { cards: [] };
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
-    routing: inboxRoutingOf(viewer),
+    routing,
+    ...(options.order === undefined ? {} : { order: options.order }),
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   // The index partitions already route; the card's own groups decide, failing closed.
@@ -62,9 +72,18 @@ export async function listInbox(
   const last = kept.at(-1);
   const cursor =
     kept.length < entries.length && last !== undefined
-      ? dependencies.runs.waitingCardCursor(last.stored)
+      ? dependencies.runs.waitingCardCursor(last.stored, options.order)
       : page.cursor;
   return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
+}
+
+/** The viewer's routing; none when the inbox is filtered by a group the viewer is not in. */
+function routingOf(viewer: UserProfile, filter: InboxFilter | undefined): InboxRouting | undefined {
+  const group = filter?.group;
+  if (group === undefined || isAdmin(viewer) || (viewer.groups ?? []).includes(group)) {
+    return inboxRoutingOf(viewer);
+  }
+  return undefined;
 }
 
 /** The leading entries whose sizes together stay within `maxBytes`; never fewer than one. */

@@ -107,5 +107,17 @@ export const runRecordSchema = z.object({
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
+/** A run in its owner's list ("my runs"): the record's plaintext fields a list shows. */
+export const runSummarySchema = z.pick(runRecordSchema, {
+  runId: true,
+  label: true,
+  status: true,
+  configurationId: true,
+  createdAt: true,
+  updatedAt: true,
+  endedAt: true,
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
+
 /** Reads a stored run record of any known version; a future one or a prototype key does not parse. */
 export const readableRunRecordSchema = refusingPrototypeKeys<RunRecord>(runRecordSchema);

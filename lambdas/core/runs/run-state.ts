@@ -76,6 +76,11 @@ export const runStateSchema = z.object({
   completedCalls: z.optional(z.array(completedCallSchema)),
   /** Version 3: what an agent that runs elsewhere sent with its turn (docs/external-agents.md). */
   external: z.optional(externalTurnSchema),
+  /**
+   * The request the run was started with (its input, without a task's template or skills), for
+   * the context its cards show. Absent on runs started before it was kept.
+   */
+  request: z.optional(z.string()),
 });
 export type RunState = Omit<z.infer<typeof runStateSchema>, 'schemaVersion'> & {
   schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;

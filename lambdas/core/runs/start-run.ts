@@ -101,6 +101,7 @@ export async function startRun(
     transcript: injection.value,
     pendingCalls: [],
     actingUser: principal,
+    request: request.input,
   };
   const record = newRunRecord({
     runId,

@@ -6,6 +6,10 @@ let notifier: RunDependencies['notifier'] | undefined;
 
 /** Tells EventBridge a run waits for approval, or that a card closed (its client made on the first event). */
 export function awsNotifier(): RunDependencies['notifier'] {
-  notifier ??= new EventBridgeRunNotifier({ eventBusName: lambdaEnvironment().COUNTERSIGN_EVENT_BUS_NAME });
+  const environment = lambdaEnvironment();
+  notifier ??= new EventBridgeRunNotifier({
+    eventBusName: environment.COUNTERSIGN_EVENT_BUS_NAME,
+    ...(environment.COUNTERSIGN_INBOX_URL ? { inboxUrl: environment.COUNTERSIGN_INBOX_URL } : {}),
+  });
   return notifier;
 }
