@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
 import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
+import { slackUserMappingSchema } from '../core/channels/slack-ports.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
@@ -47,6 +48,7 @@ export const ADMIN_COLLECTION_SCHEMAS = {
   tasks: adminCollectionSchemas(taskSchema, storedTaskSchema),
   users: adminCollectionSchemas(userProfileSchema, userProfileSchema),
   pages: adminCollectionSchemas(pageSchema, pageSchema),
+  'slack-users': adminCollectionSchemas(slackUserMappingSchema, slackUserMappingSchema),
 } as const;
 
 export const deletedSchema = z.object({ deleted: z.string() });

@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/contract/routes.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
+import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -46,7 +47,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'bedrock:CountTokens',
   ],
   'await-approval': [...BASE, ...RECORDS_READ_WRITE, ...DATA_KEY_WRITE, 'events:PutEvents'],
-  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE],
+  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'record-rejection': [
     ...BASE,
     'dynamodb:GetItem',
@@ -56,9 +57,16 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
   // The expiry's receipt entry: the run's turn (GetItem), then the chain and a conditional put.
-  'mark-expired': [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-expired': [
+    ...BASE,
+    ...RECEIPT_CHAIN,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
   // Forgetting a started run that ended (DeleteItem) on quota partitions only.
   'api-runs': [
     ...BASE,
@@ -68,6 +76,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'states:StartExecution',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   // The one write: ending the run of a card that cannot be opened (UpdateItem on RUN#* keys only).
   'api-inbox': [
@@ -78,6 +87,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:UpdateItem',
     ...DATA_KEY_READ,
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-decision': [
     ...BASE,
@@ -91,6 +101,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-admin': [
     ...BASE,
@@ -125,8 +136,10 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_WRITE,
     'states:StopExecution',
+    'events:PutEvents',
   ],
-  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it.
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it
+  // (and announces the closing).
   'report-waiting-runs': [
     ...BASE,
     'dynamodb:GetItem',
@@ -137,6 +150,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-external': [
     ...BASE,
@@ -162,7 +176,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
 };
 
 const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
-const EVENT_PUTTERS = ['await-approval', 'record-external-decision'] as const;
+const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -308,11 +322,12 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to the pause and record-external-decision only, on the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run, close a card or answer an external run only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
-    // Assess
+    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes,
+    // `External Run Answered` from record-external-decision
     expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
     for (const name of EVENT_PUTTERS) {
       synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -320,6 +335,10 @@ describe('Countersign least privilege', () => {
         Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
       });
     }
+    const buses = synthesized
+      .statementsOf(synthesized.roleOf('api-decision'))
+      .filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
+    expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
   });
 
   it('grants each role exactly the actions its handler calls, and nothing else', () => {

@@ -5,18 +5,31 @@ import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 names the
- * request that wrote the claim (`claimId`); version 2 keeps what the card showed as JSON text
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 4 records the
+ * channel the decision came through (`channel`); version 3 named the request that wrote the claim
+ * (`claimId`) and was decided through the API; version 2 kept what the card showed as JSON text
  * (`cardShown`); version 1 kept it as native attributes, and records written before versions
- * existed have no `schemaVersion` and read as version 1. Fixtures: `test/fixtures/decision-record/`.
+ * existed have no `schemaVersion` and read as version 1. Every earlier version reads as version 4,
+ * through the API; those before version 3 without a claim id. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 3;
-/** The approval record (k-of-n) has its own version: it did not change with the decision record's. */
-export const APPROVAL_RECORD_SCHEMA_VERSION = 1;
+export const DECISION_RECORD_SCHEMA_VERSION = 4;
+/**
+ * The approval record (k-of-n) has its own version: version 2 records the channel too; version 1
+ * and unversioned records read as the API's. Fixtures: `test/fixtures/approval-record/`.
+ */
+export const APPROVAL_RECORD_SCHEMA_VERSION = 2;
 
 export type Decision = 'approve' | 'reject';
 
+/**
+ * Where an approver decided: `api` (the HTTP API, and the inbox page on it) or `slack` (a button
+ * of a Slack message). Both go through the same decision use case; the audit says which.
+ */
+export const DECISION_CHANNELS = ['api', 'slack'] as const;
+export type DecisionChannel = (typeof DECISION_CHANNELS)[number];
+
 const turnSchema = z.number().check(z.int(), z.nonnegative());
+const channelSchema = z.enum(DECISION_CHANNELS);
 
 /**
  * What the card put before the approver, recorded with the decision: each call and whether a
@@ -64,6 +77,8 @@ export const decisionRecordSchema = z.object({
    * for its own and goes on to deliver (another request's is answered as a repeat).
    */
   claimId: z.string().check(z.minLength(1)),
+  /** Where `decidedBy` decided (a cancel is always `api`). */
+  channel: channelSchema,
 });
 
 /** A decision record as this version writes it: a claim, named by the request that made it. */
@@ -72,18 +87,36 @@ export type DecisionClaim = z.infer<typeof decisionRecordSchema>;
 /** A decision record as read: one written before version 3 names no claim. */
 export type DecisionRecord = Omit<DecisionClaim, 'claimId'> & { claimId?: string };
 
-/** Version 2 records: read as the current version, without a claim id. */
+/** Version 3 records: a claim id, decided through the API (the only channel there was). */
+const version3Schema = z.pipe(
+  z.object({
+    schemaVersion: z.literal(3),
+    ...decisionFields,
+    cardShown: z.string(),
+    claimId: z.string().check(z.minLength(1)),
+  }),
+  z.transform(
+    ({ schemaVersion: _written, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+      channel: 'api',
+    }),
+  ),
+);
+
+/** Version 2 records: `cardShown` as text, without a claim id, decided through the API. */
 const version2Schema = z.pipe(
   z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
   z.transform(
     ({ schemaVersion: _written, ...record }): DecisionRecord => ({
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       ...record,
+      channel: 'api',
     }),
   ),
 );
 
-/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as the current version. */
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, decided through the API. */
 const version1Schema = z.pipe(
   z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
   z.transform(
@@ -91,6 +124,7 @@ const version1Schema = z.pipe(
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       ...record,
       cardShown: canonicalJson(cardShown),
+      channel: 'api',
     }),
   ),
 );
@@ -100,26 +134,46 @@ const version1Schema = z.pipe(
  * conditional write and kept for the audit. It names the digest it approved, so every approval
  * that counts toward a delivery is bound to the same turn.
  */
-export const approvalRecordSchema = z.object({
-  schemaVersion: z.optional(z.literal(APPROVAL_RECORD_SCHEMA_VERSION)),
+const approvalFields = {
   runId: z.string().check(z.minLength(1)),
   turn: turnSchema,
   digest: z.string().check(z.minLength(1)),
   approvedBy: z.string().check(z.minLength(1)),
   approvedAt: z.string(),
+};
+
+export const approvalRecordSchema = z.object({
+  schemaVersion: z.literal(APPROVAL_RECORD_SCHEMA_VERSION),
+  ...approvalFields,
+  /** Where `approvedBy` approved. */
+  channel: channelSchema,
 });
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
-  z.union([decisionRecordSchema, version2Schema, version1Schema]),
+  z.union([decisionRecordSchema, version3Schema, version2Schema, version1Schema]),
+);
+
+/** Reads a stored approval record of any known version, as the audit does (version 1 and unversioned: the API's). */
+export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(
+  z.union([
+    approvalRecordSchema,
+    z.pipe(
+      z.object({ schemaVersion: z.optional(z.literal(1)), ...approvalFields }),
+      z.transform(
+        ({ schemaVersion: _written, ...record }): ApprovalRecord => ({
+          schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+          ...record,
+          channel: 'api',
+        }),
+      ),
+    ),
+  ]),
 );
 
 /** The account of a turn cancelled while it waited: no card was decided, so none was shown. */
 export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
-
-/** Reads a stored approval record (k-of-n) of any known version, as the audit does. */
-export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(approvalRecordSchema);
 
 /**
  * The audit's account of a card, as the record keeps it: JSON text of each call as the approver

@@ -3,7 +3,7 @@ import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { type ApproverCheckDependencies, findLapsedApprovers } from './confirm-approvals.js';
-import { APPROVAL_RECORD_SCHEMA_VERSION } from './decision-record.js';
+import { APPROVAL_RECORD_SCHEMA_VERSION, type DecisionChannel } from './decision-record.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { StoredCard } from './stored-card.js';
 
@@ -57,7 +57,7 @@ type TallyDependencies = Pick<RunDependencies, 'runs' | 'metrics' | 'logger'> & 
  * only one request wins, so the task token is delivered once however many approvals race.
  *
  * @example
- * const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls });
+ * const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls, channel: 'api' });
  * if (tally.kind === 'complete') // claim the decision with tally.approvedBy
  */
 export async function tallyApproval(
@@ -69,6 +69,8 @@ export async function tallyApproval(
     now: Date;
     /** The unsealed card's calls, resolved once (the `record` gate's re-checks read them). */
     approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    /** Where the approver approved, recorded with the approval. */
+    channel: DecisionChannel;
   },
 ): Promise<TallyOutcome> {
   const { principal, card, policy } = input;
@@ -79,6 +81,7 @@ export async function tallyApproval(
     digest: card.digest,
     approvedBy: principal.userId,
     approvedAt: input.now.toISOString(),
+    channel: input.channel,
   });
   if (outcome.kind === 'card-moved') return outcome;
   const approvals = countApprovals(outcome.approvedBy, policy, card.owner, card.lapsedApprovers);

@@ -6,6 +6,7 @@ import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   type Decision,
+  type DecisionChannel,
   type DecisionClaim,
   type DecisionRecord,
   describeCardShown,
@@ -69,6 +70,9 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  *
+ * Every channel decides here (`options.channel`, recorded in the audit; the API's by default):
+ * a Slack button passes the same digest, gates, routing, k-of-n and claim as the API.
+ *
  * A transient fault answers `unavailable` (503) saying whether the decision is on record
  * (`decisionOnRecord`: `yes`, `no` or `unknown`); one on record is delivered by the system
  * itself (the probe), so the approver need not come back.
@@ -78,10 +82,14 @@ export async function decideRun(
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
+  options: { readonly channel?: DecisionChannel } = {},
 ): Promise<DecisionOutcome> {
   const progress: DecisionProgress = { onRecord: 'no' };
   try {
-    return await decideOnce(dependencies, principal, runId, request, progress);
+    return await decideOnce(dependencies, principal, runId, request, {
+      progress,
+      channel: options.channel ?? 'api',
+    });
   } catch (error) {
     if (!isCountersignError(error, 'unavailable')) throw error;
     throw new CountersignError('unavailable', TEXTS.decisionUnavailable(progress.onRecord), {
@@ -101,7 +109,7 @@ async function decideOnce(
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
-  progress: DecisionProgress,
+  { progress, channel }: { progress: DecisionProgress; channel: DecisionChannel },
 ): Promise<DecisionOutcome> {
   requireGrant(principal, 'agent_approve');
   const card = await readCard(dependencies, runId);
@@ -136,7 +144,14 @@ async function decideOnce(
   let approvedBy: string[] | undefined;
   if (request.decision === 'approve' && policy.requiredApprovals > 1) {
     const approvalCalls = async () => (await opened()).calls;
-    const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls });
+    const tally = await tallyApproval(dependencies, {
+      principal,
+      card,
+      policy,
+      now,
+      approvalCalls,
+      channel,
+    });
     if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
     if (tally.kind === 'waiting') {
       const { approvals, message } = tally;
@@ -158,6 +173,7 @@ async function decideOnce(
     ...(request.reason ? { reason: request.reason } : {}),
     cardShown: describeCardShown((await opened()).card),
     ...(approvedBy ? { approvedBy } : {}),
+    channel,
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
@@ -169,7 +185,12 @@ async function decideOnce(
   await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
-  dependencies.logger.info('decision recorded', { runId, turn: card.turn, decision: request.decision });
+  dependencies.logger.info('decision recorded', {
+    runId,
+    turn: card.turn,
+    decision: request.decision,
+    channel,
+  });
   return { kind: 'decided', runId, turn: card.turn, decision: request.decision, repeated: false };
 }
 
