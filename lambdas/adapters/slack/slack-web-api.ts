@@ -38,7 +38,10 @@ export class SlackWebApi implements SlackApi {
   private readonly apiUrl: string;
 
   public constructor(private readonly options: SlackWebApiOptions) {
-    this.apiUrl = (options.apiUrl ?? SLACK_API_URL).replace(/\/+$/, '');
+    // No regular expression: /\/+$/ backtracks quadratically on a long run of slashes.
+    let apiUrl = options.apiUrl ?? SLACK_API_URL;
+    while (apiUrl.endsWith('/')) apiUrl = apiUrl.slice(0, -1);
+    this.apiUrl = apiUrl;
   }
 
   public async postMessage(message: {
