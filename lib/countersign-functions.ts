@@ -9,6 +9,7 @@ import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { CountersignData } from './data.js';
+import { CountersignEscalationSchedules } from './escalation-schedules.js';
 import { LAMBDA_RUNTIME } from './functions.js';
 import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
@@ -86,8 +87,18 @@ export class CountersignFunctions extends Construct {
     grantHandlerDataPermissions(props.data, this.functions);
 
     const awaitApproval = this.get('await-approval');
-    EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
-    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+    const escalateCard = this.get('escalate-card');
+    // Both announce a waiting card: at the pause, and when an unanswered card escalates.
+    const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
+    for (const announcing of [awaitApproval, escalateCard]) {
+      defaultBus.grantPutEventsTo(announcing);
+      announcing.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+    }
+    new CountersignEscalationSchedules(this, 'Escalations', {
+      pausing: awaitApproval,
+      escalate: escalateCard,
+      removalPolicy: props.removalPolicy,
+    });
 
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);

@@ -68,7 +68,11 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       [new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 })],
       [
         graph('Runs', METRIC_GROUPS.runs),
-        graph('Decisions', ['Approvals'], byDimension('Decisions', 'outcome', ['approve', 'reject'])),
+        graph(
+          'Decisions',
+          ['Approvals', 'CardsEscalated'],
+          byDimension('Decisions', 'outcome', ['approve', 'reject']),
+        ),
         graph(
           'Time from pause to decision',
           [],

@@ -15,6 +15,7 @@ export const HANDLER_NAMES = [
   'api-generate',
   'api-run-events',
   'report-waiting-runs',
+  'escalate-card',
 ] as const;
 
 /** The name of one handler file (without `.ts`). */

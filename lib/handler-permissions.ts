@@ -52,6 +52,8 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'api-run-events': { table: [GET, BATCH_GET, QUERY], overflow: 'read', sealing: 'unseal' },
   // The waiting cards: the index entries, then the cards they point to.
   'report-waiting-runs': { table: [BATCH_GET], inboxIndex: true },
+  // A card escalation step: the card (GetItem), its index entries and its routing (UpdateItem).
+  'escalate-card': { table: [GET, UPDATE] },
 };
 
 /** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */

@@ -46,8 +46,8 @@ export interface CountersignReservedConcurrency {
   readonly events?: number;
   /**
    * Each state machine step (prepare, model-turn, await-approval, execute-tools,
-   * record-rejection, finish-run, mark-failed, mark-expired). A throttled step is retried by the
-   * state machine.
+   * record-rejection, finish-run, mark-failed, mark-expired), and escalate-card, which a card's
+   * escalation schedule invokes. A throttled step is retried by the state machine (or Scheduler).
    *
    * @default 5
    */
@@ -100,6 +100,8 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'api-generate': 'api',
   'api-run-events': 'events',
   'report-waiting-runs': 'probe',
+  // A card's escalation step, invoked by its schedule: a throttled one is retried by Scheduler.
+  'escalate-card': 'steps',
 };
 
 /** The defaults of the limits, in one place for the construct, local mode and the tests. */

@@ -6,8 +6,9 @@ export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
 
 /**
  * Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail.
- * The detail names the run, its tools and the approver groups its card is routed to (empty:
- * every approver): no arguments, no previews, no token.
+ * The detail names the run, its tools, the approver groups to notify (empty: every approver) and
+ * why (`paused`, or `escalated` when an unanswered card reached more groups): no arguments, no
+ * previews, no token.
  */
 export class EventBridgeRunNotifier implements RunNotifier {
   public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
@@ -25,6 +26,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
               toolNames: event.toolNames,
               pausedAt: event.pausedAt,
               approverGroups: event.approverGroups,
+              reason: event.reason,
             }),
           },
         ],

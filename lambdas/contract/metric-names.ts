@@ -14,8 +14,11 @@ export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
  */
 export const METRIC_GROUPS = {
   runs: ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsCancelled', 'RunsSuspended'],
-  /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
-  decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
+  /**
+   * `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th);
+   * `CardsEscalated`: each escalation step that routed an unanswered card to more groups.
+   */
+  decisions: ['Decisions', 'Approvals', 'CardsEscalated', 'PauseToDecision'],
   /** Measured by the waiting-runs probe: nothing runs while a run waits. */
   waiting: ['RunsWaiting', 'OldestWaitingRunAge'],
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],

@@ -95,6 +95,12 @@ export const cardViewSchema = z.object({
   approvals: z.optional(approvalsSchema),
   approveRefusal: z.optional(z.string()),
   approverGroups: z.optional(z.array(z.string())),
+  /** When and to whom the card escalates while unanswered (its configuration's ladder). */
+  escalation: z.optional(
+    z.object({
+      steps: z.array(z.object({ at: z.string(), approverGroups: z.array(z.string()), reached: z.boolean() })),
+    }),
+  ),
 });
 
 const card = cardViewSchema.shape;

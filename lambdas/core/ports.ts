@@ -1,6 +1,7 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
+import type { EscalationTimer } from './approvals/escalation-ladder.js';
 import type { CardClosing, StoredCard } from './approvals/stored-card.js';
 import type { UserProfile } from './identity.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
@@ -126,6 +127,28 @@ export interface RunRepository {
     digest: string;
     approvers: readonly string[];
   }): Promise<LapseOutcome>;
+  /**
+   * Escalation: routes the card to the groups of `step` (and of any earlier step not yet
+   * routed), atomically and only while it waits at that turn and digest and `step` is not yet
+   * routed; the inbox index then lists it under those groups too.
+   */
+  escalateCard(change: EscalationChange): Promise<EscalationOutcome>;
+  /** Escalation's outbox: the event of `step` went out (if the card is still at that turn). */
+  markEscalationNotified(change: EscalationChange): Promise<void>;
+}
+
+/**
+ * `escalated`: the card now also reaches the step's groups (`card` as it is after the write).
+ * `card-moved`: the card no longer waits at that turn and digest, or the step was already routed.
+ */
+export type EscalationOutcome = { kind: 'escalated'; card: StoredCard } | { kind: 'card-moved' };
+
+/** One escalation step of a waiting card (the card at that turn and digest). */
+export interface EscalationChange {
+  runId: string;
+  turn: number;
+  digest: string;
+  step: number;
 }
 
 /** Port: users, their grants and their page and language access. */
@@ -172,13 +195,28 @@ export interface AwaitingApprovalEvent {
   runId: string;
   toolNames: string[];
   pausedAt: string;
-  /** The groups its card is routed to, so teams notify the right channel; empty: every approver. */
+  /**
+   * The groups to notify, so teams reach the right channel: at the pause, those the card is
+   * routed to (empty: every approver); on an escalation, the groups the step added.
+   */
   approverGroups: string[];
+  /** `paused`: the run just paused. `escalated`: its card went unanswered and reached more groups. */
+  reason: 'paused' | 'escalated';
 }
 
 /** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
   runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
+}
+
+/**
+ * Port: the one-time timers of card escalations (EventBridge Scheduler deployed, in-process
+ * timers locally). Arming a timer that is already armed is no error: a pause that is entered
+ * again re-arms. A timer that fires for a card decided meanwhile does nothing (the escalation
+ * checks the card), so nothing is ever cancelled.
+ */
+export interface EscalationTimers {
+  arm(timers: readonly EscalationTimer[]): Promise<void>;
 }
 
 export interface Clock {

@@ -42,12 +42,14 @@ import {
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
+import { createEscalationTimerHandler } from '../handlers/timers/escalation-timer.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
+import { LocalEscalationTimers } from './local-escalation-timers.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { localRoutesOf } from './local-routes.js';
@@ -179,7 +181,22 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
+        reason: event.reason,
       });
+    },
+  };
+  // The same handler the deployed schedules invoke, on in-process timers (set once the
+  // dependencies it reads exist).
+  let escalate: ((timer: unknown) => Promise<unknown>) | undefined;
+  const escalationTimers = new LocalEscalationTimers({
+    fire: (timer) => requireEscalation(escalate)(timer),
+    clock: systemClock,
+    logger,
+  });
+  const escalations: RunDependencies['escalations'] = {
+    async arm(timers) {
+      for (const _timer of timers) calls.record('Scheduler', 'CreateSchedule');
+      return escalationTimers.arm(timers);
     },
   };
   let runner: LocalStateMachineRunner | undefined;
@@ -238,6 +255,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     executions,
     notifier,
+    escalations,
     clock: systemClock,
     logger,
     metrics,
@@ -252,6 +270,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
     newId: () => crypto.randomUUID(),
   };
+  escalate = inFlight.track({ escalate: createEscalationTimerHandler(dependencies) }).escalate;
   runner = new LocalStateMachineRunner({
     definition: options.definition,
     stepHandlers: inFlight.track(createStepHandlers(dependencies)),
@@ -288,6 +307,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     notifications,
     stop: async () => {
       await server.stop();
+      escalationTimers.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
@@ -295,6 +315,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await dynamo.stop();
     },
   };
+}
+
+function requireEscalation(
+  escalate: ((timer: unknown) => Promise<unknown>) | undefined,
+): (timer: unknown) => Promise<unknown> {
+  if (!escalate) throw new Error('The local escalation handler is not ready yet.');
+  return escalate;
 }
 
 function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateMachineRunner {

@@ -115,7 +115,7 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 3, state });
+    expect(stored).toMatchObject({ schemaVersion: 4, state });
     expect(stored.closedBecause).toBeUndefined();
   });
 
@@ -134,7 +134,7 @@ describe('reading earlier versions as the current one', () => {
     'takes the guards of %s, which records none, from its writeToolNames',
     (file) => {
       const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-      expect(stored.schemaVersion).toBe(3);
+      expect(stored.schemaVersion).toBe(4);
       expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
       expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
     },
@@ -145,6 +145,40 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
     expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
     expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+  });
+
+  it('reads a version 4 card’s escalation and the approvals given acting for someone away', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v4-open-escalated-delegated.json')),
+    );
+    expect(stored.escalation).toEqual({
+      steps: [
+        { at: '2026-03-02T09:45:00.000Z', approverGroups: ['leads'] },
+        { at: '2026-03-02T11:15:00.000Z', approverGroups: ['directors'] },
+      ],
+      reached: 1,
+      notified: 1,
+    });
+    expect(stored.delegatedApprovals).toEqual([{ approver: 'reviewer', actingFor: 'approver' }]);
+  });
+
+  it.each(['v3-open-call-guards.json', 'v2-open.json'])('reads %s as a card that never escalates', (file) => {
+    const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+    expect(stored.schemaVersion).toBe(4);
+    expect(stored.escalation).toBeUndefined();
+    expect(stored.delegatedApprovals).toBeUndefined();
+  });
+
+  it('reads a version 2 run record’s escalation ladder, and a version 1 record as one without', () => {
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v2-escalation.json')).policy.escalation,
+    ).toEqual([
+      { afterMinutes: 30, approverGroups: ['leads'] },
+      { afterMinutes: 120, approverGroups: ['directors'] },
+    ]);
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v1.json')).policy.escalation,
+    ).toBeUndefined();
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -43,7 +43,13 @@ describe('Run Awaiting Approval notifications', () => {
     // Assess
     expect(view.status).toBe('waiting');
     expect(emitted).toEqual([
-      { runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt, approverGroups: [] },
+      {
+        runId,
+        toolNames: ['update_page_metadata'],
+        pausedAt: view.pausedAt,
+        approverGroups: [],
+        reason: 'paused',
+      },
     ]);
     expect(sent).toHaveLength(1);
     const entry = sent[0]?.Entries?.[0];
@@ -53,12 +59,19 @@ describe('Run Awaiting Approval notifications', () => {
       DetailType: 'Run Awaiting Approval',
     });
     const detail = JSON.parse(entry?.Detail ?? '{}');
-    expect(Object.keys(detail).sort()).toEqual(['approverGroups', 'pausedAt', 'runId', 'toolNames']);
+    expect(Object.keys(detail).sort()).toEqual([
+      'approverGroups',
+      'pausedAt',
+      'reason',
+      'runId',
+      'toolNames',
+    ]);
     expect(detail).toEqual({
       runId,
       toolNames: ['update_page_metadata'],
       pausedAt: view.pausedAt,
       approverGroups: [],
+      reason: 'paused',
     });
     // No arguments, no preview (old value), no token: nothing of the card travels.
     const serialized = JSON.stringify(sent);
@@ -80,6 +93,7 @@ describe('Run Awaiting Approval notifications', () => {
       toolNames: ['update_page_metadata'],
       pausedAt: '2026-01-01T00:00:00.000Z',
       approverGroups: [],
+      reason: 'paused',
     });
 
     // Assess

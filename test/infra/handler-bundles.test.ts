@@ -123,6 +123,8 @@ function eventFor(name: string): unknown {
       return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
     case 'report-waiting-runs':
       return { id: 'bundle-test' };
+    case 'escalate-card':
+      return { runId: 'run-missing', turn: 0, digest: 'x'.repeat(64), step: 0 };
     default:
       return run;
   }
@@ -303,8 +305,16 @@ describe('the Lambda handler bundles', () => {
       streamed: expect.stringContaining('"statusCode":401'),
     });
     expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    // A card's escalation timer for a run without a card does nothing, and says why.
+    expect(answers['escalate-card']).toEqual({
+      kind: 'ignored',
+      runId: 'run-missing',
+      turn: 0,
+      step: 0,
+      because: 'card-moved',
+    });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 15 bundles and 15 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 300_000); // 16 bundles and 16 fresh Node processes: more than the default 60 s on a busy machine.
 
   it('stamp the retention the construct sets on a run the bundled composition ends', async () => {
     // Prepare: a running run in dynalite; the bundle gets the retention as the construct sets it.

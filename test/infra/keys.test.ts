@@ -34,6 +34,7 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-generate': { 'data dynamodb': DATA_READ },
   'api-run-events': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  'escalate-card': { 'data dynamodb': DATA_WRITE },
 };
 
 describe('keys by purpose', () => {

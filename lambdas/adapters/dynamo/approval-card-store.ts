@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import type { RoutedCard } from '../../core/approvals/card-routing.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -30,6 +31,7 @@ import {
 } from './run-item-keys.js';
 import {
   approverGroupsAttribute,
+  escalationAttribute,
   parseStoredCard,
   readStoredCardItem,
   type WaitingCardsRequest,
@@ -218,14 +220,18 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       return;
     }
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    await this.unindexEntries(runId, groups.success && groups.data ? { approverGroups: groups.data } : {});
+    const escalation = z.safeParse(escalationAttribute, closed?.escalation);
+    await this.unindexEntries(runId, {
+      ...(groups.success && groups.data ? { approverGroups: groups.data } : {}),
+      ...(escalation.success && escalation.data ? { escalation: escalation.data } : {}),
+    });
   }
 
   /**
    * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
    * index drops them). Conditional, so closing never creates an entry that was never there.
    */
-  private async unindexEntries(runId: string, card: { approverGroups?: readonly string[] }): Promise<void> {
+  private async unindexEntries(runId: string, card: RoutedCard): Promise<void> {
     const entryRemoval = this.table.endedRunRemoval();
     await Promise.all(
       entryRoutesOfCard(card).map(async (route) => {

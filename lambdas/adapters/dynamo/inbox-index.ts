@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
-import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import { type InboxRouting, type RoutedCard, routedGroupsOf } from '../../core/approvals/card-routing.js';
 import { CountersignError } from '../../core/errors.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 
@@ -57,12 +57,13 @@ export function inboxPartition(route: string, shard: number): string {
 }
 
 /**
- * The routes a card has an index entry item for: its groups, or the open route. (The
- * every-card route needs no entry: the card item itself carries that index key.)
+ * The routes a card has an index entry item for: the groups it reaches (its own and those its
+ * escalation added), or the open route. (The every-card route needs no entry: the card item
+ * itself carries that index key.)
  */
-export function entryRoutesOfCard(card: { approverGroups?: readonly string[] }): string[] {
-  const groups = card.approverGroups ?? [];
-  return groups.length === 0 ? [OPEN_ROUTE] : [...new Set(groups)];
+export function entryRoutesOfCard(card: RoutedCard): string[] {
+  const groups = routedGroupsOf(card);
+  return groups.length === 0 ? [OPEN_ROUTE] : groups;
 }
 
 /**

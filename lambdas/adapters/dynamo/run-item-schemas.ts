@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { cardEscalationSchema } from '../../core/approvals/escalation-ladder.js';
 import { readableStoredCardSchema, type StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository } from '../../core/ports.js';
@@ -12,6 +13,8 @@ import { withoutUndefined } from './item-codec.js';
 
 /** Only the routes of a card, read from the card as it was when it closed. */
 export const approverGroupsAttribute = z.optional(z.array(z.string()));
+/** The escalation of a card as it was when it closed: the groups it added are routes too. */
+export const escalationAttribute = z.optional(cardEscalationSchema);
 
 /** What `RunRepository.updateRun` and `listWaitingCards` take besides the run id and changes. */
 export type RunChanges = Parameters<RunRepository['updateRun']>[1];

@@ -28,8 +28,9 @@
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
- * are in `approval-card-store.ts`, decisions and approvals in `decision-store.ts`, oversized
- * state in `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
+ * are in `approval-card-store.ts`, their escalation in `card-escalation-store.ts`, decisions and
+ * approvals in `decision-store.ts`, oversized state in `sealed-state-overflow.ts`, keys in
+ * `run-item-keys.ts`, item schemas in
  * `run-item-schemas.ts`, the update-expression builder (shared with the skill and page stores) in
  * `update-expression.ts`.
  */
@@ -44,6 +45,8 @@ import {
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type EscalationChange,
+  type EscalationOutcome,
   type LapseOutcome,
   type RunRepository,
   type StoredRun,
@@ -58,6 +61,7 @@ import {
 } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
+import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
@@ -112,6 +116,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly overflow: SealedStateOverflow;
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
+  private readonly escalations: DynamoCardEscalationStore;
 
   public constructor(props: DynamoRepositoryProps) {
     const inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
@@ -122,6 +127,9 @@ export class DynamoRunRepository implements RunRepository {
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
     this.decisions = new DynamoDecisionStore(this.table);
+    this.escalations = new DynamoCardEscalationStore(this.table, inboxShards, (runId) =>
+      this.cards.getCard(runId),
+    );
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
@@ -231,5 +239,13 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    return this.escalations.escalateCard(change);
+  }
+
+  public markEscalationNotified(change: EscalationChange): Promise<void> {
+    return this.escalations.markEscalationNotified(change);
   }
 }

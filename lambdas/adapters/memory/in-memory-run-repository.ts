@@ -17,6 +17,8 @@ import type {
   ApprovalOutcome,
   ClaimOutcome,
   ConditionalOutcome,
+  EscalationChange,
+  EscalationOutcome,
   LapseOutcome,
   RunRepository,
   StoredRun,
@@ -218,6 +220,26 @@ export class InMemoryRunRepository implements RunRepository {
       lapsedApprovers,
     });
     return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };
+  }
+
+  public async escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!cardWaitsAt(card, change) || !escalation || escalation.reached > change.step) {
+      return { kind: 'card-moved' };
+    }
+    if (escalation.steps[change.step] === undefined) return { kind: 'card-moved' };
+    const escalated: StoredCard = { ...card, escalation: { ...escalation, reached: change.step + 1 } };
+    this.cards.set(change.runId, escalated);
+    return { kind: 'escalated', card: copyOf(escalated) };
+  }
+
+  public async markEscalationNotified(change: EscalationChange): Promise<void> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!card || !escalation || card.turn !== change.turn || card.digest !== change.digest) return;
+    if (escalation.notified > change.step) return;
+    this.cards.set(change.runId, { ...card, escalation: { ...escalation, notified: change.step + 1 } });
   }
 
   /** The record as DynamoDB reads it back: parsed, and its run id from the key. */

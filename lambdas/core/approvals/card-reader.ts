@@ -5,6 +5,7 @@ import { unsealJson } from '../runs/sealed-json.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
+import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
 import { isCardOpen, type StoredCard } from './stored-card.js';
@@ -55,6 +56,13 @@ export interface CardView {
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];
+  /** When and to whom the card escalates while unanswered; each step says whether it happened. */
+  escalation?: EscalationView;
+}
+
+/** A card's escalation as every surface shows it. */
+export interface EscalationView {
+  steps: Array<{ at: string; approverGroups: string[]; reached: boolean }>;
 }
 
 export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
@@ -237,6 +245,17 @@ async function viewCard(
     ...(stored.approverGroups && stored.approverGroups.length > 0
       ? { approverGroups: stored.approverGroups }
       : {}),
+    ...(stored.escalation ? { escalation: viewEscalation(stored.escalation) } : {}),
+  };
+}
+
+function viewEscalation(escalation: CardEscalation): EscalationView {
+  return {
+    steps: escalation.steps.map((step, position) => ({
+      at: step.at,
+      approverGroups: step.approverGroups,
+      reached: position < escalation.reached,
+    })),
   };
 }
 

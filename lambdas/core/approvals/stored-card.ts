@@ -1,16 +1,19 @@
 import * as z from 'zod/mini';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
+import { cardEscalationSchema } from './escalation-ladder.js';
 import { type CallGuard, callGuardSchema } from './needs-human-approval.js';
 
 /**
  * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
- * without decrypting anything but the token. Version 3 records how each call was guarded when the
- * card was put (`callGuards`) and whose k-of-n approvals lapsed; version 2 (`open | closed`, why
+ * without decrypting anything but the token. Version 4 carries the card's escalation (its steps'
+ * times and groups, how far it went) and which k-of-n approvals a delegate gave acting for someone
+ * (`delegatedApprovals`). Version 3 records how each call was guarded when the card was put
+ * (`callGuards`) and whose k-of-n approvals lapsed; it reads as version 4 without either. Version 2 (`open | closed`, why
  * a card closed) and version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also
  * meant expired, failed or cancelled) are still read. Fixtures: `test/fixtures/stored-card/`.
  */
-export const STORED_CARD_SCHEMA_VERSION = 3;
+export const STORED_CARD_SCHEMA_VERSION = 4;
 
 /** Why a card stopped taking decisions. */
 export const CARD_CLOSINGS = [
@@ -65,16 +68,15 @@ export const callGuardEntrySchema = z.object({
 });
 export type CallGuardEntry = z.infer<typeof callGuardEntrySchema>;
 
-const closingFields = {
-  state: z.enum(['open', 'closed']),
-  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
-  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
-};
+/** A k-of-n approval a delegate gave acting for an approver who is away (delegation). */
+export const delegatedApprovalSchema = z.object({
+  approver: z.string().check(z.minLength(1)),
+  actingFor: z.string().check(z.minLength(1)),
+});
+export type DelegatedApproval = z.infer<typeof delegatedApprovalSchema>;
 
-/** The stored card as this version writes it. */
-export const storedCardSchema = z.object({
-  schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
-  ...storedCardFields,
+/** Version 3's fields beyond the common ones; version 4 keeps them. */
+const version3Fields = {
   /**
    * Each call's guard when the card was put, by call. Absent on cards put before version 3 (their
    * guarded calls are those of `writeToolNames`), and on such a card once closed or re-entered.
@@ -85,11 +87,42 @@ export const storedCardSchema = z.object({
    * current record no longer held the authority approving needs. Sorted; absent: none.
    */
   lapsedApprovers: z.optional(z.array(z.string())),
+};
+
+const closingFields = {
+  state: z.enum(['open', 'closed']),
+  /** Why the card closed; absent while open, and on cards closed before it was recorded. */
+  closedBecause: z.optional(z.enum(CARD_CLOSINGS)),
+};
+
+/** The stored card as this version writes it. */
+export const storedCardSchema = z.object({
+  schemaVersion: z.literal(STORED_CARD_SCHEMA_VERSION),
+  ...storedCardFields,
+  ...version3Fields,
+  /** The configuration's escalation ladder at this card's times; absent: the card does not escalate. */
+  escalation: z.optional(cardEscalationSchema),
+  /**
+   * k-of-n approvals that a delegate gave acting for someone away, by approver (each also in
+   * `approvedBy`: a person counts once, however many they act for). Absent: none.
+   */
+  delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
   ...closingFields,
 });
 export type StoredCard = z.infer<typeof storedCardSchema>;
 
-/** A version 2 card reads as version 3 without call guards: its `writeToolNames` say what it guarded. */
+/** A version 3 card reads as version 4 that neither escalates nor holds delegated approvals. */
+const version3Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(3), ...storedCardFields, ...version3Fields, ...closingFields }),
+  z.transform(
+    ({ schemaVersion: _written, ...card }): StoredCard => ({
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      ...card,
+    }),
+  ),
+);
+
+/** A version 2 card reads as version 4 without call guards: its `writeToolNames` say what it guarded. */
 const version2Schema = z.pipe(
   z.object({ schemaVersion: z.literal(2), ...storedCardFields, ...closingFields }),
   z.transform(
@@ -125,7 +158,7 @@ const version1Schema = z.pipe(
  * const parsed = readableStoredCardSchema.safeParse(item);
  */
 export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
-  z.union([storedCardSchema, version2Schema, version1Schema]),
+  z.union([storedCardSchema, version3Schema, version2Schema, version1Schema]),
 );
 
 /**

@@ -1,4 +1,5 @@
 import { APPROVAL_CARD_SCHEMA_VERSION, type ApprovalCard } from '../approvals/approval-card.js';
+import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-ladder.js';
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../approvals/stored-card.js';
@@ -28,7 +29,8 @@ export interface AwaitApprovalInput {
   owner?: string;
 }
 
-type AwaitDependencies = ToolStepDependencies & Pick<RunDependencies, 'notifier' | 'settings'>;
+type AwaitDependencies = ToolStepDependencies &
+  Pick<RunDependencies, 'notifier' | 'settings' | 'escalations'>;
 
 /**
  * The approval scan: build the suspended state of the turn (pending calls, previews, turn
@@ -59,6 +61,8 @@ export async function awaitApproval(
       const { closedBecause: _closed, ...card } = existing;
       await dependencies.runs.putCard({ ...card, state: 'open', sealedToken: await sealTaskToken() });
       dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
+      // A re-entered wait re-arms the steps not yet announced (a restarted local process lost its timers).
+      await dependencies.escalations.arm(escalationTimersOf(existing));
       return;
     }
   }
@@ -119,6 +123,7 @@ export async function awaitApproval(
   const pausedAt = now.toISOString();
   const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds).toISOString();
   const toolNames = [...new Set(calls.map((call) => call.tool))];
+  const escalation = planCardEscalation(record.policy.escalation, now, new Date(expiresAt));
   // Every tool a guarded call names, unconfirmed ones included: each gate covers them as writes.
   const writeToolNames = [
     ...new Set(calls.filter((call) => needsHumanApproval(call.guard)).map((call) => call.tool)),
@@ -144,6 +149,7 @@ export async function awaitApproval(
     decisionGate: policy.decisionGate,
     revealRejectionReason: record.policy.revealRejectionReason,
     ...(record.policy.approverGroups === undefined ? {} : { approverGroups: record.policy.approverGroups }),
+    ...(escalation === undefined ? {} : { escalation }),
     state: 'open',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
     sealedToken,
@@ -184,7 +190,10 @@ export async function awaitApproval(
     toolNames,
     pausedAt,
     approverGroups: record.policy.approverGroups ?? [],
+    reason: 'paused',
   });
+  // Armed once the card is up and announced: a step fires only for a card that waits.
+  await dependencies.escalations.arm(escalationTimersOf(storedCard));
 }
 
 /**

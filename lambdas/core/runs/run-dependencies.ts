@@ -4,6 +4,7 @@ import type { PageStore } from '../pages.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type {
   Clock,
+  EscalationTimers,
   Logger,
   Metrics,
   RunExecutions,
@@ -62,6 +63,8 @@ export interface RunDependencies {
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;
+  /** The one-time timers of card escalations (EventBridge Scheduler deployed). */
+  escalations: EscalationTimers;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;

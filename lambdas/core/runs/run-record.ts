@@ -1,12 +1,14 @@
 import * as z from 'zod/mini';
+import { escalationLadderSchema } from '../approvals/escalation-ladder.js';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
 /**
- * The run record's schema version. Records written before versions existed have none and read
- * as version 1. Fixtures: `test/fixtures/run-record/`.
+ * The run record's schema version. Version 2 carries the configuration's escalation ladder in
+ * the run's policy; records written before versions existed have none and read as version 1,
+ * which reads as version 2 without a ladder. Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 1;
+export const RUN_RECORD_SCHEMA_VERSION = 2;
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -24,7 +26,7 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
  * arguments, no token. Those live in the sealed state.
  */
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.literal(RUN_RECORD_SCHEMA_VERSION)),
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
   runId: z.string(),
   owner: z.string(),
   label: z.string(),
@@ -57,6 +59,8 @@ export const runRecordSchema = z.object({
     decisionGate: z.optional(z.enum(DECISION_GATES)),
     /** Where the run's cards go (issue #16); absent: every approver, as before routing. */
     approverGroups: z.optional(z.array(z.string())),
+    /** Where an unanswered card goes next, and when (version 2); absent: it does not escalate. */
+    escalation: z.optional(escalationLadderSchema),
   }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
   cancelledBy: z.optional(z.string()),

@@ -124,6 +124,7 @@ export async function startRun(
       revealRejectionReason: configuration.options.revealRejectionReason,
       // A task routes its cards on its own when it names groups; else its configuration does.
       ...withApproverGroups(task?.approverGroups ?? configuration.approverGroups),
+      ...(configuration.escalation === undefined ? {} : { escalation: configuration.escalation }),
     },
   };
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));

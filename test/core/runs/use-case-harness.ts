@@ -7,6 +7,7 @@ import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js'
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
+import type { EscalationTimer } from '../../../lambdas/core/approvals/escalation-ladder.js';
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
@@ -15,6 +16,7 @@ import { type PolicyFloorInput, policyFloorSchema } from '../../../lambdas/core/
 import type {
   AwaitingApprovalEvent,
   Clock,
+  EscalationTimers,
   Metrics,
   RunExecutions,
   RunNotifier,
@@ -104,6 +106,15 @@ export class RecordingNotifier implements RunNotifier {
   }
 }
 
+/** Escalation timers armed, in order: a test fires one by calling the escalation with it. */
+export class RecordingEscalationTimers implements EscalationTimers {
+  public readonly armed: EscalationTimer[] = [];
+
+  public async arm(timers: readonly EscalationTimer[]): Promise<void> {
+    this.armed.push(...timers);
+  }
+}
+
 /** Metric counts by name, so a test can see that a refusal was counted. */
 export class CountingMetrics implements Metrics {
   public readonly counts = new Map<string, number>();
@@ -140,6 +151,7 @@ export interface UseCaseHarness {
   readonly runs: InMemoryRunRepository;
   readonly executions: RecordingRunExecutions;
   readonly notifier: RecordingNotifier;
+  readonly escalations: RecordingEscalationTimers;
   readonly metrics: CountingMetrics;
   readonly clock: MovableClock;
 }
@@ -165,6 +177,7 @@ export function createHarness(
   const runs = new InMemoryRunRepository();
   const executions = new RecordingRunExecutions();
   const notifier = new RecordingNotifier();
+  const escalations = new RecordingEscalationTimers();
   const metrics = new CountingMetrics();
   let nextId = 0;
   const configuration = configurationSchema.parse({
@@ -198,6 +211,7 @@ export function createHarness(
     models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
     executions,
     notifier,
+    escalations,
     clock,
     logger: silentLogger,
     metrics,
@@ -211,7 +225,7 @@ export function createHarness(
       return `run-${nextId}`;
     },
   };
-  return { dependencies, runs, executions, notifier, metrics, clock };
+  return { dependencies, runs, executions, notifier, escalations, metrics, clock };
 }
 
 /** What a paused run hands its approvers: its id, the turn and the token the wait holds. */

@@ -1,0 +1,17 @@
+import { SchedulerClient } from '@aws-sdk/client-scheduler';
+import { EventBridgeSchedulerEscalationTimers } from '../../adapters/event-bridge-scheduler-escalation-timers.js';
+import { systemClock } from '../../core/ports.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { lambdaEscalationSchedule } from '../config.js';
+
+let timers: RunDependencies['escalations'] | undefined;
+
+/** Arms card escalations as EventBridge Scheduler one-time schedules (the pausing function only). */
+export function awsEscalationTimers(): RunDependencies['escalations'] {
+  timers ??= new EventBridgeSchedulerEscalationTimers({
+    client: new SchedulerClient({}),
+    ...lambdaEscalationSchedule(),
+    clock: systemClock,
+  });
+  return timers;
+}
