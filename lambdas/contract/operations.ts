@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { awayRequestSchema } from '../core/delegation/set-away.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
@@ -28,6 +29,7 @@ import {
 import type { OperationId } from './routes.js';
 import {
   approvalRecordedSchema,
+  awayResponseSchema,
   cancelResponseSchema,
   decidedSchema,
   generationResponseSchema,
@@ -65,6 +67,7 @@ export interface OperationContract {
 }
 
 const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
+const userPathSchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({
   description,
@@ -159,6 +162,18 @@ export const OPERATIONS = {
       202: json('A k-of-n approval is on record; the turn waits for more approvers.', approvalRecordedSchema),
     },
     errors: [409, 410],
+  },
+  setAway: {
+    summary:
+      'Set an approver away until a date with a delegate, who decides the cards routed to them acting for them (the approver themself or an admin).',
+    path: userPathSchema,
+    body: awayRequestSchema,
+    success: { 200: json('The approver’s delegation as it now stands.', awayResponseSchema) },
+  },
+  clearAway: {
+    summary: 'The approver is back: their cards reach only them again (the approver themself or an admin).',
+    path: userPathSchema,
+    success: { 200: json('The approver, no longer away.', awayResponseSchema) },
   },
   getCall: {
     summary: 'The whole arguments of a pending call whose card shows an excerpt.',

@@ -3,6 +3,7 @@ import type { PendingToolView, PreviewView } from '../core/approvals/build-pendi
 import type { CardView } from '../core/approvals/card-reader.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
+import type { AwayOutcome } from '../core/delegation/set-away.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
@@ -66,6 +67,8 @@ const approvalTallySchema = z.object({
   count,
   required: count,
   approvedBy: z.array(z.string()),
+  /** Of `approvedBy`, who approved as the delegate of an approver who is away, and for whom. */
+  delegatedApprovals: z.optional(z.array(z.object({ approver: z.string(), actingFor: z.string() }))),
   lapsedApprovers: z.optional(z.array(z.string())),
 });
 
@@ -101,6 +104,8 @@ export const cardViewSchema = z.object({
       steps: z.array(z.object({ at: z.string(), approverGroups: z.array(z.string()), reached: z.boolean() })),
     }),
   ),
+  /** Delegation: the approver away whom this card reaches the viewer through; decide with `actingFor`. */
+  actingFor: z.optional(z.string()),
 });
 
 const card = cardViewSchema.shape;
@@ -166,6 +171,14 @@ export const approvalRecordedSchema = z.object({
   turn: count,
   approvals: approvalTallySchema,
   message: z.string(),
+});
+
+/** PUT and DELETE /users/{id}/away: the approver's delegation as it now stands. */
+export const awayResponseSchema = z.object({
+  userId: z.string(),
+  away: z.optional(
+    z.object({ delegate: z.string(), until: z.string(), setBy: z.string(), setAt: z.string() }),
+  ),
 });
 
 export const pendingCallSchema = z.object({
@@ -239,6 +252,7 @@ export type ResponseShapesAgree = [
     SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
   >,
   Agrees<SameShape<z.output<typeof pendingCallSchema>, PendingCallView>>,
+  Agrees<SameShape<z.output<typeof awayResponseSchema>, AwayOutcome>>,
   Agrees<SameShape<z.output<typeof runEventSchema>, RunEvent>>,
   Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,
 ];

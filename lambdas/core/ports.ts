@@ -2,8 +2,8 @@ import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
-import type { CardClosing, StoredCard } from './approvals/stored-card.js';
-import type { UserProfile } from './identity.js';
+import type { CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
+import type { Away, UserProfile } from './identity.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
@@ -41,7 +41,14 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
  * everyone who has approved the turn, sorted. `card-moved`: the card no longer waits at that
  * turn and digest, so the approval counts for nothing.
  */
-export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kind: 'card-moved' };
+export type ApprovalOutcome =
+  | {
+      kind: 'recorded';
+      approvedBy: string[];
+      /** Of `approvedBy`, those who approved as someone's delegate (a person counts once). */
+      delegatedApprovals: DelegatedApproval[];
+    }
+  | { kind: 'card-moved' };
 
 /**
  * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and
@@ -53,6 +60,8 @@ export interface ApprovalLapse {
   turn: number;
   digest: string;
   approvers: readonly string[];
+  /** The lapsed approvers' delegated entries as the tally read them: they go with them. */
+  delegatedApprovals?: readonly DelegatedApproval[];
 }
 
 export type LapseOutcome =
@@ -113,7 +122,9 @@ export interface RunRepository {
   /**
    * k-of-n: claims one approver's approval of a waiting turn (a repeat is a no-op) and adds
    * the approver to the card's tally, atomically and only while the card waits at the
-   * approval's turn and digest. It never delivers anything: the decision claim does.
+   * approval's turn and digest. An approval acting for someone (`actingFor`) is added with
+   * whom it acted for, unless its approver is already counted: a person counts once, and
+   * their first approval stands. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
   /**
@@ -121,12 +132,7 @@ export interface RunRepository {
    * them to its `lapsedApprovers`, atomically and only while the card waits at that turn and
    * digest. Their approval records stay (the audit); approving again counts them again.
    */
-  lapseApprovals(lapse: {
-    runId: string;
-    turn: number;
-    digest: string;
-    approvers: readonly string[];
-  }): Promise<LapseOutcome>;
+  lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome>;
   /**
    * Escalation: routes the card to the groups of `step` (and of any earlier step not yet
    * routed), atomically and only while it waits at that turn and digest and `step` is not yet
@@ -154,7 +160,18 @@ export interface EscalationChange {
 /** Port: users, their grants and their page and language access. */
 export interface UserDirectory {
   getUser(userId: string): Promise<UserProfile | undefined>;
+  /**
+   * Writes a user's record as an admin does: every field but delegation (`away`, `delegatedBy`),
+   * which only {@link setAway} and {@link pointDelegate} change and a put leaves as it was.
+   */
   putUser(user: UserProfile): Promise<void>;
+  /** Delegation: sets (`undefined`: clears) the user's `away`, only while their record exists. */
+  setAway(userId: string, away: Away | undefined): Promise<ConditionalOutcome>;
+  /**
+   * Delegation: adds `delegator` to (or removes them from) the delegate's `delegatedBy` pointers,
+   * while the delegate's record exists (no record: nothing changes).
+   */
+  pointDelegate(delegate: string, delegator: string, change: 'add' | 'remove'): Promise<void>;
   listUsers(): Promise<UserProfile[]>;
   /** One page of users in id order, with an opaque cursor (a forged one is a 400). */
   listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }>;

@@ -80,6 +80,19 @@ export const TEXTS = {
     `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
   approvalsLapsed: (count: number, required: number, lapsed: readonly string[]) =>
     `Your approval is recorded, but ${lapsed.length === 1 ? `the approval of ${lapsed[0]} no longer counts: their current record does` : `the approvals of ${lapsed.join(', ')} no longer count: their current records do`} not hold the authority approving this card needs. ${count} of ${required} approvals; the write runs when ${required} approvers who hold it have approved.`,
+  // Delegation (docs/approvers.md, "Delegation").
+  awayNotYours: 'You may set only your own away status (an admin may set anyone’s).',
+  awayUntilPast: 'body.until: must be in the future.',
+  awayUntilTooFar: (days: number) => `body.until: must be at most ${days} days ahead.`,
+  awayOwnDelegate: 'body.delegate: name someone other than the user who is away.',
+  awayNotAnApprover: (userId: string) =>
+    `"${userId}" does not hold the "agent_approve" grant: there is nothing to delegate.`,
+  awayDelegateCannotApprove: (userId: string) =>
+    `body.delegate: "${userId}" has no user record with the "agent_approve" grant; a delegate decides only with authority they hold themself.`,
+  notActingFor: (userId: string) =>
+    `You are not the delegate of "${userId}" now: they have not named you, their away has ended, or they may not approve.`,
+  gateActingFor: (userId: string, refusal: string) => `Acting for ${userId}: ${refusal}`,
+  actingFor: (userId: string) => `acting for ${userId}`,
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,
   toolInvalidArguments: (tool: string, problem: string) =>

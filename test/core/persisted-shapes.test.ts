@@ -181,6 +181,20 @@ describe('reading earlier versions as the current one', () => {
     ).toBeUndefined();
   });
 
+  it('reads who a version 2 decision’s delegate acted for, and a version 1 decision as taken in its own right', () => {
+    const delegated = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v2-acting-for.json'),
+    );
+    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v1.json'));
+    expect(delegated).toMatchObject({
+      decidedBy: 'dave',
+      actingFor: 'approver',
+      delegatedApprovals: [{ approver: 'dave', actingFor: 'approver' }],
+    });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.delegatedApprovals).toBeUndefined();
+  });
+
   it('keeps why a version 2 card closed', () => {
     const stored = readableStoredCardSchema.parse(
       withBinaryAttributes(readFixture('stored-card', 'v2-closed-expired.json')),

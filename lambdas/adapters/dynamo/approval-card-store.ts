@@ -31,6 +31,7 @@ import {
 } from './run-item-keys.js';
 import {
   approverGroupsAttribute,
+  encodeDelegatedApproval,
   escalationAttribute,
   parseStoredCard,
   readStoredCardItem,
@@ -62,7 +63,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   ) {}
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, ...parsed } = storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its group entries are written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
@@ -81,6 +82,9 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
           ...(lapsedApprovers && lapsedApprovers.length > 0
             ? { lapsedApprovers: new Set(lapsedApprovers) }
+            : {}),
+          ...(delegatedApprovals && delegatedApprovals.length > 0
+            ? { delegatedApprovals: new Set(delegatedApprovals.map(encodeDelegatedApproval)) }
             : {}),
           ...inboxAttributes,
           ...cardItemKey(parsed.runId),

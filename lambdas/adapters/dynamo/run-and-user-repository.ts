@@ -1,11 +1,10 @@
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { type UserProfile, userProfileSchema } from '../../core/identity.js';
+import type { UserProfile } from '../../core/identity.js';
 import type { StoredRun } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
-import { parseItem } from './item-codec.js';
 import { runItemKey } from './run-item-keys.js';
 import { DynamoRunRepository } from './run-repository.js';
-import { userItemKey } from './user-directory.js';
+import { parseUserItem, userItemKey } from './user-directory.js';
 
 /**
  * `DynamoRunRepository` that also reads a run and a user's current record in ONE BatchGetItem
@@ -39,7 +38,7 @@ export class DynamoRunAndUserRepository extends DynamoRunRepository {
     const userItem = itemOf(userKey);
     return {
       ...(runItem ? { run: await this.storedRunOf(runId, runItem) } : {}),
-      ...(userItem ? { user: parseItem(userProfileSchema, userItem, 'user') } : {}),
+      ...(userItem ? { user: parseUserItem(userItem) } : {}),
     };
   }
 }

@@ -1,6 +1,10 @@
 import * as z from 'zod/mini';
 import { cardEscalationSchema } from '../../core/approvals/escalation-ladder.js';
-import { readableStoredCardSchema, type StoredCard } from '../../core/approvals/stored-card.js';
+import {
+  type DelegatedApproval,
+  readableStoredCardSchema,
+  type StoredCard,
+} from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository } from '../../core/ports.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
@@ -56,14 +60,41 @@ export function parseRunUpdate(
 }
 
 /**
- * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally and its lapsed
- * approvers back as string sets (ADD keeps one entry per approver); the core holds sorted lists.
+ * One delegated k-of-n approval as a string set member (a set, so ADD and DELETE need no read and
+ * keep one entry each): the JSON array `[approver, actingFor]`.
+ */
+export function encodeDelegatedApproval(entry: DelegatedApproval): string {
+  return JSON.stringify([entry.approver, entry.actingFor]);
+}
+
+const delegatedApprovalMemberSchema = z.tuple([z.string(), z.string()]);
+
+/** A member this code did not write reads as no entry at all, which fails the card's parse. */
+function decodeDelegatedApproval(member: unknown): DelegatedApproval | undefined {
+  try {
+    const parsed = delegatedApprovalMemberSchema.safeParse(JSON.parse(String(member)));
+    return parsed.success ? { approver: parsed.data[0], actingFor: parsed.data[1] } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally, its lapsed
+ * approvers and its delegated approvals back as string sets (ADD keeps one entry per member);
+ * the core holds sorted lists.
  */
 function storedCardOfItem(item: Record<string, unknown>): unknown {
   const card = { ...item };
   for (const attribute of ['approvedBy', 'lapsedApprovers']) {
     const members = card[attribute];
     if (members instanceof Set) card[attribute] = [...members].map(String).sort();
+  }
+  const delegated = card.delegatedApprovals;
+  if (delegated instanceof Set) {
+    card.delegatedApprovals = [...delegated]
+      .map(decodeDelegatedApproval)
+      .sort((left, right) => ((left?.approver ?? '') < (right?.approver ?? '') ? -1 : 1));
   }
   return card;
 }

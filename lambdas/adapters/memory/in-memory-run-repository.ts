@@ -133,7 +133,7 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, ...parsed } = storedCardSchema.parse(card);
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
@@ -141,6 +141,7 @@ export class InMemoryRunRepository implements RunRepository {
         ...parsed,
         ...(approvedBy && approvedBy.length > 0 ? { approvedBy } : {}),
         ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
+        ...(delegatedApprovals && delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
       }),
     );
   }
@@ -202,9 +203,22 @@ export class InMemoryRunRepository implements RunRepository {
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
     if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
+    const counted = (card.approvedBy ?? []).includes(parsed.approvedBy);
     const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
-    this.cards.set(parsed.runId, { ...card, approvedBy });
-    return { kind: 'recorded', approvedBy: [...approvedBy] };
+    // Acting for someone is recorded only for a person not counted yet: the first approval stands.
+    const delegatedApprovals =
+      parsed.actingFor === undefined || counted
+        ? (card.delegatedApprovals ?? [])
+        : [
+            ...(card.delegatedApprovals ?? []),
+            { approver: parsed.approvedBy, actingFor: parsed.actingFor },
+          ].sort((left, right) => (left.approver < right.approver ? -1 : 1));
+    this.cards.set(parsed.runId, {
+      ...card,
+      approvedBy,
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+    });
+    return { kind: 'recorded', approvedBy: [...approvedBy], delegatedApprovals: copyOf(delegatedApprovals) };
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
@@ -213,10 +227,14 @@ export class InMemoryRunRepository implements RunRepository {
     if (!cardWaitsAt(card, lapse)) return { kind: 'card-moved' };
     const approvedBy = (card.approvedBy ?? []).filter((userId) => !lapse.approvers.includes(userId));
     const lapsedApprovers = [...new Set([...(card.lapsedApprovers ?? []), ...lapse.approvers])].sort();
-    const { approvedBy: _before, ...rest } = card;
+    const delegatedApprovals = (card.delegatedApprovals ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const { approvedBy: _before, delegatedApprovals: _delegatedBefore, ...rest } = card;
     this.cards.set(lapse.runId, {
       ...rest,
       ...(approvedBy.length > 0 ? { approvedBy } : {}),
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
       lapsedApprovers,
     });
     return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };

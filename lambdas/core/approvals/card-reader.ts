@@ -1,9 +1,11 @@
+import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../runs/run-dependencies.js';
 import { unsealJson } from '../runs/sealed-json.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
+import { isCardRoutedTo } from './card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
@@ -58,6 +60,11 @@ export interface CardView {
   approverGroups?: string[];
   /** When and to whom the card escalates while unanswered; each step says whether it happened. */
   escalation?: EscalationView;
+  /**
+   * Delegation: the approver who is away and whom this card reaches the viewer through (it is not
+   * routed to the viewer themself); the viewer decides it acting for them.
+   */
+  actingFor?: string;
 }
 
 /** A card's escalation as every surface shows it. */
@@ -144,6 +151,8 @@ export async function viewCards(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
   cards: readonly StoredCard[],
+  /** The approvers away who named the viewer their delegate now (delegation). @default none */
+  delegators: readonly UserProfile[] = [],
 ): Promise<Array<{ stored: StoredCard; reading: CardReading }>> {
   const unsealed = await Promise.all(
     cards.map(async (stored) => ({ stored, card: await unsealCard(dependencies, stored) })),
@@ -153,7 +162,7 @@ export async function viewCards(
       stored,
       reading:
         card.kind === 'unsealed'
-          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card) }
+          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card, delegators) }
           : card,
     })),
   );
@@ -211,7 +220,9 @@ async function viewCard(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
   { stored, calls }: UnsealedCard,
+  delegators: readonly UserProfile[],
 ): Promise<CardView> {
+  const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
   const [pendingTools, policy] = await Promise.all([
     buildPendingTools({
       calls,
@@ -223,6 +234,7 @@ async function viewCard(
       stored,
       calls,
       viewer,
+      delegator,
       pages: dependencies.pages,
       logger: dependencies.logger,
       floor: dependencies.settings?.policyFloor,
@@ -246,6 +258,7 @@ async function viewCard(
       ? { approverGroups: stored.approverGroups }
       : {}),
     ...(stored.escalation ? { escalation: viewEscalation(stored.escalation) } : {}),
+    ...(delegator ? { actingFor: delegator.userId } : {}),
   };
 }
 

@@ -31,11 +31,14 @@ export type InboxRouting =
   /** Cards routed to nobody in particular, and cards routed to one of `groups`. */
   | { kind: 'groups'; groups: readonly string[] };
 
-/** Admins read every card; an approver reads open cards and those routed to their groups. */
-export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
+/**
+ * Admins read every card; an approver reads open cards and those routed to their groups, and a
+ * delegate also those routed to the groups of the approvers away who named them (`delegators`).
+ */
+export function inboxRoutingOf(viewer: UserProfile, delegators: readonly UserProfile[] = []): InboxRouting {
   if (isAdmin(viewer)) return { kind: 'every' };
   // A user group that could not name a route (see approverGroupSchema) can route nothing.
-  const groups = [...new Set(viewer.groups ?? [])].filter(
+  const groups = [...new Set([viewer, ...delegators].flatMap((user) => user.groups ?? []))].filter(
     (group) => approverGroupSchema.safeParse(group).success,
   );
   return { kind: 'groups', groups: groups.sort() };

@@ -2,18 +2,20 @@ import * as z from 'zod/mini';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
+import { delegatedApprovalSchema } from './stored-card.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Records written before
- * versions existed have no `schemaVersion` and read as version 1. Fixtures:
- * `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 records who a
+ * delegate acted for (`actingFor`, `delegatedApprovals`); records written before versions existed
+ * have no `schemaVersion` and read as version 1, which reads as version 2 without delegation.
+ * Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 1;
+export const DECISION_RECORD_SCHEMA_VERSION = 2;
 
 export type Decision = 'approve' | 'reject';
 
 const turnSchema = z.number().check(z.int(), z.nonnegative());
-const versionSchema = z.optional(z.literal(DECISION_RECORD_SCHEMA_VERSION));
+const versionSchema = z.optional(z.union([z.literal(1), z.literal(DECISION_RECORD_SCHEMA_VERSION)]));
 
 /**
  * What the card put before the approver, recorded with the decision: each call and whether a
@@ -46,6 +48,10 @@ export const decisionRecordSchema = z.object({
   cardShown: cardShownSchema,
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
+  /** Who `decidedBy` acted for as their delegate (version 2); absent: in their own right. */
+  actingFor: z.optional(z.string()),
+  /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 2). */
+  delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
 });
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
@@ -61,6 +67,8 @@ export const approvalRecordSchema = z.object({
   digest: z.string().check(z.minLength(1)),
   approvedBy: z.string().check(z.minLength(1)),
   approvedAt: z.string(),
+  /** The approver who is away and for whom `approvedBy` approved as their delegate (version 2). */
+  actingFor: z.optional(z.string().check(z.minLength(1))),
 });
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 

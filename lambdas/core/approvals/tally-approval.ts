@@ -5,13 +5,15 @@ import { TEXTS } from '../texts.js';
 import { type ApproverCheckDependencies, findLapsedApprovers } from './confirm-approvals.js';
 import { DECISION_RECORD_SCHEMA_VERSION } from './decision-record.js';
 import type { ResolvedCall } from './resolve-calls.js';
-import type { StoredCard } from './stored-card.js';
+import type { DelegatedApproval, StoredCard } from './stored-card.js';
 
 /** How far a k-of-n turn is: who has approved, out of how many needed. */
 export interface ApprovalTally {
   count: number;
   required: number;
   approvedBy: string[];
+  /** Of `approvedBy`, those who approved as someone's delegate, and for whom. */
+  delegatedApprovals?: DelegatedApproval[];
   /** Approvers whose approval stopped counting: they no longer held the authority it needed. */
   lapsedApprovers?: string[];
 }
@@ -29,13 +31,20 @@ export function countApprovals(
   policy: Pick<TurnPolicy, 'fourEyes' | 'requiredApprovals'>,
   owner: string,
   lapsedApprovers: readonly string[] = [],
+  delegatedApprovals: readonly DelegatedApproval[] = [],
 ): ApprovalTally {
-  const counted = approvedBy.filter((userId) => !(policy.fourEyes && userId === owner));
+  // Under four-eyes, neither the owner nor a delegate acting for the owner counts.
+  const actingFor = new Map(delegatedApprovals.map((entry) => [entry.approver, entry.actingFor]));
+  const counted = approvedBy.filter(
+    (userId) => !(policy.fourEyes && (userId === owner || actingFor.get(userId) === owner)),
+  );
+  const delegated = delegatedApprovals.filter((entry) => counted.includes(entry.approver));
   const lapsed = lapsedApprovers.filter((userId) => !approvedBy.includes(userId));
   return {
     count: counted.length,
     required: policy.requiredApprovals,
     approvedBy: counted,
+    ...(delegated.length > 0 ? { delegatedApprovals: delegated } : {}),
     ...(lapsed.length > 0 ? { lapsedApprovers: lapsed } : {}),
   };
 }
@@ -44,8 +53,8 @@ export type TallyOutcome =
   | { kind: 'card-moved' }
   /** The turn needs more approvals that qualify: answered 202 with the tally and `message`. */
   | { kind: 'waiting'; approvals: ApprovalTally; message: string }
-  /** K approvals qualify now: `approvedBy` go on record with the decision. */
-  | { kind: 'complete'; approvedBy: string[] };
+  /** K approvals qualify now: `approvedBy` (and whom delegates among them acted for) go on record with the decision. */
+  | { kind: 'complete'; approvedBy: string[]; delegatedApprovals: DelegatedApproval[] };
 
 type TallyDependencies = Pick<RunDependencies, 'runs' | 'metrics' | 'logger'> & ApproverCheckDependencies;
 
@@ -64,6 +73,8 @@ export async function tallyApproval(
   dependencies: TallyDependencies,
   input: {
     principal: UserProfile;
+    /** The approver who is away, when `principal` approves as their delegate. */
+    actingFor?: string;
     card: StoredCard;
     policy: TurnPolicy;
     now: Date;
@@ -79,9 +90,16 @@ export async function tallyApproval(
     digest: card.digest,
     approvedBy: principal.userId,
     approvedAt: input.now.toISOString(),
+    ...(input.actingFor === undefined ? {} : { actingFor: input.actingFor }),
   });
   if (outcome.kind === 'card-moved') return outcome;
-  const approvals = countApprovals(outcome.approvedBy, policy, card.owner, card.lapsedApprovers);
+  const approvals = countApprovals(
+    outcome.approvedBy,
+    policy,
+    card.owner,
+    card.lapsedApprovers,
+    outcome.delegatedApprovals,
+  );
   dependencies.metrics.count('Approvals');
   dependencies.logger.info('approval recorded', {
     runId: card.runId,
@@ -90,20 +108,24 @@ export async function tallyApproval(
     requiredApprovals: approvals.required,
   });
   if (approvals.count < approvals.required) return waiting(approvals);
+  const delegatedApprovals = approvals.delegatedApprovals ?? [];
   const lapsed = await findLapsedApprovers(dependencies, {
     current: principal,
     approvedBy: approvals.approvedBy,
+    delegatedApprovals,
     card,
     policy,
+    now: input.now,
     approvalCalls: input.approvalCalls,
   });
-  if (lapsed.length === 0) return { kind: 'complete', approvedBy: approvals.approvedBy };
+  if (lapsed.length === 0) return { kind: 'complete', approvedBy: approvals.approvedBy, delegatedApprovals };
 
   const lapse = await dependencies.runs.lapseApprovals({
     runId: card.runId,
     turn: card.turn,
     digest: card.digest,
     approvers: lapsed,
+    delegatedApprovals,
   });
   if (lapse.kind === 'card-moved') return lapse;
   dependencies.logger.info('approvals lapsed', { runId: card.runId, turn: card.turn, lapsed: lapsed.length });
@@ -113,8 +135,15 @@ export async function tallyApproval(
     policy,
     card.owner,
     lapse.lapsedApprovers,
+    delegatedApprovals,
   );
-  if (confirmed.count >= confirmed.required) return { kind: 'complete', approvedBy: confirmed.approvedBy };
+  if (confirmed.count >= confirmed.required) {
+    return {
+      kind: 'complete',
+      approvedBy: confirmed.approvedBy,
+      delegatedApprovals: confirmed.delegatedApprovals ?? [],
+    };
+  }
   return {
     kind: 'waiting',
     approvals: confirmed,

@@ -9,8 +9,9 @@ import {
   type DecisionRecord,
   describeCardShown,
 } from '../approvals/decision-record.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { type DelegatedApproval, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
+import { isDelegationActive, reachesThroughGroups } from '../delegation/delegation.js';
 import { CountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
@@ -23,6 +24,11 @@ export const decisionRequestSchema = z.strictObject({
   digest: z.optional(z.string().check(z.maxLength(200))),
   decision: z.enum(['approve', 'reject']),
   reason: z.optional(z.string().check(z.maxLength(2000))),
+  /**
+   * Delegation: the approver who is away and named this approver their delegate; the decision is
+   * taken acting for them, with authority both hold (docs/approvers.md, "Delegation").
+   */
+  actingFor: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
 });
 export type DecisionRequest = z.infer<typeof decisionRequestSchema>;
 
@@ -71,14 +77,17 @@ export async function decideRun(
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   requireGrant(principal, 'agent_approve');
+  const delegator = await readDelegator(dependencies, principal, request.actingFor);
   const card = await readCard(dependencies, runId);
-  // A card routed to groups the approver is not in is, for them, a card that does not exist.
-  if (!card || !isCardRoutedTo(card, principal)) throw new CountersignError('not-found', TEXTS.runNotFound);
+  // A card routed to groups the approver (or whom they act for) is not in is, for them, a card that does not exist.
+  const reaches = (stored: StoredCard) =>
+    delegator ? reachesThroughGroups(stored, delegator) : isCardRoutedTo(stored, principal);
+  if (!card || !reaches(card)) throw new CountersignError('not-found', TEXTS.runNotFound);
 
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
   if (!request.digest)
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
-  if (!isCardOpen(card)) return answerClosedCard(dependencies, principal, card, request);
+  if (!isCardOpen(card)) return answerClosedCard(dependencies, { principal, delegator }, card, request);
   const now = dependencies.clock.now();
   if (now.getTime() >= Date.parse(card.expiresAt)) {
     // The wait's own timeout ends the run too; expiring it here as well means the run shows
@@ -94,22 +103,30 @@ export async function decideRun(
   // Opened at most once per request, and only when something reads the sealed card.
   const opened = memoize(() => openCard(dependencies, card));
   if (request.decision === 'approve') {
-    await assertDecisionGate(dependencies, principal, card, policy, opened);
+    await assertDecisionGate(dependencies, { principal, delegator }, card, policy, opened);
     // A card whose every call is unusable can only be rejected (issue #9).
     if (isNothingRunnable((await opened()).calls))
       throw new CountersignError('forbidden', TEXTS.nothingToApprove);
   }
 
-  let approvedBy: string[] | undefined;
+  let approved: { approvedBy: string[]; delegatedApprovals: DelegatedApproval[] } | undefined;
   if (request.decision === 'approve' && policy.requiredApprovals > 1) {
     const approvalCalls = async () => (await opened()).calls;
-    const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls });
-    if (tally.kind === 'card-moved') return answerMovedCard(dependencies, principal, card, request);
+    const tally = await tallyApproval(dependencies, {
+      principal,
+      ...(delegator ? { actingFor: delegator.userId } : {}),
+      card,
+      policy,
+      now,
+      approvalCalls,
+    });
+    if (tally.kind === 'card-moved')
+      return answerMovedCard(dependencies, { principal, delegator }, card, request);
     if (tally.kind === 'waiting') {
       const { approvals, message } = tally;
       return { kind: 'approval-recorded', runId, turn: card.turn, approvals, message };
     }
-    approvedBy = tally.approvedBy;
+    approved = { approvedBy: tally.approvedBy, delegatedApprovals: tally.delegatedApprovals };
   }
 
   const record: DecisionRecord = {
@@ -122,51 +139,93 @@ export async function decideRun(
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
     cardShown: describeCardShown((await opened()).card),
-    ...(approvedBy ? { approvedBy } : {}),
+    ...(delegator ? { actingFor: delegator.userId } : {}),
+    ...(approved ? { approvedBy: approved.approvedBy } : {}),
+    ...(approved && approved.delegatedApprovals.length > 0
+      ? { delegatedApprovals: approved.delegatedApprovals }
+      : {}),
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
   const claim = await dependencies.runs.claimDecision(record);
   if (claim.kind === 'already-decided')
-    return answerExistingClaim(dependencies, principal, card, claim.existing, request);
+    return answerExistingClaim(dependencies, { principal, delegator }, card, claim.existing, request);
   await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
-  dependencies.logger.info('decision recorded', { runId, turn: card.turn, decision: request.decision });
+  dependencies.logger.info('decision recorded', {
+    runId,
+    turn: card.turn,
+    decision: request.decision,
+    ...(delegator ? { actingFor: delegator.userId } : {}),
+  });
   return { kind: 'decided', runId, turn: card.turn, decision: request.decision, repeated: false };
 }
 
+/** Who decides: the approver, and the approver who is away when they act as their delegate. */
+interface Decider {
+  principal: UserProfile;
+  delegator: UserProfile | undefined;
+}
+
+/**
+ * The decision gate of an approval, for the approver and, acting for someone, for them too: a
+ * delegate decides with authority both hold (tool access, four-eyes and the record checks), so
+ * neither an owner nor the delegate of an owner releases their own run under four-eyes.
+ */
 async function assertDecisionGate(
   dependencies: DecisionDependencies,
-  principal: UserProfile,
+  { principal, delegator }: Decider,
   card: StoredCard,
   policy: TurnPolicy,
   opened: () => Promise<UnsealedCard>,
 ): Promise<void> {
-  const outcome = await evaluateApproveGate({
-    principal,
-    card,
-    policy,
-    approvalCalls: async () => (await opened()).calls,
-    // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
-    pages: dependencies.pages,
-    logger: dependencies.logger,
-  });
-  if (outcome.kind === 'allowed') return;
-  dependencies.metrics.count('GateRefusals', 1, { gate: outcome.gate });
-  throw new CountersignError('forbidden', outcome.message);
+  for (const decider of delegator ? [principal, delegator] : [principal]) {
+    const outcome = await evaluateApproveGate({
+      principal: decider,
+      card,
+      policy,
+      approvalCalls: async () => (await opened()).calls,
+      // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
+      pages: dependencies.pages,
+      logger: dependencies.logger,
+    });
+    if (outcome.kind === 'allowed') continue;
+    dependencies.metrics.count('GateRefusals', 1, { gate: outcome.gate });
+    throw new CountersignError(
+      'forbidden',
+      decider === principal ? outcome.message : TEXTS.gateActingFor(decider.userId, outcome.message),
+    );
+  }
+}
+
+/**
+ * The approver a delegate acts for, read fresh: their own record must name this principal their
+ * delegate until a later date (and they must hold `agent_approve`); otherwise a 403.
+ */
+async function readDelegator(
+  dependencies: DecisionDependencies,
+  principal: UserProfile,
+  actingFor: string | undefined,
+): Promise<UserProfile | undefined> {
+  if (actingFor === undefined) return undefined;
+  const delegator = await dependencies.users.getUser(actingFor);
+  if (!delegator || !isDelegationActive(delegator, principal.userId, dependencies.clock.now())) {
+    throw new CountersignError('forbidden', TEXTS.notActingFor(actingFor), { field: 'body.actingFor' });
+  }
+  return delegator;
 }
 
 /** The card moved on while an approval was being recorded: answer from where it is now. */
 async function answerMovedCard(
   dependencies: DecisionDependencies,
-  principal: UserProfile,
+  decider: Decider,
   card: StoredCard,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   const current = await dependencies.runs.getCard(card.runId);
   if (current && !isCardOpen(current) && current.turn === card.turn)
-    return answerClosedCard(dependencies, principal, current, request);
+    return answerClosedCard(dependencies, decider, current, request);
   throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
 }
 
@@ -180,12 +239,12 @@ function memoize<Value>(compute: () => Promise<Value>): () => Promise<Value> {
 
 async function answerClosedCard(
   dependencies: DecisionDependencies,
-  principal: UserProfile,
+  decider: Decider,
   card: StoredCard,
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   const existing = await dependencies.runs.getDecision(card.runId, card.turn);
-  if (existing) return answerExistingClaim(dependencies, principal, card, existing, request);
+  if (existing) return answerExistingClaim(dependencies, decider, card, existing, request);
   // The card closed without a decision: the run ended (cancelled while running, expired or
   // failed). The card says why; one closed before it did, the run record.
   const ended = card.closedBecause ?? (await dependencies.runs.getRunRecord(card.runId))?.status;
@@ -196,7 +255,7 @@ async function answerClosedCard(
 /** The same decision repeated gets the same answer; a different one is a conflict. */
 async function answerExistingClaim(
   dependencies: DecisionDependencies,
-  principal: UserProfile,
+  decider: Decider,
   card: StoredCard,
   existing: DecisionRecord,
   request: DecisionRequest,
@@ -210,7 +269,7 @@ async function answerExistingClaim(
   if (request.decision === 'approve') {
     await assertDecisionGate(
       dependencies,
-      principal,
+      decider,
       card,
       effectiveTurnPolicy(card, dependencies.settings.policyFloor),
       memoize(() => openCard(dependencies, card)),

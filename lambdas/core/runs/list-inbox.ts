@@ -1,8 +1,10 @@
 import { type CardView, refuseUnreadableCards, viewCards } from '../approvals/card-reader.js';
 import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import type { StoredCard } from '../approvals/stored-card.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
+import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
 import { requireGrant, type UserProfile } from '../identity.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
+import type { InboxDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;
@@ -30,7 +32,7 @@ export type InboxEntry = CardView | UnopenableCard;
  * other cards of the page render as always.
  */
 export async function listInbox(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
   viewer: UserProfile,
   options: {
     limit: number;
@@ -42,16 +44,20 @@ export async function listInbox(
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   requireGrant(viewer, 'agent_approve');
+  // A delegate's inbox also holds the cards of those away who named them (one read per pointer).
+  const delegators = await activeDelegatorsOf(dependencies, viewer, dependencies.clock.now());
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
-    routing: inboxRoutingOf(viewer),
+    routing: inboxRoutingOf(viewer, delegators),
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   // The index partitions already route; the card's own groups decide, failing closed.
-  const page = { ...listed, cards: listed.cards.filter((card) => isCardRoutedTo(card, viewer)) };
+  const reaches = (card: StoredCard) =>
+    isCardRoutedTo(card, viewer) || delegatorReaching(card, delegators) !== undefined;
+  const page = { ...listed, cards: listed.cards.filter(reaches) };
   // Items that did not even parse have no place in the order: their placeholders come last.
   const [readings, unreadable] = await Promise.all([
-    viewCards(dependencies, viewer, page.cards),
+    viewCards(dependencies, viewer, page.cards, delegators),
     refuseUnreadableCards(dependencies, page.unreadableRunIds ?? []),
   ]);
   const entries = readings.map(({ stored, reading }) => ({

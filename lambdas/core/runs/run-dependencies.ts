@@ -85,6 +85,12 @@ export type CardReaderDependencies = Pick<
   Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
+ * What a surface that lists or opens cards for an approver reads (the inbox, a call's arguments):
+ * the card reader, and the records of the approvers away who named the viewer their delegate.
+ */
+export type InboxDependencies = CardReaderDependencies & { users: Pick<UserDirectory, 'getUser'> };
+
+/**
  * What a decision needs: the card reader, the settings its policy floor and expiry come from,
  * and the users (k-of-n re-checks each approver's current record when the K-th approval comes).
  */

@@ -2,7 +2,7 @@ import type * as zc from 'zod/v4/core';
 import { ADMIN_COLLECTION_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
-import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
+import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
 import type { PageRequest } from '../../core/ports.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
@@ -214,7 +214,7 @@ function adminStoreOf(
       return {
         get: (id) => users.getUser(id),
         list: (query) => users.listUsersPage(query),
-        put: (item) => users.putUser(userProfileSchema.parse(item)),
+        put: (item) => users.putUser(userProfileSchema.parse(adminUserProfileSchema.parse(item))),
       };
     case 'pages':
       return {

@@ -1,6 +1,6 @@
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
+import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
 import { INBOX_PAGE_CSP, renderCard, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
 
@@ -11,7 +11,7 @@ export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
 
 /** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
 export function createInboxRoutes(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
 ): Pick<RouteImplementations<'api-inbox'>, 'listInbox' | 'getInboxPage'> {
   return {
     listInbox: defineRoute({

@@ -101,6 +101,7 @@ function inboxOf(cards: StoredCard[], pages: InMemoryPageStore) {
     metrics: { count() {}, observe() {} } satisfies Metrics,
     clock: systemClock,
     executions: {} as never,
+    users: { getUser: async () => undefined },
   };
   // Every card here opens: the entries are cards, never placeholders.
   return async (viewer: UserProfile) =>
