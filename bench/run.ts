@@ -26,6 +26,7 @@ import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
+import { measureHostileInputs } from './hostile-inputs.js';
 import { measureSealingCost, printSealingTable } from './sealing-cost.js';
 
 /** Runs per measured run operation (the issue asks for at least 200). */
@@ -136,8 +137,17 @@ async function main(): Promise<void> {
     ];
     // ─────────────────────────────────────────────────────────────────────────────────────────
     const floodRow = await measureFloodedPreviewCapture();
+    const hostileRows: Measurement[] = (await measureHostileInputs()).map(({ operation, durationsMs }) => ({
+      operation,
+      durationsMs,
+      variants: new Map([['none', { calls: {}, samples: durationsMs.length }]]),
+      target: {
+        text: 'p99 < 1,000 ms (two cores)',
+        met: (_calls, durations) => percentile(durations, 99) < 1_000,
+      },
+    }));
 
-    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow]);
+    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow, ...hostileRows]);
     printColdStartTable(await measureColdStarts());
     printSealingTable(await measureSealingCost());
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);

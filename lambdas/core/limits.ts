@@ -19,6 +19,9 @@ export interface ThrottlingLimits {
 /** How long an ended run (record, sealed state, closed card) is kept before DynamoDB TTL removes it. */
 export const ENDED_RUN_RETENTION_DAYS_DEFAULT = 90;
 
+/** The longest run input (`POST /runs`); docs/runbook.md, "Work per request", lists every such bound. */
+export const MAXIMUM_RUN_INPUT_CHARACTERS = 100_000;
+
 /** The longest bearer token the events endpoint considers before verifying anything. */
 export const MAXIMUM_BEARER_TOKEN_LENGTH = 8192;
 

@@ -1,13 +1,16 @@
 /**
- * Characters that reorder or hide the text around them (the trojan-source class): bidi
- * embeddings, overrides, isolates and marks (U+202A–U+202E, U+2066–U+2069, U+200E/U+200F,
- * U+061C), zero-width characters (U+200B–U+200D, U+2060, U+FEFF), every other format (Cf) and
- * control (Cc) character, the line and paragraph separators (U+2028/U+2029, which end a bidi
- * paragraph) and the Hangul fillers that draw as nothing. Tab, line feed, vertical tab, form
- * feed and carriage return are left alone: they are visible layout, and callers that show one
- * line collapse them.
+ * Characters an approver could not see, or that reorder the text around them (the
+ * trojan-source class), named by Unicode properties so the engine's Unicode data decides, not a
+ * hand list: every default-ignorable code point (variation selectors, tag characters, U+034F,
+ * U+17B4/5, U+180B–180F, the Hangul fillers), every format (Cf: bidi controls, zero-width
+ * characters) and control (Cc) character, private-use (Co), unassigned (Cn) and lone surrogate
+ * (Cs) code points, and the line and paragraph separators (Zl, Zp: they end a bidi paragraph).
+ * U+2800 BRAILLE PATTERN BLANK is added by hand: a graphic character that draws as nothing.
+ * Tab, line feed, vertical tab, form feed and carriage return are left alone: they are visible
+ * layout, and callers that show one line collapse them.
  */
-const HIDDEN_CHARACTER = /(?![\t\n\v\f\r])[\p{Cc}\p{Cf}\u2028\u2029\u115F\u1160\u3164\uFFA0]/gu;
+const HIDDEN_CHARACTER =
+  /(?![\t\n\v\f\r])[\p{Default_Ignorable_Code_Point}\p{Cf}\p{Cc}\p{Co}\p{Cn}\p{Cs}\p{Zl}\p{Zp}\u2800]/gu;
 
 /**
  * Draws every character that could reorder or hide the text around it as a visible marker,

@@ -110,6 +110,10 @@ export const TEXTS = {
         : `${field}: the host "${host}" is not allowed: it is not on the deployment's allowed MCP hosts (mcpAllowedHosts).`,
   callsTooLarge: (limit: number) =>
     `The model proposed tool calls whose arguments exceed ${Math.round(limit / 1000)} KB, more than an approval card can show.`,
+  callsTooDeep: (limit: number) =>
+    `The model proposed tool call arguments nested more than ${limit} levels deep, more than an approval card can show.`,
+  callNameUnusable: (limit: number) =>
+    `The model proposed a call to a tool name longer than ${limit} characters or not valid text, which no tool can have.`,
   tooManyCalls: (limit: number) =>
     `The model proposed more than ${limit} tool calls in one turn, more than an approval card can show.`,
   maxTurnsReached: (maxTurns: number) =>

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { CountersignError } from '../core/errors.js';
 import type { ThrottlingLimits } from '../core/limits.js';
 import { type Clock, systemClock } from '../core/ports.js';
@@ -9,6 +10,33 @@ interface Bucket {
 
 /** Buckets kept at most; the least recently seen client (whose bucket has refilled most) is forgotten first. */
 const MAXIMUM_BUCKETS = 10_000;
+
+/** What is known of who sent a request, as {@link throttleClientKey} reads it. */
+export interface RequestingClient {
+  /** The `sub` of a bearer token that verified. */
+  readonly subject?: string;
+  /** The bearer token as `readBearerToken` reads it (scheme in any case, spaces around it dropped). */
+  readonly bearerToken?: string;
+  /** The peer address. */
+  readonly address?: string;
+}
+
+/**
+ * Who a request counts against: the verified principal (`sub`), so the same person is one
+ * client whichever token they hold or however its header is spelt; else the bearer token as
+ * read (hashed: the map never holds a token), so re-spacing or re-casing `Bearer` is no new
+ * client; else the address. Every local client shares 127.0.0.1, so the token tells them apart.
+ *
+ * @example
+ * throttleClientKey({ subject: 'approver', bearerToken: 'aaa.bbb.ccc' }); // 'principal:approver'
+ */
+export function throttleClientKey(client: RequestingClient): string {
+  if (client.subject !== undefined) return `principal:${client.subject}`;
+  if (client.bearerToken !== undefined) {
+    return `token:${createHash('sha256').update(client.bearerToken).digest('base64url')}`;
+  }
+  return `address:${client.address ?? 'unknown'}`;
+}
 
 /**
  * Token buckets per client, the local stand-in for the HTTP API's throttling: each client may

@@ -1,4 +1,4 @@
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
@@ -14,10 +14,10 @@ import {
 } from '../handlers/http/event-stream.js';
 import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
 import { createRouteMatcher, type RouteMatch, refusalOfUnmatched } from '../handlers/http/match-route.js';
-import { ClientThrottle } from './client-throttle.js';
+import { ClientThrottle, throttleClientKey } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
 import { readBody, writeLambdaResult } from './local-http-io.js';
-import type { BearerTokenVerifier } from './local-jwt-issuer.js';
+import type { BearerTokenVerifier, TokenVerification } from './local-jwt-issuer.js';
 
 /** The only interface local mode listens on: it serves demo identities and must not be reachable from elsewhere. */
 export const LOCAL_HTTP_HOST = '127.0.0.1';
@@ -82,11 +82,18 @@ export interface LocalHttpServerOptions {
    */
   readonly clock?: Clock;
   /**
-   * Rate and burst per client (its bearer token, else its address): a client over its limit
-   * gets 429 before routing or authentication, as API Gateway throttles; others are still served.
+   * Rate and burst per client (its verified principal, else its bearer token, else its address:
+   * `throttleClientKey`): a client over its limit gets 429 before routing and before the
+   * handler, as API Gateway throttles; others are still served.
    * @default - no throttling (the embedded runtime passes the construct's defaults)
    */
   readonly throttling?: ThrottlingLimits;
+}
+
+/** A request's bearer token as read, and what verifying it answered; both absent without one. */
+interface Bearer {
+  readonly token?: string;
+  readonly verification?: TokenVerification;
 }
 
 /**
@@ -174,7 +181,13 @@ export class LocalHttpServer {
     const rawQueryString = queryStart === -1 ? '' : rawUrl.slice(queryStart + 1);
     const method = (request.method ?? 'GET').toUpperCase();
 
-    if (this.throttle && !this.throttle.take(clientKeyOf(request))) {
+    // Verified once, when the throttle or a `jwt` route first needs it.
+    let bearer: Promise<Bearer> | undefined;
+    const readBearer = () => {
+      bearer ??= this.readBearer(request);
+      return bearer;
+    };
+    if (this.throttle && !this.throttle.take(clientKeyOf(request, await readBearer()))) {
       this.logger.info('http-throttled', { method });
       return refuse(429, 'too-many-requests', TEXTS.tooManyRequests);
     }
@@ -190,7 +203,7 @@ export class LocalHttpServer {
 
     let claims: JWTPayload | undefined;
     if (route.authentication === 'jwt') {
-      claims = await this.authenticate(request, routeKey);
+      claims = this.authenticate(await readBearer(), routeKey);
       if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
     }
 
@@ -235,13 +248,19 @@ export class LocalHttpServer {
     });
   }
 
-  private async authenticate(request: IncomingMessage, routeKey: string): Promise<JWTPayload | undefined> {
+  /** The request's bearer token, verified once: the throttle and the `jwt` routes both read it. */
+  private async readBearer(request: IncomingMessage): Promise<Bearer> {
     const token = readBearerToken(request.headers.authorization);
-    if (!token) {
+    if (token === undefined) return {};
+    return { token, verification: await this.options.verifier.verify(token) };
+  }
+
+  private authenticate(bearer: Bearer, routeKey: string): JWTPayload | undefined {
+    const outcome = bearer.verification;
+    if (outcome === undefined) {
       this.logger.info('http-unauthenticated', { routeKey, reason: 'missing' });
       return undefined;
     }
-    const outcome = await this.options.verifier.verify(token);
     if (outcome.kind === 'refused') {
       this.logger.info('http-unauthenticated', { routeKey, reason: outcome.reason });
       return undefined;
@@ -296,14 +315,13 @@ export class LocalHttpServer {
   }
 }
 
-/**
- * Who a request counts against: its bearer token (hashed: the map never holds a token), else
- * its address. Every local client shares 127.0.0.1, so the token is what tells them apart.
- */
-function clientKeyOf(request: IncomingMessage): string {
-  const header = request.headers.authorization;
-  if (typeof header === 'string' && header !== '') {
-    return `token:${createHash('sha256').update(header).digest('base64url')}`;
-  }
-  return `address:${request.socket.remoteAddress ?? 'unknown'}`;
+/** Who a request counts against, by the one rule (`throttleClientKey`). */
+function clientKeyOf(request: IncomingMessage, { token, verification }: Bearer): string {
+  const subject = verification?.kind === 'verified' ? verification.claims.sub : undefined;
+  const address = request.socket.remoteAddress;
+  return throttleClientKey({
+    ...(subject === undefined ? {} : { subject }),
+    ...(token === undefined ? {} : { bearerToken: token }),
+    ...(address === undefined ? {} : { address }),
+  });
 }

@@ -12,8 +12,14 @@ import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-an
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
-import type { DecisionRecord } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  type CardShown,
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
+import { canonicalJson } from '../../lambdas/core/canonical-json.js';
 import {
   type ConfigurationRepository,
   configurationSchema,
@@ -103,11 +109,15 @@ function makeDecision(
     digest: 'b'.repeat(64),
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
-    cardShown: {
-      calls: [{ index: 0, tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }],
-    },
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
   };
+}
+
+/** A decision record's `cardShown`, as `describeCardShown` writes it. */
+function shownCard(calls: Array<Omit<CardShown['calls'][number], 'index'>>): string {
+  return canonicalJson({ calls: calls.map((call, index) => ({ index, ...call })) });
 }
 
 /** The one-round-trip read of a run and a user, which the contract's run store must offer. */
@@ -476,9 +486,7 @@ describe.each([
       const second = makeDecision('run-turns', 'bob', {
         turn: 2,
         decision: 'reject',
-        cardShown: {
-          calls: [{ index: 0, tool: 'x', arguments: { kept: 1, dropped: undefined }, preview: 'none' }],
-        },
+        cardShown: shownCard([{ tool: 'x', arguments: { kept: 1 }, preview: 'none' }]),
       });
 
       // Act
@@ -494,11 +502,37 @@ describe.each([
       expect(firstOutcome).toEqual({ kind: 'claimed' });
       expect(secondOutcome).toEqual({ kind: 'claimed' });
       expect(again).toEqual({ kind: 'already-decided', existing: first });
-      expect(await adapters.runs.getDecision('run-turns', 2)).toEqual({
-        ...second,
-        cardShown: { calls: [{ index: 0, tool: 'x', arguments: { kept: 1 }, preview: 'none' }] },
-      });
+      expect(await adapters.runs.getDecision('run-turns', 2)).toEqual(second);
       expect(await adapters.runs.getDecision('run-turns', 9)).toBeUndefined();
+    });
+
+    it('keeps a card shown whatever JSON its arguments hold (issue #20)', async () => {
+      // Prepare: what DynamoDB cannot hold as attributes: a number past 2^53 and past 1e125,
+      // an empty key, a `constructor` key, a lone surrogate and 40 levels.
+      let deep: unknown = 'bottom';
+      for (let level = 0; level < 40; level += 1) deep = level % 2 === 0 ? [deep] : { '': deep };
+      const shownArguments = {
+        big: 2 ** 60,
+        huge: 1e300,
+        '': 'empty key',
+        constructor: { prototype: 1 },
+        text: 'x\uD800y',
+        deep,
+      };
+      const record = makeDecision('run-any-json', 'alice', {
+        cardShown: shownCard([{ tool: 'accept_anything', arguments: shownArguments, preview: 'none' }]),
+      });
+
+      // Act
+      const claim = await adapters.runs.claimDecision(record);
+      const stored = await adapters.runs.getDecision('run-any-json', record.turn);
+
+      // Assess
+      expect(claim).toEqual({ kind: 'claimed' });
+      expect(stored).toEqual(record);
+      expect(readCardShown(stored?.cardShown ?? '').calls[0]?.arguments).toEqual(
+        JSON.parse(JSON.stringify(shownArguments)),
+      );
     });
 
     it('tallies k-of-n approvals once per approver, only while the card waits at that turn and digest', async () => {

@@ -2,6 +2,11 @@ import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+  NO_CARD_SHOWN,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
 import { makeStoredCard, makeStoredRun } from '../support/stored-run-fixtures.js';
@@ -97,13 +102,14 @@ describe('retention stamps of the DynamoDB run repository', () => {
 
   it('keeps decisions forever unless a decision retention is set', async () => {
     // Prepare
-    const decision = {
+    const decision: Omit<DecisionRecord, 'runId'> = {
       turn: 3,
-      decision: 'approve' as const,
+      decision: 'approve',
       digest: 'b'.repeat(64),
       decidedBy: 'ana',
       decidedAt: NOW.toISOString(),
-      cardShown: { calls: [] },
+      cardShown: NO_CARD_SHOWN,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     };
 
     // Act

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { readableDecisionRecordSchema } from '../../lambdas/core/approvals/decision-record.js';
+import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
@@ -119,6 +119,25 @@ describe('reading earlier versions as the current one', () => {
     expect(stored.closedBecause).toBeUndefined();
   });
 
+  it.each(['v1.json', 'v1-unversioned.json'])(
+    'reads the version 1 decision record %s as the current version, its card shown as text',
+    (file) => {
+      const raw = readFixture('decision-record', file) as { cardShown: unknown };
+      const record = readableDecisionRecordSchema.parse(raw);
+      expect(record.schemaVersion).toBe(3);
+      expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
+    },
+  );
+
+  it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
+      views: 1e300,
+      id: 2 ** 60,
+      '': 'empty key',
+    });
+  });
+
   it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
     const stored = readableStoredCardSchema.parse(
       withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
@@ -181,11 +200,11 @@ describe('reading earlier versions as the current one', () => {
     ).toBeUndefined();
   });
 
-  it('reads who a version 2 decision’s delegate acted for, and a version 1 decision as taken in its own right', () => {
+  it('reads who a version 3 decision’s delegate acted for, and a version 2 decision as taken in its own right', () => {
     const delegated = readableDecisionRecordSchema.parse(
-      readFixture('decision-record', 'v2-acting-for.json'),
+      readFixture('decision-record', 'v3-acting-for.json'),
     );
-    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v1.json'));
+    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
     expect(delegated).toMatchObject({
       decidedBy: 'dave',
       actingFor: 'approver',

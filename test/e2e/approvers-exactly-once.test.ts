@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type DecisionRecord, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunExecutions } from '../../lambdas/core/ports.js';
 import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
 import { bodyOf } from '../support/api-answers.js';
@@ -97,7 +98,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
   it('records the decision (who, when, digest, reason, what the card showed) before the approved write runs', async () => {
     // Prepare
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'audited'");
-    const recordAtWrite: unknown[] = [];
+    const recordAtWrite: Array<DecisionRecord | undefined> = [];
     const pages = runtime.dependencies.pages;
     const counted = pages.updateMetadata;
     replace(pages, 'updateMetadata', async (pageId, patch, updatedBy) => {
@@ -119,7 +120,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(recordAtWrite).toHaveLength(1);
     const record = recordAtWrite[0];
     expect(record).toEqual({
-      schemaVersion: 1,
+      schemaVersion: 2,
       runId,
       turn,
       decision: 'approve',
@@ -127,16 +128,18 @@ describe('decisions happen exactly once and are recorded before the write', () =
       decidedBy: 'approver',
       decidedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       reason: 'Checked the page.',
-      cardShown: {
-        calls: [
-          {
-            index: 0,
-            tool: 'update_page_metadata',
-            arguments: { pageId: '12', keywords: 'audited' },
-            preview: 'captured',
-          },
-        ],
-      },
+      cardShown: expect.any(String),
+    });
+    // What the card showed, kept as JSON text so any JSON a model proposes can be recorded.
+    expect(readCardShown(record?.cardShown ?? '')).toEqual({
+      calls: [
+        {
+          index: 0,
+          tool: 'update_page_metadata',
+          arguments: { pageId: '12', keywords: 'audited' },
+          preview: 'captured',
+        },
+      ],
     });
     // Append-only: a later, different decision changes nothing on record.
     expect(conflicting.status).toBe(409);

@@ -1,5 +1,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ApiResponse } from '../../lambdas/contract/api-client.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  NO_CARD_SHOWN,
+} from '../../lambdas/core/approvals/decision-record.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, type RequestBody, refusalOf } from '../support/api-answers.js';
 import { eventually, settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
@@ -326,7 +330,8 @@ describe('POST /runs/{id}/cancel', () => {
       decidedBy: 'editor',
       decidedAt: new Date().toISOString(),
       reason: 'Half-way.',
-      cardShown: { calls: [] },
+      cardShown: NO_CARD_SHOWN,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     });
 
     // Act: a re-drive (a restart, a redriven execution) runs Prepare again

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
+import { readCardShown } from '../../lambdas/core/approvals/decision-record.js';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
@@ -103,7 +104,7 @@ describe('honest preview states (issue #9, item 6)', () => {
     // Assess: the audit says the approver was shown a refusal, not a captured preview.
     expect(rejection.status).toBe(200);
     const audit = await runtime.dependencies.runs.getDecision(runId, view.turn);
-    expect(audit?.cardShown.calls.map((call) => call.preview)).toEqual(['refused']);
+    expect(readCardShown(audit?.cardShown ?? '').calls.map((call) => call.preview)).toEqual(['refused']);
     expect((await settle(runtime, runId, 'editor', view.turn)).status).toBe('completed');
   });
 

@@ -2,12 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../lambdas/contract/api-client.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
-import {
-  apiClientWithToken,
-  type ResponseJson,
-  settle,
-  useTestRuntime,
-} from '../support/local-runtime.js';
+import { apiClientWithToken, type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
 import { recordWritesAndDeliveries, signTokenWithRuntimeKey } from './approvers-support.js';
 
 const UNTIL = () => new Date(Date.now() + 7 * 86_400_000).toISOString();

@@ -1,7 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_TURN_CALLS } from '../../lambdas/core/runs/take-model-turn.js';
+import {
+  MAX_TOOL_NAME_CHARACTERS,
+  MAX_TURN_ARGUMENTS_DEPTH,
+  MAX_TURN_CALLS,
+} from '../../lambdas/core/runs/take-model-turn.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
 import {
   removeTestData,
   startRunAndSettle,
@@ -66,6 +71,14 @@ const SCRIPTS: Record<string, Reply[]> = {
   'provider error': [{ status: 403, body: '{"error":{"message":"Access denied for user x@host"}}' }],
   'garbage reply': [{ status: 200, body: '<html>not json</html>' }],
   'too many calls': [{ status: 200, body: manyToolCalls(MAX_TURN_CALLS + 1) }],
+  // Deeper than any JSON walk's stack (10,000 levels): a readable failure, not a stack overflow.
+  'deep arguments': [
+    {
+      status: 200,
+      body: toolCall('update_page_metadata', `{"pageId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
+    },
+  ],
+  'long tool name': [{ status: 200, body: toolCall('x'.repeat(300_000), '{}') }],
   'huge arguments': [
     {
       status: 200,
@@ -168,6 +181,17 @@ describe('a misbehaving model', () => {
     expect(view.failureReason).toBe(
       `The model proposed more than ${MAX_TURN_CALLS} tool calls in one turn, more than an approval card can show.`,
     );
+    expect(await runtime.dependencies.runs.getCard(view.runId)).toBeUndefined();
+  });
+
+  it.each([
+    ['deep arguments', TEXTS.callsTooDeep(MAX_TURN_ARGUMENTS_DEPTH)],
+    ['long tool name', TEXTS.callNameUnusable(MAX_TOOL_NAME_CHARACTERS)],
+  ])('fails a run whose turn proposes %s with a readable reason, writing nothing', async (script, reason) => {
+    // Issue #20 item 4: either reached the pause and could not be stored, with no reason a person could read.
+    const { view } = await startRunAndSettle(runtime, script, { configurationId: 'misbehaving' });
+    expect(view.status).toBe('failed');
+    expect(view.failureReason).toBe(reason);
     expect(await runtime.dependencies.runs.getCard(view.runId)).toBeUndefined();
   });
 

@@ -1,4 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  NO_CARD_SHOWN,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
 import type { RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
@@ -91,7 +95,8 @@ describe('a decision recorded but not carried out when the local process stopped
       digest: view.digest,
       decidedBy: 'approver',
       decidedAt: new Date().toISOString(),
-      cardShown: { calls: [] },
+      cardShown: NO_CARD_SHOWN,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     });
     await runtime.dependencies.runs.closeCard(runId, 'decided');
     await runtime.stop();

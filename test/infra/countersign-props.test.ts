@@ -89,6 +89,15 @@ describe('Countersign props validation', () => {
     [{ mcpAllowedHosts: ['[fd00:ec2::254]'] }, /mcpAllowedHosts entry "\[fd00:ec2::254\]" is a loopback/],
     [{ mcpAllowedHosts: ['localhost:9001'] }, /mcpAllowedHosts entry "localhost:9001" is a loopback/],
     [{ mcpAllowedHosts: ['127.0.0.1'] }, /mcpAllowedHosts entry "127.0.0.1" is a loopback/],
+    [{ mcpAllowedHosts: ['localhost.'] }, /mcpAllowedHosts entry "localhost." is a loopback/],
+    [
+      { mcpAllowedHosts: ['[::169.254.169.254]'] },
+      /mcpAllowedHosts entry "\[::169.254.169.254\]" is a loopback, link-local or unspecified address \(or an IPv6 form of one\)/,
+    ],
+    [
+      { mcpAllowedHosts: ['mcp.example.com.'] },
+      /mcpAllowedHosts entry "mcp.example.com." has an empty label or a trailing dot/,
+    ],
     [{ mcpAllowedHosts: [''] }, /mcpAllowedHosts entry "" is not host or host:port/],
   ])('refuses %o with a message that quotes the value and says how to fix it', (props, message) => {
     // Act

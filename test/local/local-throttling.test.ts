@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
 import type { Clock } from '../../lambdas/core/ports.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { ClientThrottle } from '../../lambdas/local/client-throttle.js';
+import { ClientThrottle, throttleClientKey } from '../../lambdas/local/client-throttle.js';
 import { type LocalHttpEvent, LocalHttpServer } from '../../lambdas/local/local-http-server.js';
 import { LocalJwtIssuer } from '../../lambdas/local/local-jwt-issuer.js';
 import { removeTestData, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
@@ -39,6 +39,25 @@ describe('ClientThrottle', () => {
     expect(afterHalfSecond).toEqual([true, false]);
   });
 
+  it('keys on the verified principal, else the token as read, else the address', () => {
+    // Act
+    const keys = [
+      throttleClientKey({ subject: 'ana', bearerToken: 'a.b.c', address: '127.0.0.1' }),
+      throttleClientKey({ subject: 'ana', bearerToken: 'x.y.z' }),
+      throttleClientKey({ bearerToken: 'a.b.c', address: '127.0.0.1' }),
+      throttleClientKey({ bearerToken: 'a.b.c', address: '10.0.0.9' }),
+      throttleClientKey({ address: '127.0.0.1' }),
+    ];
+
+    // Assess
+    expect(keys[0]).toBe('principal:ana');
+    expect(keys[1]).toBe(keys[0]);
+    expect(keys[2]).toMatch(/^token:/);
+    expect(keys[2]).not.toContain('a.b.c');
+    expect(keys[3]).toBe(keys[2]);
+    expect(keys[4]).toBe('address:127.0.0.1');
+  });
+
   it('refuses limits that could never serve a request', () => {
     // Act and assess
     expect(() => new ClientThrottle({ rateLimit: 0, burstLimit: 1 })).toThrow(/rate above 0/);
@@ -52,11 +71,13 @@ describe('the local HTTP server at the deployed throttling defaults', () => {
   let baseUrl: string;
   let clock: ReturnType<typeof manualClock>;
   let handled = 0;
+  let issuer: LocalJwtIssuer;
+  const tokenOf = (sub: string) => issuer.issue({ sub, name: sub, groups: [] }, { expiresInSeconds: 3600 });
 
   beforeAll(async () => {
     keysDirectory = await mkdtemp(path.join(tmpdir(), 'countersign-throttle-'));
-    const issuer = await LocalJwtIssuer.open({ keysDirectory });
     clock = manualClock();
+    issuer = await LocalJwtIssuer.open({ keysDirectory, clock });
     server = new LocalHttpServer({
       port: 0,
       verifier: issuer,
@@ -91,17 +112,18 @@ describe('the local HTTP server at the deployed throttling defaults', () => {
   it('answers 429 past the burst to that client only, before the handler runs, and serves it again after a second', async () => {
     // Prepare
     const handledBefore = handled;
+    const [one, two] = [await tokenOf('one'), await tokenOf('two')];
 
     // Act
     const burst = [];
     for (let index = 0; index < THROTTLING_DEFAULTS.burstLimit; index += 1)
-      burst.push(await get('Bearer one'));
-    const over = await get('Bearer one');
-    const otherClient = await get('Bearer two');
+      burst.push(await get(`Bearer ${one}`));
+    const over = await get(`Bearer ${one}`);
+    const otherClient = await get(`Bearer ${two}`);
     clock.advance(1000);
     const refilled = [];
     for (let index = 0; index <= THROTTLING_DEFAULTS.rateLimit; index += 1)
-      refilled.push(await get('Bearer one'));
+      refilled.push(await get(`Bearer ${one}`));
 
     // Assess
     expect(burst.every((answer) => answer.status === 200)).toBe(true);
@@ -114,6 +136,42 @@ describe('the local HTTP server at the deployed throttling defaults', () => {
     expect(refilled.at(-1)?.status).toBe(429);
     // The refused requests never reached the handler.
     expect(handled - handledBefore).toBe(THROTTLING_DEFAULTS.burstLimit + 1 + THROTTLING_DEFAULTS.rateLimit);
+  });
+
+  // Issue #20 item 6: the bucket was keyed on the raw header, so each respelling was a new client.
+  it.each([
+    {
+      case: 'the same token with other spacing and case',
+      headers: async () => {
+        const token = await tokenOf('spacing');
+        return { spent: `Bearer ${token}`, respelt: [`bearer   ${token}  `, `BEARER ${token}`] };
+      },
+    },
+    {
+      case: 'another token of the same principal',
+      headers: async () => ({
+        spent: `Bearer ${await tokenOf('person')}`,
+        respelt: [`Bearer ${await tokenOf('person')}`],
+      }),
+    },
+    {
+      case: 'a token that does not verify, respelt',
+      headers: async () => ({
+        spent: 'Bearer aaa.bbb.ccc',
+        respelt: ['bearer  aaa.bbb.ccc', 'BEARER aaa.bbb.ccc '],
+      }),
+    },
+  ])('counts $case as the client that spent the burst', async ({ headers }) => {
+    // Prepare
+    const { spent, respelt } = await headers();
+    for (let index = 0; index < THROTTLING_DEFAULTS.burstLimit; index += 1) await get(spent);
+
+    // Act
+    const statuses = [];
+    for (const authorization of respelt) statuses.push((await get(authorization)).status);
+
+    // Assess
+    expect(statuses).toEqual(respelt.map(() => 429));
   });
 });
 

@@ -78,7 +78,8 @@ export class OpenAiCompatibleModel implements ModelProvider {
   private readonly random: () => number;
 
   public constructor(private readonly options: OpenAiCompatibleModelOptions) {
-    this.endpoint = `${options.baseUrl.replace(/\/+$/, '')}/chat/completions`;
+    // The lookbehind keeps the match linear: a run of slashes is tried from its first one only.
+    this.endpoint = `${options.baseUrl.replace(/(?<!\/)\/+$/, '')}/chat/completions`;
     this.timeoutMilliseconds = options.timeoutMilliseconds ?? OPENAI_COMPATIBLE_DEFAULT_TIMEOUT_MILLISECONDS;
     this.fetchImplementation = options.fetch ?? globalThis.fetch;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };

@@ -42,6 +42,9 @@ const RESULT_EXCERPT_MAX_CHARACTERS = 1500;
  * - A clause without `of page <id>` uses the page of the clause before it, or else the first
  *   `page <id>` anywhere in the instruction ("On page 12, set the title to 'A'").
  *
+ * Every pattern it matches with is linear in the instruction's length, which the API bounds
+ * (a run input, a completion text), so no instruction can stall the process.
+ *
  * It only proposes tools offered in the request's `tools`; when the tool it needs is not
  * offered, it says so in a final text. Call ids are `call-<turn>-<index>`, where `<turn>` is
  * the number of assistant messages so far plus one and `<index>` the position in the reply.
@@ -104,11 +107,8 @@ function parseInstruction(instruction: string): Proposal[] | undefined {
   if (direct !== undefined) return [direct];
   const updates = parseSetClauses(instruction);
   if (updates !== undefined) return updates;
-  const search = SEARCH_PATTERN.exec(instruction);
-  if (search !== null) {
-    const query = (search[1] ?? search[2] ?? search[3] ?? '').trim();
-    if (query !== '') return [{ tool: 'search_pages', arguments: { query } }];
-  }
+  const query = parseSearchQuery(instruction);
+  if (query !== undefined) return [{ tool: 'search_pages', arguments: { query } }];
   if (LIST_PATTERN.test(instruction)) return [{ tool: 'list_pages', arguments: {} }];
   const get = GET_PATTERN.exec(instruction);
   if (get !== null) return [{ tool: 'get_page', arguments: { pageId: get[1] ?? get[2] ?? get[3] } }];
@@ -139,7 +139,7 @@ const SET_CLAUSE_PATTERN = new RegExp(
 );
 const ANY_PAGE_PATTERN = new RegExp(String.raw`\bpage\s+${PAGE_ID}`, 'i');
 const SEARCH_PATTERN =
-  /\b(?:search|find)\s+(?:the\s+|all\s+)?pages?\s+(?:for|about|mentioning|containing)\s+(?:'([^']+)'|"([^"]+)"|(.+?))\s*[?.!]*\s*$/i;
+  /\b(?:search|find)\s+(?:(?:the|all)\s+)?pages?\s+(?:for|about|mentioning|containing)\s/i;
 const LIST_PATTERN = /\b(?:(?:list|show)\s+(?:me\s+)?(?:all\s+)?(?:the\s+)?pages|which\s+pages)\b/i;
 const GET_PATTERN = new RegExp(
   String.raw`\b(?:what(?:'s|\s+is)\s+on|show(?:\s+me)?|get|open|read|describe)\s+(?:the\s+)?page\s+${PAGE_ID}`,
@@ -164,6 +164,25 @@ function parseSetClauses(instruction: string): Proposal[] | undefined {
     byPage.set(currentPage, fields);
   }
   return [...byPage.values()].map((fields) => ({ tool: 'update_page_metadata', arguments: fields }));
+}
+
+/**
+ * The query after `search pages for`: the rest of the instruction without its closing
+ * punctuation, unquoted when it is one quoted string. Cut with string operations, not a
+ * pattern: a lazy group before optional trailing runs backtracks cubically (issue #20).
+ */
+function parseSearchQuery(instruction: string): string | undefined {
+  const prefix = SEARCH_PATTERN.exec(instruction);
+  if (prefix === null) return undefined;
+  let end = instruction.length;
+  while (end > 0 && /[\s?.!]/.test(instruction.charAt(end - 1))) end -= 1;
+  const rest = instruction.slice(prefix.index + prefix[0].length, end).trim();
+  const quote = rest.charAt(0);
+  const inner = rest.slice(1, -1);
+  const quoted =
+    (quote === "'" || quote === '"') && rest.length >= 2 && rest.endsWith(quote) && !inner.includes(quote);
+  const query = quoted ? inner.trim() : rest;
+  return query === '' ? undefined : query;
 }
 
 function toMetadataField(spoken: string): PageMetadataField | undefined {

@@ -78,7 +78,8 @@ export class GitHubSkillSource implements SkillSource {
     this.allowedHosts = new Set(props.allowedHosts ?? GITHUB_ALLOWED_HOSTS);
     this.fetch = props.fetch ?? globalThis.fetch;
     this.timeoutMs = props.timeoutMs ?? 10_000;
-    this.scope = props.path === '' ? '' : normaliseSourcePath(props.path.replace(/\/+$/, ''), 'path');
+    // The lookbehind keeps the match linear: a run of slashes is tried from its first one only.
+    this.scope = props.path === '' ? '' : normaliseSourcePath(props.path.replace(/(?<!\/)\/+$/, ''), 'path');
   }
 
   public async readSnapshot(): Promise<SkillSnapshot> {

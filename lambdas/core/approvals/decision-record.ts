@@ -1,21 +1,27 @@
 import * as z from 'zod/mini';
-import { refusingPrototypeKeys } from '../persisted-shape.js';
+import { canonicalJson } from '../canonical-json.js';
+import { refusal, refusingPrototypeKeys } from '../persisted-shape.js';
 import type { ApprovalCard } from './approval-card.js';
 import type { CallPreview } from './pending-call.js';
 import { delegatedApprovalSchema } from './stored-card.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 2 records who a
- * delegate acted for (`actingFor`, `delegatedApprovals`); records written before versions existed
- * have no `schemaVersion` and read as version 1, which reads as version 2 without delegation.
- * Fixtures: `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 records who a
+ * delegate acted for (`actingFor`, `delegatedApprovals`); version 2 keeps what the card showed
+ * as JSON text (`cardShown`); version 1 kept it as native attributes, and records written before
+ * versions existed have no `schemaVersion` and read as version 1. Earlier versions read as
+ * version 3 decided in the approvers' own right. Fixtures: `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 2;
+export const DECISION_RECORD_SCHEMA_VERSION = 3;
+/**
+ * The approval record (k-of-n) has its own version: version 2 names who a delegate approved for
+ * (`actingFor`); version 1 (or none) reads as an approval in the approver's own right.
+ */
+export const APPROVAL_RECORD_SCHEMA_VERSION = 2;
 
 export type Decision = 'approve' | 'reject';
 
 const turnSchema = z.number().check(z.int(), z.nonnegative());
-const versionSchema = z.optional(z.union([z.literal(1), z.literal(DECISION_RECORD_SCHEMA_VERSION)]));
 
 /**
  * What the card put before the approver, recorded with the decision: each call and whether a
@@ -34,9 +40,7 @@ export const cardShownSchema = z.object({
 });
 export type CardShown = z.infer<typeof cardShownSchema>;
 
-/** The audit record of a decision; it is also the exactly-once claim. */
-export const decisionRecordSchema = z.object({
-  schemaVersion: versionSchema,
+const decisionFields = {
   runId: z.string(),
   turn: turnSchema,
   /** `cancel`: the run was cancelled while this turn waited; it takes the claim so no approval can. */
@@ -45,15 +49,50 @@ export const decisionRecordSchema = z.object({
   decidedBy: z.string(),
   decidedAt: z.string(),
   reason: z.optional(z.string()),
-  cardShown: cardShownSchema,
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
-  /** Who `decidedBy` acted for as their delegate (version 2); absent: in their own right. */
+  /** Who `decidedBy` acted for as their delegate (version 3); absent: in their own right. */
   actingFor: z.optional(z.string()),
-  /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 2). */
+  /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 3). */
   delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
+};
+
+/**
+ * The audit record of a decision; it is also the exactly-once claim. `cardShown` is the card as
+ * shown, as JSON text ({@link describeCardShown}; read it with {@link readCardShown}): a model
+ * proposes any JSON (numbers past 2^53 or DynamoDB's 1e125, empty or `constructor` keys, more
+ * than DynamoDB's 32 levels), and stored as native attributes it made the record unwritable,
+ * so neither approve nor reject could be recorded (issue #20).
+ */
+export const decisionRecordSchema = z.object({
+  schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
+  ...decisionFields,
+  cardShown: z.string(),
 });
 export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
+
+/** Version 2 records: as version 3, decided in the approvers' own right. */
+const version2Schema = z.pipe(
+  z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
+  z.transform(
+    ({ schemaVersion: _written, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+    }),
+  ),
+);
+
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as version 3. */
+const version1Schema = z.pipe(
+  z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
+  z.transform(
+    ({ schemaVersion: _written, cardShown, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+      cardShown: canonicalJson(cardShown),
+    }),
+  ),
+);
 
 /**
  * One approver's approval of one turn (k-of-n): claimed once per (run, turn, approver) with a
@@ -61,7 +100,7 @@ export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
  * that counts toward a delivery is bound to the same turn.
  */
 export const approvalRecordSchema = z.object({
-  schemaVersion: versionSchema,
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(APPROVAL_RECORD_SCHEMA_VERSION)])),
   runId: z.string().check(z.minLength(1)),
   turn: turnSchema,
   digest: z.string().check(z.minLength(1)),
@@ -73,17 +112,22 @@ export const approvalRecordSchema = z.object({
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
-export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(decisionRecordSchema);
+export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
+  z.union([decisionRecordSchema, version2Schema, version1Schema]),
+);
+
+/** The account of a turn cancelled while it waited: no card was decided, so none was shown. */
+export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
 
 /**
- * The audit's account of a card: each call as the approver saw it. A refusal line is not a
- * captured preview.
+ * The audit's account of a card, as the record keeps it: JSON text of each call as the approver
+ * saw it (canonical, so equal cards read the same). A refusal line is not a captured preview.
  *
  * @example
- * describeCardShown(card) // { calls: [{ index: 0, tool: 'update_page_metadata', arguments: {…}, preview: 'captured' }] }
+ * describeCardShown(card) // '{"calls":[{"arguments":{…},"index":0,"preview":"captured","tool":"update_page_metadata"}]}'
  */
-export function describeCardShown(card: ApprovalCard): CardShown {
-  return {
+export function describeCardShown(card: ApprovalCard): string {
+  const shown: CardShown = {
     calls: card.pendingCalls.map((call) => ({
       index: call.index,
       tool: call.tool,
@@ -91,7 +135,29 @@ export function describeCardShown(card: ApprovalCard): CardShown {
       preview: describePreviewShown(call.preview),
     })),
   };
+  return canonicalJson(shown);
 }
+
+/**
+ * The calls a decision record says its card showed; a text that is not such an account (or
+ * holds a prototype key outside the arguments) is refused like any stored shape.
+ *
+ * @example
+ * readCardShown(record.cardShown).calls[0]?.preview // 'captured'
+ */
+export function readCardShown(cardShown: string): CardShown {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(cardShown);
+  } catch {
+    throw refusal('decision record');
+  }
+  const read = readableCardShownSchema.safeParse(parsed);
+  if (!read.success) throw refusal('decision record');
+  return read.data;
+}
+
+const readableCardShownSchema = refusingPrototypeKeys<CardShown>(cardShownSchema);
 
 function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
   if (preview === undefined) return 'none';

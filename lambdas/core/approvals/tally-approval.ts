@@ -3,7 +3,7 @@ import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { type ApproverCheckDependencies, findLapsedApprovers } from './confirm-approvals.js';
-import { DECISION_RECORD_SCHEMA_VERSION } from './decision-record.js';
+import { APPROVAL_RECORD_SCHEMA_VERSION } from './decision-record.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { DelegatedApproval, StoredCard } from './stored-card.js';
 
@@ -84,7 +84,7 @@ export async function tallyApproval(
 ): Promise<TallyOutcome> {
   const { principal, card, policy } = input;
   const outcome = await dependencies.runs.recordApproval({
-    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
     runId: card.runId,
     turn: card.turn,
     digest: card.digest,

@@ -1,5 +1,9 @@
 import * as z from 'zod/mini';
-import { DECISION_RECORD_SCHEMA_VERSION, type DecisionRecord } from '../approvals/decision-record.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+  NO_CARD_SHOWN,
+} from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
@@ -96,7 +100,7 @@ async function claimWaitingTurn(
     decidedAt: now,
     ...(request.reason ? { reason: request.reason } : {}),
     // A cancel reviews no card: the audit says so instead of restating what the approver saw.
-    cardShown: { calls: [] },
+    cardShown: NO_CARD_SHOWN,
   };
   const outcome = await dependencies.runs.claimDecision(claim);
   if (outcome.kind === 'already-decided' && outcome.existing.decision === 'approve') {

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { renderPrompt } from '../configurations.js';
 import { CountersignError, describeErrorClass } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
+import { MAXIMUM_RUN_INPUT_CHARACTERS } from '../limits.js';
 import type { Message } from '../model.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import { mayStartWith } from '../policy/start-access.js';
@@ -19,7 +20,7 @@ export const startRunRequestSchema = z
   .strictObject({
     taskId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
     configurationId: z.optional(z.string().check(z.minLength(1), z.maxLength(100))),
-    input: z.string().check(z.minLength(1), z.maxLength(100_000)),
+    input: z.string().check(z.minLength(1), z.maxLength(MAXIMUM_RUN_INPUT_CHARACTERS)),
   })
   .check(
     z.refine(

@@ -37,6 +37,14 @@ export const MAX_TURN_ARGUMENTS_BYTES = 200_000;
  * could no longer be shown within an inbox page (each call adds its excerpt and its preview).
  */
 export const MAX_TURN_CALLS = 50;
+/**
+ * Arguments are any JSON, stored as text wherever they go, but every walk of them (the digest,
+ * sealing, the card) recurses: past this depth a turn fails with a readable reason instead of a
+ * stack overflow. DynamoDB's own limit (32) no longer applies (issue #20).
+ */
+export const MAX_TURN_ARGUMENTS_DEPTH = 128;
+/** Longer than any tool's name can be (64): a call's name is stored as is on its card. */
+export const MAX_TOOL_NAME_CHARACTERS = 200;
 
 type TurnDependencies = Pick<
   RunDependencies,
@@ -143,6 +151,12 @@ export async function takeModelTurn(
   if (pendingCalls.length > MAX_TURN_CALLS) {
     throw new CountersignError('model-failed', TEXTS.tooManyCalls(MAX_TURN_CALLS));
   }
+  if (pendingCalls.some((call) => call.tool.length > MAX_TOOL_NAME_CHARACTERS || !call.tool.isWellFormed())) {
+    throw new CountersignError('model-failed', TEXTS.callNameUnusable(MAX_TOOL_NAME_CHARACTERS));
+  }
+  if (pendingCalls.some((call) => nestsDeeperThan(call.arguments, MAX_TURN_ARGUMENTS_DEPTH))) {
+    throw new CountersignError('model-failed', TEXTS.callsTooDeep(MAX_TURN_ARGUMENTS_DEPTH));
+  }
   if (
     new TextEncoder().encode(JSON.stringify(pendingCalls.map((call) => call.arguments))).byteLength >
     MAX_TURN_ARGUMENTS_BYTES
@@ -195,4 +209,15 @@ function routeFor(state: RunState, runTools: RunTools): ModelTurnRoute {
     needsHumanApproval(classifyCall(call, runTools.confirmedTool(call.tool))),
   );
   return waitsForHuman ? 'approval' : 'tools';
+}
+
+/** Whether a JSON value nests deeper than `limit`; walked with a stack of its own, so any depth is measured. */
+function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (typeof next.value !== 'object' || next.value === null) continue;
+    if (next.depth >= limit) return true;
+    for (const member of Object.values(next.value)) pending.push({ value: member, depth: next.depth + 1 });
+  }
+  return false;
 }

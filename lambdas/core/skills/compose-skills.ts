@@ -209,7 +209,7 @@ function renderSection(skill: ComposableSkill, nonce: string): string {
   ].join(' ');
   return (
     `<<<skill-data-begin nonce="${nonce}" ${attributes} trust="untrusted reference data">>>\n` +
-    `${body.replace(/\s+$/, '')}\n` +
+    `${body.trimEnd()}\n` +
     `<<<skill-data-end nonce="${nonce}">>>\n\n`
   );
 }
@@ -228,8 +228,10 @@ export function neutraliseFenceMarkers(body: string): string {
     .replace(FENCE_OPENERS, (run) => Array.from(run).join(' '));
 }
 
-const MARKDOWN_IMAGE = /!\[([^\]\n]*)\]\(([^)\s\n]+)(?:\s+"[^"\n]*")?\)/g;
-const MARKDOWN_LINK = /\[([^\]\n]*)\]\(([^)\s\n]+)(?:\s+"[^"\n]*")?\)/g;
+// Text without `[` and a target without `(`: each attempt then stops at the next bracket, so
+// matching stays linear on a body of unclosed brackets (test/linear-regular-expressions.test.ts).
+const MARKDOWN_IMAGE = /!\[([^[\]\n]*)\]\(([^()\s]+)(?:\s+"[^"\n]*")?\)/g;
+const MARKDOWN_LINK = /\[([^[\]\n]*)\]\(([^()\s]+)(?:\s+"[^"\n]*")?\)/g;
 const BUNDLED_PATH =
   /(?<![\w/.-])(?:\.{1,2}\/)?(?:scripts?|assets?|references?|templates?|resources?|bin|examples?)\/[\w./-]*[\w-]/g;
 const EXTERNAL_TARGET = /^(?:https?:|mailto:|#)/i;

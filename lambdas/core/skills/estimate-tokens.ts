@@ -42,10 +42,40 @@ export async function loadCl100kEstimator(model: string): Promise<TokenEstimator
   );
   const countTokens = await cl100k;
   const margin = tokenizerMarginFor(model);
+  const countPieces = (text: string) =>
+    piecesOf(text).reduce((tokens, piece) => tokens + countTokens(piece), 0);
   return {
     basis: 'cl100k',
-    countText: (text) => (text === '' ? 0 : Math.ceil(countTokens(text) * margin)),
+    countText: (text) => (text === '' ? 0 : Math.ceil(countPieces(text) * margin)),
   };
+}
+
+/**
+ * cl100k's BPE costs the square of a run without a break (40,000 letters: seconds), and a run
+ * input, a tool result or a model's text may be one such run: it is counted in pieces of at
+ * most this many code units, so counting stays linear in the text (issue #20).
+ */
+export const COUNTED_PIECE_LENGTH = 512;
+
+/**
+ * `text` in pieces of at most {@link COUNTED_PIECE_LENGTH}, each cut before a whitespace where
+ * one is near the end (cl100k attaches a space to the word after it, so prose counts the same),
+ * else anywhere but inside a surrogate pair.
+ */
+function piecesOf(text: string): string[] {
+  const pieces: string[] = [];
+  let start = 0;
+  while (text.length - start > COUNTED_PIECE_LENGTH) {
+    let end = start + COUNTED_PIECE_LENGTH;
+    let space = end;
+    while (space > end - COUNTED_PIECE_LENGTH / 4 && !/\s/.test(text.charAt(space))) space -= 1;
+    if (/\s/.test(text.charAt(space))) end = space;
+    else if (/[\uDC00-\uDFFF]/.test(text.charAt(end))) end -= 1;
+    pieces.push(text.slice(start, end));
+    start = end;
+  }
+  pieces.push(text.slice(start));
+  return pieces;
 }
 
 /** The byte bound as an estimator: the fallback when nothing better is at hand. */

@@ -25,10 +25,11 @@ export function injectIntoTranscript(messages: readonly Message[], block: string
   const first = messages[index];
   if (first?.role !== 'user') return { value: [...messages], injected: false, warning: 'no-user-message' };
   const [lead, ...rest] = first.content;
+  // The lookbehind keeps the match linear: a run of line feeds is tried from its first one only.
   const content: typeof first.content =
     lead?.type === 'text'
       ? [{ ...lead, text: `${block}${lead.text}` }, ...rest]
-      : [{ type: 'text', text: block.replace(/\n+$/, '') }, ...first.content];
+      : [{ type: 'text', text: block.replace(/(?<!\n)\n+$/, '') }, ...first.content];
   const value = [...messages];
   value[index] = { role: 'user', content };
   return { value, injected: true };

@@ -77,7 +77,7 @@ function readFrontmatter(lines: readonly string[], refuse: (problem: string) => 
   for (let index = 0; index < lines.length; index += 1) {
     const line = lines[index] ?? '';
     if (line.trim() === '' || line.trimStart().startsWith('#') || /^\s/.test(line)) continue;
-    const match = /^([A-Za-z0-9_-]+)\s*:(?:\s+(.*))?$/.exec(line);
+    const match = /^([A-Za-z0-9_-]+)\s*:(?:\s(.*))?$/.exec(line);
     if (match === null) refuse(`the frontmatter line ${index + 2} is not "key: value".`);
     const key = (match as RegExpExecArray)[1] as string;
     const raw = ((match as RegExpExecArray)[2] ?? '').trim();
@@ -110,5 +110,7 @@ function readScalar(raw: string, key: string, refuse: (problem: string) => never
     if (!/^'(?:[^']|'')*'$/.test(raw)) refuse(`the value of "${key}" is not a valid single-quoted string.`);
     return raw.slice(1, -1).replaceAll("''", "'");
   }
-  return raw.replace(/\s+#.*$/, '');
+  // A comment starts at the first `#` after whitespace (found without backtracking).
+  const comment = raw.search(/\s#/);
+  return comment === -1 ? raw : raw.slice(0, comment).trimEnd();
 }

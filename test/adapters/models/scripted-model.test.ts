@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
 import type { Message, ModelRequest, ToolSpecification } from '../../../lambdas/core/model.js';
@@ -110,6 +111,8 @@ describe('ScriptedModel instructions', () => {
     ['Which pages are there?', 'list_pages', {}],
     ['Search pages for spring', 'search_pages', { query: 'spring' }],
     ["Search the pages for 'spring sale'.", 'search_pages', { query: 'spring sale' }],
+    ['Find all pages about "spring" ?! ', 'search_pages', { query: 'spring' }],
+    ["Find pages mentioning 'a' or 'b'", 'search_pages', { query: "'a' or 'b'" }],
   ])('answers the read question %s with %s', async (instruction, tool, args) => {
     // Act
     const reply = await model.converse(ask(instruction));
@@ -117,6 +120,27 @@ describe('ScriptedModel instructions', () => {
     // Assess
     expect(reply.stopReason).toBe('tool_use');
     expect(reply.content).toEqual([{ type: 'tool_call', callId: 'call-1-0', name: tool, arguments: args }]);
+  });
+
+  // Issue #20: `find pages for x` and 2,000 spaces froze the loop for seconds (the old pattern
+  // backtracked cubically). Each shape is as long as a run input may be; none may stall.
+  it.each([
+    ['trailing spaces before a line feed', `find pages for x${' '.repeat(99_980)}\nN`],
+    ['unclosed quotes', `set the title of page 1 to '${"x'".repeat(49_980)}`],
+    ['repeated clause openings', 'set the title of page 12 to '.repeat(3_500)],
+    ['a direct call that never closes', `call x with {${'}'.repeat(99_980)} x`],
+  ])('answers a run input of %s without stalling', async (_shape, instruction) => {
+    // Act: converse parses before its first await, so the whole parse runs inside the vm call,
+    // whose deadline can interrupt a backtracking match (a test timeout cannot). A deadline far
+    // above the milliseconds it takes, not a speed claim.
+    const reply = await runInNewContext(
+      'converse(request)',
+      { converse: (request: ModelRequest) => model.converse(request), request: ask(instruction) },
+      { timeout: 20_000 },
+    );
+
+    // Assess
+    expect(['tool_use', 'end_turn']).toContain(reply.stopReason);
   });
 
   it.each(['Hello there', 'Set the description to something nice', "Set the description to 'x'"])(

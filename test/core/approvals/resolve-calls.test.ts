@@ -4,7 +4,7 @@ import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card
 import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
 import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
 import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
-import { describeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import { describeCardShown, readCardShown } from '../../../lambdas/core/approvals/decision-record.js';
 import {
   classifyCall,
   classifyCallForExecution,
@@ -103,7 +103,7 @@ describe('resolveCalls (arguments parsed once)', () => {
     // The record gate fails closed on arguments the tool refuses.
     expect(gate).toMatchObject({ kind: 'refused', gate: 'record' });
     expect(nothingRuns).toBe(false);
-    expect(shown.calls.map((call) => call.preview)).toEqual(['captured', 'none']);
+    expect(readCardShown(shown).calls.map((call) => call.preview)).toEqual(['captured', 'none']);
   });
 
   it('names the refused fields of a call, never its values', () => {

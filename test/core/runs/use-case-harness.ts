@@ -20,6 +20,7 @@ import type {
   Metrics,
   RunExecutions,
   RunNotifier,
+  RunRepository,
 } from '../../../lambdas/core/ports.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
@@ -28,7 +29,7 @@ import type { RunDependencies } from '../../../lambdas/core/runs/run-dependencie
 import { startRun } from '../../../lambdas/core/runs/start-run.js';
 import { takeModelTurn } from '../../../lambdas/core/runs/take-model-turn.js';
 import { createMcpToolStandIn } from '../../../lambdas/core/tools/mcp/mcp-tools.js';
-import { ToolRegistry } from '../../../lambdas/core/tools/tool.js';
+import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
@@ -148,7 +149,7 @@ export function person(userId: string, overrides: Partial<UserProfile> = {}): Us
 
 export interface UseCaseHarness {
   readonly dependencies: RunDependencies;
-  readonly runs: InMemoryRunRepository;
+  readonly runs: RunRepository;
   readonly executions: RecordingRunExecutions;
   readonly notifier: RecordingNotifier;
   readonly escalations: RecordingEscalationTimers;
@@ -162,6 +163,10 @@ export function createHarness(
     /** Overrides of the `pages` configuration, as an admin would write them (defaults apply). */
     configuration?: Partial<z.input<typeof configurationSchema>>;
     users?: readonly UserProfile[];
+    /** @default - an InMemoryRunRepository */
+    runs?: RunRepository;
+    /** Registered beside the built-in tools. */
+    extraTools?: readonly Tool[];
     /** The deployment's policy floor. @default - none */
     policyFloor?: PolicyFloorInput;
     /**
@@ -174,7 +179,7 @@ export function createHarness(
   } = {},
 ): UseCaseHarness {
   const clock = new MovableClock(START);
-  const runs = new InMemoryRunRepository();
+  const runs = options.runs ?? new InMemoryRunRepository();
   const executions = new RecordingRunExecutions();
   const notifier = new RecordingNotifier();
   const escalations = new RecordingEscalationTimers();
@@ -197,7 +202,7 @@ export function createHarness(
       now: () => clock.now(),
     }),
     tools: new ToolRegistry(
-      createBuiltInTools(),
+      [...createBuiltInTools(), ...(options.extraTools ?? [])],
       options.mcpSecrets && ((name) => createMcpToolStandIn(name, async () => configuration)),
     ),
     ...(options.mcpSecrets

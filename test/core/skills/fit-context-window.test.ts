@@ -1,3 +1,4 @@
+import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { isCountersignError } from '../../../lambdas/core/errors.js';
 import type { Message, ModelProvider } from '../../../lambdas/core/model.js';
@@ -55,6 +56,42 @@ describe('the token estimator', () => {
   it('counts special-token strings in untrusted text as text instead of throwing', async () => {
     // Act and assess
     expect((await loadCl100kEstimator('gpt-4o')).countText('<|endoftext|> <|im_start|>')).toBeGreaterThan(2);
+  });
+
+  it('counts prose and JSON as the whole text would be counted, though it counts in pieces', async () => {
+    // Prepare
+    const estimator = await loadCl100kEstimator('gpt-4o');
+    const { countTokens } = await import('gpt-tokenizer/encoding/cl100k_base');
+    const texts = [
+      words(3_000),
+      JSON.stringify(Array.from({ length: 500 }, (_, id) => ({ id, title: `Page ${id}`, body: words(8) }))),
+    ];
+
+    // Act and assess
+    for (const text of texts) expect(estimator.countText(text)).toBe(Math.ceil(countTokens(text) * 1.1));
+  });
+
+  // Issue #20 item 3: BPE costs the square of a run without a break, so a run input of 100,000
+  // letters held the model turn (and `npm start`'s one process) for half a minute.
+  it.each([
+    ['letters', 'x'.repeat(100_000)],
+    ['punctuation', '!'.repeat(100_000)],
+    ['astral characters', '\u{1D54F}'.repeat(50_000)],
+  ])('counts a run input of 100,000 %s without stalling', async (_shape, text) => {
+    // Prepare
+    const estimator = await loadCl100kEstimator('gpt-4o');
+
+    // Act: inside a vm call, whose deadline can interrupt a synchronous count (a test timeout
+    // cannot); a deadline far above the milliseconds it takes, not a speed claim.
+    const tokens = runInNewContext(
+      'countText(text)',
+      { countText: estimator.countText, text },
+      { timeout: 20_000 },
+    );
+
+    // Assess: no more than one token per UTF-8 byte, margin included.
+    expect(tokens).toBeGreaterThan(0);
+    expect(tokens).toBeLessThanOrEqual(Math.ceil(Buffer.byteLength(text) * 1.1));
   });
 });
 

@@ -60,6 +60,8 @@ describe('the MCP host check', () => {
     ['http://localhost:4123/mcp'],
     ['http://[::1]:4123/mcp'],
     ['https://127.0.0.2/mcp'],
+    ['http://0x7f.1:4123/mcp'],
+    ['http://localhost.:4123/mcp'],
     ['https://mcp.tickets.example.com/mcp'],
   ])('allows %s locally (loopback over http, listed hosts over https)', (url) => {
     // Act
@@ -153,6 +155,8 @@ describe('an allowed-hosts entry', () => {
     ['mcp.example.com:443', 'mcp.example.com'],
     ['mcp.example.com:8443', 'mcp.example.com:8443'],
     ['10.0.0.5:8080', '10.0.0.5:8080'],
+    ['[2001:DB8::0:5]', '[2001:db8::5]'],
+    ['[::ffff:10.0.0.5]', '[::ffff:a00:5]'],
   ])('normalises %s to %s', (entry, host) => {
     // Act
     const normalized = normalizeMcpAllowedHost(entry);
@@ -177,6 +181,18 @@ describe('an allowed-hosts entry', () => {
     ['[::1]'],
     ['0.0.0.0'],
     [''],
+    // Issue #20 item 7: each of these was accepted.
+    ['localhost.'],
+    ['LOCALHOST..:8443'],
+    ['[::169.254.169.254]'],
+    ['[64:ff9b::a9fe:a9fe]'],
+    ['[64:ff9b:1:a9fe:a9:fea9:fe00::]'],
+    ['[::ffff:0:169.254.169.254]'],
+    ['[2002:a9fe:a9fe::1]'],
+    ['[2001:0:4136:e378:8000:63bf:5601:5601]'],
+    ['[fd00:ec2::23]'],
+    ['mcp.example.com.'],
+    ['mcp..example.com'],
   ])('refuses %s', (entry) => {
     // Act
     const normalized = normalizeMcpAllowedHost(entry);

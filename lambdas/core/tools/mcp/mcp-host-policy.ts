@@ -1,5 +1,6 @@
 import { CountersignError } from '../../errors.js';
 import { TEXTS } from '../../texts.js';
+import { isLoopbackHost, isReservedHost } from './reserved-hosts.js';
 
 /**
  * Which hosts the MCP client may reach with a configuration's bearer secret. A configuration is
@@ -47,7 +48,7 @@ export function checkMcpServerUrl(url: string, policy: McpHostPolicy): McpUrlVer
   const host = parsed.host;
   if (parsed.username !== '' || parsed.password !== '')
     return { kind: 'not-allowed', host, problem: 'credentials' };
-  if (policy.allowLoopback && isLoopbackHostname(parsed.hostname)) {
+  if (policy.allowLoopback && isLoopbackHost(parsed.hostname)) {
     if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return { kind: 'allowed' };
   }
   if (parsed.protocol !== 'https:') return { kind: 'not-allowed', host, problem: 'not-https' };
@@ -56,9 +57,11 @@ export function checkMcpServerUrl(url: string, policy: McpHostPolicy): McpUrlVer
 }
 
 /**
- * One entry of the allowed hosts, normalised (`MCP.Example.com:443` → `mcp.example.com`), or why
- * it cannot be one: a scheme, a path, a wildcard, a loopback, link-local or unspecified address
- * (the Lambda runtime API and the instance metadata service live there; no MCP server does).
+ * One entry of the allowed hosts, normalised (`MCP.Example.com:443` → `mcp.example.com`) by the
+ * WHATWG URL parser, or why it cannot be one: a scheme, a path, a wildcard, a name with an empty
+ * label or a trailing dot, or a loopback, link-local or unspecified address in any spelling,
+ * IPv4-embedding IPv6 forms included (`reserved-hosts.ts`: the Lambda runtime API and the
+ * instance metadata service live there; no MCP server does).
  *
  * @example
  * normalizeMcpAllowedHost('MCP.example.com:8443'); // { kind: 'valid', host: 'mcp.example.com:8443' }
@@ -76,38 +79,16 @@ export function normalizeMcpAllowedHost(
   }
   if (parsed.pathname !== '/' || parsed.hostname === '')
     return { kind: 'invalid', problem: 'is not host or host:port (no scheme, path or wildcard)' };
-  if (isLoopbackHostname(parsed.hostname) || isReservedAddress(parsed.hostname))
+  if (isReservedHost(parsed.hostname))
     return {
       kind: 'invalid',
       problem:
-        'is a loopback, link-local or unspecified address, which no MCP server of a deployment may use',
+        'is a loopback, link-local or unspecified address (or an IPv6 form of one), which no MCP server of a deployment may use',
     };
+  // A name is matched exactly: `example.com.` or `a..b` would never equal a URL's host, so say so now.
+  if (parsed.hostname.endsWith('.') || parsed.hostname.split('.').includes(''))
+    return { kind: 'invalid', problem: 'has an empty label or a trailing dot; list the name without it' };
   return { kind: 'valid', host: parsed.host };
-}
-
-/** `hostname` as `URL` gives it (IPv4 normalised, IPv6 in brackets, lower case). */
-function isLoopbackHostname(hostname: string): boolean {
-  return (
-    hostname === 'localhost' ||
-    hostname.endsWith('.localhost') ||
-    /^127\.\d+\.\d+\.\d+$/.test(hostname) ||
-    hostname === '[::1]' ||
-    /^\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\]$/.test(hostname)
-  );
-}
-
-// 169.254.0.0/16 (instance metadata, link-local), 0.0.0.0, fe80::/10, ::, fd00:ec2::254, and
-// the IPv4-mapped form of the IPv4 ones (the URL parser writes those in hex).
-function isReservedAddress(hostname: string): boolean {
-  return (
-    /^169\.254\.\d+\.\d+$/.test(hostname) ||
-    /^0\.\d+\.\d+\.\d+$/.test(hostname) ||
-    /^\[fe[89ab][0-9a-f]?:/.test(hostname) ||
-    hostname === '[::]' ||
-    hostname === '[fd00:ec2::254]' ||
-    /^\[::ffff:(a9fe|0{1,4}):/.test(hostname) ||
-    hostname === '[::ffff:0:0]'
-  );
 }
 
 /**
