@@ -123,6 +123,30 @@ describe('card escalation (issue #22, part 3)', () => {
     expect(runtime.logLines.some((line) => line.includes('"card escalated"'))).toBe(true);
   });
 
+  it('arms one schedule per step at the pause, and an escalation step costs what the README says', async () => {
+    // Prepare
+    runtime.calls.reset();
+    const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 14 to 'Counted'", {
+      configurationId: 'escalates-later',
+    });
+    const atPause = runtime.calls.snapshot();
+    const escalate = createEscalationTimerHandler(runtime.dependencies);
+    runtime.calls.reset();
+
+    // Act
+    const outcome = await escalate({ runId, turn: view.turn, digest: view.digest, step: 0 });
+    const atStep = runtime.calls.snapshot();
+
+    // Assess: 2 reads of the card, the leads entry, the routing and the outbox mark, one event
+    expect(atPause['Scheduler:CreateSchedule']).toBe(1);
+    expect(outcome).toMatchObject({ kind: 'escalated', approverGroups: ['leads'] });
+    expect(atStep).toEqual({
+      'DynamoDB:GetItem': 2,
+      'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1,
+    });
+  });
+
   it('carries out a decision once when its card’s escalation fires at the same moment, and lists the card nowhere after (10 races)', async () => {
     // Prepare: the handler the timer invokes, called by hand at the moment the decision is sent
     const escalate = createEscalationTimerHandler(runtime.dependencies);
