@@ -80,6 +80,21 @@ export const TEXTS = {
     `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
   approvalsLapsed: (count: number, required: number, lapsed: readonly string[]) =>
     `Your approval is recorded, but ${lapsed.length === 1 ? `the approval of ${lapsed[0]} no longer counts: their current record does` : `the approvals of ${lapsed.join(', ')} no longer count: their current records do`} not hold the authority approving this card needs. ${count} of ${required} approvals; the write runs when ${required} approvers who hold it have approved.`,
+  // Per-call decisions and edits (docs/approvers.md, "Per-call decisions", "Approve with edits").
+  choiceNamedTwice: (index: number) => `index: call ${index} is named twice; name each call once.`,
+  choiceReasonOnApproval: 'reason: only a rejected call takes a reason.',
+  choicesSplitGroup: (indexes: readonly number[], tools: readonly string[]) =>
+    `calls: calls ${indexes.join(', ')} are decided together (${tools.map((tool) => `"${tool}"`).join(', ')} ${tools.length === 1 ? 'declares' : 'declare'} it): approve all of them or reject all of them.`,
+  callNotEditable: (tool: string) => `index: tool "${tool}" does not allow its arguments to be edited.`,
+  editUnchanged: 'arguments: the same as the call holds now; an edit must change something.',
+  editTooLarge:
+    'arguments: larger or more deeply nested than a model’s turn may propose (200 KB, 128 levels).',
+  callRejectedNote: (reason: string) => ` Reason given: ${reason}`,
+  callEditedNote: (editor: string, argumentsJson: string) =>
+    `Note: an approver (${editor}) edited the arguments of this call before it ran; it ran with ${argumentsJson}.`,
+  editedBy: (editor: string) => `Edited by ${editor}`,
+  gateOwnEdit:
+    'Decision gate refused: you edited this call, and four-eyes or more than one approval applies: someone else must approve your edit. You may still reject.',
   // Delegation (docs/approvers.md, "Delegation").
   awayNotYours: 'You may set only your own away status (an admin may set anyone’s).',
   awayUntilPast: 'body.until: must be in the future.',

@@ -1,6 +1,6 @@
 import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
-import { TEXTS } from '../texts.js';
+import { refusedCallOutcome } from './call-outcomes.js';
 import { type StepInput, saveResults } from './execute-tools.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
@@ -20,13 +20,10 @@ export async function recordRejection(
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return input;
   const decision = await dependencies.runs.getDecision(input.runId, input.turn);
-  const reason =
-    run.record.policy.revealRejectionReason && decision?.reason ? ` Reason given: ${decision.reason}` : '';
   const results: ToolResultBlock[] = state.pendingCalls.map((call) => ({
     type: 'tool_result',
     callId: call.callId,
-    content: `${TEXTS.toolDenied(call.tool)}${reason}`,
-    isError: true,
+    ...refusedCallOutcome(call.tool, decision?.reason, run.record.policy.revealRejectionReason),
   }));
   await saveResults(dependencies, run.record.status, input, state, results);
   dependencies.logger.info('rejection recorded', { runId: input.runId, turn: input.turn });
