@@ -18,6 +18,7 @@ import {
   METRIC_GROUPS,
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
+import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import type { HandlerName } from './handler-names.js';
@@ -101,7 +102,7 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graph(
           'Refusals',
           ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
-          byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+          byDimension('GateRefusals', 'gate', [...APPROVE_GATES]),
         ),
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.

@@ -7,8 +7,9 @@ import { type CallGuard, callGuardSchema } from './needs-human-approval.js';
 /**
  * The plaintext index entry of a waiting run: what the inbox lists and the decision gate reads
  * without decrypting anything but the token. Version 4 carries the card's escalation (its steps'
- * times and groups, how far it went) and which k-of-n approvals a delegate gave acting for someone
- * (`delegatedApprovals`). Version 3 records how each call was guarded when the card was put
+ * times and groups, how far it went), which k-of-n approvals a delegate gave acting for someone
+ * (`delegatedApprovals`), who edited its calls (`editedBy`) and which calls are decided together
+ * (`decisionGroups`). Version 3 records how each call was guarded when the card was put
  * (`callGuards`) and whose k-of-n approvals lapsed; it reads as version 4 without either. Version 2 (`open | closed`, why
  * a card closed) and version 1 (no `schemaVersion`, `waiting | decided`, where `decided` also
  * meant expired, failed or cancelled) are still read. Fixtures: `test/fixtures/stored-card/`.
@@ -107,6 +108,13 @@ export const storedCardSchema = z.object({
    * `approvedBy`: a person counts once, however many they act for). Absent: none.
    */
   delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
+  /**
+   * Who edited calls of this turn (the card is an approver's proposal, not the model's): under
+   * four-eyes or k-of-n someone else must approve it. Absent: the model's proposal as it was.
+   */
+  editedBy: z.optional(z.string()),
+  /** Indexes of calls that must be decided together (tools declare it), each group ascending. */
+  decisionGroups: z.optional(z.array(z.array(z.number().check(z.int(), z.nonnegative())))),
   ...closingFields,
 });
 export type StoredCard = z.infer<typeof storedCardSchema>;
