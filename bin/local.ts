@@ -11,6 +11,10 @@ import {
 import { composeStartBanner } from '../lambdas/local/start-banner.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
 
+// Files dynalite's LevelDB creates while the runtime runs are owner-only from the start; the
+// data directory's check at every start (local-data-directory.ts) covers what exists already.
+process.umask(0o077);
+
 const environment = process.env;
 const port = Number(environment.COUNTERSIGN_PORT ?? 8787);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {

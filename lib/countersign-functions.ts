@@ -8,6 +8,7 @@ import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
+import type { PrincipalQuotas } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignData } from './data.js';
 import { CountersignEscalationSchedules } from './escalation-schedules.js';
 import { LAMBDA_RUNTIME } from './functions.js';
@@ -40,6 +41,8 @@ export interface CountersignFunctionsProps {
   readonly maxTurns: number;
   /** The resolved policy floor, passed to every function as `COUNTERSIGN_POLICY_FLOOR` (JSON). */
   readonly policyFloor: PolicyFloor;
+  /** The resolved per-principal quotas, passed to every function as `COUNTERSIGN_PRINCIPAL_QUOTAS` (JSON). */
+  readonly principalQuotas: PrincipalQuotas;
   /** The `service` of every log line and metric (POWERTOOLS_SERVICE_NAME). */
   readonly serviceName: string;
   /** The level the structured logger writes from (POWERTOOLS_LOG_LEVEL). */
@@ -125,6 +128,7 @@ export class CountersignFunctions extends Construct {
       COUNTERSIGN_SKILLS_MAX_BYTES: String(props.skillsMaxBytes),
       COUNTERSIGN_MAX_TURNS: String(props.maxTurns),
       COUNTERSIGN_POLICY_FLOOR: JSON.stringify(props.policyFloor),
+      COUNTERSIGN_PRINCIPAL_QUOTAS: JSON.stringify(props.principalQuotas),
       // Powertools Logger and Metrics read their service name and level from these.
       POWERTOOLS_SERVICE_NAME: props.serviceName,
       POWERTOOLS_LOG_LEVEL: props.logLevel,

@@ -13,6 +13,7 @@ import type {
 } from './limits.js';
 import type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 import type { CountersignPolicyFloor } from './policy-floor-props.js';
+import type { CountersignQuotas } from './quota-props.js';
 
 /** Properties of the {@link Countersign} construct. */
 export interface CountersignProps {
@@ -151,6 +152,14 @@ export interface CountersignProps {
    * @default - { rateLimit: 50, burstLimit: 100 }
    */
   readonly throttling?: CountersignThrottling;
+  /**
+   * What one signed-in user may use: runs started per minute, waiting runs, open event streams,
+   * completions per minute (a user over a limit gets 429 with `Retry-After`). See
+   * docs/runbook.md, "Quotas".
+   *
+   * @default - { runsStartedPerMinute: 20, waitingRuns: 25, openEventStreams: 3, completionsPerMinute: 60 }
+   */
+  readonly quotas?: CountersignQuotas;
   /**
    * Reserved concurrency per function group; a group set to `undefined` is left unreserved.
    *

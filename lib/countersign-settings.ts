@@ -15,6 +15,7 @@ import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 import { readPackageVersion } from './package-version.js';
 import { resolvePolicyFloor } from './policy-floor-props.js';
+import { resolveQuotas } from './quota-props.js';
 import { invalidProp } from './validation-error.js';
 
 const MINIMUM_APPROVAL_TIMEOUT_SECONDS = Duration.minutes(1).toSeconds();
@@ -120,6 +121,7 @@ export function resolveSettings(scope: IConstruct, props: CountersignProps): Res
     skillsMaxBytes,
     maxTurns,
     policyFloor: resolvePolicyFloor(scope, props.policyFloor),
+    principalQuotas: resolveQuotas(scope, props.quotas),
     ...(props.memorySize === undefined ? {} : { memorySize: validateMemorySize(scope, props.memorySize) }),
   };
 }

@@ -39,6 +39,7 @@ export type {
 } from './limits.js';
 export type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 export type { CountersignPolicyFloor } from './policy-floor-props.js';
+export type { CountersignQuotas } from './quota-props.js';
 
 /**
  * countersign on AWS: LLM agents run tool loops in a Step Functions workflow, and every write

@@ -19,6 +19,7 @@ import {
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
 import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
+import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import type { HandlerName } from './handler-names.js';
@@ -102,7 +103,10 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graph(
           'Refusals',
           ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
-          byDimension('GateRefusals', 'gate', [...APPROVE_GATES]),
+          [
+            ...byDimension('GateRefusals', 'gate', APPROVE_GATES),
+            ...byDimension('QuotaRefusals', 'quota', QUOTA_NAMES),
+          ],
         ),
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.

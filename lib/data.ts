@@ -180,6 +180,24 @@ export class CountersignData extends Construct {
     return grants.reduce((combined, next) => combined.combine(next));
   }
 
+  /**
+   * Lets `grantee` act on the per-principal quota counters only: items whose partition key
+   * starts with `QUOTA#` (an IAM condition on `dynamodb:LeadingKeys`), so a function that
+   * otherwise only reads (the events endpoint) cannot write any other item.
+   */
+  public grantQuotaItemActions(grantee: IGrantable, actions: readonly TableAction[]): Grant {
+    const itemActions = Grant.addToPrincipal({
+      grantee,
+      actions: [...new Set(actions)],
+      resourceArns: [this.table.tableArn],
+      conditions: {
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${TABLE_LAYOUT.quotaPartitionPrefix}*`] },
+      },
+    });
+    const writes = actions.some((action) => TABLE_WRITE_ACTIONS.includes(action));
+    return itemActions.combine(this.grantDataKey(grantee, writes ? 'read-write' : 'read', 'dynamodb'));
+  }
+
   /** Lets `grantee` read the table (items and inbox index) and decrypt it, e.g. a reporting job. */
   public grantTableRead(grantee: IGrantable): Grant {
     return this.grantTableActions(grantee, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], {

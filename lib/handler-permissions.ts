@@ -12,6 +12,8 @@ export interface HandlerDataPermissions {
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
   readonly sealing?: SealingAccess;
+  /** Item actions on the per-principal quota counters (`QUOTA#...` partitions) only. */
+  readonly quotaItems?: readonly TableAction[];
 }
 
 const GET = 'dynamodb:GetItem';
@@ -27,7 +29,9 @@ const DELETE = 'dynamodb:DeleteItem';
  * - Page reads (Get, BatchGet, Query) come with tool previews and preview read gates
  *   (await-approval, api-runs, api-inbox, api-run-events) and with tools (execute-tools, whose
  *   tools may also write pages).
- * - Only api-admin deletes (configurations and tasks); nobody scans or batch-writes.
+ * - Only api-admin deletes (configurations and tasks); nobody scans or batch-writes. The quota
+ *   counters (`QUOTA#...` partitions) are the one exception, granted apart with a condition on
+ *   the partition key: api-runs, api-generate and api-run-events count there and nowhere else.
  * - The end states (finish-run, mark-failed, mark-expired) only update the run and its card.
  * - Overflow is read where sealed run state is loaded and written where it is saved (api-runs
  *   creates a run whose first state may exceed the item limit); cards never overflow.
@@ -43,13 +47,26 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
   'mark-expired': { table: [UPDATE] },
-  'api-runs': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
+  // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem).
+  'api-runs': {
+    table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
+    overflow: 'read-write',
+    sealing: 'seal',
+    quotaItems: [DELETE],
+  },
   'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
   'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
   'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
-  // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes nothing.
-  'api-generate': { table: [GET, BATCH_GET] },
-  'api-run-events': { table: [GET, BATCH_GET, QUERY], overflow: 'read', sealing: 'unseal' },
+  // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes
+  // only its completions counter.
+  'api-generate': { table: [GET, BATCH_GET], quotaItems: [UPDATE] },
+  // Reads the run; writes only its stream slot (taken with a Query and a PutItem, freed with a DeleteItem).
+  'api-run-events': {
+    table: [GET, BATCH_GET, QUERY],
+    overflow: 'read',
+    sealing: 'unseal',
+    quotaItems: [QUERY, PUT, DELETE],
+  },
   // The waiting cards: the index entries, then the cards they point to.
   'report-waiting-runs': { table: [BATCH_GET], inboxIndex: true },
   // A card escalation step: the card (GetItem), its index entries and its routing (UpdateItem).
@@ -71,5 +88,6 @@ export function grantHandlerDataPermissions(
       data.acknowledgeOverflowWildcard(handler.role ?? handler);
     }
     if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
+    if (permissions.quotaItems !== undefined) data.grantQuotaItemActions(handler, permissions.quotaItems);
   }
 }

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
+import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
@@ -62,6 +63,16 @@ const mcpAllowedHostsVariable = z.pipe(
   }),
 );
 
+/** A variable holding JSON, parsed; text that is not JSON is an issue naming the variable. */
+function parseJsonText(value: string, context: { issues: unknown[] }): unknown {
+  try {
+    return JSON.parse(value) as unknown;
+  } catch {
+    context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
+    return z.NEVER;
+  }
+}
+
 /**
  * What every countersign Lambda reads. Each Lambda validates it at cold start and fails with a
  * message naming the variable, instead of failing later on a request.
@@ -98,20 +109,7 @@ export const environmentSchema = z.object({
   // The policy floor as JSON (the construct writes it from its props). Unset means the default
   // floor; set but malformed fails the cold start: a floor must never silently become none.
   COUNTERSIGN_POLICY_FLOOR: z._default(
-    z.pipe(
-      z.pipe(
-        z.string(),
-        z.transform((value: string, context) => {
-          try {
-            return JSON.parse(value) as unknown;
-          } catch {
-            context.issues.push({ code: 'custom', message: 'is not JSON', input: value });
-            return z.NEVER;
-          }
-        }),
-      ),
-      policyFloorSchema,
-    ),
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), policyFloorSchema),
     DEFAULT_POLICY_FLOOR,
   ),
   // Retention (docs/runbook.md): ended runs and closed cards; decisions only when set (else forever).
@@ -124,6 +122,12 @@ export const environmentSchema = z.object({
     INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
+  // The per-principal quotas as JSON (the construct's `quotas` prop); unset means the defaults,
+  // set but malformed fails the cold start: a limit must never silently become another.
+  COUNTERSIGN_PRINCIPAL_QUOTAS: z._default(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), principalQuotasSchema),
+    PRINCIPAL_QUOTA_DEFAULTS,
+  ),
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,

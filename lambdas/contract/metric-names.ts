@@ -24,8 +24,14 @@ export const METRIC_GROUPS = {
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],
   skills: ['SkillsIngested', 'SkillsDropped', 'SkillChecksumMismatches', 'ContextMessagesTrimmed'],
   sealedSizes: ['SealedStateBytes', 'SealedCardBytes'],
-  /** `GateRefusals` by `gate`. */
-  refusals: ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals', 'GateRefusals'],
+  /** `GateRefusals` by `gate`; `QuotaRefusals` by `quota` (a per-principal quota answered 429). */
+  refusals: [
+    'StaleDigestRefusals',
+    'SealedStateRejections',
+    'StartRefusals',
+    'GateRefusals',
+    'QuotaRefusals',
+  ],
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
 } as const;

@@ -40,7 +40,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   409: 'A stale digest, already decided differently, or a state that does not allow it.',
   410: 'The wait for a decision expired, or the run ended (also: its card could not be opened).',
   413: 'The body is too large.',
-  429: 'Too many requests from this client.',
+  429: 'Too many requests from this client, or a per-principal quota (runs started, waiting runs, event streams, completions) is used up; a quota refusal says when to try again in Retry-After (seconds).',
   500: 'An internal failure; the message says nothing about its cause.',
   502: 'The model provider failed.',
   503: 'The model provider is unavailable.',

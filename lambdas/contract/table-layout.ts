@@ -16,6 +16,11 @@ export const TABLE_LAYOUT = {
    * their approval deadline.
    */
   timeToLiveAttribute: 'removeAfter',
+  /**
+   * The partition of a principal's quota counters: `QUOTA#<user id>`. The functions that count
+   * may write only items under this prefix (an IAM condition on `dynamodb:LeadingKeys`).
+   */
+  quotaPartitionPrefix: 'QUOTA#',
 } as const;
 
 /**

@@ -4,6 +4,7 @@ import { escalationLadderSchema } from './approvals/escalation-ladder.js';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
+import { configurationQuotasSchema } from './quotas/principal-quotas.js';
 import { mcpServersSchema } from './tools/mcp/mcp-server-configuration.js';
 
 const identifier = z
@@ -62,6 +63,11 @@ export const configurationSchema = z.strictObject({
    * also routed to its groups and announced again (docs/approvers.md, "Escalation"). @default - none
    */
   escalation: z.optional(escalationLadderSchema),
+  /**
+   * Lower per-principal limits for its runs and completions, on top of the deployment's
+   * (docs/runbook.md, "Quotas"). @default - the deployment's only
+   */
+  quotas: z.optional(configurationQuotasSchema),
 });
 export type Configuration = z.infer<typeof configurationSchema>;
 

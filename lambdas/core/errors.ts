@@ -18,6 +18,8 @@ export type ErrorCode =
   | 'conflict'
   | 'gone'
   | 'payload-too-large'
+  /** A per-principal quota is used up (429, with `retryAfterSeconds`). */
+  | 'too-many-requests'
   | 'sealed-state-rejected'
   | 'model-failed'
   /** The model provider failed on a synchronous generation request (502). */
@@ -35,17 +37,20 @@ export class CountersignError extends Error {
   public readonly expose: boolean;
   /** The request field the error is about, when there is one (`body.digest`). */
   public readonly field?: string;
+  /** When the client may try again, in seconds (a 429's `Retry-After`). */
+  public readonly retryAfterSeconds?: number;
 
   public constructor(
     code: ErrorCode,
     message: string,
-    options: { expose?: boolean; field?: string; cause?: unknown } = {},
+    options: { expose?: boolean; field?: string; cause?: unknown; retryAfterSeconds?: number } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CountersignError';
     this.code = code;
     this.expose = options.expose ?? code !== 'internal';
     if (options.field !== undefined) this.field = options.field;
+    if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -33,6 +33,12 @@ export interface ModelReply {
   usage?: { inputTokens: number; outputTokens: number };
 }
 
+/** How one model call may be ended early: the caller's deadline, carried through every retry. */
+export interface ModelCallOptions {
+  /** Aborted when the caller gives up (a synchronous request's timeout): nothing more goes out. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * A model provider. `converse` is its one call: the tool loop's, and, with no tools, the
  * completion and translation of the configuration-driven path (`lambdas/core/generation/`).
@@ -41,7 +47,7 @@ export interface ModelReply {
  */
 export interface ModelProvider {
   readonly name: string;
-  converse(request: ModelRequest): Promise<ModelReply>;
+  converse(request: ModelRequest, options?: ModelCallOptions): Promise<ModelReply>;
   /**
    * The provider's own count of the input tokens of `request` (Bedrock CountTokens), for the
    * context-window manager; a provider without one is estimated with cl100k.

@@ -1,3 +1,4 @@
+import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
 /**
@@ -137,6 +138,9 @@ export const TEXTS = {
     `No decision was made within the approval window (${formatDuration(seconds)}).`,
   internalFailure: 'The run stopped because of an internal error; operators can find it in the logs.',
   tooManyRequests: 'Too many requests — try again in a moment.',
+  quotaReached: (quota: QuotaName, seconds: number) => `${QUOTA_SENTENCES[quota]} Try again in ${seconds} s.`,
+  localForeignOrigin:
+    'This local server answers its own page and clients on this machine only, not pages of other sites.',
   configurationNotFound: 'Configuration not found.',
   nonTextOperation: (operation: string) =>
     `The "${operation}" operation is not text generation: countersign serves completion and translation only, and never gives skills to embeddings, vision or speech.`,
@@ -146,6 +150,8 @@ export const TEXTS = {
   generationTimeout: (seconds: number) =>
     `The model did not answer within ${seconds} seconds; ask for less (a shorter prompt or text) or start a run (POST /runs), which has no such limit.`,
   generationEmptyReply: 'The model returned an empty reply; try again.',
+  generationReplyTooLarge:
+    'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
@@ -185,3 +191,11 @@ function formatDuration(seconds: number): string {
   if (seconds % 60 === 0) return `${seconds / 60} minute${seconds === 60 ? '' : 's'}`;
   return `${seconds} seconds`;
 }
+
+/** What each per-principal quota limits, as the 429 says it (the limits are in docs/runbook.md). */
+const QUOTA_SENTENCES: Readonly<Record<QuotaName, string>> = {
+  'runs-started': 'You started as many runs as you may this minute.',
+  'waiting-runs': 'As many of your runs wait for a decision as may at once; decide or cancel some first.',
+  'open-event-streams': 'You have as many event streams open as you may; close one first.',
+  completions: 'You asked for as many completions as you may this minute.',
+};

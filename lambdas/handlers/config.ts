@@ -11,6 +11,7 @@ import {
 } from '../contract/environment.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
+import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -69,6 +70,12 @@ export function localPolicyFloor(): PolicyFloor {
 export function readEnvironmentPolicyFloor(environment: Record<string, string | undefined>): PolicyFloor {
   const variable = 'COUNTERSIGN_POLICY_FLOOR';
   return parseConfiguration(environmentSchema.shape[variable], environment[variable], variable);
+}
+
+/** The per-principal quotas for local mode (`npm start`), from the same variable the Lambdas get. */
+export function localPrincipalQuotas(): PrincipalQuotas {
+  const variable = 'COUNTERSIGN_PRINCIPAL_QUOTAS';
+  return parseConfiguration(environmentSchema.shape[variable], process.env[variable], variable);
 }
 
 /** `skills.maxBytes` for local mode (`npm start`), read from the same variable the Lambdas get. */

@@ -1,6 +1,7 @@
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
@@ -29,6 +30,7 @@ import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-
 import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
+import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -39,6 +41,7 @@ import {
   localIdentityGroupGrants,
   localMcpHostPolicy,
   localPolicyFloor,
+  localPrincipalQuotas,
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
@@ -112,6 +115,11 @@ export interface EmbeddedRuntimeOptions {
   readonly retention?: { readonly endedRunSeconds: number; readonly decisionSeconds?: number };
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
+  /**
+   * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
+   * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
+   */
+  readonly principalQuotas?: Partial<PrincipalQuotas>;
 }
 
 export interface EmbeddedRuntime {
@@ -234,6 +242,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     users: new DynamoUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
+    quotas: new DynamoQuotaStore({ client, tableName }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -266,6 +275,10 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       identityGroupGrants: options.identityGroupGrants ?? localIdentityGroupGrants(),
       policyFloor:
         options.policyFloor === undefined ? localPolicyFloor() : policyFloorSchema.parse(options.policyFloor),
+      principalQuotas:
+        options.principalQuotas === undefined
+          ? localPrincipalQuotas()
+          : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
     },
     newId: () => crypto.randomUUID(),

@@ -1,6 +1,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { CountersignError } from '../core/errors.js';
+import { enforcePrivateModes, PRIVATE_DIRECTORY_MODE, PRIVATE_FILE_MODE } from './private-file-modes.js';
 
 /** Folder name of the local data directory, relative to the project root. Listed in `.gitignore`. */
 export const DEFAULT_DATA_DIRECTORY_NAME = '.countersign';
@@ -18,7 +19,9 @@ export interface LocalDataDirectoryOptions {
 
 /**
  * The on-disk home of local embedded mode: dynalite tables, blobs (the local S3 stand-in)
- * and keys (JWT signing key, local keyring). Created on first use, owner-only (0700).
+ * and keys (JWT signing key, local keyring). Created on first use; at every start it and
+ * everything under it is made owner-only (folders 0700, files 0600), also when the folders
+ * existed before with looser modes, and a start stops with a clear message when that fails.
  *
  * @example
  * const dataDirectory = await LocalDataDirectory.prepare({
@@ -57,7 +60,7 @@ export class LocalDataDirectory {
     return new LocalDataDirectory(root);
   }
 
-  /** Resolves the directory and creates it and its subfolders (idempotent). */
+  /** Resolves the directory, creates it and its subfolders (idempotent) and makes it all private. */
   public static async prepare(options: LocalDataDirectoryOptions): Promise<LocalDataDirectory> {
     const directory = LocalDataDirectory.resolve(options);
     const folders = [
@@ -67,10 +70,11 @@ export class LocalDataDirectory {
       directory.keysDirectory,
     ];
     for (const folder of folders) {
-      await mkdir(folder, { recursive: true, mode: 0o700 });
+      await mkdir(folder, { recursive: true, mode: PRIVATE_DIRECTORY_MODE });
     }
     // A folder given by COUNTERSIGN_DATA_DIR may sit inside some other repository: ignore itself.
-    await writeFile(path.join(directory.root, '.gitignore'), '*\n', { flag: 'w' });
+    await writeFile(path.join(directory.root, '.gitignore'), '*\n', { flag: 'w', mode: PRIVATE_FILE_MODE });
+    await enforcePrivateModes(directory.root);
     return directory;
   }
 }

@@ -1,18 +1,8 @@
-import type { Server } from 'node:http';
-import { createRequire } from 'node:module';
-import type { AddressInfo } from 'node:net';
+import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ensureTable } from '../adapters/dynamo/create-table.js';
-
-type DynaliteFactory = (options: {
-  path?: string;
-  createTableMs?: number;
-  deleteTableMs?: number;
-  updateTableMs?: number;
-}) => Server;
-
-const dynalite = createRequire(import.meta.url)('dynalite') as DynaliteFactory;
+import { createInProcessDynalite, IN_PROCESS_DYNALITE_ENDPOINT } from './in-process-dynalite.js';
 
 export interface LocalDynamo {
   readonly client: DynamoDBClient;
@@ -22,26 +12,28 @@ export interface LocalDynamo {
 }
 
 /**
- * dynalite in this process on 127.0.0.1, its data on disk under `path` (so a restart loses
- * nothing), with the countersign table created. dynalite has no TransactWriteItems and no
- * TTL; countersign uses neither.
+ * dynalite inside this process, its data on disk under `path` (so a restart loses nothing),
+ * with the countersign table created. It has no socket: the SDK client hands each request to
+ * dynalite in-process (in-process-dynalite.ts), so no web page or other local user can read or
+ * write the store around the admin API. dynalite has no TransactWriteItems and no TTL;
+ * countersign uses neither.
  */
 export async function startLocalDynamo(options: { path?: string; tableName: string }): Promise<LocalDynamo> {
-  const server = dynalite({
+  const store = createInProcessDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
   const client = new DynamoDBClient({
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: IN_PROCESS_DYNALITE_ENDPOINT,
     region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    requestHandler: store.requestHandler,
+    // Never checked (nothing travels), but never a guessable constant either.
+    credentials: {
+      accessKeyId: randomBytes(10).toString('hex'),
+      secretAccessKey: randomBytes(20).toString('base64url'),
+    },
   });
   const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
@@ -53,7 +45,7 @@ export async function startLocalDynamo(options: { path?: string; tableName: stri
     tableName: options.tableName,
     stop: async () => {
       client.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await store.close();
     },
   };
 }

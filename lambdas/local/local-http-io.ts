@@ -1,13 +1,16 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
-export type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' };
+export type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' } | { kind: 'client-gone' };
 
-/** Reads a request body up to `maxBytes`; stops reading (and says so) as soon as it is larger. */
+/**
+ * Reads a request body up to `maxBytes`; stops reading (and says so) as soon as it is larger.
+ * A client that hangs up before its body ended is `client-gone`: its own choice, not a failure.
+ */
 export async function readBody(request: IncomingMessage, maxBytes: number): Promise<BodyOutcome> {
   const declaredLength = Number(request.headers['content-length'] ?? '0');
   if (Number.isFinite(declaredLength) && declaredLength > maxBytes) return { kind: 'too-large' };
-  return new Promise<BodyOutcome>((resolve, reject) => {
+  return new Promise<BodyOutcome>((resolve) => {
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
@@ -24,7 +27,11 @@ export async function readBody(request: IncomingMessage, maxBytes: number): Prom
     const onEnd = (): void => resolve({ kind: 'read', body: Buffer.concat(chunks) });
     request.on('data', onData);
     request.once('end', onEnd);
-    request.once('error', reject);
+    // A reset connection errors the request ('aborted', ECONNRESET); a settled promise ignores it.
+    request.once('error', () => resolve({ kind: 'client-gone' }));
+    request.once('close', () => {
+      if (!request.complete) resolve({ kind: 'client-gone' });
+    });
   });
 }
 

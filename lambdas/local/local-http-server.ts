@@ -18,6 +18,7 @@ import { ClientThrottle, throttleClientKey } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
 import { readBody, writeLambdaResult } from './local-http-io.js';
 import type { BearerTokenVerifier, TokenVerification } from './local-jwt-issuer.js';
+import { isOwnOrigin } from './local-origin-check.js';
 
 /** The only interface local mode listens on: it serves demo identities and must not be reachable from elsewhere. */
 export const LOCAL_HTTP_HOST = '127.0.0.1';
@@ -119,6 +120,7 @@ export class LocalHttpServer {
   private readonly maxBodyBytes: number;
   private readonly throttle: ClientThrottle | undefined;
   private server: Server | undefined;
+  private listeningPort = 0;
 
   public constructor(options: LocalHttpServerOptions) {
     if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65_535) {
@@ -140,6 +142,14 @@ export class LocalHttpServer {
     if (this.server) throw new CountersignError('internal', 'The local HTTP server is already started.');
     const server = createServer((request, response) => {
       this.handleRequest(request, response).catch((error: unknown) => {
+        // Whatever failed, the client had already hung up: nobody waits for an answer.
+        if (request.destroyed && !request.complete) {
+          this.logger.warn('http-client-gone', {
+            requestId: response.getHeader('apigw-requestid') ?? 'unknown',
+            error: describeErrorClass(error),
+          });
+          return;
+        }
         this.logger.error('http-request-crashed', {
           requestId: response.getHeader('apigw-requestid') ?? 'unknown',
           error: describeErrorClass(error),
@@ -157,6 +167,7 @@ export class LocalHttpServer {
       });
     });
     const address = server.address() as AddressInfo;
+    this.listeningPort = address.port;
     return { url: `http://${LOCAL_HTTP_HOST}:${address.port}` };
   }
 
@@ -180,6 +191,12 @@ export class LocalHttpServer {
     const rawPath = queryStart === -1 ? rawUrl : rawUrl.slice(0, queryStart);
     const rawQueryString = queryStart === -1 ? '' : rawUrl.slice(queryStart + 1);
     const method = (request.method ?? 'GET').toUpperCase();
+
+    // Before anything else: a page of another site (or a rebound host name) gets nothing here.
+    if (!isOwnOrigin(request, this.listeningPort)) {
+      this.logger.info('http-foreign-origin', { method });
+      return refuse(403, 'forbidden', TEXTS.localForeignOrigin);
+    }
 
     // Verified once, when the throttle or a `jwt` route first needs it.
     let bearer: Promise<Bearer> | undefined;
@@ -208,6 +225,11 @@ export class LocalHttpServer {
     }
 
     const bodyOutcome = await readBody(request, this.maxBodyBytes);
+    if (bodyOutcome.kind === 'client-gone') {
+      // Hanging up is the client's choice: INFO, so ERROR lines keep meaning something (issue #30).
+      this.logger.info('http-client-gone', { requestId, routeKey });
+      return;
+    }
     if (bodyOutcome.kind === 'too-large') {
       // The rest of the body is not read: close the connection instead of draining it.
       response.setHeader('connection', 'close');

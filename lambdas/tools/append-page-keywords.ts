@@ -1,10 +1,11 @@
 import * as z from 'zod/mini';
 import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
 import { PAGE_NOT_AVAILABLE, type Page } from '../core/pages.js';
+import { quotePreviewValue } from '../core/previews/quote-preview-value.js';
 import { TEXTS } from '../core/texts.js';
 import { defineTool } from '../core/tools/tool.js';
 import { mayViewerReadNamedPage, pageIdArgument, parsePreviewArguments } from './page-arguments.js';
-import { describePreviewValue, readPermittedPage } from './page-text.js';
+import { readPermittedPage } from './page-text.js';
 // The keywords field as `update_page_metadata` bounds it: an append never writes more.
 import { KEYWORDS_MAX_LENGTH } from './update-page-metadata.js';
 
@@ -83,7 +84,7 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     const header = `Page ${page.pageId} (${page.language}): ${added.length} ${noun} would be added.`;
     if (added.length === 0) return [header, 'keywords: unchanged'];
     if (keywords.length > KEYWORDS_MAX_LENGTH) return [header, tooLong()];
-    return [header, `keywords: ${describePreviewValue(page.keywords)} → ${describePreviewValue(keywords)}`];
+    return [header, `keywords: ${quotePreviewValue(page.keywords)} → ${quotePreviewValue(keywords)}`];
   },
 
   mayViewerReadPreview: mayViewerReadNamedPage(appendPageKeywordsInput),

@@ -21,6 +21,7 @@
 export * as z from 'zod';
 export type { Grant, UserProfile } from '../core/identity.js';
 export type { Page, PageMetadataPatch, PageStore } from '../core/pages.js';
+export { quotePreviewValue } from '../core/previews/quote-preview-value.js';
 export {
   defineTool,
   type Tool,

@@ -1,4 +1,3 @@
-import { excerptOf } from '../core/excerpt-text.js';
 import type { UserProfile } from '../core/identity.js';
 import { mayAccessPage, type Page } from '../core/pages.js';
 import type { ToolContext } from '../core/tools/tool.js';
@@ -10,14 +9,6 @@ export function summarisePage(page: Page): { pageId: string; language: string; s
 
 /** The longest page id a page tool accepts: the page schema's own limit. */
 export const PAGE_ID_MAX_LENGTH = 100;
-
-/** Seed 000: a preview shows only the fields the call would write, each a 120-character excerpt. */
-export const PREVIEW_EXCERPT_MAX_CHARACTERS = 120;
-
-/** A field's value on a preview line: `(empty)`, or its excerpt in quotes. */
-export function describePreviewValue(value: string): string {
-  return value === '' ? '(empty)' : `"${excerptOf(value, PREVIEW_EXCERPT_MAX_CHARACTERS)}"`;
-}
 
 /**
  * The page, when `user` may access it (page and language); `undefined` for missing and

@@ -5,9 +5,10 @@ import {
   type PageMetadataField,
   type PageMetadataPatch,
 } from '../core/pages.js';
+import { quotePreviewValue } from '../core/previews/quote-preview-value.js';
 import { defineTool } from '../core/tools/tool.js';
 import { mayViewerReadNamedPage, pageIdArgument, parsePreviewArguments } from './page-arguments.js';
-import { describePreviewValue, readPermittedPage } from './page-text.js';
+import { readPermittedPage } from './page-text.js';
 
 const SHORT_TEXT_MAX_LENGTH = 255;
 const LONG_TEXT_MAX_LENGTH = 1000;
@@ -85,7 +86,7 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     const fieldLines = fields.map((field) => {
       const next = parsed[field] ?? '';
       if (page[field] === next) return `${field}: unchanged`;
-      return `${field}: ${describePreviewValue(page[field])} → ${describePreviewValue(next)}`;
+      return `${field}: ${quotePreviewValue(page[field])} → ${quotePreviewValue(next)}`;
     });
     const noun = changing.length === 1 ? 'field' : 'fields';
     return [

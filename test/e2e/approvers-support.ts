@@ -14,6 +14,7 @@ import {
 } from '../../lambdas/local/local-jwt-issuer.js';
 import {
   apiClientOf,
+  GENEROUS_QUOTAS,
   type ResponseJson,
   sendThroughClient,
   stateMachineDefinition,
@@ -50,6 +51,7 @@ export async function startRuntimeWithDefinition(options: {
     baseDirectory,
     port: 0,
     approvalTimeoutSeconds: options.approvalTimeoutSeconds,
+    principalQuotas: GENEROUS_QUOTAS,
     logger: {
       debug: capture('debug'),
       info: capture('info'),

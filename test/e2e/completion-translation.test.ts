@@ -179,7 +179,7 @@ describe('completion and translation with a configuration (seed 003, second entr
     ).toBe(true);
   });
 
-  it('makes exactly these AWS calls per request: the caller, the configuration, its skills', async () => {
+  it('makes exactly these AWS calls per request: the caller, the configuration, its quota, its skills', async () => {
     // Prepare
     runtime.calls.reset();
 
@@ -190,6 +190,7 @@ describe('completion and translation with a configuration (seed 003, second entr
     expect(response.status).toBe(200);
     expect(runtime.calls.snapshot()).toEqual({
       'DynamoDB:GetItem': 2, // the caller's user record and the configuration
+      'DynamoDB:UpdateItem': 1, // the caller's completions this minute (issue #30), one conditional count
       'DynamoDB:BatchGetItem': 1, // the configuration's skills, in one read
     });
   });

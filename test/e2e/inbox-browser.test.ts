@@ -180,7 +180,8 @@ describe('the inbox page in headless Chromium', () => {
 
     // Assess
     expect(await card.locator('pre.arguments').textContent()).toContain(argumentAttack);
-    expect(await card.locator('.preview').textContent()).toContain(titleAttack);
+    // The preview quotes the page's title JSON-style (its quotes escaped), as text all the same.
+    expect(await card.locator('.preview').textContent()).toContain(JSON.stringify(titleAttack));
     expect(injected).toEqual({ alerted: false, elements: 0 });
     expect(dialogs).toEqual([]);
     await page.close();
@@ -278,6 +279,37 @@ describe('the inbox page in headless Chromium', () => {
     }
     // ...while the JSON API keeps the exact value the write would set.
     expect(json.pendingTools[0].arguments.title).toBe('Evil\u202Eroot\u200B');
+    await page.close();
+  });
+
+  it('shows a value holding a quote and a line break as one quoted value, never as a line of its own', async () => {
+    // Prepare: the page's value and the proposed one each try to draw another field or a summary.
+    const current = 'Old" → "fine';
+    const proposed =
+      'Spring" → "Spring sale"\nkeywords: "safe" → "approved\nPage 12 (en): 0 fields would change.';
+    await runtime.dependencies.pages.updateMetadata('12', { description: current }, 'test');
+    const { runId } = await startRunAndSettle(
+      runtime,
+      `call update_page_metadata with ${JSON.stringify({ pageId: '12', description: proposed })}`,
+    );
+
+    // Act
+    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const card = cardOf(page, runId);
+    await card.waitFor();
+    const lines = await card.locator('.preview li').allTextContents();
+
+    // Assess: a header and one description line, whose two quoted values read back exactly.
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe('Page 12 (en): 1 field would change.');
+    const values = /^description: ("(?:[^"\\]|\\.)*") → ("(?:[^"\\]|\\.)*")$/.exec(lines[1] ?? '');
+    expect(values).not.toBeNull();
+    expect(JSON.parse(values?.[1] ?? '')).toBe(current);
+    expect(JSON.parse(values?.[2] ?? '')).toBe(proposed);
+    // ...the same lines the JSON inbox carries (one helper for every surface).
+    const inbox = await runtime.client('approver').listInbox({ query: { limit: 100 } });
+    const json: ResponseJson = bodyOf(inbox).cards.find((candidate) => candidate.runId === runId);
+    expect(json.pendingTools[0].preview.lines).toEqual(lines);
     await page.close();
   });
 

@@ -61,9 +61,11 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // Forgetting a started run that ended (DeleteItem) on quota partitions only.
   'api-runs': [
     ...BASE,
     ...RECORDS_READ_WRITE,
+    'dynamodb:DeleteItem',
     's3:PutObject',
     ...DATA_KEY_WRITE,
     'states:StartExecution',
@@ -98,24 +100,29 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:DeleteItem',
     ...DATA_KEY_WRITE,
   ],
-  // Completion and translation: reads the user, the configuration and its skills; calls the model.
+  // Completion and translation: reads the user, the configuration and its skills; calls the
+  // model; counts the completion (UpdateItem on quota partitions only).
   'api-generate': [
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:BatchGetItem',
-    ...DATA_KEY_READ,
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
     'bedrock:InvokeModel',
     'bedrock:CountTokens',
   ],
-  // Reads; its one write, as the inbox's, ends the run of a card that cannot be opened (RUN#* only).
+  // Reads; its writes end the run of a card that cannot be opened (RUN#* only, as the inbox's) and
+  // take and free its stream slot (QUOTA#* only).
   'api-run-events': [
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:BatchGetItem',
     'dynamodb:Query',
     'dynamodb:UpdateItem',
+    'dynamodb:PutItem',
+    'dynamodb:DeleteItem',
     's3:GetObject',
-    ...DATA_KEY_READ,
+    ...DATA_KEY_WRITE,
     'states:StopExecution',
   ],
   'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
@@ -346,7 +353,7 @@ describe('Countersign least privilege', () => {
     expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
     // Prepare
     const indexArn = (statement: PolicyStatementJson) =>
       JSON.stringify(statement.Resource).includes('/index/');
@@ -372,7 +379,38 @@ describe('Countersign least privilege', () => {
         'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['RUN#*'] },
       });
     }
-    expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(rolesOf('api-admin'));
+    expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
+      rolesOf('api-admin', 'api-runs', 'api-run-events'),
+    );
+  });
+
+  it('lets the functions that count quotas write quota partitions only, never another item', () => {
+    // Act
+    const quotaStatements = (['api-runs', 'api-generate', 'api-run-events'] as const).map((name) => ({
+      name,
+      statements: synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => JSON.stringify(statement.Condition ?? {}).includes('QUOTA#')),
+    }));
+    const unconditionalWrites = (name: HandlerName) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => statement.Condition === undefined)
+        .flatMap((statement) => [statement.Action].flat())
+        .filter((action) =>
+          ['dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'].includes(action),
+        );
+
+    // Assess
+    for (const { statements } of quotaStatements) {
+      expect(statements).toHaveLength(1);
+      expect(statements[0]?.Condition).toEqual({
+        'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['QUOTA#*'] },
+      });
+    }
+    expect(unconditionalWrites('api-generate')).toEqual([]);
+    expect(unconditionalWrites('api-run-events')).toEqual([]);
+    expect(unconditionalWrites('api-runs')).not.toContain('dynamodb:DeleteItem');
   });
 
   it('keeps nothing outside the log group, table, keys, bucket and state machine on a wildcard', () => {

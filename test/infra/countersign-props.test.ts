@@ -7,7 +7,16 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { describe, expect, it } from 'vitest';
 import { environmentSchema } from '../../lambdas/contract/environment.js';
-import { readEnvironmentPolicyFloor } from '../../lambdas/handlers/config.js';
+import { readEnvironment, readEnvironmentPolicyFloor } from '../../lambdas/handlers/config.js';
+
+/** The variables every function gets besides the one under test. */
+const DEPLOYED_VARIABLES = {
+  COUNTERSIGN_TABLE_NAME: 'table',
+  COUNTERSIGN_SEALING_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:key/sealing',
+  COUNTERSIGN_OVERFLOW_BUCKET: 'bucket',
+  COUNTERSIGN_OVERFLOW_KEY_ARN: 'arn:aws:kms:eu-west-1:123456789012:key/overflow',
+};
+
 import { Countersign, type CountersignProps } from '../../lib/countersign.js';
 
 function buildCountersign(props: CountersignProps | ((stack: Stack) => CountersignProps)): Countersign {
@@ -99,6 +108,11 @@ describe('Countersign props validation', () => {
       /mcpAllowedHosts entry "mcp.example.com." has an empty label or a trailing dot/,
     ],
     [{ mcpAllowedHosts: [''] }, /mcpAllowedHosts entry "" is not host or host:port/],
+    [
+      { quotas: { runsStartedPerMinute: 0 } },
+      /quotas.runsStartedPerMinute 0 is invalid; use a whole number between 1 and 100000 \(default 20\)/,
+    ],
+    [{ quotas: { openEventStreams: 2.5 } }, /quotas.openEventStreams 2.5 is invalid/],
   ])('refuses %o with a message that quotes the value and says how to fix it', (props, message) => {
     // Act
     const build = () => buildCountersign(props);
@@ -183,6 +197,32 @@ describe('Countersign props validation', () => {
     for (const floor of floors) {
       expect(readEnvironmentPolicyFloor({ COUNTERSIGN_POLICY_FLOOR: floor })).toEqual(policyFloor);
     }
+  });
+
+  it('hands the quotas, defaults filled in, to every function through the validated config module', () => {
+    // Act
+    const countersign = buildCountersign({ quotas: { runsStartedPerMinute: 5, openEventStreams: 1 } });
+
+    // Assess
+    const functions = Template.fromStack(Stack.of(countersign)).findResources('AWS::Lambda::Function');
+    const values = Object.values(functions)
+      .map((resource) => resource.Properties?.Environment?.Variables?.COUNTERSIGN_PRINCIPAL_QUOTAS)
+      .filter((value): value is string => typeof value === 'string');
+    expect(values.length).toBe(Object.keys(countersign.functions).length);
+    for (const value of values) {
+      expect(
+        readEnvironment({ ...DEPLOYED_VARIABLES, COUNTERSIGN_PRINCIPAL_QUOTAS: value })
+          .COUNTERSIGN_PRINCIPAL_QUOTAS,
+      ).toEqual({
+        runsStartedPerMinute: 5,
+        waitingRuns: 25,
+        openEventStreams: 1,
+        completionsPerMinute: 60,
+      });
+    }
+    expect(() =>
+      readEnvironment({ ...DEPLOYED_VARIABLES, COUNTERSIGN_PRINCIPAL_QUOTAS: '{"waitingRuns":0}' }),
+    ).toThrow(/COUNTERSIGN_PRINCIPAL_QUOTAS/);
   });
 
   it('hands mcpAllowedHosts, normalised, to exactly the steps that connect and api-admin', () => {

@@ -253,7 +253,7 @@ describe('the Lambda handler bundles', () => {
       delete runtimeGlobal.awslambda;
     }
     expect(entries).toContain('await-approval.ts');
-  });
+  }, 300_000); // esbuild over every handler: more than the default 60 s on a busy machine.
 
   it('load and answer in a fresh process each, with the AWS SDK bundled as it deploys and DynamoDB on 127.0.0.1', async () => {
     // Prepare: a table in dynalite; each bundle runs in its own Node process, as a cold Lambda.
@@ -705,5 +705,5 @@ describe('the Lambda handler bundles', () => {
       bytes: modelTurnBytes,
       sideModuleBytes: benchedSideModule,
     });
-  });
+  }, 300_000); // a whole cdk synth with bundling: more than the default 60 s on a busy machine.
 });

@@ -84,6 +84,14 @@ export interface MeteredTestRuntime extends TestRuntime {
   readonly metricLines: string[];
 }
 
+/** Quotas no end-to-end file reaches, unless it sets its own (test/e2e/principal-quotas.test.ts). */
+export const GENEROUS_QUOTAS = {
+  runsStartedPerMinute: 10_000,
+  waitingRuns: 10_000,
+  openEventStreams: 1_000,
+  completionsPerMinute: 10_000,
+} as const;
+
 /** Starts the embedded runtime on a random port with its data in a temporary folder. */
 export async function startTestRuntime(
   options: {
@@ -95,6 +103,7 @@ export async function startTestRuntime(
     throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
     retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
     mcpHostPolicy?: Parameters<typeof startEmbeddedRuntime>[0]['mcpHostPolicy'];
+    principalQuotas?: Parameters<typeof startEmbeddedRuntime>[0]['principalQuotas'];
   } = {},
 ): Promise<MeteredTestRuntime> {
   const baseDirectory = options.baseDirectory ?? (await mkdtemp(join(tmpdir(), 'countersign-e2e-')));
@@ -116,6 +125,8 @@ export async function startTestRuntime(
     ...(options.throttling ? { throttling: options.throttling } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.mcpHostPolicy ? { mcpHostPolicy: options.mcpHostPolicy } : {}),
+    // One editor starts runs here far faster than a person would; the quota tests set their own.
+    principalQuotas: options.principalQuotas ?? GENEROUS_QUOTAS,
   });
   return {
     ...runtime,

@@ -141,6 +141,23 @@ describe('update_page_metadata preview', () => {
     expect(lines[1]).toBe(`description: "${'o'.repeat(119)}…" → "${'n'.repeat(119)}…"`);
   });
 
+  it('quotes each value with its quotes and line breaks escaped, so a value cannot draw another field', async () => {
+    // Prepare: both the page's value and the proposed one try to read as more of the line.
+    const context = createToolContext(editor, [
+      { pageId: '12', language: 'en', description: 'Old" → "fine' },
+    ]);
+    const proposed = 'Spring" → "Spring sale"\nkeywords: "a" → "b';
+
+    // Act
+    const lines = await preview({ pageId: '12', description: proposed }, editor, context);
+
+    // Assess
+    expect(lines[1]).toBe(
+      String.raw`description: "Old\" → \"fine" → "Spring\" → \"Spring sale\"\nkeywords: \"a\" → \"b"`,
+    );
+    expect(lines).toHaveLength(2);
+  });
+
   it('keeps a value of exactly 120 characters whole', async () => {
     // Prepare
     const context = createToolContext(editor);

@@ -10,9 +10,12 @@ import type {
   McpServers,
   McpToolDescriptor,
 } from '../../core/tools/mcp/mcp-servers.js';
+import { createOutboundFetch } from '../outbound/outbound-fetch.js';
 
 /** A result the model reads is cut here: a transcript item must stay far below a DynamoDB item. */
 export const MAX_MCP_RESULT_CHARACTERS = 50_000;
+/** The largest HTTP answer read from an MCP server (decompressed), far above a tool list or result. */
+export const MCP_RESPONSE_MAX_BYTES = 4 * 1024 * 1024;
 const MAX_LISTED_TOOLS = 200;
 
 type Client = import('@modelcontextprotocol/sdk/client/index.js').Client;
@@ -25,13 +28,6 @@ class McpTimeout extends Error {
   }
 }
 
-class McpRedirectRefused extends Error {
-  public constructor() {
-    super('The MCP server answered with a redirect; redirects are not followed.');
-    this.name = 'McpRedirectRefused';
-  }
-}
-
 /**
  * The MCP servers, through the official TypeScript SDK over streamable HTTP. Each operation
  * opens a session, does its one request and closes it: a step Lambda holds no connection
@@ -41,7 +37,7 @@ class McpRedirectRefused extends Error {
  *
  * Only a URL the host policy allows is reached (checked before the secret is read, for
  * configurations stored before the list changed), and no redirect is followed: a server cannot
- * send the bearer secret on to another host.
+ * send the bearer secret on to another host (`OutboundRedirectRefused`).
  *
  * The SDK is imported on first use, and deployed beside the bundle as side modules
  * (lib/side-modules.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
@@ -50,9 +46,22 @@ export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;
   private readonly hostPolicy: McpHostPolicy;
 
+  /**
+   * Every request of the transport (its GET stream too, which ignores `requestInit.redirect`)
+   * goes through the outbound policy: no redirect is followed, not even within the origin (the
+   * SDK would follow one, and the secret must reach no URL but the one checked), a URL the host
+   * policy refuses is not requested, and each answer is bounded in bytes.
+   */
+  private readonly outboundFetch: ReturnType<typeof createOutboundFetch>;
+
   public constructor(options: { secrets: McpSecretReader; hostPolicy: McpHostPolicy }) {
     this.secrets = options.secrets;
     this.hostPolicy = options.hostPolicy;
+    this.outboundFetch = createOutboundFetch({
+      redirects: 'none',
+      maxResponseBytes: MCP_RESPONSE_MAX_BYTES,
+      allowsUrl: (url) => checkMcpServerUrl(url.href, this.hostPolicy).kind === 'allowed',
+    });
   }
 
   public async listTools(server: McpServerConfiguration): Promise<McpToolDescriptor[]> {
@@ -117,7 +126,7 @@ export class SdkMcpServers implements McpServers {
       }
       const transport = new StreamableHTTPClientTransport(new URL(server.url), {
         requestInit: { headers, signal: deadline.signal, redirect: 'manual' },
-        fetch: (url, init) => this.fetchWithoutRedirects(url, init),
+        fetch: this.outboundFetch,
         // One attempt per operation: the deadline, not a reconnection loop, bounds it.
         reconnectionOptions: {
           maxRetries: 0,
@@ -139,22 +148,6 @@ export class SdkMcpServers implements McpServers {
       deadline.abort();
       await client?.close().catch(() => undefined);
     }
-  }
-
-  /**
-   * Every request of the transport (its GET stream too, which ignores `requestInit.redirect`)
-   * goes out with `redirect: 'manual'`, and any 3xx answer is an error: the SDK itself follows a
-   * redirect within the origin, and the secret must go to no URL but the one checked. A request
-   * to a URL the policy refuses is not sent either.
-   */
-  private async fetchWithoutRedirects(url: string | URL, init?: RequestInit): Promise<Response> {
-    if (checkMcpServerUrl(String(url), this.hostPolicy).kind !== 'allowed') throw new McpRedirectRefused();
-    const response = await fetch(url, { ...init, redirect: 'manual' });
-    if (response.status >= 300 && response.status < 400) {
-      await response.body?.cancel().catch(() => undefined);
-      throw new McpRedirectRefused();
-    }
-    return response;
   }
 }
 

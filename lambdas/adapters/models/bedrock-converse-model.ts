@@ -11,6 +11,7 @@ import {
 } from '@aws-sdk/client-bedrock-runtime';
 import type {
   Message,
+  ModelCallOptions,
   ModelProvider,
   ModelReply,
   ModelRequest,
@@ -37,10 +38,18 @@ export class BedrockConverseModel implements ModelProvider {
 
   public constructor(private readonly client: BedrockRuntimeClient) {}
 
-  public async converse(request: ModelRequest): Promise<ModelReply> {
+  /**
+   * The AWS SDK makes the call, not the outbound policy (lambdas/adapters/outbound/): it follows
+   * no redirect and talks to Bedrock's regional endpoint only; the caller's deadline aborts it
+   * (`abortSignal`), the SDK's retries included, and the reply is bounded by `maxTokens`.
+   */
+  public async converse(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelReply> {
     let output: ConverseCommandOutput;
     try {
-      output = await this.client.send(new ConverseCommand(toConverseInput(request)));
+      output = await this.client.send(
+        new ConverseCommand(toConverseInput(request)),
+        options.signal ? { abortSignal: options.signal } : {},
+      );
     } catch (error) {
       throw describeBedrockFailure(error);
     }

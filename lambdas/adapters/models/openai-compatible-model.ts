@@ -1,5 +1,7 @@
+import { setTimeout as wait } from 'node:timers/promises';
 import { isCountersignError } from '../../core/errors.js';
-import type { ModelProvider, ModelReply, ModelRequest } from '../../core/model.js';
+import type { ModelCallOptions, ModelProvider, ModelReply, ModelRequest } from '../../core/model.js';
+import { callOutbound, type OutboundPolicy } from '../outbound/outbound-fetch.js';
 import { modelFailed } from './model-failure.js';
 import { fromChatCompletionText, toChatCompletionRequest } from './openai-chat-completion.js';
 import {
@@ -45,8 +47,11 @@ export interface OpenAiCompatibleModelOptions {
    * @default DEFAULT_RETRY_POLICY (4 attempts within 45 s)
    */
   readonly retry?: RetryPolicy;
-  /** Waits between attempts (tests pass one that does not wait). @default setTimeout */
-  readonly sleep?: (milliseconds: number) => Promise<void>;
+  /**
+   * Waits between attempts, ending early (rejecting) when `signal` aborts (tests pass one that
+   * does not wait). @default node:timers/promises setTimeout
+   */
+  readonly sleep?: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   /** @default Date.now */
   readonly now?: () => number;
   /** @default Math.random */
@@ -54,6 +59,19 @@ export interface OpenAiCompatibleModelOptions {
 }
 
 export const OPENAI_COMPATIBLE_DEFAULT_TIMEOUT_MILLISECONDS = 60_000;
+
+/**
+ * The largest reply read from a provider: far above any `maxTokens` a configuration allows in
+ * JSON, far below a Lambda's memory, and a completion that big is refused before it could
+ * pass Lambda's 6 MB response limit (generate-text.ts bounds what it returns).
+ */
+export const MODEL_RESPONSE_MAX_BYTES = 4 * 1024 * 1024;
+
+/** Chat completions: a redirect only within the provider's origin (the key and prompt go nowhere else). */
+const MODEL_OUTBOUND_POLICY: OutboundPolicy = {
+  redirects: 'same-origin',
+  maxResponseBytes: MODEL_RESPONSE_MAX_BYTES,
+};
 
 /**
  * Any OpenAI-compatible `POST /chat/completions` endpoint (OpenAI, Azure OpenAI, vLLM,
@@ -73,7 +91,7 @@ export class OpenAiCompatibleModel implements ModelProvider {
   private readonly timeoutMilliseconds: number;
   private readonly fetchImplementation: typeof fetch;
   private readonly retry: Required<RetryPolicy>;
-  private readonly sleep: (milliseconds: number) => Promise<void>;
+  private readonly sleep: (milliseconds: number, signal?: AbortSignal) => Promise<void>;
   private readonly now: () => number;
   private readonly random: () => number;
 
@@ -83,18 +101,22 @@ export class OpenAiCompatibleModel implements ModelProvider {
     this.timeoutMilliseconds = options.timeoutMilliseconds ?? OPENAI_COMPATIBLE_DEFAULT_TIMEOUT_MILLISECONDS;
     this.fetchImplementation = options.fetch ?? globalThis.fetch;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
-    this.sleep =
-      options.sleep ?? ((milliseconds) => new Promise((resolve) => setTimeout(resolve, milliseconds)));
+    this.sleep = options.sleep ?? ((milliseconds, signal) => wait(milliseconds, undefined, { signal }));
     this.now = options.now ?? Date.now;
     this.random = options.random ?? Math.random;
   }
 
-  public async converse(request: ModelRequest): Promise<ModelReply> {
+  /**
+   * One call, retried within the policy; `options.signal` (the caller's deadline) ends it
+   * wherever it is, in an attempt or between two, and no attempt starts after it.
+   */
+  public async converse(request: ModelRequest, options: ModelCallOptions = {}): Promise<ModelReply> {
     const apiKey = await this.readApiKey();
     const body = JSON.stringify(toChatCompletionRequest(request));
     const startedAt = this.now();
     for (let attempt = 1; ; attempt += 1) {
-      const outcome = await this.attempt(apiKey, body);
+      if (options.signal?.aborted) throw callerGaveUp();
+      const outcome = await this.attempt(apiKey, body, options.signal);
       if (outcome.kind === 'answered') return fromChatCompletionText(outcome.bodyText);
       if (outcome.kind === 'failed') throw outcome.failure;
       const delay = nextRetryDelay({
@@ -110,7 +132,11 @@ export class OpenAiCompatibleModel implements ModelProvider {
           `${outcome.reason}; gave up after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'} in ${seconds} s.`,
         );
       }
-      await this.sleep(delay);
+      try {
+        await this.sleep(delay, options.signal);
+      } catch {
+        throw callerGaveUp();
+      }
     }
   }
 
@@ -118,14 +144,16 @@ export class OpenAiCompatibleModel implements ModelProvider {
   private async attempt(
     apiKey: string,
     body: string,
+    callerSignal: AbortSignal | undefined,
   ): Promise<
     | { kind: 'answered'; bodyText: string }
     | { kind: 'retryable'; reason: string; retryAfterMilliseconds: number | undefined }
     | { kind: 'failed'; failure: Error }
   > {
-    const signal = AbortSignal.timeout(this.timeoutMilliseconds);
-    try {
-      const response = await this.fetchImplementation(this.endpoint, {
+    const timeout = AbortSignal.timeout(this.timeoutMilliseconds);
+    const answer = await callOutbound(
+      {
+        url: this.endpoint,
         method: 'POST',
         headers: {
           authorization: `Bearer ${apiKey}`,
@@ -133,36 +161,55 @@ export class OpenAiCompatibleModel implements ModelProvider {
           accept: 'application/json',
         },
         body,
-        signal,
-      });
-      if (!response.ok) {
-        await response.body?.cancel().catch(() => undefined);
-        if (!isRetryableStatus(response.status)) {
-          return { kind: 'failed', failure: describeHttpFailure(response.status) };
+        signal: callerSignal ? AbortSignal.any([callerSignal, timeout]) : timeout,
+      },
+      MODEL_OUTBOUND_POLICY,
+      { fetch: this.fetchImplementation },
+    );
+    if (answer.kind === 'refused') {
+      switch (answer.reason) {
+        case 'unreachable':
+          return {
+            kind: 'retryable',
+            reason: 'The model provider could not be reached',
+            retryAfterMilliseconds: undefined,
+          };
+        case 'timed-out': {
+          // A call that used its whole timeout is not retried: another would outlast the turn.
+          const seconds = Number((this.timeoutMilliseconds / 1000).toFixed(1));
+          return {
+            kind: 'failed',
+            failure: modelFailed(`The model provider did not answer within ${seconds} s.`),
+          };
         }
-        return {
-          kind: 'retryable',
-          reason: describeTransientStatus(response.status),
-          retryAfterMilliseconds: parseRetryAfter(response.headers.get('retry-after'), this.now()),
-        };
+        case 'cancelled':
+          return { kind: 'failed', failure: callerGaveUp() };
+        case 'too-large':
+          return {
+            kind: 'failed',
+            failure: modelFailed(
+              `The model provider's reply exceeds ${MODEL_RESPONSE_MAX_BYTES / (1024 * 1024)} MiB; it was not read.`,
+            ),
+          };
+        default:
+          return {
+            kind: 'failed',
+            failure: modelFailed(
+              'The model provider answered with a redirect to another origin; it was not followed.',
+            ),
+          };
       }
-      return { kind: 'answered', bodyText: await response.text() };
-    } catch (error) {
-      if (isCountersignError(error)) return { kind: 'failed', failure: error };
-      if (signal.aborted) {
-        // A call that used its whole timeout is not retried: another would outlast the turn.
-        const seconds = Number((this.timeoutMilliseconds / 1000).toFixed(1));
-        return {
-          kind: 'failed',
-          failure: modelFailed(`The model provider did not answer within ${seconds} s.`),
-        };
-      }
-      return {
-        kind: 'retryable',
-        reason: 'The model provider could not be reached',
-        retryAfterMilliseconds: undefined,
-      };
     }
+    const bodyText = new TextDecoder().decode(answer.body);
+    if (answer.status >= 200 && answer.status <= 299) return { kind: 'answered', bodyText };
+    if (!isRetryableStatus(answer.status)) {
+      return { kind: 'failed', failure: describeHttpFailure(answer.status) };
+    }
+    return {
+      kind: 'retryable',
+      reason: describeTransientStatus(answer.status),
+      retryAfterMilliseconds: parseRetryAfter(answer.headers.get('retry-after'), this.now()),
+    };
   }
 
   private async readApiKey(): Promise<string> {
@@ -173,6 +220,11 @@ export class OpenAiCompatibleModel implements ModelProvider {
       throw modelFailed('The model provider API key could not be read.');
     }
   }
+}
+
+/** The caller's deadline passed or its request ended: nothing more is sent, and nobody reads why. */
+function callerGaveUp() {
+  return modelFailed('The model call was ended by its caller.');
 }
 
 /** The reason of a transient refusal, completed with the attempts when they run out. */

@@ -3,12 +3,12 @@ import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
 import { SKILL_BODY_MAX_BYTES } from '../../core/skills/skill-record.js';
 import { normaliseSourcePath, type SkillSnapshot, type SkillSource } from '../../core/skills/skill-source.js';
+import { callOutbound, type OutboundRefusalReason } from '../outbound/outbound-fetch.js';
 import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
 
 /** The hosts an ingest may talk to. Only GitHub's REST API: trees and blobs come from it too. */
 export const GITHUB_ALLOWED_HOSTS: readonly string[] = ['api.github.com'];
 const GITHUB_API_BASE_URL = 'https://api.github.com';
-const MAX_REDIRECTS = 3;
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** A SKILL.md is its body plus frontmatter; a blob far larger is refused before decoding. */
 const MAX_SKILL_FILE_BYTES = SKILL_BODY_MAX_BYTES + 16 * 1024;
@@ -51,7 +51,9 @@ type TreeEntry = { path: string; type: string; sha: string; size?: number };
  * Skills from a GitHub repository over GitHub's HTTPS REST API (seed 003, ADR-035): the ref is
  * resolved to a commit SHA first, and the tree and every blob are read at that commit, so one
  * ingest sees one consistent state (`pinnedCommit`). Only allow-listed hosts are contacted,
- * over the base URL's scheme; a redirect to anywhere else refuses the ingest. Each blob is
+ * over the base URL's scheme, through the outbound policy (lambdas/adapters/outbound/): a
+ * redirect to another origin refuses the ingest, and a slow or bloated answer is a refusal
+ * that says so. Each blob is
  * checked against its git object id. A truncated tree is refused, because skills missing
  * from it would wrongly be orphaned.
  *
@@ -144,70 +146,73 @@ export class GitHubSkillSource implements SkillSource {
     return bytes;
   }
 
-  /** GET a JSON document, following redirects only within the allow-list and the base scheme. */
+  /**
+   * GET a JSON document through the outbound policy: redirects followed only within the origin
+   * (and the allow-list), the body bounded while it streams, one timeout for the request and
+   * its body. Every way it can fail is a refusal of this ingest that says which.
+   */
   private async getJson(pathAndQuery: string): Promise<unknown> {
-    let url = new URL(`${this.base.pathname.replace(/\/$/, '')}${pathAndQuery}`, this.base);
-    for (let redirects = 0; ; redirects += 1) {
-      this.assertAllowed(url, redirects > 0);
-      let response: Response;
-      try {
-        response = await this.fetch(url, {
-          redirect: 'manual',
-          headers: {
-            accept: 'application/vnd.github+json',
-            'x-github-api-version': '2022-11-28',
-            'user-agent': 'countersign-skills',
-          },
-          signal: AbortSignal.timeout(this.timeoutMs),
-        });
-      } catch {
-        throw this.refusal('GitHub could not be reached.');
-      }
-      if (response.status >= 300 && response.status < 400) {
-        const location = response.headers.get('location');
-        await response.body?.cancel();
-        if (!location || redirects >= MAX_REDIRECTS)
-          throw this.refusal('GitHub answered with a redirect that was not followed.');
-        url = new URL(location, url);
-        continue;
-      }
-      if (response.status === 404) {
-        await response.body?.cancel();
-        throw this.refusal('the repository, ref or path was not found (or is not public).');
-      }
-      if (!response.ok) {
-        await response.body?.cancel();
-        throw this.refusal(
-          `GitHub answered ${response.status}${response.status === 403 || response.status === 429 ? ' (rate limit or access refused)' : ''}.`,
-        );
-      }
-      const declared = Number(response.headers.get('content-length') ?? '0');
-      if (declared > MAX_RESPONSE_BYTES)
-        throw this.refusal('GitHub answered with a document that is too large.');
-      const text = await response.text();
-      if (Buffer.byteLength(text, 'utf8') > MAX_RESPONSE_BYTES)
-        throw this.refusal('GitHub answered with a document that is too large.');
-      try {
-        return JSON.parse(text);
-      } catch {
-        throw this.refusal('GitHub answered with something that is not JSON.');
-      }
+    const url = new URL(`${this.base.pathname.replace(/\/$/, '')}${pathAndQuery}`, this.base);
+    this.assertAllowed(url);
+    const answer = await callOutbound(
+      {
+        url,
+        headers: {
+          accept: 'application/vnd.github+json',
+          'x-github-api-version': '2022-11-28',
+          'user-agent': 'countersign-skills',
+        },
+        signal: AbortSignal.timeout(this.timeoutMs),
+      },
+      {
+        redirects: 'same-origin',
+        maxResponseBytes: MAX_RESPONSE_BYTES,
+        allowsUrl: (target) => this.isAllowed(target),
+      },
+      { fetch: this.fetch },
+    );
+    if (answer.kind === 'refused') throw this.refusal(this.describeRefusal(answer));
+    if (answer.status >= 300 && answer.status < 400) {
+      throw this.refusal('GitHub answered with a redirect that was not followed.');
+    }
+    if (answer.status === 404) {
+      throw this.refusal('the repository, ref or path was not found (or is not public).');
+    }
+    if (answer.status < 200 || answer.status > 299) {
+      throw this.refusal(
+        `GitHub answered ${answer.status}${answer.status === 403 || answer.status === 429 ? ' (rate limit or access refused)' : ''}.`,
+      );
+    }
+    try {
+      return JSON.parse(new TextDecoder().decode(answer.body));
+    } catch {
+      throw this.refusal('GitHub answered with something that is not JSON.');
     }
   }
 
-  private assertAllowed(url: URL, isRedirect: boolean): void {
-    if (
-      url.protocol === this.base.protocol &&
-      this.allowedHosts.has(url.host) &&
-      !url.username &&
-      !url.password
-    )
-      return;
-    throw this.refusal(
-      isRedirect
-        ? `GitHub answered with a redirect to "${url.protocol}//${url.host}", which is not on the allow-list; nothing was ingested.`
-        : `"${url.host}" is not on the allow-list of GitHub hosts.`,
+  private describeRefusal(answer: { reason: OutboundRefusalReason; target?: string }): string {
+    switch (answer.reason) {
+      case 'redirect-refused':
+      case 'url-refused':
+        return `GitHub answered with a redirect to "${answer.target ?? 'elsewhere'}", which is not followed: only redirects within ${this.base.origin} on the allow-list are; nothing was ingested.`;
+      case 'too-large':
+        return 'GitHub answered with a document that is too large.';
+      case 'timed-out':
+      case 'cancelled':
+        return `GitHub did not answer within ${Number((this.timeoutMs / 1000).toFixed(1))} s; nothing was ingested.`;
+      default:
+        return 'GitHub could not be reached.';
+    }
+  }
+
+  private isAllowed(url: URL): boolean {
+    return (
+      url.protocol === this.base.protocol && this.allowedHosts.has(url.host) && !url.username && !url.password
     );
+  }
+
+  private assertAllowed(url: URL): void {
+    if (!this.isAllowed(url)) throw this.refusal(`"${url.host}" is not on the allow-list of GitHub hosts.`);
   }
 
   private refusal(problem: string): CountersignError {

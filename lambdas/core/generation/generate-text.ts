@@ -9,6 +9,8 @@ import {
   textOf,
 } from '../model.js';
 import { mayStartWith } from '../policy/start-access.js';
+import { systemClock } from '../ports.js';
+import { enforceCompletionQuota } from '../quotas/enforce-quotas.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
@@ -20,6 +22,13 @@ import { TEXTS } from '../texts.js';
  * slow provider (or its retries) becomes a 504 that says so, not a bare gateway timeout.
  */
 export const TEXT_GENERATION_TIMEOUT_MILLISECONDS = 25_000;
+
+/**
+ * The largest reply a completion returns, as JSON text: a Lambda response is at most 6 MB and
+ * its envelope escapes the body once more (up to twice the bytes), so a reply past this could
+ * not be returned at all. The provider adapters cap what they read higher up (4 MiB).
+ */
+export const MAX_GENERATION_REPLY_BYTES = 2_500_000;
 
 /** One prompt, one text to translate or one message: far below the 64 KiB body limit. */
 export const MAX_GENERATION_TEXT_CHARACTERS = 32_000;
@@ -86,7 +95,7 @@ export type GenerationDependencies = Pick<
   RunDependencies,
   'configurations' | 'models' | 'logger' | 'metrics' | 'settings'
 > &
-  Partial<Pick<RunDependencies, 'skills'>>;
+  Partial<Pick<RunDependencies, 'skills' | 'quotas' | 'clock'>>;
 
 /**
  * The configuration-driven entry point of seed 003: a completion or a translation with the
@@ -122,6 +131,11 @@ export async function generateText(
       TEXTS.startAccessRefused(`configuration "${configuration.configurationId}"`),
     );
   }
+  await enforceCompletionQuota(
+    { ...dependencies, clock: dependencies.clock ?? systemClock },
+    principal,
+    configuration,
+  );
   const logFields = { configurationId, operation };
   const skills = await composeRunSkills(dependencies, { logFields, configuration });
   const messages = injectIntoTranscript(
@@ -154,7 +168,11 @@ export async function generateText(
   const timeoutMilliseconds =
     dependencies.settings.textGenerationTimeoutMilliseconds ?? TEXT_GENERATION_TIMEOUT_MILLISECONDS;
   const reply = await withDeadline(
-    model.converse({ ...whole, messages: send.messages, temperature: configuration.options.temperature }),
+    (signal) =>
+      model.converse(
+        { ...whole, messages: send.messages, temperature: configuration.options.temperature },
+        { signal },
+      ),
     timeoutMilliseconds,
   ).catch((error: unknown) => {
     if (isCountersignError(error, 'model-timeout')) {
@@ -171,6 +189,10 @@ export async function generateText(
   });
   const text = textOf(reply.content);
   if (text.trim() === '') throw new CountersignError('model-provider-failed', TEXTS.generationEmptyReply);
+  if (new TextEncoder().encode(JSON.stringify(text)).byteLength > MAX_GENERATION_REPLY_BYTES) {
+    dependencies.logger.warn('model reply too large to return', { ...logFields, characters: text.length });
+    throw new CountersignError('model-provider-failed', TEXTS.generationReplyTooLarge);
+  }
   dependencies.logger.info('text generated', {
     ...logFields,
     stopReason: reply.stopReason,
@@ -224,20 +246,26 @@ function resolveProvider(dependencies: GenerationDependencies, providerName: str
   }
 }
 
-/** The model's answer, or a `model-timeout` error once `milliseconds` have passed. */
-async function withDeadline<T>(work: Promise<T>, milliseconds: number): Promise<T> {
+/**
+ * The model's answer, or a `model-timeout` error once `milliseconds` have passed. The deadline
+ * also aborts the call's signal, so the provider adapter stops there: no retry goes out after
+ * the client was told 504.
+ */
+async function withDeadline<T>(work: (signal: AbortSignal) => Promise<T>, milliseconds: number): Promise<T> {
+  const controller = new AbortController();
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          new CountersignError('model-timeout', TEXTS.generationTimeout(Math.round(milliseconds / 1000))),
-        ),
-      milliseconds,
-    );
+    timer = setTimeout(() => {
+      const timeout = new CountersignError(
+        'model-timeout',
+        TEXTS.generationTimeout(Math.round(milliseconds / 1000)),
+      );
+      controller.abort(timeout);
+      reject(timeout);
+    }, milliseconds);
   });
   try {
-    return await Promise.race([work, deadline]);
+    return await Promise.race([work(controller.signal), deadline]);
   } finally {
     clearTimeout(timer);
   }

@@ -14,6 +14,8 @@ import type {
   UserDirectory,
 } from '../ports.js';
 import type { IdentityGroupGrants } from '../principal.js';
+import type { PrincipalQuotas } from '../quotas/principal-quotas.js';
+import type { QuotaStore } from '../quotas/quota-store.js';
 import type { SkillRepository } from '../skills/skill-record.js';
 import type { McpHostPolicy } from '../tools/mcp/mcp-host-policy.js';
 import type { McpServers } from '../tools/mcp/mcp-servers.js';
@@ -38,6 +40,8 @@ export interface RunSettings {
   textGenerationTimeoutMilliseconds?: number;
   /** The deployment's policy floor; every configuration's policy is raised to it. @default - DEFAULT_POLICY_FLOOR */
   policyFloor?: PolicyFloor;
+  /** Per-principal limits (runs, waiting runs, event streams, completions). @default - PRINCIPAL_QUOTA_DEFAULTS */
+  principalQuotas?: PrincipalQuotas;
   /**
    * Which MCP server URLs an admin may store (docs/mcp.md, "Allowed hosts"); the MCP client checks
    * the same policy again before it connects. @default - NO_MCP_HOSTS: no MCP server is allowed
@@ -60,6 +64,8 @@ export interface RunDependencies {
   tools: ToolRegistry;
   /** The MCP client the run steps use. Absent: a configuration naming MCP servers fails its runs. */
   mcp?: McpServers;
+  /** The per-principal quota counters. Absent: no quota is enforced (unit tests that do not need them). */
+  quotas?: QuotaStore;
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;

@@ -7,6 +7,7 @@ import type { Message } from '../model.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
+import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
@@ -42,7 +43,7 @@ export async function startRun(
     RunDependencies,
     'runs' | 'sealer' | 'configurations' | 'executions' | 'clock' | 'newId' | 'logger' | 'metrics'
   > &
-    Partial<Pick<RunDependencies, 'skills' | 'settings'>>,
+    Partial<Pick<RunDependencies, 'skills' | 'settings' | 'quotas'>>,
   principal: UserProfile,
   request: StartRunRequest,
   principalSource: PrincipalSource,
@@ -77,6 +78,8 @@ export async function startRun(
     dependencies.metrics.count('StartRefusals');
     throw new CountersignError('forbidden', TEXTS.startAccessRefused(refused.join(' and ')));
   }
+  // Per-principal quotas after the access checks: a refused start costs no counter.
+  await enforceRunStartQuotas(dependencies, principal, configuration);
   const policy = applyPolicyFloor(
     {
       fourEyes: configuration.options.fourEyes,
@@ -128,6 +131,7 @@ export async function startRun(
       ...(configuration.escalation === undefined ? {} : { escalation: configuration.escalation }),
     },
   };
+  await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));
   try {
     await dependencies.executions.start({ runId, executionName: runId });

@@ -2,6 +2,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { BlobStore } from '../../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
+import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
 import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../adapters/dynamo/user-directory.js';
@@ -21,6 +22,7 @@ export type AwsBaseDependencies = Pick<
   | 'users'
   | 'pages'
   | 'skills'
+  | 'quotas'
   | 'clock'
   | 'logger'
   | 'metrics'
@@ -89,6 +91,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
+    quotas: new DynamoQuotaStore({ client: documentClient, tableName }),
     clock: systemClock,
     logger,
     metrics,
@@ -98,6 +101,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
       skillsMaxBytes: environment.COUNTERSIGN_SKILLS_MAX_BYTES,
       identityGroupGrants: environment.COUNTERSIGN_IDENTITY_GROUP_GRANTS,
       policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
+      principalQuotas: environment.COUNTERSIGN_PRINCIPAL_QUOTAS,
       mcpHostPolicy: lambdaMcpHostPolicy(),
     },
     newId: () => crypto.randomUUID(),

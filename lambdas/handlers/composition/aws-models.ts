@@ -1,6 +1,6 @@
 import { createModelProviderResolver } from '../../adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../adapters/models/scripted-model.js';
-import type { ModelProvider, ModelRequest } from '../../core/model.js';
+import type { ModelCallOptions, ModelProvider, ModelRequest } from '../../core/model.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
 
@@ -68,6 +68,7 @@ function onFirstCall(name: string, create: () => Promise<ModelProvider>) {
   return {
     name,
     load,
-    converse: async (request: ModelRequest) => (await load()).converse(request),
+    converse: async (request: ModelRequest, options?: ModelCallOptions) =>
+      (await load()).converse(request, options),
   } satisfies ModelProvider & { load: typeof load };
 }

@@ -13,6 +13,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   conflict: 409,
   gone: 410,
   'payload-too-large': 413,
+  'too-many-requests': 429,
   'sealed-state-rejected': 500,
   'model-failed': 500,
   'model-provider-failed': 502,
@@ -58,9 +59,10 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
       ...(exposed && known.field ? { field: known.field } : {}),
     },
   };
+  const retryAfter = exposed && known.retryAfterSeconds !== undefined ? known.retryAfterSeconds : undefined;
   return {
     statusCode: known && exposed ? status : 500,
-    headers: { ...JSON_HEADERS },
+    headers: { ...JSON_HEADERS, ...(retryAfter === undefined ? {} : { 'retry-after': String(retryAfter) }) },
     body: JSON.stringify(body),
   };
 }

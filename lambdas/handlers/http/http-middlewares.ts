@@ -156,7 +156,8 @@ export function exposeErrors(logger: Logger): Middleware {
       request.error = Object.assign(new Error(String(response.body)), {
         statusCode,
         expose: true,
-        headers: { ...JSON_HEADERS },
+        // JSON_HEADERS, and `retry-after` when a quota says when to come back.
+        headers: { ...JSON_HEADERS, ...(response.headers as Record<string, string>) },
       });
     },
   };

@@ -66,10 +66,13 @@ export function createRunEventsFunctionUrlHandler(options: {
       };
       await options.route(routeEvent, response);
     } catch (error) {
-      options.logger.error('run events request failed', {
+      const fields = {
         requestId: event.requestContext?.requestId ?? 'unknown',
         errorClass: describeErrorClass(error),
-      });
+      };
+      // A client that hung up is no failure of ours: WARN keeps ERROR (and the 5xx alarm) meaningful.
+      if (response.clientGone()) options.logger.warn('run events client gone', fields);
+      else options.logger.error('run events request failed', fields);
       if (!response.started()) sendInternalError(response);
       else response.end();
     }
@@ -107,23 +110,31 @@ function bearerTokenOf(event: LambdaFunctionURLEvent): string | undefined {
 function toEventStreamResponse(
   responseStream: Writable,
   startResponse: StartHttpResponse,
-): EventStreamResponse & { started(): boolean } {
+): EventStreamResponse & { started(): boolean; clientGone(): boolean } {
   let stream: Writable | undefined;
+  // A client that disconnects errors the response stream; unheard, that error would crash the
+  // invocation. Writes after it are dropped, as the local server drops them.
+  responseStream.on('error', () => undefined);
+  const gone = (): boolean => responseStream.destroyed;
   const start = (statusCode: number, headers: Record<string, string>): Writable => {
     stream = startResponse(responseStream, { statusCode, headers });
     return stream;
   };
   return {
     started: () => stream !== undefined,
+    clientGone: gone,
     setHeaders(statusCode, headers) {
       if (stream) throw new Error('The response has started already.');
+      if (gone()) return;
       start(statusCode, headers);
     },
     write(chunk) {
+      if (gone()) return;
       const target = stream ?? start(200, { ...EVENT_STREAM_HEADERS });
       if (!target.writableEnded) target.write(chunk);
     },
     end() {
+      if (gone()) return;
       const target = stream ?? start(200, { ...EVENT_STREAM_HEADERS });
       if (!target.writableEnded) target.end();
     },

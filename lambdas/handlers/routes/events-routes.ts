@@ -1,5 +1,12 @@
+import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
 import { describeErrorClass } from '../../core/errors.js';
+import {
+  type QuotaDependencies,
+  releaseEventStream,
+  takeEventStream,
+} from '../../core/quotas/enforce-quotas.js';
+import type { TakenLease } from '../../core/quotas/quota-store.js';
 import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
@@ -35,13 +42,14 @@ function escapeForMarkup(character: string): string {
  * failure after it ends the stream, and only its class is logged.
  */
 export function createRunEventsRoute(
-  dependencies: CardReaderDependencies & HttpApiDependencies,
+  dependencies: CardReaderDependencies & HttpApiDependencies & QuotaDependencies,
   options: RunEventsOptions = {},
 ): StreamRouteHandler {
   return async (event, response) => {
     const aborted = new AbortController();
     response.onClose(() => aborted.abort());
     let events: AsyncGenerator<RunEvent, void, undefined>;
+    let stream: TakenLease | undefined;
     try {
       const { profile: principal } = await identifyPrincipal(
         event,
@@ -50,6 +58,12 @@ export function createRunEventsRoute(
       );
       const runId = runIdOf({ pathParameters: event.pathParameters ?? {} });
       events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
+      // After the visibility check (a 404 costs no slot); 429 when the principal holds its limit.
+      stream = await takeEventStream(
+        dependencies,
+        principal,
+        event.requestContext?.requestId ?? randomUUID(),
+      );
     } catch (error) {
       const result = errorResponse(error);
       if ((result.statusCode ?? 500) >= 500) {
@@ -71,12 +85,16 @@ export function createRunEventsRoute(
         response.write(formatServerSentEvent(runEvent));
       }
     } catch (error) {
-      dependencies.logger.error('run events failed', {
+      const fields = {
         requestId: event.requestContext?.requestId ?? 'unknown',
         errorClass: describeErrorClass(error),
-      });
+      };
+      // The client hung up: nobody reads what failed after, and it is not our failure.
+      if (aborted.signal.aborted) dependencies.logger.warn('run events client gone', fields);
+      else dependencies.logger.error('run events failed', fields);
     } finally {
       response.end();
+      await releaseEventStream(dependencies, stream);
     }
   };
 }

@@ -5,6 +5,7 @@ import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
 import { describeErrorClass } from '../../../lambdas/core/errors.js';
 import { MCP_TEST_TOKEN, type McpTestServer, startMcpTestServer } from '../../support/mcp-test-server.js';
+import { startMisbehavingServer } from '../../support/misbehaving-server.js';
 
 const environment = {
   COUNTERSIGN_MCP_SECRET_TICKETS: MCP_TEST_TOKEN,
@@ -118,6 +119,21 @@ describe('the MCP client over the official SDK', () => {
     await recorder.stop();
   });
 
+  it('stops reading a server that answers with more than its limit (a gzip bomb), with OutboundResponseTooLarge', async () => {
+    // Prepare
+    const bloated = await startMisbehavingServer();
+    bloated.behave({ kind: 'bloat', bytes: 100 * 1024 * 1024, encoding: 'gzip', declareLength: true });
+
+    // Act
+    const error = await servers
+      .listTools(serverAt(`${bloated.origin}/mcp`))
+      .catch((caught: unknown) => caught);
+    await bloated.stop();
+
+    // Assess
+    expect(describeErrorClass(error)).toBe('OutboundResponseTooLarge');
+  });
+
   it('follows no redirect, to the same origin or another host, so the secret goes nowhere else', async () => {
     // Prepare: one server redirects to its own other path, one to another host's server
     const target = await startRecordingServer();
@@ -132,7 +148,7 @@ describe('the MCP client over the official SDK', () => {
     );
 
     // Assess: each was asked once, and no request followed the redirect
-    expect(errors.map(describeErrorClass)).toEqual(['McpRedirectRefused', 'McpRedirectRefused']);
+    expect(errors.map(describeErrorClass)).toEqual(['OutboundRedirectRefused', 'OutboundRedirectRefused']);
     expect(sameOrigin.requests.map((request) => request.url)).toEqual(['/mcp']);
     expect(otherHost.requests.map((request) => request.url)).toEqual(['/mcp']);
     expect(target.requests).toEqual([]);

@@ -6,6 +6,7 @@ import {
   GITHUB_ALLOWED_HOSTS,
   GitHubSkillSource,
 } from '../../../lambdas/adapters/skills/github-skill-source.js';
+import { CountersignError } from '../../../lambdas/core/errors.js';
 import type { Clock } from '../../../lambdas/core/ports.js';
 import { ingestSkills } from '../../../lambdas/core/skills/ingest-skills.js';
 import type {
@@ -13,7 +14,9 @@ import type {
   SkillRecord,
   SkillRepository,
 } from '../../../lambdas/core/skills/skill-record.js';
+import { statusOf } from '../../../lambdas/handlers/http/http-errors.js';
 import { captureObservations } from '../../core/skills/skill-builders.js';
+import { startMisbehavingServer } from '../../support/misbehaving-server.js';
 
 const COMMIT = 'c0ffee0000000000000000000000000000000001';
 const files: Record<string, string> = {
@@ -196,7 +199,7 @@ describe('GitHubSkillSource against a local server speaking the GitHub API', () 
 
     // Assess
     expect((refusal as Error).message).toBe(
-      'GitHub acme/skills@main: GitHub answered with a redirect to "http://evil.example", which is not on the allow-list; nothing was ingested.',
+      `GitHub acme/skills@main: GitHub answered with a redirect to "http://evil.example", which is not followed: only redirects within http://${host} on the allow-list are; nothing was ingested.`,
     );
     expect(skills.records.size).toBe(0);
   });
@@ -211,8 +214,48 @@ describe('GitHubSkillSource against a local server speaking the GitHub API', () 
       .catch((error: Error) => error);
 
     // Assess
-    expect((refusal as Error).message).toContain('which is not on the allow-list');
+    expect((refusal as Error).message).toContain('redirect to "http://127.0.0.1:9", which is not followed');
   });
+
+  it.each([
+    [
+      'trickles its body',
+      { kind: 'trickle', intervalMilliseconds: 50, bytes: 1_000 },
+      300,
+      /did not answer within 0\.3 s/,
+    ],
+    ['never answers', { kind: 'hang' }, 300, /did not answer within 0\.3 s/],
+    [
+      'answers with a 100 MiB gzip bomb',
+      { kind: 'bloat', bytes: 100 * 1024 * 1024, encoding: 'gzip', declareLength: true },
+      // Time enough to decode the first 8 MiB on a busy machine: the size, not the clock, stops it.
+      30_000,
+      /document that is too large/,
+    ],
+  ] as const)(
+    'refuses a GitHub that %s with a 400 of ours, never a 500',
+    async (_case, behaviour, timeoutMs, message) => {
+      // Prepare
+      const upstream = await startMisbehavingServer();
+      upstream.behave(behaviour);
+      const upstreamHost = new URL(upstream.origin).host;
+
+      // Act
+      const refusal = await source({
+        apiBaseUrl: upstream.origin,
+        allowedHosts: [upstreamHost],
+        timeoutMs,
+      })
+        .readSnapshot()
+        .catch((error: unknown) => error);
+      await upstream.stop();
+
+      // Assess
+      expect(refusal).toBeInstanceOf(CountersignError);
+      expect(statusOf((refusal as CountersignError).code)).toBe(400);
+      expect((refusal as Error).message).toMatch(message);
+    },
+  );
 
   it('refuses a blob whose content does not match its git object id', async () => {
     // Prepare

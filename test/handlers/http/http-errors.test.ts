@@ -20,6 +20,17 @@ describe('errorResponse', () => {
     expect(bodyOf(response)).toEqual({ error: { code, message: `a ${code} message`, field: 'body.x' } });
   });
 
+  it('maps a used-up quota to 429 with Retry-After in seconds', () => {
+    const response = errorResponse(
+      new CountersignError('too-many-requests', 'You started as many runs as you may this minute.', {
+        retryAfterSeconds: 42,
+      }),
+    );
+    expect(response.statusCode).toBe(429);
+    expect(response.headers?.['retry-after']).toBe('42');
+    expect(bodyOf(response).error.code).toBe('too-many-requests');
+  });
+
   it('says nothing about an unknown error, however it reads', () => {
     const response = errorResponse(new Error('Access denied for user x@host'));
     expect(response.statusCode).toBe(500);
