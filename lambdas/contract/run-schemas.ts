@@ -69,6 +69,8 @@ const approvalTallySchema = z.object({
   approvedBy: z.array(z.string()),
   /** Of `approvedBy`, who approved as the delegate of an approver who is away, and for whom. */
   delegatedApprovals: z.optional(z.array(z.object({ approver: z.string(), actingFor: z.string() }))),
+  /** Approvers who made other per-call choices: they do not count toward these approvals. */
+  differingApprovers: z.optional(z.array(z.string())),
   lapsedApprovers: z.optional(z.array(z.string())),
 });
 

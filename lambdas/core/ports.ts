@@ -2,7 +2,7 @@ import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
-import type { CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
+import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
@@ -47,6 +47,8 @@ export type ApprovalOutcome =
       approvedBy: string[];
       /** Of `approvedBy`, those who approved as someone's delegate (a person counts once). */
       delegatedApprovals: DelegatedApproval[];
+      /** Of `approvedBy`, those who approved some calls only, and what (per-call decisions). */
+      approvalContents: ApprovalContent[];
     }
   | { kind: 'card-moved' };
 
@@ -62,6 +64,8 @@ export interface ApprovalLapse {
   approvers: readonly string[];
   /** The lapsed approvers' delegated entries as the tally read them: they go with them. */
   delegatedApprovals?: readonly DelegatedApproval[];
+  /** The lapsed approvers' content entries as the tally read them: they go with them too. */
+  approvalContents?: readonly ApprovalContent[];
 }
 
 export type LapseOutcome =
@@ -122,9 +126,9 @@ export interface RunRepository {
   /**
    * k-of-n: claims one approver's approval of a waiting turn (a repeat is a no-op) and adds
    * the approver to the card's tally, atomically and only while the card waits at the
-   * approval's turn and digest. An approval acting for someone (`actingFor`) is added with
-   * whom it acted for, unless its approver is already counted: a person counts once, and
-   * their first approval stands. It never delivers anything: the decision claim does.
+   * approval's turn and digest. An approval acting for someone (`actingFor`), or of some calls
+   * only (`content`), is added with that, unless its approver is already counted: a person
+   * counts once, and their first approval stands. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
   /**

@@ -31,6 +31,7 @@ import {
 } from './run-item-keys.js';
 import {
   approverGroupsAttribute,
+  encodeApprovalContent,
   encodeDelegatedApproval,
   escalationAttribute,
   parseStoredCard,
@@ -63,7 +64,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   ) {}
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, lapsedApprovers, delegatedApprovals, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
+      storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its group entries are written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
@@ -85,6 +87,9 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
             : {}),
           ...(delegatedApprovals && delegatedApprovals.length > 0
             ? { delegatedApprovals: new Set(delegatedApprovals.map(encodeDelegatedApproval)) }
+            : {}),
+          ...(approvalContents && approvalContents.length > 0
+            ? { approvalContents: new Set(approvalContents.map(encodeApprovalContent)) }
             : {}),
           ...inboxAttributes,
           ...cardItemKey(parsed.runId),

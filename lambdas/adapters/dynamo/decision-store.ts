@@ -19,7 +19,7 @@ import type {
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
 import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
-import { encodeDelegatedApproval, readStoredCardItem } from './run-item-schemas.js';
+import { encodeApprovalContent, encodeDelegatedApproval, readStoredCardItem } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -67,10 +67,17 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));
     let condition = cardWaitsAt(update, parsed);
+    const qualified = parsed.actingFor !== undefined || parsed.content !== undefined;
     if (parsed.actingFor !== undefined) {
-      // Acting for someone adds that entry only for a person not counted yet: the first approval stands.
       const entry = encodeDelegatedApproval({ approver: parsed.approvedBy, actingFor: parsed.actingFor });
       update.addToSet('delegatedApprovals', new Set([entry]));
+    }
+    if (parsed.content !== undefined) {
+      const entry = encodeApprovalContent({ approver: parsed.approvedBy, content: parsed.content });
+      update.addToSet('approvalContents', new Set([entry]));
+    }
+    if (qualified) {
+      // Such an approval's entries go in only for a person not counted yet: the first approval stands.
       const tally = update.name('approvedBy');
       condition += ` AND (attribute_not_exists(${tally}) OR NOT contains(${tally}, ${update.value(parsed.approvedBy)}))`;
     }
@@ -86,7 +93,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
       return tallyOf(card, parsed.approvedBy);
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      if (parsed.actingFor === undefined) return { kind: 'card-moved' };
+      if (!qualified) return { kind: 'card-moved' };
       // Either the card moved, or this person was already counted: the tally as it stands.
       const { Item: card } = await this.table.client.send(
         new GetCommand({
@@ -115,6 +122,10 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     const delegated = (lapse.delegatedApprovals ?? []).filter((entry) => approvers.has(entry.approver));
     if (delegated.length > 0) {
       update.deleteFromSet('delegatedApprovals', new Set(delegated.map(encodeDelegatedApproval)));
+    }
+    const contents = (lapse.approvalContents ?? []).filter((entry) => approvers.has(entry.approver));
+    if (contents.length > 0) {
+      update.deleteFromSet('approvalContents', new Set(contents.map(encodeApprovalContent)));
     }
     const condition = cardWaitsAt(update, lapse);
     try {
@@ -166,6 +177,7 @@ function tallyOf(item: Record<string, unknown> | undefined, approver: string): A
     kind: 'recorded',
     approvedBy: card?.approvedBy ?? [approver],
     delegatedApprovals: card?.delegatedApprovals ?? [],
+    approvalContents: card?.approvalContents ?? [],
   };
 }
 

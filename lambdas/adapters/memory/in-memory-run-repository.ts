@@ -133,7 +133,8 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, lapsedApprovers, delegatedApprovals, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
+      storedCardSchema.parse(card);
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
@@ -142,6 +143,7 @@ export class InMemoryRunRepository implements RunRepository {
         ...(approvedBy && approvedBy.length > 0 ? { approvedBy } : {}),
         ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
         ...(delegatedApprovals && delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+        ...(approvalContents && approvalContents.length > 0 ? { approvalContents } : {}),
       }),
     );
   }
@@ -205,20 +207,36 @@ export class InMemoryRunRepository implements RunRepository {
     if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
     const counted = (card.approvedBy ?? []).includes(parsed.approvedBy);
     const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
-    // Acting for someone is recorded only for a person not counted yet: the first approval stands.
+    // Acting for someone, or approving some calls only, is recorded only for a person not
+    // counted yet: the first approval stands.
+    const byApprover = <Entry extends { approver: string }>(entries: Entry[]) =>
+      entries.sort((left, right) => (left.approver < right.approver ? -1 : 1));
     const delegatedApprovals =
       parsed.actingFor === undefined || counted
         ? (card.delegatedApprovals ?? [])
-        : [
+        : byApprover([
             ...(card.delegatedApprovals ?? []),
             { approver: parsed.approvedBy, actingFor: parsed.actingFor },
-          ].sort((left, right) => (left.approver < right.approver ? -1 : 1));
+          ]);
+    const approvalContents =
+      parsed.content === undefined || counted
+        ? (card.approvalContents ?? [])
+        : byApprover([
+            ...(card.approvalContents ?? []),
+            { approver: parsed.approvedBy, content: parsed.content },
+          ]);
     this.cards.set(parsed.runId, {
       ...card,
       approvedBy,
       ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
     });
-    return { kind: 'recorded', approvedBy: [...approvedBy], delegatedApprovals: copyOf(delegatedApprovals) };
+    return {
+      kind: 'recorded',
+      approvedBy: [...approvedBy],
+      delegatedApprovals: copyOf(delegatedApprovals),
+      approvalContents: copyOf(approvalContents),
+    };
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
@@ -230,11 +248,20 @@ export class InMemoryRunRepository implements RunRepository {
     const delegatedApprovals = (card.delegatedApprovals ?? []).filter(
       (entry) => !lapse.approvers.includes(entry.approver),
     );
-    const { approvedBy: _before, delegatedApprovals: _delegatedBefore, ...rest } = card;
+    const approvalContents = (card.approvalContents ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const {
+      approvedBy: _before,
+      delegatedApprovals: _delegatedBefore,
+      approvalContents: _contentsBefore,
+      ...rest
+    } = card;
     this.cards.set(lapse.runId, {
       ...rest,
       ...(approvedBy.length > 0 ? { approvedBy } : {}),
       ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
       lapsedApprovers,
     });
     return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };

@@ -39,6 +39,8 @@ export async function findLapsedApprovers(
     policy: TurnPolicy;
     now: Date;
     approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    /** Per-call decisions: the calls the approvals approve, the only ones gated. @default every call */
+    approvedIndexes?: ReadonlySet<number>;
   },
 ): Promise<string[]> {
   const others = input.approvedBy.filter((userId) => userId !== input.current.userId);
@@ -90,7 +92,12 @@ async function qualifiesToApprove(
 async function passesGate(
   dependencies: ApproverCheckDependencies,
   approver: UserProfile,
-  input: { card: StoredCard; policy: TurnPolicy; approvalCalls: () => Promise<readonly ResolvedCall[]> },
+  input: {
+    card: StoredCard;
+    policy: TurnPolicy;
+    approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    approvedIndexes?: ReadonlySet<number>;
+  },
 ): Promise<boolean> {
   const gate = await evaluateApproveGate({
     principal: approver,
@@ -99,6 +106,7 @@ async function passesGate(
     approvalCalls: input.approvalCalls,
     pages: dependencies.pages,
     logger: dependencies.logger,
+    ...(input.approvedIndexes ? { approvedIndexes: input.approvedIndexes } : {}),
   });
   return gate.kind === 'allowed';
 }

@@ -2,12 +2,13 @@ import * as z from 'zod/mini';
 import { canonicalJson } from '../canonical-json.js';
 import { refusal, refusingPrototypeKeys } from '../persisted-shape.js';
 import type { ApprovalCard } from './approval-card.js';
+import { callChoiceSchema } from './call-choices.js';
 import type { CallPreview } from './pending-call.js';
 import { delegatedApprovalSchema } from './stored-card.js';
 
 /**
  * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 records who a
- * delegate acted for (`actingFor`, `delegatedApprovals`); version 2 keeps what the card showed
+ * delegate acted for (`actingFor`, `delegatedApprovals`) and per-call decisions (`choices`); version 2 keeps what the card showed
  * as JSON text (`cardShown`); version 1 kept it as native attributes, and records written before
  * versions existed have no `schemaVersion` and read as version 1. Earlier versions read as
  * version 3 decided in the approvers' own right. Fixtures: `test/fixtures/decision-record/`.
@@ -15,7 +16,8 @@ import { delegatedApprovalSchema } from './stored-card.js';
 export const DECISION_RECORD_SCHEMA_VERSION = 3;
 /**
  * The approval record (k-of-n) has its own version: version 2 names who a delegate approved for
- * (`actingFor`); version 1 (or none) reads as an approval in the approver's own right.
+ * (`actingFor`) and what an approval of some calls only did with each (`choices`, `content`);
+ * version 1 (or none) reads as an approval of every call in the approver's own right.
  */
 export const APPROVAL_RECORD_SCHEMA_VERSION = 2;
 
@@ -55,6 +57,11 @@ const decisionFields = {
   actingFor: z.optional(z.string()),
   /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 3). */
   delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
+  /**
+   * Per-call decisions (version 3): what the decision did with each call of the card, a rejected
+   * call's reason with it. Absent: `decision` applies to every call (the whole-turn body).
+   */
+  choices: z.optional(z.array(callChoiceSchema)),
 };
 
 /**
@@ -108,6 +115,12 @@ export const approvalRecordSchema = z.object({
   approvedAt: z.string(),
   /** The approver who is away and for whom `approvedBy` approved as their delegate (version 2). */
   actingFor: z.optional(z.string().check(z.minLength(1))),
+  /**
+   * Per-call decisions (version 2): what this approval did with each call, reasons included,
+   * and the key of that content (`contentOfChoices`). Absent: every call approved.
+   */
+  choices: z.optional(z.array(callChoiceSchema)),
+  content: z.optional(z.string()),
 });
 export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 

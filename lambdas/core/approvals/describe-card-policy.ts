@@ -57,13 +57,8 @@ export async function describeCardPolicy(input: {
 
 function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
-  const tally = countApprovals(
-    stored.approvedBy ?? [],
-    policy,
-    stored.owner,
-    stored.lapsedApprovers,
-    stored.delegatedApprovals,
-  );
+  // The card shows the approvals of every call; those of some calls only are named apart.
+  const tally = countApprovals(stored, policy, stored.owner);
   const actingFor = new Map(
     (tally.delegatedApprovals ?? []).map((entry) => [entry.approver, entry.actingFor]),
   );

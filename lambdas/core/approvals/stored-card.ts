@@ -76,6 +76,17 @@ export const delegatedApprovalSchema = z.object({
 });
 export type DelegatedApproval = z.infer<typeof delegatedApprovalSchema>;
 
+/**
+ * A k-of-n approval of some calls only (per-call decisions): what it approved, as the key two
+ * approvers must share to count together (`contentOfChoices`). An approval with no entry approved
+ * every call.
+ */
+export const approvalContentSchema = z.object({
+  approver: z.string().check(z.minLength(1)),
+  content: z.string().check(z.minLength(1)),
+});
+export type ApprovalContent = z.infer<typeof approvalContentSchema>;
+
 /** Version 3's fields beyond the common ones; version 4 keeps them. */
 const version3Fields = {
   /**
@@ -108,6 +119,8 @@ export const storedCardSchema = z.object({
    * `approvedBy`: a person counts once, however many they act for). Absent: none.
    */
   delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
+  /** k-of-n approvals of some calls only, by approver (each also in `approvedBy`). Absent: none. */
+  approvalContents: z.optional(z.array(approvalContentSchema)),
   /**
    * Who edited calls of this turn (the card is an approver's proposal, not the model's): under
    * four-eyes or k-of-n someone else must approve it. Absent: the model's proposal as it was.
