@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import type { IHttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import {
   Alarm,
@@ -9,24 +9,36 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
-import { ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { IQueue } from 'aws-cdk-lib/aws-sqs';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
+import type { AlarmSeverity } from './alarm-topics.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import { WAITING_RUNS_PROBE_INTERVAL } from './waiting-runs-probe.js';
 
 /**
- * Counts that alarm at the first occurrence in a 5-minute period: a failed execution, a
- * Lambda error or throttle, a DynamoDB throttle or system error, an API 5XX, a checksum
- * mismatch. countersign never answers a client's input with a 500, so each one is news.
+ * The threshold of the count alarms: one occurrence in a period breaches it. Whether that pages
+ * depends on how many periods must breach (below): a security signal pages at once, an error
+ * only when it keeps happening, a throttle (retried by design) never.
  */
 export const ALARM_ON_FIRST_OCCURRENCE = 1;
+
+/** How many of the last N periods must breach (M of N, `DatapointsToAlarm` of `EvaluationPeriods`). */
+interface Datapoints {
+  readonly datapointsToAlarm: number;
+  readonly evaluationPeriods: number;
+}
+
+/** One breaching period is enough: security signals, and a ticket for each single event. */
+const AT_ONCE: Datapoints = { datapointsToAlarm: 1, evaluationPeriods: 1 };
+/** Two of the last three periods: a failure that is still happening ten minutes on. */
+const REPEATED: Datapoints = { datapointsToAlarm: 2, evaluationPeriods: 3 };
+/** Three of the last five periods: a failure that outlasts every retry and backoff. */
+const SUSTAINED: Datapoints = { datapointsToAlarm: 3, evaluationPeriods: 5 };
 
 /** CloudWatch: an alarm on metric math reads at most 10 metrics. */
 const MAXIMUM_ALARM_METRICS = 10;
@@ -47,8 +59,8 @@ const TABLE_OPERATIONS = [
 const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => name.startsWith('api-'));
 const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => !name.startsWith('api-'));
 
-/** The alarms that raise at the first occurrence in 5 minutes. */
-type FirstOccurrenceAlarmName =
+/** The alarms that count occurrences (threshold {@link ALARM_ON_FIRST_OCCURRENCE}). */
+type CountAlarmName =
   | 'ExecutionsFailed'
   | 'ExecutionsTimedOut'
   | 'ExecutionsThrottled'
@@ -61,11 +73,13 @@ type FirstOccurrenceAlarmName =
   | 'Api5xx'
   | 'SkillChecksumMismatch'
   | 'SealedStateRejected'
-  | 'ProbeDeadLetters';
+  | 'ProbeDeadLetters'
+  | 'ModelErrors'
+  | 'ModelThrottles';
 
 /** The alarms of countersign, by the names docs/runbook.md explains them under. */
 export type CountersignAlarmName =
-  | FirstOccurrenceAlarmName
+  | CountAlarmName
   | 'ApiLatencyP99'
   | 'PreviewFailureRate'
   | 'SealedStateNearItemLimit'
@@ -79,23 +93,45 @@ export interface CountersignAlarmsProps {
   readonly httpApi: IHttpApi;
   /** The waiting-runs probe schedule's dead-letter queue. */
   readonly probeDeadLetterQueue: IQueue;
-  readonly alarmTopic: ITopic;
+  /** The topic of each severity. */
+  readonly topics: Readonly<Record<AlarmSeverity, ITopic>>;
   readonly thresholds: Required<CountersignAlarmThresholds>;
   /** Where each alarm's description links to, followed by `#<alarm name in lower case>`. */
   readonly runbookUrl: string;
+  /** Every alarm is named `<prefix>-<alarm name>` (the deployment's service name). */
+  readonly alarmNamePrefix: string;
   readonly metric: ApplicationMetricReader;
 }
 
-interface AlarmCondition {
+/** One alarm: what it watches, when it fires, how urgent it is and what it means. */
+interface AlarmRule extends Datapoints {
+  readonly severity: AlarmSeverity;
+  readonly watched: IMetric;
   readonly threshold: number;
   readonly comparisonOperator: ComparisonOperator;
-  readonly evaluationPeriods: number;
   readonly description: string;
 }
 
+/** A count alarm: one occurrence in a period breaches. */
+function countRule(
+  severity: AlarmSeverity,
+  watched: IMetric,
+  datapoints: Datapoints,
+  description: string,
+): AlarmRule {
+  return {
+    severity,
+    watched,
+    threshold: ALARM_ON_FIRST_OCCURRENCE,
+    comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+    ...datapoints,
+    description,
+  };
+}
+
 /**
- * countersign's alarms, each notifying `alarmTopic` when it fires and when it recovers, each
- * explained in docs/runbook.md under its name in lower case.
+ * countersign's alarms, each named `<prefix>-<alarm>`, notifying its severity's topic when it
+ * fires and when it recovers, and explained in docs/runbook.md under its name in lower case.
  *
  * @example
  * const alarms = createCountersignAlarms(this, { functions, stateMachine, table, httpApi, ... });
@@ -106,108 +142,115 @@ export function createCountersignAlarms(
   props: CountersignAlarmsProps,
 ): Record<CountersignAlarmName, Alarm> {
   const { thresholds, metric } = props;
-  const createAlarm = (id: CountersignAlarmName, watched: IMetric, condition: AlarmCondition): Alarm => {
-    const alarm = new Alarm(scope, id, {
-      metric: watched,
-      threshold: condition.threshold,
-      comparisonOperator: condition.comparisonOperator,
-      evaluationPeriods: condition.evaluationPeriods,
-      alarmDescription: `${condition.description} Runbook: ${props.runbookUrl}#${id.toLowerCase()}`,
-      // No data means nothing happened: no failure, no run, no request.
-      treatMissingData: TreatMissingData.NOT_BREACHING,
-    });
-    alarm.addAlarmAction(new SnsAction(props.alarmTopic));
-    alarm.addOkAction(new SnsAction(props.alarmTopic));
-    return alarm;
-  };
   const everyFiveMinutes = { period: Duration.minutes(5) };
-  // The errors and the throttles of a group of handlers, each summed into one alarm.
-  const handlerGroupAlarms = <Group extends 'Step' | 'Api'>(
-    group: Group,
+  // The errors or the throttles of a group of handlers, summed.
+  const sumOfHandlers = (
+    label: string,
     names: readonly HandlerName[],
-    meaning: { errors: string; throttles: string },
-  ): Record<`${Group}LambdaErrors` | `${Group}LambdaThrottles`, [IMetric, string]> => {
-    const label = group === 'Api' ? 'API' : group;
-    const handlers = names.map((name) => props.functions[name]);
-    return {
-      [`${group}LambdaErrors`]: [
-        sumOf(
-          `${label} Lambda errors`,
-          handlers.map((handler) => handler.metricErrors()),
-        ),
-        meaning.errors,
-      ],
-      [`${group}LambdaThrottles`]: [
-        sumOf(
-          `${label} Lambda throttles`,
-          handlers.map((handler) => handler.metricThrottles()),
-        ),
-        meaning.throttles,
-      ],
-    } as Record<`${Group}LambdaErrors` | `${Group}LambdaThrottles`, [IMetric, string]>;
-  };
+    read: (handler: IFunction) => IMetric,
+  ): IMetric =>
+    sumOf(
+      label,
+      names.map((name) => read(props.functions[name])),
+    );
 
-  // [what is counted, what its first occurrence means]
-  const firstOccurrences: Record<FirstOccurrenceAlarmName, [IMetric, string]> = {
-    ExecutionsFailed: [
+  const counts: Record<CountAlarmName, AlarmRule> = {
+    // Every failed run fails its execution (MarkFailed, then RunFailed): a ticket to look at it
+    // and redrive it when its failure was transient; runs failing in numbers page as step errors.
+    ExecutionsFailed: countRule(
+      'ticket',
       props.stateMachine.metricFailed(everyFiveMinutes),
-      'A run execution failed outside the run (MarkFailed itself failed, or a definition error).',
-    ],
-    ExecutionsTimedOut: [
+      AT_ONCE,
+      'A run failed (its execution ended in RunFailed), or MarkFailed itself failed.',
+    ),
+    ExecutionsTimedOut: countRule(
+      'ticket',
       props.stateMachine.metricTimedOut(everyFiveMinutes),
+      AT_ONCE,
       'A run execution timed out as a whole.',
-    ],
-    ExecutionsThrottled: [
+    ),
+    ExecutionsThrottled: countRule(
+      'ticket',
       props.stateMachine.metricThrottled(everyFiveMinutes),
-      'Step Functions throttled state transitions or StartExecution.',
-    ],
-    ...handlerGroupAlarms('Step', STEP_HANDLERS, {
-      errors: 'A state machine step or the waiting-runs probe threw or timed out.',
-      throttles: 'Lambda throttled a state machine step or the probe.',
-    }),
-    ...handlerGroupAlarms('Api', API_HANDLERS, {
-      errors: 'An API Lambda crashed or timed out (an error response is not a Lambda error).',
-      throttles: 'Lambda throttled an API Lambda.',
-    }),
-    DynamoDbThrottles: [
+      REPEATED,
+      'Step Functions kept throttling state transitions or StartExecution.',
+    ),
+    StepLambdaErrors: countRule(
+      'page',
+      sumOfHandlers('Step Lambda errors', STEP_HANDLERS, (handler) => handler.metricErrors()),
+      SUSTAINED,
+      'State machine steps (or the waiting-runs probe) kept throwing or timing out past their retries.',
+    ),
+    StepLambdaThrottles: countRule(
+      'ticket',
+      sumOfHandlers('Step Lambda throttles', STEP_HANDLERS, (handler) => handler.metricThrottles()),
+      SUSTAINED,
+      'Lambda kept throttling state machine steps or the probe (the state machine retries them).',
+    ),
+    ApiLambdaErrors: countRule(
+      'page',
+      sumOfHandlers('API Lambda errors', API_HANDLERS, (handler) => handler.metricErrors()),
+      REPEATED,
+      'API Lambdas kept crashing or timing out (an error response is not a Lambda error).',
+    ),
+    ApiLambdaThrottles: countRule(
+      'ticket',
+      sumOfHandlers('API Lambda throttles', API_HANDLERS, (handler) => handler.metricThrottles()),
+      REPEATED,
+      'Lambda kept throttling API Lambdas.',
+    ),
+    DynamoDbThrottles: countRule(
+      'ticket',
       props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...everyFiveMinutes }),
-      'DynamoDB throttled requests to the countersign table.',
-    ],
-    DynamoDbSystemErrors: [
+      REPEATED,
+      'DynamoDB kept throttling requests to the countersign table (the SDK retries them).',
+    ),
+    DynamoDbSystemErrors: countRule(
+      'page',
       props.table.metricSystemErrorsForOperations({ operations: TABLE_OPERATIONS, ...everyFiveMinutes }),
-      'DynamoDB answered requests to the countersign table with a 500.',
-    ],
-    Api5xx: [
+      REPEATED,
+      'DynamoDB kept answering requests to the countersign table with a 500.',
+    ),
+    Api5xx: countRule(
+      'page',
       props.httpApi.metricServerError({ ...everyFiveMinutes, statistic: 'Sum' }),
-      'The HTTP API answered 5XX.',
-    ],
-    SkillChecksumMismatch: [
+      REPEATED,
+      'The HTTP API kept answering 5XX.',
+    ),
+    SkillChecksumMismatch: countRule(
+      'page',
       metric('SkillChecksumMismatches', everyFiveMinutes),
+      AT_ONCE,
       'A stored skill body no longer matches its reviewed checksum; it was skipped.',
-    ],
-    SealedStateRejected: [
+    ),
+    SealedStateRejected: countRule(
+      'page',
       metric('SealedStateRejections', everyFiveMinutes),
+      AT_ONCE,
       'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
-    ],
-    ProbeDeadLetters: [
+    ),
+    ProbeDeadLetters: countRule(
+      'ticket',
       props.probeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
         ...everyFiveMinutes,
         statistic: 'Maximum',
       }),
+      AT_ONCE,
       'EventBridge could not deliver the waiting-runs probe; the undelivered events are in its dead-letter queue.',
-    ],
+    ),
+    ModelErrors: countRule(
+      'page',
+      metric('ModelErrors', everyFiveMinutes),
+      SUSTAINED,
+      'Model calls kept failing past the adapter’s retries (a provider outage, a revoked key): runs fail.',
+    ),
+    ModelThrottles: countRule(
+      'ticket',
+      metric('ModelThrottles', everyFiveMinutes),
+      SUSTAINED,
+      'The model provider kept throttling requests (retried by the adapter): raise its quota.',
+    ),
   };
-  const firstOccurrenceAlarms = Object.fromEntries(
-    Object.entries(firstOccurrences).map(([id, [watched, description]]) => [
-      id,
-      createAlarm(id as FirstOccurrenceAlarmName, watched, {
-        threshold: ALARM_ON_FIRST_OCCURRENCE,
-        comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-        evaluationPeriods: 1,
-        description,
-      }),
-    ]),
-  ) as Record<FirstOccurrenceAlarmName, Alarm>;
 
   const previewFailurePercent = new MathExpression({
     label: 'Preview failure rate (%)',
@@ -227,41 +270,72 @@ export function createCountersignAlarms(
     },
     period: Duration.minutes(5),
   });
-  return {
-    ...firstOccurrenceAlarms,
-    ApiLatencyP99: createAlarm(
-      'ApiLatencyP99',
-      props.httpApi.metricLatency({ ...everyFiveMinutes, statistic: 'p99' }),
-      {
-        threshold: thresholds.apiLatencyP99.toMilliseconds(),
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 3,
-        description: `The HTTP API's p99 latency stayed above ${thresholds.apiLatencyP99.toHumanString()} for 15 minutes.`,
-      },
-    ),
-    PreviewFailureRate: createAlarm('PreviewFailureRate', previewFailurePercent, {
+  const rules: Record<CountersignAlarmName, AlarmRule> = {
+    ...counts,
+    ApiLatencyP99: {
+      severity: 'ticket',
+      watched: props.httpApi.metricLatency({ ...everyFiveMinutes, statistic: 'p99' }),
+      threshold: thresholds.apiLatencyP99.toMilliseconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      datapointsToAlarm: 3,
+      evaluationPeriods: 3,
+      description: `The HTTP API's p99 latency stayed above ${thresholds.apiLatencyP99.toHumanString()} for 15 minutes.`,
+    },
+    PreviewFailureRate: {
+      severity: 'ticket',
+      watched: previewFailurePercent,
       threshold: thresholds.previewFailurePercent,
       comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-      evaluationPeriods: 1,
+      ...AT_ONCE,
       description: `More than ${thresholds.previewFailurePercent} % of the previews captured in 15 minutes failed.`,
-    }),
-    SealedStateNearItemLimit: createAlarm('SealedStateNearItemLimit', largestSealed, {
+    },
+    SealedStateNearItemLimit: {
+      severity: 'ticket',
+      watched: largestSealed,
       threshold: thresholds.sealedBytes,
       comparisonOperator: ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      evaluationPeriods: 1,
+      ...AT_ONCE,
       description: `A sealed run state or approval card of ${thresholds.sealedBytes} bytes or more was written (DynamoDB items stop at 400 KB).`,
-    }),
-    RunWaitingTooLong: createAlarm(
-      'RunWaitingTooLong',
-      metric('OldestWaitingRunAge', { statistic: 'Maximum', period: WAITING_RUNS_PROBE_INTERVAL }),
-      {
-        threshold: thresholds.runWaitingLongerThan.toMilliseconds(),
-        comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
-        evaluationPeriods: 1,
-        description: `A run has waited for a decision longer than ${thresholds.runWaitingLongerThan.toHumanString()}.`,
-      },
-    ),
+    },
+    RunWaitingTooLong: {
+      severity: 'ticket',
+      watched: metric('OldestWaitingRunAge', { statistic: 'Maximum', period: WAITING_RUNS_PROBE_INTERVAL }),
+      threshold: thresholds.runWaitingLongerThan.toMilliseconds(),
+      comparisonOperator: ComparisonOperator.GREATER_THAN_THRESHOLD,
+      ...AT_ONCE,
+      description: `A run has waited for a decision longer than ${thresholds.runWaitingLongerThan.toHumanString()}.`,
+    },
   };
+  return Object.fromEntries(
+    Object.entries(rules).map(([id, rule]) => [
+      id,
+      createAlarm(scope, id as CountersignAlarmName, rule, props),
+    ]),
+  ) as Record<CountersignAlarmName, Alarm>;
+}
+
+/** The alarm of one rule, named and linked to its runbook entry, on its severity's topic. */
+function createAlarm(
+  scope: Construct,
+  id: CountersignAlarmName,
+  rule: AlarmRule,
+  props: Pick<CountersignAlarmsProps, 'topics' | 'runbookUrl' | 'alarmNamePrefix'>,
+): Alarm {
+  const alarm = new Alarm(scope, id, {
+    alarmName: `${props.alarmNamePrefix}-${id}`,
+    metric: rule.watched,
+    threshold: rule.threshold,
+    comparisonOperator: rule.comparisonOperator,
+    evaluationPeriods: rule.evaluationPeriods,
+    datapointsToAlarm: rule.datapointsToAlarm,
+    alarmDescription: `[${rule.severity}] ${rule.description} Runbook: ${props.runbookUrl}#${id.toLowerCase()}`,
+    // No data means nothing happened: no failure, no run, no request.
+    treatMissingData: TreatMissingData.NOT_BREACHING,
+  });
+  const topic = new SnsAction(props.topics[rule.severity]);
+  alarm.addAlarmAction(topic);
+  alarm.addOkAction(topic);
+  return alarm;
 }
 
 function sumOf(label: string, metrics: IMetric[]): MathExpression {
@@ -275,21 +349,5 @@ function sumOf(label: string, metrics: IMetric[]): MathExpression {
     expression: metrics.map((_, index) => `m${index}`).join(' + '),
     usingMetrics: Object.fromEntries(metrics.map((metric, index) => [`m${index}`, metric])),
     period: Duration.minutes(5),
-  });
-}
-
-/** The alarm topic the construct creates when none is given: encrypted with its own key. */
-export function createAlarmTopic(scope: Construct, removalPolicy: RemovalPolicy): ITopic {
-  // Its own key: CloudWatch must be allowed to use it, which the sealing key must never allow.
-  const key = new Key(scope, 'AlarmTopicKey', {
-    description: 'countersign: encrypts the alarm topic',
-    enableKeyRotation: true,
-    removalPolicy,
-  });
-  key.grant(new ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
-  return new Topic(scope, 'AlarmTopic', {
-    displayName: 'countersign alarms',
-    masterKey: key,
-    enforceSSL: true,
   });
 }

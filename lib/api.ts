@@ -12,6 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
+import type { OperationId } from '../lambdas/contract/routes.js';
 import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
@@ -45,6 +46,8 @@ const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
   getOpenApiDocument:
     'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
+  getRunbook:
+    'GET /runbook serves the operators’ runbook (docs/runbook.md of the deployed version), which every alarm links to: it holds no data and acts on nothing, and an on-call engineer following an alarm must read it without first finding a token.',
 };
 
 /**
@@ -126,5 +129,19 @@ export class CountersignApi extends Construct {
   /** The base URL of the default stage. */
   public get url(): string {
     return this.stage.url;
+  }
+
+  /**
+   * The URL of a route of the HTTP API without path parameters, from the manifest.
+   *
+   * @example
+   * api.urlOf('getRunbook'); // `${api.url}runbook`
+   */
+  public urlOf(operationId: OperationId): string {
+    const route = HTTP_API_ROUTES.find((candidate) => candidate.operationId === operationId);
+    if (route === undefined || route.path.includes('{')) {
+      throw new Error(`${operationId} is not an HTTP API route without path parameters.`);
+    }
+    return `${this.url}${route.path.slice(1)}`;
   }
 }

@@ -7,6 +7,7 @@ import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
+import type { ModelPrices } from '../lambdas/core/generation/model-prices.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { PrincipalQuotas } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignData } from './data.js';
@@ -18,7 +19,12 @@ import { grantHandlerDataPermissions } from './handler-permissions.js';
 import { HANDLER_SIZING } from './handler-sizing.js';
 import type { ResolvedLimits } from './limits.js';
 import { MCP_CONNECTING_HANDLERS, MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
-import { grantModelAccess, type ModelProvider, type OpenAiCompatibleEndpoint } from './model-permissions.js';
+import {
+  grantModelAccess,
+  MODEL_CALLING_HANDLERS,
+  type ModelProvider,
+  type OpenAiCompatibleEndpoint,
+} from './model-permissions.js';
 
 /** The resolved settings the functions are built with (every default already applied). */
 export interface CountersignFunctionsProps {
@@ -53,6 +59,8 @@ export interface CountersignFunctionsProps {
   readonly retention: ResolvedLimits['retention'];
   /** Normalised MCP hosts, for the functions that check MCP server URLs (COUNTERSIGN_MCP_ALLOWED_HOSTS). */
   readonly mcpAllowedHosts: readonly string[];
+  /** The model price table, for the functions that call the model (COUNTERSIGN_MODEL_PRICES). */
+  readonly modelPrices?: ModelPrices;
 }
 
 /** Variables of a handler's environment, by the names the Lambdas read. */
@@ -104,7 +112,10 @@ export class CountersignFunctions extends Construct {
     });
 
     // The two functions that call the model: the run's model turn and the completion API.
-    grantModelAccess([this.get('model-turn'), this.get('api-generate')], props);
+    grantModelAccess(
+      MODEL_CALLING_HANDLERS.map((name) => this.get(name)),
+      props,
+    );
     for (const secret of props.mcpServerSecrets ?? []) {
       for (const name of MCP_CONNECTING_HANDLERS) secret.grantRead(this.get(name));
     }
@@ -185,6 +196,10 @@ export class CountersignFunctions extends Construct {
         ...environment,
         ...((MCP_HOST_CHECKING_HANDLERS as readonly HandlerName[]).includes(name)
           ? { COUNTERSIGN_MCP_ALLOWED_HOSTS: props.mcpAllowedHosts.join(',') }
+          : {}),
+        ...(props.modelPrices !== undefined &&
+        (MODEL_CALLING_HANDLERS as readonly HandlerName[]).includes(name)
+          ? { COUNTERSIGN_MODEL_PRICES: JSON.stringify(props.modelPrices) }
           : {}),
       },
     });

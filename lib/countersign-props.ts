@@ -1,8 +1,9 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
-import type { ITopic } from 'aws-cdk-lib/aws-sns';
+import type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
+import type { CountersignAlarmTopics } from './alarm-topics.js';
 import type { ExternalIdentityProvider } from './auth.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
@@ -127,11 +128,12 @@ export interface CountersignProps {
    */
   readonly serviceName?: string;
   /**
-   * The SNS topic every alarm notifies (and tells when it recovers). See docs/runbook.md.
+   * The SNS topics the alarms notify (and tell when they recover), one per severity: `page`
+   * for what needs someone now, `ticket` for what can wait for office hours. See docs/runbook.md.
    *
-   * @default - a topic encrypted with its own customer managed key; subscribe to `observability.alarmTopic`
+   * @default - a topic per severity, encrypted with their own customer managed key; subscribe to `observability.pageTopic` and `observability.ticketTopic`
    */
-  readonly alarmTopic?: ITopic;
+  readonly alarmTopics?: CountersignAlarmTopics;
   /**
    * Alarm thresholds, among them how long a run may wait for a decision before an alarm.
    *
@@ -161,9 +163,11 @@ export interface CountersignProps {
    */
   readonly quotas?: CountersignQuotas;
   /**
-   * Reserved concurrency per function group; a group set to `undefined` is left unreserved.
+   * Reserved concurrency per function group (per function of the group); a group left out is
+   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (81 in all, which needs an
+   * account concurrency quota of at least 181; docs/runbook.md, "Production checklist").
    *
-   * @default - { api: 5, events: 10, steps: 5, probe: 1 } (per function of the group)
+   * @default - nothing reserved, so a first deploy fits a new account's concurrency quota
    */
   readonly reservedConcurrency?: CountersignReservedConcurrency;
   /**
@@ -176,9 +180,18 @@ export interface CountersignProps {
    * The runbook every alarm description links to (`<runbookUrl>#<alarm name in lower case>`),
    * e.g. your team's copy of docs/runbook.md on your wiki.
    *
-   * @default - docs/runbook.md of this package version on unpkg.com
+   * @default - the deployment's own copy: the API serves docs/runbook.md as a page at `<apiUrl>runbook`
    */
   readonly runbookUrl?: string;
+  /**
+   * What each model's tokens cost, in US dollars per million, by model id as configurations
+   * name it: each model call then records its estimated cost (`ModelCost`), which the dashboard
+   * adds up by configuration and per run. Your own list prices: countersign ships none.
+   *
+   * @example { 'global.anthropic.claude-sonnet-4-5-20250929-v1:0': { inputPerMillionTokens: 3, outputPerMillionTokens: 15 } }
+   * @default - none: tokens are counted, no model cost is estimated
+   */
+  readonly modelPrices?: Readonly<Record<string, ModelPrice>>;
   /**
    * Whether to create the CloudWatch dashboard (about $3 a month). The alarms exist either way.
    *

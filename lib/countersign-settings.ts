@@ -3,6 +3,12 @@ import { extname, resolve } from 'node:path';
 import { Duration, RemovalPolicy, Stack, Token } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { IConstruct } from 'constructs';
+import {
+  type ModelPrice,
+  type ModelPrices,
+  modelPricesSchema,
+} from '../lambdas/core/generation/model-prices.js';
+import { describeSchemaIssues } from '../lambdas/core/schema-messages.js';
 import { validateExternalIdentityProvider } from './auth.js';
 import type { CountersignFunctionsProps } from './countersign-functions.js';
 import {
@@ -13,7 +19,6 @@ import {
 import { validateDurationProp } from './duration-prop.js';
 import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
 import type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
-import { readPackageVersion } from './package-version.js';
 import { resolvePolicyFloor } from './policy-floor-props.js';
 import { resolveQuotas } from './quota-props.js';
 import { invalidProp } from './validation-error.js';
@@ -123,7 +128,24 @@ export function resolveSettings(scope: IConstruct, props: CountersignProps): Res
     policyFloor: resolvePolicyFloor(scope, props.policyFloor),
     principalQuotas: resolveQuotas(scope, props.quotas),
     ...(props.memorySize === undefined ? {} : { memorySize: validateMemorySize(scope, props.memorySize) }),
+    ...(props.modelPrices === undefined
+      ? {}
+      : { modelPrices: validateModelPrices(scope, props.modelPrices) }),
   };
+}
+
+/** The price table as the Lambdas read it (lambdas/contract/environment.ts), or a ValidationError naming the entry. */
+function validateModelPrices(
+  scope: IConstruct,
+  modelPrices: Readonly<Record<string, ModelPrice>>,
+): ModelPrices {
+  const parsed = modelPricesSchema.safeParse(modelPrices);
+  if (parsed.success) return parsed.data;
+  const [issue] = parsed.error.issues;
+  throw invalidProp(
+    scope,
+    `modelPrices.${issue?.path.map(String).join('.') ?? ''} is invalid (${describeSchemaIssues(parsed.error.issues.slice(0, 1))}); give each model id { inputPerMillionTokens, outputPerMillionTokens } in US dollars, e.g. { 'my-model': { inputPerMillionTokens: 3, outputPerMillionTokens: 15 } }.`,
+  );
 }
 
 function validateOpenAiCompatible(
@@ -230,15 +252,18 @@ function validateMemorySize(
 }
 
 /**
- * The runbook alarm descriptions link to: the prop, an https URL without a fragment, or this
- * version's docs/runbook.md.
+ * The runbook alarm descriptions link to: the prop, an https URL without a fragment, or the
+ * deployment's own copy, which the API serves (`servedAt`, GET /runbook).
  *
  * @example
- * resolveRunbookUrl(this, 'https://wiki.example.com/countersign/runbook');
+ * resolveRunbookUrl(this, 'https://wiki.example.com/countersign/runbook', `${api.url}runbook`);
  */
-export function resolveRunbookUrl(scope: IConstruct, runbookUrl?: string): string {
-  if (runbookUrl === undefined)
-    return `https://unpkg.com/countersign@${readPackageVersion()}/docs/runbook.md`;
+export function resolveRunbookUrl(
+  scope: IConstruct,
+  runbookUrl: string | undefined,
+  servedAt: string,
+): string {
+  if (runbookUrl === undefined) return servedAt;
   let url: URL | undefined;
   try {
     url = new URL(runbookUrl);

@@ -1,4 +1,4 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import type { Construct } from 'constructs';
 import { Countersign, type CountersignProps } from './countersign.js';
@@ -65,19 +65,8 @@ export class CountersignStack extends Stack {
       ...(mcpServerSecrets.length === 0 ? {} : { mcpServerSecrets }),
     });
 
-    // The outputs live here, not in the construct: an app that embeds it picks its own.
-    new CfnOutput(this, 'ApiUrl', { value: this.countersign.apiUrl });
-    new CfnOutput(this, 'StateMachineArn', { value: this.countersign.stateMachine.stateMachineArn });
-    new CfnOutput(this, 'TableName', { value: this.countersign.table.tableName });
-    new CfnOutput(this, 'EventsUrl', {
-      value: this.countersign.eventsEndpoint.url,
-      description: 'GET <EventsUrl>runs/<runId>/events with a bearer token: the run as server-sent events',
-    });
-    // What an admin needs to create users and an approver to sign in (docs/approvers.md).
-    const { userPool, userPoolClient } = this.countersign.auth;
-    if (userPool !== undefined) new CfnOutput(this, 'UserPoolId', { value: userPool.userPoolId });
-    if (userPoolClient !== undefined) {
-      new CfnOutput(this, 'UserPoolClientId', { value: userPoolClient.userPoolClientId });
-    }
+    // The construct adds no outputs by itself; this app's stack takes the ones sign-in and the
+    // smoke test need.
+    this.countersign.addOutputs();
   }
 }

@@ -1,3 +1,4 @@
+import type { CfnOutput } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -10,6 +11,11 @@ import type { EnvironmentVariableName } from '../lambdas/contract/environment.js
 import { CountersignApi } from './api.js';
 import { CountersignAuth } from './auth.js';
 import { CountersignFunctions } from './countersign-functions.js';
+import {
+  addCountersignOutputs,
+  type CountersignOutputName,
+  type CountersignOutputsOptions,
+} from './countersign-outputs.js';
 import type { CountersignProps } from './countersign-props.js';
 import { resolveObservabilitySettings, resolveRunbookUrl, resolveSettings } from './countersign-settings.js';
 import { CountersignData } from './data.js';
@@ -75,8 +81,10 @@ export class Countersign extends Construct {
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
   public readonly eventsEndpoint: CountersignEventsEndpoint;
 
-  /** The dashboard, the alarms and their SNS topic. */
+  /** The dashboard, the alarms, their SNS topics and the saved log queries. */
   public readonly observability: CountersignObservability;
+  /** The runbook every alarm links to: `runbookUrl`, or the one the API serves (`<apiUrl>runbook`). */
+  public readonly runbookUrl: string;
 
   private readonly data: CountersignData;
 
@@ -84,7 +92,6 @@ export class Countersign extends Construct {
     super(scope, id);
     const settings = resolveSettings(this, props);
     const observabilitySettings = resolveObservabilitySettings(this, props);
-    const runbookUrl = resolveRunbookUrl(this, props.runbookUrl);
     const prebuilt = readPrebuiltManifest(PREBUILT_HANDLERS_DIRECTORY);
     if (prebuilt !== undefined && settings.toolsModulePath !== undefined && loadEsbuild() === undefined) {
       throw invalidProp(
@@ -143,6 +150,8 @@ export class Countersign extends Construct {
     this.httpApi = api.httpApi;
     this.apiUrl = api.url;
     this.functions = functions.functions;
+    // The alarms link the runbook the API serves (GET /runbook) unless the team keeps its own.
+    this.runbookUrl = resolveRunbookUrl(this, props.runbookUrl, api.urlOf('getRunbook'));
     this.observability = new CountersignObservability(this, 'Observability', {
       functions: functions.functions,
       stateMachine: this.stateMachine,
@@ -150,9 +159,9 @@ export class Countersign extends Construct {
       httpApi: this.httpApi,
       serviceName: observabilitySettings.serviceName,
       removalPolicy: settings.removalPolicy,
-      runbookUrl,
+      runbookUrl: this.runbookUrl,
       ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
-      ...(props.alarmTopic === undefined ? {} : { alarmTopic: props.alarmTopic }),
+      ...(props.alarmTopics === undefined ? {} : { alarmTopics: props.alarmTopics }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
     });
 
@@ -190,6 +199,20 @@ export class Countersign extends Construct {
         props.externalIdentityProvider?.audience ??
         (this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
     });
+  }
+
+  /**
+   * Adds the stack outputs sign-in and the smoke test need: `ApiUrl`, `EventsUrl`, `RunbookUrl`,
+   * `IssuerUrl`, with the construct's user pool `UserPoolId` and `UserPoolClientId`, and
+   * `StateMachineArn` and `TableName`. Optional: the construct adds no output by itself.
+   *
+   * @example
+   * new Countersign(this, 'Approvals').addOutputs(); // npm run smoke -- --url <ApiUrl> --token <JWT>
+   */
+  public addOutputs(
+    options: CountersignOutputsOptions = {},
+  ): Partial<Record<CountersignOutputName, CfnOutput>> {
+    return addCountersignOutputs(this, options);
   }
 
   /** Lets `grantee` start run executions (states:StartExecution on this state machine only). */

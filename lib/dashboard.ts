@@ -23,6 +23,7 @@ import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import type { HandlerName } from './handler-names.js';
+import { createSpendWidgets, STATE_TRANSITIONS_PER_STEP_INVOCATION } from './spend-estimate.js';
 
 /** What {@link createCountersignDashboard} shows. */
 export interface CountersignDashboardProps {
@@ -35,6 +36,8 @@ export interface CountersignDashboardProps {
   readonly serviceName: string;
   readonly runbookUrl: string;
   readonly metric: ApplicationMetricReader;
+  /** The handlers the state machine invokes: their invocations estimate its state transitions. */
+  readonly stepHandlers: readonly HandlerName[];
 }
 
 /**
@@ -111,6 +114,14 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
       [graphOf('Tool calls by tool and outcome', 24, [searchToolCalls(props.serviceName)])],
+      [
+        new TextWidget({
+          markdown: `## Spend and model health (an estimate)\nModel cost from \`modelPrices\`, Lambda from GB-seconds and requests, Step Functions from ${STATE_TRANSITIONS_PER_STEP_INVOCATION} transitions per step invocation, at us-east-1 list prices ([runbook](${props.runbookUrl}#spend-and-model-health)).`,
+          width: 24,
+          height: 2,
+        }),
+      ],
+      createSpendWidgets({ ...props, stepHandlers: props.stepHandlers }),
       [
         graphOf('State machine executions', 12, [
           stateMachine.metricStarted(),

@@ -1,7 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { Runtime } from 'aws-cdk-lib/aws-lambda';
 import type { BuildOptions as EsbuildOptions } from 'esbuild';
+import { RUNBOOK_MARKDOWN_DEFINE } from '../lambdas/handlers/http/runbook-page.js';
+import { resolveProjectPath } from './project-path.js';
 import {
   describeEncryptionSdkSideModule,
   describeMcpClientSideModules,
@@ -201,6 +203,10 @@ export function createEsbuildOptions(entryPath: string, toolsModulePath: string)
     entryPoints: [entryPath],
     external: [...settings.externalModules],
     alias: { ...settings.aliases },
+    // The runbook GET /runbook serves is the one of this build (lambdas/handlers/http/runbook-page.ts).
+    define: {
+      [RUNBOOK_MARKDOWN_DEFINE]: JSON.stringify(readFileSync(resolveProjectPath('docs/runbook.md'), 'utf8')),
+    },
   };
 }
 

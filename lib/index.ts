@@ -9,7 +9,9 @@
  * @module countersign
  */
 
+export type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 export { ALARM_THRESHOLD_DEFAULTS, type CountersignAlarmThresholds } from './alarm-thresholds.js';
+export type { AlarmSeverity, CountersignAlarmTopics } from './alarm-topics.js';
 export type { CountersignAlarmName } from './alarms.js';
 export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
 export {
@@ -18,7 +20,15 @@ export {
   type CountersignLogLevel,
   type CountersignProps,
 } from './countersign.js';
+export type { CountersignOutputName, CountersignOutputsOptions } from './countersign-outputs.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';
 export { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+export {
+  type CountersignReservedConcurrency,
+  type CountersignRetention,
+  type CountersignThrottling,
+  RESERVED_CONCURRENCY_FOR_PRODUCTION,
+  requiredAccountConcurrency,
+} from './limits.js';
 export type { ModelProvider, OpenAiCompatibleEndpoint } from './model-permissions.js';
 export type { CountersignObservability } from './observability.js';

@@ -27,21 +27,22 @@ export interface CountersignThrottling {
  * Reserved concurrency per function group: the most instances of each function that may run at
  * once, and as many taken out of the account's regional pool. A runaway (a retry storm, a
  * flood of requests) then throttles inside its group instead of starving everything else in
- * the account. Set a group to `undefined` to leave its functions unreserved. Lambda refuses a
- * deployment that would leave less than 100 unreserved executions in the account: the defaults
- * reserve 76 in all (5 x 5 API, 10 events, 8 x 5 steps, 1 probe).
+ * the account. A group left out is unreserved. Lambda refuses a deployment that would leave
+ * less than 100 unreserved executions in the account, so a reservation needs an account quota of
+ * at least its total plus 100: {@link RESERVED_CONCURRENCY_FOR_PRODUCTION} reserves 81 and needs
+ * 181, more than a new account may start with (docs/runbook.md, "Production checklist").
  */
 export interface CountersignReservedConcurrency {
   /**
    * Each of api-runs, api-inbox, api-decision, api-admin and api-generate.
    *
-   * @default 5
+   * @default - unreserved
    */
   readonly api?: number;
   /**
    * api-run-events, behind the public function URL; each open stream holds one for up to 60 s.
    *
-   * @default 10
+   * @default - unreserved
    */
   readonly events?: number;
   /**
@@ -49,13 +50,13 @@ export interface CountersignReservedConcurrency {
    * record-rejection, finish-run, mark-failed, mark-expired), and escalate-card, which a card's
    * escalation schedule invokes. A throttled step is retried by the state machine (or Scheduler).
    *
-   * @default 5
+   * @default - unreserved
    */
   readonly steps?: number;
   /**
    * report-waiting-runs, the scheduled probe.
    *
-   * @default 1
+   * @default - unreserved
    */
   readonly probe?: number;
 }
@@ -104,10 +105,44 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'escalate-card': 'steps',
 };
 
+/**
+ * The production setting of `reservedConcurrency` (docs/runbook.md, "Production checklist"):
+ * 5 for each API function, 10 for the event stream, 5 for each state machine step and 1 for the
+ * probe, 81 in all. Lambda keeps 100 of an account's concurrency unreserved, so this needs a
+ * concurrency quota of at least {@link requiredAccountConcurrency} (181); the construct reserves
+ * nothing unless it is set, so a first `cdk deploy` works on a new account as it comes.
+ *
+ * @example
+ * new Countersign(this, 'Approvals', { reservedConcurrency: RESERVED_CONCURRENCY_FOR_PRODUCTION });
+ */
+export const RESERVED_CONCURRENCY_FOR_PRODUCTION: Readonly<Required<CountersignReservedConcurrency>> = {
+  api: 5,
+  events: 10,
+  steps: 5,
+  probe: 1,
+};
+
+/** What Lambda keeps unreserved in every account and region. */
+export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
+
+/**
+ * The account concurrency quota a reservation needs: every function's reservation, plus the 100
+ * Lambda keeps unreserved.
+ *
+ * @example
+ * requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION); // 181
+ */
+export function requiredAccountConcurrency(reservation: CountersignReservedConcurrency): number {
+  const reserved = Object.values(FUNCTION_GROUPS).reduce(
+    (total, group) => total + (reservation[group] ?? 0),
+    0,
+  );
+  return reserved + UNRESERVED_CONCURRENCY_MINIMUM;
+}
+
 /** The defaults of the limits, in one place for the construct, local mode and the tests. */
 export const LIMIT_DEFAULTS = {
   throttling: { rateLimit: THROTTLING_DEFAULTS.rateLimit, burstLimit: THROTTLING_DEFAULTS.burstLimit },
-  reservedConcurrency: { api: 5, events: 10, steps: 5, probe: 1 },
   retention: { endedRuns: Duration.days(ENDED_RUN_RETENTION_DAYS_DEFAULT) },
 } as const;
 
@@ -153,16 +188,16 @@ export function resolveLimits(
 
   const reserved = props.reservedConcurrency ?? {};
   const reservedConcurrency = {} as Record<FunctionGroup, number | undefined>;
-  for (const group of Object.keys(LIMIT_DEFAULTS.reservedConcurrency) as FunctionGroup[]) {
-    // A group named with `undefined` opts out; a group left out keeps its default.
-    const value = group in reserved ? reserved[group] : LIMIT_DEFAULTS.reservedConcurrency[group];
+  for (const group of Object.keys(RESERVED_CONCURRENCY_FOR_PRODUCTION) as FunctionGroup[]) {
+    // A group left out (or set to undefined) is unreserved.
+    const value = reserved[group];
     if (
       value !== undefined &&
       (!Number.isInteger(value) || value < 1 || value > MAXIMUM_RESERVED_CONCURRENCY)
     ) {
       throw invalidProp(
         scope,
-        `reservedConcurrency.${group} ${JSON.stringify(value)} is invalid; use a whole number between 1 and ${MAXIMUM_RESERVED_CONCURRENCY}, or undefined to leave the group unreserved (default ${LIMIT_DEFAULTS.reservedConcurrency[group]}).`,
+        `reservedConcurrency.${group} ${JSON.stringify(value)} is invalid; use a whole number between 1 and ${MAXIMUM_RESERVED_CONCURRENCY}, or leave the group out to keep it unreserved (production setting ${RESERVED_CONCURRENCY_FOR_PRODUCTION[group]}).`,
       );
     }
     reservedConcurrency[group] = value;

@@ -3,6 +3,9 @@ import { Grant } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import type { ISecret } from 'aws-cdk-lib/aws-secretsmanager';
 
+/** The handlers that call the model: a run's model turn, and completion and translation. */
+export const MODEL_CALLING_HANDLERS = ['model-turn', 'api-generate'] as const;
+
 /** Which model backs `model-turn` and `api-generate`. */
 export type ModelProvider = 'bedrock' | 'openai-compatible' | 'scripted';
 

@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
  * `../package.json` in a source checkout (lib/), `../../package.json` when installed (dist/lib/).
  *
  * @example
- * `https://unpkg.com/countersign@${readPackageVersion()}/docs/runbook.md`;
+ * createOpenApiDocument({ version: readPackageVersion() });
  */
 export function readPackageVersion(): string {
   for (const relativePath of ['../package.json', '../../package.json']) {

@@ -20,6 +20,8 @@ import {
   IntegrationPattern,
   JsonPath,
   LogLevel,
+  Pass,
+  Result,
   StateMachine,
   StateMachineType,
   Succeed,
@@ -28,7 +30,12 @@ import {
 } from 'aws-cdk-lib/aws-stepfunctions';
 import { LambdaInvoke } from 'aws-cdk-lib/aws-stepfunctions-tasks';
 import { Construct } from 'constructs';
-import { ERROR_NAMES, STATE_NAMES } from '../lambdas/contract/state-names.js';
+import {
+  ERROR_NAMES,
+  failedStateName,
+  STATE_NAMES,
+  type StateName,
+} from '../lambdas/contract/state-names.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 import type { HandlerName } from './handler-names.js';
 import { addStepRetries, CONTINUE_AS_NEW_RETRY } from './workflow-retries.js';
@@ -97,9 +104,17 @@ export class CountersignWorkflow extends Construct {
     const markFailed = invoke(STATE_NAMES.markFailed, 'mark-failed', {
       runId: JsonPath.stringAt('$.runId'),
       failure: JsonPath.objectAt('$.failure'),
+      failedStep: JsonPath.stringAt('$.failedStep'),
       executionId,
     }).next(runFailed);
     const catchFailure = { resultPath: '$.failure' };
+    // Each catch names the state that failed on its way to MarkFailed, which records it on the
+    // run: a redrive then knows the failure was transient, and where (docs/runbook.md, Redrive).
+    const markFailedFrom = (stateName: StateName): IChainable =>
+      new Pass(this, failedStateName(stateName), {
+        result: Result.fromString(stateName),
+        resultPath: '$.failedStep',
+      }).next(markFailed);
 
     const done = new Succeed(this, STATE_NAMES.done);
     const expired = new Succeed(this, STATE_NAMES.expired);
@@ -151,15 +166,21 @@ export class CountersignWorkflow extends Construct {
       },
     });
 
-    for (const task of [prepare, modelTurn, executeTools, recordRejection, finish, markExpired]) {
-      task.addCatch(markFailed, catchFailure);
-    }
+    const caught: Array<[StateName, LambdaInvoke]> = [
+      [STATE_NAMES.prepare, prepare],
+      [STATE_NAMES.modelTurn, modelTurn],
+      [STATE_NAMES.executeTools, executeTools],
+      [STATE_NAMES.recordRejection, recordRejection],
+      [STATE_NAMES.finish, finish],
+      [STATE_NAMES.markExpired, markExpired],
+    ];
+    for (const [stateName, task] of caught) task.addCatch(markFailedFrom(stateName), catchFailure);
     addStepRetries(awaitApproval);
     awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
     awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
-    awaitApproval.addCatch(markFailed, catchFailure);
+    awaitApproval.addCatch(markFailedFrom(STATE_NAMES.awaitApproval), catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
-    continueAsNew.addCatch(markFailed, catchFailure);
+    continueAsNew.addCatch(markFailedFrom(STATE_NAMES.continueAsNew), catchFailure);
 
     awaitApproval.next(executeTools);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An

@@ -74,8 +74,13 @@ export class EmbeddedMetrics implements Metrics {
     this.record({ name, unit: 'Count', value, dimensions });
   }
 
-  public observe(name: MetricName, value: number, unit: MetricUnit): void {
-    this.record({ name, unit, value, dimensions: {} });
+  public observe(
+    name: MetricName,
+    value: number,
+    unit: MetricUnit,
+    dimensions: Record<string, string> = {},
+  ): void {
+    this.record({ name, unit, value, dimensions });
   }
 
   private record(entry: MetricEntry): void {

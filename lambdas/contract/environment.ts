@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { modelPricesSchema } from '../core/generation/model-prices.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
@@ -131,6 +132,11 @@ export const environmentSchema = z.object({
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
+  // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
+  COUNTERSIGN_MODEL_PRICES: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), modelPricesSchema),
+  ),
 });
 
 /** What the run events function (a function URL, no JWT authorizer) reads to verify tokens itself. */

@@ -13,7 +13,15 @@ export const COUNTERSIGN_METRICS_NAMESPACE = 'Countersign';
  * them in (docs/runbook.md says when each is emitted).
  */
 export const METRIC_GROUPS = {
-  runs: ['RunsStarted', 'RunsCompleted', 'RunsFailed', 'RunsExpired', 'RunsCancelled', 'RunsSuspended'],
+  runs: [
+    'RunsStarted',
+    'RunsCompleted',
+    'RunsFailed',
+    'RunsExpired',
+    'RunsCancelled',
+    'RunsSuspended',
+    'RunsRedriven',
+  ],
   /**
    * `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th);
    * `CardsEscalated`: each escalation step that routed an unanswered card to more groups.
@@ -34,6 +42,21 @@ export const METRIC_GROUPS = {
   ],
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
+  /**
+   * Each model call, by `configuration` and `provider` (the dashboard's lines) and for the
+   * deployment as a whole (the alarms: an alarm cannot search). `ModelCost` is an estimate in US
+   * dollars from the `modelPrices` prop, recorded only for a priced model.
+   */
+  model: [
+    'ModelCalls',
+    'ModelInputTokens',
+    'ModelOutputTokens',
+    'ModelLatency',
+    'ModelErrors',
+    'ModelThrottles',
+    'ModelRetries',
+    'ModelCost',
+  ],
 } as const;
 
 /** Every metric name, flat. */
@@ -47,5 +70,5 @@ export const METRIC_NAMES: readonly MetricName[] = Object.values(METRIC_GROUPS).
  */
 export type MetricName = (typeof METRIC_GROUPS)[keyof typeof METRIC_GROUPS][number];
 
-/** The units a countersign metric is recorded in. */
-export type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes';
+/** The units a countersign metric is recorded in (`None`: a plain number, the cost in US dollars). */
+export type MetricUnit = 'Count' | 'Milliseconds' | 'Bytes' | 'None';

@@ -36,6 +36,7 @@ import {
   inboxPageSchema,
   inboxQuerySchema,
   pendingCallSchema,
+  redriveResponseSchema,
   runEventSchema,
   runViewSchema,
   startRunResponseSchema,
@@ -137,6 +138,18 @@ export const OPERATIONS = {
     success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
     errors: [409],
   },
+  redriveRun: {
+    summary:
+      'Resume a run that failed on a transient cause from the step that failed, in a new execution (owner or admin).',
+    path: runPathSchema,
+    success: {
+      202: json(
+        'The run is back at work from the failed step (`repeated` when this redrive was already made).',
+        redriveResponseSchema,
+      ),
+    },
+    errors: [409],
+  },
   streamRunEvents: {
     summary: 'Server-sent events of a run: turns, tool results, `awaiting_approval`, the final state.',
     path: runPathSchema,
@@ -206,6 +219,10 @@ export const OPERATIONS = {
   getOpenApiDocument: {
     summary: 'This document.',
     success: { 200: json('The OpenAPI 3.1 document.', z.record(z.string(), z.unknown())) },
+  },
+  getRunbook: {
+    summary: 'The operators’ runbook: docs/runbook.md as a page, each alarm’s entry at its anchor.',
+    success: { 200: { description: 'The runbook.', html: 'The runbook page.' } },
   },
   completeText: {
     summary: 'Configuration-driven completion with its skills (seed 003): no run, no tools.',

@@ -78,6 +78,13 @@ export const ROUTES = [
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
   {
+    operationId: 'redriveRun',
+    method: 'POST',
+    path: '/runs/{id}/redrive',
+    function: 'api-runs',
+    auth: 'jwt',
+  },
+  {
     operationId: 'streamRunEvents',
     method: 'GET',
     path: '/runs/{id}/events',
@@ -120,6 +127,8 @@ export const ROUTES = [
     function: 'api-inbox',
     auth: 'none',
   },
+  // The operators' runbook (docs/runbook.md as a page), which every alarm links to: public, no data.
+  { operationId: 'getRunbook', method: 'GET', path: '/runbook', function: 'api-inbox', auth: 'none' },
   // Seed 003's configuration-driven completion and translation: synchronous, bounded below 30 s.
   {
     operationId: 'completeText',

@@ -8,6 +8,7 @@ import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, type InboxEntry } from '../core/runs/list-inbox.js';
+import type { RedriveOutcome } from '../core/runs/redrive-run.js';
 import type { RunEvent } from '../core/runs/run-events.js';
 import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
@@ -136,6 +137,9 @@ export const runViewSchema = z.object({
   unopenableCard: z.optional(unopenableCardSchema),
   approvals: card.approvals,
   approveRefusal: card.approveRefusal,
+  usage: z.optional(z.object({ inputTokens: count, outputTokens: count, modelCalls: count })),
+  failure: z.optional(z.object({ step: z.string(), turn: count, error: z.string(), transient: z.boolean() })),
+  redrives: z.optional(count),
 });
 
 export const startRunResponseSchema = z.object({ runId: z.string(), status: z.literal('running') });
@@ -146,6 +150,16 @@ export const cancelResponseSchema = z.object({
   cancelledBy: z.string(),
   cancelledAt: z.string(),
   reason: z.optional(z.string()),
+  repeated: z.boolean(),
+});
+
+export const redriveResponseSchema = z.object({
+  runId: z.string(),
+  status: z.enum(['running', 'waiting']),
+  failedStep: z.string(),
+  redrives: count,
+  redrivenBy: z.string(),
+  redrivenAt: z.string(),
   repeated: z.boolean(),
 });
 
@@ -250,6 +264,7 @@ export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof cardViewSchema>, CardView>>,
   Agrees<SameShape<z.output<typeof inboxPageSchema>['cards'][number], InboxEntry>>,
   Agrees<SameShape<z.output<typeof cancelResponseSchema>, Without<CancelOutcome, 'kind'>>>,
+  Agrees<SameShape<z.output<typeof redriveResponseSchema>, Without<RedriveOutcome, 'kind'>>>,
   Agrees<
     SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
   >,

@@ -62,6 +62,45 @@ export const ERROR_NAMES = {
 } as const;
 
 /**
+ * The Pass state a catch goes through before MarkFailed, which records the state that failed
+ * (`$.failedStep`): `ModelTurn failed`.
+ *
+ * @example
+ * failedStateName(STATE_NAMES.modelTurn); // 'ModelTurn failed'
+ */
+export function failedStateName(stateName: StateName): string {
+  return `${stateName} failed`;
+}
+
+/**
+ * The errors a later attempt may not meet, so a run they failed may be redriven: a fault of
+ * countersign's own steps after their retries (a throttled table, a KMS hiccup), a model
+ * provider throttling or failing past its adapter's retries, and the Lambda service's and Step
+ * Functions' own errors (a throttled or crashed invocation, a timed-out task, a failed
+ * StartExecution). Every other error (a refusal, a conflict, a malformed reply, a definition
+ * error) would be met again.
+ */
+const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+  ERROR_NAMES.internal,
+  stepErrorName('model-unavailable'),
+  ERROR_NAMES.timeout,
+  'States.TaskFailed',
+  'Sandbox.Timedout',
+]);
+
+/**
+ * Whether a step failure, by the error name the state machine caught, is transient.
+ *
+ * @example
+ * isTransientStepFailure('Lambda.TooManyRequestsException'); // true
+ * isTransientStepFailure('countersign.conflict'); // false
+ */
+export function isTransientStepFailure(errorName: string | undefined): boolean {
+  if (errorName === undefined) return false;
+  return TRANSIENT_ERROR_NAMES.has(errorName) || errorName.startsWith('Lambda.');
+}
+
+/**
  * The error name of a step failure with a `CountersignError` code.
  *
  * @example

@@ -22,6 +22,8 @@ export type ErrorCode =
   | 'too-many-requests'
   | 'sealed-state-rejected'
   | 'model-failed'
+  /** The model provider throttled or failed past the adapter's retries: a later attempt may succeed. */
+  | 'model-unavailable'
   /** The model provider failed on a synchronous generation request (502). */
   | 'model-provider-failed'
   /** The configuration's model provider is not available in this deployment (503). */

@@ -1,3 +1,5 @@
+import { CountersignError } from './errors.js';
+
 /**
  * The model port. The core speaks this shape; `lambdas/adapters/models/` translates it to
  * Bedrock Converse, OpenAI-compatible chat completions, or the local scripted model.
@@ -31,6 +33,38 @@ export interface ModelReply {
   content: Array<TextBlock | ToolCallBlock>;
   stopReason: 'end_turn' | 'tool_use' | 'max_tokens' | 'other';
   usage?: { inputTokens: number; outputTokens: number };
+  /** How many requests the provider's adapter sent for this reply, and how many were throttled. */
+  attempts?: ModelAttempts;
+}
+
+/** The requests behind one model call: the first and its retries, and the throttled among them. */
+export interface ModelAttempts {
+  total: number;
+  throttled: number;
+}
+
+/**
+ * A failed model call, as its adapter classified it: `transient` when another attempt later may
+ * succeed (throttling or a provider outage past the adapter's retries, an unreachable endpoint),
+ * so a run failed by it may be redriven; otherwise the provider refused the request or answered
+ * something unreadable, which the same request would meet again. The message is the adapter's
+ * own safe text, never the provider's.
+ *
+ * @example
+ * throw new ModelCallFailure('The model provider is throttling requests (HTTP 429).', {
+ *   transient: true,
+ *   attempts: { total: 4, throttled: 4 },
+ * });
+ */
+export class ModelCallFailure extends CountersignError {
+  public readonly transient: boolean;
+  public readonly attempts: ModelAttempts;
+
+  public constructor(message: string, details: { transient: boolean; attempts: ModelAttempts }) {
+    super(details.transient ? 'model-unavailable' : 'model-failed', message);
+    this.transient = details.transient;
+    this.attempts = details.attempts;
+  }
 }
 
 /** How one model call may be ended early: the caller's deadline, carried through every retry. */
@@ -42,8 +76,8 @@ export interface ModelCallOptions {
 /**
  * A model provider. `converse` is its one call: the tool loop's, and, with no tools, the
  * completion and translation of the configuration-driven path (`lambdas/core/generation/`).
- * Errors are thrown as `CountersignError('model-failed', <safe text>)`; the provider's own
- * message never reaches a client.
+ * Errors are thrown as {@link ModelCallFailure} (code `model-unavailable` when transient,
+ * `model-failed` otherwise) with a safe text; the provider's own message never reaches a client.
  */
 export interface ModelProvider {
   readonly name: string;

@@ -261,7 +261,7 @@ export interface Logger {
  */
 export interface Metrics {
   count(name: MetricName, value?: number, dimensions?: Record<string, string>): void;
-  observe(name: MetricName, value: number, unit: MetricUnit): void;
+  observe(name: MetricName, value: number, unit: MetricUnit, dimensions?: Record<string, string>): void;
 }
 
 export const silentLogger: Logger = { debug() {}, info() {}, warn() {}, error() {} };

@@ -50,6 +50,13 @@ export const TEXTS = {
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   cancelKeptChanging: 'The run kept changing while it was being cancelled; try again.',
+  redriveNotFailed: (status: string) =>
+    `The run is ${status}, not failed; only a failed run can be redriven.`,
+  redriveUnrecorded:
+    'The run failed before countersign recorded where runs fail, so it cannot be redriven; start it again.',
+  redriveNotTransient: (step: string, error: string) =>
+    `The run failed in ${step} on ${error}, which another attempt would meet again; it cannot be redriven. Start it again once the cause is fixed.`,
+  redriveKeptChanging: 'The run kept changing while it was being redriven; try again.',
   deleteWhileRunsWait: (kind: string, id: string, waiting: number) =>
     `The ${kind} "${id}" is used by ${waiting} waiting run${waiting === 1 ? '' : 's'}; cancel ${waiting === 1 ? 'it' : 'them'} (POST /runs/{id}/cancel) before deleting it.`,
   cardUnopenable: 'This card could not be opened; it cannot be approved.',

@@ -21,6 +21,7 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
   THROTTLING_DEFAULTS,
@@ -93,6 +94,8 @@ export interface EmbeddedRuntimeOptions {
   readonly inMemory?: boolean;
   /** `skills.maxBytes`. @default - COUNTERSIGN_SKILLS_MAX_BYTES, else 24000 */
   readonly skillsMaxBytes?: number;
+  /** The price table of the cost estimate (the construct's `modelPrices`). @default - none */
+  readonly modelPrices?: ModelPrices;
   /**
    * Which token groups give which grants to a user without a record.
    * @default - COUNTERSIGN_IDENTITY_GROUP_GRANTS, else the local issuer's groups (`agent_run`, `agent_approve`, `admin`), each its grant
@@ -280,6 +283,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           ? localPrincipalQuotas()
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
   };

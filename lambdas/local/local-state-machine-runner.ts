@@ -109,7 +109,7 @@ export class LocalStateMachineRunner implements RunExecutions {
   }
 
   /**
-   * Starts an execution in the background; a name that is already running is a no-op.
+   * Starts an execution in the background; a name that is already running, or already ran, is a no-op.
    * `approvalDeadline` bounds the execution's first approval wait (a run re-entering the wait
    * it was in before a restart): at that moment the wait fails with `States.Timeout`.
    */
@@ -118,6 +118,9 @@ export class LocalStateMachineRunner implements RunExecutions {
     executionName: string;
     approvalDeadline?: Date;
   }): Promise<void> {
+    // As StepFunctionsRunExecutions: a name that already ran answers ExecutionAlreadyExists,
+    // which a repeated start (a redrive asked for again) takes as done.
+    if (this.finishedExecutionNames.has(input.executionName)) return;
     const execution = this.startExecution(input.runId, input.executionName);
     if (input.approvalDeadline) execution.approvalDeadline = input.approvalDeadline.getTime();
   }

@@ -1,7 +1,8 @@
 /**
  * What a team's tools module imports: `import { defineTool, type Tool, z } from 'countersign/tools'`.
  * The module exports `teamTools: Tool[]` and is named by the construct's `toolsModule` prop.
- * `z` is zod, re-exported so a tools module needs no zod of its own; any zod 4 schema works.
+ * `z` is {@link https://zod.dev/api | zod}, re-exported so a tools module needs no zod of its own; any
+ * zod 4 schema works. Its reference is zod's own: this package's documentation links to it, not a copy.
  *
  * @example
  * import { defineTool, type Tool, z } from 'countersign/tools';

@@ -188,9 +188,9 @@ describe('reading earlier versions as the current one', () => {
     expect(stored.delegatedApprovals).toBeUndefined();
   });
 
-  it('reads a version 2 run record’s escalation ladder, and a version 1 record as one without', () => {
+  it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {
     expect(
-      readableRunRecordSchema.parse(readFixture('run-record', 'v2-escalation.json')).policy.escalation,
+      readableRunRecordSchema.parse(readFixture('run-record', 'v3-escalation.json')).policy.escalation,
     ).toEqual([
       { afterMinutes: 30, approverGroups: ['leads'] },
       { afterMinutes: 120, approverGroups: ['directors'] },

@@ -1,5 +1,3 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   MAX_TOOL_NAME_CHARACTERS,
@@ -13,27 +11,19 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
+import {
+  finalAnswerReply,
+  type ScriptedOpenAiServer,
+  type ScriptedReply,
+  startScriptedOpenAiServer,
+  toolCallReply,
+} from '../support/scripted-openai-server.js';
 
 /**
  * A model that misbehaves, served over the real OpenAI-compatible adapter: each run's input
  * names the scripted reply. The engine must answer with a run that continues or ends
  * `failed` with a readable reason, never a crash and never a lost run.
  */
-type Reply = { status: number; body: string };
-
-const toolCall = (name: string, args: string) =>
-  JSON.stringify({
-    choices: [
-      {
-        finish_reason: 'tool_calls',
-        message: {
-          role: 'assistant',
-          content: null,
-          tool_calls: [{ id: 'call-1', type: 'function', function: { name, arguments: args } }],
-        },
-      },
-    ],
-  });
 /** One reply proposing `count` calls of `update_page_metadata`, each on its own page. */
 const manyToolCalls = (count: number) =>
   JSON.stringify({
@@ -55,17 +45,14 @@ const manyToolCalls = (count: number) =>
       },
     ],
   });
-const finalAnswer = (text: string) =>
-  JSON.stringify({ choices: [{ finish_reason: 'stop', message: { role: 'assistant', content: text } }] });
-
-const SCRIPTS: Record<string, Reply[]> = {
+const SCRIPTS: Record<string, ScriptedReply[]> = {
   'unknown tool': [
-    { status: 200, body: toolCall('delete_everything', '{}') },
-    { status: 200, body: finalAnswer('I could not do that.') },
+    { status: 200, body: toolCallReply('delete_everything', '{}') },
+    { status: 200, body: finalAnswerReply('I could not do that.') },
   ],
   'malformed arguments': [
-    { status: 200, body: toolCall('get_page', '{"pageId": 12') },
-    { status: 200, body: finalAnswer('The arguments were wrong.') },
+    { status: 200, body: toolCallReply('get_page', '{"pageId": 12') },
+    { status: 200, body: finalAnswerReply('The arguments were wrong.') },
   ],
   // A refusal another attempt cannot change (429 and 5xx are retried first: see the adapter's tests).
   'provider error': [{ status: 403, body: '{"error":{"message":"Access denied for user x@host"}}' }],
@@ -75,14 +62,14 @@ const SCRIPTS: Record<string, Reply[]> = {
   'deep arguments': [
     {
       status: 200,
-      body: toolCall('update_page_metadata', `{"pageId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
+      body: toolCallReply('update_page_metadata', `{"pageId":${'['.repeat(10_000)}${']'.repeat(10_000)}}`),
     },
   ],
-  'long tool name': [{ status: 200, body: toolCall('x'.repeat(300_000), '{}') }],
+  'long tool name': [{ status: 200, body: toolCallReply('x'.repeat(300_000), '{}') }],
   'huge arguments': [
     {
       status: 200,
-      body: toolCall(
+      body: toolCallReply(
         'update_page_metadata',
         JSON.stringify({ pageId: '12', description: 'x'.repeat(250_000) }),
       ),
@@ -92,33 +79,11 @@ const SCRIPTS: Record<string, Reply[]> = {
 
 describe('a misbehaving model', () => {
   let runtime: TestRuntime;
-  let server: Server;
-  const requests: Array<{ script: string; body: { messages: Array<{ role: string; content: unknown }> } }> =
-    [];
+  let provider: ScriptedOpenAiServer;
 
   beforeAll(async () => {
-    server = createServer((request, response) => {
-      let raw = '';
-      request.on('data', (chunk) => {
-        raw += chunk;
-      });
-      request.on('end', () => {
-        const body = JSON.parse(raw);
-        const firstUser = body.messages.find((message: { role: string }) => message.role === 'user');
-        const script =
-          Object.keys(SCRIPTS).find((name) => String(firstUser?.content ?? '').includes(name)) ?? '';
-        const turn = requests.filter((entry) => entry.script === script).length;
-        requests.push({ script, body });
-        const reply = SCRIPTS[script]?.[turn] ?? { status: 200, body: finalAnswer('done') };
-        response.writeHead(reply.status, { 'content-type': 'application/json' });
-        response.end(reply.body);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    runtime = await startTestRuntime({
-      openAiCompatible: { baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: 'test-key' },
-    });
+    provider = await startScriptedOpenAiServer(SCRIPTS);
+    runtime = await startTestRuntime({ openAiCompatible: { baseUrl: provider.baseUrl, apiKey: 'test-key' } });
     const configuration = {
       configurationId: 'misbehaving',
       label: 'Misbehaving model',
@@ -134,7 +99,7 @@ describe('a misbehaving model', () => {
 
   afterAll(async () => {
     await runtime.stop();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await provider.close();
     await removeTestData(runtime);
   });
 
@@ -144,7 +109,7 @@ describe('a misbehaving model', () => {
 
     // Assess
     expect(view.status).toBe('completed');
-    const second = requests.filter((entry) => entry.script === 'unknown tool')[1];
+    const second = provider.requests.filter((entry) => entry.script === 'unknown tool')[1];
     expect(JSON.stringify(second?.body.messages)).toContain(
       'Error: tool \\"delete_everything\\" is not available to this run.',
     );
@@ -155,7 +120,7 @@ describe('a misbehaving model', () => {
       configurationId: 'misbehaving',
     });
     expect(view.status).toBe('completed');
-    const second = requests.filter((entry) => entry.script === 'malformed arguments')[1];
+    const second = provider.requests.filter((entry) => entry.script === 'malformed arguments')[1];
     expect(JSON.stringify(second?.body.messages)).toContain('invalid arguments for tool');
   });
 

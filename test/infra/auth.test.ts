@@ -22,7 +22,7 @@ function routesOf(template: Template): Record<string, RouteResource['Properties'
 }
 
 describe('authentication of the HTTP API', () => {
-  it('puts the JWT authorizer on every route except GET / and GET /openapi.json', () => {
+  it('puts the JWT authorizer on every route except GET /, GET /openapi.json and GET /runbook', () => {
     // Prepare
     const { template } = synthesizeTestStack();
 
@@ -35,6 +35,7 @@ describe('authentication of the HTTP API', () => {
     expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
       'GET /',
       'GET /openapi.json',
+      'GET /runbook',
     ]);
     for (const route of manifest) {
       const properties = routes[routeKeyOf(route)];
@@ -145,7 +146,7 @@ describe('authentication of the HTTP API', () => {
     expect(synthesize).toThrow(message);
   });
 
-  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET / and GET /openapi.json only', () => {
+  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET /, GET /openapi.json and GET /runbook only', () => {
     // Prepare
     const { app } = synthesizeTestStack({ countersign: { externalIdentityProvider: EXTERNAL } });
     const bare = new App();
@@ -171,6 +172,7 @@ describe('authentication of the HTTP API', () => {
     expect(acknowledged.sort()).toEqual([
       'Countersign/Countersign/Api/HttpApi/GET--',
       'Countersign/Countersign/Api/HttpApi/GET--openapi.json',
+      'Countersign/Countersign/Api/HttpApi/GET--runbook',
     ]);
     expect(bareReport.violations.map((violation) => violation.ruleName)).toEqual([]);
   });

@@ -15,6 +15,18 @@ function templateOf(
   return Template.fromStack(stack);
 }
 
+/** What `addOutputs` adds with the construct's own user pool, sorted. */
+const OUTPUTS_WITH_A_USER_POOL = [
+  'ApiUrl',
+  'EventsUrl',
+  'IssuerUrl',
+  'RunbookUrl',
+  'StateMachineArn',
+  'TableName',
+  'UserPoolClientId',
+  'UserPoolId',
+];
+
 describe('the Countersign construct as a library', () => {
   it('refuses a bad prop with CDK’s ValidationError naming the prop and the construct path', () => {
     // Act
@@ -52,19 +64,44 @@ describe('the Countersign construct as a library', () => {
     expect(outputs).toEqual({});
   });
 
-  it('keeps the outputs in the repository’s stack', () => {
+  it('keeps the outputs sign-in and the smoke test need in the repository’s stack, through addOutputs', () => {
     // Act
-    const outputs = Object.keys(synthesizeTestStack().template.findOutputs('*')).sort();
+    const synthesized = synthesizeTestStack();
+    const outputs = synthesized.template.findOutputs('*');
 
     // Assess
-    expect(outputs).toEqual([
-      'ApiUrl',
-      'EventsUrl',
-      'StateMachineArn',
-      'TableName',
-      'UserPoolClientId',
-      'UserPoolId',
-    ]);
+    expect(Object.keys(outputs).sort()).toEqual(OUTPUTS_WITH_A_USER_POOL);
+    const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
+    expect(JSON.stringify(outputs.RunbookUrl?.Value)).toContain(apiId);
+    expect(JSON.stringify(outputs.RunbookUrl?.Value)).toContain('/runbook');
+    expect(outputs.UserPoolClientId?.Value).toEqual({
+      Ref: synthesized.logicalIdOf(synthesized.stack.countersign.auth.userPoolClient as never),
+    });
+  });
+
+  it('adds the outputs on request, under a prefix, and leaves out the pool an external provider replaces', () => {
+    // Prepare
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stack = new Stack(app, 'Team');
+    const external = new Countersign(stack, 'External', {
+      externalIdentityProvider: { issuerUrl: 'https://login.example.com', audience: ['countersign'] },
+      serviceName: 'team-external',
+    });
+
+    // Act
+    const added = external.addOutputs({ idPrefix: 'External' });
+    const outputs = Template.fromStack(stack).findOutputs('*');
+
+    // Assess
+    expect(Object.keys(added).sort()).toEqual(
+      OUTPUTS_WITH_A_USER_POOL.filter((name) => !name.startsWith('UserPool')),
+    );
+    expect(Object.keys(outputs).sort()).toEqual(
+      Object.keys(added)
+        .map((name) => `External${name}`)
+        .sort(),
+    );
+    expect(outputs.ExternalIssuerUrl?.Value).toBe('https://login.example.com');
   });
 
   it('does not hand out the grants only its own handlers may hold', () => {
@@ -118,17 +155,19 @@ describe('the Countersign construct as a library', () => {
     }
   });
 
-  it('links alarms to the package version’s runbook by default, not a repository path', () => {
+  it('links alarms to the runbook the deployment serves by default, not a repository path', () => {
     // Act
     const template = templateOf({});
 
-    // Assess
+    // Assess: `<ApiUrl>runbook#<alarm>`, the API's URL a token joined into the description
     const [alarm] = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{
-      Properties: { AlarmDescription: string };
+      Properties: { AlarmDescription: unknown };
     }>;
-    expect(alarm?.Properties.AlarmDescription).toMatch(
-      /Runbook: https:\/\/unpkg\.com\/countersign@\d+\.\d+\.\d+\/docs\/runbook\.md#/,
-    );
+    const description = JSON.stringify(alarm?.Properties.AlarmDescription);
+    expect(description).toMatch(/Runbook: https:\/\/"/);
+    expect(description).toMatch(/\.execute-api\./);
+    expect(description).toMatch(/\/runbook#[a-z0-9]+"/);
+    expect(description).not.toContain('docs/runbook.md');
   });
 
   it('leaves out the dashboard and threat protection when asked, and sizes a handler', () => {

@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { ROUTES } from '../../lambdas/contract/routes.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -167,6 +168,26 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(roles).toEqual(expected);
+  });
+
+  it('redrives through StartExecution of the run’s own state machine: no role may RedriveExecution or start elsewhere', () => {
+    // Prepare: POST /runs/{id}/redrive is served by api-runs, which starts `<run id>-redrive-<n>`
+    const redriveRoute = ROUTES.find((route) => route.operationId === 'redriveRun');
+    const statement = synthesized
+      .statementsOf(synthesized.roleOf('api-runs'))
+      .find((candidate) => candidate.Action === 'states:StartExecution');
+
+    // Act
+    const redriving = ['states:RedriveExecution', 'states:StartSyncExecution', 'states:*'].flatMap((action) =>
+      synthesized.rolesGranted(action),
+    );
+
+    // Assess
+    expect(redriveRoute?.function).toBe('api-runs');
+    expect(redriving).toEqual([]);
+    expect(statement?.Resource).toEqual({
+      Ref: synthesized.logicalIdOf(synthesized.stack.countersign.stateMachine),
+    });
   });
 
   it('grants StopExecution to api-runs and the card readers only, on the executions of its own state machine', () => {

@@ -2,7 +2,12 @@ import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { StateMachine } from 'aws-local-stepfunctions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ERROR_NAMES, STATE_NAMES } from '../../lambdas/contract/state-names.js';
+import {
+  ERROR_NAMES,
+  failedStateName,
+  STATE_NAMES,
+  type StateName,
+} from '../../lambdas/contract/state-names.js';
 import type { RunDependencies } from '../../lambdas/core/runs/run-dependencies.js';
 import { createStepHandlers } from '../../lambdas/handlers/step-handlers.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
@@ -118,7 +123,7 @@ describe('Countersign workflow', () => {
       Catch: [
         { ErrorEquals: ['countersign.Rejected'], ResultPath: '$.rejection', Next: 'RecordRejection' },
         { ErrorEquals: ['States.Timeout'], ResultPath: '$.timeout', Next: 'MarkExpired' },
-        { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'MarkFailed' },
+        { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'AwaitApproval failed' },
       ],
     });
     expect(continueAsNew).toMatchObject({
@@ -131,7 +136,7 @@ describe('Countersign workflow', () => {
       Next: 'Done',
     });
     expect(states.MarkFailed).toMatchObject({
-      Parameters: { 'runId.$': '$.runId', 'failure.$': '$.failure' },
+      Parameters: { 'runId.$': '$.runId', 'failure.$': '$.failure', 'failedStep.$': '$.failedStep' },
       Next: 'RunFailed',
     });
     expect(states.MarkExpired).toMatchObject({ Next: 'Expired' });
@@ -149,8 +154,13 @@ describe('Countersign workflow', () => {
       .filter(([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.continueAsNew)
       .map(([name]) => name);
 
-    // Assess
-    expect(Object.keys(states).sort()).toEqual(Object.values(STATE_NAMES).sort());
+    // Assess: the contract's states, and the Pass state each catch names its failed state in
+    const caughtStates = Object.values(STATE_NAMES).filter(
+      (name) => (states[name]?.Catch as unknown[] | undefined)?.length,
+    );
+    expect(Object.keys(states).sort()).toEqual(
+      [...Object.values(STATE_NAMES), ...caughtStates.map((name) => failedStateName(name))].sort(),
+    );
     expect(Object.keys(stepHandlers).sort()).toEqual(lambdaTasks.sort());
     expect(states[STATE_NAMES.runFailed]).toMatchObject({ Error: ERROR_NAMES.runFailed });
     const awaitCatchers = states[STATE_NAMES.awaitApproval]?.Catch as Array<{ ErrorEquals: string[] }>;
@@ -164,19 +174,26 @@ describe('Countersign workflow', () => {
     expect(retried).toContain(ERROR_NAMES.internal);
   });
 
-  it('routes every Lambda Task failure to MarkFailed with the failure in $.failure', () => {
+  it('routes every Task failure to MarkFailed, with the failure in $.failure and the failed state in $.failedStep', () => {
     // Act
-    const lambdaTasks = Object.entries(states).filter(
+    const tasks = Object.entries(states).filter(
       ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.markFailed,
     );
 
     // Assess
-    for (const [name, task] of lambdaTasks) {
+    expect(tasks.map(([name]) => name)).toContain(STATE_NAMES.continueAsNew);
+    for (const [name, task] of tasks) {
       const catchers = task.Catch as Array<{ ErrorEquals: string[]; ResultPath: string; Next: string }>;
       expect(catchers.at(-1), name).toEqual({
         ErrorEquals: ['States.ALL'],
         ResultPath: '$.failure',
-        Next: 'MarkFailed',
+        Next: failedStateName(name as StateName),
+      });
+      expect(states[failedStateName(name as StateName)], name).toEqual({
+        Type: 'Pass',
+        Result: name,
+        ResultPath: '$.failedStep',
+        Next: STATE_NAMES.markFailed,
       });
     }
   });

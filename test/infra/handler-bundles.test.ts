@@ -27,6 +27,7 @@ import { startDynalite } from '../support/dynalite.js';
 import { startFakeKmsServer } from '../support/fake-kms-server.js';
 import { MCP_TEST_TOKEN, startMcpTestServer } from '../support/mcp-test-server.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
+import { synthesizeTestStack } from './synthesize-test-stack.js';
 
 const TOOLS_MODULE = resolveProjectPath('lambdas/tools/no-team-tools.ts');
 const HANDLERS_DIRECTORY = resolveProjectPath('lambdas/handlers');
@@ -315,6 +316,37 @@ describe('the Lambda handler bundles', () => {
     });
     expect(Object.keys(answers)).toHaveLength(entries.length);
   }, 300_000); // 16 bundles and 16 fresh Node processes: more than the default 60 s on a busy machine.
+
+  it('serve the runbook from the inbox bundle: this build’s docs/runbook.md, every alarm at its anchor', async () => {
+    // Prepare: the alarms the construct creates, and the inbox function as it deploys
+    const alarmNames = Object.keys(synthesizeTestStack().stack.countersign.observability.alarms);
+    await bundle(join(HANDLERS_DIRECTORY, 'api-inbox.ts'), directory, 'api-inbox-runbook');
+    const bundled = await readFile(join(directory, 'api-inbox-runbook.mjs'), 'utf8');
+    const event = {
+      version: '2.0',
+      rawPath: '/runbook',
+      routeKey: 'GET /runbook',
+      headers: { accept: 'text/html' },
+      requestContext: { http: { method: 'GET', path: '/runbook' }, requestId: 'bundle-test' },
+    };
+
+    // Act: a fresh process, as a cold Lambda; no table is reached for a public page
+    const answer = (await invokeInFreshProcess(join(directory, 'api-inbox-runbook.mjs'), event, {
+      COUNTERSIGN_TABLE_NAME: 'countersign-runbook-test',
+    })) as { statusCode: number; headers: Record<string, string>; body: string };
+
+    // Assess: the runbook's text is inside the bundle (no file is read beside it) and rendered
+    expect(bundled).toContain('This is the on-call page.');
+    expect(answer.statusCode).toBe(200);
+    expect(answer.headers['content-type']).toBe('text/html; charset=utf-8');
+    expect(answer.headers['content-security-policy']).toMatch(/^default-src 'none'; style-src 'sha256-/);
+    expect(alarmNames.length).toBeGreaterThan(15);
+    for (const name of alarmNames) expect(answer.body, name).toContain(`id="${name.toLowerCase()}"`);
+    for (const anchor of ['redrive', 'spend-and-model-health', 'production-checklist', 'smoke-test']) {
+      expect(answer.body, anchor).toContain(`id="${anchor}"`);
+    }
+    expect(answer.body).toContain('href="https://unpkg.com/countersign/docs/approvers.md#the-inbox"');
+  });
 
   it('stamp the retention the construct sets on a run the bundled composition ends', async () => {
     // Prepare: a running run in dynalite; the bundle gets the retention as the construct sets it.

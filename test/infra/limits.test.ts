@@ -1,11 +1,18 @@
+import { readFileSync } from 'node:fs';
 import { Duration } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { STATE_NAMES } from '../../lambdas/contract/state-names.js';
+import { failedStateName, STATE_NAMES } from '../../lambdas/contract/state-names.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { THROTTLING_DEFAULTS } from '../../lambdas/core/limits.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
-import { FUNCTION_GROUPS, LIMIT_DEFAULTS } from '../../lib/limits.js';
+import {
+  FUNCTION_GROUPS,
+  LIMIT_DEFAULTS,
+  RESERVED_CONCURRENCY_FOR_PRODUCTION,
+  requiredAccountConcurrency,
+} from '../../lib/limits.js';
+import { resolveProjectPath } from '../../lib/project-path.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
 import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
@@ -60,37 +67,59 @@ describe('production limits', () => {
   });
 
   describe('reserved concurrency', () => {
-    it('reserves each function its group default, the events function included', () => {
+    it('reserves nothing by default, so a first deploy fits a new account as it comes', () => {
       // Act
-      const reserved = Object.fromEntries(
-        HANDLER_NAMES.map((name) => [name, functionOf(synthesized, name).ReservedConcurrentExecutions]),
+      const reserved = HANDLER_NAMES.map(
+        (name) => functionOf(synthesized, name).ReservedConcurrentExecutions,
       );
 
       // Assess
-      expect(reserved).toEqual(
-        Object.fromEntries(
-          HANDLER_NAMES.map((name) => [name, LIMIT_DEFAULTS.reservedConcurrency[FUNCTION_GROUPS[name]]]),
-        ),
-      );
-      expect(reserved['api-run-events']).toBe(10);
-      expect(reserved['report-waiting-runs']).toBe(1);
-      const total = Object.values(reserved).reduce((sum, value) => (sum ?? 0) + (value ?? 0), 0);
-      // Lambda keeps 100 of the default 1,000 unreserved: the defaults stay far below.
-      expect(total).toBeLessThanOrEqual(100);
+      expect(reserved).toEqual(HANDLER_NAMES.map(() => undefined));
     });
 
-    it('takes a group from the prop and leaves a group set to undefined unreserved', () => {
+    it('reserves, with the production setting, each group what the runbook’s production checklist says', () => {
+      // Prepare
+      const runbook = readFileSync(resolveProjectPath('docs/runbook.md'), 'utf8');
+      const production = synthesizeTestStack({
+        countersign: { reservedConcurrency: RESERVED_CONCURRENCY_FOR_PRODUCTION },
+      });
+
+      // Act
+      const reserved = Object.fromEntries(
+        HANDLER_NAMES.map((name) => [name, functionOf(production, name).ReservedConcurrentExecutions ?? 0]),
+      );
+      const total = Object.values(reserved).reduce((sum, value) => sum + value, 0);
+
+      // Assess
+      for (const name of HANDLER_NAMES) {
+        expect(reserved[name], name).toBe(RESERVED_CONCURRENCY_FOR_PRODUCTION[FUNCTION_GROUPS[name]]);
+        expect(reserved[name], name).toBeGreaterThan(0);
+      }
+      expect(reserved['api-run-events']).toBe(10);
+      expect(reserved['report-waiting-runs']).toBe(1);
+      expect(total).toBe(81);
+      expect(requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION)).toBe(total + 100);
+      expect(runbook).toContain(
+        `reservedConcurrency: RESERVED_CONCURRENCY_FOR_PRODUCTION\` reserves ${total} concurrent executions`,
+      );
+      expect(runbook).toContain(`a Lambda concurrency quota of at least ${total + 100}`);
+      for (const [group, value] of Object.entries(RESERVED_CONCURRENCY_FOR_PRODUCTION)) {
+        expect(runbook, group).toContain(`| \`${group}\` | ${value} |`);
+      }
+    });
+
+    it('takes a group from the prop and leaves the groups it does not name unreserved', () => {
       // Act
       const tuned = synthesizeTestStack({
-        countersign: { reservedConcurrency: { api: 20, steps: undefined } },
+        countersign: { reservedConcurrency: { api: 20, events: 3, steps: undefined } },
       });
 
       // Assess
       expect(functionOf(tuned, 'api-inbox').ReservedConcurrentExecutions).toBe(20);
+      expect(functionOf(tuned, 'api-run-events').ReservedConcurrentExecutions).toBe(3);
       expect(functionOf(tuned, 'model-turn').ReservedConcurrentExecutions).toBeUndefined();
       expect(functionOf(tuned, 'finish-run').ReservedConcurrentExecutions).toBeUndefined();
-      expect(functionOf(tuned, 'api-run-events').ReservedConcurrentExecutions).toBe(10);
-      expect(functionOf(tuned, 'report-waiting-runs').ReservedConcurrentExecutions).toBe(1);
+      expect(functionOf(tuned, 'report-waiting-runs').ReservedConcurrentExecutions).toBeUndefined();
     });
 
     it.each([
@@ -209,7 +238,7 @@ describe('production limits', () => {
         Threshold: 1,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       });
-      expect(properties.AlarmDescription).toContain('docs/runbook.md#probedeadletters');
+      expect(JSON.stringify(properties.AlarmDescription)).toContain('runbook#probedeadletters');
     });
 
     it('retries the ContinueAsNew hand-over before the run is marked failed', () => {
@@ -227,7 +256,11 @@ describe('production limits', () => {
         },
       ]);
       expect(continueAsNew?.Catch).toEqual([
-        { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: STATE_NAMES.markFailed },
+        {
+          ErrorEquals: ['States.ALL'],
+          ResultPath: '$.failure',
+          Next: failedStateName(STATE_NAMES.continueAsNew),
+        },
       ]);
     });
   });

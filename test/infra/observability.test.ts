@@ -6,6 +6,7 @@ import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/contr
 import { ALARM_THRESHOLD_DEFAULTS } from '../../lib/alarm-thresholds.js';
 import { ALARM_ON_FIRST_OCCURRENCE, type CountersignAlarmName } from '../../lib/alarms.js';
 import { HANDLER_NAMES } from '../../lib/handler-names.js';
+import { AWS_PRICES_FOR_ESTIMATE } from '../../lib/spend-estimate.js';
 import { WAITING_RUNS_PROBE_INTERVAL } from '../../lib/waiting-runs-probe.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
 
@@ -15,6 +16,7 @@ interface AlarmProperties {
   Threshold: number;
   ComparisonOperator: string;
   EvaluationPeriods: number;
+  DatapointsToAlarm?: number;
   TreatMissingData: string;
   AlarmActions: unknown[];
   OKActions: unknown[];
@@ -38,9 +40,18 @@ function alarmsOf(synthesized: SynthesizedStack): Record<CountersignAlarmName, A
   return Object.fromEntries(
     Object.entries(alarms).map(([name, alarm]) => {
       const resource = synthesized.template.toJSON().Resources[synthesized.logicalIdOf(alarm)];
-      return [name, resource.Properties as AlarmProperties];
+      const properties = resource.Properties as AlarmProperties;
+      return [name, { ...properties, AlarmDescription: renderText(properties.AlarmDescription) }];
     }),
   ) as Record<CountersignAlarmName, AlarmProperties>;
+}
+
+/** A template string as text: an `Fn::Join` (a description holding the API's URL) with `<token>` for each intrinsic. */
+function renderText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  if (join === undefined) return '<token>';
+  return join[1].map((part) => (typeof part === 'string' ? part : '<token>')).join(join[0]);
 }
 
 /** The metric names an alarm reads, directly or through metric math. */
@@ -100,19 +111,84 @@ describe('Countersign observability', () => {
       expect(dashboardBody).toContain(`\\"outcome\\",\\"${decision}\\"`);
   });
 
-  it('raises the state machine alarms at the first failed, timed out or throttled execution', () => {
+  it('opens a ticket at each failed or timed out execution, and when throttling goes on', () => {
     // Assess
-    for (const [name, metric] of [
-      ['ExecutionsFailed', 'ExecutionsFailed'],
-      ['ExecutionsTimedOut', 'ExecutionsTimedOut'],
-      ['ExecutionsThrottled', 'ExecutionThrottled'],
+    for (const [name, metric, datapoints, periods] of [
+      ['ExecutionsFailed', 'ExecutionsFailed', 1, 1],
+      ['ExecutionsTimedOut', 'ExecutionsTimedOut', 1, 1],
+      ['ExecutionsThrottled', 'ExecutionThrottled', 2, 3],
     ] as const) {
       expect(alarms[name], name).toMatchObject({
         Namespace: 'AWS/States',
         MetricName: metric,
         Threshold: ALARM_ON_FIRST_OCCURRENCE,
         ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-        EvaluationPeriods: 1,
+        DatapointsToAlarm: datapoints,
+        EvaluationPeriods: periods,
+      });
+      expect(alarms[name].AlarmDescription, name).toMatch(/^\[ticket\] /);
+    }
+  });
+
+  it('names every alarm with the deployment prefix and gives it one of two severities', () => {
+    // Assess
+    for (const [name, alarm] of Object.entries(alarms)) {
+      expect(alarm.AlarmName, name).toBe(`${SERVICE}-${name}`);
+      expect(alarm.AlarmDescription, name).toMatch(/^\[(page|ticket)\] /);
+    }
+    const paging = Object.entries(alarms)
+      .filter(([, alarm]) => alarm.AlarmDescription.startsWith('[page]'))
+      .map(([name]) => name)
+      .sort();
+    expect(paging).toEqual([
+      'Api5xx',
+      'ApiLambdaErrors',
+      'DynamoDbSystemErrors',
+      'ModelErrors',
+      'SealedStateRejected',
+      'SkillChecksumMismatch',
+      'StepLambdaErrors',
+    ]);
+  });
+
+  it('pages on a single datapoint only for a security signal, and never on a throttle', () => {
+    // Assess
+    for (const [name, alarm] of Object.entries(alarms)) {
+      const pages = alarm.AlarmDescription.startsWith('[page]');
+      if (!pages) continue;
+      expect(name, name).not.toMatch(/Throttle/);
+      if (name === 'SealedStateRejected' || name === 'SkillChecksumMismatch') {
+        expect(alarm.DatapointsToAlarm, name).toBe(1);
+      } else {
+        // M of N: a failure retried away inside one period does not page anyone.
+        expect(alarm.DatapointsToAlarm, name).toBeGreaterThanOrEqual(2);
+        expect(alarm.EvaluationPeriods, name).toBeGreaterThan(alarm.DatapointsToAlarm ?? 0);
+      }
+    }
+    for (const name of [
+      'StepLambdaThrottles',
+      'ApiLambdaThrottles',
+      'DynamoDbThrottles',
+      'ModelThrottles',
+    ] as const) {
+      expect(alarms[name].AlarmDescription, name).toMatch(/^\[ticket\] /);
+      expect(alarms[name].DatapointsToAlarm, name).toBeGreaterThanOrEqual(2);
+    }
+  });
+
+  it('alarms on the model provider: sustained errors page, sustained throttles open a ticket', () => {
+    // Assess
+    for (const [name, metric] of [
+      ['ModelErrors', 'ModelErrors'],
+      ['ModelThrottles', 'ModelThrottles'],
+    ] as const) {
+      expect(alarms[name], name).toMatchObject({
+        Namespace: COUNTERSIGN_METRICS_NAMESPACE,
+        MetricName: metric,
+        Dimensions: [{ Name: 'service', Value: SERVICE }],
+        Threshold: 1,
+        DatapointsToAlarm: 3,
+        EvaluationPeriods: 5,
       });
     }
   });
@@ -200,19 +276,34 @@ describe('Countersign observability', () => {
     });
   });
 
-  it('sends every alarm and its recovery to the encrypted topic and links its runbook entry', () => {
+  it("sends every alarm and its recovery to its severity's encrypted topic and links the runbook the API serves", () => {
     // Prepare
-    const topicId = synthesized.logicalIdOf(synthesized.stack.countersign.observability.alarmTopic);
+    const { observability } = synthesized.stack.countersign;
+    const topicIds = {
+      page: synthesized.logicalIdOf(observability.pageTopic),
+      ticket: synthesized.logicalIdOf(observability.ticketTopic),
+    };
+    const resources = synthesized.template.toJSON().Resources;
+    const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(17);
+    expect(Object.keys(alarms)).toHaveLength(19);
+    expect(topicIds.page).not.toBe(topicIds.ticket);
     for (const [name, alarm] of Object.entries(alarms)) {
-      expect(alarm.AlarmActions, name).toEqual([{ Ref: topicId }]);
-      expect(alarm.OKActions, name).toEqual([{ Ref: topicId }]);
+      const severity = alarm.AlarmDescription.startsWith('[page]') ? 'page' : 'ticket';
+      expect(alarm.AlarmActions, name).toEqual([{ Ref: topicIds[severity] }]);
+      expect(alarm.OKActions, name).toEqual([{ Ref: topicIds[severity] }]);
       expect(alarm.TreatMissingData, name).toBe('notBreaching');
-      expect(alarm.AlarmDescription, name).toContain(`docs/runbook.md#${name.toLowerCase()}`);
+      // The description joins the API's URL (a token) with the runbook route and the anchor.
+      const description = JSON.stringify(
+        resources[synthesized.logicalIdOf(observability.alarms[name as CountersignAlarmName])].Properties
+          .AlarmDescription,
+      );
+      expect(description, name).toContain(apiId);
+      expect(description, name).toContain(`runbook#${name.toLowerCase()}`);
     }
-    synthesized.template.hasResourceProperties('AWS::SNS::Topic', {
+    synthesized.template.resourceCountIs('AWS::SNS::Topic', 2);
+    synthesized.template.allResourcesProperties('AWS::SNS::Topic', {
       KmsMasterKeyId: Match.objectLike({ 'Fn::GetAtt': Match.anyValue() }),
     });
     synthesized.template.hasResourceProperties('AWS::SNS::TopicPolicy', {
@@ -231,18 +322,17 @@ describe('Countersign observability', () => {
     });
   });
 
-  it('uses a given topic and thresholds instead of its own', () => {
+  it('uses given topics, runbook and thresholds instead of its own', () => {
     // Prepare
-    const oncall = Topic.fromTopicArn(
-      new Stack(new App(), 'Elsewhere'),
-      'Oncall',
-      'arn:aws:sns:us-east-1:123456789012:oncall',
-    );
+    const elsewhere = new Stack(new App(), 'Elsewhere');
+    const oncall = Topic.fromTopicArn(elsewhere, 'Oncall', 'arn:aws:sns:us-east-1:123456789012:oncall');
+    const queue = Topic.fromTopicArn(elsewhere, 'Queue', 'arn:aws:sns:us-east-1:123456789012:queue');
 
     // Act
     const custom = synthesizeTestStack({
       countersign: {
-        alarmTopic: oncall,
+        alarmTopics: { page: oncall, ticket: queue },
+        runbookUrl: 'https://wiki.example.com/countersign/runbook',
         alarmThresholds: { runWaitingLongerThan: Duration.hours(2), previewFailurePercent: 5 },
       },
     });
@@ -250,9 +340,45 @@ describe('Countersign observability', () => {
 
     // Assess
     custom.template.resourceCountIs('AWS::SNS::Topic', 0);
+    custom.template.resourceCountIs('AWS::KMS::Key', 2);
     expect(customAlarms.RunWaitingTooLong.Threshold).toBe(Duration.hours(2).toMilliseconds());
     expect(customAlarms.PreviewFailureRate.Threshold).toBe(5);
     expect(customAlarms.Api5xx.AlarmActions).toEqual(['arn:aws:sns:us-east-1:123456789012:oncall']);
+    expect(customAlarms.RunWaitingTooLong.AlarmActions).toEqual(['arn:aws:sns:us-east-1:123456789012:queue']);
+    expect(customAlarms.Api5xx.AlarmDescription).toContain(
+      'https://wiki.example.com/countersign/runbook#api5xx',
+    );
+  });
+
+  it('shows the spend estimate: per hour, per run started, and the model cost by configuration', () => {
+    // Assess
+    expect(dashboardBody).toContain('Estimated spend per run started (USD)');
+    expect(dashboardBody).toContain('IF(runs > 0');
+    expect(dashboardBody).toContain(`${AWS_PRICES_FOR_ESTIMATE.stateTransition}`);
+    expect(dashboardBody).toContain(`${AWS_PRICES_FOR_ESTIMATE.lambdaGbSecond}`);
+    const plain = dashboardBody.replaceAll('\\', '');
+    for (const name of [
+      'ModelCost',
+      'ModelInputTokens',
+      'ModelOutputTokens',
+      'ModelLatency',
+      'ModelErrors',
+    ]) {
+      expect(plain, name).toContain(
+        `SEARCH('{Countersign,configuration,provider,service} MetricName="${name}" service="${SERVICE}"'`,
+      );
+    }
+    // Plain decimals only: metric math reads `2e-7` as an unknown identifier `e`.
+    expect(dashboardBody).not.toMatch(/\d[eE]-\d/);
+    expect(dashboardBody).toContain('invocations0 * 0.0000002 ');
+    const warnings = synthesized.app.node
+      .findAll()
+      .flatMap((construct) => construct.node.metadata)
+      .filter((entry) => entry.type === 'aws:cdk:warning');
+    expect(warnings.map((entry) => String(entry.data))).toEqual([]);
+    // Every handler's duration is priced by its own memory.
+    expect(dashboardBody).toContain('/ 1000 * 1 * ');
+    expect(dashboardBody).toContain('/ 1000 * 0.25 * ');
   });
 
   it('refuses a waiting threshold shorter than the probe interval and an impossible failure rate', () => {

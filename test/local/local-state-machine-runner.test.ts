@@ -215,7 +215,7 @@ describe('LocalStateMachineRunner', () => {
     expect(runner.runningCount()).toBe(0);
   });
 
-  it('treats a second start of a running execution name as a no-op, and refuses a finished one', async () => {
+  it('treats a second start of a running or finished execution name as a no-op, as StepFunctionsRunExecutions does', async () => {
     // Prepare
     const stubs = createStepStubs({ routes: ['approval'] });
     const runner = createRunner(stubs);
@@ -227,12 +227,13 @@ describe('LocalStateMachineRunner', () => {
     const countWhileWaiting = runner.runningCount();
     await runner.resume(String(stubs.taskTokens[0]), { kind: 'approve' });
     await runner.idle();
-    const restart = runner.start({ runId: 'run-8', executionName: 'run-8' });
+    await runner.start({ runId: 'run-8', executionName: 'run-8' });
+    await runner.idle();
 
-    // Assess
+    // Assess: the finished name did not run again (Step Functions: ExecutionAlreadyExists)
     expect(countWhileWaiting).toBe(1);
+    expect(runner.runningCount()).toBe(0);
     expect(stubs.calls.Prepare).toHaveLength(1);
-    await expect(restart).rejects.toMatchObject({ code: 'conflict' });
   });
 
   it('spends a token once it was used, and answers token-spent for an unknown one', async () => {

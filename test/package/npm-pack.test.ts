@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import {
   existsSync,
   mkdirSync,
@@ -6,6 +6,7 @@ import {
   readdirSync,
   readFileSync,
   rmSync,
+  statSync,
   symlinkSync,
   writeFileSync,
 } from 'node:fs';
@@ -55,6 +56,8 @@ describe('the npm package', () => {
   let workDirectory: string;
   let appDirectory: string;
   let tarball: string;
+  /** What `npm install <tarball>` printed on stderr in the scratch app (its warnings). */
+  let installWarnings: string;
 
   /** Runs the scratch app on the Node running the tests, with nothing of this repository on PATH. */
   function synthesize(name: string, toolsModule?: string): Synthesized {
@@ -102,7 +105,8 @@ describe('the npm package', () => {
     writeFileSync(join(appDirectory, 'app.mjs'), APP_SOURCE);
     writeFileSync(join(appDirectory, 'tools.ts'), TOOLS_SOURCE);
     // Peer dependencies are the app's to install: here, links to this repository's copies.
-    execFileSync(
+    // spawnSync keeps stderr on success: the install's warnings are part of what a team sees.
+    const installed = spawnSync(
       'npm',
       [
         'install',
@@ -113,8 +117,10 @@ describe('the npm package', () => {
         '--no-fund',
         '--ignore-scripts',
       ],
-      { cwd: appDirectory, stdio: 'pipe' },
+      { cwd: appDirectory, encoding: 'utf8' },
     );
+    if (installed.status !== 0) throw new Error(`npm install of the tarball failed: ${installed.stderr}`);
+    installWarnings = installed.stderr;
     for (const peer of ['aws-cdk-lib', 'constructs']) {
       symlinkSync(
         resolveProjectPath(`node_modules/${peer}`),
@@ -126,6 +132,37 @@ describe('the npm package', () => {
 
   afterAll(() => {
     if (workDirectory) rmSync(workDirectory, { recursive: true, force: true });
+  });
+
+  it('is under 10 MB, licensed Apache-2.0 with its LICENSE, and says where it comes from', () => {
+    // Act
+    const size = statSync(tarball).size;
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+    const manifest = JSON.parse(
+      execFileSync('tar', ['-xzOf', tarball, 'package/package.json'], { encoding: 'utf8' }),
+    ) as {
+      license?: string;
+      repository?: { url?: string };
+      keywords?: string[];
+      engines?: { node?: string };
+    };
+    const license = execFileSync('tar', ['-xzOf', tarball, 'package/LICENSE'], { encoding: 'utf8' });
+
+    // Assess
+    expect(size).toBeLessThan(10 * 1024 * 1024);
+    expect(files).toContain('package/LICENSE');
+    expect(license).toContain('Apache License');
+    expect(license).toContain('Version 2.0, January 2004');
+    expect(manifest.license).toBe('Apache-2.0');
+    expect(manifest.repository?.url).toMatch(/^git\+https:\/\/.+\.git$/);
+    expect(manifest.keywords).toEqual(expect.arrayContaining(['aws-cdk', 'construct', 'human-in-the-loop']));
+    expect(manifest.engines?.node).toBe('>=22');
+  });
+
+  it('installs into an app on Node 22 or later without an engine or deprecation warning', () => {
+    // Assess: this test runs on the pinned Node 24 (npm scripts), a supported engine
+    expect(Number(process.versions.node.split('.')[0])).toBeGreaterThanOrEqual(22);
+    expect(installWarnings).not.toMatch(/EBADENGINE|deprecated/i);
   });
 
   it('ships the build, the prebuilt handlers and the API reference, and no tests or sources', () => {
@@ -175,6 +212,50 @@ describe('the npm package', () => {
     expect(page).toContain('How long a run waits for a human decision');
   });
 
+  it('documents our API only: the re-exported zod is a link to its own reference, not a copy', () => {
+    // Act
+    const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
+    const toolsPage = execFileSync(
+      'tar',
+      ['-xzOf', tarball, 'package/docs/api/modules/countersign_tools.html'],
+      {
+        encoding: 'utf8',
+      },
+    );
+
+    // Assess
+    const apiPages = files.filter((file) => file.startsWith('package/docs/api/'));
+    expect(apiPages.filter((file) => /countersign_tools\.z[./]/.test(file))).toEqual([]);
+    expect(apiPages.length).toBeLessThan(200);
+    expect(toolsPage).toContain('href="https://zod.dev/api"');
+  });
+
+  it('lists every prop of CountersignProps in the README’s props table, and no other', () => {
+    // Prepare: the props as TypeDoc documented the declared interface, and the README's table
+    const page = execFileSync(
+      'tar',
+      ['-xzOf', tarball, 'package/docs/api/interfaces/countersign.CountersignProps.html'],
+      { encoding: 'utf8' },
+    );
+    const readme = readFileSync(resolveProjectPath('README.md'), 'utf8');
+
+    // Act
+    const declared = [...page.matchAll(/<h3 class="tsd-anchor-link" id="[^"]+">.*?<span>(.*?)<\/span>/g)]
+      .map((match) => (match[1] ?? '').replaceAll('<wbr/>', ''))
+      .sort();
+    const table = readme.slice(readme.indexOf('| prop | default | what |'));
+    const rows = table.slice(0, table.indexOf('\n\n'));
+    // A nested row (`policyFloor.fourEyes`) documents its top-level prop.
+    const listed = [
+      ...new Set([...rows.matchAll(/^\| `([A-Za-z]+)[.`]/gm)].map((match) => match[1] ?? '')),
+    ].sort();
+
+    // Assess
+    expect(declared.length).toBeGreaterThanOrEqual(25);
+    expect(declared).toContain('inboxShards');
+    expect(listed).toEqual(declared);
+  });
+
   it('synthesizes without a toolsModule from the prebuilt handlers, with no esbuild and no Docker', () => {
     // Prepare
     const requireFromApp = createRequire(join(appDirectory, 'app.mjs'));
@@ -193,7 +274,7 @@ describe('the npm package', () => {
       const teamTools = join(directory, 'team-tools.mjs');
       if (existsSync(teamTools)) expect(readFileSync(teamTools, 'utf8')).not.toContain(TOOL_NAME);
     }
-  });
+  }, 180_000); // a whole CDK app synthesized in a child process: minutes on a loaded machine
 
   it('refuses a toolsModule at synth, naming the prop and the construct path, while esbuild is missing', () => {
     // Act
@@ -238,5 +319,5 @@ describe('the npm package', () => {
       };
       expect(loaded.teamTools.map((tool) => [tool.name, tool.effect])).toEqual([[TOOL_NAME, 'write']]);
     }
-  });
+  }, 180_000); // a whole CDK app synthesized in a child process: minutes on a loaded machine
 });

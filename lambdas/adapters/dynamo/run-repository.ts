@@ -175,10 +175,13 @@ export class DynamoRunRepository implements RunRepository {
 
     // Setting runId to itself keeps the expression valid when nothing else changes.
     const expression = new UpdateExpression().set('runId', runId).setAll(update.changes);
-    // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards).
+    // The write that ends a run starts its retention (DynamoDB TTL removes it afterwards); the
+    // write that puts a failed run back to work (a redrive) stops it.
     const status = update.changes.status;
     if (status !== undefined && TERMINAL_STATUSES.has(status)) {
       expression.setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    } else if (status !== undefined) {
+      expression.remove(TABLE_LAYOUT.timeToLiveAttribute);
     }
     for (const field of update.removeFields) expression.remove(field);
     if (options.sealedState) {

@@ -19,7 +19,7 @@ import type {
   ToolCallBlock,
   ToolSpecification,
 } from '../../core/model.js';
-import { asRecord, modelFailed } from './model-failure.js';
+import { asRecord, modelFailed, modelUnavailable } from './model-failure.js';
 
 /** The SDK's JSON document type, taken from the client so no transitive package is imported. */
 type DocumentType = NonNullable<ToolUseBlock['input']>;
@@ -53,7 +53,8 @@ export class BedrockConverseModel implements ModelProvider {
     } catch (error) {
       throw describeBedrockFailure(error);
     }
-    return fromConverseOutput(output);
+    // The SDK's standard retry mode retried inside `send`; it says how many requests it made.
+    return { ...fromConverseOutput(output), attempts: { total: attemptsOf(output), throttled: 0 } };
   }
 
   /**
@@ -191,23 +192,42 @@ function toStopReason(stopReason: string | undefined): ModelReply['stopReason'] 
 /**
  * A safe reason for a failed Converse call: the SDK error class and HTTP status, which say
  * what went wrong (throttled, refused, unreachable, unreadable) without Bedrock's message text.
+ * Throttling, a 5xx and an unreachable endpoint come after the SDK's own retries and are
+ * transient (a later attempt may be answered); a refusal or an unreadable reply is not.
  */
 function describeBedrockFailure(error: unknown) {
   const record = asRecord(error);
   const errorName = typeof record?.name === 'string' ? record.name : 'Error';
   const metadata = asRecord(record?.$metadata);
   const status = typeof metadata?.httpStatusCode === 'number' ? metadata.httpStatusCode : undefined;
+  const total = typeof metadata?.attempts === 'number' && metadata.attempts > 0 ? metadata.attempts : 1;
   const safeName = /^[A-Za-z][A-Za-z0-9.]{0,80}$/.test(errorName) ? errorName : 'Error';
   if (safeName === 'ThrottlingException' || status === 429) {
-    return modelFailed('Bedrock is throttling requests (ThrottlingException); try again later.');
+    // The SDK retries throttling, so every attempt of a call that ends throttled was throttled.
+    return modelUnavailable('Bedrock is throttling requests (ThrottlingException); try again later.', {
+      total,
+      throttled: total,
+    });
   }
+  const attempts = { total, throttled: 0 };
   if (status !== undefined && status >= 200 && status < 300) {
     // The call succeeded but the SDK could not deserialise the body.
-    return modelFailed('Bedrock returned a reply that could not be read.');
+    return modelFailed('Bedrock returned a reply that could not be read.', attempts);
   }
-  if (status !== undefined) return modelFailed(`Bedrock refused the request (${safeName}, HTTP ${status}).`);
+  if (status !== undefined && (status >= 500 || status === 408)) {
+    return modelUnavailable(`Bedrock failed to answer (${safeName}, HTTP ${status}).`, attempts);
+  }
+  if (status !== undefined) {
+    return modelFailed(`Bedrock refused the request (${safeName}, HTTP ${status}).`, attempts);
+  }
   if (record !== undefined && '$response' in record) {
-    return modelFailed('Bedrock returned a reply that could not be read.');
+    return modelFailed('Bedrock returned a reply that could not be read.', attempts);
   }
-  return modelFailed(`Bedrock could not be reached (${safeName}).`);
+  return modelUnavailable(`Bedrock could not be reached (${safeName}).`, attempts);
+}
+
+/** How many requests the SDK sent for a reply (its retries included). */
+function attemptsOf(output: ConverseCommandOutput): number {
+  const attempts = output.$metadata?.attempts;
+  return typeof attempts === 'number' && attempts > 0 ? attempts : 1;
 }

@@ -1,8 +1,14 @@
 import { setTimeout as wait } from 'node:timers/promises';
 import { isCountersignError } from '../../core/errors.js';
-import type { ModelCallOptions, ModelProvider, ModelReply, ModelRequest } from '../../core/model.js';
+import type {
+  ModelAttempts,
+  ModelCallOptions,
+  ModelProvider,
+  ModelReply,
+  ModelRequest,
+} from '../../core/model.js';
 import { callOutbound, type OutboundPolicy } from '../outbound/outbound-fetch.js';
-import { modelFailed } from './model-failure.js';
+import { modelFailed, modelUnavailable } from './model-failure.js';
 import { fromChatCompletionText, toChatCompletionRequest } from './openai-chat-completion.js';
 import {
   DEFAULT_RETRY_POLICY,
@@ -114,11 +120,14 @@ export class OpenAiCompatibleModel implements ModelProvider {
     const apiKey = await this.readApiKey();
     const body = JSON.stringify(toChatCompletionRequest(request));
     const startedAt = this.now();
+    let throttled = 0;
     for (let attempt = 1; ; attempt += 1) {
       if (options.signal?.aborted) throw callerGaveUp();
       const outcome = await this.attempt(apiKey, body, options.signal);
-      if (outcome.kind === 'answered') return fromChatCompletionText(outcome.bodyText);
-      if (outcome.kind === 'failed') throw outcome.failure;
+      const attempts = { total: attempt, throttled };
+      if (outcome.kind === 'answered') return { ...fromChatCompletionText(outcome.bodyText), attempts };
+      if (outcome.kind === 'failed') throw outcome.describe(attempts);
+      if (outcome.throttled) throttled += 1;
       const delay = nextRetryDelay({
         policy: this.retry,
         retry: attempt,
@@ -128,8 +137,9 @@ export class OpenAiCompatibleModel implements ModelProvider {
       });
       if (delay === undefined) {
         const seconds = Math.round((this.now() - startedAt) / 1000);
-        throw modelFailed(
+        throw modelUnavailable(
           `${outcome.reason}; gave up after ${attempt} ${attempt === 1 ? 'attempt' : 'attempts'} in ${seconds} s.`,
+          { total: attempt, throttled },
         );
       }
       try {
@@ -147,8 +157,13 @@ export class OpenAiCompatibleModel implements ModelProvider {
     callerSignal: AbortSignal | undefined,
   ): Promise<
     | { kind: 'answered'; bodyText: string }
-    | { kind: 'retryable'; reason: string; retryAfterMilliseconds: number | undefined }
-    | { kind: 'failed'; failure: Error }
+    | {
+        kind: 'retryable';
+        reason: string;
+        throttled: boolean;
+        retryAfterMilliseconds: number | undefined;
+      }
+    | { kind: 'failed'; describe: (attempts: ModelAttempts) => Error }
   > {
     const timeout = AbortSignal.timeout(this.timeoutMilliseconds);
     const answer = await callOutbound(
@@ -172,42 +187,50 @@ export class OpenAiCompatibleModel implements ModelProvider {
           return {
             kind: 'retryable',
             reason: 'The model provider could not be reached',
+            throttled: false,
             retryAfterMilliseconds: undefined,
           };
         case 'timed-out': {
-          // A call that used its whole timeout is not retried: another would outlast the turn.
+          // A call that used its whole timeout is not retried (another would outlast the turn),
+          // but a later one may be answered: the run can be redriven.
           const seconds = Number((this.timeoutMilliseconds / 1000).toFixed(1));
           return {
             kind: 'failed',
-            failure: modelFailed(`The model provider did not answer within ${seconds} s.`),
+            describe: (attempts) =>
+              modelUnavailable(`The model provider did not answer within ${seconds} s.`, attempts),
           };
         }
         case 'cancelled':
-          return { kind: 'failed', failure: callerGaveUp() };
+          return { kind: 'failed', describe: () => callerGaveUp() };
         case 'too-large':
           return {
             kind: 'failed',
-            failure: modelFailed(
-              `The model provider's reply exceeds ${MODEL_RESPONSE_MAX_BYTES / (1024 * 1024)} MiB; it was not read.`,
-            ),
+            describe: (attempts) =>
+              modelFailed(
+                `The model provider's reply exceeds ${MODEL_RESPONSE_MAX_BYTES / (1024 * 1024)} MiB; it was not read.`,
+                attempts,
+              ),
           };
         default:
           return {
             kind: 'failed',
-            failure: modelFailed(
-              'The model provider answered with a redirect to another origin; it was not followed.',
-            ),
+            describe: (attempts) =>
+              modelFailed(
+                'The model provider answered with a redirect to another origin; it was not followed.',
+                attempts,
+              ),
           };
       }
     }
     const bodyText = new TextDecoder().decode(answer.body);
     if (answer.status >= 200 && answer.status <= 299) return { kind: 'answered', bodyText };
     if (!isRetryableStatus(answer.status)) {
-      return { kind: 'failed', failure: describeHttpFailure(answer.status) };
+      return { kind: 'failed', describe: (attempts) => describeHttpFailure(answer.status, attempts) };
     }
     return {
       kind: 'retryable',
       reason: describeTransientStatus(answer.status),
+      throttled: answer.status === 429,
       retryAfterMilliseconds: parseRetryAfter(answer.headers.get('retry-after'), this.now()),
     };
   }
@@ -233,9 +256,9 @@ function describeTransientStatus(status: number): string {
   return `The model provider failed to answer (HTTP ${status})`;
 }
 
-function describeHttpFailure(status: number) {
+function describeHttpFailure(status: number, attempts: ModelAttempts) {
   if (status === 401 || status === 403) {
-    return modelFailed(`The model provider refused the API key (HTTP ${status}).`);
+    return modelFailed(`The model provider refused the API key (HTTP ${status}).`, attempts);
   }
-  return modelFailed(`The model provider refused the request (HTTP ${status}).`);
+  return modelFailed(`The model provider refused the request (HTTP ${status}).`, attempts);
 }

@@ -72,7 +72,7 @@ export class ScriptedModel implements ModelProvider {
       results.length > 0
         ? finalText(summariseResults(results, later))
         : replyToInstruction(instructionText(request.messages[instructionIndex]), request);
-    return { ...reply, usage: estimateUsage(request, reply.content) };
+    return { ...reply, usage: estimateUsage(request, reply.content), attempts: { total: 1, throttled: 0 } };
   }
 }
 

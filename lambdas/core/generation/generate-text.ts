@@ -16,6 +16,7 @@ import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
+import { callModel } from './call-model.js';
 
 /**
  * The HTTP API cuts a synchronous Lambda integration at 30 s; the model gets 25 of them, so a
@@ -169,9 +170,16 @@ export async function generateText(
     dependencies.settings.textGenerationTimeoutMilliseconds ?? TEXT_GENERATION_TIMEOUT_MILLISECONDS;
   const reply = await withDeadline(
     (signal) =>
-      model.converse(
-        { ...whole, messages: send.messages, temperature: configuration.options.temperature },
-        { signal },
+      callModel(
+        { ...dependencies, clock: dependencies.clock ?? systemClock },
+        {
+          configurationId,
+          provider: configuration.provider,
+          model,
+          request: { ...whole, messages: send.messages, temperature: configuration.options.temperature },
+          options: { signal },
+          logFields,
+        },
       ),
     timeoutMilliseconds,
   ).catch((error: unknown) => {
@@ -196,8 +204,6 @@ export async function generateText(
   dependencies.logger.info('text generated', {
     ...logFields,
     stopReason: reply.stopReason,
-    inputTokens: reply.usage?.inputTokens,
-    outputTokens: reply.usage?.outputTokens,
     skillsIncluded: skills?.included.length ?? 0,
   });
   return {

@@ -1,6 +1,7 @@
 import { STEP_ERROR_PREFIX } from '../../contract/state-names.js';
 import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
+import type { RunFailure } from './run-record.js';
 
 type EndDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'settings'>;
 
@@ -28,22 +29,55 @@ export interface CaughtFailure {
   Cause?: string;
 }
 
+/**
+ * Where the failure happened and what it was, as the state machine's catch names it: the state
+ * that failed (each catch passes through a `<state> failed` Pass state that says which) and
+ * whether its error is one a later attempt may not meet (lambdas/contract/state-names.ts).
+ */
+export interface FailedStep {
+  step: string;
+  transient: boolean;
+}
+
 export async function markRunFailed(
   dependencies: EndDependencies,
-  input: { runId: string; failure?: CaughtFailure },
+  input: { runId: string; failure?: CaughtFailure; failedStep?: FailedStep },
 ): Promise<void> {
   const reason = readableReason(input.failure);
   const now = dependencies.clock.now().toISOString();
+  // The status and turn it failed in: a redrive puts the run back there (a waiting run's
+  // decision on record is then carried out, never asked for again).
+  const record = await dependencies.runs.getRunRecord(input.runId);
+  const resumeAs = record?.status === 'waiting' ? 'waiting' : 'running';
+  const failure: RunFailure = {
+    step: input.failedStep?.step ?? 'unknown',
+    turn: record?.turn ?? 0,
+    error: describeErrorName(input.failure?.Error),
+    transient: input.failedStep?.transient ?? false,
+    resumeAs,
+    failedAt: now,
+  };
   const outcome = await dependencies.runs.updateRun(
     input.runId,
-    { status: 'failed', failureReason: reason, endedAt: now, updatedAt: now },
+    { status: 'failed', failureReason: reason, failure, endedAt: now, updatedAt: now },
     { expectStatus: OPEN_STATUSES, removeFields: ['pendingToolNames'] },
   );
   if (outcome.kind === 'written') {
     await dependencies.runs.closeCard(input.runId, 'failed');
     dependencies.metrics.count('RunsFailed');
   }
-  dependencies.logger.warn('run failed', { runId: input.runId, error: input.failure?.Error ?? 'unknown' });
+  dependencies.logger.warn('run failed', {
+    runId: input.runId,
+    error: failure.error,
+    failedStep: failure.step,
+    turn: failure.turn,
+    transient: failure.transient,
+  });
+}
+
+/** The caught error's name if it is a plain name (`States.Timeout`, `countersign.internal`), else `unknown`. */
+function describeErrorName(error: string | undefined): string {
+  return error !== undefined && /^[A-Za-z][A-Za-z0-9._-]{0,127}$/.test(error) ? error : 'unknown';
 }
 
 export async function markRunExpired(dependencies: EndDependencies, input: { runId: string }): Promise<void> {

@@ -1,4 +1,5 @@
 import type { ConfigurationRepository } from '../configurations.js';
+import type { ModelPrices } from '../generation/model-prices.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
@@ -47,6 +48,11 @@ export interface RunSettings {
    * the same policy again before it connects. @default - NO_MCP_HOSTS: no MCP server is allowed
    */
   mcpHostPolicy?: McpHostPolicy;
+  /**
+   * The team's model prices (the `modelPrices` prop), for the cost estimate each model call
+   * records. @default - none: tokens are counted, no cost is estimated
+   */
+  modelPrices?: ModelPrices;
 }
 
 /**

@@ -4,11 +4,14 @@ import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
 /**
- * The run record's schema version. Version 2 carries the configuration's escalation ladder in
- * the run's policy; records written before versions existed have none and read as version 1,
- * which reads as version 2 without a ladder. Fixtures: `test/fixtures/run-record/`.
+ * The run record's schema version. Records written before versions existed have none and read
+ * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
+ * optional, so a version 1 record reads as a version 2 one without them (and a run started as
+ * version 1 gains them as this version updates it); version 3 carries the configuration's
+ * escalation ladder in the run's policy (`policy.escalation`; earlier versions read without one).
+ * Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 2;
+export const RUN_RECORD_SCHEMA_VERSION = 3;
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -25,8 +28,28 @@ export const TERMINAL_STATUSES: ReadonlySet<RunStatus> = new Set([
  * The plaintext, queryable part of a run. Nothing here is secret: no transcript, no
  * arguments, no token. Those live in the sealed state.
  */
+const count = z.number().check(z.int(), z.nonnegative());
+
+/** The statuses a failed run was in when its step failed: the one a redrive puts it back in. */
+export const RESUMABLE_STATUSES = ['running', 'waiting'] as const;
+
+/**
+ * Why a run failed, as MarkFailed recorded it: the state that failed, the turn, the error name
+ * the state machine caught (`countersign.model-unavailable`, `Lambda.TooManyRequestsException`,
+ * never a message), whether a later attempt may succeed, and the status to resume in.
+ */
+export const runFailureSchema = z.object({
+  step: z.string(),
+  turn: count,
+  error: z.string(),
+  transient: z.boolean(),
+  resumeAs: z.enum(RESUMABLE_STATUSES),
+  failedAt: z.string(),
+});
+export type RunFailure = z.infer<typeof runFailureSchema>;
+
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
+  schemaVersion: z.optional(z.union([z.literal(1), z.literal(2), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
   runId: z.string(),
   owner: z.string(),
   label: z.string(),
@@ -59,7 +82,7 @@ export const runRecordSchema = z.object({
     decisionGate: z.optional(z.enum(DECISION_GATES)),
     /** Where the run's cards go (issue #16); absent: every approver, as before routing. */
     approverGroups: z.optional(z.array(z.string())),
-    /** Where an unanswered card goes next, and when (version 2); absent: it does not escalate. */
+    /** Where an unanswered card goes next, and when (version 3); absent: it does not escalate. */
     escalation: z.optional(escalationLadderSchema),
   }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
@@ -67,6 +90,14 @@ export const runRecordSchema = z.object({
   cancellationReason: z.optional(z.string()),
   /** Tool names of the turn waiting for a decision (no arguments). */
   pendingToolNames: z.optional(z.array(z.string())),
+  /** The model tokens of every model turn of the run so far (version 2). */
+  usage: z.optional(z.object({ inputTokens: count, outputTokens: count, modelCalls: count })),
+  /** The last failure MarkFailed recorded (version 2); kept after a redrive, for the record. */
+  failure: z.optional(runFailureSchema),
+  /** The run's redrives (POST /runs/{id}/redrive): how many, the last one's author and time (version 2). */
+  redrive: z.optional(
+    z.object({ count: z.number().check(z.int(), z.positive()), by: z.string(), at: z.string() }),
+  ),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 

@@ -1,8 +1,9 @@
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
+import { callModel } from '../generation/call-model.js';
 import { nestsDeeperThan } from '../json-depth.js';
-import type { ToolCallBlock } from '../model.js';
+import type { ModelReply, ToolCallBlock } from '../model.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
@@ -10,6 +11,7 @@ import { type RunTools, toolsForRun } from '../tools/mcp/run-tools.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
+import type { RunRecord } from './run-record.js';
 import type { RunState } from './run-state.js';
 import { sealJson } from './sealed-json.js';
 
@@ -131,10 +133,12 @@ export async function takeModelTurn(
     request: whole,
     logFields: { runId: input.runId },
   });
-  const reply = await model.converse({
-    ...whole,
-    messages: send.messages,
-    temperature: configuration.options.temperature,
+  const reply = await callModel(dependencies, {
+    configurationId: configuration.configurationId,
+    provider: configuration.provider,
+    model,
+    request: { ...whole, messages: send.messages, temperature: configuration.options.temperature },
+    logFields: { runId: input.runId, turn: record.turn },
   });
   const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool_call');
   const pendingCalls: RunStateCall[] = calls.map((call, index) => {
@@ -185,7 +189,11 @@ export async function takeModelTurn(
   };
   const outcome = await dependencies.runs.updateRun(
     input.runId,
-    { turn: nextTurn, updatedAt: dependencies.clock.now().toISOString() },
+    {
+      turn: nextTurn,
+      usage: addUsage(record.usage, reply),
+      updatedAt: dependencies.clock.now().toISOString(),
+    },
     {
       sealedState: await sealJson(dependencies.sealer, 'run-state', input.runId, nextState),
       expectStatus: ['running'],
@@ -201,6 +209,15 @@ export async function takeModelTurn(
     calls: pendingCalls.length,
   });
   return { runId: input.runId, turn: nextTurn, route, owner: record.owner };
+}
+
+/** The run's token count with this turn's reply added (a reply without usage counts as a call). */
+function addUsage(usage: RunRecord['usage'], reply: ModelReply): NonNullable<RunRecord['usage']> {
+  return {
+    inputTokens: (usage?.inputTokens ?? 0) + (reply.usage?.inputTokens ?? 0),
+    outputTokens: (usage?.outputTokens ?? 0) + (reply.usage?.outputTokens ?? 0),
+    modelCalls: (usage?.modelCalls ?? 0) + 1,
+  };
 }
 
 /** Where recorded calls go: to a human when any of them needs one, as classified against `runTools`. */

@@ -6,7 +6,7 @@ import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
+import type { RunFailure, RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's owner (or an admin) sees; while it waits, the part of its card view below. */
 export interface RunView
@@ -22,6 +22,15 @@ export interface RunView
   transcript: { messages: number; toolCalls: number; finalAnswer?: string; sealed?: 'refused' };
   /** The flagged placeholder when the waiting card could not be opened (the run is then ended). */
   unopenableCard?: UnopenableCard;
+  /** The model tokens and calls of the run so far; absent before its first model turn. */
+  usage?: NonNullable<RunRecord['usage']>;
+  /**
+   * Where a failed run failed and whether a redrive may resume it (`transient`); the error is
+   * the name the state machine caught, never a message. Only while the run is `failed`.
+   */
+  failure?: Pick<RunFailure, 'step' | 'turn' | 'error' | 'transient'>;
+  /** How many times the run was redriven (POST /runs/{id}/redrive). */
+  redrives?: number;
 }
 
 /**
@@ -48,6 +57,7 @@ export async function viewRun(
     label: record.label,
     createdAt: record.createdAt,
     ...describeRunStatus(record),
+    ...describeRunSpendAndRecovery(record),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -82,6 +92,25 @@ export async function viewRun(
     pendingTools,
     ...(approvals ? { approvals } : {}),
     ...(approveRefusal ? { approveRefusal } : {}),
+  };
+}
+
+/** The run's model usage, and where it failed and how often it was redriven (what an operator acts on). */
+function describeRunSpendAndRecovery(record: RunRecord): Pick<RunView, 'usage' | 'failure' | 'redrives'> {
+  const failure = record.status === 'failed' ? record.failure : undefined;
+  return {
+    ...(record.usage ? { usage: record.usage } : {}),
+    ...(failure
+      ? {
+          failure: {
+            step: failure.step,
+            turn: failure.turn,
+            error: failure.error,
+            transient: failure.transient,
+          },
+        }
+      : {}),
+    ...(record.redrive ? { redrives: record.redrive.count } : {}),
   };
 }
 

@@ -3,18 +3,25 @@ import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from 
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes } from '../routes/inbox-routes.js';
 import { createOpenApiRoutes } from '../routes/openapi-routes.js';
+import { createRunbookRoutes } from '../routes/runbook-routes.js';
 
 /**
  * The `inbox` API Lambda: GET /inbox, GET / (the page shell, which carries no data, public in the
  * manifest), GET /runs/{id}/calls/{index} (the whole arguments a card excerpts: the same
- * reader's reads) and GET /openapi.json (the API's description, public, no data either).
+ * reader's reads), GET /openapi.json (the API's description, public, no data either) and GET
+ * /runbook (the operators' runbook every alarm links to, public, no data).
  */
 export function createInboxApi(
   dependencies: CardReaderDependencies & HttpApiDependencies,
 ): HttpLambdaHandler {
   return createHttpApi(
     'api-inbox',
-    { ...createInboxRoutes(dependencies), ...createCallRoutes(dependencies), ...createOpenApiRoutes() },
+    {
+      ...createInboxRoutes(dependencies),
+      ...createCallRoutes(dependencies),
+      ...createOpenApiRoutes(),
+      ...createRunbookRoutes(),
+    },
     dependencies,
   );
 }

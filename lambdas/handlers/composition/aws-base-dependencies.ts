@@ -103,6 +103,9 @@ function buildBaseDependencies(): NonNullable<typeof base> {
       policyFloor: environment.COUNTERSIGN_POLICY_FLOOR,
       principalQuotas: environment.COUNTERSIGN_PRINCIPAL_QUOTAS,
       mcpHostPolicy: lambdaMcpHostPolicy(),
+      ...(environment.COUNTERSIGN_MODEL_PRICES === undefined
+        ? {}
+        : { modelPrices: environment.COUNTERSIGN_MODEL_PRICES }),
     },
     newId: () => crypto.randomUUID(),
   };

@@ -16,6 +16,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'too-many-requests': 429,
   'sealed-state-rejected': 500,
   'model-failed': 500,
+  'model-unavailable': 500,
   'model-provider-failed': 502,
   'model-provider-unavailable': 503,
   'model-timeout': 504,

@@ -1,14 +1,16 @@
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
+import { redriveRun } from '../../core/runs/redrive-run.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';
 
-/** POST /runs, GET /runs/{id} and POST /runs/{id}/cancel: the run owner's routes. */
+/** POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive: the run owner's routes. */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
-    Parameters<typeof cancelRun>[0],
+    Parameters<typeof cancelRun>[0] &
+    Parameters<typeof redriveRun>[0],
 ): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
@@ -41,6 +43,16 @@ export function createRunsRoutes(
           request.body,
         );
         return { statusCode: 200, json: outcome };
+      },
+    }),
+    redriveRun: defineRoute({
+      handle: async (request) => {
+        const { kind: _kind, ...outcome } = await redriveRun(
+          dependencies,
+          request.principal,
+          runIdOf(request),
+        );
+        return { statusCode: 202, json: outcome };
       },
     }),
   };

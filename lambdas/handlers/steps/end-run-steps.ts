@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
-import { STATE_NAMES, type StateName } from '../../contract/state-names.js';
+import { isTransientStepFailure, STATE_NAMES, type StateName } from '../../contract/state-names.js';
 import type { Logger } from '../../core/ports.js';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
@@ -12,7 +12,10 @@ export function createFinishStep(dependencies: StepDependencies<typeof finishRun
   );
 }
 
-/** The `MarkFailed` step: any failure the state machine caught. */
+/**
+ * The `MarkFailed` step: any failure the state machine caught, with the state that failed (the
+ * catch's Pass state names it) and whether its error is transient (a redrive may then resume it).
+ */
 export function createMarkFailedStep(dependencies: StepDependencies<typeof markRunFailed>) {
   return defineEndStep(
     STATE_NAMES.markFailed,
@@ -20,8 +23,16 @@ export function createMarkFailedStep(dependencies: StepDependencies<typeof markR
     z.object({
       runId: runIdSchema,
       failure: z.optional(z.object({ Error: z.optional(z.string()), Cause: z.optional(z.string()) })),
+      failedStep: z.optional(z.string().check(z.maxLength(80))),
     }),
-    (input) => markRunFailed(dependencies, input),
+    ({ runId, failure, failedStep }) =>
+      markRunFailed(dependencies, {
+        runId,
+        ...(failure === undefined ? {} : { failure }),
+        ...(failedStep === undefined
+          ? {}
+          : { failedStep: { step: failedStep, transient: isTransientStepFailure(failure?.Error) } }),
+      }),
   );
 }
 

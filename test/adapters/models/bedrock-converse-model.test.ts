@@ -164,6 +164,7 @@ describe('BedrockConverseModel', () => {
     expect(reply).toEqual({
       stopReason: 'tool_use',
       usage: { inputTokens: 612, outputTokens: 97 },
+      attempts: { total: 1, throttled: 0 },
       content: [
         { type: 'text', text: 'I will set the description of page 12.' },
         {
@@ -198,12 +199,32 @@ describe('BedrockConverseModel', () => {
   });
 
   it.each([
-    ['bedrock/throttling.json', 'Bedrock is throttling requests (ThrottlingException); try again later.'],
-    ['bedrock/validation-error.json', 'Bedrock refused the request (ValidationException, HTTP 400).'],
-    ['bedrock/internal-error.json', 'Bedrock refused the request (InternalServerException, HTTP 500).'],
-    ['bedrock/garbage.json', 'Bedrock returned a reply that could not be read.'],
-    ['bedrock/no-message.json', 'Bedrock returned a reply without a message.'],
-  ])('turns %s into a model-failed error with a safe reason', async (fixture, reason) => {
+    [
+      'bedrock/throttling.json',
+      'Bedrock is throttling requests (ThrottlingException); try again later.',
+      { code: 'model-unavailable', transient: true },
+    ],
+    [
+      'bedrock/validation-error.json',
+      'Bedrock refused the request (ValidationException, HTTP 400).',
+      { code: 'model-failed', transient: false },
+    ],
+    [
+      'bedrock/internal-error.json',
+      'Bedrock failed to answer (InternalServerException, HTTP 500).',
+      { code: 'model-unavailable', transient: true },
+    ],
+    [
+      'bedrock/garbage.json',
+      'Bedrock returned a reply that could not be read.',
+      { code: 'model-failed', transient: false },
+    ],
+    [
+      'bedrock/no-message.json',
+      'Bedrock returned a reply without a message.',
+      { code: 'model-failed', transient: false },
+    ],
+  ])('turns %s into a failure with a safe reason, transient or not', async (fixture, reason, kind) => {
     // Prepare
     const { model } = createClientAnswering(fixture);
     const providerText = loadModelFixture(fixture);
@@ -213,7 +234,7 @@ describe('BedrockConverseModel', () => {
 
     // Assess
     expect(failure).toBeInstanceOf(CountersignError);
-    expect(failure).toMatchObject({ code: 'model-failed', message: reason });
+    expect(failure).toMatchObject({ ...kind, message: reason });
     expect((failure as Error).cause).toBeUndefined();
     expect(JSON.stringify(providerText)).not.toContain(reason);
   });
@@ -229,7 +250,11 @@ describe('BedrockConverseModel', () => {
     const failure = await model.converse(request).catch((error: unknown) => error);
 
     // Assess
-    expect(failure).toMatchObject({ code: 'model-failed', message: 'Bedrock could not be reached (Error).' });
+    expect(failure).toMatchObject({
+      code: 'model-unavailable',
+      transient: true,
+      message: 'Bedrock could not be reached (Error).',
+    });
     expect((failure as Error).message).not.toContain('10.0.0.9');
   });
 });

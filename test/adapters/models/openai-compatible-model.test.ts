@@ -176,6 +176,7 @@ describe('OpenAiCompatibleModel', () => {
     expect(reply).toEqual({
       stopReason: 'tool_use',
       usage: { inputTokens: 402, outputTokens: 51 },
+      attempts: { total: 1, throttled: 0 },
       content: [
         {
           type: 'tool_call',
@@ -227,16 +228,30 @@ describe('OpenAiCompatibleModel', () => {
     [
       'openai-compatible/server-error.json',
       'The model provider failed to answer (HTTP 500); gave up after 4 attempts in 4 s.',
+      { code: 'model-unavailable', transient: true, attempts: { total: 4, throttled: 0 } },
     ],
     // Retry-After: 20 s twice; a third wait would pass the 45 s bound.
     [
       'openai-compatible/rate-limited.json',
       'The model provider is throttling requests (HTTP 429); gave up after 3 attempts in 40 s.',
+      { code: 'model-unavailable', transient: true, attempts: { total: 3, throttled: 3 } },
     ],
-    ['openai-compatible/unauthorized.json', 'The model provider refused the API key (HTTP 401).'],
-    ['openai-compatible/garbage.json', 'The model provider returned a reply that could not be read.'],
-    ['openai-compatible/wrong-shape.json', 'The model provider returned a reply that could not be read.'],
-  ])('turns %s into a model-failed error without the provider text', async (fixture, reason) => {
+    [
+      'openai-compatible/unauthorized.json',
+      'The model provider refused the API key (HTTP 401).',
+      { code: 'model-failed', transient: false, attempts: { total: 1, throttled: 0 } },
+    ],
+    [
+      'openai-compatible/garbage.json',
+      'The model provider returned a reply that could not be read.',
+      { code: 'model-failed', transient: false },
+    ],
+    [
+      'openai-compatible/wrong-shape.json',
+      'The model provider returned a reply that could not be read.',
+      { code: 'model-failed', transient: false },
+    ],
+  ])('turns %s into a failure without the provider text, transient or not', async (fixture, reason, kind) => {
     // Prepare
     answerWith = fixture;
 
@@ -247,7 +262,7 @@ describe('OpenAiCompatibleModel', () => {
 
     // Assess
     expect(failure).toBeInstanceOf(CountersignError);
-    expect(failure).toMatchObject({ code: 'model-failed', message: reason });
+    expect(failure).toMatchObject({ ...kind, message: reason });
     expect((failure as Error).message).not.toMatch(/sk-|org-|10\.1\.2\.3/);
   });
 
@@ -262,7 +277,8 @@ describe('OpenAiCompatibleModel', () => {
 
     // Assess
     expect(failure).toMatchObject({
-      code: 'model-failed',
+      code: 'model-unavailable',
+      transient: true,
       message: 'The model provider did not answer within 0.2 s.',
     });
   });
@@ -280,7 +296,9 @@ describe('OpenAiCompatibleModel', () => {
 
     // Assess
     expect(failure).toMatchObject({
-      code: 'model-failed',
+      code: 'model-unavailable',
+      transient: true,
+      attempts: { total: 4, throttled: 0 },
       message: 'The model provider could not be reached; gave up after 4 attempts in 4 s.',
     });
   });
@@ -384,7 +402,9 @@ describe('OpenAiCompatibleModel against a throttling provider', () => {
     expect(slept).toEqual([1000, 2000, 4000]);
     expect(failure).toBeInstanceOf(CountersignError);
     expect(failure).toMatchObject({
-      code: 'model-failed',
+      code: 'model-unavailable',
+      transient: true,
+      attempts: { total: 4, throttled: 4 },
       message: 'The model provider is throttling requests (HTTP 429); gave up after 4 attempts in 7 s.',
     });
     expect((failure as Error).message).not.toMatch(/SECRET|org-|10\.1\.2\.3|Rate limit reached/);

@@ -9,6 +9,7 @@ import {
 } from '../../../lambdas/core/generation/generate-text.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { ModelProvider, ModelRequest } from '../../../lambdas/core/model.js';
+import { systemClock } from '../../../lambdas/core/ports.js';
 import {
   composeSkills,
   SKILLS_BLOCK_HEADER,
@@ -82,6 +83,7 @@ function setUp(
   const { model, received } = recordingModel(options.reply);
   const skills = options.skills ?? [asRecord(HOUSE_STYLE), asRecord(GLOSSARY), asRecord(TASK_ONLY)];
   const dependencies: GenerationDependencies = {
+    clock: systemClock,
     configurations: {
       getConfiguration: async (id: string) =>
         id === configuration.configurationId ? configuration : undefined,
@@ -393,7 +395,11 @@ describe('configuration-driven completion and translation (seed 003, second entr
 
     // Assess
     const logged = JSON.stringify(observations.lines);
-    expect(observations.lines.map((line) => line.message)).toEqual(['skills composed', 'text generated']);
+    expect(observations.lines.map((line) => line.message)).toEqual([
+      'skills composed',
+      'model called',
+      'text generated',
+    ]);
     for (const text of [
       'PROMPT-MARKER',
       'REPLY-MARKER',

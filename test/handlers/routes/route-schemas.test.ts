@@ -8,6 +8,7 @@ import { createDecisionRoutes } from '../../../lambdas/handlers/routes/decision-
 import { createGenerateRoutes } from '../../../lambdas/handlers/routes/generate-routes.js';
 import { createInboxRoutes } from '../../../lambdas/handlers/routes/inbox-routes.js';
 import { createOpenApiRoutes } from '../../../lambdas/handlers/routes/openapi-routes.js';
+import { createRunbookRoutes } from '../../../lambdas/handlers/routes/runbook-routes.js';
 import { createRunsRoutes } from '../../../lambdas/handlers/routes/runs-routes.js';
 
 // The route factories only keep their dependencies; none is used until a request arrives.
@@ -20,6 +21,7 @@ const IMPLEMENTATIONS: Partial<Record<OperationId, AnyRouteImplementation>> = {
   ...createInboxRoutes(unused),
   ...createCallRoutes(unused),
   ...createOpenApiRoutes(),
+  ...createRunbookRoutes(),
   ...createGenerateRoutes(unused),
   ...createAdminRoutes(unused),
 };
