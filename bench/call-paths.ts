@@ -146,6 +146,14 @@ export class CallPaths {
     }
   }
 
+  /**
+   * The ExecuteTools step in a cold container, after the decision: the approved calls run under
+   * the call ledger and their results are recorded.
+   */
+  public async execute(runId: string, turn: number): Promise<void> {
+    await createStepHandlers(this.coldDependencies()).ExecuteTools({ runId, turn });
+  }
+
   /** The digest of a waiting run's card (read outside any measured window). */
   public async digestOf(runId: string): Promise<string> {
     const card = await this.runtime.dependencies.runs.getCard(runId);

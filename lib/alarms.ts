@@ -73,6 +73,7 @@ type CountAlarmName =
   | 'Api5xx'
   | 'SkillChecksumMismatch'
   | 'SealedStateRejected'
+  | 'DecisionsUndelivered'
   | 'ProbeDeadLetters'
   | 'ModelErrors'
   | 'ModelThrottles';
@@ -228,6 +229,13 @@ export function createCountersignAlarms(
       metric('SealedStateRejections', everyFiveMinutes),
       AT_ONCE,
       'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
+    ),
+    // A decided run still waits: the probe could not deliver its claim either (it tried).
+    DecisionsUndelivered: countRule(
+      'page',
+      metric('UndeliveredDecisions', everyFiveMinutes),
+      AT_ONCE,
+      'A claimed decision older than a minute could not be delivered by the waiting-runs probe; its run still waits.',
     ),
     ProbeDeadLetters: countRule(
       'ticket',

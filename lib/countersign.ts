@@ -184,10 +184,14 @@ export class Countersign extends Construct {
         usesExternalIdentityProvider: props.externalIdentityProvider !== undefined,
       }),
     );
-    grantDecision(this.stateMachine, functions.get('api-decision'));
-    // The card reader ends the run of a card it cannot open, on every surface that reads cards
-    // (api-runs already may: it writes the table and stops executions for a cancel).
-    for (const name of ['api-inbox', 'api-decision', 'api-run-events'] as const) {
+    // The decision delivers what it claimed; the probe redelivers a claim whose request failed.
+    for (const name of ['api-decision', 'report-waiting-runs'] as const) {
+      grantDecision(this.stateMachine, functions.get(name));
+    }
+    // The card reader ends the run of a card it cannot open, on every surface that reads cards,
+    // the probe's redelivery among them (api-runs already may: it writes the table and stops
+    // executions for a cancel).
+    for (const name of ['api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'] as const) {
       grantEndRun(this, { table: this.table, stateMachine: this.stateMachine }, functions.get(name));
     }
 

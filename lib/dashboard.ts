@@ -75,7 +75,7 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graph('Runs', METRIC_GROUPS.runs),
         graph(
           'Decisions',
-          ['Approvals', 'CardsEscalated'],
+          ['Approvals', 'CardsEscalated', ...METRIC_GROUPS.delivery],
           byDimension('Decisions', 'outcome', ['approve', 'reject']),
         ),
         graph(

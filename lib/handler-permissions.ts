@@ -36,7 +36,8 @@ const DELETE = 'dynamodb:DeleteItem';
  * - Overflow is read where sealed run state is loaded and written where it is saved (api-runs
  *   creates a run whose first state may exceed the item limit); cards never overflow.
  * - The sealing key: `seal` where state, cards or task tokens are sealed, `unseal` where they are
- *   only opened; admin, prepare, the end states and the probe never touch sealed data.
+ *   only opened (the probe opens the task token of a decision it redelivers); admin, prepare and
+ *   the end states never touch sealed data.
  */
 export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
   prepare: { table: [GET, UPDATE] },
@@ -67,8 +68,10 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
     sealing: 'unseal',
     quotaItems: [QUERY, PUT, DELETE],
   },
-  // The waiting cards: the index entries, then the cards they point to.
-  'report-waiting-runs': { table: [BATCH_GET], inboxIndex: true },
+  // The waiting cards: the index entries, then the cards they point to. And the claimed decisions
+  // never delivered (the index's UNDELIVERED partitions): each card read, its token opened, the
+  // card closed and the decision marked delivered.
+  'report-waiting-runs': { table: [GET, BATCH_GET, UPDATE], inboxIndex: true, sealing: 'unseal' },
   // A card escalation step: the card (GetItem), its index entries and its routing (UpdateItem).
   'escalate-card': { table: [GET, UPDATE] },
 };

@@ -177,6 +177,8 @@ export class CountersignWorkflow extends Construct {
     for (const [stateName, task] of caught) task.addCatch(markFailedFrom(stateName), catchFailure);
     addStepRetries(awaitApproval);
     awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    // A retried pause that finds its turn approved on record carries it on rather than wait again.
+    awaitApproval.addCatch(executeTools, { errors: [ERROR_NAMES.approved], resultPath: '$.decision' });
     awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailedFrom(STATE_NAMES.awaitApproval), catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);

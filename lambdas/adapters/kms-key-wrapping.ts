@@ -1,6 +1,7 @@
 import type { KMS } from '@aws-crypto/client-node';
 import type { KMSClientConfig } from '@aws-sdk/client-kms';
 import type { AwsCallCounter } from './aws-call-counter.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 import type { KeyWrapping } from './sealing-keys.js';
 
 export interface KmsKeyWrappingProps {
@@ -37,6 +38,8 @@ export function createKmsKeyWrapping(props: KmsKeyWrappingProps): KeyWrapping {
         if (known) return known;
         const created = createClient(region);
         if (!created) return false;
+        // A throttled or failing KMS is `unavailable` (503, a retried step), never a 500.
+        surfaceTransientFaults(created);
         props.callCounter?.attachTo(created);
         clients.set(region, created);
         return created;

@@ -27,6 +27,11 @@ export const METRIC_GROUPS = {
    * `CardsEscalated`: each escalation step that routed an unanswered card to more groups.
    */
   decisions: ['Decisions', 'Approvals', 'CardsEscalated', 'PauseToDecision'],
+  /**
+   * Measured by the waiting-runs probe: claimed decisions older than a minute it delivered
+   * itself, and those it could not (the `DecisionsUndelivered` alarm).
+   */
+  delivery: ['DecisionsRedelivered', 'UndeliveredDecisions'],
   /** Measured by the waiting-runs probe: nothing runs while a run waits. */
   waiting: ['RunsWaiting', 'OldestWaitingRunAge'],
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],

@@ -43,7 +43,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   429: 'Too many requests from this client, or a per-principal quota (runs started, waiting runs, event streams, completions) is used up; a quota refusal says when to try again in Retry-After (seconds).',
   500: 'An internal failure; the message says nothing about its cause.',
   502: 'The model provider failed.',
-  503: 'The model provider is unavailable.',
+  503: 'A service countersign depends on is busy or unavailable (or, for text generation, the model provider is not configured): send the request again after `Retry-After` seconds.',
   504: 'The model provider did not answer in time.',
 };
 
@@ -156,7 +156,10 @@ function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpe
     };
   }
   for (const status of errorStatusesOf(operation, auth)) {
-    responses[String(status) as '400'] = ERROR_RESPONSES[status];
+    const own = operation.errorBodies?.[status];
+    responses[String(status) as '400'] = own
+      ? { description: own.description, content: { 'application/json': { schema: own.json } } }
+      : ERROR_RESPONSES[status];
   }
   return responses;
 }

@@ -23,6 +23,7 @@ import {
 import {
   CONFIGURATION_ID_PATTERN,
   callPathSchema,
+  decisionUnavailableBodySchema,
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
@@ -65,6 +66,8 @@ export interface OperationContract {
   readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
   /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
   readonly errors?: readonly ErrorStatus[];
+  /** A refusal whose body says more than `{"error": {"code", "message"}}`, by status. */
+  readonly errorBodies?: Readonly<Partial<Record<ErrorStatus, { description: string; json: zc.$ZodType }>>>;
 }
 
 const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
@@ -175,6 +178,13 @@ export const OPERATIONS = {
       202: json('A k-of-n approval is on record; the turn waits for more approvers.', approvalRecordedSchema),
     },
     errors: [409, 410],
+    errorBodies: {
+      503: {
+        description:
+          'A service was busy or unavailable (send it again after `Retry-After` seconds); `decisionOnRecord` says whether the decision is on record.',
+        json: decisionUnavailableBodySchema,
+      },
+    },
   },
   setAway: {
     summary:
@@ -295,11 +305,11 @@ export type Operations = typeof OPERATIONS;
 
 /**
  * The refusals an operation may answer: those of every route (bad input or path, unknown
- * resource, body too large, throttled, an internal failure), the token's and the grant's on
- * authenticated routes, and the operation's own.
+ * resource, body too large, throttled, an internal failure, a service countersign depends on
+ * busy or unavailable), the token's and the grant's on authenticated routes, and the operation's own.
  */
 export function errorStatusesOf(operation: OperationContract, auth: 'jwt' | 'none'): ErrorStatus[] {
-  const common: ErrorStatus[] = [400, 404, 413, 429, 500];
+  const common: ErrorStatus[] = [400, 404, 413, 429, 500, 503];
   const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
   return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);
 }

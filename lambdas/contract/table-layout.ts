@@ -7,7 +7,8 @@ export const TABLE_LAYOUT = {
   sortKey: 'sk',
   /**
    * Waiting approval cards, newest first: partition `WAITING#<route>#<shard>` (`WAITING` for
-   * cards paused before sharding; inbox-index.ts), sort `<pausedAt>#<runId>`.
+   * cards paused before sharding; inbox-index.ts), sort `<pausedAt>#<runId>`; and claimed
+   * decisions not yet delivered: partition `UNDELIVERED#<shard>`, sort `<decidedAt>#<runId>`.
    */
   inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
   /**
@@ -29,3 +30,9 @@ export const TABLE_LAYOUT = {
  */
 export const INBOX_SHARDS_DEFAULT = 4;
 export const INBOX_SHARDS_MAX = 64;
+
+/**
+ * How often the waiting-runs probe runs (deployed: an EventBridge schedule; locally: a timer):
+ * it measures the backlog and redelivers claimed decisions their request left undelivered.
+ */
+export const WAITING_RUNS_PROBE_INTERVAL_MINUTES = 5;

@@ -1,13 +1,19 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
-import type { ApprovalRecord, DecisionRecord } from './approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
-import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
+import type {
+  ApprovalContent,
+  CardClosing,
+  DelegatedApproval,
+  StoredCard,
+} from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
+import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
-export type SealPurpose = 'run-state' | 'approval-card' | 'task-token';
+export type SealPurpose = 'run-state' | 'approval-card' | 'task-token' | 'call-result';
 
 /**
  * Port: envelope encryption of run state. The encryption context names the run and the
@@ -33,6 +39,16 @@ export interface WaitingCardsPage {
 }
 
 export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
+
+/** What a pause reads in one round trip: each absent when it does not exist. */
+export interface PauseRecords {
+  run?: StoredRun;
+  user?: UserProfile;
+  /** With a turn: the run's card (of whatever turn it is at). */
+  card?: StoredCard;
+  /** With a turn: the decision on record for it. */
+  decision?: DecisionRecord;
+}
 
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
 
@@ -82,10 +98,12 @@ export interface RunRepository {
   getRun(runId: string): Promise<StoredRun | undefined>;
   /**
    * The run and a user's current record in ONE read round trip (the pause reads the run and
-   * its owner's rights as they are now). Either is absent when it does not exist. Optional: an
-   * adapter composed only for the functions that pause a run; without it, two reads.
+   * its owner's rights as they are now). Either is absent when it does not exist. With `turn`,
+   * the same read also brings the run's card and the decision on record for that turn (a
+   * retried pause must see both). Optional: an adapter composed only for the functions that
+   * pause a run; without it, a read each.
    */
-  getRunAndUser?(runId: string, userId: string): Promise<{ run?: StoredRun; user?: UserProfile }>;
+  getRunAndUser?(runId: string, userId: string, turn?: number): Promise<PauseRecords>;
   /** The plaintext record only: no sealed state is fetched (no S3 read for an overflowed one). */
   getRunRecord(runId: string): Promise<RunRecord | undefined>;
   /**
@@ -101,7 +119,22 @@ export interface RunRepository {
       removeFields?: ReadonlyArray<keyof RunRecord>;
     },
   ): Promise<ConditionalOutcome>;
-  putCard(card: StoredCard): Promise<void>;
+  /**
+   * Writes the run's card. With `unlessClosedAtItsTurn`, only over no card, a card of another
+   * turn or an open one: a card closed at this turn (decided, or its run ended) is never
+   * reopened, and the outcome says so.
+   */
+  putCard(card: StoredCard, options?: { unlessClosedAtItsTurn?: boolean }): Promise<ConditionalOutcome>;
+  /**
+   * A retried pause's new task token: sealed into the card only while it is still open at
+   * `turn` and `digest` (no decision delivered, nothing reopened), with the id of the wait.
+   */
+  renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome>;
+  /** The card's `Run Awaiting Approval` event went out (its outbox), if the card is still at `turn`. */
+  markCardNotified(runId: string, turn: number): Promise<void>;
   getCard(runId: string): Promise<StoredCard | undefined>;
   /**
    * Waiting cards, newest first, with an opaque cursor: those `routing` reaches (default: every
@@ -118,11 +151,35 @@ export interface RunRepository {
    * before its query's end (the inbox bounds a page by bytes as well as by count).
    */
   waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
-  /** Takes the card out of the inbox and records why (the decision was delivered or the run ended). */
-  closeCard(runId: string, because: CardClosing): Promise<void>;
-  /** Conditional put: the first decision for a (run, turn) wins; later ones read it back. */
-  claimDecision(record: DecisionRecord): Promise<ClaimOutcome>;
+  /**
+   * Takes the card out of the inbox and records why (the decision was delivered or the run ended).
+   * With `expectWaitId`, only while the card still holds that wait's token (`null`: a card from
+   * before waits had ids): a delivery that met a spent token does not close a newer wait's card.
+   * No card at all is nothing to close: `written`.
+   */
+  closeCard(
+    runId: string,
+    because: CardClosing,
+    options?: { expectWaitId?: string | null },
+  ): Promise<ConditionalOutcome>;
+  /**
+   * Conditional put: the first decision for a (run, turn) wins; later ones read it back. An
+   * approval or rejection is undelivered until {@link markDecisionDelivered}: listed by
+   * {@link listUndeliveredDecisions}.
+   */
+  claimDecision(record: DecisionClaim): Promise<ClaimOutcome>;
   getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined>;
+  /** Its task token was used (or nothing waits for it any more): the probe leaves it alone. */
+  markDecisionDelivered(runId: string, turn: number): Promise<void>;
+  /**
+   * Approvals and rejections claimed before `decidedBefore` and not marked delivered, oldest
+   * first, at most `limit` (one query per inbox shard): what the probe redelivers.
+   */
+  listUndeliveredDecisions(options: { decidedBefore: string; limit: number }): Promise<DecisionRecord[]>;
+  /** The call ledger of one turn, every call an ExecuteTools attempt took (consistent read). */
+  listCallRecords(runId: string, turn: number): Promise<CallRecord[]>;
+  /** Writes one call record if the stored one is as `expected`: the ledger's only write. */
+  putCallRecord(record: CallRecord, expected: CallRecordExpectation): Promise<ConditionalOutcome>;
   /**
    * k-of-n: claims one approver's approval of a waiting turn (a repeat is a no-op) and adds
    * the approver to the card's tally, atomically and only while the card waits at the

@@ -45,6 +45,14 @@ export const TEXTS = {
   showFullArguments: 'Show full arguments',
   decisionExpired: 'The approval window of this run has closed; the run has expired.',
   alreadyDecided: 'This turn was already decided differently.',
+  decisionUnavailable: (onRecord: 'yes' | 'no' | 'unknown') =>
+    onRecord === 'yes'
+      ? 'Your decision is on record: a service was busy while it was carried out, and countersign delivers it by itself. There is no need to send it again.'
+      : onRecord === 'no'
+        ? 'Your decision was not recorded: a service countersign depends on is busy or unavailable. Send it again in a moment.'
+        : 'It is not known whether your decision was recorded: a service countersign depends on is busy or unavailable. Sending it again is safe: a decision on record is answered, never applied twice.',
+  decisionDeliveryDeferred:
+    'The decision is on record; its wait kept changing while it was delivered, and countersign delivers it by itself.',
   runCancelled: 'The run was cancelled; this turn takes no decision.',
   cancelAfterApproval:
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
@@ -121,6 +129,13 @@ export const TEXTS = {
   toolInvalidArguments: (tool: string, problem: string) =>
     `Error: invalid arguments for tool "${tool}": ${problem}`,
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
+  toolOutcomeUnknown: (tool: string) =>
+    `Error: tool "${tool}" may or may not have run: an earlier attempt started it and never reported back, and the tool does not declare that running it twice is safe, so it was not run again. Check its target before trying again.`,
+  toolNotApplied: (tool: string, errorClass: string, attempts: number) =>
+    `Error: tool "${tool}" was not applied: it failed temporarily (${errorClass}) ${attempts} times.`,
+  toolRetried: (tool: string, errorClass: string) =>
+    `Tool "${tool}" failed temporarily (${errorClass}); it is tried again.`,
+  callTakenByAnotherAttempt: 'Another attempt took this call meanwhile; it is read again.',
   mcpServerUnreachable: (server: string) =>
     `Error: the MCP server "${server}" could not be reached; its tools are unavailable right now.`,
   mcpServerHostNotAllowed: (server: string) =>
@@ -163,6 +178,10 @@ export const TEXTS = {
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
   internalError: 'Internal error.',
+  runNotStarted:
+    'The run could not be started: a service countersign depends on is busy or unavailable. It was recorded as failed; start it again in a moment.',
+  serviceUnavailable:
+    'A service countersign depends on is busy or unavailable right now; try again in a moment.',
   routeNotFound: 'No route matches this path.',
   requestPathInvalid: 'The request path is not valid.',
   methodNotAllowed: (methods: readonly string[]) => `This path accepts ${methods.join(', ')}.`,

@@ -56,6 +56,7 @@ import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalEscalationTimers } from './local-escalation-timers.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -119,6 +120,11 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
@@ -135,6 +141,8 @@ export interface EmbeddedRuntime {
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -296,6 +304,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
   const api = inFlight.track(createApiHandlers(dependencies));
@@ -322,7 +331,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    probe,
     stop: async () => {
+      await probe.stop();
       await server.stop();
       escalationTimers.stop();
       await runner?.stop();

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { surfaceTransientFaults } from '../adapters/aws-faults.js';
 import { ensureTable } from '../adapters/dynamo/create-table.js';
 import { createInProcessDynalite, IN_PROCESS_DYNALITE_ENDPOINT } from './in-process-dynalite.js';
 
@@ -25,16 +26,19 @@ export async function startLocalDynamo(options: { path?: string; tableName: stri
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  const client = new DynamoDBClient({
-    endpoint: IN_PROCESS_DYNALITE_ENDPOINT,
-    region: 'local',
-    requestHandler: store.requestHandler,
-    // Never checked (nothing travels), but never a guessable constant either.
-    credentials: {
-      accessKeyId: randomBytes(10).toString('hex'),
-      secretAccessKey: randomBytes(20).toString('base64url'),
-    },
-  });
+  // Transient faults surface as deployed: `unavailable` once the SDK's retries are spent.
+  const client = surfaceTransientFaults(
+    new DynamoDBClient({
+      endpoint: IN_PROCESS_DYNALITE_ENDPOINT,
+      region: 'local',
+      requestHandler: store.requestHandler,
+      // Never checked (nothing travels), but never a guessable constant either.
+      credentials: {
+        accessKeyId: randomBytes(10).toString('hex'),
+        secretAccessKey: randomBytes(20).toString('base64url'),
+      },
+    }),
+  );
   const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });

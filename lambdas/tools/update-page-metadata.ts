@@ -62,6 +62,7 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     'keywords, author, ogTitle, ogDescription. Fields you leave out keep their value. Needs human approval.',
   effect: 'write',
   input: updatePageMetadataInput,
+  idempotent: true,
 
   async execute(args, context) {
     const page = await readPermittedPage(args.pageId, context.actingUser, context);
@@ -69,7 +70,13 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     const fields = writtenFields(args, args);
     const patch: PageMetadataPatch = {};
     for (const field of fields) patch[field] = args[field];
-    await context.pages.updateMetadata(page.pageId, patch, context.actingUser.userId);
+    // Once per call: a retried call whose write landed finds its key on the page and writes nothing.
+    const written = await context.pages.applyMetadata(page.pageId, {
+      patch,
+      updatedBy: context.actingUser.userId,
+      idempotencyKey: context.idempotencyKey,
+    });
+    if (written.kind === 'not-found') return { content: PAGE_NOT_AVAILABLE, isError: true };
     return {
       content: `Updated page ${page.pageId} (${page.language}): ${fields.join(', ')}.`,
       isError: false,

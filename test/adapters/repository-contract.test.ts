@@ -15,7 +15,7 @@ import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-r
 import {
   type CardShown,
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
@@ -100,8 +100,8 @@ function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard
 function makeDecision(
   runId: string,
   decidedBy: string,
-  overrides: Partial<DecisionRecord> = {},
-): DecisionRecord {
+  overrides: Partial<DecisionClaim> = {},
+): DecisionClaim {
   return {
     runId,
     turn: 3,
@@ -110,6 +110,7 @@ function makeDecision(
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    claimId: `claim-${runId}-${decidedBy}`,
     cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
   };
@@ -370,7 +371,7 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({ kind: 'written' });
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {

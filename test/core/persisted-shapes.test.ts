@@ -2,20 +2,36 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
-import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  readableDecisionRecordSchema,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
+import {
+  guardOnCard,
+  isNotificationPending,
+  readableStoredCardSchema,
+  STORED_CARD_SCHEMA_VERSION,
+} from '../../lambdas/core/approvals/stored-card.js';
+import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
 
-/** Stored cards hold two binary attributes; their fixtures spell them in base64 (README). */
+/** Stored cards and call records hold binary attributes; their fixtures spell them in base64 (README). */
 function withBinaryAttributes(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
   const binary = (name: string) =>
     typeof item[name] === 'string' ? { [name]: new Uint8Array(Buffer.from(item[name], 'base64')) } : {};
-  return Object.assign(Object.create(null), item, binary('sealedCard'), binary('sealedToken'));
+  return Object.assign(
+    Object.create(null),
+    item,
+    binary('sealedCard'),
+    binary('sealedToken'),
+    binary('sealedResult'),
+  );
 }
 
 /** Each persisted shape: its fixture folder and the reader the code uses on it. */
@@ -25,6 +41,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -115,8 +132,53 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 4, state });
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state });
     expect(stored.closedBecause).toBeUndefined();
+  });
+
+  it('reads a version 2 card as the current version whose event went out (an outbox it never had)', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v2-open.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.waitId).toBeUndefined();
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('reads a version 3 card as version 4 whose event went out, and keeps its guards', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.callGuards?.length).toBeGreaterThan(0);
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('keeps the wait and the outbox of a version 4 card', () => {
+    const pending = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v4-closed-notification-pending.json')),
+    );
+    expect(pending).toMatchObject({ waitId: 'wait-5f0c2b9e', state: 'closed', closedBecause: 'decided' });
+    expect(isNotificationPending(pending)).toBe(true);
+  });
+
+  it('keeps the claim id of a version 3 decision record, and reads earlier ones without one', () => {
+    expect(
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json')),
+    ).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    for (const file of ['v1.json', 'v2.json']) {
+      const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(record.claimId).toBeUndefined();
+    }
+  });
+
+  it('reads a version 2 run state whose reopened turn carries the results of calls that ran', () => {
+    const state = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(state.completedCalls).toEqual([
+      { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
+    ]);
+    expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
   });
 
   it.each(['v1.json', 'v1-unversioned.json'])(
@@ -124,7 +186,7 @@ describe('reading earlier versions as the current one', () => {
     (file) => {
       const raw = readFixture('decision-record', file) as { cardShown: unknown };
       const record = readableDecisionRecordSchema.parse(raw);
-      expect(record.schemaVersion).toBe(3);
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
       expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
     },
   );
@@ -153,7 +215,7 @@ describe('reading earlier versions as the current one', () => {
     'takes the guards of %s, which records none, from its writeToolNames',
     (file) => {
       const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-      expect(stored.schemaVersion).toBe(4);
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
       expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
       expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
     },
@@ -166,9 +228,9 @@ describe('reading earlier versions as the current one', () => {
     expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
   });
 
-  it('reads a version 4 card’s escalation and the approvals given acting for someone away', () => {
+  it('reads a version 5 card’s escalation, its editor and the approvals given acting for someone or of some calls', () => {
     const stored = readableStoredCardSchema.parse(
-      withBinaryAttributes(readFixture('stored-card', 'v4-open-escalated-delegated.json')),
+      withBinaryAttributes(readFixture('stored-card', 'v5-open-escalated-delegated-edited.json')),
     );
     expect(stored.escalation).toEqual({
       steps: [
@@ -179,11 +241,13 @@ describe('reading earlier versions as the current one', () => {
       notified: 1,
     });
     expect(stored.delegatedApprovals).toEqual([{ approver: 'reviewer', actingFor: 'approver' }]);
+    expect(stored.approvalContents).toEqual([{ approver: 'carl', content: 'sha256:6f1d0a' }]);
+    expect(stored).toMatchObject({ editedBy: 'approver', decisionGroups: [[0]], waitId: 'wait-3c1a' });
   });
 
-  it.each(['v3-open-call-guards.json', 'v2-open.json'])('reads %s as a card that never escalates', (file) => {
+  it.each(['v4-open-notified.json', 'v3-open-call-guards.json', 'v2-open.json'])('reads %s as a card that never escalates', (file) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored.schemaVersion).toBe(4);
+    expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
     expect(stored.escalation).toBeUndefined();
     expect(stored.delegatedApprovals).toBeUndefined();
   });
@@ -200,18 +264,23 @@ describe('reading earlier versions as the current one', () => {
     ).toBeUndefined();
   });
 
-  it('reads who a version 3 decision’s delegate acted for, and a version 2 decision as taken in its own right', () => {
+  it('reads who a version 4 decision’s delegate acted for and its per-call choices, and a version 3 decision as taken in its own right for every call', () => {
     const delegated = readableDecisionRecordSchema.parse(
-      readFixture('decision-record', 'v3-acting-for.json'),
+      readFixture('decision-record', 'v4-acting-for-per-call.json'),
     );
-    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json'));
     expect(delegated).toMatchObject({
       decidedBy: 'dave',
       actingFor: 'approver',
       delegatedApprovals: [{ approver: 'dave', actingFor: 'approver' }],
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject', reason: 'not these keywords' },
+      ],
     });
+    expect(own).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
     expect(own.actingFor).toBeUndefined();
-    expect(own.delegatedApprovals).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('keeps why a version 2 card closed', () => {

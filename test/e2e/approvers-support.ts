@@ -129,18 +129,20 @@ export function decideWithAnyBody(
 }
 
 /**
- * Records every page write (its patch as JSON) and every task-token delivery (its outcome kind)
- * at the ports the use cases call, so a test can count that each happened exactly once.
+ * Records every page write a tool applied (its patch as JSON) and every task-token delivery (its
+ * outcome kind) at the ports the use cases call, so a test can count that each happened exactly
+ * once. A write the store refused (already applied for its key, or its record changed) is none.
  */
 export function recordWritesAndDeliveries(
   runtime: TestRuntime,
   records: { readonly pageWrites: string[]; readonly deliveries: string[] },
 ): void {
   const pages = runtime.dependencies.pages;
-  const updateMetadata = pages.updateMetadata.bind(pages);
-  pages.updateMetadata = async (pageId, patch, updatedBy) => {
-    records.pageWrites.push(JSON.stringify(patch));
-    return updateMetadata(pageId, patch, updatedBy);
+  const applyMetadata = pages.applyMetadata.bind(pages);
+  pages.applyMetadata = async (pageId, write) => {
+    const outcome = await applyMetadata(pageId, write);
+    if (outcome.kind === 'written') records.pageWrites.push(JSON.stringify(write.patch));
+    return outcome;
   };
   const executions = runtime.dependencies.executions;
   const resume = executions.resume.bind(executions);

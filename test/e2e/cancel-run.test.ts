@@ -31,19 +31,19 @@ describe('POST /runs/{id}/cancel', () => {
   function countPageWrites(): string[] {
     const writes: string[] = [];
     const pages = runtime.dependencies.pages;
-    const original = pages.updateMetadata;
-    pages.updateMetadata = async (pageId, patch, updatedBy) => {
+    const original = pages.applyMetadata;
+    pages.applyMetadata = async (pageId, write) => {
       writes.push(pageId);
-      return original.call(pages, pageId, patch, updatedBy);
+      return original.call(pages, pageId, write);
     };
     restore.push(() => {
-      pages.updateMetadata = original;
+      pages.applyMetadata = original;
     });
     return writes;
   }
 
   /** Holds every call of a page-store method at its start until `release`; `entered` resolves at the first call. */
-  function holdPageCalls<Method extends 'getPage' | 'updateMetadata'>(method: Method) {
+  function holdPageCalls<Method extends 'getPage' | 'applyMetadata'>(method: Method) {
     const pages = runtime.dependencies.pages;
     const original = pages[method];
     let release: () => void = () => {};
@@ -236,7 +236,7 @@ describe('POST /runs/{id}/cancel', () => {
   it('refuses (409) a cancel that comes after the approval while the approved write runs, and the write completes', async () => {
     // Prepare: the approved write blocks until released
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'approved-first'");
-    const write = holdPageCalls('updateMetadata');
+    const write = holdPageCalls('applyMetadata');
 
     // Act
     const approval = await decide(runtime, runId, { digest, decision: 'approve' });
@@ -332,6 +332,7 @@ describe('POST /runs/{id}/cancel', () => {
       reason: 'Half-way.',
       cardShown: NO_CARD_SHOWN,
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: 'claim-half-cancelled',
     });
 
     // Act: a re-drive (a restart, a redriven execution) runs Prepare again

@@ -97,6 +97,7 @@ describe('a decision recorded but not carried out when the local process stopped
       decidedAt: new Date().toISOString(),
       cardShown: NO_CARD_SHOWN,
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: 'claim-before-restart',
     });
     await runtime.dependencies.runs.closeCard(runId, 'decided');
     await runtime.stop();

@@ -126,7 +126,18 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'states:StopExecution',
   ],
-  'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it.
+  'report-waiting-runs': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'states:SendTaskSuccess',
+    'states:SendTaskFailure',
+    'states:StopExecution',
+  ],
   // A card's escalation step: reads the card, writes its routing and index entries, announces it.
   'escalate-card': [
     ...BASE,
@@ -145,9 +156,9 @@ describe('Countersign least privilege', () => {
 
   const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
 
-  it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
+  it('grants SendTaskSuccess and SendTaskFailure to api-decision and the redelivering probe only', () => {
     // Prepare
-    const expected = rolesOf('api-decision');
+    const expected = rolesOf('api-decision', 'report-waiting-runs');
 
     // Act
     const successRoles = synthesized.rolesGranted('states:SendTaskSuccess');
@@ -190,17 +201,21 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants StopExecution to api-runs and the card readers only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs, the card readers and the probe only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
+    const statements = (
+      ['api-runs', 'api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'] as const
+    ).map((name) =>
       synthesized
         .statementsOf(synthesized.roleOf(name))
         .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
+    expect(roles).toEqual(
+      rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'),
+    );
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');

@@ -8,6 +8,7 @@ import {
   STATE_NAMES,
   type StateName,
 } from '../../lambdas/contract/state-names.js';
+import { MAXIMUM_TOOL_ATTEMPTS } from '../../lambdas/core/runs/call-ledger.js';
 import type { RunDependencies } from '../../lambdas/core/runs/run-dependencies.js';
 import { createStepHandlers } from '../../lambdas/handlers/step-handlers.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
@@ -122,6 +123,8 @@ describe('Countersign workflow', () => {
       Next: 'ExecuteTools',
       Catch: [
         { ErrorEquals: ['countersign.Rejected'], ResultPath: '$.rejection', Next: 'RecordRejection' },
+        // A retried pause whose turn is approved on record carries it on (issue #29).
+        { ErrorEquals: ['countersign.Approved'], ResultPath: '$.decision', Next: 'ExecuteTools' },
         { ErrorEquals: ['States.Timeout'], ResultPath: '$.timeout', Next: 'MarkExpired' },
         { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'AwaitApproval failed' },
       ],
@@ -166,12 +169,40 @@ describe('Countersign workflow', () => {
     const awaitCatchers = states[STATE_NAMES.awaitApproval]?.Catch as Array<{ ErrorEquals: string[] }>;
     expect(awaitCatchers.map((catcher) => catcher.ErrorEquals[0])).toEqual([
       ERROR_NAMES.rejected,
+      ERROR_NAMES.approved,
       ERROR_NAMES.timeout,
       'States.ALL',
     ]);
     const retriers = (states[STATE_NAMES.modelTurn]?.Retry ?? []) as Array<{ ErrorEquals: string[] }>;
     const retried = retriers.flatMap((retrier) => retrier.ErrorEquals);
     expect(retried).toContain(ERROR_NAMES.internal);
+    expect(retried).toContain(ERROR_NAMES.unavailable);
+  });
+
+  it('retries a transient fault (countersign.unavailable) on every Lambda Task, bounded, with backoff and full jitter', () => {
+    // Act
+    const lambdaTasks = Object.entries(states).filter(
+      ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.continueAsNew,
+    );
+
+    // Assess: more attempts than ExecuteTools gives one tool call, so the call's own bound decides.
+    for (const [name, task] of lambdaTasks) {
+      const retrier = (
+        task.Retry as Array<{
+          ErrorEquals: string[];
+          MaxAttempts: number;
+          BackoffRate: number;
+          MaxDelaySeconds?: number;
+          JitterStrategy?: string;
+        }>
+      ).find((candidate) => candidate.ErrorEquals.includes(ERROR_NAMES.unavailable));
+      expect(retrier?.ErrorEquals, name).toEqual([ERROR_NAMES.unavailable]);
+      expect(retrier?.MaxAttempts, name).toBeGreaterThanOrEqual(MAXIMUM_TOOL_ATTEMPTS);
+      expect(retrier?.MaxAttempts, name).toBeLessThanOrEqual(10);
+      expect(retrier?.BackoffRate, name).toBeGreaterThan(1);
+      expect(retrier?.MaxDelaySeconds, name).toBeDefined();
+      expect(retrier?.JitterStrategy, name).toBe('FULL');
+    }
   });
 
   it('routes every Task failure to MarkFailed, with the failure in $.failure and the failed state in $.failedStep', () => {

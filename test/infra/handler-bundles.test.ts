@@ -282,7 +282,8 @@ describe('the Lambda handler bundles', () => {
     }
 
     // Assess: the step handlers read the table and refuse the unknown run by name; the API
-    // handlers answer HTTP; the probe queries the inbox index. None fails as internal.
+    // handlers answer HTTP; the probe queries the inbox index (its waiting cards and undelivered
+    // decisions). None fails as internal.
     for (const step of ['prepare', 'model-turn', 'await-approval', 'execute-tools', 'record-rejection']) {
       expect(answers[step], step).toEqual({ error: 'countersign.not-found' });
     }
@@ -305,7 +306,13 @@ describe('the Lambda handler bundles', () => {
     expect(answers['api-run-events']).toMatchObject({
       streamed: expect.stringContaining('"statusCode":401'),
     });
-    expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    // The probe in its bundle: the undelivered decisions (none) redelivered, then the backlog.
+    expect(answers['report-waiting-runs']).toEqual({
+      waiting: 0,
+      oldestWaitMilliseconds: 0,
+      redelivered: 0,
+      undelivered: 0,
+    });
     // A card's escalation timer for a run without a card does nothing, and says why.
     expect(answers['escalate-card']).toEqual({
       kind: 'ignored',

@@ -33,7 +33,8 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-admin': { 'data dynamodb': DATA_WRITE },
   'api-generate': { 'data dynamodb': DATA_READ },
   'api-run-events': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
-  'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
+  'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'escalate-card': { 'data dynamodb': DATA_WRITE },
 };
 
@@ -82,7 +83,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eight unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the nine unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -99,6 +100,7 @@ describe('keys by purpose', () => {
         'api-runs',
         'api-decision',
         'api-run-events',
+        'report-waiting-runs',
       ].sort(),
     );
   });

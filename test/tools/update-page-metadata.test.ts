@@ -31,6 +31,22 @@ describe('update_page_metadata execute', () => {
     expect(page?.updatedBy).toBe('editor');
   });
 
+  it('applies a call once: run again with its idempotency key, it does not write over what came after', async () => {
+    // Prepare
+    const context = createToolContext(editor);
+    const args = { pageId: '12', description: 'Spring sale' };
+
+    // Act: the call wrote; someone edited the page; the call's step was retried with its key.
+    const first = await tool.execute(args, context);
+    await context.pages.updateMetadata('12', { description: 'Edited by hand' }, 'someone');
+    const retried = await tool.execute(args, context);
+
+    // Assess
+    expect(retried).toEqual(first);
+    expect((await context.pages.getPage('12'))?.description).toBe('Edited by hand');
+    expect(tool.idempotent).toBe(true);
+  });
+
   it('refuses a missing page and a forbidden page with exactly the same outcome, writing nothing', async () => {
     // Prepare
     const context = createToolContext(editor);
@@ -42,7 +58,7 @@ describe('update_page_metadata execute', () => {
     // Assess
     expect(missing).toEqual({ content: PAGE_NOT_AVAILABLE, isError: true });
     expect(forbidden).toEqual(missing);
-    expect(context.pages.callCounts.updateMetadata).toBe(0);
+    expect(context.pages.callCounts.applyMetadata).toBe(0);
   });
 
   it('refuses a page whose language the acting user may not access', async () => {
@@ -227,7 +243,7 @@ describe('update_page_metadata preview', () => {
     await preview({ pageId: '12', title: 'Spring' }, editor, context);
 
     // Assess
-    expect(context.pages.callCounts.updateMetadata).toBe(0);
+    expect(context.pages.callCounts.applyMetadata).toBe(0);
     expect((await context.pages.getPage('12'))?.title).toBe('Offers');
   });
 });

@@ -9,7 +9,7 @@ import {
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
-import type { RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type { ConditionalOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   decodeInboxCursor,
@@ -22,6 +22,7 @@ import {
   shardOf,
 } from './inbox-index.js';
 import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { putWhen } from './put-if-absent.js';
 import {
   CARD_SORT_KEY,
   cardItemKey,
@@ -45,7 +46,14 @@ const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
 
-type CardMethods = 'putCard' | 'getCard' | 'listWaitingCards' | 'waitingCardCursor' | 'closeCard';
+type CardMethods =
+  | 'putCard'
+  | 'renewCardToken'
+  | 'markCardNotified'
+  | 'getCard'
+  | 'listWaitingCards'
+  | 'waitingCardCursor'
+  | 'closeCard';
 
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
@@ -63,7 +71,10 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     private readonly inboxShards: number,
   ) {}
 
-  public async putCard(card: StoredCard): Promise<void> {
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
     const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
       storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
@@ -75,45 +86,108 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           [INBOX.sortKey]: inboxSortKey(parsed),
         }
       : {};
-    await this.table.client.send(
-      new PutCommand({
-        TableName: this.table.tableName,
-        Item: {
-          ...parsed,
-          // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
-          ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
-          ...(lapsedApprovers && lapsedApprovers.length > 0
-            ? { lapsedApprovers: new Set(lapsedApprovers) }
-            : {}),
-          ...(delegatedApprovals && delegatedApprovals.length > 0
-            ? { delegatedApprovals: new Set(delegatedApprovals.map(encodeDelegatedApproval)) }
-            : {}),
-          ...(approvalContents && approvalContents.length > 0
-            ? { approvalContents: new Set(approvalContents.map(encodeApprovalContent)) }
-            : {}),
-          ...inboxAttributes,
-          ...cardItemKey(parsed.runId),
-        },
-      }),
-    );
+    // `waiting`: an open card written before card version 2.
+    const condition = options.unlessClosedAtItsTurn
+      ? {
+          ConditionExpression: '(attribute_not_exists(#pk) OR #turn <> :turn OR #state IN (:open, :waiting))',
+          ExpressionAttributeNames: { '#pk': PK, '#turn': 'turn', '#state': 'state' },
+          ExpressionAttributeValues: { ':turn': parsed.turn, ':open': 'open', ':waiting': 'waiting' },
+        }
+      : {};
+    const item = {
+      ...parsed,
+      // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
+      ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
+      ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers: new Set(lapsedApprovers) } : {}),
+      ...(delegatedApprovals && delegatedApprovals.length > 0
+        ? { delegatedApprovals: new Set(delegatedApprovals.map(encodeDelegatedApproval)) }
+        : {}),
+      ...(approvalContents && approvalContents.length > 0
+        ? { approvalContents: new Set(approvalContents.map(encodeApprovalContent)) }
+        : {}),
+      ...inboxAttributes,
+      ...cardItemKey(parsed.runId),
+    };
+    if (!(await putWhen(this.table.client, this.table.tableName, item, condition))) {
+      return { kind: 'condition-failed' };
+    }
     if (!isCardOpen(parsed)) {
       await this.unindexEntries(parsed.runId, parsed);
-      return;
+      return { kind: 'written' };
     }
+    await this.indexEntries(parsed);
+    return { kind: 'written' };
+  }
+
+  /** An open card's index entry items, one per group route (or the open route). */
+  private async indexEntries(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
+    const shard = shardOf(card.runId, this.inboxShards);
     await Promise.all(
-      entryRoutesOfCard(parsed).map((route) =>
+      entryRoutesOfCard(card).map((route) =>
         this.table.client.send(
           new PutCommand({
             TableName: this.table.tableName,
             Item: {
-              ...inboxEntryItemKey(parsed.runId, route),
+              ...inboxEntryItemKey(card.runId, route),
               [INBOX.partitionKey]: inboxPartition(route, shard),
-              [INBOX.sortKey]: inboxSortKey(parsed),
+              [INBOX.sortKey]: inboxSortKey(card),
             },
           }),
         ),
       ),
     );
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    // The whole item becomes the current version: it names the wait whose token it now holds.
+    const update = new UpdateExpression()
+      .set('schemaVersion', STORED_CARD_SCHEMA_VERSION)
+      .set('sealedToken', change.sealedToken)
+      .set('waitId', change.waitId);
+    const condition = [
+      `${update.name('state')} IN (${update.value('open')}, ${update.value('waiting')})`,
+      `${update.name('turn')} = ${update.value(change.turn)}`,
+      `${update.name('digest')} = ${update.value(change.digest)}`,
+    ].join(' AND ');
+    const renewed = await this.updateCard(runId, update, condition, 'ALL_NEW');
+    if (renewed.kind === 'condition-failed') return renewed;
+    // The pause that put the card may have failed before its index entries: written again (the
+    // same items), so the card is in every inbox it is routed to.
+    const card = renewed.attributes === undefined ? undefined : readStoredCardItem(renewed.attributes);
+    if (card !== undefined) await this.indexEntries(card);
+    return { kind: 'written' };
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const update = new UpdateExpression().set('notification', 'sent');
+    await this.updateCard(runId, update, `${update.name('turn')} = ${update.value(turn)}`);
+  }
+
+  /** One conditional UpdateItem of an existing card, with the attributes asked for. */
+  private async updateCard(
+    runId: string,
+    update: UpdateExpression,
+    condition: string | undefined,
+    returnValues: 'ALL_NEW' | 'ALL_OLD' | 'NONE' = 'NONE',
+  ): Promise<{ kind: 'written'; attributes?: Record<string, unknown> } | { kind: 'condition-failed' }> {
+    const exists = `attribute_exists(${update.name(PK)})`;
+    try {
+      const output = await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(runId),
+          ...update.toInput(condition === undefined ? exists : `${exists} AND ${condition}`),
+          ReturnValues: returnValues,
+        }),
+      );
+      return { kind: 'written', ...(output.Attributes ? { attributes: output.Attributes } : {}) };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -200,7 +274,11 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<ConditionalOutcome> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
     // A version 1 item becomes a whole version 2 one: its other attributes are the same.
@@ -211,29 +289,29 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval())
       .remove(INBOX.partitionKey)
       .remove(INBOX.sortKey);
-    let closed: Record<string, unknown> | undefined;
-    try {
-      const output = await this.table.client.send(
-        new UpdateCommand({
-          TableName: this.table.tableName,
-          Key: cardItemKey(runId),
-          ...update.toInput(`attribute_exists(${update.name(PK)})`),
-          // The card as it was names its routes, so its index entries close without another read.
-          ReturnValues: 'ALL_OLD',
-        }),
-      );
-      closed = output.Attributes;
-    } catch (error) {
-      // No card: nothing is in the inbox, which is what closing wants.
-      if (!isConditionalCheckFailed(error)) throw error;
-      return;
+    const expectWaitId = options.expectWaitId;
+    const waitCondition =
+      expectWaitId === undefined
+        ? undefined
+        : expectWaitId === null
+          ? `attribute_not_exists(${update.name('waitId')})`
+          : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
+    // The card as it was names its routes, so its index entries close without another read.
+    const outcome = await this.updateCard(runId, update, waitCondition, 'ALL_OLD');
+    if (outcome.kind === 'condition-failed') {
+      // No card: nothing is in the inbox, which is what closing wants. A card holding another
+      // wait's token is not this caller's to close.
+      if (waitCondition === undefined) return { kind: 'written' };
+      return (await this.getCard(runId)) === undefined ? { kind: 'written' } : outcome;
     }
+    const closed = outcome.attributes;
     const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
     const escalation = z.safeParse(escalationAttribute, closed?.escalation);
     await this.unindexEntries(runId, {
       ...(groups.success && groups.data ? { approverGroups: groups.data } : {}),
       ...(escalation.success && escalation.data ? { escalation: escalation.data } : {}),
     });
+    return { kind: 'written' };
   }
 
   /**

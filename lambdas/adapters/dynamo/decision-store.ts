@@ -1,8 +1,9 @@
-import { GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
   readableDecisionRecordSchema,
@@ -16,33 +17,62 @@ import type {
   LapseOutcome,
   RunRepository,
 } from '../../core/ports.js';
+import { shardOf, undeliveredPartition, undeliveredSortKey } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
-import { approvalItemKey, assertTurn, cardItemKey, decisionItemKey } from './run-item-keys.js';
+import {
+  approvalItemKey,
+  assertTurn,
+  cardItemKey,
+  decisionItemKey,
+  runFromKey,
+  runIdOfPartition,
+} from './run-item-keys.js';
 import { encodeApprovalContent, encodeDelegatedApproval, readStoredCardItem } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
-type DecisionMethods = 'claimDecision' | 'getDecision' | 'recordApproval' | 'lapseApprovals';
+type DecisionMethods =
+  | 'claimDecision'
+  | 'getDecision'
+  | 'recordApproval'
+  | 'lapseApprovals'
+  | 'markDecisionDelivered'
+  | 'listUndeliveredDecisions';
+
+const INBOX = TABLE_LAYOUT.inboxIndex;
 
 /**
  * The decisions of `RunRepository` on DynamoDB: append-only decision and approval records in
  * the run's partition. A conditional put is the claim: the first decision for a turn wins, the
- * first approval of an approver stands.
+ * first approval of an approver stands. An approval or rejection is claimed with the inbox
+ * index's `UNDELIVERED#<shard>` key (inbox-index.ts) until it is marked delivered.
  *
  * @example
- * const decisions = new DynamoDecisionStore(new RunTable(client, tableName, undefined, systemClock));
+ * const decisions = new DynamoDecisionStore(new RunTable(client, tableName, undefined, systemClock), 4);
  * const claim = await decisions.claimDecision(record);
  */
 export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods> {
-  public constructor(private readonly table: RunTable) {}
+  public constructor(
+    private readonly table: RunTable,
+    private readonly inboxShards: number,
+  ) {}
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = decisionRecordSchema.parse(record);
     assertTurn(parsed.turn);
+    // A cancel is carried out by its own request (StopExecution): nothing waits for its delivery.
+    const undelivered =
+      parsed.decision === 'cancel'
+        ? {}
+        : {
+            [INBOX.partitionKey]: undeliveredPartition(shardOf(parsed.runId, this.inboxShards)),
+            [INBOX.sortKey]: undeliveredSortKey(parsed),
+          };
     const claimed = await putIfAbsent(this.table.client, this.table.tableName, {
       ...withoutUndefined(parsed),
       ...withoutUndefined({ [TABLE_LAYOUT.timeToLiveAttribute]: this.table.decisionRemoval() }),
+      ...undelivered,
       ...decisionItemKey(parsed.runId, parsed.turn),
     });
     if (claimed) return { kind: 'claimed' };
@@ -111,6 +141,61 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
         (current.approvedBy ?? []).includes(parsed.approvedBy);
       return waits ? tallyOf(card, parsed.approvedBy) : { kind: 'card-moved' };
     }
+  }
+
+  public async markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    assertTurn(turn);
+    const update = new UpdateExpression()
+      .set('deliveredAt', this.table.now().toISOString())
+      .remove(INBOX.partitionKey)
+      .remove(INBOX.sortKey);
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: decisionItemKey(runId, turn),
+          // Only a decision still undelivered: a delivered one keeps when it was first delivered.
+          ...update.toInput(`attribute_exists(${update.name(INBOX.partitionKey)})`),
+        }),
+      );
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
+  }
+
+  public async listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    const outputs = await Promise.all(
+      Array.from({ length: this.inboxShards }, (_unused, shard) =>
+        this.table.client.send(
+          new QueryCommand({
+            TableName: this.table.tableName,
+            IndexName: INBOX.name,
+            KeyConditionExpression: '#inboxPk = :partition AND #inboxSk < :before',
+            ExpressionAttributeNames: { '#inboxPk': INBOX.partitionKey, '#inboxSk': INBOX.sortKey },
+            ExpressionAttributeValues: {
+              ':partition': undeliveredPartition(shard),
+              ':before': options.decidedBefore,
+            },
+            ScanIndexForward: true,
+            Limit: options.limit,
+          }),
+        ),
+      ),
+    );
+    const items = outputs
+      .flatMap((output) => output.Items ?? [])
+      .sort((left, right) => String(left[INBOX.sortKey]).localeCompare(String(right[INBOX.sortKey])))
+      .slice(0, options.limit);
+    // Read under the key it was stored under, as every run item is (run-item-keys.ts).
+    return items.map((item) =>
+      runFromKey(
+        runIdOfPartition(item[TABLE_LAYOUT.partitionKey]),
+        parseItem(readableDecisionRecordSchema, item, 'decision'),
+      ),
+    );
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {

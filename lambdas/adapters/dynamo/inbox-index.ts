@@ -83,6 +83,20 @@ export function inboxSortKey(card: { pausedAt: string; runId: string }): string 
   return `${card.pausedAt}#${card.runId}`;
 }
 
+/**
+ * The index also lists claimed decisions that were not delivered yet (the same sparse GSI,
+ * partitions `UNDELIVERED#<shard>`, sorted by when they were claimed): marking one delivered
+ * REMOVEs its index key. The waiting-runs probe reads them to redeliver what a failed request
+ * left behind; no inbox reads these partitions.
+ */
+export function undeliveredPartition(shard: number): string {
+  return `UNDELIVERED#${shard}`;
+}
+
+export function undeliveredSortKey(decision: { decidedAt: string; runId: string }): string {
+  return `${decision.decidedAt}#${decision.runId}`;
+}
+
 const SORT_KEY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9-]{1,100}$/;
 
 /** The opaque cursor of a position in the merged inbox: the sort key of the last card shown. */

@@ -1,6 +1,12 @@
-import { type DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { type DynamoDBDocumentClient, PutCommand, type PutCommandInput } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isConditionalCheckFailed } from './item-codec.js';
+
+/** The condition of a conditional put, as the document client takes it. */
+export type PutCondition = Pick<
+  PutCommandInput,
+  'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'
+>;
 
 /**
  * Writes `item` unless one with its key exists (a conditional put); false when one did. The
@@ -14,15 +20,28 @@ export async function putIfAbsent(
   tableName: string,
   item: Record<string, unknown>,
 ): Promise<boolean> {
+  return putWhen(client, tableName, item, {
+    ConditionExpression: 'attribute_not_exists(#pk)',
+    ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
+  });
+}
+
+/**
+ * Writes `item` when `condition` holds for the item it replaces (none: always); false when the
+ * condition failed. A card put only over no card, another turn's or an open one; a call record
+ * only over the attempt that wrote it.
+ *
+ * @example
+ * const written = await putWhen(client, tableName, item, { ConditionExpression: '#state = :open', ... });
+ */
+export async function putWhen(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  item: Record<string, unknown>,
+  condition: PutCondition = {},
+): Promise<boolean> {
   try {
-    await client.send(
-      new PutCommand({
-        TableName: tableName,
-        Item: item,
-        ConditionExpression: 'attribute_not_exists(#pk)',
-        ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
-      }),
-    );
+    await client.send(new PutCommand({ TableName: tableName, Item: item, ...condition }));
     return true;
   } catch (error) {
     if (isConditionalCheckFailed(error)) return false;

@@ -30,6 +30,13 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** The call ledger: `CALL#<turn>#<call index, 3 digits>` (a turn holds at most 50 calls). */
+export const callItemKey = (runId: string, turn: number, index: number): ItemKey =>
+  keyOf(runId, `${callSortPrefix(turn)}${String(index).padStart(3, '0')}`);
+/** The sort key prefix of one turn's ledger, for a query of all its calls. */
+export const callSortPrefix = (turn: number): string => `CALL#${paddedTurn(turn)}#`;
+/** The partition of a run's items. */
+export const runPartitionKey = runPartition;
 
 /** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */
 export function runIdOfPartition(partitionKey: unknown): string {

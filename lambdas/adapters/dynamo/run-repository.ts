@@ -12,8 +12,11 @@
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
  * | index entry   | `RUN#<runId>`     | `INBOX#<group or *>`        | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
- * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
+ * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit;    |
+ * |               |                   |                             | until delivered: `inboxPk = UNDELIVERED#<shard>`, |
+ * |               |                   |                             | `inboxSk = <decidedAt>#<runId>`; then `deliveredAt` |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
+ * | call          | `RUN#<runId>`     | `CALL#<turn>#<index, 3 digits>` | CallRecord fields: the call ledger        |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -29,14 +32,14 @@
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
  * are in `approval-card-store.ts`, their escalation in `card-escalation-store.ts`, decisions and
- * approvals in `decision-store.ts`, oversized state in `sealed-state-overflow.ts`, keys in
- * `run-item-keys.ts`, item schemas in
+ * approvals in `decision-store.ts`, the call ledger in `call-ledger-store.ts`, oversized state in
+ * `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
  * `run-item-schemas.ts`, the update-expression builder (shared with the skill and page stores) in
  * `update-expression.ts`.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../../core/approvals/decision-record.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
@@ -53,6 +56,7 @@ import {
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
+import type { CallRecord, CallRecordExpectation } from '../../core/runs/call-record.js';
 import {
   type RunRecord,
   readableRunRecordSchema,
@@ -62,6 +66,7 @@ import {
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoCardEscalationStore } from './card-escalation-store.js';
+import { DynamoCallLedgerStore } from './call-ledger-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
@@ -117,6 +122,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
   private readonly escalations: DynamoCardEscalationStore;
+  private readonly ledger: DynamoCallLedgerStore;
 
   public constructor(props: DynamoRepositoryProps) {
     const inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
@@ -126,7 +132,8 @@ export class DynamoRunRepository implements RunRepository {
     this.table = new RunTable(props.client, props.tableName, props.retention, props.clock ?? systemClock);
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
-    this.decisions = new DynamoDecisionStore(this.table);
+    this.decisions = new DynamoDecisionStore(this.table, inboxShards);
+    this.ledger = new DynamoCallLedgerStore(this.table);
     this.escalations = new DynamoCardEscalationStore(this.table, inboxShards, (runId) =>
       this.cards.getCard(runId),
     );
@@ -208,8 +215,22 @@ export class DynamoRunRepository implements RunRepository {
     }
   }
 
-  public putCard(card: StoredCard): Promise<void> {
-    return this.cards.putCard(card);
+  public putCard(
+    card: StoredCard,
+    options?: { unlessClosedAtItsTurn?: boolean },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.putCard(card, options);
+  }
+
+  public renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.renewCardToken(runId, change);
+  }
+
+  public markCardNotified(runId: string, turn: number): Promise<void> {
+    return this.cards.markCardNotified(runId, turn);
   }
 
   public getCard(runId: string): Promise<StoredCard | undefined> {
@@ -224,11 +245,15 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.waitingCardCursor(card);
   }
 
-  public closeCard(runId: string, because: CardClosing): Promise<void> {
-    return this.cards.closeCard(runId, because);
+  public closeCard(
+    runId: string,
+    because: CardClosing,
+    options?: { expectWaitId?: string | null },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.closeCard(runId, because, options);
   }
 
-  public claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     return this.decisions.claimDecision(record);
   }
 
@@ -242,6 +267,25 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    return this.decisions.markDecisionDelivered(runId, turn);
+  }
+
+  public listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return this.decisions.listUndeliveredDecisions(options);
+  }
+
+  public listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    return this.ledger.listCallRecords(runId, turn);
+  }
+
+  public putCallRecord(record: CallRecord, expected: CallRecordExpectation): Promise<ConditionalOutcome> {
+    return this.ledger.putCallRecord(record, expected);
   }
 
   public escalateCard(change: EscalationChange): Promise<EscalationOutcome> {

@@ -96,6 +96,13 @@ export class UpdateExpression {
     return this;
   }
 
+  /** Removes the first `count` members of a list attribute (the later ones move up). */
+  public removeListHead(attribute: string, count: number): this {
+    for (let index = 0; index < count; index += 1)
+      this.removeClauses.push(`${this.name(attribute)}[${index}]`);
+    return this;
+  }
+
   /** The command input; `condition` is built with this builder's `name` and `value`. */
   public toInput(condition?: string): UpdateExpressionInput {
     const clauses = [

@@ -2,12 +2,14 @@ import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
 import {
   type CardClosing,
   isCardOpen,
+  STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
@@ -24,6 +26,11 @@ import type {
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
+import {
+  type CallRecord,
+  type CallRecordExpectation,
+  callRecordSchema,
+} from '../../core/runs/call-record.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import {
@@ -32,6 +39,7 @@ import {
   entryRoutesOfCard,
   inboxSortKey,
   OPEN_ROUTE,
+  undeliveredSortKey,
 } from '../dynamo/inbox-index.js';
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
@@ -85,6 +93,9 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly runs = new Map<string, RunEntry>();
   private readonly cards = new Map<string, StoredCard>();
   private readonly decisions = new Map<string, DecisionRecord>();
+  /** Keys of claimed approvals and rejections not yet marked delivered. */
+  private readonly undelivered = new Set<string>();
+  private readonly calls = new Map<string, CallRecord>();
 
   public constructor(props: InMemoryRunRepositoryProps = {}) {
     this.overflow = new SealedStateOverflow(props.blobStore);
@@ -132,9 +143,16 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'written' };
   }
 
-  public async putCard(card: StoredCard): Promise<void> {
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
     const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
       storedCardSchema.parse(card);
+    const existing = this.cards.get(parsed.runId);
+    if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardOpen(existing)) {
+      return { kind: 'condition-failed' };
+    }
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
@@ -146,6 +164,29 @@ export class InMemoryRunRepository implements RunRepository {
         ...(approvalContents && approvalContents.length > 0 ? { approvalContents } : {}),
       }),
     );
+    return { kind: 'written' };
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    const card = this.cards.get(runId);
+    if (!card || !isCardOpen(card) || card.turn !== change.turn || card.digest !== change.digest) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      sealedToken: copyOf(change.sealedToken),
+      waitId: change.waitId,
+    });
+    return { kind: 'written' };
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const card = this.cards.get(runId);
+    if (card?.turn === turn) this.cards.set(runId, { ...card, notification: 'sent' });
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -176,20 +217,81 @@ export class InMemoryRunRepository implements RunRepository {
     return encodeInboxCursor(inboxSortKey(card));
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<ConditionalOutcome> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card !== undefined) this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
+    if (card === undefined) return { kind: 'written' };
+    if (options.expectWaitId !== undefined && (card.waitId ?? null) !== options.expectWaitId) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      state: 'closed',
+      closedBecause: because,
+    });
+    return { kind: 'written' };
   }
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = withoutUndefined(decisionRecordSchema.parse(record));
     assertTurn(parsed.turn);
     const key = decisionKey(parsed.runId, parsed.turn);
     const existing = this.decisions.get(key);
     if (existing !== undefined) return { kind: 'already-decided', existing: copyOf(existing) };
     this.decisions.set(key, copyOf(parsed));
+    // A cancel is carried out by its own request: nothing waits for its delivery.
+    if (parsed.decision !== 'cancel') this.undelivered.add(key);
     return { kind: 'claimed' };
+  }
+
+  public async markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    assertTurn(turn);
+    this.undelivered.delete(decisionKey(runId, turn));
+  }
+
+  public async listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return [...this.undelivered]
+      .flatMap((key) => {
+        const decision = this.decisions.get(key);
+        return decision === undefined ? [] : [decision];
+      })
+      .filter((decision) => undeliveredSortKey(decision) < options.decidedBefore)
+      .sort((left, right) => undeliveredSortKey(left).localeCompare(undeliveredSortKey(right)))
+      .slice(0, options.limit)
+      .map(copyOf);
+  }
+
+  public async listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    assertTurn(turn);
+    return [...this.calls.values()]
+      .filter((record) => record.runId === runId && record.turn === turn)
+      .sort((left, right) => left.index - right.index)
+      .map(copyOf);
+  }
+
+  public async putCallRecord(
+    record: CallRecord,
+    expected: CallRecordExpectation,
+  ): Promise<ConditionalOutcome> {
+    const parsed = withoutUndefined(callRecordSchema.parse(record));
+    assertTurn(parsed.turn);
+    const key = `${parsed.runId}#${parsed.turn}#${parsed.index}`;
+    const stored = this.calls.get(key);
+    const holds =
+      expected.kind === 'absent'
+        ? stored === undefined
+        : stored?.attemptId === expected.attemptId && stored.state === expected.state;
+    if (!holds) return { kind: 'condition-failed' };
+    this.calls.set(key, copyOf(parsed));
+    return { kind: 'written' };
   }
 
   public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {

@@ -7,13 +7,15 @@ import type { CallPreview } from './pending-call.js';
 import { delegatedApprovalSchema } from './stored-card.js';
 
 /**
- * The append-only audit of a decision and, for k-of-n, of each approval. Version 3 records who a
- * delegate acted for (`actingFor`, `delegatedApprovals`) and per-call decisions (`choices`); version 2 keeps what the card showed
- * as JSON text (`cardShown`); version 1 kept it as native attributes, and records written before
- * versions existed have no `schemaVersion` and read as version 1. Earlier versions read as
- * version 3 decided in the approvers' own right. Fixtures: `test/fixtures/decision-record/`.
+ * The append-only audit of a decision and, for k-of-n, of each approval. Version 4 records who a
+ * delegate acted for (`actingFor`, `delegatedApprovals`) and per-call decisions (`choices`);
+ * version 3 names the request that wrote the claim (`claimId`); version 2 keeps what the card
+ * showed as JSON text (`cardShown`); version 1 kept it as native attributes, and records written
+ * before versions existed have no `schemaVersion` and read as version 1. Earlier versions read as
+ * the current one, decided in the approvers' own right for every call. Fixtures:
+ * `test/fixtures/decision-record/`.
  */
-export const DECISION_RECORD_SCHEMA_VERSION = 3;
+export const DECISION_RECORD_SCHEMA_VERSION = 4;
 /**
  * The approval record (k-of-n) has its own version: version 2 names who a delegate approved for
  * (`actingFor`) and what an approval of some calls only did with each (`choices`, `content`);
@@ -53,12 +55,12 @@ const decisionFields = {
   reason: z.optional(z.string()),
   /** The distinct approvers whose approvals released the turn (k-of-n, K > 1), sorted. */
   approvedBy: z.optional(z.array(z.string())),
-  /** Who `decidedBy` acted for as their delegate (version 3); absent: in their own right. */
+  /** Who `decidedBy` acted for as their delegate (version 4); absent: in their own right. */
   actingFor: z.optional(z.string()),
-  /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 3). */
+  /** Of `approvedBy`, those who approved as someone's delegate, and for whom (version 4). */
   delegatedApprovals: z.optional(z.array(delegatedApprovalSchema)),
   /**
-   * Per-call decisions (version 3): what the decision did with each call of the card, a rejected
+   * Per-call decisions (version 4): what the decision did with each call of the card, a rejected
    * call's reason with it. Absent: `decision` applies to every call (the whole-turn body).
    */
   choices: z.optional(z.array(callChoiceSchema)),
@@ -75,10 +77,36 @@ export const decisionRecordSchema = z.object({
   schemaVersion: z.literal(DECISION_RECORD_SCHEMA_VERSION),
   ...decisionFields,
   cardShown: z.string(),
+  /**
+   * The request that wrote the claim: an SDK retry of the claim that meets it knows the claim
+   * for its own and goes on to deliver (another request's is answered as a repeat).
+   */
+  claimId: z.string().check(z.minLength(1)),
 });
-export type DecisionRecord = z.infer<typeof decisionRecordSchema>;
 
-/** Version 2 records: as version 3, decided in the approvers' own right. */
+/** A decision record as this version writes it: a claim, named by the request that made it. */
+export type DecisionClaim = z.infer<typeof decisionRecordSchema>;
+
+/** A decision record as read: one written before version 3 names no claim. */
+export type DecisionRecord = Omit<DecisionClaim, 'claimId'> & { claimId?: string };
+
+/** Version 3 records: read as the current version, decided in the approvers' own right. */
+const version3Schema = z.pipe(
+  z.object({
+    schemaVersion: z.literal(3),
+    ...decisionFields,
+    cardShown: z.string(),
+    claimId: z.string().check(z.minLength(1)),
+  }),
+  z.transform(
+    ({ schemaVersion: _written, ...record }): DecisionRecord => ({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      ...record,
+    }),
+  ),
+);
+
+/** Version 2 records: read as the current version, without a claim id. */
 const version2Schema = z.pipe(
   z.object({ schemaVersion: z.literal(2), ...decisionFields, cardShown: z.string() }),
   z.transform(
@@ -89,7 +117,7 @@ const version2Schema = z.pipe(
   ),
 );
 
-/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as version 3. */
+/** Version 1 (and unversioned) records: `cardShown` as native attributes, read as the current version. */
 const version1Schema = z.pipe(
   z.object({ schemaVersion: z.optional(z.literal(1)), ...decisionFields, cardShown: cardShownSchema }),
   z.transform(
@@ -126,7 +154,7 @@ export type ApprovalRecord = z.infer<typeof approvalRecordSchema>;
 
 /** Reads a stored decision record of any known version; a future one or a prototype key does not parse. */
 export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord>(
-  z.union([decisionRecordSchema, version2Schema, version1Schema]),
+  z.union([decisionRecordSchema, version3Schema, version2Schema, version1Schema]),
 );
 
 /** The account of a turn cancelled while it waited: no card was decided, so none was shown. */

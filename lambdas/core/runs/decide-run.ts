@@ -6,16 +6,19 @@ import { effectiveTurnPolicy, evaluateApproveGate } from '../approvals/decision-
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   type Decision,
+  type DecisionClaim,
   type DecisionRecord,
   describeCardShown,
 } from '../approvals/decision-record.js';
 import { type DelegatedApproval, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
 import { isDelegationActive, reachesThroughGroups } from '../delegation/delegation.js';
-import { CountersignError } from '../errors.js';
+import { CountersignError, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
+import type { ClaimOutcome } from '../ports.js';
 import { TEXTS } from '../texts.js';
+import { deliverDecision } from './deliver-decision.js';
 import { markRunExpired } from './end-run.js';
 import type { DecisionDependencies } from './run-dependencies.js';
 
@@ -53,8 +56,10 @@ export type DecisionOutcome =
 /**
  * A claim older than this whose card still waits was never delivered (its request failed
  * between the claim and SendTaskSuccess): a repeat of the same decision delivers it again.
- * Younger claims may still be in flight, so a repeat only answers. Measured with the
- * dependencies' clock, which tests move forward.
+ * Younger claims may still be in flight, so a repeat only answers. The system does not wait
+ * for a repeat: the waiting-runs probe redelivers claims older than a minute by itself
+ * (redeliver-decisions.ts); both are safe together, a second delivery finds the token spent.
+ * Measured with the dependencies' clock, which tests move forward.
  */
 export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
 
@@ -69,12 +74,40 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  *    record (one that no longer does lapses, and the turn waits);
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
+ *
+ * A transient fault answers `unavailable` (503) saying whether the decision is on record
+ * (`decisionOnRecord`: `yes`, `no` or `unknown`); one on record is delivered by the system
+ * itself (the probe), so the approver need not come back.
  */
 export async function decideRun(
   dependencies: DecisionDependencies,
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
+): Promise<DecisionOutcome> {
+  const progress: DecisionProgress = { onRecord: 'no' };
+  try {
+    return await decideOnce(dependencies, principal, runId, request, progress);
+  } catch (error) {
+    if (!isCountersignError(error, 'unavailable')) throw error;
+    throw new CountersignError('unavailable', TEXTS.decisionUnavailable(progress.onRecord), {
+      cause: error,
+      details: { decisionOnRecord: progress.onRecord },
+    });
+  }
+}
+
+/** How far a decision got, for the answer to a transient fault: is it on record? */
+interface DecisionProgress {
+  onRecord: 'yes' | 'no' | 'unknown';
+}
+
+async function decideOnce(
+  dependencies: DecisionDependencies,
+  principal: UserProfile,
+  runId: string,
+  request: DecisionRequest,
+  progress: DecisionProgress,
 ): Promise<DecisionOutcome> {
   requireGrant(principal, 'agent_approve');
   const delegator = await readDelegator(dependencies, principal, request.actingFor);
@@ -129,8 +162,10 @@ export async function decideRun(
     approved = { approvedBy: tally.approvedBy, delegatedApprovals: tally.delegatedApprovals };
   }
 
-  const record: DecisionRecord = {
+  const record: DecisionClaim = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    // Names this request as the claim's writer: an SDK retry that meets the claim knows it.
+    claimId: dependencies.newId(),
     runId,
     turn: card.turn,
     decision: request.decision,
@@ -147,9 +182,11 @@ export async function decideRun(
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
-  const claim = await dependencies.runs.claimDecision(record);
-  if (claim.kind === 'already-decided')
+  const claim = await claimDecision(dependencies, record, progress);
+  if (claim.kind === 'already-decided' && claim.existing.claimId !== record.claimId)
     return answerExistingClaim(dependencies, { principal, delegator }, card, claim.existing, request);
+  // Claimed by this request (an SDK retry of the claim may have met its own first write).
+  progress.onRecord = 'yes';
   await deliver(dependencies, card, record, taskToken);
   dependencies.metrics.count('Decisions', 1, { outcome: request.decision });
   dependencies.metrics.observe('PauseToDecision', now.getTime() - Date.parse(card.pausedAt), 'Milliseconds');
@@ -278,7 +315,7 @@ async function answerExistingClaim(
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
   if (isCardOpen(card) && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
-    await deliver(dependencies, card, existing, await unsealTaskToken(dependencies, card));
+    await deliver(dependencies, card, existing);
   }
   return { kind: 'decided', runId: card.runId, turn: card.turn, decision: existing.decision, repeated: true };
 }
@@ -312,21 +349,39 @@ function refuseUnopenable(): never {
   throw new CountersignError('gone', TEXTS.cardUnopenable);
 }
 
+/**
+ * The claim, read back when its write met a transient fault: the write may have applied before
+ * the fault (then it is this request's, by its claim id), or not (then nothing is on record).
+ */
+async function claimDecision(
+  dependencies: DecisionDependencies,
+  record: DecisionClaim,
+  progress: DecisionProgress,
+): Promise<ClaimOutcome> {
+  try {
+    return await dependencies.runs.claimDecision(record);
+  } catch (error) {
+    if (!isCountersignError(error, 'unavailable')) throw error;
+    progress.onRecord = 'unknown';
+    const existing = await dependencies.runs.getDecision(record.runId, record.turn);
+    progress.onRecord = existing === undefined ? 'no' : 'yes';
+    if (existing === undefined) throw error;
+    return { kind: 'already-decided', existing };
+  }
+}
+
+/** Delivers the claimed decision to the card's wait (deliver-decision.ts); a 410 if it timed out. */
 async function deliver(
   dependencies: DecisionDependencies,
   card: StoredCard,
   record: DecisionRecord,
-  taskToken: string,
+  taskToken?: string,
 ): Promise<void> {
-  const outcome = await dependencies.executions.resume(
-    taskToken,
-    record.decision === 'approve'
-      ? { kind: 'approve' }
-      : { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) },
-  );
-  if (outcome.kind === 'token-spent' && dependencies.clock.now().getTime() >= Date.parse(card.expiresAt)) {
-    throw new CountersignError('gone', TEXTS.decisionExpired);
-  }
-  // A spent token after our own claim means an earlier attempt already delivered it.
-  await dependencies.runs.closeCard(card.runId, 'decided');
+  let first = taskToken;
+  const outcome = await deliverDecision(dependencies, card, record, async (current) => {
+    const token = first ?? (await unsealTaskToken(dependencies, current));
+    first = undefined;
+    return token;
+  });
+  if (outcome.kind === 'expired') throw new CountersignError('gone', TEXTS.decisionExpired);
 }

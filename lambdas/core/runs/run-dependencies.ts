@@ -104,17 +104,19 @@ export type InboxDependencies = CardReaderDependencies & { users: Pick<UserDirec
 
 /**
  * What a decision needs: the card reader, the settings its policy floor and expiry come from,
- * and the users (k-of-n re-checks each approver's current record when the K-th approval comes).
+ * the users (k-of-n re-checks each approver's current record when the K-th approval comes), and
+ * ids (the claim names the request that wrote it).
  */
-export type DecisionDependencies = CardReaderDependencies & Pick<RunDependencies, 'settings' | 'users'>;
+export type DecisionDependencies = CardReaderDependencies &
+  Pick<RunDependencies, 'settings' | 'users' | 'newId'>;
 
 /**
  * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds
  * their previews, ExecuteTools runs them): the run, its user, the pages and the tools, with
- * the configuration and MCP client for the run's MCP tools.
+ * the configuration and MCP client for the run's MCP tools, and ids for each attempt.
  */
 export type ToolStepDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
+  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics' | 'newId'
 > &
   Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;

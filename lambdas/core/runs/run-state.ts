@@ -7,9 +7,10 @@ import { readSchemaVersion, refusal } from '../persisted-shape.js';
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
  * Persisted shapes carry a schema version; every version keeps an immutable fixture in
- * `test/fixtures/run-state/` that later code must still read.
+ * `test/fixtures/run-state/` that later code must still read. Version 2 adds
+ * `completedCalls`; version 1 is read as it is (it has none).
  */
-export const RUN_STATE_SCHEMA_VERSION = 1;
+export const RUN_STATE_SCHEMA_VERSION = 2;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -35,8 +36,20 @@ export const messageSchema = z.discriminatedUnion('role', [
   }),
 ]);
 
+/**
+ * A call of the turn that ran before the turn went back for review: its result waits for the
+ * others'. `index` is its place on the card it was approved on (the calls left are renumbered).
+ */
+const completedCallSchema = z.object({
+  index: z.number().check(z.int(), z.nonnegative()),
+  callId: z.string(),
+  content: z.string(),
+  isError: z.boolean(),
+});
+export type CompletedCall = z.infer<typeof completedCallSchema>;
+
 export const runStateSchema = z.object({
-  schemaVersion: z.literal(RUN_STATE_SCHEMA_VERSION),
+  schemaVersion: z.union([z.literal(1), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
@@ -53,6 +66,12 @@ export const runStateSchema = z.object({
    * was shown; this turn puts the same calls on a fresh card.
    */
   reopenedFromTurn: z.optional(z.number().check(z.int(), z.nonnegative())),
+  /**
+   * Calls of this turn that already ran (their results recorded) when a record changed as a
+   * later call wrote: only the others wait on the fresh card, and the model gets every result
+   * together once they ran (version 2).
+   */
+  completedCalls: z.optional(z.array(completedCallSchema)),
 });
 export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
 

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { renderPrompt } from '../configurations.js';
-import { CountersignError, describeErrorClass } from '../errors.js';
+import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import { MAXIMUM_RUN_INPUT_CHARACTERS } from '../limits.js';
 import type { Message } from '../model.js';
@@ -146,6 +146,9 @@ export async function startRun(
       runId,
       errorClass: describeErrorClass(error),
     });
+    // Step Functions throttled or failing: the client is told to start it again (503), not a 500.
+    if (isCountersignError(error, 'unavailable'))
+      throw new CountersignError('unavailable', TEXTS.runNotStarted, { cause: error });
     throw new CountersignError('internal', 'The run could not be started.', { cause: error });
   }
   dependencies.metrics.count('RunsStarted');

@@ -9,6 +9,12 @@ export type ToolEffect = 'read' | 'write';
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /**
+   * The write was refused because its record no longer matches `context.precondition` (a
+   * conditional write lost its condition): nothing was applied, and the run asks again on a
+   * fresh card instead of telling the model. Only for a tool with `readPrecondition`.
+   */
+  recordChanged?: boolean;
 }
 
 /**
@@ -22,9 +28,21 @@ export interface ToolContext {
   /**
    * At execution, for a tool with `readPrecondition`: the target's version sealed with the card
    * the approver saw. The loop has compared it before the call; a tool whose store can write
-   * conditionally should compare it in the write itself, and refuse the write when it differs.
+   * conditionally compares it in the write itself, and answers `recordChanged` when it differs.
    */
   precondition?: string;
+}
+
+/**
+ * What `execute` gets: the tool context and the call's idempotency key.
+ *
+ * `idempotencyKey` names this call of this run and turn (`<runId>/<turn>/<call index>`, at most
+ * 200 characters, opaque): the same for every attempt to run the call, different for any other
+ * call. A tool whose backend can refuse a key it already applied (a conditional write, an
+ * idempotency header) passes it on and sets `idempotent: true`.
+ */
+export interface ToolExecutionContext extends ToolContext {
+  idempotencyKey: string;
 }
 
 /**
@@ -72,7 +90,19 @@ export interface Tool<Arguments = unknown> {
    * Name this tool itself to tie its own calls of a turn together. @default - decided one by one
    */
   readonly decidedWith?: readonly string[];
-  execute(args: Arguments, context: ToolContext): Promise<ToolOutcome>;
+  /**
+   * Running the call twice with the same `context.idempotencyKey` applies it once (the tool's
+   * backend refuses a key it already applied). An approved call whose earlier attempt started
+   * and never reported back is then run again with its key; without it, the call is not run
+   * again and its result says its outcome is unknown (at most once). @default false
+   */
+  readonly idempotent?: boolean;
+  /**
+   * Runs the call. Throw `TransientToolError` when it failed for now and applied nothing (or the
+   * tool is `idempotent`): the workflow runs it again with backoff, a few times, before the call
+   * ends "not applied". Any other throw is a permanent failure, recorded as it is.
+   */
+  execute(args: Arguments, context: ToolExecutionContext): Promise<ToolOutcome>;
   preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[]>;
   mayViewerReadPreview?(args: Arguments, viewer: UserProfile, context: ToolContext): Promise<boolean>;
   readPrecondition?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string>;

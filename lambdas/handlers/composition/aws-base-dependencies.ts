@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import type { BlobStore } from '../../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
 import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
@@ -64,7 +65,8 @@ export function awsRunStoreOptions(): DynamoRepositoryProps {
 
 function buildBaseDependencies(): NonNullable<typeof base> {
   const environment = lambdaEnvironment();
-  const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  // A throttled or failing table reaches the core as `unavailable` once the SDK's retries are spent.
+  const documentClient = DynamoDBDocumentClient.from(surfaceTransientFaults(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const tableName = environment.COUNTERSIGN_TABLE_NAME;
@@ -121,7 +123,7 @@ function createOnDemandS3BlobStore(bucketName: string, kmsKeyId: string): BlobSt
   const load = (): Promise<BlobStore> => {
     store ??= Promise.all([import('@aws-sdk/client-s3'), import('../../adapters/blob-store.js')]).then(
       ([{ S3Client }, { S3BlobStore }]) =>
-        new S3BlobStore({ client: new S3Client({}), bucketName, kmsKeyId }),
+        new S3BlobStore({ client: surfaceTransientFaults(new S3Client({})), bucketName, kmsKeyId }),
     );
     return store;
   };

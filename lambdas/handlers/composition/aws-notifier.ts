@@ -1,4 +1,5 @@
 import { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import { EventBridgeRunNotifier } from '../../adapters/event-bridge-run-notifier.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
@@ -8,7 +9,7 @@ let notifier: RunDependencies['notifier'] | undefined;
 /** Tells EventBridge a run waits for approval. */
 export function awsNotifier(): RunDependencies['notifier'] {
   notifier ??= new EventBridgeRunNotifier({
-    client: new EventBridgeClient({}),
+    client: surfaceTransientFaults(new EventBridgeClient({})),
     eventBusName: lambdaEnvironment().COUNTERSIGN_EVENT_BUS_NAME,
   });
   return notifier;

@@ -156,7 +156,7 @@ export function exposeErrors(logger: Logger): Middleware {
       request.error = Object.assign(new Error(String(response.body)), {
         statusCode,
         expose: true,
-        // JSON_HEADERS, and `retry-after` when a quota says when to come back.
+        // JSON_HEADERS, and `retry-after` when a quota or a transient fault says when to come back.
         headers: { ...JSON_HEADERS, ...(response.headers as Record<string, string>) },
       });
     },
