@@ -176,7 +176,19 @@ export const decidedSchema = z.object({
   kind: z.literal('decided'),
   runId: z.string(),
   turn: count,
-  decision: z.enum(['approve', 'reject']),
+  /** `edit`: the edited calls go on a fresh card (the next turn) for approval; nothing ran. */
+  decision: z.enum(['approve', 'reject', 'edit']),
+  /** Per-call decisions: what the decision did with each call of the card. */
+  choices: z.optional(
+    z.array(
+      z.object({
+        index: count,
+        tool: z.string(),
+        decision: z.enum(['approve', 'reject']),
+        reason: z.optional(z.string()),
+      }),
+    ),
+  ),
   repeated: z.boolean(),
 });
 

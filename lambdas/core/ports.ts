@@ -2,12 +2,7 @@ import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
-import type {
-  ApprovalContent,
-  CardClosing,
-  DelegatedApproval,
-  StoredCard,
-} from './approvals/stored-card.js';
+import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
 import type { RunRecord, RunStatus } from './runs/run-record.js';

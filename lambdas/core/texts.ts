@@ -109,6 +109,8 @@ export const TEXTS = {
   callEditedNote: (editor: string, argumentsJson: string) =>
     `Note: an approver (${editor}) edited the arguments of this call before it ran; it ran with ${argumentsJson}.`,
   editedBy: (editor: string) => `Edited by ${editor}`,
+  ownApprovalDiffers:
+    'You already approved this card with other per-call choices; your first approval stands. Another approver may approve with the same choices.',
   gateOwnEdit:
     'Decision gate refused: you edited this call, and four-eyes or more than one approval applies: someone else must approve your edit. You may still reject.',
   // Delegation (docs/approvers.md, "Delegation").

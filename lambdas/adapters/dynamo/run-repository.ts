@@ -65,8 +65,8 @@ import {
 } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
-import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoCallLedgerStore } from './call-ledger-store.js';
+import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';

@@ -23,7 +23,12 @@ export const DECISION_RECORD_SCHEMA_VERSION = 4;
  */
 export const APPROVAL_RECORD_SCHEMA_VERSION = 2;
 
-export type Decision = 'approve' | 'reject';
+/**
+ * What a decision does with a turn: `approve` (every call, or some calls: `choices`), `reject`
+ * (every call), or `edit`: an approver's new arguments for some calls, a new proposal that goes on
+ * a fresh card for approval (nothing runs on an edit).
+ */
+export type Decision = 'approve' | 'reject' | 'edit';
 
 const turnSchema = z.number().check(z.int(), z.nonnegative());
 
@@ -48,7 +53,7 @@ const decisionFields = {
   runId: z.string(),
   turn: turnSchema,
   /** `cancel`: the run was cancelled while this turn waited; it takes the claim so no approval can. */
-  decision: z.enum(['approve', 'reject', 'cancel']),
+  decision: z.enum(['approve', 'reject', 'edit', 'cancel']),
   digest: z.string(),
   decidedBy: z.string(),
   decidedAt: z.string(),
@@ -64,6 +69,12 @@ const decisionFields = {
    * call's reason with it. Absent: `decision` applies to every call (the whole-turn body).
    */
   choices: z.optional(z.array(callChoiceSchema)),
+  /**
+   * An edit (version 4): the calls it rewrote and their new arguments, as JSON text (a model's
+   * and an approver's arguments are any JSON, stored as text like `cardShown`): `[{index, tool,
+   * arguments}]`. Read it with {@link readEditsOnRecord}.
+   */
+  edits: z.optional(z.string()),
 };
 
 /**
@@ -194,6 +205,31 @@ export function readCardShown(cardShown: string): CardShown {
     throw refusal('decision record');
   }
   const read = readableCardShownSchema.safeParse(parsed);
+  if (!read.success) throw refusal('decision record');
+  return read.data;
+}
+
+const editsOnRecordSchema = z.array(
+  z.object({ index: turnSchema, tool: z.string(), arguments: z.unknown() }),
+);
+export type EditOnRecord = z.infer<typeof editsOnRecordSchema>[number];
+
+/**
+ * The edits a decision record holds (none when it is no edit); a text that is not such a list (or
+ * holds a prototype key outside the arguments) is refused like any stored shape.
+ *
+ * @example
+ * readEditsOnRecord(record) // [{ index: 0, tool: 'update_page_metadata', arguments: {…} }]
+ */
+export function readEditsOnRecord(record: Pick<DecisionRecord, 'edits'>): EditOnRecord[] {
+  if (record.edits === undefined) return [];
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(record.edits);
+  } catch {
+    throw refusal('decision record');
+  }
+  const read = refusingPrototypeKeys<EditOnRecord[]>(editsOnRecordSchema).safeParse(parsed);
   if (!read.success) throw refusal('decision record');
   return read.data;
 }

@@ -70,6 +70,8 @@ export function countApprovals(
 
 export type TallyOutcome =
   | { kind: 'card-moved' }
+  /** This approver's approval is on record with other per-call choices: it stands (a 409). */
+  | { kind: 'own-approval-differs' }
   /** The turn needs more approvals that qualify: answered 202 with the tally and `message`. */
   | { kind: 'waiting'; approvals: ApprovalTally; message: string }
   /** K approvals of the same calls qualify now: `approvedBy` (and whom delegates among them acted for) go on record. */
@@ -119,6 +121,8 @@ export async function tallyApproval(
     ...(content === undefined || !input.choices ? {} : { choices: [...input.choices], content }),
   });
   if (outcome.kind === 'card-moved') return outcome;
+  const recorded = (outcome.approvalContents ?? []).find((entry) => entry.approver === principal.userId);
+  if (recorded?.content !== content) return { kind: 'own-approval-differs' };
   const records = { ...outcome, lapsedApprovers: card.lapsedApprovers };
   const approvals = countApprovals(records, policy, card.owner, content);
   dependencies.metrics.count('Approvals');

@@ -58,6 +58,6 @@ export async function prepareRun(
     await finishClaimedCancel(dependencies, decision);
     throw new CountersignError('conflict', 'The run was cancelled.');
   }
-  const next = decision === undefined ? 'await' : decision.decision === 'approve' ? 'execute' : 'reject';
+  const next = decision === undefined ? 'await' : decision.decision === 'reject' ? 'reject' : 'execute';
   return { runId: input.runId, turn: record.turn, next, owner: record.owner };
 }

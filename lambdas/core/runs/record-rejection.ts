@@ -7,7 +7,8 @@ import type { RunDependencies } from './run-dependencies.js';
 
 /**
  * Tells the model its proposed calls were denied, and lets it take another turn. The
- * approver's reason reaches the model only when the configuration allows it.
+ * approver's reason (each call's own, for a per-call rejection) reaches the model only when the
+ * configuration allows it.
  */
 export async function recordRejection(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger' | 'metrics'>,
@@ -20,10 +21,16 @@ export async function recordRejection(
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return input;
   const decision = await dependencies.runs.getDecision(input.runId, input.turn);
+  // A per-call rejection gives each call its own reason.
+  const reasons = new Map((decision?.choices ?? []).map((choice) => [choice.index, choice.reason]));
   const results: ToolResultBlock[] = state.pendingCalls.map((call) => ({
     type: 'tool_result',
     callId: call.callId,
-    ...refusedCallOutcome(call.tool, decision?.reason, run.record.policy.revealRejectionReason),
+    ...refusedCallOutcome(
+      call.tool,
+      reasons.has(call.index) ? reasons.get(call.index) : decision?.reason,
+      run.record.policy.revealRejectionReason,
+    ),
   }));
   await saveResults(dependencies, run.record.status, input, state, results);
   dependencies.logger.info('rejection recorded', { runId: input.runId, turn: input.turn });

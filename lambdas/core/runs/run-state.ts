@@ -7,10 +7,11 @@ import { readSchemaVersion, refusal } from '../persisted-shape.js';
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
  * Persisted shapes carry a schema version; every version keeps an immutable fixture in
- * `test/fixtures/run-state/` that later code must still read. Version 2 adds
- * `completedCalls`; version 1 is read as it is (it has none).
+ * `test/fixtures/run-state/` that later code must still read. Version 3 marks a pending call an
+ * approver edited (`edited`: by whom, the model's own arguments); version 2 adds
+ * `completedCalls`; versions 1 and 2 are read as they are (they have neither).
  */
-export const RUN_STATE_SCHEMA_VERSION = 2;
+export const RUN_STATE_SCHEMA_VERSION = 3;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -49,7 +50,7 @@ const completedCallSchema = z.object({
 export type CompletedCall = z.infer<typeof completedCallSchema>;
 
 export const runStateSchema = z.object({
-  schemaVersion: z.union([z.literal(1), z.literal(RUN_STATE_SCHEMA_VERSION)]),
+  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
