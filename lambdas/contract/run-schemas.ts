@@ -60,6 +60,28 @@ export const pendingToolSchema = z.object({
   requiresApproval: z.boolean(),
   recordChanged: z.optional(z.string()),
   effectUnconfirmed: z.optional(z.string()),
+  /** Whether an approver may edit the call's arguments (`decision: "edit"`). */
+  editable: z.boolean(),
+  /** An approver edited the call: who, and the changes against the model's own proposal. */
+  edited: z.optional(
+    z.object({
+      by: z.string(),
+      note: z.string(),
+      changes: z.array(
+        z.discriminatedUnion('kind', [
+          z.object({
+            kind: z.literal('changed'),
+            path: argumentPath,
+            before: z.unknown(),
+            after: z.unknown(),
+          }),
+          z.object({ kind: z.literal('added'), path: argumentPath, after: z.unknown() }),
+          z.object({ kind: z.literal('removed'), path: argumentPath, before: z.unknown() }),
+        ]),
+      ),
+      more: count,
+    }),
+  ),
   preview: previewSchema,
 });
 
@@ -107,6 +129,8 @@ export const cardViewSchema = z.object({
       steps: z.array(z.object({ at: z.string(), approverGroups: z.array(z.string()), reached: z.boolean() })),
     }),
   ),
+  /** Indexes of calls decided together (their tools declare it): per-call choices keep each group whole. */
+  decidedTogether: z.optional(z.array(z.array(count))),
   /** Delegation: the approver away whom this card reaches the viewer through; decide with `actingFor`. */
   actingFor: z.optional(z.string()),
 });

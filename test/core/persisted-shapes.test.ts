@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
+import {
+  APPROVAL_CARD_SCHEMA_VERSION,
+  parseApprovalCard,
+} from '../../lambdas/core/approvals/approval-card.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   readableDecisionRecordSchema,
@@ -102,7 +105,7 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v1-with-previews.json'));
 
     // Assess
-    expect(card.schemaVersion).toBe(2);
+    expect(card.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
     expect(card.pendingCalls.map((call) => [call.tool, call.preview?.lines[0]])).toEqual([
       ['update_page_metadata', 'Page 12 (en): 1 field would change.'],
       ['append_page_keywords', 'Preview failed (TimeoutError).'],
@@ -245,11 +248,35 @@ describe('reading earlier versions as the current one', () => {
     expect(stored).toMatchObject({ editedBy: 'approver', decisionGroups: [[0]], waitId: 'wait-3c1a' });
   });
 
-  it.each(['v4-open-notified.json', 'v3-open-call-guards.json', 'v2-open.json'])('reads %s as a card that never escalates', (file) => {
-    const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
-    expect(stored.escalation).toBeUndefined();
-    expect(stored.delegatedApprovals).toBeUndefined();
+  it.each(['v4-open-notified.json', 'v3-open-call-guards.json', 'v2-open.json'])(
+    'reads %s as a card that never escalates',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
+      expect(stored.escalation).toBeUndefined();
+      expect(stored.delegatedApprovals).toBeUndefined();
+    },
+  );
+
+  it('reads a version 3 approval card’s edited call, and a version 2 card’s calls as unedited', () => {
+    const edited = parseApprovalCard(readFixture('approval-card', 'v3-edited.json'));
+    const earlier = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(edited.pendingCalls[0]?.edited).toEqual({
+      by: 'ana',
+      originalArguments: { pageId: '12', description: 'Sprnig sale' },
+    });
+    expect(earlier.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
+  });
+
+  it('reads a version 3 run state’s edited call, and a version 2 state’s calls as unedited', () => {
+    const edited = parseRunState(readFixture('run-state', 'v3-edited-call.json'));
+    const earlier = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(edited.pendingCalls[0]).toMatchObject({
+      arguments: { pageId: '12', description: 'Spring sale' },
+      edited: { by: 'ana', originalArguments: { pageId: '12', description: 'Sprnig sale' } },
+    });
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
   });
 
   it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {

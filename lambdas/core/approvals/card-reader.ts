@@ -60,6 +60,8 @@ export interface CardView {
   approverGroups?: string[];
   /** When and to whom the card escalates while unanswered; each step says whether it happened. */
   escalation?: EscalationView;
+  /** Indexes of calls decided together (their tools declare it), each group ascending. */
+  decidedTogether?: number[][];
   /**
    * Delegation: the approver who is away and whom this card reaches the viewer through (it is not
    * routed to the viewer themself); the viewer decides it acting for them.
@@ -258,6 +260,9 @@ async function viewCard(
       ? { approverGroups: stored.approverGroups }
       : {}),
     ...(stored.escalation ? { escalation: viewEscalation(stored.escalation) } : {}),
+    ...(stored.decisionGroups && stored.decisionGroups.length > 0
+      ? { decidedTogether: stored.decisionGroups }
+      : {}),
     ...(delegator ? { actingFor: delegator.userId } : {}),
   };
 }

@@ -38,7 +38,7 @@ export async function evaluateApproveGate(input: {
   principal: UserProfile;
   card: StoredCard;
   policy: TurnPolicy;
-  /** Only called for the `record` gate: the unsealed card's calls, resolved once. */
+  /** Only called for the `record` gate or an edited card: the unsealed card's calls, resolved once. */
   approvalCalls: () => Promise<readonly ResolvedCall[]>;
   /** The page store the record checks read (the read gate's cached one is fine for display). */
   pages: PageStore;
@@ -61,8 +61,18 @@ export async function evaluateApproveGate(input: {
     return { kind: 'refused', gate: 'four-eyes', message: TEXTS.gateFourEyes };
   }
   // An edit is a proposal: where four-eyes or k-of-n applies, someone other than its editor approves it.
-  if ((policy.fourEyes || policy.requiredApprovals > 1) && card.editedBy === principal.userId) {
-    return { kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit };
+  // A card names one editor; a card edited twice may hold calls of several, read from the calls.
+  if ((policy.fourEyes || policy.requiredApprovals > 1) && card.editedBy !== undefined) {
+    const editors = new Set(
+      card.editedBy === principal.userId
+        ? [principal.userId]
+        : (await input.approvalCalls()).flatMap(({ call }) =>
+            approved(call) && call.edited ? [call.edited.by] : [],
+          ),
+    );
+    if (editors.has(principal.userId)) {
+      return { kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit };
+    }
   }
   if (policy.decisionGate !== 'record') return { kind: 'allowed' };
   const writeCalls = (await input.approvalCalls()).filter(

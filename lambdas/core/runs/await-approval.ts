@@ -3,6 +3,7 @@ import {
   type ApprovalCard,
   parseApprovalCard,
 } from '../approvals/approval-card.js';
+import { groupCallsDecidedTogether } from '../approvals/decision-groups.js';
 import type { Decision, DecisionRecord } from '../approvals/decision-record.js';
 import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-ladder.js';
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
@@ -147,6 +148,13 @@ export async function awaitApproval(
   // The run's policy raised to the floor as it is now, with this turn's write tools (a tool the
   // floor names forces four-eyes); the decision raises it to the floor once more.
   const policy = applyPolicyFloor(record.policy, dependencies.settings.policyFloor, writeToolNames);
+  // Calls whose tools declare they are decided together, as the tools are now (the card keeps it).
+  const decisionGroups = groupCallsDecidedTogether(
+    calls,
+    (tool) => dependencies.tools.get(tool)?.decidedWith,
+  );
+  // An approver's edit makes the card their proposal: the gate keeps them from approving it.
+  const editedBy = calls.find((call) => call.edited !== undefined)?.edited?.by;
   const storedCard: StoredCard = {
     schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: input.runId,
@@ -166,6 +174,8 @@ export async function awaitApproval(
     revealRejectionReason: record.policy.revealRejectionReason,
     ...(record.policy.approverGroups === undefined ? {} : { approverGroups: record.policy.approverGroups }),
     ...(escalation === undefined ? {} : { escalation }),
+    ...(editedBy === undefined ? {} : { editedBy }),
+    ...(decisionGroups.length > 0 ? { decisionGroups } : {}),
     state: 'open',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
     sealedToken,

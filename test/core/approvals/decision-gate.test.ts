@@ -47,7 +47,7 @@ const storedCard: StoredCard = {
 };
 
 const approvalCard: ApprovalCard = {
-  schemaVersion: 2,
+  schemaVersion: 3,
   runId: 'run-1',
   turn: 1,
   digest: 'sha256:test',

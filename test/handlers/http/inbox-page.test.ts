@@ -11,6 +11,7 @@ const call: PendingToolView = {
   registered: true,
   willRun: true,
   requiresApproval: true,
+  editable: false,
   preview: { status: 'shown', lines: ['title: "Old" → "Evil⟨U+202E⟩root"'], caveat: TEXTS.previewCaveat },
 };
 
