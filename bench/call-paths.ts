@@ -8,8 +8,29 @@ import type { RunExecutions } from '../lambdas/core/ports.js';
 import type { RunDependencies } from '../lambdas/core/runs/run-dependencies.js';
 import { createApiHandlers } from '../lambdas/handlers/api-handlers.js';
 import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
-import type { EmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { type EmbeddedRuntime, startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
+import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
+
+/** The embedded runtime the benches drive: in memory, the deployed ASL, quiet. */
+export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntime> {
+  return startEmbeddedRuntime({
+    definition: synthesizeStateMachineDefinition(),
+    baseDirectory,
+    port: 0,
+    inMemory: true,
+    // The bench's one user starts hundreds of runs in seconds; the quota writes are still counted.
+    principalQuotas: {
+      runsStartedPerMinute: 100_000,
+      waitingRuns: 100_000,
+      openEventStreams: 100_000,
+      completionsPerMinute: 100_000,
+    },
+    writeLogLine: () => {},
+    writeMetricLine: () => {},
+    logLevel: 'ERROR',
+  });
+}
 
 /** The bench's own user: may run and approve page writes on the bench pages. */
 export const BENCH_USER_ID = 'bench-operator';
@@ -56,10 +77,19 @@ export class CallPaths {
     this.keyWrapping = keyWrapping;
   }
 
-  /** Opens the paths over a running embedded runtime and seeds the bench user and pages. */
-  public static async open(runtime: EmbeddedRuntime, baseDirectory: string): Promise<CallPaths> {
+  /**
+   * Opens the paths over a running embedded runtime and seeds the bench user and pages. The
+   * sealer wraps its keys with the local keyring, or with `keyWrapping` (the first-request
+   * bench's, through the fake KMS the shipped bundles reach too).
+   */
+  public static async open(
+    runtime: EmbeddedRuntime,
+    baseDirectory: string,
+    options: { keyWrapping?: KeyWrapping } = {},
+  ): Promise<CallPaths> {
     const directory = await LocalDataDirectory.prepare({ baseDirectory, configuredPath: undefined });
-    const keyWrapping = await new LocalKeyring(directory.keysDirectory).keyWrapping();
+    const keyWrapping =
+      options.keyWrapping ?? (await new LocalKeyring(directory.keysDirectory).keyWrapping());
     await seedBenchData(runtime.dependencies);
     return new CallPaths(runtime, keyWrapping);
   }
@@ -199,13 +229,20 @@ export class CallPaths {
   }
 }
 
-/** An HTTP API (payload v2) event as API Gateway hands it over after its JWT authorizer. */
-function createApiEvent(
+/**
+ * An HTTP API (payload v2) event as API Gateway hands it over after its JWT authorizer: for
+ * the handlers in this process, and for the shipped bundles of the first-request bench.
+ */
+export function createApiEvent(
   routeKey: string,
   as: string,
   options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
 ): APIGatewayProxyEventV2WithJWTAuthorizer {
-  const [method = 'GET', rawPath = '/'] = routeKey.split(' ');
+  const [method = 'GET', routePath = '/'] = routeKey.split(' ');
+  const rawPath = Object.entries(options.pathParameters ?? {}).reduce(
+    (path, [name, value]) => path.replace(`{${name}}`, value),
+    routePath,
+  );
   return {
     version: '2.0',
     routeKey,
@@ -218,6 +255,7 @@ function createApiEvent(
     isBase64Encoded: false,
     requestContext: {
       http: { method, path: rawPath },
+      requestId: 'bench',
       authorizer: { jwt: { claims: { sub: as }, scopes: [] } },
     },
   } as unknown as APIGatewayProxyEventV2WithJWTAuthorizer;

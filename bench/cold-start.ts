@@ -167,7 +167,8 @@ async function measureOnce(node: string, bundlePath: string): Promise<number> {
   return milliseconds;
 }
 
-function median(values: readonly number[]): number {
+/** The median of `values` (the mean of the middle two for an even count). */
+export function median(values: readonly number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1

@@ -1,10 +1,11 @@
 /**
  * `npm run bench:scale [-- --cards 100000 --reference 1000]`: the inbox at organisation scale
- * (issue #16). Writes waiting cards through the run repository into dynalite in this process
- * (not the whole run flow: no model, no sealing), routed over four approver groups, then
+ * (issues #16, #27). Writes waiting cards through the run repository into dynalite in this
+ * process (not the whole run flow: no model, no sealing), routed over ten approver groups, then
  * measures one inbox page read (`listWaitingCards`, the repository read behind GET /inbox) for an
- * approver in one group and one in three: the first page and page 100, AWS calls per page and
- * p50/p99, beside the same at the reference size. Target: equal calls, time ratio <= 1.5.
+ * approver in one group, one in three and one in ten: the first page and page 100, AWS calls per
+ * page and p50/p99, beside the same at the reference size. Targets: equal calls at both sizes,
+ * time ratio <= 1.5 (issue #16); equal Queries per page at 1 and 10 groups (issue #27).
  */
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
@@ -15,7 +16,7 @@ import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../lambdas/core/approvals/stored-card.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
-const GROUPS = ['g0', 'g1', 'g2', 'g3'];
+const GROUPS = Array.from({ length: 10 }, (_unused, index) => `g${index}`);
 const PAGE_SIZE = 20;
 const DEEP_PAGE = 100;
 const LOADS = 40;
@@ -24,8 +25,9 @@ const WRITERS = 16;
 const SHARDS = 4;
 
 const VIEWERS: ReadonlyArray<{ name: string; routing: InboxRouting }> = [
-  { name: 'one group', routing: { kind: 'groups', groups: ['g0'] } },
-  { name: 'three groups', routing: { kind: 'groups', groups: ['g0', 'g1', 'g2'] } },
+  { name: 'one group', routing: { kind: 'groups', groups: GROUPS.slice(0, 1) } },
+  { name: 'three groups', routing: { kind: 'groups', groups: GROUPS.slice(0, 3) } },
+  { name: 'ten groups', routing: { kind: 'groups', groups: GROUPS } },
 ];
 
 interface Row {
@@ -34,6 +36,7 @@ interface Row {
   page: number;
   calls: string;
   callCount: number;
+  queries: number;
   p50: number;
   p99: number;
 }
@@ -146,6 +149,7 @@ async function measureSize(cards: number): Promise<Row[]> {
             .map(([operation, count]) => `${operation.replace('DynamoDB:', '')} ${count}`)
             .join(', '),
           callCount: Object.values(snapshot).reduce((sum, count) => sum + count, 0),
+          queries: snapshot['DynamoDB:Query'] ?? 0,
           p50: percentile(times, 0.5),
           p99: percentile(times, 0.99),
         });
@@ -179,6 +183,24 @@ async function main(): Promise<void> {
     met &&= equalCalls && ratio <= 1.5;
     console.log(
       `  ${row.viewer}, page ${row.page} at ${row.cards}: calls ${row.callCount} vs ${base.callCount} (${equalCalls ? 'equal' : 'DIFFERENT'}), p50 ratio ${ratio.toFixed(2)} ${ratio <= 1.5 ? 'ok' : 'MISSED'}`,
+    );
+  }
+  console.log("\nQueries per page by the approver's groups (target: equal at 1 and 10 groups):");
+  for (const row of [...referenceRows, ...scaleRows].filter(
+    (candidate) => candidate.viewer === 'one group',
+  )) {
+    const ten = [...referenceRows, ...scaleRows].find(
+      (candidate) =>
+        candidate.viewer === 'ten groups' && candidate.cards === row.cards && candidate.page === row.page,
+    );
+    const three = [...referenceRows, ...scaleRows].find(
+      (candidate) =>
+        candidate.viewer === 'three groups' && candidate.cards === row.cards && candidate.page === row.page,
+    );
+    const equal = ten !== undefined && ten.queries === row.queries;
+    met &&= equal;
+    console.log(
+      `  ${row.cards} cards, page ${row.page}: 1 group ${row.queries}, 3 groups ${three?.queries ?? '-'}, 10 groups ${ten?.queries ?? '-'} (${equal ? 'equal' : 'DIFFERENT'})`,
     );
   }
   console.log(met ? '\nTargets met.' : '\nTargets missed (see above).');

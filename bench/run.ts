@@ -4,8 +4,9 @@
  * For each operation: the AWS API calls it makes (counted by the SDK middleware
  * `AwsCallCounter`, with the local keyring counted as KMS, the local runner as Step Functions
  * and the notifier as EventBridge), local p50 and p99, and the targets beside them; then each
- * Lambda handler bundle's cold start (bench/cold-start.ts) and the cost of sealing
- * (bench/sealing-cost.ts), as ratios to references measured in the same run.
+ * Lambda handler bundle's cold start (bench/cold-start.ts), its init with its first request
+ * (bench/first-request.ts) and the cost of sealing (bench/sealing-cost.ts), as ratios to
+ * references measured in the same run.
  * Every step runs as a cold Lambda container would (fresh handlers, an empty key cache).
  */
 // Node 20 is this project's floor; the SDK's notice about its own future floor is noise in a benchmark.
@@ -22,10 +23,9 @@ import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
 import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
-import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
-import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
-import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL } from './call-paths.js';
+import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL, startBenchRuntime } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
+import { measureFirstRequests, printFirstRequestTable } from './first-request.js';
 import { measureHostileInputs } from './hostile-inputs.js';
 import { measureSealingCost, printSealingTable } from './sealing-cost.js';
 
@@ -52,22 +52,7 @@ interface Measurement {
 async function main(): Promise<void> {
   const startedAt = performance.now();
   const baseDirectory = await mkdtemp(join(tmpdir(), 'countersign-bench-'));
-  const runtime = await startEmbeddedRuntime({
-    definition: synthesizeStateMachineDefinition(),
-    baseDirectory,
-    port: 0,
-    inMemory: true,
-    // The bench's one user starts hundreds of runs in seconds; the quota writes are still counted.
-    principalQuotas: {
-      runsStartedPerMinute: 100_000,
-      waitingRuns: 100_000,
-      openEventStreams: 100_000,
-      completionsPerMinute: 100_000,
-    },
-    writeLogLine: () => {},
-    writeMetricLine: () => {},
-    logLevel: 'ERROR',
-  });
+  const runtime = await startBenchRuntime(baseDirectory);
   try {
     const paths = await CallPaths.open(runtime, baseDirectory);
     const measured = (operation: string, target?: Measurement['target']): Measurement => ({
@@ -133,7 +118,7 @@ async function main(): Promise<void> {
       `inbox first page of ${INBOX_PAGE_SIZE}, ${WAITING_RUNS} waiting runs (issue #3)`,
       {
         text: 'DynamoDB reads independent of the queue length, KMS calls not growing with the cards',
-        // One query per shard of the viewer's routes (an approver without groups: the open route)
+        // One query per shard of the approvers' route, whatever the viewer's groups (issue #27)
         // plus the pre-sharding partition, whatever the queue; KMS bounded by the sealing keys on the page.
         met: (calls) =>
           (calls['DynamoDB:Query'] ?? 0) === INBOX_SHARDS_DEFAULT + 1 &&
@@ -166,6 +151,7 @@ async function main(): Promise<void> {
 
     printTable([start, suspend, resume, execute, suspendFive, inbox, ...skillRows, floodRow, ...hostileRows]);
     printColdStartTable(await measureColdStarts());
+    printFirstRequestTable(await measureFirstRequests());
     printSealingTable(await measureSealingCost());
     console.log(`\nFinished in ${((performance.now() - startedAt) / 1000).toFixed(1)} s.`);
   } finally {

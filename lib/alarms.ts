@@ -230,11 +230,12 @@ export function createCountersignAlarms(
       AT_ONCE,
       'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
     ),
-    // A decided run still waits: the probe could not deliver its claim either (it tried).
+    // A decided run still waits: the probe could not deliver its claim either (it tried). Each
+    // probe tries again, so one probe that failed transiently wakes nobody; two of three do.
     DecisionsUndelivered: countRule(
       'page',
       metric('UndeliveredDecisions', everyFiveMinutes),
-      AT_ONCE,
+      REPEATED,
       'A claimed decision older than a minute could not be delivered by the waiting-runs probe; its run still waits.',
     ),
     ProbeDeadLetters: countRule(

@@ -5,11 +5,11 @@ import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import { RUNBOOK_MARKDOWN_DEFINE } from '../lambdas/handlers/http/runbook-page.js';
 import { resolveProjectPath } from './project-path.js';
 import {
+  describeEncryptionSdkAliases,
   describeEncryptionSdkSideModule,
   describeMcpClientSideModules,
   describeS3ClientSideModule,
   describeTokenizerSideModule,
-  NODE_BUILTIN_ALIASES,
   type SideModule,
 } from './side-modules.js';
 
@@ -73,7 +73,9 @@ function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFie
  * module (`describeEncryptionSdkSideModule`), kept small without changing what runs:
  * - `@aws-crypto/client-node` ships an ES module build but no `module` field, so esbuild would
  *   take its CommonJS index, which requires every keyring (RSA, hierarchical, caching) and
- *   tree-shakes nothing; the side module's entry is its own ES module build instead.
+ *   tree-shakes nothing; the side module's entry (lib/bundling/encryption-sdk.ts) names the
+ *   part the sealer calls from the ES module builds of the packages that make it up, and the
+ *   KMS keyring's default client is left out (the handlers pass it their own).
  * Two aliases, applied to the side module and the handlers alike:
  * - `readable-stream` is the npm copy of Node's stream module for old runtimes; the SDK uses
  *   its `Transform`, `PassThrough`, `pipeline` and `finished`: lib/bundling/readable-stream.ts
@@ -96,8 +98,7 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
     sideModules,
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
-      ...encryptionSdk.handlerLike?.aliases,
-      ...NODE_BUILTIN_ALIASES,
+      ...describeEncryptionSdkAliases(),
     },
   };
 }

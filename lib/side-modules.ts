@@ -46,15 +46,31 @@ export const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
 };
 
 /**
- * The AWS Encryption SDK (with its KMS client), shipped beside the bundles that seal or unseal
- * and loaded on their first seal or unseal: inside the bundle, even behind a lazy `import()`,
- * its code cost an unsealing handler ~12 ms of init (`npm run bench`). Built like a handler,
- * with the built-ins required: importing `http` and `https` made its first load ~30 ms dearer.
+ * The aliases the Encryption SDK's code needs wherever it is bundled, in its side module and in
+ * the handlers (lib/functions.ts, `describeHandlerBundle`, says why each).
+ */
+export function describeEncryptionSdkAliases(): Readonly<Record<string, string>> {
+  return {
+    'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
+    'bn.js': resolveEncryptionSdkBigNumber(),
+    ...NODE_BUILTIN_ALIASES,
+  };
+}
+
+/**
+ * The AWS Encryption SDK, shipped beside the bundles that seal or unseal and loaded on their
+ * first seal or unseal: inside the bundle, even behind a lazy `import()`, its code cost an
+ * unsealing handler ~12 ms of init (`npm run bench`). Built like a handler, with the built-ins
+ * required (importing `http` and `https` made its first load ~30 ms dearer), from the part of
+ * the SDK the sealer calls (lib/bundling/encryption-sdk.ts) and without the KMS keyring's
+ * default client: the handlers hand the keyring their own (lambdas/adapters/kms-key-wrapping.ts),
+ * so the side module carries no copy of the AWS SDK core. 578 KB became 160 KB, and its first
+ * load with the first KMS call about half as dear (README, Benchmark, first request).
  */
 export function describeEncryptionSdkSideModule(): SideModule {
   return {
     importPath: '@aws-crypto/client-node',
-    entryPath: resolveEncryptionClientModuleBuild(),
+    entryPath: resolveProjectPath('lib/bundling/encryption-sdk.ts'),
     outputPath: 'node_modules/@aws-crypto/client-node/index.mjs',
     packageJsonPath: 'node_modules/@aws-crypto/client-node/package.json',
     packageJson: JSON.stringify({
@@ -64,9 +80,8 @@ export function describeEncryptionSdkSideModule(): SideModule {
     }),
     handlerLike: {
       aliases: {
-        'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
-        'bn.js': resolveEncryptionSdkBigNumber(),
-        ...NODE_BUILTIN_ALIASES,
+        ...describeEncryptionSdkAliases(),
+        '@aws-sdk/client-kms': resolveProjectPath('lib/bundling/no-default-kms-client.ts'),
       },
     },
   };
@@ -160,17 +175,6 @@ export function describeTokenizerSideModule(): SideModule {
 }
 
 const requireFromHere = createRequire(import.meta.url);
-
-function resolveEncryptionClientModuleBuild(): string {
-  const packageJson = requireFromHere.resolve('@aws-crypto/client-node/package.json');
-  const moduleBuild = join(dirname(packageJson), 'build', 'module', 'src', 'index.js');
-  if (!existsSync(moduleBuild)) {
-    throw new Error(
-      `@aws-crypto/client-node has no ES module build at ${moduleBuild}; update resolveEncryptionClientModuleBuild in lib/side-modules.ts to the layout of the installed version.`,
-    );
-  }
-  return moduleBuild;
-}
 
 /** The bn.js the Encryption SDK's serializer resolves (bn.js 5), following its dependency chain. */
 function resolveEncryptionSdkBigNumber(): string {

@@ -1,5 +1,11 @@
 import type { KMS } from '@aws-crypto/client-node';
-import type { KMSClientConfig } from '@aws-sdk/client-kms';
+import {
+  DecryptCommand,
+  EncryptCommand,
+  GenerateDataKeyCommand,
+  KMSClient,
+  type KMSClientConfig,
+} from '@aws-sdk/client-kms';
 import type { AwsCallCounter } from './aws-call-counter.js';
 import { surfaceTransientFaults } from './aws-faults.js';
 import type { KeyWrapping } from './sealing-keys.js';
@@ -21,8 +27,11 @@ export interface KmsKeyWrappingProps {
 
 /**
  * The deployed key wrapping: the Encryption SDK's KMS keyring over one customer managed key
- * (GenerateDataKey to wrap a sealing key, Decrypt with the key id to unwrap one). Its KMS
- * client comes with the SDK (the side module), one per region, counted when asked.
+ * (GenerateDataKey to wrap a sealing key, Decrypt with the key id to unwrap one), through a KMS
+ * client of this bundle, one per region, counted when asked. The keyring's own default client
+ * is not shipped (lib/bundling/no-default-kms-client.ts): the bundle's shares the SDK core the
+ * handler has loaded already, where the side module's copy cost the first seal or unseal about
+ * half of its CPU (`npm run bench`, first request).
  *
  * @example
  * const sealer = new EnvelopeSealer({ keyWrapping: createKmsKeyWrapping({ keyArn }) });
@@ -30,21 +39,37 @@ export interface KmsKeyWrappingProps {
 export function createKmsKeyWrapping(props: KmsKeyWrappingProps): KeyWrapping {
   return {
     kind: 'kms',
-    createKeyring: ({ getClient, KMS: KmsClient, KmsKeyringNode }) => {
-      const createClient = getClient(KmsClient, { ...props.clientConfig });
+    createKeyring: ({ KmsKeyringNode }) => {
       const clients = new Map<string, KMS>();
-      const clientProvider = (region: string): KMS | false => {
+      const clientProvider = (region: string): KMS => {
         const known = clients.get(region);
         if (known) return known;
-        const created = createClient(region);
-        if (!created) return false;
-        // A throttled or failing KMS is `unavailable` (503, a retried step), never a 500.
-        surfaceTransientFaults(created);
-        props.callCounter?.attachTo(created);
+        const created = createKeyringClient(
+          new KMSClient({ ...props.clientConfig, region }),
+          props.callCounter,
+        );
         clients.set(region, created);
         return created;
       };
       return new KmsKeyringNode({ generatorKeyId: props.keyArn, clientProvider });
     },
   };
+}
+
+/**
+ * A KMS client as the keyring calls it: the three operations of the SDK's aggregated `KMS`
+ * client that its helpers use (`@aws-crypto/kms-keyring`, helpers), each one command sent.
+ */
+function createKeyringClient(client: KMSClient, callCounter: AwsCallCounter | undefined): KMS {
+  // A throttled or failing KMS is `unavailable` (503, a retried step), never a 500.
+  surfaceTransientFaults(client);
+  callCounter?.attachTo(client);
+  const operations = {
+    generateDataKey: (input: GenerateDataKeyCommand['input']) =>
+      client.send(new GenerateDataKeyCommand(input)),
+    encrypt: (input: EncryptCommand['input']) => client.send(new EncryptCommand(input)),
+    decrypt: (input: DecryptCommand['input']) => client.send(new DecryptCommand(input)),
+  };
+  // The keyring's type names the aggregated client; it calls these three and nothing else.
+  return operations as unknown as KMS;
 }

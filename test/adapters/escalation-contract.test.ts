@@ -11,7 +11,10 @@ import { makeStoredCard } from '../support/stored-run-fixtures.js';
 /** A run repository under the escalation contract, and what its inbox index holds for a run. */
 interface EscalationStore {
   readonly runs: RunRepository;
-  /** The routes a run still has an indexed entry for (the open and group routes; none in memory). */
+  /**
+   * The groups a run's indexed approver entry names (`*`: any approver); none when no entry of
+   * the run is in the index (and none in memory, which has no index).
+   */
   indexedRoutes(runId: string): Promise<string[]>;
   close(): Promise<void>;
 }
@@ -28,7 +31,12 @@ async function startDynamoStore(): Promise<EscalationStore> {
           ExpressionAttributeValues: { ':pk': `RUN#${runId}`, ':entry': 'INBOX#' },
         }),
       );
-      return items.map((item) => String(item.sk).slice('INBOX#'.length)).sort();
+      return items
+        .flatMap((item) => {
+          const groups = item.approverGroups as string[] | undefined;
+          return groups === undefined ? ['*'] : [...groups];
+        })
+        .sort();
     },
     close: () => dynamo.stop(),
   };

@@ -1,7 +1,8 @@
-import { PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
-import { inboxPartition } from '../../lambdas/adapters/dynamo/inbox-index.js';
+import { approverFilterOf, inboxPartition, partitionsOf } from '../../lambdas/adapters/dynamo/inbox-index.js';
+import { queryInboxPage } from '../../lambdas/adapters/dynamo/inbox-page-query.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import type { InboxRouting } from '../../lambdas/core/approvals/card-routing.js';
@@ -116,28 +117,130 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
     expect(nobody.map((card) => card.runId)).toEqual(expectedFor((index) => index % 4 === 3));
   });
 
-  it('reads a page with one query per partition and one batch read, whatever the queue length', async () => {
+  it('reads a page with one query per shard and one batch read, whatever the queue length and the groups', async () => {
     // Prepare
-    counter.reset();
+    const routings: InboxRouting[] = [
+      { kind: 'groups', groups: ['alpha'] },
+      { kind: 'groups', groups: ['alpha', 'beta'] },
+      // Ten groups, eight of which route nothing here: the reach of a viewer's groups costs nothing
+      {
+        kind: 'groups',
+        groups: ['alpha', 'beta', ...Array.from({ length: 8 }, (_unused, index) => `g${index}`)],
+      },
+    ];
+    const calls: Array<Record<string, number>> = [];
 
-    // Act: first page, then a page deep in the queue
-    const first = await runs.listWaitingCards({
-      limit: 10,
-      routing: { kind: 'groups', groups: ['alpha', 'beta'] },
-    });
-    const firstCalls = counter.snapshot();
-    counter.reset();
-    await runs.listWaitingCards({
-      limit: 10,
-      routing: { kind: 'groups', groups: ['alpha', 'beta'] },
-      cursor: runs.waitingCardCursor(makeCard('run-40', 40)),
-    });
-    const deepCalls = counter.snapshot();
+    // Act: the first page and a page deep in the queue, for each viewer
+    for (const routing of routings) {
+      for (const cursor of [undefined, runs.waitingCardCursor(makeCard('run-40', 40))]) {
+        counter.reset();
+        const page = await runs.listWaitingCards({ limit: 10, routing, ...(cursor ? { cursor } : {}) });
+        expect(page.cards).toHaveLength(10);
+        calls.push(counter.snapshot());
+      }
+    }
 
-    // Assess: (open route + 2 groups) x 4 shards, the pre-sharding partition, one BatchGetItem
-    expect(first.cards).toHaveLength(10);
-    expect(firstCalls).toEqual({ 'DynamoDB:Query': 13, 'DynamoDB:BatchGetItem': 1 });
-    expect(deepCalls).toEqual(firstCalls);
+    // Assess: the approvers' route's 4 shards, the pre-sharding partition, one BatchGetItem
+    expect(calls[0]).toEqual({ 'DynamoDB:Query': 5, 'DynamoDB:BatchGetItem': 1 });
+    for (const snapshot of calls) expect(snapshot).toEqual(calls[0]);
+  });
+
+  it('pages a viewer who sees few of the cards exactly once and newest first, reading further rounds', async () => {
+    // Prepare: 200 cards, of which "rare" sees the open ones (1 in 4) and its own (3 of them)
+    const local = await startDynalite();
+    const localCounter = new AwsCallCounter();
+    localCounter.attachTo(local.client);
+    const repository = new DynamoRunRepository({
+      client: local.documentClient,
+      tableName: local.tableName,
+      inboxShards: SHARDS,
+    });
+    const rare = (index: number) => [17, 90, 150].includes(index);
+    for (let index = 0; index < 200; index += 1) {
+      const groups = rare(index) ? ['rare'] : index % 4 === 3 ? undefined : ['common'];
+      await repository.putCard(makeCard(`run-${index}`, index, groups));
+    }
+    const onlyRare: InboxRouting = { kind: 'groups', groups: ['rare'] };
+
+    try {
+      // Act: the open cards filled (one round), and a routing that sees only its 3 (no open ones)
+      localCounter.reset();
+      const seen = await readAllPages(repository, onlyRare, 9);
+      const rareQueries = localCounter.snapshot()['DynamoDB:Query'];
+      await Promise.all(
+        Array.from({ length: 200 }, (_unused, index) => index)
+          .filter((index) => index % 4 === 3)
+          .map((index) => repository.closeCard(`run-${index}`, 'decided')),
+      );
+      localCounter.reset();
+      const sparse = await repository.listWaitingCards({ limit: 9, routing: onlyRare });
+      const sparseCalls = localCounter.snapshot();
+
+      // Assess: every card once, newest first; a page that needed more rounds queried again
+      const expected = Array.from({ length: 200 }, (_unused, index) => 199 - index)
+        .filter((index) => rare(index) || index % 4 === 3)
+        .map((index) => `run-${index}`);
+      expect(seen.map((card) => card.runId)).toEqual(expected);
+      expect(rareQueries).toBeGreaterThanOrEqual(5);
+      expect(sparse.cards.map((card) => card.runId)).toEqual(['run-150', 'run-90', 'run-17']);
+      expect(sparse.cursor).toBeUndefined();
+      expect(sparseCalls['DynamoDB:Query']).toBeGreaterThan(5);
+      expect(sparseCalls['DynamoDB:BatchGetItem']).toBe(1);
+    } finally {
+      await local.stop();
+    }
+  });
+
+  it('shows a card by its own groups, not by what its index entry says (fail closed)', async () => {
+    // Prepare: a card routed to "beta" whose entry claims "alpha" and "gamma" (a forged or stale entry)
+    await runs.putCard(makeCard('run-entry-disagrees', 900, ['beta']));
+    await dynamo.documentClient.send(
+      new UpdateCommand({
+        TableName: dynamo.tableName,
+        Key: { pk: 'RUN#run-entry-disagrees', sk: 'INBOX#@approvers' },
+        UpdateExpression: 'SET approverGroups = :groups',
+        ExpressionAttributeValues: { ':groups': ['alpha', 'gamma'] },
+      }),
+    );
+
+    // Act
+    const alpha = await runs.listWaitingCards({ limit: 5, routing: { kind: 'groups', groups: ['gamma'] } });
+    const beta = await runs.listWaitingCards({ limit: 5, routing: { kind: 'groups', groups: ['beta'] } });
+    await runs.closeCard('run-entry-disagrees', 'decided');
+
+    // Assess: the entry matched "gamma", the card did not; "beta" is refused by the entry, so it stays unseen
+    expect(alpha.cards.map((card) => card.runId)).not.toContain('run-entry-disagrees');
+    expect(beta.cards.map((card) => card.runId)).not.toContain('run-entry-disagrees');
+  });
+
+  it('cuts a page short after its rounds, with a cursor where it stopped, and goes on from there', async () => {
+    // Prepare: one entry per shard first, then 2, 4 and 8: at most 15 a page, for a viewer who sees 1 in 4
+    const routing: InboxRouting = { kind: 'groups', groups: [] };
+    const pages: Array<{ runIds: string[]; nextBefore?: string }> = [];
+    let before: string | undefined;
+
+    // Act
+    do {
+      const page = await queryInboxPage(dynamo.documentClient, dynamo.tableName, {
+        partitions: partitionsOf(routing, SHARDS),
+        limit: 20,
+        firstEvaluation: 1,
+        filter: approverFilterOf([]),
+        ...(before === undefined ? {} : { before }),
+      });
+      pages.push({
+        runIds: page.items.map(({ item }) => String(item.pk).replace('RUN#', '')),
+        ...(page.nextBefore === undefined ? {} : { nextBefore: page.nextBefore }),
+      });
+      before = page.nextBefore;
+    } while (before !== undefined && pages.length < 100);
+
+    // Assess: the open cards once each, newest first, over pages some of which were cut short
+    const expected = Array.from({ length: 200 }, (_unused, index) => 199 - index)
+      .filter((index) => index % 4 === 3)
+      .map((index) => `run-${index}`);
+    expect(pages.flatMap((page) => page.runIds)).toEqual(expected);
+    expect(pages.some((page) => page.runIds.length < 20 && page.nextBefore !== undefined)).toBe(true);
   });
 
   it('keeps its cursor stable while cards are added and decided between pages', async () => {
@@ -174,7 +277,7 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
 
   it('takes a decided card out of every partition it was indexed under', async () => {
     // Act
-    await runs.closeCard('run-2', 'decided'); // routed to alpha and beta
+    await runs.closeCard('run-2', 'decided'); // routed to alpha and beta: one approver entry
 
     // Assess
     for (const routing of [

@@ -61,7 +61,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
       // same request the run's card and the turn's decision (issue #29: a retried pause sees both)
       'DynamoDB:BatchGetItem': 1,
       'DynamoDB:GetItem': 1, // the page its preview shows (seed 000)
-      // the card with its sealed token (indexed for admins), and its open-route inbox entry (issue #16)
+      // the card with its sealed token (indexed for admins), and its approver entry (issues #16, #27)
       'DynamoDB:PutItem': 2,
       // the run: waiting; the card's outbox marked sent after the event (issue #29: once per pause)
       'DynamoDB:UpdateItem': 2,
@@ -69,7 +69,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
       'KMS:Decrypt': 1, // unwrap the run state's sealing key, which then seals card and token
     });
     expect(dynamoReads(snapshot) - 1).toBeLessThanOrEqual(1); // issue #2: 1 read + 1 per previewing call
-    // issue #2's two writes, one inbox entry per approver group the card is routed to (issue #16),
+    // issue #2's two writes, plus the card's one approver entry, whatever its groups (issue #27),
     // and the outbox mark (issue #29)
     expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(4);
     expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
@@ -114,7 +114,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
       'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
-      // the card leaves the inbox (the card item and its open-route entry); the decision is marked
+      // the card leaves the inbox (the card item and its approver entry); the decision is marked
       // delivered, so the probe does not redeliver it (issue #29)
       'DynamoDB:UpdateItem': 3,
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token

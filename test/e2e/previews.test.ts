@@ -225,7 +225,7 @@ describe('the read gate over DynamoDB', () => {
     // One batch for the cards the approver's inbox entries point to (issue #16), one for the read gate's pages
     expect(firstReads['DynamoDB:BatchGetItem']).toBe(2);
     expect(secondReads['DynamoDB:BatchGetItem']).toBe(1);
-    // The open route's 4 shards and the pre-sharding partition, whatever the queue length
+    // The approvers' route's 4 shards and the pre-sharding partition, whatever the queue length
     expect(firstReads['DynamoDB:Query']).toBe(5);
     // The only item read besides the inbox queries and batches is the viewer's user record.
     expect(firstReads['DynamoDB:GetItem']).toBe(1);

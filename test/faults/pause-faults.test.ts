@@ -89,7 +89,7 @@ describe('a pause under faults', () => {
   const cases = [
     ['the pause read (run, owner, card, decision)', 'BatchGetItem', ITEMS.pauseRead],
     ['the card', 'PutItem', ITEMS.card],
-    ["the card's inbox entry", 'PutItem', ITEMS.inboxEntry],
+    ["the card's approver entry", 'PutItem', ITEMS.inboxEntry],
     ['the run moving to waiting', 'UpdateItem', ITEMS.runWaiting],
     ["the card's outbox marked sent", 'UpdateItem', ITEMS.outbox],
   ] as const;

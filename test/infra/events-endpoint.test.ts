@@ -67,22 +67,34 @@ describe('the run events endpoint (GET /runs/{id}/events, streamed)', () => {
     });
   });
 
-  it('reads, and writes only to end the run of a card that cannot be opened: no put, delete or seal', () => {
+  it('reads, and writes only to end the run of a card that cannot be opened and to hold its stream slot under QUOTA#', () => {
     // Act
+    const statements = synthesized.statementsOf(synthesized.roleOf('api-run-events'));
+    const isQuotaOnly = (statement: { Condition?: unknown }) =>
+      JSON.stringify(statement.Condition ?? {}).includes('"dynamodb:LeadingKeys":["QUOTA#*"]');
+    const writesOf = (kept: typeof statements) =>
+      kept
+        .flatMap((statement) => [statement.Action].flat())
+        .filter((action) => /^(dynamodb|s3):(Put|Update|Delete|BatchWrite)|^states:/.test(action))
+        .sort();
     const actions = synthesized.actionsOf(synthesized.roleOf('api-run-events'));
 
     // Assess: the card reader's refusal marks the run failed (UpdateItem on RUN#* keys, asserted
-    // with the inbox's in countersign-permissions.test.ts) and stops its execution by id.
+    // with the inbox's in countersign-permissions.test.ts) and stops its execution by id; the
+    // open-stream quota puts and deletes its slot, on QUOTA# partitions only. Nothing is sealed.
     expect(actions.has('dynamodb:GetItem')).toBe(true);
     expect(actions.has('kms:Decrypt')).toBe(true);
     expect(actions.has('s3:GetObject')).toBe(true);
-    expect(
-      [...actions]
-        .filter((action) =>
-          /^(dynamodb|s3):(Put|Update|Delete|BatchWrite)|^kms:(Encrypt|Generate)|^states:/.test(action),
-        )
-        .sort(),
-    ).toEqual(['dynamodb:UpdateItem', 'states:StopExecution']);
+    expect(writesOf(statements.filter((statement) => !isQuotaOnly(statement)))).toEqual([
+      'dynamodb:UpdateItem',
+      'states:StopExecution',
+    ]);
+    expect(writesOf(statements.filter(isQuotaOnly))).toEqual(['dynamodb:DeleteItem', 'dynamodb:PutItem']);
+    const sealingKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.sealingKey);
+    const sealingActions = statements
+      .filter((statement) => JSON.stringify(statement.Resource).includes(`"${sealingKeyId}"`))
+      .flatMap((statement) => [statement.Action].flat());
+    expect(sealingActions).toEqual(['kms:Decrypt']);
   });
 
   it('leaves no unacknowledged cdk-nag finding on the endpoint', () => {

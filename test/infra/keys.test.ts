@@ -31,8 +31,9 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-inbox': { 'data dynamodb': DATA_READ, 'sealing direct': UNSEAL },
   'api-decision': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'api-admin': { 'data dynamodb': DATA_WRITE },
-  'api-generate': { 'data dynamodb': DATA_READ },
-  'api-run-events': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
+  // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
+  'api-generate': { 'data dynamodb': DATA_WRITE },
+  'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
   'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'escalate-card': { 'data dynamodb': DATA_WRITE },
@@ -61,7 +62,8 @@ describe('keys by purpose', () => {
           : undefined;
       if (key === undefined) continue;
       const use: KeyUse = `${key} ${viaServiceOf(statement)}`;
-      uses[use] = [...(uses[use] ?? []), ...[statement.Action].flat()].sort();
+      // A role may hold one use through several statements (the quota items' grant comes apart).
+      uses[use] = [...new Set([...(uses[use] ?? []), ...[statement.Action].flat()])].sort();
     }
     return uses;
   }

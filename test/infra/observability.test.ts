@@ -143,6 +143,7 @@ describe('Countersign observability', () => {
     expect(paging).toEqual([
       'Api5xx',
       'ApiLambdaErrors',
+      'DecisionsUndelivered',
       'DynamoDbSystemErrors',
       'ModelErrors',
       'SealedStateRejected',

@@ -1,7 +1,6 @@
-import { GetCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import * as z from 'zod/mini';
+import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { RoutedCard } from '../../core/approvals/card-routing.js';
+import { isCardInRouting, routedGroupsOf } from '../../core/approvals/card-routing.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -12,29 +11,30 @@ import {
 import type { ConditionalOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
+  APPROVER_GROUPS_ATTRIBUTE,
+  APPROVER_ROUTE,
+  approverFilterOf,
   decodeInboxCursor,
   EVERY_CARD_ROUTE,
   encodeInboxCursor,
-  entryRoutesOfCard,
   inboxPartition,
   inboxSortKey,
   partitionsOf,
   shardOf,
 } from './inbox-index.js';
-import { assertPageLimit, isConditionalCheckFailed } from './item-codec.js';
+import { queryInboxPage } from './inbox-page-query.js';
+import { assertPageLimit, type ItemKey, isConditionalCheckFailed } from './item-codec.js';
 import { putWhen } from './put-if-absent.js';
 import {
+  approverEntryItemKey,
   CARD_SORT_KEY,
   cardItemKey,
-  inboxEntryItemKey,
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
 import {
-  approverGroupsAttribute,
   encodeApprovalContent,
   encodeDelegatedApproval,
-  escalationAttribute,
   parseStoredCard,
   readStoredCardItem,
   type WaitingCardsRequest,
@@ -45,6 +45,12 @@ import { UpdateExpression } from './update-expression.js';
 const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const INBOX = TABLE_LAYOUT.inboxIndex;
+/**
+ * Entries an approver's page evaluates on its first round, over all shards, per card of the
+ * page: one round serves an approver who may see about one waiting card in twelve or more
+ * (inbox-page-query.ts reads further, twice as many a round, for fewer).
+ */
+const APPROVER_FIRST_EVALUATION_PER_CARD = 16;
 
 type CardMethods =
   | 'putCard'
@@ -58,7 +64,7 @@ type CardMethods =
 /**
  * The approval cards of `RunRepository` on DynamoDB: one card item per run, and while it waits
  * the sharded inbox index (inbox-index.ts) lists it, through the card's own index key (every
- * card) and one index entry item per group route. Closing REMOVEs the index keys: a sparse
+ * card) and one approver entry item naming its groups. Closing REMOVEs the index keys: a sparse
  * index drops what no longer waits.
  *
  * @example
@@ -78,7 +84,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
       storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
-    // key); its group entries are written after it, so an entry never points at nothing.
+    // key); its approver entry is written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
     const inboxAttributes = isCardOpen(parsed)
       ? {
@@ -112,29 +118,29 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       return { kind: 'condition-failed' };
     }
     if (!isCardOpen(parsed)) {
-      await this.unindexEntries(parsed.runId, parsed);
+      await this.unindexEntry(parsed.runId);
       return { kind: 'written' };
     }
-    await this.indexEntries(parsed);
+    await this.indexEntry(parsed);
     return { kind: 'written' };
   }
 
-  /** An open card's index entry items, one per group route (or the open route). */
-  private async indexEntries(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
+  /** An open card's approver entry item, naming the groups an approver's page filters on. */
+  private async indexEntry(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
     const shard = shardOf(card.runId, this.inboxShards);
-    await Promise.all(
-      entryRoutesOfCard(card).map((route) =>
-        this.table.client.send(
-          new PutCommand({
-            TableName: this.table.tableName,
-            Item: {
-              ...inboxEntryItemKey(card.runId, route),
-              [INBOX.partitionKey]: inboxPartition(route, shard),
-              [INBOX.sortKey]: inboxSortKey(card),
-            },
-          }),
-        ),
-      ),
+    // The groups it reaches: a retried pause of an escalated card keeps the groups it added.
+    const groups = routedGroupsOf(card);
+    await this.table.client.send(
+      new PutCommand({
+        TableName: this.table.tableName,
+        Item: {
+          ...approverEntryItemKey(card.runId),
+          [INBOX.partitionKey]: inboxPartition(APPROVER_ROUTE, shard),
+          [INBOX.sortKey]: inboxSortKey(card),
+          // What an approver's page filters on; none means any approver may see the card.
+          ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: groups } : {}),
+        },
+      }),
     );
   }
 
@@ -154,10 +160,10 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     ].join(' AND ');
     const renewed = await this.updateCard(runId, update, condition, 'ALL_NEW');
     if (renewed.kind === 'condition-failed') return renewed;
-    // The pause that put the card may have failed before its index entries: written again (the
-    // same items), so the card is in every inbox it is routed to.
+    // The pause that put the card may have failed before its approver entry: written again (the
+    // same item), so the card is in the inbox of every approver it is routed to.
     const card = renewed.attributes === undefined ? undefined : readStoredCardItem(renewed.attributes);
-    if (card !== undefined) await this.indexEntries(card);
+    if (card !== undefined) await this.indexEntry(card);
     return { kind: 'written' };
   }
 
@@ -171,7 +177,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     runId: string,
     update: UpdateExpression,
     condition: string | undefined,
-    returnValues: 'ALL_NEW' | 'ALL_OLD' | 'NONE' = 'NONE',
+    returnValues: 'ALL_NEW' | 'NONE' = 'NONE',
   ): Promise<{ kind: 'written'; attributes?: Record<string, unknown> } | { kind: 'condition-failed' }> {
     const exists = `attribute_exists(${update.name(PK)})`;
     try {
@@ -200,66 +206,43 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
     const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
-    const partitions = partitionsOf(options.routing ?? { kind: 'every' }, this.inboxShards);
-    // Each partition's newest `limit` entries below the cursor hold the merged page's `limit`.
-    const outputs = await Promise.all(
-      partitions.map((partition) =>
-        this.table.client.send(
-          new QueryCommand({
-            TableName: this.table.tableName,
-            IndexName: INBOX.name,
-            KeyConditionExpression:
-              before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
-            ExpressionAttributeNames: {
-              '#inboxPk': INBOX.partitionKey,
-              ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
-            },
-            ExpressionAttributeValues: {
-              ':partition': partition,
-              ...(before === undefined ? {} : { ':before': before }),
-            },
-            ScanIndexForward: false,
-            Limit: options.limit,
+    const routing = options.routing ?? { kind: 'every' };
+    const { items, nextBefore } = await queryInboxPage(this.table.client, this.table.tableName, {
+      partitions: partitionsOf(routing, this.inboxShards),
+      limit: options.limit,
+      ...(before === undefined ? {} : { before }),
+      // Admins read every card: each shard may hold the whole page. Approvers read entries
+      // filtered on their groups, so a page's Queries do not grow with the groups.
+      ...(routing.kind === 'every'
+        ? { firstEvaluation: options.limit }
+        : {
+            filter: approverFilterOf(routing.groups),
+            firstEvaluation: Math.ceil(
+              (APPROVER_FIRST_EVALUATION_PER_CARD * options.limit) / this.inboxShards,
+            ),
           }),
-        ),
-      ),
-    );
-    const entries = new Map<string, string>();
-    const cardItems = new Map<string, Record<string, unknown>>();
-    for (const item of outputs.flatMap((output) => output.Items ?? [])) {
-      const sortKey = item[INBOX.sortKey];
-      if (typeof sortKey !== 'string') continue;
-      const runId = runIdOfPartition(item[PK]);
-      // A card routed to several groups the viewer is in has one entry each: shown once.
-      entries.set(runId, sortKey);
-      if (item[SK] === CARD_SORT_KEY) cardItems.set(runId, item);
-    }
-    const newestFirst = [...entries].sort(([, left], [, right]) =>
-      left < right ? 1 : left > right ? -1 : 0,
-    );
-    const page = newestFirst.slice(0, options.limit);
-    const more = newestFirst.length > options.limit || outputs.some((output) => output.LastEvaluatedKey);
+    });
+    const page = items.map(({ item }) => ({ runId: runIdOfPartition(item[PK]), item }));
     // Cards the index returned whole are used as they are; entries are followed to their card.
     const followed = await this.readCardItems(
-      page.map(([runId]) => runId).filter((runId) => !cardItems.has(runId)),
+      page.filter(({ item }) => item[SK] !== CARD_SORT_KEY).map(({ runId }) => runId),
     );
-    const items = new Map([...cardItems, ...followed]);
     const cards: StoredCard[] = [];
     const unreadableRunIds: string[] = [];
-    for (const [runId] of page) {
-      const item = items.get(runId);
-      if (item === undefined) continue;
+    for (const { runId, item } of page) {
+      const cardItem = item[SK] === CARD_SORT_KEY ? item : followed.get(runId);
+      if (cardItem === undefined) continue;
       // One item that does not parse must not take the page down: it is listed as unreadable.
-      const card = readStoredCardItem(item);
+      const card = readStoredCardItem(cardItem);
       if (card === undefined) unreadableRunIds.push(runId);
-      // An entry whose card closed between the query and the read is no longer waiting.
-      else if (isCardOpen(card)) cards.push(runFromKey(runId, card));
+      // An entry whose card closed between the query and the read is no longer waiting; the
+      // card's own groups decide who sees it, whatever its entry said (fail closed).
+      else if (isCardOpen(card) && isCardInRouting(card, routing)) cards.push(runFromKey(runId, card));
     }
-    const last = page.at(-1);
     return {
       cards,
       ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(more && last !== undefined ? { cursor: encodeInboxCursor(last[1]) } : {}),
+      ...(nextBefore === undefined ? {} : { cursor: encodeInboxCursor(nextBefore) }),
     };
   }
 
@@ -296,48 +279,43 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         : expectWaitId === null
           ? `attribute_not_exists(${update.name('waitId')})`
           : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
-    // The card as it was names its routes, so its index entries close without another read.
-    const outcome = await this.updateCard(runId, update, waitCondition, 'ALL_OLD');
+    const outcome = await this.updateCard(runId, update, waitCondition);
     if (outcome.kind === 'condition-failed') {
       // No card: nothing is in the inbox, which is what closing wants. A card holding another
       // wait's token is not this caller's to close.
       if (waitCondition === undefined) return { kind: 'written' };
       return (await this.getCard(runId)) === undefined ? { kind: 'written' } : outcome;
     }
-    const closed = outcome.attributes;
-    const groups = z.safeParse(approverGroupsAttribute, closed?.approverGroups);
-    const escalation = z.safeParse(escalationAttribute, closed?.escalation);
-    await this.unindexEntries(runId, {
-      ...(groups.success && groups.data ? { approverGroups: groups.data } : {}),
-      ...(escalation.success && escalation.data ? { escalation: escalation.data } : {}),
-    });
+    await this.unindexEntry(runId);
     return { kind: 'written' };
   }
 
   /**
-   * Takes the card's index entries out of the inbox index (REMOVE of the index key: a sparse
-   * index drops them). Conditional, so closing never creates an entry that was never there.
+   * Takes the card's approver entry out of the inbox index (REMOVE of the index key: a sparse
+   * index drops it). Conditional, so closing never creates an entry that was never there.
    */
-  private async unindexEntries(runId: string, card: RoutedCard): Promise<void> {
-    const entryRemoval = this.table.endedRunRemoval();
-    await Promise.all(
-      entryRoutesOfCard(card).map(async (route) => {
-        const update = new UpdateExpression()
-          .remove(INBOX.partitionKey)
-          .remove(INBOX.sortKey)
-          .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, entryRemoval);
-        try {
-          await this.table.client.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: inboxEntryItemKey(runId, route),
-              ...update.toInput(`attribute_exists(${update.name(PK)})`),
-            }),
-          );
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-        }
-      }),
-    );
+  private async unindexEntry(runId: string): Promise<void> {
+    const update = new UpdateExpression()
+      .remove(INBOX.partitionKey)
+      .remove(INBOX.sortKey)
+      .setWhenDefined(TABLE_LAYOUT.timeToLiveAttribute, this.table.endedRunRemoval());
+    await this.updateIfPresent(approverEntryItemKey(runId), update);
+  }
+
+  /** Applies `update` to the item at `key` if it exists; whether it did. */
+  private async updateIfPresent(key: ItemKey, update: UpdateExpression): Promise<boolean> {
+    try {
+      await this.table.client.send(
+        new UpdateCommand({
+          TableName: this.table.tableName,
+          Key: key,
+          ...update.toInput(`attribute_exists(${update.name(PK)})`),
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      return false;
+    }
   }
 }

@@ -3,9 +3,9 @@ import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { routedGroupsOf } from '../../core/approvals/card-routing.js';
 import type { StoredCard } from '../../core/approvals/stored-card.js';
 import type { EscalationChange, EscalationOutcome, RunRepository } from '../../core/ports.js';
-import { inboxPartition, inboxSortKey, shardOf } from './inbox-index.js';
+import { APPROVER_GROUPS_ATTRIBUTE, inboxSortKey } from './inbox-index.js';
 import { isConditionalCheckFailed } from './item-codec.js';
-import { cardItemKey, inboxEntryItemKey, runFromKey } from './run-item-keys.js';
+import { approverEntryItemKey, cardItemKey, runFromKey } from './run-item-keys.js';
 import { parseStoredCard } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
@@ -16,23 +16,22 @@ type EscalationMethods = 'escalateCard' | 'markEscalationNotified';
 
 /**
  * Card escalation on DynamoDB: the card's `escalation.reached` moves on with a conditional write
- * (open at the timer's turn and digest, not yet past the step), and the inbox index lists the
- * card under the groups the step added (one entry item per group, as at the pause).
+ * (open at the timer's turn and digest, not yet past the step), and the card's one approver entry
+ * in the inbox index names the groups it reaches now (its own and those the step added).
  *
- * The entries go in BEFORE the card routes to their groups (the inbox filters cards by their own
- * routing, so an entry early shows nothing), and each is written only over nothing or this
- * card's own entry (its sort key names the pause): a card closing meanwhile either reads the new
- * routes and removes the entries, or makes the routing write fail and the entries are taken back.
- * No orphan entry outlives its card, and no later card's entry is overwritten.
+ * The entry's groups are written BEFORE the card routes to them (the inbox checks every card it
+ * reads against the card's own routing, so an entry naming a group early shows nothing), and only
+ * while the entry is this card's (its sort key names the pause): a closed card's entry is out of
+ * the index, and a later card's entry is never touched. A group left on an entry by a routing
+ * write that then failed shows nothing either, for the same reason.
  *
  * @example
- * const escalations = new DynamoCardEscalationStore(table, 4, (runId) => cards.getCard(runId));
+ * const escalations = new DynamoCardEscalationStore(table, (runId) => cards.getCard(runId));
  * await escalations.escalateCard({ runId, turn: 2, digest, step: 0 });
  */
 export class DynamoCardEscalationStore implements Pick<RunRepository, EscalationMethods> {
   public constructor(
     private readonly table: RunTable,
-    private readonly inboxShards: number,
     private readonly getCard: (runId: string) => Promise<StoredCard | undefined>,
   ) {}
 
@@ -44,9 +43,9 @@ export class DynamoCardEscalationStore implements Pick<RunRepository, Escalation
     }
     if (escalation.steps[change.step] === undefined) return { kind: 'card-moved' };
     const escalated: StoredCard = { ...card, escalation: { ...escalation, reached: change.step + 1 } };
-    const before = new Set(routedGroupsOf(card));
-    const added = routedGroupsOf(escalated).filter((group) => !before.has(group));
-    const written = await Promise.all(added.map((group) => this.putEntry(card, group)));
+    const before = routedGroupsOf(card);
+    const after = routedGroupsOf(escalated);
+    if (after.length > before.length) await this.routeEntry(card, after);
     const update = new UpdateExpression().setPath(['escalation', 'reached'], change.step + 1);
     const condition = [
       `${update.name('state')} = ${update.value('open')}`,
@@ -66,13 +65,6 @@ export class DynamoCardEscalationStore implements Pick<RunRepository, Escalation
       return { kind: 'escalated', card: runFromKey(change.runId, parseStoredCard(item ?? {})) };
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      // A repeated timer may have routed the same groups meanwhile: its entries stay.
-      const current = await this.getCard(change.runId);
-      const routed = new Set(current && waitsAt(current, change) ? routedGroupsOf(current) : []);
-      await this.takeBackEntries(
-        card,
-        added.filter((group, position) => written[position] && !routed.has(group)),
-      );
       return { kind: 'card-moved' };
     }
   }
@@ -98,47 +90,20 @@ export class DynamoCardEscalationStore implements Pick<RunRepository, Escalation
     }
   }
 
-  /** The entry of one added group: written over nothing or this card's own entry; false when another card's is there. */
-  private async putEntry(card: StoredCard, group: string): Promise<boolean> {
-    const update = new UpdateExpression()
-      .set(INBOX.partitionKey, inboxPartition(group, shardOf(card.runId, this.inboxShards)))
-      .set(INBOX.sortKey, inboxSortKey(card));
-    const sortKey = update.name(INBOX.sortKey);
+  /** The card's approver entry names `groups`, while the entry is this card's and in the index. */
+  private async routeEntry(card: StoredCard, groups: readonly string[]): Promise<void> {
+    const update = new UpdateExpression().set(APPROVER_GROUPS_ATTRIBUTE, [...groups]);
     try {
       await this.table.client.send(
         new UpdateCommand({
           TableName: this.table.tableName,
-          Key: inboxEntryItemKey(card.runId, group),
-          ...update.toInput(
-            `attribute_not_exists(${sortKey}) OR ${sortKey} = ${update.value(inboxSortKey(card))}`,
-          ),
+          Key: approverEntryItemKey(card.runId),
+          ...update.toInput(`${update.name(INBOX.sortKey)} = ${update.value(inboxSortKey(card))}`),
         }),
       );
-      return true;
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return false;
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
     }
-  }
-
-  /** The entries of a routing that did not happen: removed from the index if they are still this card's. */
-  private async takeBackEntries(card: StoredCard, groups: readonly string[]): Promise<void> {
-    await Promise.all(
-      groups.map(async (group) => {
-        const update = new UpdateExpression().remove(INBOX.partitionKey).remove(INBOX.sortKey);
-        try {
-          await this.table.client.send(
-            new UpdateCommand({
-              TableName: this.table.tableName,
-              Key: inboxEntryItemKey(card.runId, group),
-              ...update.toInput(`${update.name(INBOX.sortKey)} = ${update.value(inboxSortKey(card))}`),
-            }),
-          );
-        } catch (error) {
-          if (!isConditionalCheckFailed(error)) throw error;
-        }
-      }),
-    );
   }
 }
 

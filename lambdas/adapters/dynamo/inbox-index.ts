@@ -1,40 +1,46 @@
 /**
- * The sharded inbox index (issue #16). One partition of a GSI takes about 1,000 writes a
+ * The sharded inbox index (issues #16, #27). One partition of a GSI takes about 1,000 writes a
  * second, and every pause and every decision writes the inbox index; so a waiting card is
  * indexed under partitions per route and shard, `WAITING#<route>#<shard>`:
  *
- * - `<route>` is an approver group the card is routed to, `*` for a card routed to every
- *   approver (the default), and `@all` for every card (the admins' view and the system's).
+ * - `<route>` is `@all` for every card (the admins' view and the system's): the card item
+ *   itself carries that key, and admins read the cards straight from the index; and
+ *   `@approvers` for the approvers' inboxes: one small entry item per card beside it
+ *   (`RUN#<runId>` / `INBOX#@approvers`) that names the card's approver groups (none: any
+ *   approver may see it).
  * - `<shard>` is a hash of the run id modulo the shard count.
  *
- * A GSI key puts an item in ONE partition, and a card may go to several groups. So the card
- * item carries the every-card key (admins and the system read the cards straight from the
- * index, as before), and each group the card is routed to (or the open route) has a small
- * entry item beside the card (`RUN#<runId>` / `INBOX#<route>`) with that route's key; an
- * approver's inbox reads the card items its entries point to in one BatchGetItem, so the
- * card an approver reads is always the one k-of-n tallies update. Closing a card removes the
- * index key from the card and from each entry (UpdateItem, the right every closing function
- * already holds). The price: one more write on pause and one more on close per group.
+ * An approver's page reads the `@approvers` shards with a filter on the groups (their own, or
+ * none), so its Queries do not grow with the groups they belong to: a read evaluates a bounded
+ * number of entries per shard and stops once the page is full (inbox-page-query.ts). The
+ * cards an approver's entries point to are read in one BatchGetItem, so the card an approver
+ * reads is always the one k-of-n tallies update, and its groups are checked again there.
+ * Closing a card removes the index key from the card and from its entry (UpdateItem, the right
+ * every closing function already holds).
  *
  * All partitions sort by `<pausedAt>#<runId>`, so one position orders them all: the composite
- * cursor is the sort key of the last card shown, and every partition resumes below it.
- * Cards indexed before sharding sit under the single partition `WAITING` on their card item;
- * the inbox reads that partition too during the transition (docs/runbook.md).
+ * cursor is the sort key of the last card shown (or of the last entry read, for a page cut
+ * short), and every partition resumes below it. Cards indexed before sharding sit under the
+ * single partition `WAITING` on their card item; the inbox reads that partition too during the
+ * transition (docs/runbook.md).
  */
 import { createHash } from 'node:crypto';
 import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
-import { type InboxRouting, type RoutedCard, routedGroupsOf } from '../../core/approvals/card-routing.js';
+import type { InboxRouting } from '../../core/approvals/card-routing.js';
 import { CountersignError } from '../../core/errors.js';
+import type { InboxPageFilter } from './inbox-page-query.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
 
 /** The partition every card was indexed under before sharding; read until it is empty. */
 const LEGACY_WAITING_PARTITION = 'WAITING';
-/** The route of a card that any approver may decide. */
-export const OPEN_ROUTE = '*';
-/** The route every card is also indexed under: what admins (and the system) list. */
+/** The route every card is indexed under by its card item: what admins (and the system) list. */
 export const EVERY_CARD_ROUTE = '@all';
-/** The sort key of an index entry item in its run's partition. */
-export const INBOX_ENTRY_SORT_PREFIX = 'INBOX#';
+/** The route of the approvers' entries, one per card, each naming the card's groups. */
+export const APPROVER_ROUTE = '@approvers';
+/** The sort key of a card's approver entry item in its run's partition. */
+export const APPROVER_ENTRY_SORT_KEY = `INBOX#${APPROVER_ROUTE}`;
+/** The attribute of an entry (and a card) naming the card's approver groups; absent for none. */
+export const APPROVER_GROUPS_ATTRIBUTE = 'approverGroups';
 
 /** Refuses a shard count that is not an integer from 1 to 64, naming the bad value. */
 export function assertInboxShards(shards: number): void {
@@ -57,26 +63,31 @@ export function inboxPartition(route: string, shard: number): string {
 }
 
 /**
- * The routes a card has an index entry item for: the groups it reaches (its own and those its
- * escalation added), or the open route. (The every-card route needs no entry: the card item
- * itself carries that index key.)
+ * The partitions a viewer's inbox reads: every shard of the every-card route (admins) or of the
+ * approvers' route (everyone else), and the pre-sharding partition. The same count whatever the
+ * viewer's groups. Reading more shards than a card was written with is harmless, so the count
+ * may only grow.
  */
-export function entryRoutesOfCard(card: RoutedCard): string[] {
-  const groups = routedGroupsOf(card);
-  return groups.length === 0 ? [OPEN_ROUTE] : groups;
+export function partitionsOf(routing: InboxRouting, shards: number): string[] {
+  const route = routing.kind === 'every' ? EVERY_CARD_ROUTE : APPROVER_ROUTE;
+  const partitions = Array.from({ length: shards }, (_unused, shard) => inboxPartition(route, shard));
+  return [...partitions, LEGACY_WAITING_PARTITION];
 }
 
 /**
- * The partitions a viewer's inbox reads: every shard of each route they reach, and the
- * pre-sharding partition. Bounded by the shard count times the viewer's groups plus one.
- * Reading more shards than a card was written with is harmless, so the count may only grow.
+ * What an approver's page keeps of the approvers' partitions: entries of cards routed to nobody
+ * in particular, or to one of `groups`. At most 100 groups (the user schema's bound) make
+ * ~3.1 KB of expression, under DynamoDB's 4 KB. The card read after it is checked again.
  */
-export function partitionsOf(routing: InboxRouting, shards: number): string[] {
-  const routes = routing.kind === 'every' ? [EVERY_CARD_ROUTE] : [OPEN_ROUTE, ...routing.groups];
-  const partitions = routes.flatMap((route) =>
-    Array.from({ length: shards }, (_unused, shard) => inboxPartition(route, shard)),
-  );
-  return [...partitions, LEGACY_WAITING_PARTITION];
+export function approverFilterOf(groups: readonly string[]): InboxPageFilter {
+  return {
+    expression: [
+      'attribute_not_exists(#groups)',
+      ...groups.map((_group, index) => `contains(#groups, :group${index})`),
+    ].join(' OR '),
+    names: { '#groups': APPROVER_GROUPS_ATTRIBUTE },
+    values: Object.fromEntries(groups.map((group, index) => [`:group${index}`, group])),
+  };
 }
 
 export function inboxSortKey(card: { pausedAt: string; runId: string }): string {

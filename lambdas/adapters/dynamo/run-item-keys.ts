@@ -1,6 +1,6 @@
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
-import { INBOX_ENTRY_SORT_PREFIX } from './inbox-index.js';
+import { APPROVER_ENTRY_SORT_KEY } from './inbox-index.js';
 import type { ItemKey } from './item-codec.js';
 
 /**
@@ -23,9 +23,8 @@ const paddedTurn = (turn: number): string => String(turn).padStart(6, '0');
 /** The key of a run's item. */
 export const runItemKey = (runId: string): ItemKey => keyOf(runId, RUN_SORT_KEY);
 export const cardItemKey = (runId: string): ItemKey => keyOf(runId, CARD_SORT_KEY);
-/** One inbox index entry per group route of a card (inbox-index.ts). */
-export const inboxEntryItemKey = (runId: string, route: string): ItemKey =>
-  keyOf(runId, `${INBOX_ENTRY_SORT_PREFIX}${route}`);
+/** A card's entry in the approvers' inbox index (inbox-index.ts). */
+export const approverEntryItemKey = (runId: string): ItemKey => keyOf(runId, APPROVER_ENTRY_SORT_KEY);
 export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>

@@ -1,5 +1,4 @@
 import * as z from 'zod/mini';
-import { cardEscalationSchema } from '../../core/approvals/escalation-ladder.js';
 import {
   type ApprovalContent,
   type DelegatedApproval,
@@ -15,11 +14,6 @@ import { withoutUndefined } from './item-codec.js';
  * What the adapters add to the core's schemas of a run's items: the run record, the card and the
  * decision and approval records are the core's (versions included), read as they are here.
  */
-
-/** Only the routes of a card, read from the card as it was when it closed. */
-export const approverGroupsAttribute = z.optional(z.array(z.string()));
-/** The escalation of a card as it was when it closed: the groups it added are routes too. */
-export const escalationAttribute = z.optional(cardEscalationSchema);
 
 /** What `RunRepository.updateRun` and `listWaitingCards` take besides the run id and changes. */
 export type RunChanges = Parameters<RunRepository['updateRun']>[1];

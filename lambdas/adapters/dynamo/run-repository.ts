@@ -10,8 +10,8 @@
  * | card          | `RUN#<runId>`     | `CARD`                      | StoredCard fields; while waiting:            |
  * |               |                   |                             | `inboxPk = WAITING#@all#<shard>` (before sharding: `WAITING`), |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
- * | index entry   | `RUN#<runId>`     | `INBOX#<group or *>`        | while waiting: `inboxPk = WAITING#<route>#<shard>`, |
- * |               |                   |                             | `inboxSk = <pausedAt>#<runId>` (inbox-index.ts) |
+ * | approver entry| `RUN#<runId>`     | `INBOX#@approvers`          | while waiting: `inboxPk = WAITING#@approvers#<shard>`, |
+ * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`, `approverGroups` (inbox-index.ts) |
  * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit;    |
  * |               |                   |                             | until delivered: `inboxPk = UNDELIVERED#<shard>`, |
  * |               |                   |                             | `inboxSk = <decidedAt>#<runId>`; then `deliveredAt` |
@@ -26,8 +26,8 @@
  * epoch seconds after which DynamoDB TTL may remove them (`run-table.ts`).
  *
  * Items are parsed back through the core's zod schemas. The inbox lists waiting cards with
- * one Query per partition the viewer reaches on the `inbox` index, newest first, and one
- * BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a closed card leaves
+ * one Query per shard of the viewer's route on the `inbox` index (and the pre-sharding
+ * partition), whatever their groups, newest first, and one BatchGetItem of the cards; `closeCard` REMOVEs the index attributes so a closed card leaves
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
@@ -134,9 +134,7 @@ export class DynamoRunRepository implements RunRepository {
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
     this.decisions = new DynamoDecisionStore(this.table, inboxShards);
     this.ledger = new DynamoCallLedgerStore(this.table);
-    this.escalations = new DynamoCardEscalationStore(this.table, inboxShards, (runId) =>
-      this.cards.getCard(runId),
-    );
+    this.escalations = new DynamoCardEscalationStore(this.table, (runId) => this.cards.getCard(runId));
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {

@@ -1,4 +1,4 @@
-import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
@@ -36,9 +36,7 @@ import type { BlobStore } from '../blob-store.js';
 import {
   decodeInboxCursor,
   encodeInboxCursor,
-  entryRoutesOfCard,
   inboxSortKey,
-  OPEN_ROUTE,
   undeliveredSortKey,
 } from '../dynamo/inbox-index.js';
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
@@ -199,7 +197,7 @@ export class InMemoryRunRepository implements RunRepository {
     const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
     const routing = options.routing ?? { kind: 'every' };
     const newestFirst = [...this.cards.values()]
-      .filter((card) => isCardOpen(card) && isRoutedTo(card, routing))
+      .filter((card) => isCardOpen(card) && isCardInRouting(card, routing))
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
       .filter(({ sortKey }) => before === undefined || sortKey < before)
       .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
@@ -398,13 +396,6 @@ export class InMemoryRunRepository implements RunRepository {
 /** Whether the card is open at this turn and digest: what a k-of-n tally's conditional write checks. */
 function cardWaitsAt(card: StoredCard | undefined, at: { turn: number; digest: string }): card is StoredCard {
   return card !== undefined && isCardOpen(card) && card.turn === at.turn && card.digest === at.digest;
-}
-
-/** The inbox routes the DynamoDB index gives a card, matched against the viewer's routing. */
-function isRoutedTo(card: StoredCard, routing: InboxRouting): boolean {
-  if (routing.kind === 'every') return true;
-  const reachable = new Set([OPEN_ROUTE, ...routing.groups]);
-  return entryRoutesOfCard(card).some((route) => reachable.has(route));
 }
 
 function decisionKey(runId: string, turn: number): string {

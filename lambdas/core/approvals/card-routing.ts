@@ -51,6 +51,18 @@ export interface RoutedCard {
 }
 
 /**
+ * Whether a card is in the inbox a routing reads: every card for admins; for an approver, a
+ * card routed to nobody in particular or to one of the routing's groups (its own and those its
+ * escalation added). The inbox's stores check it on every card they return, whatever their index
+ * matched.
+ */
+export function isCardInRouting(card: RoutedCard, routing: InboxRouting): boolean {
+  if (routing.kind === 'every') return true;
+  const groups = routedGroupsOf(card);
+  return groups.length === 0 || groups.some((group) => routing.groups.includes(group));
+}
+
+/**
  * The groups the card's escalation has routed it to so far, in step order, without repeats.
  *
  * @example
