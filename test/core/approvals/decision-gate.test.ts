@@ -243,4 +243,49 @@ describe('the gate of a per-call approval and of an edited card (issue #22)', ()
     }
     expect(someoneElses).toEqual({ kind: 'allowed' });
   });
+
+  it('refuses an editor of any approved call of a card edited by several, reading the calls', async () => {
+    // Prepare: the card names its first editor; call 1 was edited by the approver afterwards
+    const card = { ...storedCard, editedBy: 'reviewer' };
+    const calls = resolveCalls(
+      [
+        {
+          index: 0,
+          tool: 'update_page_metadata',
+          arguments: { pageId: '12' },
+          offered: true,
+          edited: { by: 'reviewer', originalArguments: {} },
+        },
+        {
+          index: 1,
+          tool: 'update_page_metadata',
+          arguments: { pageId: '14' },
+          offered: true,
+          edited: { by: approver.userId, originalArguments: {} },
+        },
+      ],
+      new ToolRegistry([updatePageMetadataTool]),
+    );
+    const gateOn = (approvedIndexes?: ReadonlySet<number>) =>
+      evaluateApproveGate({
+        principal: approver,
+        card,
+        policy: { fourEyes: true, requiredApprovals: 1, decisionGate: 'tool' },
+        approvalCalls: async () => calls,
+        pages: new InMemoryPageStore(samplePages),
+        logger: silentLogger,
+        ...(approvedIndexes ? { approvedIndexes } : {}),
+      });
+
+    // Act
+    const whole = await gateOn();
+    const ownCall = await gateOn(new Set([1]));
+    const othersCall = await gateOn(new Set([0]));
+
+    // Assess
+    for (const outcome of [whole, ownCall]) {
+      expect(outcome).toEqual({ kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit });
+    }
+    expect(othersCall).toEqual({ kind: 'allowed' });
+  });
 });
