@@ -203,6 +203,8 @@ export const TEXTS = {
   pageInboxFailed: 'The inbox could not be loaded.',
   pageArgumentsFailed: 'The arguments could not be loaded.',
   pageApproved: 'Approved: the run continues.',
+  pageRefuseCall: 'Refuse this call (approve the others)',
+  pageMoreChanges: (count: number) => `and ${count} more change${count === 1 ? '' : 's'}`,
   pageRejected: 'Rejected: the model is told.',
   pageDecisionFailed: 'The decision failed.',
 } as const;
