@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lambdas/contract/api-client.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
-import { apiClientWithToken, type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
-import { recordWritesAndDeliveries, signTokenWithRuntimeKey } from './approvers-support.js';
+import { type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
+import { preparePeople, recordWritesAndDeliveries } from './approvers-support.js';
 
 const UNTIL = () => new Date(Date.now() + 7 * 86_400_000).toISOString();
 
@@ -30,42 +29,21 @@ const financeConfiguration = (configurationId: string, options: Record<string, u
 
 describe('delegation (issue #22, part 4)', () => {
   const runtime = useTestRuntime();
-  const clients = new Map<string, ApiClient>();
-  const as = (userId: string): ApiClient => {
-    const client = clients.get(userId);
-    if (!client) throw new Error(`no client for ${userId}`);
-    return client;
-  };
-
   /** Users and configurations once; each test names its own runs. */
-  let ready: Promise<void> | undefined;
-  const prepare = (): Promise<void> => {
-    ready ??= (async () => {
-      const admin = runtime.client('admin');
-      for (const user of [
-        person('alice', ['finance'], ['agent_approve']),
-        person('ben', ['finance'], ['agent_approve']),
-        person('dave', ['ops'], ['agent_approve']),
-        person('olga', ['finance'], ['agent_run', 'agent_approve']),
-      ]) {
-        expect((await admin.putUser({ path: { id: user.userId }, body: user })).status).toBe(200);
-        const token = await signTokenWithRuntimeKey(runtime, { sub: user.userId });
-        clients.set(user.userId, apiClientWithToken(runtime.url, token));
-      }
-      for (const configuration of [
-        financeConfiguration('finance-writes'),
-        financeConfiguration('finance-four-eyes', { fourEyes: true }),
-        financeConfiguration('finance-two', { fourEyes: true, requiredApprovals: 2 }),
-      ]) {
-        const put = await admin.putConfiguration({
-          path: { id: configuration.configurationId },
-          body: configuration,
-        });
-        expect(put.status).toBe(200);
-      }
-    })();
-    return ready;
-  };
+  const { as, prepare } = preparePeople(
+    runtime,
+    [
+      person('alice', ['finance'], ['agent_approve']),
+      person('ben', ['finance'], ['agent_approve']),
+      person('dave', ['ops'], ['agent_approve']),
+      person('olga', ['finance'], ['agent_run', 'agent_approve']),
+    ],
+    [
+      financeConfiguration('finance-writes'),
+      financeConfiguration('finance-four-eyes', { fourEyes: true }),
+      financeConfiguration('finance-two', { fourEyes: true, requiredApprovals: 2 }),
+    ],
+  );
   const startAsOlga = async (configurationId: string, title: string) => {
     await prepare();
     const started = await as('olga').startRun({

@@ -1,9 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../lambdas/contract/api-client.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
-import { apiClientWithToken, type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
-import { recordWritesAndDeliveries, signTokenWithRuntimeKey } from './approvers-support.js';
+import { type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
+import { preparePeople, recordWritesAndDeliveries } from './approvers-support.js';
 
 /** An approver of the pages the runs write; `agent_run` too for the owner. */
 const person = (userId: string, grants: Array<'agent_run' | 'agent_approve'>) => ({
@@ -26,41 +25,20 @@ const configuration = (configurationId: string, options: Record<string, unknown>
 
 describe('per-call decisions and edits (issue #22, parts 1 and 2)', () => {
   const runtime = useTestRuntime();
-  const clients = new Map<string, ApiClient>();
-  const as = (userId: string): ApiClient => {
-    const client = clients.get(userId);
-    if (!client) throw new Error(`no client for ${userId}`);
-    return client;
-  };
-
-  let ready: Promise<void> | undefined;
-  const prepare = (): Promise<void> => {
-    ready ??= (async () => {
-      const admin = runtime.client('admin');
-      for (const user of [
-        person('alice', ['agent_approve']),
-        person('ben', ['agent_approve']),
-        person('carl', ['agent_approve']),
-        person('olga', ['agent_run', 'agent_approve']),
-      ]) {
-        expect((await admin.putUser({ path: { id: user.userId }, body: user })).status).toBe(200);
-        clients.set(
-          user.userId,
-          apiClientWithToken(runtime.url, await signTokenWithRuntimeKey(runtime, { sub: user.userId })),
-        );
-      }
-      for (const each of [
-        configuration('pc-writes', { revealRejectionReason: true }),
-        configuration('pc-four-eyes', { fourEyes: true }),
-        configuration('pc-two', { fourEyes: true, requiredApprovals: 2 }),
-      ]) {
-        expect(
-          (await admin.putConfiguration({ path: { id: each.configurationId }, body: each })).status,
-        ).toBe(200);
-      }
-    })();
-    return ready;
-  };
+  const { as, prepare } = preparePeople(
+    runtime,
+    [
+      person('alice', ['agent_approve']),
+      person('ben', ['agent_approve']),
+      person('carl', ['agent_approve']),
+      person('olga', ['agent_run', 'agent_approve']),
+    ],
+    [
+      configuration('pc-writes', { revealRejectionReason: true }),
+      configuration('pc-four-eyes', { fourEyes: true }),
+      configuration('pc-two', { fourEyes: true, requiredApprovals: 2 }),
+    ],
+  );
   /** A run of two calls (page 12 and page 14), waiting on its card. */
   const startTwoCalls = async (configurationId: string, tag: string) => {
     await prepare();
