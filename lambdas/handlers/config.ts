@@ -100,7 +100,7 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
 /**
  * Where the pausing function arms card escalations: the schedule group, the escalate-card
  * function and the role Scheduler invokes it with. Each is required there; a missing one fails
- * the first pause, naming it (the construct sets all three on that function only).
+ * the first pause that arms a step, naming it (the construct sets all three on that function only).
  */
 export function lambdaEscalationSchedule(): { groupName: string; targetArn: string; roleArn: string } {
   const environment = lambdaEnvironment();
