@@ -96,6 +96,11 @@ export class CountersignFunctions extends Construct {
     this.functions = created as Record<HandlerName, LambdaFunction>;
 
     grantHandlerDataPermissions(props.data, this.functions);
+    // Only the function that signs receipt entries is told the key.
+    this.get('api-decision').addEnvironment(
+      'COUNTERSIGN_RECEIPT_KEY_ARN' satisfies EnvironmentVariableName,
+      props.data.receiptSigningKey.keyArn,
+    );
 
     const awaitApproval = this.get('await-approval');
     const escalateCard = this.get('escalate-card');

@@ -66,6 +66,11 @@ export class Countersign extends Construct {
   public readonly key: Key;
   /** The sealing key: run state, approval cards and task tokens (only the handlers that unseal may decrypt). */
   public readonly sealingKey: Key;
+  /**
+   * The asymmetric key (`ECC_NIST_P256`) that signs run receipts; only the deciding function may
+   * use it. Verifiers need its public key (`kms:GetPublicKey`, granted to nobody by default).
+   */
+  public readonly receiptSigningKey: Key;
   /** Sealed run state too large for a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** The run workflow, one execution per run (continued as new for long runs). */
@@ -145,6 +150,7 @@ export class Countersign extends Construct {
     this.table = this.data.table;
     this.key = this.data.key;
     this.sealingKey = this.data.sealingKey;
+    this.receiptSigningKey = this.data.receiptSigningKey;
     this.overflowBucket = this.data.overflowBucket;
     this.stateMachine = workflow.stateMachine;
     this.httpApi = api.httpApi;

@@ -18,6 +18,7 @@ import {
   METRIC_GROUPS,
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
+import { QUICK_APPROVAL_SECONDS } from '../lambdas/core/analytics/record-approver-response.js';
 import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
 import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
@@ -114,6 +115,25 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
       [graphOf('Tool calls by tool and outcome', 24, [searchToolCalls(props.serviceName)])],
+      // Approver groups are data: a search finds every group that answered (docs/runbook.md).
+      [
+        new TextWidget({
+          markdown: `## Approvers\nPer approver group: how long after a card appears it is answered, how many approvals come within ${QUICK_APPROVAL_SECONDS} s, how many answers are rejections. Signals of rubber-stamping are explained in the [runbook](${props.runbookUrl}#approver-analytics); per approver, see GET /admin/approver-analytics.`,
+          width: 24,
+          height: 2,
+        }),
+      ],
+      [
+        graphOf('Time from card to answer, p50 (ms)', 8, [
+          searchByApproverGroup(props.serviceName, 'ApproverResponseTime', 'p50'),
+        ]),
+        graphOf(`Share of approvals within ${QUICK_APPROVAL_SECONDS} s`, 8, [
+          searchByApproverGroup(props.serviceName, 'QuickApprovals', 'Average'),
+        ]),
+        graphOf('Share of answers that reject', 8, [
+          searchByApproverGroup(props.serviceName, 'ApproverRejects', 'Average'),
+        ]),
+      ],
       [
         new TextWidget({
           markdown: `## Spend and model health (an estimate)\nModel cost from \`modelPrices\`, Lambda from GB-seconds and requests, Step Functions from ${STATE_TRANSITIONS_PER_STEP_INVOCATION} transitions per step invocation, at us-east-1 list prices ([runbook](${props.runbookUrl}#spend-and-model-health)).`,
@@ -190,5 +210,22 @@ function searchToolCalls(serviceName: string): MathExpression {
     expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},outcome,service,tool} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
     usingMetrics: {},
     period: Duration.minutes(5),
+  });
+}
+
+/**
+ * One line per approver group of an approver metric (`approverGroup`), over an hour: the flags
+ * `QuickApprovals` and `ApproverRejects` are 0 or 1, so their average is a share.
+ */
+function searchByApproverGroup(
+  serviceName: string,
+  metricName: MetricName,
+  statistic: string,
+): MathExpression {
+  return new MathExpression({
+    label: metricName,
+    expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},approverGroup,service} MetricName="${metricName}" service="${serviceName}"', '${statistic}', 3600)`,
+    usingMetrics: {},
+    period: Duration.hours(1),
   });
 }

@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import {
   BlockPublicAccess,
   Bucket,
@@ -60,7 +60,8 @@ export interface TableGrantOptions {
  * Where countersign keeps its state: one DynamoDB table (runs, sealed run state, skills,
  * pages, grants, audit), two customer-managed KMS keys by purpose (the data key encrypts the
  * table and the overflow objects at rest; the sealing key wraps the envelope keys of sealed run
- * state, cards and task tokens) and one S3 bucket for sealed state that outgrows a 400 KB item.
+ * state, cards and task tokens), an asymmetric key that signs receipts, and one S3 bucket for
+ * sealed state that outgrows a 400 KB item.
  *
  * The data key is usable only through DynamoDB and S3 (`kms:ViaService`), so a role that may
  * read the table cannot decrypt anything with it directly; only the handlers that unseal may use
@@ -80,6 +81,11 @@ export class CountersignData extends Construct {
   public readonly key: Key;
   /** Wraps the data keys of sealed run state, approval cards and task tokens (envelope encryption). */
   public readonly sealingKey: Key;
+  /**
+   * Signs the entries of run receipts (docs/receipts.md): an asymmetric `ECC_NIST_P256` key for
+   * `kms:Sign` with `ECDSA_SHA_256`, which only the deciding function may use.
+   */
+  public readonly receiptSigningKey: Key;
   /** Sealed run state that does not fit into a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** Server access logs of the overflow bucket. */
@@ -97,6 +103,14 @@ export class CountersignData extends Construct {
     this.sealingKey = new Key(this, 'SealingKey', {
       description: 'countersign: sealing of run state, approval cards and task tokens',
       enableKeyRotation: true,
+      removalPolicy,
+    });
+
+    // Asymmetric: KMS cannot rotate it; a new key would sign new entries under its own ARN.
+    this.receiptSigningKey = new Key(this, 'ReceiptSigningKey', {
+      description: 'countersign: signs run receipt entries (approvals and decisions)',
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
       removalPolicy,
     });
 
@@ -229,6 +243,15 @@ export class CountersignData extends Construct {
   public grantSealing(grantee: IGrantable, access: SealingAccess): Grant {
     const actions = access === 'unseal' ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
     return Grant.addToPrincipal({ grantee, actions, resourceArns: [this.sealingKey.keyArn] });
+  }
+
+  /** Lets `grantee` sign receipt entries with the receipt key (kms:Sign and nothing else). */
+  public grantReceiptSigning(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['kms:Sign'],
+      resourceArns: [this.receiptSigningKey.keyArn],
+    });
   }
 
   /** Lets `grantee` read (or read and write) overflow objects; the data key comes along, through S3. */

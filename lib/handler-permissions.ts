@@ -12,6 +12,8 @@ export interface HandlerDataPermissions {
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
   readonly sealing?: SealingAccess;
+  /** kms:Sign with the receipt key: the deciding function only (docs/receipts.md). */
+  readonly receiptSigning?: true;
   /** Item actions on the per-principal quota counters (`QUOTA#...` partitions) only. */
   readonly quotaItems?: readonly TableAction[];
 }
@@ -38,16 +40,21 @@ const DELETE = 'dynamodb:DeleteItem';
  * - The sealing key: `seal` where state, cards or task tokens are sealed, `unseal` where they are
  *   only opened (the probe opens the task token of a decision it redelivers); admin, prepare and
  *   the end states never touch sealed data.
+ * - Receipt chains (docs/receipts.md): read with a Query of the run's partition and appended with
+ *   a conditional put, where approvals, decisions (api-decision), cancels (api-runs; Prepare,
+ *   which finishes a cancel whose request failed half-way) and expiries (mark-expired, which
+ *   reads the run's turn, and api-decision) are recorded. Only api-decision signs. The probe
+ *   reads them: it redelivers a decision only once its entry is on the chain.
  */
 export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataPermissions>> = {
-  prepare: { table: [GET, UPDATE] },
+  prepare: { table: [GET, QUERY, PUT, UPDATE] },
   'model-turn': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'await-approval': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read', sealing: 'seal' },
   'execute-tools': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'record-rejection': { table: [GET, UPDATE], overflow: 'read-write', sealing: 'seal' },
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
-  'mark-expired': { table: [UPDATE] },
+  'mark-expired': { table: [GET, QUERY, PUT, UPDATE] },
   // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem).
   'api-runs': {
     table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
@@ -56,7 +63,7 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
     quotaItems: [DELETE],
   },
   'api-inbox': { table: [GET, BATCH_GET, QUERY], inboxIndex: true, sealing: 'unseal' },
-  'api-decision': { table: [GET, PUT, UPDATE], sealing: 'unseal' },
+  'api-decision': { table: [GET, QUERY, PUT, UPDATE], sealing: 'unseal', receiptSigning: true },
   'api-admin': { table: [GET, QUERY, PUT, UPDATE, DELETE] },
   // The caller's user record and the configuration (GetItem), its skills (BatchGetItem); it writes
   // only its completions counter.
@@ -71,8 +78,8 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   // The waiting cards: the index entries, then the cards they point to. And the claimed decisions
   // never delivered (the index's UNDELIVERED partitions): each card read, its token opened, the
   // card closed and the decision marked delivered.
-  'report-waiting-runs': { table: [GET, BATCH_GET, UPDATE], inboxIndex: true, sealing: 'unseal' },
-  // A card escalation step: the card (GetItem), its index entries and its routing (UpdateItem).
+  'report-waiting-runs': { table: [GET, BATCH_GET, QUERY, UPDATE], inboxIndex: true, sealing: 'unseal' },
+  // A card escalation step: the card (GetItem), its approver entry and its routing (UpdateItem).
   'escalate-card': { table: [GET, UPDATE] },
 };
 
@@ -91,6 +98,7 @@ export function grantHandlerDataPermissions(
       data.acknowledgeOverflowWildcard(handler.role ?? handler);
     }
     if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
+    if (permissions.receiptSigning) data.grantReceiptSigning(handler);
     if (permissions.quotaItems !== undefined) data.grantQuotaItemActions(handler, permissions.quotaItems);
   }
 }

@@ -123,6 +123,8 @@ export const environmentSchema = z.object({
     INBOX_SHARDS_DEFAULT,
   ),
   COUNTERSIGN_DECISION_RETENTION_SECONDS: z.optional(z.coerce.number().check(z.int(), z.gte(86_400))),
+  // The asymmetric KMS key that signs receipt entries (docs/receipts.md): the deciding function's only.
+  COUNTERSIGN_RECEIPT_KEY_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   // The per-principal quotas as JSON (the construct's `quotas` prop); unset means the defaults,
   // set but malformed fails the cold start: a limit must never silently become another.
   COUNTERSIGN_PRINCIPAL_QUOTAS: z._default(

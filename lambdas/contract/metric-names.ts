@@ -62,6 +62,13 @@ export const METRIC_GROUPS = {
     'ModelRetries',
     'ModelCost',
   ],
+  /**
+   * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
+   * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
+   * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so
+   * their average is a share (docs/runbook.md, "Approver analytics").
+   */
+  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects'],
 } as const;
 
 /** Every metric name, flat. */

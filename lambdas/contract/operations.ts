@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
 import { awayRequestSchema } from '../core/delegation/set-away.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
@@ -20,6 +21,7 @@ import {
   skillSummarySchema,
   skillWithAuditSchema,
 } from './admin-schemas.js';
+import { approverAnalyticsSchema } from './analytics-schemas.js';
 import {
   CONFIGURATION_ID_PATTERN,
   callPathSchema,
@@ -27,6 +29,7 @@ import {
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
+import { receiptResponseSchema } from './receipt-schemas.js';
 import type { OperationId } from './routes.js';
 import {
   approvalRecordedSchema,
@@ -140,6 +143,18 @@ export const OPERATIONS = {
     bodyOptional: true,
     success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
     errors: [409],
+  },
+  getApproverAnalytics: {
+    summary:
+      'Approver analytics (admin): per approver group and per approver, the time from a card appearing to the answer, the share of approvals within `quickSeconds`, the reject rate.',
+    query: approverAnalyticsQuerySchema,
+    success: { 200: json('Statistics over the last `days`.', approverAnalyticsSchema) },
+  },
+  getRunReceipt: {
+    summary:
+      'The run’s receipt: every approval, decision, cancel and expiry as a hash chain, decisions signed; verify it offline with `countersign verify` (owner, routed approvers, admin).',
+    path: runPathSchema,
+    success: { 200: json('The receipt, entries oldest first, as stored.', receiptResponseSchema) },
   },
   redriveRun: {
     summary:

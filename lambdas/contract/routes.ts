@@ -77,6 +77,14 @@ export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
+  // The run's signed hash chain of decisions, verifiable offline (docs/receipts.md).
+  {
+    operationId: 'getRunReceipt',
+    method: 'GET',
+    path: '/runs/{id}/receipt',
+    function: 'api-runs',
+    auth: 'jwt',
+  },
   {
     operationId: 'redriveRun',
     method: 'POST',
@@ -153,6 +161,14 @@ export const ROUTES = [
   adminDeleteRoute('users', 'User'),
   // Pages belong to the content store: the API edits them and never deletes one.
   ...adminCollectionRoutes('pages', 'Page'),
+  // Admin: approver analytics, per group and per approver (issue #25; docs/runbook.md).
+  {
+    operationId: 'getApproverAnalytics',
+    method: 'GET',
+    path: '/admin/approver-analytics',
+    function: 'api-admin',
+    auth: 'jwt',
+  },
   // Admin: skills (seed 003): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {

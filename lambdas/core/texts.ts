@@ -58,6 +58,9 @@ export const TEXTS = {
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   cancelKeptChanging: 'The run kept changing while it was being cancelled; try again.',
+  decisionWithoutReceipt:
+    'The decision is on record without its receipt entry; it is delivered once the approver sends it again.',
+  receiptKeptChanging: "The run's receipt kept changing while this was being recorded; try again.",
   redriveNotFailed: (status: string) =>
     `The run is ${status}, not failed; only a failed run can be redriven.`,
   redriveUnrecorded:

@@ -1,6 +1,7 @@
 import { createRunsApi } from './apis/runs-api.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
+import { awsReceipts } from './composition/aws-receipts.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
@@ -13,5 +14,6 @@ export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutions(),
+    receipts: awsReceipts(),
   }),
 );

@@ -4,6 +4,7 @@ import { reportWaitingRuns, type WaitingRunsReport } from '../core/runs/report-w
 import { ToolRegistry } from '../core/tools/tool.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
+import { awsReceipts } from './composition/aws-receipts.js';
 import { awsSealer } from './composition/aws-sealer.js';
 
 /**
@@ -26,6 +27,8 @@ export const handler = (event: { id?: unknown } = {}): Promise<WaitingRunsReport
         executions: awsExecutionsOnDemand(),
         // The probe opens task tokens only, never a call: no tool is resolved, none is bundled.
         tools: new ToolRegistry(),
+        // The chain only: a claim is redelivered once its receipt entry is on it.
+        receipts: awsReceipts(),
       };
       const redelivery = await redeliverDecisions(dependencies);
       return { ...(await reportWaitingRuns(dependencies)), ...redelivery };

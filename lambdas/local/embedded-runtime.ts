@@ -1,13 +1,18 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
+import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
+import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
+import { RunTable } from '../adapters/dynamo/run-table.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
+import { LocalReceiptSigner } from '../adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../adapters/mcp/sdk-mcp-servers.js';
 import { meterRunRepository } from '../adapters/metered-run-repository.js';
@@ -32,6 +37,7 @@ import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
+import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -235,6 +241,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
   };
   const mcpHostPolicy = options.mcpHostPolicy ?? localMcpHostPolicy();
+  // Receipt entries are kept like decision records (the same retention stamp).
+  const runTable = new RunTable(client, tableName, retention, systemClock);
+  const receiptSigner = options.inMemory
+    ? LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey)
+    : new LocalReceiptSigner(directory.keysDirectory);
+  // Created (or loaded) now, so its public half is there to verify with from the first start.
+  await receiptSigner.signingKeyId();
   const dependencies: RunDependencies = {
     runs: meterRunRepository(
       new DynamoRunAndUserRepository({
@@ -294,6 +307,20 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
+    receipts: {
+      chain: new DynamoReceiptChainStore({
+        client,
+        tableName,
+        removeAfter: () => runTable.decisionRemoval(),
+      }),
+      // The local key stands in for the KMS key: created on first start, counted as KMS Sign.
+      signer: countedReceiptSigner(receiptSigner, calls),
+      responses: new DynamoApproverResponseStore({
+        client,
+        tableName,
+        removeAfter: () => runTable.decisionRemoval(),
+      }),
+    },
   };
   escalate = inFlight.track({ escalate: createEscalationTimerHandler(dependencies) }).escalate;
   runner = new LocalStateMachineRunner({
@@ -350,6 +377,17 @@ function requireEscalation(
 ): (timer: unknown) => Promise<unknown> {
   if (!escalate) throw new Error('The local escalation handler is not ready yet.');
   return escalate;
+}
+
+/** The local signer, each signature counted as the KMS Sign call it stands in for. */
+function countedReceiptSigner(signer: ReceiptSigner, calls: AwsCallCounter): ReceiptSigner {
+  return {
+    signingKeyId: () => signer.signingKeyId(),
+    sign: (message) => {
+      calls.record('KMS', 'Sign');
+      return signer.sign(message);
+    },
+  };
 }
 
 function requireRunner(runner: LocalStateMachineRunner | undefined): LocalStateMachineRunner {

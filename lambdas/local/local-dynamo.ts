@@ -19,7 +19,12 @@ export interface LocalDynamo {
  * write the store around the admin API. dynalite has no TransactWriteItems and no TTL;
  * countersign uses neither.
  */
-export async function startLocalDynamo(options: { path?: string; tableName: string }): Promise<LocalDynamo> {
+export async function startLocalDynamo(options: {
+  path?: string;
+  tableName: string;
+  /** Create the table when it is missing; a reader (the policy replay) writes nothing. @default true */
+  create?: boolean;
+}): Promise<LocalDynamo> {
   const store = createInProcessDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
@@ -42,7 +47,7 @@ export async function startLocalDynamo(options: { path?: string; tableName: stri
   const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  await ensureTable(client, options.tableName);
+  if (options.create !== false) await ensureTable(client, options.tableName);
   return {
     client,
     documentClient,

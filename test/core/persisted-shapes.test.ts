@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { readableApproverResponseSchema } from '../../lambdas/core/analytics/approver-response.js';
 import {
   APPROVAL_CARD_SCHEMA_VERSION,
   parseApprovalCard,
@@ -16,6 +17,7 @@ import {
   readableStoredCardSchema,
   STORED_CARD_SCHEMA_VERSION,
 } from '../../lambdas/core/approvals/stored-card.js';
+import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
 import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
@@ -45,6 +47,8 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
   { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
+  { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
+  { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {

@@ -88,7 +88,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(snapshot['EventBridge:PutEvents']).toBe(1);
   });
 
-  it('resumes with one read of the card, one KMS call and one SendTaskSuccess, besides reading the approver', async () => {
+  it('resumes with one read of the card, one KMS decrypt and one SendTaskSuccess, besides reading the approver and recording the receipt', async () => {
     // Prepare
     const runId = await paths.startRun(ONE_PREVIEWING_CALL);
     const reply = await paths.runToModelReply(runId);
@@ -113,16 +113,21 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(approverRead).toEqual({ 'DynamoDB:GetItem': 1 });
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
-      'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
+      // the decision claim (conditional), before the token is used; its receipt entry (conditional);
+      // the approver's response, for approver analytics (issue #25)
+      'DynamoDB:PutItem': 3,
+      'DynamoDB:Query': 1, // the run's receipt chain, whose last entry the new one names (issue #25)
       // the card leaves the inbox (the card item and its approver entry); the decision is marked
       // delivered, so the probe does not redeliver it (issue #29)
       'DynamoDB:UpdateItem': 3,
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
+      'KMS:Sign': 1, // the receipt entry's signature (issue #25)
       'SFN:SendTaskSuccess': 1,
     });
-    // issue #2: the resume path (beyond authenticating the request) reads once and calls KMS once.
-    expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1);
-    expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
+    // issue #2: the resume path (beyond authenticating the request) reads the card once and
+    // decrypts once; issue #25 adds the chain's one Query and one signature.
+    expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1 + 1);
+    expect(snapshot['KMS:Decrypt']).toBe(1);
   });
 
   it('executes an approved call under the call ledger: one query of the turn, a write before and after the call', async () => {

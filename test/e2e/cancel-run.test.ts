@@ -106,7 +106,7 @@ describe('POST /runs/{id}/cancel', () => {
     });
   });
 
-  it('costs two reads, four conditional writes and one StopExecution for a waiting run, no KMS', async () => {
+  it('costs two reads, four conditional writes and one StopExecution for a waiting run, no KMS, and its receipt entry', async () => {
     // Prepare
     const { runId } = await waitingRun("Set the keywords of page 12 to 'counted'");
     runtime.calls.reset();
@@ -115,11 +115,13 @@ describe('POST /runs/{id}/cancel', () => {
     const answer = await cancel(runId);
     const snapshot = runtime.calls.snapshot();
 
-    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card and its inbox entry
+    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card and its inbox entry;
+    // the receipt (issue #25): the run as cancelled, its chain (Query) and the cancel's entry, unsigned
     expect(answer.status).toBe(200);
     expect(snapshot).toEqual({
-      'DynamoDB:GetItem': 3,
-      'DynamoDB:PutItem': 1,
+      'DynamoDB:GetItem': 4,
+      'DynamoDB:PutItem': 2,
+      'DynamoDB:Query': 1,
       'DynamoDB:UpdateItem': 3,
       'SFN:StopExecution': 1,
     });

@@ -1,4 +1,9 @@
+import { createPublicKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { LOCAL_RECEIPT_PUBLIC_KEY_FILE } from '../../lambdas/adapters/local-receipt-signer.js';
+import { verifyReceipt } from '../../lambdas/core/receipts/verify-receipt.js';
 import { UNDELIVERED_DECISION_AGE_MS } from '../../lambdas/core/runs/redeliver-decisions.js';
 import { decide, recordWritesAndDeliveries } from '../e2e/approvers-support.js';
 import { bodyOf } from '../support/api-answers.js';
@@ -108,7 +113,22 @@ describe('a decision under faults', () => {
     advanceClock(UNDELIVERED_DECISION_AGE_MS + 1000);
     await runtime.probe.runOnce();
     expect(await undelivered(runId)).toBe(0);
+    // Its receipt holds the one claimed decision, signed, however often it was sent (issue #25).
+    const receipt = bodyOf(await runtime.client('editor').getRunReceipt({ path: { id: runId } }));
+    expect(verifyReceipt(receipt, { publicKey: await readReceiptKey() }, { runId })).toMatchObject({
+      kind: 'verified',
+      entries: [{ kind: 'decision', decision: 'approve', by: 'approver', signed: true }],
+    });
   }
+
+  /** The local runtime's receipt key, public half (docs/receipts.md). */
+  const readReceiptKey = async () =>
+    createPublicKey(
+      await readFile(
+        join(runtime.baseDirectory, '.countersign', 'keys', LOCAL_RECEIPT_PUBLIC_KEY_FILE),
+        'utf8',
+      ),
+    );
 
   /** POST /runs/{id}/decision as sent, its answer read whatever it is (a 503 among them). */
   const sendDecision = (runId: string, digest: string) =>
@@ -178,6 +198,31 @@ describe('a decision under faults', () => {
     expect(answer.body).toMatchObject({ repeated: false });
     await expectCarriedOutOnce(runId, turn, 'claim read back', writesBefore);
   });
+
+  it.each([
+    ['before it applied', 'before-applied', 'after-sdk-retries'],
+    ['after it applied, retried by the SDK', 'after-applied', 'inside-sdk-retries'],
+  ] as const)(
+    'appends the receipt entry once when its write fails %s, before delivering (200)',
+    async (_label, when, layer) => {
+      // Prepare
+      const keywords = `entry ${when}`;
+      const { runId, digest, turn, writesBefore } = await waitingRunWithFault(keywords, (runId) => ({
+        command: 'PutItem',
+        matching: (input: string) => input.includes(`RUN#${runId}`) && input.includes('CHAIN#'),
+        when,
+        layer,
+      }));
+
+      // Act
+      const answer = await decide(runtime, runId, { digest, decision: 'approve' });
+
+      // Assess: a claim read back after the fault gets its entry, then the delivery (issue #25)
+      expect(faults[0]?.fired()).toBe(1);
+      expect(answer.status).toBe(200);
+      await expectCarriedOutOnce(runId, turn, keywords, writesBefore);
+    },
+  );
 
   it.each([
     ['before', 'before-applied'],

@@ -13,6 +13,8 @@ const XRAY = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const DATA_KEY_READ = ['kms:Decrypt', 'kms:DescribeKey'];
 const DATA_KEY_WRITE = [...DATA_KEY_READ, 'kms:Encrypt', 'kms:GenerateDataKey'];
 const BASE = [...LOGS, ...XRAY];
+/** A run's receipt chain (issue #25): read with a Query, appended with a conditional put. */
+const RECEIPT_CHAIN = ['dynamodb:Query', 'dynamodb:PutItem'];
 /** Reading, adding and updating runs, cards and decisions, and reading their sealed blobs. */
 const RECORDS_READ_WRITE = [
   'dynamodb:GetItem',
@@ -29,7 +31,8 @@ const RECORDS_READ_WRITE = [
  * fold into the data key's names here; which key each is on is the keys test's business.
  */
 const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
-  prepare: [...BASE, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // The receipt entry of a cancel it finishes (its request failed half-way): the chain and a put.
+  prepare: [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'model-turn': [
     ...BASE,
     'dynamodb:GetItem',
@@ -61,7 +64,8 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // The expiry's receipt entry: the run's turn (GetItem), then the chain and a conditional put.
+  'mark-expired': [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   // Forgetting a started run that ended (DeleteItem) on quota partitions only.
   'api-runs': [
     ...BASE,
@@ -85,9 +89,12 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   'api-decision': [
     ...BASE,
     'dynamodb:GetItem',
+    // The run's receipt chain, read before an entry is appended.
+    'dynamodb:Query',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
     ...DATA_KEY_WRITE,
+    'kms:Sign',
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',

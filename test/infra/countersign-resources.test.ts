@@ -75,15 +75,25 @@ describe('Countersign resources', () => {
     });
   });
 
-  it('rotates its three KMS keys: the data key, the sealing key and the alarm topic key', () => {
+  it('rotates its three symmetric KMS keys (data, sealing, alarm topic) and retains the receipt key, which KMS cannot rotate', () => {
+    // Prepare
+    const receiptKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+
     // Act
-    const keys = synthesized.template.findResources('AWS::KMS::Key');
+    const { [receiptKeyId]: receiptKey, ...keys } = synthesized.template.findResources('AWS::KMS::Key');
 
     // Assess
     expect(Object.keys(keys)).toHaveLength(3);
     for (const key of Object.values(keys)) {
       expect(key).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
     }
+    expect(receiptKey).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
+    });
+    expect(
+      (receiptKey as { Properties: Record<string, unknown> }).Properties.EnableKeyRotation,
+    ).toBeUndefined();
   });
 
   it('encrypts the overflow bucket with the key, blocks public access and refuses plain HTTP', () => {

@@ -170,6 +170,9 @@ async function invokeInFreshProcess(
         COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-overflow-test',
         COUNTERSIGN_OVERFLOW_KEY_ARN:
           'arn:aws:kms:us-east-1:111122223333:key/11111111-1111-1111-1111-111111111111',
+        // The deciding function's receipt key (the construct tells api-decision alone).
+        COUNTERSIGN_RECEIPT_KEY_ARN:
+          'arn:aws:kms:us-east-1:111122223333:key/22222222-2222-2222-2222-222222222222',
         COUNTERSIGN_MODEL_PROVIDER: 'scripted',
         COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
         COUNTERSIGN_JWT_AUDIENCE: 'countersign',

@@ -107,6 +107,41 @@ describe('keys by purpose', () => {
     );
   });
 
+  it('signs receipts with an ECC_NIST_P256 key of its own that only the deciding function may use, and knows of', () => {
+    // Prepare
+    const receiptKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+    const onReceiptKey = (name: HandlerName) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => JSON.stringify(statement.Resource).includes(`"${receiptKeyId}"`))
+        .flatMap((statement) => [statement.Action].flat());
+    const functions = Object.values(synthesized.template.findResources('AWS::Lambda::Function')) as Array<{
+      Properties: { Role: unknown; Environment?: { Variables?: Record<string, unknown> } };
+    }>;
+
+    // Act
+    const uses = Object.fromEntries(HANDLER_NAMES.map((name) => [name, onReceiptKey(name)]));
+    const told = functions.filter(
+      (resource) => resource.Properties.Environment?.Variables?.COUNTERSIGN_RECEIPT_KEY_ARN,
+    );
+
+    // Assess
+    synthesized.template.hasResourceProperties('AWS::KMS::Key', {
+      KeySpec: 'ECC_NIST_P256',
+      KeyUsage: 'SIGN_VERIFY',
+    });
+    expect(uses).toEqual(
+      Object.fromEntries(HANDLER_NAMES.map((name) => [name, name === 'api-decision' ? ['kms:Sign'] : []])),
+    );
+    expect(synthesized.rolesGranted('kms:Sign')).toEqual([synthesized.roleOf('api-decision')]);
+    expect(synthesized.rolesGranted('kms:GetPublicKey')).toEqual([]);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.Properties.Role).toEqual({ 'Fn::GetAtt': [synthesized.roleOf('api-decision'), 'Arn'] });
+    expect(told[0]?.Properties.Environment?.Variables?.COUNTERSIGN_RECEIPT_KEY_ARN).toEqual({
+      'Fn::GetAtt': [receiptKeyId, 'Arn'],
+    });
+  });
+
   it('never grants the data key without kms:ViaService, so no role can decrypt with it directly', () => {
     // Act
     const direct = HANDLER_NAMES.filter((name) => keyUsesOf(name)['data direct'] !== undefined);

@@ -29,6 +29,14 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** Receipt chain entries (receipt-chain-store.ts), in sequence order. */
+export const CHAIN_ENTRY_SORT_PREFIX = 'CHAIN#';
+export const chainEntryItemKey = (runId: string, sequence: number): ItemKey => {
+  if (!Number.isInteger(sequence) || sequence < 0 || sequence > 99_999_999) {
+    throw new CountersignError('internal', 'A chain entry names a sequence out of range.', { expose: false });
+  }
+  return keyOf(runId, `${CHAIN_ENTRY_SORT_PREFIX}${String(sequence).padStart(8, '0')}`);
+};
 /** The call ledger: `CALL#<turn>#<call index, 3 digits>` (a turn holds at most 50 calls). */
 export const callItemKey = (runId: string, turn: number, index: number): ItemKey =>
   keyOf(runId, `${callSortPrefix(turn)}${String(index).padStart(3, '0')}`);

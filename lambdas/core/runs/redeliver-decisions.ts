@@ -2,6 +2,8 @@ import { unsealCardToken } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { isDecisionOnChain } from '../receipts/append-chain-entry.js';
+import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import { TEXTS } from '../texts.js';
 import { deliverDecision } from './deliver-decision.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
@@ -22,8 +24,11 @@ export interface RedeliveryReport {
   undelivered: number;
 }
 
-/** The card reader's: the probe opens a card's task token as the decision would. */
-type RedeliveryDependencies = CardReaderDependencies;
+/**
+ * The card reader's: the probe opens a card's task token as the decision would; and the receipt
+ * chains, where a decision's entry must be before it is delivered.
+ */
+type RedeliveryDependencies = CardReaderDependencies & { receipts: Pick<ReceiptDependencies, 'chain'> };
 
 /**
  * A claimed decision is always delivered, without the approver's help: the scheduled probe
@@ -71,6 +76,14 @@ async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRe
     await dependencies.runs.markDecisionDelivered(claim.runId, claim.turn);
     return false;
   }
+  // A claim whose request failed before its receipt entry waits for the approver's repeat,
+  // which appends it: no decision is delivered without one (docs/receipts.md). A claim without
+  // a claim id was made before receipts were kept, and has none to wait for.
+  if (
+    claim.claimId !== undefined &&
+    !(await isDecisionOnChain(dependencies.receipts.chain, claim.runId, claim.turn))
+  )
+    throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
   const outcome = await deliverDecision(dependencies, card, claim, (current) =>
     openTaskToken(dependencies, current),
   );

@@ -17,6 +17,7 @@ import type {
 import type { IdentityGroupGrants } from '../principal.js';
 import type { PrincipalQuotas } from '../quotas/principal-quotas.js';
 import type { QuotaStore } from '../quotas/quota-store.js';
+import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { SkillRepository } from '../skills/skill-record.js';
 import type { McpHostPolicy } from '../tools/mcp/mcp-host-policy.js';
 import type { McpServers } from '../tools/mcp/mcp-servers.js';
@@ -82,6 +83,11 @@ export interface RunDependencies {
   metrics: Metrics;
   settings: RunSettings;
   newId: () => string;
+  /**
+   * Receipt chains (docs/receipts.md): the functions that record approvals, decisions, cancels
+   * and expiries append to them, and GET /runs/{id}/receipt reads them.
+   */
+  receipts: ReceiptDependencies;
 }
 
 /**

@@ -1,10 +1,15 @@
 import type * as zc from 'zod/v4/core';
 import { ADMIN_COLLECTION_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
+import {
+  approverAnalyticsQuerySchema,
+  readApproverAnalytics,
+} from '../../core/analytics/read-approver-analytics.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
 import type { PageRequest } from '../../core/ports.js';
+import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
@@ -19,9 +24,8 @@ import {
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
 export type AdminDependencies = Pick<
   RunDependencies,
-  'configurations' | 'users' | 'pages' | 'runs' | 'settings'
-> &
-  SkillsRouteDependencies;
+  'configurations' | 'users' | 'pages' | 'runs' | 'settings' | 'clock'
+> & { receipts: Pick<ReceiptDependencies, 'responses'> } & SkillsRouteDependencies;
 
 const adminCollections = {
   configurations: { schema: configurationSchema, idField: 'configurationId' },
@@ -68,6 +72,17 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
     getPage: pages.get,
     putPage: pages.put,
     ...createSkillsRoutes(dependencies),
+    getApproverAnalytics: defineRoute({
+      query: approverAnalyticsQuerySchema,
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await readApproverAnalytics(
+          { responses: dependencies.receipts.responses, clock: dependencies.clock },
+          request.principal,
+          request.query,
+        ),
+      }),
+    }),
   };
 }
 

@@ -1,3 +1,5 @@
+import { type ReceiptReadingDependencies, readRunReceipt } from '../../core/receipts/read-run-receipt.js';
+import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
 import { redriveRun } from '../../core/runs/redrive-run.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
@@ -5,12 +7,13 @@ import { viewRun } from '../../core/runs/view-run.js';
 import { defineRoute, type RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';
 
-/** POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive: the run owner's routes. */
+/** POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive, GET /runs/{id}/receipt: the run owner's routes. */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
     Parameters<typeof cancelRun>[0] &
-    Parameters<typeof redriveRun>[0],
+    Parameters<typeof redriveRun>[0] &
+    Omit<ReceiptReadingDependencies, 'chain'> & { receipts: Pick<ReceiptDependencies, 'chain'> },
 ): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
@@ -29,6 +32,16 @@ export function createRunsRoutes(
       handle: async (request) => ({
         statusCode: 200,
         json: await viewRun(dependencies, request.principal, runIdOf(request)),
+      }),
+    }),
+    getRunReceipt: defineRoute({
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await readRunReceipt(
+          { runs: dependencies.runs, chain: dependencies.receipts.chain },
+          request.principal,
+          runIdOf(request),
+        ),
       }),
     }),
     cancelRun: defineRoute({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../../lambdas/core/errors.js';
+import { withReceiptRecording } from '../../../lambdas/core/receipts/receipt-recording.js';
 import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { executeTools } from '../../../lambdas/core/runs/execute-tools.js';
@@ -26,6 +27,9 @@ import {
 } from './use-case-harness.js';
 
 const unavailable = () => new CountersignError('unavailable', 'A service is busy.');
+
+/** The decision as api-decision makes it: its claim followed by its receipt entry, which the probe checks. */
+const asDecidingFunction = (harness: UseCaseHarness) => withReceiptRecording(harness.dependencies, 'sign');
 
 describe('a retried pause (AwaitApproval)', () => {
   it('keeps the card an approver may be deciding on, seals the new token, and sends its one event', async () => {
@@ -187,7 +191,9 @@ describe('the probe redelivers a claimed decision its request left undelivered',
     const paused = await startPausedRun(harness);
     const digest = await digestShownTo(harness, APPROVER, paused.runId);
     harness.executions.failNext = { call: 'resume', error: unavailable() };
-    await refusalOf(decideRun(harness.dependencies, APPROVER, paused.runId, { decision: 'approve', digest }));
+    await refusalOf(
+      decideRun(asDecidingFunction(harness), APPROVER, paused.runId, { decision: 'approve', digest }),
+    );
 
     // Act
     const tooYoung = await redeliverDecisions(harness.dependencies);
@@ -211,7 +217,9 @@ describe('the probe redelivers a claimed decision its request left undelivered',
     const paused = await startPausedRun(harness);
     const digest = await digestShownTo(harness, APPROVER, paused.runId);
     harness.executions.failNext = { call: 'resume', error: unavailable() };
-    await refusalOf(decideRun(harness.dependencies, APPROVER, paused.runId, { decision: 'approve', digest }));
+    await refusalOf(
+      decideRun(asDecidingFunction(harness), APPROVER, paused.runId, { decision: 'approve', digest }),
+    );
     harness.clock.advance(UNDELIVERED_DECISION_AGE_MS + 1);
     harness.executions.failNext = { call: 'resume', error: unavailable() };
 

@@ -1,9 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
 import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
+import { LocalReceiptSigner } from '../../../lambdas/adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
+import { InMemoryApproverResponseStore } from '../../../lambdas/adapters/memory/in-memory-approver-response-store.js';
+import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
@@ -228,6 +231,12 @@ export function createHarness(
     newId: () => {
       nextId += 1;
       return `run-${nextId}`;
+    },
+    // Recorded where the API's and the steps' factories record (decide, cancel, expire).
+    receipts: {
+      chain: new InMemoryReceiptChainStore(),
+      signer: LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey),
+      responses: new InMemoryApproverResponseStore(),
     },
   };
   return { dependencies, runs, executions, notifier, escalations, metrics, clock };
