@@ -1,4 +1,9 @@
+import { createPublicKey } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { LOCAL_RECEIPT_PUBLIC_KEY_FILE } from '../../lambdas/adapters/local-receipt-signer.js';
+import { verifyReceipt } from '../../lambdas/core/receipts/verify-receipt.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
 import { type ResponseJson, settle, useTestRuntime } from '../support/local-runtime.js';
@@ -244,6 +249,18 @@ describe('per-call decisions and edits (issue #22, parts 1 and 2)', () => {
     expect(finished.transcript.finalAnswer).toContain(
       TEXTS.callEditedNote('alice', JSON.stringify({ pageId: '12', title: 'Typo fixed' })),
     );
+    // The receipt: the edit released nothing and adds no entry; the edited card's approval is signed.
+    const receipt = bodyOf(await runtime.client('admin').getRunReceipt({ path: { id: runId } }));
+    const publicKey = createPublicKey(
+      await readFile(
+        join(runtime.baseDirectory, '.countersign', 'keys', LOCAL_RECEIPT_PUBLIC_KEY_FILE),
+        'utf8',
+      ),
+    );
+    expect(verifyReceipt(receipt, { publicKey }, { runId })).toMatchObject({
+      kind: 'verified',
+      entries: [{ kind: 'decision', decision: 'approve', by: 'ben' }],
+    });
   });
 
   it('lets an edit race an approval: exactly one lands, and what runs is what was decided', async () => {
