@@ -2,6 +2,7 @@
 import { Duration, Errors } from 'aws-cdk-lib';
 import { DEMO_USERS } from '../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
+import { DEMO_MACHINE_CLIENT_ID } from '../lambdas/local/local-machine-clients.js';
 import {
   LOCAL_START_VARIABLES,
   LocalStartSettingError,
@@ -19,6 +20,15 @@ const environment = process.env;
 const port = Number(environment.COUNTERSIGN_PORT ?? 8787);
 if (!Number.isInteger(port) || port < 0 || port > 65_535) {
   console.error(`COUNTERSIGN_PORT must be a port number, not "${environment.COUNTERSIGN_PORT}".`);
+  process.exit(2);
+}
+// The page's sign-in provider listens on its own port, as Cognito's managed login is another
+// origin: the next one by default, so a restart keeps the issuer (and the banner's tokens) valid.
+const signInPort = Number(environment.COUNTERSIGN_SIGN_IN_PORT ?? (port === 0 ? 0 : port + 1));
+if (!Number.isInteger(signInPort) || signInPort < 0 || signInPort > 65_535) {
+  console.error(
+    `COUNTERSIGN_SIGN_IN_PORT must be a port number, not "${environment.COUNTERSIGN_SIGN_IN_PORT}".`,
+  );
   process.exit(2);
 }
 const openAiCompatible =
@@ -63,6 +73,7 @@ const runtime = await startEmbeddedRuntime({
   baseDirectory: process.cwd(),
   ...(environment.COUNTERSIGN_DATA_DIR ? { dataDirectory: environment.COUNTERSIGN_DATA_DIR } : {}),
   port,
+  signIn: { port: signInPort },
   ...(openAiCompatible ? { openAiCompatible } : {}),
   // The Lambdas' own JSON lines, warnings and errors only, on stderr; metric lines are for CloudWatch.
   logLevel: 'WARN',
@@ -70,7 +81,16 @@ const runtime = await startEmbeddedRuntime({
   writeMetricLine: () => {},
 });
 
-console.log(composeStartBanner({ url: runtime.url, users: DEMO_USERS, tokens: runtime.tokens }));
+const demoAgent = runtime.machine.clients.list().find((client) => client.clientId === DEMO_MACHINE_CLIENT_ID);
+console.log(
+  composeStartBanner({
+    url: runtime.url,
+    issuerUrl: runtime.issuerUrl,
+    users: DEMO_USERS,
+    tokens: runtime.tokens,
+    ...(demoAgent ? { machine: { tokenUrl: runtime.machine.tokenUrl, ...demoAgent } } : {}),
+  }),
+);
 
 let stopping = false;
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

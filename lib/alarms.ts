@@ -56,8 +56,18 @@ const TABLE_OPERATIONS = [
 
 // API handlers by name, every other one (steps, probe) apart: each group's math stays within the
 // 10 metrics an alarm may read, and a handler added later is covered without an edit here.
-const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => name.startsWith('api-'));
-const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => !name.startsWith('api-'));
+// The handlers of external runs (docs/external-agents.md) are a group of their own.
+const EXTERNAL_HANDLERS: readonly HandlerName[] = [
+  'api-external',
+  'record-external-decision',
+  'notify-caller',
+];
+const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
+const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => !name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
 
 /** The alarms that count occurrences (threshold {@link ALARM_ON_FIRST_OCCURRENCE}). */
 type CountAlarmName =
@@ -68,6 +78,8 @@ type CountAlarmName =
   | 'StepLambdaThrottles'
   | 'ApiLambdaErrors'
   | 'ApiLambdaThrottles'
+  | 'ExternalLambdaErrors'
+  | 'ExternalLambdaThrottles'
   | 'DynamoDbThrottles'
   | 'DynamoDbSystemErrors'
   | 'Api5xx'
@@ -199,6 +211,18 @@ export function createCountersignAlarms(
       sumOfHandlers('API Lambda throttles', API_HANDLERS, (handler) => handler.metricThrottles()),
       REPEATED,
       'Lambda kept throttling API Lambdas.',
+    ),
+    ExternalLambdaErrors: countRule(
+      'page',
+      sumOfHandlers('External Lambda errors', EXTERNAL_HANDLERS, (handler) => handler.metricErrors()),
+      SUSTAINED,
+      'The Lambdas of external runs (the approval API, the answer, the webhook) kept crashing or timing out.',
+    ),
+    ExternalLambdaThrottles: countRule(
+      'ticket',
+      sumOfHandlers('External Lambda throttles', EXTERNAL_HANDLERS, (handler) => handler.metricThrottles()),
+      SUSTAINED,
+      'Lambda kept throttling the Lambdas of external runs (long polls hold theirs for up to 25 s).',
     ),
     DynamoDbThrottles: countRule(
       'ticket',

@@ -12,7 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { OperationId } from '../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE, type OperationId, type RouteAuth } from '../lambdas/contract/routes.js';
 import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
@@ -26,6 +26,12 @@ export interface CountersignApiProps {
    * API Gateway refuses a missing, forged, expired or wrong-audience token before any Lambda runs.
    */
   readonly authorizer: IHttpRouteAuthorizer;
+  /**
+   * The authorizer of every `machine` route (the approval API of agents that run elsewhere),
+   * which also requires the scope `countersign/external-runs`: the agents' machine clients only
+   * (docs/external-agents.md).
+   */
+  readonly machineAuthorizer: IHttpRouteAuthorizer;
   /** The default route throttling of the stage: every route, 429 above it. */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
 }
@@ -44,6 +50,10 @@ const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getCardPage:
+    "GET /inbox/runs/{id} serves the same static inbox page shell as GET / (a card's own address, for links in notifications): it holds no data and acts on nothing; the page reads the run with the viewer's bearer token through the JWT authorizer.",
+  getSignInLibrary:
+    "GET /assets/oauth-client.js serves the published OAuth client library the page signs in with (pinned by the page's integrity): code, no data, acts on nothing.",
   getOpenApiDocument:
     'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
   getRunbook:
@@ -119,7 +129,7 @@ export class CountersignApi extends Construct {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration,
-        authorizer: isPublic ? new HttpNoneAuthorizer() : props.authorizer,
+        ...authorizationOf(route.auth, props),
       });
       if (isPublic && added)
         Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: String(reason) });
@@ -144,4 +154,14 @@ export class CountersignApi extends Construct {
     }
     return `${this.url}${route.path.slice(1)}`;
   }
+}
+
+/** A route's authorizer: none, a person's token, or a machine client's token with the external-runs scope. */
+function authorizationOf(
+  auth: RouteAuth,
+  props: Pick<CountersignApiProps, 'authorizer' | 'machineAuthorizer'>,
+): { authorizer: IHttpRouteAuthorizer; authorizationScopes?: string[] } {
+  if (auth === 'none') return { authorizer: new HttpNoneAuthorizer() };
+  if (auth === 'jwt') return { authorizer: props.authorizer };
+  return { authorizer: props.machineAuthorizer, authorizationScopes: [EXTERNAL_RUNS_SCOPE] };
 }

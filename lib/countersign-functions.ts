@@ -102,17 +102,19 @@ export class CountersignFunctions extends Construct {
       props.data.receiptSigningKey.keyArn,
     );
 
-    const awaitApproval = this.get('await-approval');
-    const escalateCard = this.get('escalate-card');
-    // Both announce a waiting card: at the pause, and when an unanswered card escalates.
+    // The events of countersign: a run waits (the pause), an unanswered card escalates, an
+    // external run is answered.
     const defaultBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
-    for (const announcing of [awaitApproval, escalateCard]) {
-      defaultBus.grantPutEventsTo(announcing);
-      announcing.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+    for (const name of ['await-approval', 'escalate-card', 'record-external-decision'] as const) {
+      defaultBus.grantPutEventsTo(this.get(name));
+      this.get(name).addEnvironment(
+        'COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName,
+        'default',
+      );
     }
     new CountersignEscalationSchedules(this, 'Escalations', {
-      pausing: awaitApproval,
-      escalate: escalateCard,
+      pausing: this.get('await-approval'),
+      escalate: this.get('escalate-card'),
       removalPolicy: props.removalPolicy,
     });
 

@@ -1,4 +1,4 @@
-import type { CfnOutput } from 'aws-cdk-lib';
+import { type CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -20,10 +20,12 @@ import type { CountersignProps } from './countersign-props.js';
 import { resolveObservabilitySettings, resolveRunbookUrl, resolveSettings } from './countersign-settings.js';
 import { CountersignData } from './data.js';
 import { CountersignEventsEndpoint } from './events-endpoint.js';
+import { CountersignExternalAgents } from './external-agents.js';
 import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from './handler-assets.js';
 import type { HandlerName } from './handler-names.js';
 import { applyIdentityGroupGrants, resolveIdentityGroupGrants } from './identity-group-grants.js';
 import { resolveInboxShards } from './inbox-shards.js';
+import { resolveInboxUrl } from './inbox-sign-in.js';
 import { applyReservedConcurrency, overflowExpiration, resolveLimits } from './limits.js';
 import { resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
 import { CountersignObservability } from './observability.js';
@@ -37,7 +39,9 @@ export {
   type CountersignLogLevel,
   type CountersignProps,
 } from './countersign-props.js';
+export type { ExternalAgentClientProps, ExternalAgentsProps } from './external-agents.js';
 export type { HandlerName } from './handler-names.js';
+export type { InboxSignInProps } from './inbox-sign-in.js';
 export type {
   CountersignReservedConcurrency,
   CountersignRetention,
@@ -79,12 +83,17 @@ export class Countersign extends Construct {
   public readonly httpApi: HttpApi;
   /** The base URL of the API's default stage. */
   public readonly apiUrl: string;
+  /** The inbox page's URL (the `inboxUrl` prop, else the API's): where sign-in returns and cards link. */
+  public readonly inboxUrl: string;
   /** Every handler function by name. */
   public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
   public readonly auth: CountersignAuth;
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
   public readonly eventsEndpoint: CountersignEventsEndpoint;
+
+  /** The machine clients of agents that run elsewhere, when `externalAgents` names any. */
+  public readonly externalAgents?: CountersignExternalAgents;
 
   /** The dashboard, the alarms, their SNS topics and the saved log queries. */
   public readonly observability: CountersignObservability;
@@ -131,18 +140,38 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+    // The API is made after the authorizer it uses; the page's URL is read from it at synth.
+    let api: CountersignApi | undefined;
+    this.inboxUrl = resolveInboxUrl(this, props.inboxUrl, Lazy.string({ produce: () => api?.url ?? '' }));
     this.auth = new CountersignAuth(this, 'Auth', {
       removalPolicy: settings.removalPolicy,
+      inboxUrl: this.inboxUrl,
+      ...(props.inboxSignIn === undefined ? {} : { inboxSignIn: props.inboxSignIn }),
       ...(props.threatProtection === undefined ? {} : { threatProtection: props.threatProtection }),
       ...(props.externalIdentityProvider === undefined
         ? {}
         : { externalIdentityProvider: props.externalIdentityProvider }),
     });
-    const api = new CountersignApi(this, 'Api', {
+    this.externalAgents =
+      props.externalAgents === undefined
+        ? undefined
+        : new CountersignExternalAgents(this, 'ExternalAgents', {
+            agents: props.externalAgents,
+            ...(this.auth.userPool && this.auth.managedLogin
+              ? { userPool: this.auth.userPool, domain: this.auth.managedLogin.domain }
+              : {}),
+            ...(props.externalIdentityProvider
+              ? { externalIssuerUrl: props.externalIdentityProvider.issuerUrl }
+              : {}),
+            personAudience: props.externalIdentityProvider?.audience ?? [],
+          });
+    api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
+      // Without machine clients no token carries the scope the machine routes require.
+      machineAuthorizer: this.externalAgents?.authorizer ?? this.auth.authorizer,
       throttling: limits.throttling,
     });
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
@@ -178,6 +207,15 @@ export class Countersign extends Construct {
     );
     this.grantStartRun(apiRuns);
     grantStopRun(this, this.stateMachine, apiRuns);
+    // Agents that run elsewhere (docs/external-agents.md): the approval API starts their runs,
+    // and NotifyCaller signs their webhooks with their own secrets.
+    const apiExternal = functions.get('api-external');
+    apiExternal.addEnvironment(
+      'COUNTERSIGN_STATE_MACHINE_ARN' satisfies EnvironmentVariableName,
+      this.stateMachine.stateMachineArn,
+    );
+    this.grantStartRun(apiExternal);
+    this.externalAgents?.grantWebhookSigning(functions.get('notify-caller'));
     applyIdentityGroupGrants(
       (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-generate', 'api-run-events'] as const).map(
         (name) => functions.get(name),
@@ -194,6 +232,18 @@ export class Countersign extends Construct {
     for (const name of ['api-decision', 'report-waiting-runs'] as const) {
       grantDecision(this.stateMachine, functions.get(name));
     }
+    // The page signs in with these settings; a waiting card's event links to its address under the page.
+    if (this.auth.inboxSignIn !== undefined) {
+      functions
+        .get('api-inbox')
+        .addEnvironment(
+          'COUNTERSIGN_INBOX_SIGN_IN' satisfies EnvironmentVariableName,
+          Stack.of(this).toJsonString(this.auth.inboxSignIn),
+        );
+    }
+    functions
+      .get('await-approval')
+      .addEnvironment('COUNTERSIGN_INBOX_URL' satisfies EnvironmentVariableName, this.inboxUrl);
     // The card reader ends the run of a card it cannot open, on every surface that reads cards,
     // the probe's redelivery among them (api-runs already may: it writes the table and stops
     // executions for a cancel).
@@ -205,9 +255,10 @@ export class Countersign extends Construct {
       handler: functions.get('api-run-events'),
       issuerUrl: this.auth.issuerUrl,
       // The audiences the HTTP API's authorizer accepts: the external provider's, or the app client.
-      audience:
-        props.externalIdentityProvider?.audience ??
-        (this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+      audience: props.externalIdentityProvider?.audience ?? [
+        ...(this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+        ...(this.auth.managedLogin ? [this.auth.managedLogin.client.userPoolClientId] : []),
+      ],
     });
   }
 

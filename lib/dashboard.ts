@@ -114,7 +114,17 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         ),
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
-      [graphOf('Tool calls by tool and outcome', 24, [searchToolCalls(props.serviceName)])],
+      [
+        graphOf('Tool calls by tool and outcome', 18, [searchToolCalls(props.serviceName)]),
+        graph(
+          'Agents that run elsewhere',
+          ['ExternalRunsSubmitted', 'WebhookDeliveries', 'ExecutionsWithoutApproval'],
+          [
+            ...byDimension('ExternalRunsAnswered', 'outcome', ['approve', 'reject', 'expired']),
+            ...byDimension('WebhookDeliveryFailures', 'reason', ['retried', 'status', 'url', 'no-secret']),
+          ],
+        ),
+      ],
       // Approver groups are data: a search finds every group that answered (docs/runbook.md).
       [
         new TextWidget({

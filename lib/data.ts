@@ -54,6 +54,8 @@ const TABLE_WRITE_ACTIONS: readonly TableAction[] = [
 export interface TableGrantOptions {
   /** Also Query the inbox index (only the inbox and the waiting-runs probe read it). */
   readonly inboxIndex?: boolean;
+  /** Also Query the history index (what a person decided and started: the runs function). */
+  readonly historyIndex?: boolean;
 }
 
 /**
@@ -132,6 +134,14 @@ export class CountersignData extends Construct {
       sortKey: { name: TABLE_LAYOUT.inboxIndex.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
     });
+    // Only what a history list shows: never a run's sealed state or a decision's arguments.
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_LAYOUT.historyIndex.name,
+      partitionKey: { name: TABLE_LAYOUT.historyIndex.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_LAYOUT.historyIndex.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
+    });
 
     // S3 cannot deliver server access logs into an SSE-KMS bucket, so this one uses SSE-S3.
     this.accessLogBucket = new Bucket(this, 'AccessLogBucket', {
@@ -170,7 +180,7 @@ export class CountersignData extends Construct {
     actions: readonly TableAction[],
     options: TableGrantOptions = {},
   ): Grant {
-    if (actions.length === 0 && !options.inboxIndex) {
+    if (actions.length === 0 && !options.inboxIndex && !options.historyIndex) {
       throw new Error('CountersignData.grantTableActions: no actions; grant at least one table action.');
     }
     const tableActions = [...new Set(actions)];
@@ -180,12 +190,15 @@ export class CountersignData extends Construct {
         Grant.addToPrincipal({ grantee, actions: tableActions, resourceArns: [this.table.tableArn] }),
       );
     }
-    if (options.inboxIndex) {
+    for (const index of [
+      ...(options.inboxIndex ? [TABLE_LAYOUT.inboxIndex.name] : []),
+      ...(options.historyIndex ? [TABLE_LAYOUT.historyIndex.name] : []),
+    ]) {
       grants.push(
         Grant.addToPrincipal({
           grantee,
           actions: ['dynamodb:Query'],
-          resourceArns: [`${this.table.tableArn}/index/${TABLE_LAYOUT.inboxIndex.name}`],
+          resourceArns: [`${this.table.tableArn}/index/${index}`],
         }),
       );
     }
@@ -212,10 +225,11 @@ export class CountersignData extends Construct {
     return itemActions.combine(this.grantDataKey(grantee, writes ? 'read-write' : 'read', 'dynamodb'));
   }
 
-  /** Lets `grantee` read the table (items and inbox index) and decrypt it, e.g. a reporting job. */
+  /** Lets `grantee` read the table (items and both indexes) and decrypt it, e.g. a reporting job. */
   public grantTableRead(grantee: IGrantable): Grant {
     return this.grantTableActions(grantee, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], {
       inboxIndex: true,
+      historyIndex: true,
     });
   }
 

@@ -8,6 +8,8 @@ export interface HandlerDataPermissions {
   readonly table: readonly TableAction[];
   /** Query on the inbox index (the waiting cards). */
   readonly inboxIndex?: true;
+  /** Query on the history index (what a person decided and started). */
+  readonly historyIndex?: true;
   /** Overflow objects: sealed run state over the item limit (never cards: they stay small). */
   readonly overflow?: DataAccess;
   /** The sealing key: handlers that open sealed state, cards or task tokens, and those that seal. */
@@ -55,9 +57,11 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'finish-run': { table: [UPDATE] },
   'mark-failed': { table: [UPDATE] },
   'mark-expired': { table: [GET, QUERY, PUT, UPDATE] },
-  // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem).
+  // Starting a run counts it (UpdateItem), remembers it (PutItem) and forgets ended ones (DeleteItem);
+  // the history lists read the history index, a run's audit its own partition (Query).
   'api-runs': {
     table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
+    historyIndex: true,
     overflow: 'read-write',
     sealing: 'seal',
     quotaItems: [DELETE],
@@ -81,6 +85,19 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'report-waiting-runs': { table: [GET, BATCH_GET, QUERY, UPDATE], inboxIndex: true, sealing: 'unseal' },
   // A card escalation step: the card (GetItem), its approver entry and its routing (UpdateItem).
   'escalate-card': { table: [GET, UPDATE] },
+  // External runs (docs/external-agents.md). The approval API claims client keys (GetItem, PutItem),
+  // creates and reads runs (sealing their state), writes reports (PutItem) and lists them (Query),
+  // and counts its quotas like api-runs.
+  'api-external': {
+    table: [GET, QUERY, PUT, UPDATE],
+    overflow: 'read-write',
+    sealing: 'seal',
+    quotaItems: [DELETE],
+  },
+  // Ends the run (UpdateItem) after reading it, its decision and its card (GetItem).
+  'record-external-decision': { table: [GET, UPDATE] },
+  // Reads the run (unsealing its webhook URL), its decision and its reports: no write at all.
+  'notify-caller': { table: [GET, QUERY], overflow: 'read', sealing: 'unseal' },
 };
 
 /** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */
@@ -92,7 +109,10 @@ export function grantHandlerDataPermissions(
     [HandlerName, HandlerDataPermissions]
   >) {
     const handler = functions[name];
-    data.grantTableActions(handler, permissions.table, { inboxIndex: permissions.inboxIndex === true });
+    data.grantTableActions(handler, permissions.table, {
+      inboxIndex: permissions.inboxIndex === true,
+      historyIndex: permissions.historyIndex === true,
+    });
     if (permissions.overflow !== undefined) {
       data.grantOverflow(handler, permissions.overflow);
       data.acknowledgeOverflowWildcard(handler.role ?? handler);

@@ -23,6 +23,9 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'finish-run': { timeout: Duration.seconds(30), memorySize: 512 },
   'mark-failed': { timeout: Duration.seconds(30), memorySize: 512 },
   'mark-expired': { timeout: Duration.seconds(30), memorySize: 512 },
+  'record-external-decision': { timeout: Duration.seconds(30), memorySize: 512 },
+  // A webhook delivery waits 10 s at most (WEBHOOK_DEADLINE_MILLISECONDS); the rest is reads.
+  'notify-caller': { timeout: Duration.seconds(30), memorySize: 512 },
   'api-runs': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
@@ -35,4 +38,6 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
   // One card read, a few index writes and one event per escalation step.
   'escalate-card': { timeout: Duration.seconds(30), memorySize: 256 },
+  // Its long poll holds a request up to 25 s (MAX_EXTERNAL_WAIT_SECONDS), under the 30 s integration limit.
+  'api-external': { timeout: Duration.seconds(29), memorySize: 1024 },
 };

@@ -91,3 +91,15 @@ export function addStepRetries(task: LambdaInvoke): LambdaInvoke {
   task.addRetry(RETRY_INTERNAL);
   return task;
 }
+
+/**
+ * NotifyCaller: a webhook the receiver did not take (a 5xx, a 429, no answer) is posted again
+ * with backoff, over about half an hour (5 s, 15 s, 45 s, … 1,215 s), like the retries of the
+ * webhook services receivers know. The run's answer stands whatever happens here.
+ */
+export const WEBHOOK_RETRY = {
+  errors: [ERROR_NAMES.webhookFailed],
+  interval: Duration.seconds(5),
+  backoffRate: 3,
+  maxAttempts: 6,
+};

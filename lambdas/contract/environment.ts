@@ -7,6 +7,7 @@ import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/
 import { describeSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
+import { inboxSignInSchema } from './inbox-sign-in.js';
 import { INBOX_SHARDS_DEFAULT, INBOX_SHARDS_MAX } from './table-layout.js';
 
 /**
@@ -134,6 +135,32 @@ export const environmentSchema = z.object({
   // Comma-separated host[:port] the MCP client may reach (the construct's mcpAllowedHosts).
   // Unset or empty: none (fail closed); a malformed entry fails the cold start, naming it.
   COUNTERSIGN_MCP_ALLOWED_HOSTS: mcpAllowedHostsVariable,
+  // NotifyCaller only: each machine client's webhook signing secret, as a JSON list of client id
+  // and Secrets Manager ARN (docs/external-agents.md). Unset: no client has one, no webhook is sent.
+  COUNTERSIGN_WEBHOOK_SECRETS: z._default(
+    z.pipe(
+      z.pipe(
+        z.pipe(z.string(), z.transform(parseJsonText)),
+        z.array(
+          z.object({
+            clientId: z.string().check(z.minLength(1)),
+            secretArn: z.string().check(z.startsWith('arn:')),
+          }),
+        ),
+      ),
+      z.transform(
+        (entries): Record<string, string> =>
+          Object.fromEntries(entries.map((entry) => [entry.clientId, entry.secretArn])),
+      ),
+    ),
+    {},
+  ),
+  // The inbox page's sign-in (inbox-sign-in.ts), as JSON; unset: the page takes a pasted token only.
+  COUNTERSIGN_INBOX_SIGN_IN: z.optional(
+    z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), inboxSignInSchema),
+  ),
+  // The inbox page's URL (ending in `/`): the card links of the `Run Awaiting Approval` event.
+  COUNTERSIGN_INBOX_URL: z.optional(z.string().check(z.url(), z.endsWith('/'))),
   // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
   // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
   COUNTERSIGN_MODEL_PRICES: z.optional(

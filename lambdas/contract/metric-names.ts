@@ -48,6 +48,18 @@ export const METRIC_GROUPS = {
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
   /**
+   * Agents that run elsewhere (docs/external-agents.md): turns submitted, answered (by
+   * `outcome`), webhooks delivered and failed (each failed attempt), and reports of a call run
+   * without its approval.
+   */
+  external: [
+    'ExternalRunsSubmitted',
+    'ExternalRunsAnswered',
+    'WebhookDeliveries',
+    'WebhookDeliveryFailures',
+    'ExecutionsWithoutApproval',
+  ],
+  /**
    * Each model call, by `configuration` and `provider` (the dashboard's lines) and for the
    * deployment as a whole (the alarms: an alarm cannot search). `ModelCost` is an estimate in US
    * dollars from the `modelPrices` prop, recorded only for a priced model.

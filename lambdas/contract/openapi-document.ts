@@ -14,7 +14,7 @@ import {
   type OperationContract,
   type SuccessContent,
 } from './operations.js';
-import { ROUTES } from './routes.js';
+import { EXTERNAL_RUNS_SCOPE, ROUTES, type RouteAuth } from './routes.js';
 import {
   cardViewSchema,
   pendingToolSchema,
@@ -25,6 +25,8 @@ import {
 
 /** The name of the bearer-token security scheme (the JWT authorizer deployed, the local issuer in `npm start`). */
 const BEARER = 'bearerToken';
+/** The security scheme of the routes only machine clients reach (agents that run elsewhere). */
+const MACHINE_BEARER = 'machineToken';
 
 /** Where the event-stream route says its events are described (one JSON data line each). */
 export const RUN_EVENT_SCHEMA_NAME = 'RunEvent';
@@ -65,7 +67,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
       operationId: route.operationId,
       summary: operation.summary,
       tags: [tagOf(route.path)],
-      security: route.auth === 'jwt' ? [{ [BEARER]: [] }] : [],
+      security: securityOf(route.auth),
       ...(operation.path || operation.query
         ? {
             requestParams: {
@@ -96,7 +98,15 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
     },
     paths,
     components: {
-      securitySchemes: { [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        [MACHINE_BEARER]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `A machine client's access token from the OAuth client-credentials grant, carrying the scope ${EXTERNAL_RUNS_SCOPE} (docs/external-agents.md). A person's token is refused.`,
+        },
+      },
       schemas: {
         ErrorBody: errorBodySchema,
         GatewayErrorBody: gatewayErrorBodySchema,
@@ -134,12 +144,31 @@ const ERROR_RESPONSES = Object.fromEntries(
   }),
 ) as Record<ErrorStatus, ZodOpenApiResponseObject>;
 
-function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpenApiResponsesObject {
+/** Who may call a route: a person's bearer token, a machine client's, or anyone. */
+function securityOf(auth: RouteAuth): Array<Record<string, string[]>> {
+  if (auth === 'none') return [];
+  return [{ [auth === 'jwt' ? BEARER : MACHINE_BEARER]: [] }];
+}
+
+function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiResponsesObject {
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
     responses[status as '200'] = {
       description: content.description,
+      ...(operation.conditional && status === '200'
+        ? {
+            headers: {
+              ETag: {
+                description: 'The version of this answer, for If-None-Match.',
+                schema: { type: 'string' },
+              },
+            },
+          }
+        : {}),
       content: {
+        ...(content.script
+          ? { 'text/javascript': { schema: { type: 'string', description: content.script } } }
+          : {}),
         ...(content.json ? { 'application/json': { schema: content.json } } : {}),
         ...(content.html ? { 'text/html': { schema: { type: 'string', description: content.html } } } : {}),
         ...(content.eventStream
@@ -153,6 +182,11 @@ function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpe
             }
           : {}),
       },
+    };
+  }
+  if (operation.conditional) {
+    responses['304'] = {
+      description: 'Not modified: the request’s If-None-Match names the current ETag. No body.',
     };
   }
   for (const status of errorStatusesOf(operation, auth)) {

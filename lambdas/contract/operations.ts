@@ -2,9 +2,13 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
 import { awayRequestSchema } from '../core/delegation/set-away.js';
+import { externalRunQuerySchema } from '../core/external-runs/await-external-answer.js';
+import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
+import { reportExecutionRequestSchema } from '../core/external-runs/report-external-execution.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
+import { runSummarySchema } from '../core/runs/run-record.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
 import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
@@ -29,18 +33,22 @@ import {
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
+import { externalRunViewSchema, submitExternalRunResponseSchema } from './external-schemas.js';
 import { receiptResponseSchema } from './receipt-schemas.js';
-import type { OperationId } from './routes.js';
+import type { OperationId, RouteAuth } from './routes.js';
 import {
   approvalRecordedSchema,
   awayResponseSchema,
   cancelResponseSchema,
   decidedSchema,
   generationResponseSchema,
+  historyQuerySchema,
   inboxPageSchema,
   inboxQuerySchema,
   pendingCallSchema,
+  recordedActSchema,
   redriveResponseSchema,
+  runAuditSchema,
   runEventSchema,
   runViewSchema,
   startRunResponseSchema,
@@ -54,6 +62,8 @@ export interface SuccessContent {
   readonly html?: string;
   /** `text/event-stream`: one `event:` and one JSON `data:` line per event, each event as this schema reads it. */
   readonly eventStream?: { readonly description: string; readonly event: zc.$ZodType };
+  /** `text/javascript`: a script module the page loads (its description). */
+  readonly script?: string;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 500 | 502 | 503 | 504;
@@ -69,6 +79,12 @@ export interface OperationContract {
   readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
   /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
   readonly errors?: readonly ErrorStatus[];
+  /**
+   * The 200 carries an `ETag`; a request whose `If-None-Match` names it gets 304 with no body,
+   * so a page that polls pays no transfer while nothing changed.
+   * @default false
+   */
+  readonly conditional?: boolean;
   /** A refusal whose body says more than `{"error": {"code", "message"}}`, by status. */
   readonly errorBodies?: Readonly<Partial<Record<ErrorStatus, { description: string; json: zc.$ZodType }>>>;
 }
@@ -131,10 +147,78 @@ export const OPERATIONS = {
     body: startRunRequestSchema,
     success: { 202: json('The run started.', startRunResponseSchema) },
   },
-  getRun: {
-    summary: 'A run as its owner or an admin sees it, with its pending calls while it waits.',
+  submitExternalRun: {
+    summary:
+      'An agent that runs elsewhere submits a turn for approval (machine clients only); a retry with the same clientKey gets the same run.',
+    body: submitExternalRunRequestSchema,
+    success: { 202: json('The turn waits for a decision on its card.', submitExternalRunResponseSchema) },
+    errors: [409],
+  },
+  getExternalRun: {
+    summary:
+      'The answer to a submitted turn: per call, approved or rejected. `?wait=` holds the request up to 25 s until it is decided (long poll).',
     path: runPathSchema,
-    success: { 200: json('The run.', runViewSchema) },
+    query: externalRunQuerySchema,
+    success: {
+      200: json(
+        'The run as it stands (pending, decided, expired, cancelled, failed).',
+        externalRunViewSchema,
+      ),
+    },
+  },
+  reportExternalExecution: {
+    summary:
+      'What the agent did with each call of its answered turn, for the audit; the first report of a call stands.',
+    path: runPathSchema,
+    body: reportExecutionRequestSchema,
+    success: { 200: json('The run with every report on record.', externalRunViewSchema) },
+    errors: [409],
+  },
+  getRun: {
+    summary:
+      'A run as its owner, an admin or an approver its card was routed to sees it, with its pending calls while it waits.',
+    path: runPathSchema,
+    success: {
+      200: {
+        description: 'The run.',
+        json: runViewSchema,
+        html: 'The run and its waiting card as escaped HTML, for the page at the card’s own address.',
+      },
+    },
+  },
+  getRunAudit: {
+    summary:
+      'A run’s audit: each decision record, each k-of-n approval (who, when, digest, tally), a cancel, an expiry.',
+    path: runPathSchema,
+    success: {
+      200: {
+        description: 'The audit, oldest first.',
+        json: runAuditSchema,
+        html: 'The audit as escaped HTML, for the page.',
+      },
+    },
+  },
+  listMyDecisions: {
+    summary: 'What the signed-in user decided or approved, newest first, paged.',
+    query: historyQuerySchema,
+    success: {
+      200: {
+        description: 'A page of decisions and approvals, each with its run as it is now.',
+        json: pagedListSchema(recordedActSchema),
+        html: 'The page as escaped HTML, for the page.',
+      },
+    },
+  },
+  listMyRuns: {
+    summary: 'The runs the signed-in user started, newest first, paged.',
+    query: historyQuerySchema,
+    success: {
+      200: {
+        description: 'A page of runs.',
+        json: pagedListSchema(runSummarySchema),
+        html: 'The page as escaped HTML, for the page.',
+      },
+    },
   },
   cancelRun: {
     summary: 'Stop a run, close its card and record who cancelled it and why (owner or admin).',
@@ -227,8 +311,10 @@ export const OPERATIONS = {
     errors: [410],
   },
   listInbox: {
-    summary: 'Cards of the runs waiting for the viewer’s decision, newest first, paged.',
+    summary:
+      'Cards of the runs waiting for the viewer’s decision, newest first or closing soon, filtered, paged.',
     query: inboxQuerySchema,
+    conditional: true,
     success: {
       200: {
         description: 'A page of cards (a card that cannot be opened is a flagged placeholder).',
@@ -240,6 +326,18 @@ export const OPERATIONS = {
   getInboxPage: {
     summary: 'The inbox web page (a shell without data: it reads the inbox with the viewer’s token).',
     success: { 200: { description: 'The page.', html: 'The inbox page.' } },
+  },
+  getCardPage: {
+    summary: 'A card’s own address: the inbox page, which opens this run’s card once the viewer signed in.',
+    path: runPathSchema,
+    success: { 200: { description: 'The page.', html: 'The inbox page.' } },
+  },
+  getSignInLibrary: {
+    summary: 'The OAuth 2.0 / OpenID Connect client library the page signs in with (oauth4webapi).',
+    success: {
+      200: { description: 'The library.', script: 'An ES module, pinned by the page’s integrity.' },
+    },
+    conditional: true,
   },
   getOpenApiDocument: {
     summary: 'This document.',
@@ -323,8 +421,8 @@ export type Operations = typeof OPERATIONS;
  * resource, body too large, throttled, an internal failure, a service countersign depends on
  * busy or unavailable), the token's and the grant's on authenticated routes, and the operation's own.
  */
-export function errorStatusesOf(operation: OperationContract, auth: 'jwt' | 'none'): ErrorStatus[] {
+export function errorStatusesOf(operation: OperationContract, auth: RouteAuth): ErrorStatus[] {
   const common: ErrorStatus[] = [400, 404, 413, 429, 500, 503];
-  const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
+  const authenticated: ErrorStatus[] = auth === 'none' ? [] : [401, 403];
   return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);
 }

@@ -24,6 +24,14 @@ export const STATE_NAMES = {
   continueAsNew: 'ContinueAsNew',
   markFailed: 'MarkFailed',
   markExpired: 'MarkExpired',
+  /** After the wait: an external run's decision is recorded, anyone else's carried out. */
+  afterApproval: 'AfterApproval',
+  afterRejection: 'AfterRejection',
+  afterExpiry: 'AfterExpiry',
+  /** An external run's end (docs/external-agents.md): its answer recorded and announced. */
+  recordExternalDecision: 'RecordExternalDecision',
+  /** The answer posted to the caller's webhook, retried with backoff; never fails the run. */
+  notifyCaller: 'NotifyCaller',
   done: 'Done',
   expired: 'Expired',
   runFailed: 'RunFailed',
@@ -72,6 +80,8 @@ export const ERROR_NAMES = {
   aborted: 'countersign.Aborted',
   /** Step Functions' own: a task (the approval wait among them) ran out of time. */
   timeout: 'States.Timeout',
+  /** An external run's webhook was not delivered this time (NotifyCaller retries it). */
+  webhookFailed: 'countersign.webhook-failed',
 } as const;
 
 /**

@@ -12,6 +12,30 @@ export const TABLE_LAYOUT = {
    */
   inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
   /**
+   * What a person did and started, newest first (issue #21's history): partition `ACTOR#<userId>`
+   * on decision and approval records, `OWNER#<userId>` on run records; sort `<when>#<runId>…`
+   * (history-index.ts). It carries only the attributes a history list shows, never sealed state.
+   */
+  historyIndex: {
+    name: 'history',
+    partitionKey: 'historyPk',
+    sortKey: 'historySk',
+    projectedAttributes: [
+      'runId',
+      'turn',
+      'digest',
+      'decision',
+      'decidedAt',
+      'approvedAt',
+      'label',
+      'status',
+      'configurationId',
+      'createdAt',
+      'updatedAt',
+      'endedAt',
+    ],
+  },
+  /**
    * DynamoDB TTL: epoch seconds after which an item may be removed (ended runs, closed cards,
    * and decisions when a decision retention is set). Not `expiresAt`: runs use that name for
    * their approval deadline.

@@ -31,6 +31,8 @@ export type ErrorCode =
   /** The model did not answer within a synchronous request's bound (504). */
   | 'model-timeout'
   | 'tool-failed'
+  /** An external run's webhook was not delivered this time; the workflow tries again. */
+  | 'webhook-failed'
   /**
    * Something countersign depends on failed for now (a throttled or failing AWS service, a tool
    * whose backend said "try again"): 503 with `Retry-After`; a step that fails so is retried.

@@ -2,10 +2,11 @@ import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
+import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
 import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
-import type { RunRecord, RunStatus } from './runs/run-record.js';
+import type { RunRecord, RunStatus, RunSummary } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
 export type SealPurpose = 'run-state' | 'approval-card' | 'task-token' | 'call-result';
@@ -62,6 +63,28 @@ export type ApprovalOutcome =
       approvalContents: ApprovalContent[];
     }
   | { kind: 'card-moved' };
+
+/** What is on record about a run's decisions: its card (the last turn's), every approval and decision. */
+export interface AuditTrail {
+  card?: StoredCard;
+  decisions: DecisionRecord[];
+  approvals: ApprovalRecord[];
+}
+
+/** One thing a person did to a run's turn: decided it (approve, reject, cancel) or approved it (k-of-n). */
+export interface RecordedAct {
+  kind: 'decision' | 'approval';
+  runId: string;
+  turn: number;
+  at: string;
+  digest: string;
+  /** The decision, for `kind: 'decision'`. */
+  decision?: DecisionRecord['decision'];
+  /** The run as it is now; absent once its record is gone (retention). */
+  run?: { label: string; status: RunStatus };
+}
+
+export type { RunSummary } from './runs/run-record.js';
 
 /**
  * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and
@@ -132,20 +155,24 @@ export interface RunRepository {
   markCardNotified(runId: string, turn: number): Promise<void>;
   getCard(runId: string): Promise<StoredCard | undefined>;
   /**
-   * Waiting cards, newest first, with an opaque cursor: those `routing` reaches (default: every
-   * card). Per page, one query per index partition it reads and one batch read of the cards,
-   * whatever the number of waiting cards.
+   * Waiting cards, newest first (or `deadline`: oldest first), with an opaque cursor: those
+   * `routing` reaches (default: every card). Per page, one query per index partition it reads and
+   * one batch read of the cards, whatever the number of waiting cards. A `filter` is applied as
+   * the index is read and checked again on the cards; a page that reached its bound of reads may
+   * hold fewer cards than `limit` (even none) and still a cursor.
    */
   listWaitingCards(options: {
     limit: number;
     cursor?: string;
     routing?: InboxRouting;
+    order?: InboxOrder;
+    filter?: InboxFilter;
   }): Promise<WaitingCardsPage>;
   /**
    * The cursor of the inbox page that continues right after `card`, for a page that stops
    * before its query's end (the inbox bounds a page by bytes as well as by count).
    */
-  waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string;
+  waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string;
   /**
    * Takes the card out of the inbox and records why (the decision was delivered or the run ended).
    * With `expectWaitId`, only while the card still holds that wait's token (`null`: a card from
@@ -183,6 +210,12 @@ export interface RunRepository {
    * counts once, and their first approval stands. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
+  /** The run's card, approvals and decisions, for its audit (all of them: bounded by the run's turns). */
+  readAuditTrail(runId: string): Promise<AuditTrail>;
+  /** What `userId` decided or approved, newest first, one page (one query of the history index). */
+  listActsOf(userId: string, page: PageRequest): Promise<{ items: RecordedAct[]; cursor?: string }>;
+  /** The runs `owner` started, newest first, one page. */
+  listRunsOwnedBy(owner: string, page: PageRequest): Promise<{ items: RunSummary[]; cursor?: string }>;
   /**
    * k-of-n: takes approvers whose approval no longer qualifies out of the card's tally and adds
    * them to its `lapsedApprovers`, atomically and only while the card waits at that turn and
@@ -277,9 +310,25 @@ export interface AwaitingApprovalEvent {
   reason: 'paused' | 'escalated';
 }
 
+/**
+ * What the outside world learns when an external run is answered (docs/external-agents.md): its
+ * outcome and each call's decision by position, never arguments, previews or who decided.
+ */
+export interface ExternalRunAnsweredEvent {
+  runId: string;
+  /** The machine client that submitted the turn. */
+  owner: string;
+  configurationId: string;
+  /** `decided`: every call has its decision; `expired`: the window closed without one. */
+  status: 'decided' | 'expired';
+  calls: Array<{ index: number; tool: string; decision?: 'approved' | 'rejected' }>;
+}
+
 /** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
   runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
+  /** An external run was answered or expired. Optional: a notifier of waiting runs only. */
+  externalRunAnswered?(event: ExternalRunAnsweredEvent): Promise<void>;
 }
 
 /**

@@ -1,3 +1,4 @@
+import type { WebhookUrlProblem } from './external-runs/webhook-url.js';
 import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
@@ -105,6 +106,8 @@ export const TEXTS = {
   choicesSplitGroup: (indexes: readonly number[], tools: readonly string[]) =>
     `calls: calls ${indexes.join(', ')} are decided together (${tools.map((tool) => `"${tool}"`).join(', ')} ${tools.length === 1 ? 'declares' : 'declare'} it): approve all of them or reject all of them.`,
   callNotEditable: (tool: string) => `index: tool "${tool}" does not allow its arguments to be edited.`,
+  externalCallNotEditable: (tool: string) =>
+    `index: "${tool}" is a call of an agent that runs elsewhere: approve or reject it, its arguments cannot be edited.`,
   editUnchanged: 'arguments: the same as the call holds now; an edit must change something.',
   editTooLarge:
     'arguments: larger or more deeply nested than a model’s turn may propose (200 KB, 128 levels).',
@@ -180,6 +183,33 @@ export const TEXTS = {
   generationReplyTooLarge:
     'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
+  // Agents that run elsewhere (docs/external-agents.md).
+  externalToolDescription: (tool: string) => `The "${tool}" tool of an agent that runs elsewhere.`,
+  externalToolRunsElsewhere: 'Error: this tool runs in the agent that proposed it, never in countersign.',
+  callerPreviewCaveat:
+    'Supplied by the caller — countersign did not compute these lines and cannot vouch for them.',
+  externalUndeclaredTool: (field: string, tool: string) =>
+    `${field}: "${tool}" is not one of the tools this request declares (tools[].name).`,
+  externalNothingToApprove:
+    'calls: every call is to a tool declared "read", which needs no approval; run them without asking.',
+  externalArgumentsTooDeep: (field: string, limit: number) =>
+    `${field}: nested more than ${limit} levels deep, more than an approval card can show.`,
+  externalWebhookUrlRefused: (problem: WebhookUrlProblem) =>
+    problem === 'not-a-url'
+      ? 'webhookUrl: not a URL.'
+      : problem === 'credentials'
+        ? 'webhookUrl: must not carry a user name or password.'
+        : problem === 'not-https'
+          ? 'webhookUrl: must be an https URL.'
+          : 'webhookUrl: its host is a loopback, link-local or unspecified address, which no webhook may use.',
+  clientKeyReused:
+    'clientKey: already used for a different turn; a retry must send the same request, a new turn a new key.',
+  externalRunNotAnswered: 'This turn has no answer yet: report what ran once it is decided.',
+  externalCallNotOnTurn: (index: number, calls: number) =>
+    `reports: this turn has no call ${index}; its calls are numbered 0 to ${calls - 1}.`,
+  externalReportConflict: (index: number) =>
+    `reports: call ${index} was already reported with another outcome; a report is kept as first sent.`,
+  externalReportsRepeated: 'reports: name each call once.',
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
   internalError: 'Internal error.',
@@ -210,6 +240,81 @@ export const TEXTS = {
   pageMoreChanges: (count: number) => `and ${count} more change${count === 1 ? '' : 's'}`,
   pageRejected: 'Rejected: the model is told.',
   pageDecisionFailed: 'The decision failed.',
+  // The inbox page's sign-in, live list and history (issue #21); `{count}` and `{name}` are filled in by the page.
+  pageSignInPrompt: 'Sign in to see what waits for your decision.',
+  pageSignInButton: 'Sign in',
+  pageSignInFailed: 'Sign-in did not complete. Please sign in again.',
+  pageSignInExpired: 'Your sign-in ended. Sign in again to continue where you were.',
+  pageSignedInAs: 'Signed in as',
+  pageSignOut: 'Sign out',
+  pageTokenFallback: 'Use a bearer token instead (API users)',
+  pageTokenHelp: 'Paste a bearer token: it stays in this tab’s memory only.',
+  pageNewCardsOne: 'A new card is waiting.',
+  pageNewCardsMany: '{count} new cards are waiting.',
+  pageShowNewCards: 'Show new cards',
+  pageCardsLeftOne: 'A card was decided, cancelled or expired elsewhere and left the list.',
+  pageCardsLeftMany: '{count} cards were decided, cancelled or expired elsewhere and left the list.',
+  pageCardLeft: 'This card was decided, cancelled or expired elsewhere; it takes no decision here.',
+  pageTallyChanged: 'The approvals of a card changed.',
+  pageNothingMatches: 'No waiting card matches these filters.',
+  pageRunLoading: 'Loading the run…',
+  // A card's context (issue #21, item 5).
+  contextWithheld:
+    'The request and the model’s reason are not shown: a preview on this card is withheld from you, and they may quote the same record.',
+  contextRequest: 'Requested',
+  contextReasoning: 'The model’s reason',
+  contextCut: (totalCharacters: number) => `… (${formatCount(totalCharacters)} characters in all)`,
+  approveWithoutPreview:
+    'You have not seen what this write would replace: its preview is withheld from you. Approve only if you may release it blind.',
+  approveWithoutPreviewButton: 'Approve without the preview',
+  diffTitle: 'What changes in',
+  diffRemoved: 'removed:',
+  diffAdded: 'added:',
+  diffUnchanged: (words: number) => `… ${formatCount(words)} unchanged words …`,
+  diffCut: 'The rest of the difference is not shown.',
+  diffTooDifferent: 'The texts differ too much to show word by word; the lines above show both.',
+  pageDecidedByMe: 'Decided by me',
+  pageMyRuns: 'My runs',
+  pageHistoryEmpty: 'Nothing here yet.',
+  pageOlderEntries: 'Older entries',
+  // A run's page and its audit (GET /runs/{id}, GET /runs/{id}/audit as HTML). Values arrive already
+  // marked and isolated by the page's renderer.
+  runSummary: (runId: string, owner: string, status: string, turn: number) =>
+    `Run ${runId} by ${owner}: ${status}, turn ${turn}.`,
+  runStarted: 'Started',
+  runEnded: 'Ended',
+  auditTitle: 'What happened to this run',
+  auditEmpty: 'No decision is on record yet.',
+  auditApproval: (by: string, turn: number, tally: string) => `${by} approved turn ${turn} (${tally}).`,
+  auditTally: (count: number, required: number | undefined) =>
+    required === undefined ? `approval ${count}` : `${count} of ${required} approvals`,
+  auditDecision: (by: string, turn: number, decision: 'approve' | 'reject' | 'edit') =>
+    decision === 'edit'
+      ? `${by} edited turn ${turn}: the edited calls went on a fresh card.`
+      : `${by} ${decision === 'approve' ? 'approved' : 'rejected'} turn ${turn}: the decision on record.`,
+  auditActingFor: (delegator: string) => `Acting for ${delegator}.`,
+  auditRefusedCalls: 'Refused calls:',
+  auditReleasedBy: (approvers: string) => `Released by the approvals of ${approvers}.`,
+  auditReason: 'Reason:',
+  auditDigest: 'Digest',
+  auditCalls: 'Calls on the card:',
+  auditPreviewShown: {
+    captured: 'preview captured',
+    refused: 'preview: would be refused',
+    failed: 'preview failed',
+    none: 'no preview',
+  } as Record<'captured' | 'refused' | 'failed' | 'none', string>,
+  auditCancel: (by: string) => `${by} cancelled the run.`,
+  auditExpiry: 'The approval window closed: the run expired.',
+  auditFailure: 'The run failed.',
+  historyAct: {
+    approve: 'Approved',
+    reject: 'Rejected',
+    edit: 'Edited (a fresh card)',
+    cancel: 'Cancelled',
+    approval: 'Approval recorded (k-of-n)',
+  } as Record<'approve' | 'reject' | 'edit' | 'cancel' | 'approval', string>,
+  historyRunGone: 'the run is no longer kept',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

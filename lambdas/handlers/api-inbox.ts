@@ -4,6 +4,7 @@ import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
+import { lambdaInboxPage } from './config.js';
 import type { HttpLambdaHandler } from './http/http-api.js';
 
 /**
@@ -16,5 +17,6 @@ export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutionsOnDemand(),
+    page: lambdaInboxPage(),
   }),
 );

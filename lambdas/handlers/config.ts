@@ -9,6 +9,7 @@ import {
   eventsEndpointSchema,
   parseIdentityGroupGrants,
 } from '../contract/environment.js';
+import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
@@ -116,6 +117,12 @@ export function lambdaEscalationSchedule(): { groupName: string; targetArn: stri
     throw new Error(`countersign configuration is invalid: ${missing.join(', ')}: required`);
   }
   return { groupName, targetArn, roleArn };
+}
+
+/** The inbox page's sign-in (COUNTERSIGN_INBOX_SIGN_IN); unset: the page takes a pasted token only. */
+export function lambdaInboxPage(): { signIn?: InboxSignIn } {
+  const signIn = lambdaEnvironment().COUNTERSIGN_INBOX_SIGN_IN;
+  return signIn === undefined ? {} : { signIn };
 }
 
 /** The deployed MCP host policy: https to the listed hosts only (COUNTERSIGN_MCP_ALLOWED_HOSTS). */

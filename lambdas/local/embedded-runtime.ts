@@ -3,6 +3,7 @@ import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
 import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-store.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
@@ -11,6 +12,7 @@ import { RunTable } from '../adapters/dynamo/run-table.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
+import { describeAwaitingApproval } from '../adapters/event-bridge-run-notifier.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
 import { LocalReceiptSigner } from '../adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
@@ -19,6 +21,7 @@ import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { OutboundWebhookPoster } from '../adapters/outbound/outbound-webhook-poster.js';
 import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import {
   type LogLineWriter,
@@ -26,6 +29,8 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
+import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
@@ -33,7 +38,13 @@ import {
   type ThrottlingLimits,
 } from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
-import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import type {
+  AwaitingApprovalEvent,
+  ExternalRunAnsweredEvent,
+  Logger,
+  RunExecutions,
+  RunNotifier,
+} from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
@@ -57,11 +68,14 @@ import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
+import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
 import { LocalEscalationTimers } from './local-escalation-timers.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalMachineClients } from './local-machine-clients.js';
+import { LocalOidcProvider } from './local-oidc-provider.js';
 import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
@@ -126,6 +140,11 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * The local sign-in provider (the inbox page's OpenID Connect issuer, on its own port).
+   * @default - a free port; access tokens live an hour, as Cognito's
+   */
+  readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
+  /**
    * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
    * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
    */
@@ -135,10 +154,22 @@ export interface EmbeddedRuntimeOptions {
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
   readonly principalQuotas?: Partial<PrincipalQuotas>;
+  /**
+   * Where external runs' answers may be posted.
+   * @default - loopback over http too (a local receiver), like the MCP host policy of local mode
+   */
+  readonly webhookUrlPolicy?: WebhookUrlPolicy;
+  /** The token endpoint's port (the client-credentials grant of machine clients). @default 0 (a free port) */
+  readonly tokenPort?: number;
 }
+
+/** The inbox page's app client at the local sign-in provider. */
+export const LOCAL_INBOX_CLIENT_ID = 'countersign-inbox-local';
 
 export interface EmbeddedRuntime {
   readonly url: string;
+  /** The local sign-in provider's issuer URL (its discovery document, the `iss` of every local token). */
+  readonly issuerUrl: string;
   /** Bearer tokens of the demo users, by user id. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly dependencies: RunDependencies;
@@ -146,7 +177,12 @@ export interface EmbeddedRuntime {
   /** The local DynamoDB (dynalite) the stores use. */
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
-  readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
+  readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
+  /** The `External Run Answered` events, as EventBridge would have received them. */
+  readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
+  /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
+  readonly machine: { readonly tokenUrl: string; readonly clients: LocalMachineClients };
   /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
   readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
@@ -197,17 +233,25 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
-  const notifications: AwaitingApprovalEvent[] = [];
+  const notifications: Array<AwaitingApprovalEvent & { cardUrl?: string }> = [];
+  const externalNotifications: ExternalRunAnsweredEvent[] = [];
+  // The page's URL is the server's, known once it listens (before any run can pause).
+  let inboxUrl: string | undefined;
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      notifications.push(event);
+      notifications.push(describeAwaitingApproval(event, inboxUrl));
       logger.info('Run Awaiting Approval', {
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
         reason: event.reason,
       });
+    },
+    async externalRunAnswered(event) {
+      calls.record('EventBridge', 'PutEvents');
+      externalNotifications.push(event);
+      logger.info('External Run Answered', { runId: event.runId, status: event.status });
     },
   };
   // The same handler the deployed schedules invoke, on in-process timers (set once the
@@ -224,6 +268,9 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       return escalationTimers.arm(timers);
     },
   };
+  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
+  const machineClients = await LocalMachineClients.open({ keysDirectory: directory.keysDirectory, issuer });
+  const webhookUrlPolicy = options.webhookUrlPolicy ?? { allowLoopback: true };
   let runner: LocalStateMachineRunner | undefined;
   const inFlight = new InFlightInvocations();
   const executions: RunExecutions = {
@@ -267,6 +314,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     quotas: new DynamoQuotaStore({ client, tableName }),
+    externalRuns: new DynamoExternalRunStore({
+      client,
+      tableName,
+      retentionSeconds: approvalTimeoutSeconds + retention.endedRunSeconds,
+    }),
+    webhookSecrets: machineClients,
+    webhookPoster: new OutboundWebhookPoster({ policy: webhookUrlPolicy }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -304,6 +358,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           ? localPrincipalQuotas()
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      webhookUrlPolicy,
       ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
@@ -333,36 +388,59 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeInterruptedRuns(dynamo, dependencies, runner);
   const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
-  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
-  const api = inFlight.track(createApiHandlers(dependencies));
+  const provider = await LocalOidcProvider.start({
+    port: options.signIn?.port ?? 0,
+    keysDirectory: directory.keysDirectory,
+    users: DEMO_USERS,
+    logger,
+    ...(options.signIn?.accessTokenSeconds ? { accessTokenSeconds: options.signIn.accessTokenSeconds } : {}),
+  });
+  // Filled in once the server listens: the page reads it per request, never before.
+  const page: { signIn?: InboxSignIn } = {};
+  const api = inFlight.track(createApiHandlers(dependencies, page));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
     routes: localRoutesOf(api),
-    verifier: issuer,
+    verifier: provider,
+    machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
   const { url } = await server.start();
+  const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
+  const { tokenUrl } = await tokenEndpoint.start();
+  inboxUrl = `${url}/`;
+  page.signIn = localInboxSignIn(provider, inboxUrl);
+  provider.registerClient({
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    redirectUris: [inboxUrl],
+    signOutUris: [inboxUrl],
+  });
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
-    tokens[user.userId] = await issuer.issue(
+    tokens[user.userId] = await provider.issuer.issue(
       { sub: user.userId, name: user.displayName, groups: user.grants },
       { expiresInSeconds: 12 * 3600 },
     );
   }
   return {
     url,
+    issuerUrl: provider.url,
     tokens,
     dependencies,
     calls,
     dynamo,
     runner,
     notifications,
+    externalNotifications,
+    machine: { tokenUrl, clients: machineClients },
     probe,
     stop: async () => {
       await probe.stop();
+      await tokenEndpoint.stop();
       await server.stop();
       escalationTimers.stop();
+      await provider.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
@@ -377,6 +455,18 @@ function requireEscalation(
 ): (timer: unknown) => Promise<unknown> {
   if (!escalate) throw new Error('The local escalation handler is not ready yet.');
   return escalate;
+}
+
+/** The page's sign-in at the local provider, as the construct writes Cognito's for the deployed page. */
+function localInboxSignIn(provider: LocalOidcProvider, inboxUrl: string): InboxSignIn {
+  return {
+    issuer: provider.url,
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    scopes: [...INBOX_SIGN_IN_SCOPES],
+    redirectUri: inboxUrl,
+    signOutUrl: provider.signOutUrlOf(LOCAL_INBOX_CLIENT_ID, inboxUrl),
+    connectOrigins: [provider.url],
+  };
 }
 
 /** The local signer, each signature counted as the KMS Sign call it stands in for. */

@@ -98,10 +98,14 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
       return `${field}: ${quotePreviewValue(page[field])} → ${quotePreviewValue(next)}`;
     });
     const noun = changing.length === 1 ? 'field' : 'fields';
-    return [
-      `Page ${page.pageId} (${page.language}): ${changing.length} ${noun} would change.`,
-      ...fieldLines,
-    ];
+    return {
+      lines: [
+        `Page ${page.pageId} (${page.language}): ${changing.length} ${noun} would change.`,
+        ...fieldLines,
+      ],
+      // The whole texts, for the card's word-level diff of what each changing field becomes.
+      changes: changing.map((field) => ({ field, before: page[field], after: parsed[field] ?? '' })),
+    };
   },
 
   mayViewerReadPreview: mayViewerReadNamedPage(updatePageMetadataInput),

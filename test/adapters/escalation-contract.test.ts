@@ -99,6 +99,39 @@ describe.each([
     expect(await store.indexedRoutes(card.runId)).toEqual([]);
   });
 
+  it('finds an escalated card by the inbox filters: its added group, and its configuration, tool and owner kept on the entry', async () => {
+    // Prepare
+    const card = escalatingCard('run-escalation-filtered', {
+      configurationId: 'cfg-escalation-filter',
+      owner: 'filter-owner',
+    });
+    await store.runs.putCard(card);
+    const [tool = ''] = card.toolNames;
+    const listed = async (filter: Parameters<RunRepository['listWaitingCards']>[0]['filter']) =>
+      (
+        await store.runs.listWaitingCards({ limit: 100, routing: leadsInbox, ...(filter ? { filter } : {}) })
+      ).cards.map((listedCard) => listedCard.runId);
+    const before = await listed({ group: 'leads' });
+
+    // Act
+    await store.runs.escalateCard({ runId: card.runId, turn: card.turn, digest: card.digest, step: 0 });
+    const byGroup = await listed({ group: 'leads' });
+    const byEverything = await listed({
+      group: 'leads',
+      configurationId: 'cfg-escalation-filter',
+      owner: 'filter-owner',
+      tool,
+    });
+    const byOtherOwner = await listed({ group: 'leads', owner: 'someone-else' });
+    await store.runs.closeCard(card.runId, 'decided');
+
+    // Assess
+    expect(before).not.toContain(card.runId);
+    expect(byGroup).toContain(card.runId);
+    expect(byEverything).toEqual([card.runId]);
+    expect(byOtherOwner).not.toContain(card.runId);
+  });
+
   it('routes every step up to a later one whose timer came first, and records each step announced once', async () => {
     // Prepare
     const card = escalatingCard('run-escalates-late');

@@ -61,9 +61,9 @@ describe('the committed OpenAPI document', () => {
     );
     for (const route of ROUTES) {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()] as Operation;
-      expect(operation.security, route.operationId).toEqual(
-        route.auth === 'jwt' ? [{ bearerToken: [] }] : [],
-      );
+      // A person's token, a machine client's (docs/external-agents.md), or none.
+      const scheme = { jwt: [{ bearerToken: [] }], machine: [{ machineToken: [] }], none: [] }[route.auth];
+      expect(operation.security, route.operationId).toEqual(scheme);
       expect(
         Object.keys(operation.responses).some((status) => status.startsWith('2')),
         route.operationId,

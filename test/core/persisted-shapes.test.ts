@@ -17,6 +17,10 @@ import {
   readableStoredCardSchema,
   STORED_CARD_SCHEMA_VERSION,
 } from '../../lambdas/core/approvals/stored-card.js';
+import {
+  readableClientKeyClaimSchema,
+  readableExecutionReportSchema,
+} from '../../lambdas/core/external-runs/external-run-store.js';
 import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
 import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
@@ -49,6 +53,8 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
   { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
   { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
+  { folder: 'client-key', read: (value) => readableClientKeyClaimSchema.parse(value) },
+  { folder: 'execution-report', read: (value) => readableExecutionReportSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -127,6 +133,24 @@ describe('reading earlier versions as the current one', () => {
         offered: true,
       },
     ]);
+  });
+
+  it('reads a card’s context and its previews’ word-level diffs, and a run state’s request', () => {
+    // Act
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-context-and-diffs.json'));
+    const state = parseRunState(readFixture('run-state', 'v1-with-request.json'));
+
+    // Assess
+    expect(card.context).toEqual({
+      request: { text: 'Move the description of page 12 to the summer range', totalCharacters: 52 },
+      reasoning: {
+        text: 'The page still announces the spring range; I will set the summer text.',
+        totalCharacters: 70,
+      },
+      ownerName: 'Eda Editor',
+    });
+    expect(card.pendingCalls[0]?.preview?.diffs?.[0]?.parts).toContainEqual({ kind: 'elided', words: 6 });
+    expect(state.request).toBe('Move the description of page 12 to the summer range');
   });
 
   it('keeps a key the model itself proposed in its arguments', () => {
@@ -274,7 +298,7 @@ describe('reading earlier versions as the current one', () => {
   });
 
   it('reads a version 3 run state’s edited call, and a version 2 state’s calls as unedited', () => {
-    const edited = parseRunState(readFixture('run-state', 'v3-edited-call.json'));
+    const edited = parseRunState(readFixture('run-state', 'v4-edited-call.json'));
     const earlier = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
     expect(edited.pendingCalls[0]).toMatchObject({
       arguments: { pageId: '12', description: 'Spring sale' },
@@ -285,7 +309,7 @@ describe('reading earlier versions as the current one', () => {
 
   it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {
     expect(
-      readableRunRecordSchema.parse(readFixture('run-record', 'v3-escalation.json')).policy.escalation,
+      readableRunRecordSchema.parse(readFixture('run-record', 'v4-escalation.json')).policy.escalation,
     ).toEqual([
       { afterMinutes: 30, approverGroups: ['leads'] },
       { afterMinutes: 120, approverGroups: ['directors'] },

@@ -21,7 +21,7 @@ describe('Run Awaiting Approval notifications', () => {
     await removeTestData(runtime);
   });
 
-  it('announces each suspension with the run id, tool names and paused at, and nothing else', async () => {
+  it("announces each suspension with the run id, tool names, paused at and the card's own address, and nothing else", async () => {
     // Prepare
     const { runId, view } = await startRunAndSettle(
       runtime,
@@ -34,7 +34,8 @@ describe('Run Awaiting Approval notifications', () => {
         return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
       },
     } as unknown as EventBridgeClient;
-    const notifier = new EventBridgeRunNotifier({ client, eventBusName: 'default' });
+    const inboxUrl = `${runtime.url}/`;
+    const notifier = new EventBridgeRunNotifier({ client, eventBusName: 'default', inboxUrl });
 
     // Act: the event the await-approval use case emitted, through the deployed adapter
     const emitted = runtime.notifications.filter((notification) => notification.runId === runId);
@@ -42,6 +43,7 @@ describe('Run Awaiting Approval notifications', () => {
 
     // Assess
     expect(view.status).toBe('waiting');
+    const cardUrl = `${runtime.url}/inbox/runs/${runId}`;
     expect(emitted).toEqual([
       {
         runId,
@@ -49,6 +51,7 @@ describe('Run Awaiting Approval notifications', () => {
         pausedAt: view.pausedAt,
         approverGroups: [],
         reason: 'paused',
+        cardUrl,
       },
     ]);
     expect(sent).toHaveLength(1);
@@ -61,6 +64,7 @@ describe('Run Awaiting Approval notifications', () => {
     const detail = JSON.parse(entry?.Detail ?? '{}');
     expect(Object.keys(detail).sort()).toEqual([
       'approverGroups',
+      'cardUrl',
       'pausedAt',
       'reason',
       'runId',
@@ -72,7 +76,12 @@ describe('Run Awaiting Approval notifications', () => {
       pausedAt: view.pausedAt,
       approverGroups: [],
       reason: 'paused',
+      cardUrl,
     });
+    // The address opens the page (the shell, which signs the viewer in and then opens the card).
+    const opened = await fetch(cardUrl);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toMatch(/^text\/html/);
     // No arguments, no preview (old value), no token: nothing of the card travels.
     const serialized = JSON.stringify(sent);
     expect(serialized).not.toContain('Secret-new-description');

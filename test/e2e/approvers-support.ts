@@ -9,7 +9,6 @@ import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js'
 import {
   LOCAL_JWT_ALGORITHM,
   LOCAL_JWT_AUDIENCE,
-  LOCAL_JWT_ISSUER,
   LOCAL_JWT_KEY_FILE_NAME,
 } from '../../lambdas/local/local-jwt-issuer.js';
 import type { RequestBody } from '../support/api-answers.js';
@@ -76,7 +75,7 @@ export async function startRuntimeWithDefinition(options: {
  * time (audience, expiry, subject) and show that the claim alone decides.
  */
 export async function signTokenWithRuntimeKey(
-  runtime: Pick<TestRuntime, 'baseDirectory'>,
+  runtime: Pick<TestRuntime, 'baseDirectory' | 'issuerUrl'>,
   claims: {
     sub: string;
     groups?: string[];
@@ -94,7 +93,7 @@ export async function signTokenWithRuntimeKey(
   return new SignJWT({ name: claims.sub, groups, 'cognito:groups': groups })
     .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, typ: 'JWT' })
     .setSubject(claims.sub)
-    .setIssuer(claims.iss ?? LOCAL_JWT_ISSUER)
+    .setIssuer(claims.iss ?? runtime.issuerUrl)
     .setAudience(claims.aud ?? LOCAL_JWT_AUDIENCE)
     .setIssuedAt(claims.issuedAt ?? now)
     .setExpirationTime(claims.expiresAt ?? now + 3600)

@@ -50,10 +50,11 @@ describe('what `npm start` listens on', () => {
     await removeTestData(runtime);
   });
 
-  it('opens one socket, the HTTP server on 127.0.0.1: the store, the issuer and the keyring have none', () => {
+  it('opens two sockets, the HTTP server and the sign-in provider on 127.0.0.1: the store and the keyring have none', () => {
     // Assess
-    expect(listeningServers() - before).toBe(1);
+    expect(listeningServers() - before).toBe(2);
     expect(new URL(runtime.url).hostname).toBe('127.0.0.1');
+    expect(new URL(runtime.issuerUrl).hostname).toBe('127.0.0.1');
   });
 
   it("refuses a page of another site, even one holding a user's token, before any run starts", async () => {

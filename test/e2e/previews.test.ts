@@ -284,13 +284,13 @@ describe('GET /runs/{id}/events', () => {
     expect(stream.text).not.toContain('<script>');
   });
 
-  it('answers a viewer who is neither the owner nor an admin with the same 404 as GET /runs/{id}', async () => {
+  it('answers a viewer who is neither the owner nor an admin with the same 404 as an unknown run', async () => {
     // Prepare
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'x'");
 
-    // Act
+    // Act: the stream is the owner's (an approver reads the run's page and audit instead)
     const asApprover = await readRunEvents(runtime, runId, 'approver');
-    const runAsApprover = await runtime.client('approver').getRun({ path: { id: runId } });
+    const runAsApprover = await runtime.client('editor').getRun({ path: { id: 'no-such-run' } });
     const unknown = await readRunEvents(runtime, 'no-such-run', 'approver');
     const asAdmin = await readRunEvents(runtime, runId, 'admin');
     const anonymous = await readRunEvents(runtime, runId);

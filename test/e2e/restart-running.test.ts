@@ -4,7 +4,7 @@ import {
   NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
-import type { RunState } from '../../lambdas/core/runs/run-state.js';
+import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
 import {
   removeTestData,
@@ -44,7 +44,7 @@ describe('a run that was mid-step when the local process stopped', () => {
       policy: { fourEyes: false, revealRejectionReason: false },
     };
     const state: RunState = {
-      schemaVersion: 1,
+      schemaVersion: RUN_STATE_SCHEMA_VERSION,
       runId,
       turn: 1,
       transcript: [

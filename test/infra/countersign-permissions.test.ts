@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/contract/routes.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -153,8 +154,31 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'events:PutEvents',
   ],
+  'api-external': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    's3:GetObject',
+    's3:PutObject',
+    ...DATA_KEY_WRITE,
+    'states:StartExecution',
+  ],
+  'record-external-decision': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
+  // No machine client here, so no webhook secret (external-agents-permissions.test.ts).
+  'notify-caller': [...BASE, 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject', ...DATA_KEY_READ],
 };
 
+const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
+const EVENT_PUTTERS = ['await-approval', 'escalate-card', 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -177,9 +201,9 @@ describe('Countersign least privilege', () => {
     expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
   });
 
-  it('grants StartExecution to api-runs and to the state machine itself only', () => {
+  it('grants StartExecution to api-runs, api-external and to the state machine itself only', () => {
     // Prepare
-    const expected = [...rolesOf('api-runs'), synthesized.stateMachineRole()].sort();
+    const expected = [...rolesOf('api-runs', 'api-external'), synthesized.stateMachineRole()].sort();
 
     // Act
     const roles = synthesized.rolesGranted('states:StartExecution');
@@ -300,13 +324,13 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to the two functions that announce a card only and tells them the default bus', () => {
+  it('grants events:PutEvents to the functions that announce a card and record-external-decision only, on the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
     // Assess
-    expect(roles).toEqual(rolesOf('await-approval', 'escalate-card'));
-    for (const name of ['await-approval', 'escalate-card'] as const) {
+    expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
+    for (const name of EVENT_PUTTERS) {
       synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
         Role: { 'Fn::GetAtt': [synthesized.roleOf(name), 'Arn'] },
         Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
@@ -391,20 +415,27 @@ describe('Countersign least privilege', () => {
         'record-rejection',
         'api-runs',
         'api-run-events',
+        'api-external',
+        'notify-caller',
       ),
     );
-    expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
+    expect(writers).toEqual(
+      rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs', 'api-external'),
+    );
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, the history index from the runs function only, and deletes outside quota partitions from admin only', () => {
     // Prepare
-    const indexArn = (statement: PolicyStatementJson) =>
-      JSON.stringify(statement.Resource).includes('/index/');
+    const onIndex = (index: string) => (statement: PolicyStatementJson) =>
+      JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const statementsOf = (name: HandlerName) => synthesized.statementsOf(synthesized.roleOf(name));
+    const readersOf = (index: string) =>
+      HANDLER_NAMES.filter((name) => statementsOf(name).some(onIndex(index)));
 
     // Act
-    const indexReaders = HANDLER_NAMES.filter((name) =>
-      synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn),
-    );
+    const indexReaders = readersOf(TABLE_LAYOUT.inboxIndex.name);
+    const historyReaders = readersOf(TABLE_LAYOUT.historyIndex.name);
+    const historyStatements = statementsOf('api-runs').filter(onIndex(TABLE_LAYOUT.historyIndex.name));
 
     const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
       synthesized
@@ -414,6 +445,8 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
+    expect(historyReaders).toEqual(['api-runs']);
+    expect(historyStatements.map((statement) => statement.Action)).toEqual(['dynamodb:Query']);
     // The inbox's and the stream's one write ends the run of a card that cannot be opened, on
     // run partitions only.
     for (const updates of readerUpdates) {
@@ -423,13 +456,13 @@ describe('Countersign least privilege', () => {
       });
     }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
-      rolesOf('api-admin', 'api-runs', 'api-run-events'),
+      rolesOf('api-admin', 'api-runs', 'api-run-events', 'api-external'),
     );
   });
 
   it('lets the functions that count quotas write quota partitions only, never another item', () => {
     // Act
-    const quotaStatements = (['api-runs', 'api-generate', 'api-run-events'] as const).map((name) => ({
+    const quotaStatements = QUOTA_COUNTERS.map((name) => ({
       name,
       statements: synthesized
         .statementsOf(synthesized.roleOf(name))
@@ -453,7 +486,8 @@ describe('Countersign least privilege', () => {
     }
     expect(unconditionalWrites('api-generate')).toEqual([]);
     expect(unconditionalWrites('api-run-events')).toEqual([]);
-    expect(unconditionalWrites('api-runs')).not.toContain('dynamodb:DeleteItem');
+    for (const name of ['api-runs', 'api-external'] as const)
+      expect(unconditionalWrites(name)).not.toContain('dynamodb:DeleteItem');
   });
 
   it('keeps nothing outside the log group, table, keys, bucket and state machine on a wildcard', () => {

@@ -39,7 +39,7 @@ describe('Countersign resources', () => {
     );
   });
 
-  it('keeps data in one on-demand table with point-in-time recovery, the customer key and the inbox index', () => {
+  it('keeps data in one on-demand table with point-in-time recovery, the customer key, the inbox index and the history index', () => {
     // Act
     const tables = synthesized.template.findResources('AWS::DynamoDB::Table');
 
@@ -69,6 +69,18 @@ describe('Countersign resources', () => {
               { AttributeName: TABLE_LAYOUT.inboxIndex.sortKey, KeyType: 'RANGE' },
             ],
             Projection: { ProjectionType: 'ALL' },
+          },
+          {
+            IndexName: TABLE_LAYOUT.historyIndex.name,
+            KeySchema: [
+              { AttributeName: TABLE_LAYOUT.historyIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: TABLE_LAYOUT.historyIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            // Only what a history list shows: never a run's sealed state or a decision's arguments.
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
+            },
           },
         ],
       }),
@@ -173,12 +185,14 @@ describe('Countersign resources', () => {
     }
   });
 
-  it('passes the settings every handler reads, and the state machine ARN to api-runs only', () => {
+  it('passes the settings every handler reads, and the state machine ARN to the two that start runs only', () => {
     // Prepare
     const configured = synthesizeTestStack({
       countersign: { skillsMaxBytes: 16000, maxTurns: 20, inboxShards: 8 },
     });
-    const apiRunsId = configured.logicalIdOf(configured.stack.countersign.functions['api-runs']);
+    const startersIds = (['api-runs', 'api-external'] as const).map((name) =>
+      configured.logicalIdOf(configured.stack.countersign.functions[name]),
+    );
 
     // Act
     const variables = Object.entries(configured.template.findResources('AWS::Lambda::Function')).map(
@@ -193,7 +207,7 @@ describe('Countersign resources', () => {
       expect(environment.COUNTERSIGN_INBOX_SHARDS).toBe('8');
       expect(environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS).toBe('604800');
       expect(environment.COUNTERSIGN_MODEL_PROVIDER).toBe('bedrock');
-      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(logicalId === apiRunsId);
+      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(startersIds.includes(logicalId));
     }
   });
 

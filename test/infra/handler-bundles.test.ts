@@ -112,6 +112,12 @@ function eventFor(name: string): unknown {
         routeKey: 'POST /configurations/{id}/complete',
         pathParameters: { id: 'demo-scripted' },
       };
+    case 'api-external':
+      return {
+        ...http('GET', '/external-runs/run-missing'),
+        routeKey: 'GET /external-runs/{id}',
+        pathParameters: { id: 'run-missing' },
+      };
     case 'api-run-events':
       return {
         rawPath: '/runs/run-missing/events',
@@ -287,7 +293,15 @@ describe('the Lambda handler bundles', () => {
     // Assess: the step handlers read the table and refuse the unknown run by name; the API
     // handlers answer HTTP; the probe queries the inbox index (its waiting cards and undelivered
     // decisions). None fails as internal.
-    for (const step of ['prepare', 'model-turn', 'await-approval', 'execute-tools', 'record-rejection']) {
+    for (const step of [
+      'prepare',
+      'model-turn',
+      'await-approval',
+      'execute-tools',
+      'record-rejection',
+      'record-external-decision',
+      'notify-caller',
+    ]) {
       expect(answers[step], step).toEqual({ error: 'countersign.not-found' });
     }
     // The end states are idempotent: a run already gone has nothing left to end.
@@ -306,6 +320,8 @@ describe('the Lambda handler bundles', () => {
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden' } });
     expect(answers['api-generate']).toMatchObject({ statusCode: 403 });
     expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
+    // An external run the caller does not own does not exist for it.
+    expect(answers['api-external']).toMatchObject({ statusCode: 404 });
     expect(answers['api-run-events']).toMatchObject({
       streamed: expect.stringContaining('"statusCode":401'),
     });
@@ -325,7 +341,7 @@ describe('the Lambda handler bundles', () => {
       because: 'card-moved',
     });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 16 bundles and 16 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 300_000); // 19 bundles and 19 fresh Node processes: more than the default 60 s on a busy machine.
 
   it('serve the runbook from the inbox bundle: this build’s docs/runbook.md, every alarm at its anchor', async () => {
     // Prepare: the alarms the construct creates, and the inbox function as it deploys

@@ -37,6 +37,11 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
   'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'escalate-card': { 'data dynamodb': DATA_WRITE },
+  // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
+  // (the webhook URL); recording the answer touches no sealed data.
+  'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },
+  'record-external-decision': { 'data dynamodb': DATA_WRITE },
+  'notify-caller': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
 };
 
 describe('keys by purpose', () => {
@@ -85,7 +90,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the nine unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the eleven unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -102,6 +107,8 @@ describe('keys by purpose', () => {
         'api-runs',
         'api-decision',
         'api-run-events',
+        'api-external',
+        'notify-caller',
         'report-waiting-runs',
       ].sort(),
     );
@@ -185,7 +192,7 @@ describe('keys by purpose', () => {
     }
   });
 
-  it('acknowledges the Lambda invocation wildcards of exactly the eight functions the state machine invokes', () => {
+  it('acknowledges the Lambda invocation wildcards of exactly the ten functions the state machine invokes', () => {
     // Prepare
     const invoked: HandlerName[] = [
       'prepare',
@@ -196,6 +203,8 @@ describe('keys by purpose', () => {
       'finish-run',
       'mark-failed',
       'mark-expired',
+      'record-external-decision',
+      'notify-caller',
     ];
     const invokeStatements = synthesized
       .statementsOf(synthesized.stateMachineRole())

@@ -145,6 +145,7 @@ describe('Countersign observability', () => {
       'ApiLambdaErrors',
       'DecisionsUndelivered',
       'DynamoDbSystemErrors',
+      'ExternalLambdaErrors',
       'ModelErrors',
       'SealedStateRejected',
       'SkillChecksumMismatch',
@@ -169,6 +170,7 @@ describe('Countersign observability', () => {
     for (const name of [
       'StepLambdaThrottles',
       'ApiLambdaThrottles',
+      'ExternalLambdaThrottles',
       'DynamoDbThrottles',
       'ModelThrottles',
     ] as const) {
@@ -194,7 +196,7 @@ describe('Countersign observability', () => {
     }
   });
 
-  it('raises Lambda error and throttle alarms over every handler, steps and API apart', () => {
+  it('raises Lambda error and throttle alarms over every handler, steps, API and external runs apart', () => {
     // Act
     const covered = (names: CountersignAlarmName[], metric: string) =>
       names.flatMap((name) =>
@@ -202,15 +204,19 @@ describe('Countersign observability', () => {
       );
 
     // Assess
-    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors'], 'Errors')).toHaveLength(HANDLER_NAMES.length);
-    expect(covered(['StepLambdaThrottles', 'ApiLambdaThrottles'], 'Throttles')).toHaveLength(
+    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors', 'ExternalLambdaErrors'], 'Errors')).toHaveLength(
       HANDLER_NAMES.length,
     );
+    expect(
+      covered(['StepLambdaThrottles', 'ApiLambdaThrottles', 'ExternalLambdaThrottles'], 'Throttles'),
+    ).toHaveLength(HANDLER_NAMES.length);
     for (const name of [
       'StepLambdaErrors',
       'StepLambdaThrottles',
       'ApiLambdaErrors',
       'ApiLambdaThrottles',
+      'ExternalLambdaErrors',
+      'ExternalLambdaThrottles',
     ] as const) {
       expect(alarms[name].Threshold, name).toBe(ALARM_ON_FIRST_OCCURRENCE);
       expect(alarms[name].Metrics?.length, name).toBeLessThanOrEqual(11);
@@ -288,7 +294,7 @@ describe('Countersign observability', () => {
     const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(20);
+    expect(Object.keys(alarms)).toHaveLength(22);
     expect(topicIds.page).not.toBe(topicIds.ticket);
     for (const [name, alarm] of Object.entries(alarms)) {
       const severity = alarm.AlarmDescription.startsWith('[page]') ? 'page' : 'ticket';

@@ -8,7 +8,12 @@ import { admin, createToolContext, createUser, editor } from './page-tool-fixtur
 
 const tool = updatePageMetadataTool;
 // The tool implements the optional preview contract; fail loudly if that ever changes.
-const preview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
+const describePreview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
+/** The preview's lines (it also gives its text changes: see below). */
+async function preview(...args: Parameters<typeof describePreview>): Promise<string[]> {
+  const produced = await describePreview(...args);
+  return Array.isArray(produced) ? produced : produced.lines;
+}
 const mayViewerReadPreview =
   tool.mayViewerReadPreview?.bind(tool) ??
   (() => Promise.reject(new Error('mayViewerReadPreview is missing')));
@@ -155,6 +160,26 @@ describe('update_page_metadata preview', () => {
 
     // Assess
     expect(lines[1]).toBe(`description: "${'o'.repeat(119)}…" → "${'n'.repeat(119)}…"`);
+  });
+
+  it("gives the whole texts of the fields that change, for the card's diff, and nothing of the rest", async () => {
+    // Prepare
+    const long = `${'word '.repeat(60)}end`;
+    const context = createToolContext(editor, [
+      { pageId: '12', language: 'en', description: long, title: 'Same' },
+    ]);
+
+    // Act
+    const produced = await describePreview(
+      { pageId: '12', description: `${long} and more`, title: 'Same' },
+      editor,
+      context,
+    );
+
+    // Assess
+    expect(Array.isArray(produced) ? [] : produced.changes).toEqual([
+      { field: 'description', before: long, after: `${long} and more` },
+    ]);
   });
 
   it('quotes each value with its quotes and line breaks escaped, so a value cannot draw another field', async () => {

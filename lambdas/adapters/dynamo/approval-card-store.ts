@@ -1,6 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isCardInRouting, routedGroupsOf } from '../../core/approvals/card-routing.js';
+import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -13,10 +14,11 @@ import { batchGetItems } from './batch-get-items.js';
 import {
   APPROVER_GROUPS_ATTRIBUTE,
   APPROVER_ROUTE,
-  approverFilterOf,
   decodeInboxCursor,
+  ENTRY_FILTERED_ATTRIBUTES,
   EVERY_CARD_ROUTE,
   encodeInboxCursor,
+  inboxPageFilterOf,
   inboxPartition,
   inboxSortKey,
   partitionsOf,
@@ -139,6 +141,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           [INBOX.sortKey]: inboxSortKey(card),
           // What an approver's page filters on; none means any approver may see the card.
           ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: groups } : {}),
+          // What the inbox's filters read, so a filtered page is filtered as DynamoDB reads.
+          ...Object.fromEntries(ENTRY_FILTERED_ATTRIBUTES.map((attribute) => [attribute, card[attribute]])),
         },
       }),
     );
@@ -205,22 +209,22 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const order = options.order ?? 'newest';
+    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
     const routing = options.routing ?? { kind: 'every' };
-    const { items, nextBefore } = await queryInboxPage(this.table.client, this.table.tableName, {
+    const filter = inboxPageFilterOf(routing, options.filter);
+    const { items, nextPosition } = await queryInboxPage(this.table.client, this.table.tableName, {
       partitions: partitionsOf(routing, this.inboxShards),
       limit: options.limit,
-      ...(before === undefined ? {} : { before }),
+      order,
+      ...(position === undefined ? {} : { position }),
+      ...(filter === undefined ? {} : { filter }),
       // Admins read every card: each shard may hold the whole page. Approvers read entries
       // filtered on their groups, so a page's Queries do not grow with the groups.
-      ...(routing.kind === 'every'
-        ? { firstEvaluation: options.limit }
-        : {
-            filter: approverFilterOf(routing.groups),
-            firstEvaluation: Math.ceil(
-              (APPROVER_FIRST_EVALUATION_PER_CARD * options.limit) / this.inboxShards,
-            ),
-          }),
+      firstEvaluation:
+        routing.kind === 'every'
+          ? options.limit
+          : Math.ceil((APPROVER_FIRST_EVALUATION_PER_CARD * options.limit) / this.inboxShards),
     });
     const page = items.map(({ item }) => ({ runId: runIdOfPartition(item[PK]), item }));
     // Cards the index returned whole are used as they are; entries are followed to their card.
@@ -236,13 +240,19 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       const card = readStoredCardItem(cardItem);
       if (card === undefined) unreadableRunIds.push(runId);
       // An entry whose card closed between the query and the read is no longer waiting; the
-      // card's own groups decide who sees it, whatever its entry said (fail closed).
-      else if (isCardOpen(card) && isCardInRouting(card, routing)) cards.push(runFromKey(runId, card));
+      // card's own groups and fields decide, whatever its entry said (fail closed).
+      else if (
+        isCardOpen(card) &&
+        isCardInRouting(card, routing) &&
+        matchesInboxFilter(card, options.filter ?? {})
+      ) {
+        cards.push(runFromKey(runId, card));
+      }
     }
     return {
       cards,
       ...(unreadableRunIds.length > 0 ? { unreadableRunIds } : {}),
-      ...(nextBefore === undefined ? {} : { cursor: encodeInboxCursor(nextBefore) }),
+      ...(nextPosition === undefined ? {} : { cursor: encodeInboxCursor(nextPosition, order) }),
     };
   }
 
@@ -253,8 +263,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     return new Map(items.map((item) => [runIdOfPartition(item[PK]), item]));
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return encodeInboxCursor(inboxSortKey(card));
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return encodeInboxCursor(inboxSortKey(card), order);
   }
 
   public async closeCard(

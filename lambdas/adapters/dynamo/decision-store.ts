@@ -17,6 +17,7 @@ import type {
   LapseOutcome,
   RunRepository,
 } from '../../core/ports.js';
+import { actHistoryKey } from './history-index.js';
 import { shardOf, undeliveredPartition, undeliveredSortKey } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
@@ -72,6 +73,8 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     const claimed = await putIfAbsent(this.table.client, this.table.tableName, {
       ...withoutUndefined(parsed),
       ...withoutUndefined({ [TABLE_LAYOUT.timeToLiveAttribute]: this.table.decisionRemoval() }),
+      // "Decided by me" lists it under who decided (the history index).
+      ...actHistoryKey({ actor: parsed.decidedBy, at: parsed.decidedAt, ...parsed, kind: 'decision' }),
       ...undelivered,
       ...decisionItemKey(parsed.runId, parsed.turn),
     });
@@ -93,6 +96,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     // approving again finds it there: the first record stands, the tally below is idempotent.
     await putIfAbsent(this.table.client, this.table.tableName, {
       ...parsed,
+      ...actHistoryKey({ actor: parsed.approvedBy, at: parsed.approvedAt, ...parsed, kind: 'approval' }),
       ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));

@@ -17,6 +17,7 @@
  * |               |                   |                             | `inboxSk = <decidedAt>#<runId>`; then `deliveredAt` |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
  * | call          | `RUN#<runId>`     | `CALL#<turn>#<index, 3 digits>` | CallRecord fields: the call ledger        |
+ * |               |                   |                             | runs, decisions, approvals: `historyPk`/`historySk` (history-index.ts) |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -40,18 +41,23 @@
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalLapse,
   type ApprovalOutcome,
+  type AuditTrail,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
   type EscalationChange,
   type EscalationOutcome,
   type LapseOutcome,
+  type PageRequest,
+  type RecordedAct,
   type RunRepository,
+  type RunSummary,
   type StoredRun,
   systemClock,
   type WaitingCardsPage,
@@ -68,6 +74,8 @@ import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoCallLedgerStore } from './call-ledger-store.js';
 import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
+import { runHistoryKey } from './history-index.js';
+import { DynamoHistoryStore } from './history-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
@@ -122,6 +130,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
   private readonly escalations: DynamoCardEscalationStore;
+  private readonly history: DynamoHistoryStore;
   private readonly ledger: DynamoCallLedgerStore;
 
   public constructor(props: DynamoRepositoryProps) {
@@ -133,15 +142,19 @@ export class DynamoRunRepository implements RunRepository {
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
     this.decisions = new DynamoDecisionStore(this.table, inboxShards);
+    this.history = new DynamoHistoryStore(this.table);
     this.ledger = new DynamoCallLedgerStore(this.table);
     this.escalations = new DynamoCardEscalationStore(this.table, (runId) => this.cards.getCard(runId));
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
     const state = await this.overflow.store(record.runId, sealedState);
+    const parsed = withoutUndefined(runRecordSchema.parse(record));
     const created = await putIfAbsent(this.client, this.tableName, {
-      ...withoutUndefined(runRecordSchema.parse(record)),
+      ...parsed,
       ...sealedStateAttributes(state),
+      // "My runs" lists the run under its owner (the history index).
+      ...runHistoryKey(parsed),
       ...runItemKey(record.runId),
     });
     if (!created) throw new CountersignError('conflict', 'A run with this id already exists.');
@@ -239,8 +252,8 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.listWaitingCards(options);
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return this.cards.waitingCardCursor(card);
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return this.cards.waitingCardCursor(card, order);
   }
 
   public closeCard(
@@ -265,6 +278,21 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public readAuditTrail(runId: string): Promise<AuditTrail> {
+    return this.history.readAuditTrail(runId);
+  }
+
+  public listActsOf(userId: string, page: PageRequest): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    return this.history.listActsOf(userId, page);
+  }
+
+  public listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    return this.history.listRunsOwnedBy(owner, page);
   }
 
   public markDecisionDelivered(runId: string, turn: number): Promise<void> {

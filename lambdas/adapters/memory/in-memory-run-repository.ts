@@ -6,6 +6,7 @@ import {
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
+import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -17,12 +18,16 @@ import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalLapse,
   ApprovalOutcome,
+  AuditTrail,
   ClaimOutcome,
   ConditionalOutcome,
   EscalationChange,
   EscalationOutcome,
   LapseOutcome,
+  PageRequest,
+  RecordedAct,
   RunRepository,
+  RunSummary,
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
@@ -52,6 +57,7 @@ import {
   type StoredSealedState,
   sealedStateAttributes,
 } from '../dynamo/sealed-state-overflow.js';
+import { pageActsOf, pageRunsOwnedBy } from './in-memory-history.js';
 
 export interface InMemoryRunRepositoryProps {
   /**
@@ -91,6 +97,7 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly runs = new Map<string, RunEntry>();
   private readonly cards = new Map<string, StoredCard>();
   private readonly decisions = new Map<string, DecisionRecord>();
+  private readonly approvals = new Map<string, ApprovalRecord>();
   /** Keys of claimed approvals and rejections not yet marked delivered. */
   private readonly undelivered = new Set<string>();
   private readonly calls = new Map<string, CallRecord>();
@@ -194,25 +201,34 @@ export class InMemoryRunRepository implements RunRepository {
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const order = options.order ?? 'newest';
+    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
     const routing = options.routing ?? { kind: 'every' };
-    const newestFirst = [...this.cards.values()]
-      .filter((card) => isCardOpen(card) && isCardInRouting(card, routing))
+    const filter = options.filter ?? {};
+    const sign = order === 'newest' ? 1 : -1;
+    const past = (sortKey: string) =>
+      position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
+    const ordered = [...this.cards.values()]
+      .filter(
+        (card) => isCardOpen(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter),
+      )
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
-      .filter(({ sortKey }) => before === undefined || sortKey < before)
-      .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
-    const page = newestFirst.slice(0, options.limit);
+      .filter(({ sortKey }) => past(sortKey))
+      .sort((left, right) =>
+        left.sortKey < right.sortKey ? sign : left.sortKey > right.sortKey ? -sign : 0,
+      );
+    const page = ordered.slice(0, options.limit);
     const last = page.at(-1);
     return {
       cards: page.map(({ card }) => copyOf(card)),
-      ...(newestFirst.length > options.limit && last !== undefined
-        ? { cursor: encodeInboxCursor(last.sortKey) }
+      ...(ordered.length > options.limit && last !== undefined
+        ? { cursor: encodeInboxCursor(last.sortKey, order) }
         : {}),
     };
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return encodeInboxCursor(inboxSortKey(card));
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return encodeInboxCursor(inboxSortKey(card), order);
   }
 
   public async closeCard(
@@ -301,7 +317,9 @@ export class InMemoryRunRepository implements RunRepository {
   public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     const parsed = approvalRecordSchema.parse(approval);
     assertTurn(parsed.turn);
-    // DynamoDB also keeps an audit record per approval; nothing reads it through the port.
+    // The audit record first, as on DynamoDB: the first approval of an approver stands.
+    const approvalKey = `${decisionKey(parsed.runId, parsed.turn)}#${parsed.approvedBy}`;
+    if (!this.approvals.has(approvalKey)) this.approvals.set(approvalKey, copyOf(parsed));
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
     if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
@@ -337,6 +355,34 @@ export class InMemoryRunRepository implements RunRepository {
       delegatedApprovals: copyOf(delegatedApprovals),
       approvalContents: copyOf(approvalContents),
     };
+  }
+
+  public async readAuditTrail(runId: string): Promise<AuditTrail> {
+    const card = this.cards.get(runId);
+    return {
+      ...(card === undefined ? {} : { card: copyOf(card) }),
+      decisions: [...this.decisions.values()].filter((decision) => decision.runId === runId).map(copyOf),
+      approvals: [...this.approvals.values()].filter((approval) => approval.runId === runId).map(copyOf),
+    };
+  }
+
+  public async listActsOf(
+    userId: string,
+    page: PageRequest,
+  ): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    const records = { decisions: this.decisions.values(), approvals: this.approvals.values() };
+    return pageActsOf(records, (runId) => this.runs.get(runId)?.record, userId, page);
+  }
+
+  public async listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    return pageRunsOwnedBy(
+      [...this.runs.values()].map(({ record }) => record),
+      owner,
+      page,
+    );
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {

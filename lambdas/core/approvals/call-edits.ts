@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { canonicalJson } from '../canonical-json.js';
+import { callerToolName, isExternalToolName } from '../external-runs/external-tool-names.js';
 import { nestsDeeperThan } from '../json-depth.js';
 import { describeSchemaIssue } from '../schema-messages.js';
 import { TEXTS } from '../texts.js';
@@ -56,6 +57,9 @@ export function resolveCallEdits(input: {
     if (resolved.some((earlier) => earlier.index === edit.index)) {
       return refused(`${field}.index`, TEXTS.choiceNamedTwice(edit.index));
     }
+    // An agent that runs elsewhere runs its own arguments: its answer can approve or refuse a call, never rewrite it.
+    if (isExternalToolName(call.tool))
+      return refused(`${field}.index`, TEXTS.externalCallNotEditable(callerToolName(call.tool)));
     if (call.registeredTool?.editable !== true)
       return refused(`${field}.index`, TEXTS.callNotEditable(call.tool));
     const text = canonicalJson(edit.arguments ?? null);

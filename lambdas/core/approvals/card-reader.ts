@@ -1,10 +1,12 @@
 import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../runs/run-dependencies.js';
 import { unsealJson } from '../runs/sealed-json.js';
+import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
+import type { CardContext, ContextText } from './card-context.js';
 import { isCardRoutedTo } from './card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { CardEscalation } from './escalation-ladder.js';
@@ -67,11 +69,25 @@ export interface CardView {
    * routed to the viewer themself); the viewer decides it acting for them.
    */
   actingFor?: string;
+  /** The request, the model's reason and the owner's name (cards paused since they are captured). */
+  context?: CardContextView;
 }
 
 /** A card's escalation as every surface shows it. */
 export interface EscalationView {
   steps: Array<{ at: string; approverGroups: string[]; reached: boolean }>;
+}
+
+/**
+ * A card's context as one viewer may read it. The request and the model's text may quote the
+ * records the run read, so a viewer from whom a preview on the card is withheld (the read gate)
+ * gets `withheld` instead of them; the run's owner and admins read them always.
+ */
+export interface CardContextView {
+  ownerName?: string;
+  request?: ContextText;
+  reasoning?: ContextText;
+  withheld?: string;
 }
 
 export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
@@ -221,7 +237,7 @@ export async function refuseUnreadableCards(
 async function viewCard(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
-  { stored, calls }: UnsealedCard,
+  { stored, calls, card }: UnsealedCard,
   delegators: readonly UserProfile[],
 ): Promise<CardView> {
   const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
@@ -264,6 +280,7 @@ async function viewCard(
       ? { decidedTogether: stored.decisionGroups }
       : {}),
     ...(delegator ? { actingFor: delegator.userId } : {}),
+    ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
   };
 }
 
@@ -275,6 +292,22 @@ function viewEscalation(escalation: CardEscalation): EscalationView {
       reached: position < escalation.reached,
     })),
   };
+}
+
+/** The context, its texts withheld from a viewer the read gate withholds a preview on the card from. */
+function viewContext(
+  context: CardContext,
+  viewer: UserProfile,
+  stored: StoredCard,
+  pendingTools: readonly PendingToolView[],
+): CardContextView {
+  const { ownerName, request, reasoning } = context;
+  const named = ownerName ? { ownerName } : {};
+  const everything = stored.owner === viewer.userId || isAdmin(viewer);
+  if (!everything && pendingTools.some((call) => call.preview.status === 'withheld')) {
+    return request || reasoning ? { ...named, withheld: TEXTS.contextWithheld } : named;
+  }
+  return { ...named, ...(request ? { request } : {}), ...(reasoning ? { reasoning } : {}) };
 }
 
 /** Runs one read of a card's item or blobs: a refusal is the card's (refuseCard); other errors pass. */

@@ -1,5 +1,6 @@
 import { describeErrorClass } from '../errors.js';
-import { allows, isAdmin, type UserProfile } from '../identity.js';
+import { allowsTool } from '../external-runs/external-tool-names.js';
+import { isAdmin, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 import { applyPolicyFloor, type PolicyFloor, type TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger } from '../ports.js';
@@ -54,7 +55,7 @@ export async function evaluateApproveGate(input: {
   const approved = (call: { index: number }) => input.approvedIndexes?.has(call.index) ?? true;
   const gatedTools = gatedToolsOf(card, input.approvedIndexes);
   if (!isAdmin(principal)) {
-    const refused = gatedTools.find((tool) => !allows(principal.toolAccess, tool));
+    const refused = gatedTools.find((tool) => !allowsTool(principal.toolAccess, tool));
     if (refused) return { kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(refused) };
   }
   if (policy.fourEyes && card.owner === principal.userId) {

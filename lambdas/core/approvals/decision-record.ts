@@ -171,6 +171,9 @@ export const readableDecisionRecordSchema = refusingPrototypeKeys<DecisionRecord
 /** The account of a turn cancelled while it waited: no card was decided, so none was shown. */
 export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
 
+/** Reads a stored approval record (k-of-n) of any known version, as the audit does. */
+export const readableApprovalRecordSchema = refusingPrototypeKeys<ApprovalRecord>(approvalRecordSchema);
+
 /**
  * The audit's account of a card, as the record keeps it: JSON text of each call as the approver
  * saw it (canonical, so equal cards read the same). A refusal line is not a captured preview.

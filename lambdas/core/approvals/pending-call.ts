@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { textDiffSchema } from '../previews/text-diff.js';
 import { callGuardSchema } from './needs-human-approval.js';
 
 const positionSchema = z.number().check(z.int(), z.nonnegative());
@@ -9,6 +10,8 @@ export const callPreviewSchema = z.object({
   failed: z.boolean(),
   /** The call's arguments would be refused by its tool: the lines say so, and read no record. */
   refused: z.optional(z.boolean()),
+  /** Word-level diffs of the long texts the write changes (a tool that gives them), computed at the pause. */
+  diffs: z.optional(z.array(textDiffSchema)),
 });
 export type CallPreview = z.infer<typeof callPreviewSchema>;
 

@@ -3,6 +3,7 @@ import {
   type ApprovalCard,
   parseApprovalCard,
 } from '../approvals/approval-card.js';
+import { captureCardContext } from '../approvals/card-context.js';
 import { groupCallsDecidedTogether } from '../approvals/decision-groups.js';
 import type { Decision, DecisionRecord } from '../approvals/decision-record.js';
 import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-ladder.js';
@@ -16,6 +17,8 @@ import {
 } from '../approvals/stored-card.js';
 import { computeTurnDigest } from '../approvals/turn-digest.js';
 import { CountersignError, isCountersignError } from '../errors.js';
+import { withCallerPreviews } from '../external-runs/caller-previews.js';
+import { externalRunTools } from '../external-runs/external-tools.js';
 import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
@@ -88,8 +91,11 @@ export async function awaitApproval(
   // KMS call) and seals the token and the card with it, instead of first generating a new key.
   const state = await unsealRunState(dependencies, run);
   const sealedToken = await sealTaskToken();
-  // The run's MCP tools (their previews and effects) as their servers list them now.
-  const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId);
+  // The run's MCP tools (their previews and effects) as their servers list them now; an external
+  // run's tools as their caller declared them.
+  const runTools = state.external
+    ? externalRunTools(state.pendingCalls, dependencies.tools)
+    : await toolsForPendingCalls(dependencies, state.pendingCalls, record.configurationId);
   dependencies = { ...dependencies, tools: runTools.tools };
   // Fails closed: a call whose tool's effect cannot be established now, or that claims to be less
   // guarded than the model turn found it, is unconfirmed and guarded like a write.
@@ -119,7 +125,7 @@ export async function awaitApproval(
   const calls = guarded.map(({ call }) => call);
   const hasPreconditions = calls.some((call) => call.precondition !== undefined);
   const digest = computeTurnDigest(input.runId, input.turn, calls);
-  const previewed = context
+  const captured = context
     ? await capturePreviews({
         calls: guarded,
         actingUser: context.actingUser,
@@ -127,6 +133,8 @@ export async function awaitApproval(
         logger: dependencies.logger,
       })
     : calls;
+  // An external run's previews are its caller's lines, bounded and quoted when it submitted them.
+  const previewed = state.external ? withCallerPreviews(captured, state.external.callerPreviews) : captured;
   const card: ApprovalCard = {
     schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,
     runId: input.runId,
@@ -134,6 +142,12 @@ export async function awaitApproval(
     digest,
     // The model's call id stays in the run state: nothing on a card reads it.
     pendingCalls: previewed.map(({ callId: _callId, ...call }) => call),
+    // What a reviewer needs beside the calls, sealed with them (the inbox never reads a transcript).
+    context: captureCardContext({
+      request: state.request,
+      transcript: state.transcript,
+      ownerName: (actingUser ?? (await readOwner()))?.displayName,
+    }),
   };
   const previews = card.pendingCalls.flatMap((call) => (call.preview ? [call.preview] : []));
   const now = dependencies.clock.now();

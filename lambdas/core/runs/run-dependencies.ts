@@ -1,4 +1,7 @@
 import type { ConfigurationRepository } from '../configurations.js';
+import type { ExternalRunStore } from '../external-runs/external-run-store.js';
+import type { WebhookPoster, WebhookSecrets } from '../external-runs/webhook-delivery.js';
+import type { WebhookUrlPolicy } from '../external-runs/webhook-url.js';
 import type { ModelPrices } from '../generation/model-prices.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
@@ -50,6 +53,11 @@ export interface RunSettings {
    */
   mcpHostPolicy?: McpHostPolicy;
   /**
+   * Where an external run's answer may be posted (docs/external-agents.md).
+   * @default - DEPLOYED_WEBHOOK_URL_POLICY: https, no loopback or link-local host
+   */
+  webhookUrlPolicy?: WebhookUrlPolicy;
+  /**
    * The team's model prices (the `modelPrices` prop), for the cost estimate each model call
    * records. @default - none: tokens are counted, no cost is estimated
    */
@@ -73,6 +81,12 @@ export interface RunDependencies {
   mcp?: McpServers;
   /** The per-principal quota counters. Absent: no quota is enforced (unit tests that do not need them). */
   quotas?: QuotaStore;
+  /** Client keys and execution reports of external runs (docs/external-agents.md). */
+  externalRuns: ExternalRunStore;
+  /** The webhook signing secrets, per machine client. Absent: no webhook is sent. */
+  webhookSecrets?: WebhookSecrets;
+  /** Posts an external run's signed answer. Absent: no webhook is sent. */
+  webhookPoster?: WebhookPoster;
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;

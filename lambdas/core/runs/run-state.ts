@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { runStateCallSchema } from '../approvals/pending-call.js';
+import { externalTurnSchema } from '../external-runs/external-turn-state.js';
 import { userProfileSchema } from '../identity.js';
 import type { Message } from '../model.js';
 import { readSchemaVersion, refusal } from '../persisted-shape.js';
@@ -7,11 +8,12 @@ import { readSchemaVersion, refusal } from '../persisted-shape.js';
 /**
  * The sealed working state of a run: transcript and the calls of the last model turn.
  * Persisted shapes carry a schema version; every version keeps an immutable fixture in
- * `test/fixtures/run-state/` that later code must still read. Version 3 marks a pending call an
- * approver edited (`edited`: by whom, the model's own arguments); version 2 adds
- * `completedCalls`; versions 1 and 2 are read as they are (they have neither).
+ * `test/fixtures/run-state/` that later code must still read. Version 2 adds
+ * `completedCalls`; version 3 may carry an external run's turn (`external`,
+ * docs/external-agents.md); version 4 marks a pending call an approver edited (`edited`: by whom,
+ * the model's own arguments). Earlier versions read as they are, without what came later.
  */
-export const RUN_STATE_SCHEMA_VERSION = 3;
+export const RUN_STATE_SCHEMA_VERSION = 4;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -50,7 +52,7 @@ const completedCallSchema = z.object({
 export type CompletedCall = z.infer<typeof completedCallSchema>;
 
 export const runStateSchema = z.object({
-  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(RUN_STATE_SCHEMA_VERSION)]),
+  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(RUN_STATE_SCHEMA_VERSION)]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),
@@ -73,8 +75,18 @@ export const runStateSchema = z.object({
    * together once they ran (version 2).
    */
   completedCalls: z.optional(z.array(completedCallSchema)),
+  /** Version 3: what an agent that runs elsewhere sent with its turn (docs/external-agents.md). */
+  external: z.optional(externalTurnSchema),
+  /**
+   * The request the run was started with (its input, without a task's template or skills), for
+   * the context its cards show. Absent on runs started before it was kept.
+   */
+  request: z.optional(z.string()),
 });
-export type RunState = z.infer<typeof runStateSchema> & { transcript: Message[] };
+export type RunState = Omit<z.infer<typeof runStateSchema>, 'schemaVersion'> & {
+  schemaVersion: typeof RUN_STATE_SCHEMA_VERSION;
+  transcript: Message[];
+};
 
 /**
  * Parses a decrypted run state, refusing anything that is not a known version, or that holds
@@ -87,5 +99,6 @@ export function parseRunState(value: unknown): RunState {
   readSchemaVersion(value, 'sealed run state');
   const parsed = runStateSchema.safeParse(value);
   if (!parsed.success) throw refusal('sealed run state');
-  return parsed.data as RunState;
+  // Versions 1 and 2 are the current version without what was added since: they read as it.
+  return { ...parsed.data, schemaVersion: RUN_STATE_SCHEMA_VERSION } as RunState;
 }

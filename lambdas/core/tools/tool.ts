@@ -1,4 +1,5 @@
 import type * as zc from 'zod/v4/core';
+import { createExternalToolStandIn } from '../external-runs/external-tools.js';
 import type { UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 
@@ -103,9 +104,27 @@ export interface Tool<Arguments = unknown> {
    * ends "not applied". Any other throw is a permanent failure, recorded as it is.
    */
   execute(args: Arguments, context: ToolExecutionContext): Promise<ToolOutcome>;
-  preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[]>;
+  /** The preview's lines; or the lines and its text changes, which the card shows as a word-level diff. */
+  preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[] | WritePreview>;
   mayViewerReadPreview?(args: Arguments, viewer: UserProfile, context: ToolContext): Promise<boolean>;
   readPrecondition?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string>;
+}
+
+/**
+ * A preview with the whole text of what changes: each field's value now and as the write would
+ * set it. Its lines still say what changes (bounded, 120-character excerpts); the card draws a
+ * word-level diff of the changes, so a long text shows where it changes (bounded too).
+ */
+export interface WritePreview {
+  lines: string[];
+  changes?: PreviewTextChange[];
+}
+
+/** One field of a record: its text now (`before`) and as the write would set it (`after`). */
+export interface PreviewTextChange {
+  field: string;
+  before: string;
+  after: string;
 }
 
 /** Identity function that keeps the argument type of a tool definition. */
@@ -150,8 +169,12 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
+  /**
+   * The tool of a name: registered here, else an external run's tool (`<configuration>/<tool>`,
+   * which no registered name can be), else the fallback's answer.
+   */
   public get(name: string): Tool | undefined {
-    return this.tools.get(name) ?? this.fallback?.(name);
+    return this.tools.get(name) ?? createExternalToolStandIn(name) ?? this.fallback?.(name);
   }
 
   /** Whether the name is registered here (a fallback's answer does not count). */

@@ -8,9 +8,11 @@ let notifier: RunDependencies['notifier'] | undefined;
 
 /** Tells EventBridge a run waits for approval. */
 export function awsNotifier(): RunDependencies['notifier'] {
+  const environment = lambdaEnvironment();
   notifier ??= new EventBridgeRunNotifier({
     client: surfaceTransientFaults(new EventBridgeClient({})),
-    eventBusName: lambdaEnvironment().COUNTERSIGN_EVENT_BUS_NAME,
+    eventBusName: environment.COUNTERSIGN_EVENT_BUS_NAME,
+    ...(environment.COUNTERSIGN_INBOX_URL ? { inboxUrl: environment.COUNTERSIGN_INBOX_URL } : {}),
   });
   return notifier;
 }

@@ -22,6 +22,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'model-provider-unavailable': 503,
   'model-timeout': 504,
   'tool-failed': 500,
+  'webhook-failed': 500,
   unavailable: 503,
   configuration: 500,
   internal: 500,

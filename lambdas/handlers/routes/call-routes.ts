@@ -3,9 +3,8 @@ import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
 import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
-import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';
-import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
 
 /**

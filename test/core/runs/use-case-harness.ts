@@ -6,6 +6,7 @@ import { LocalReceiptSigner } from '../../../lambdas/adapters/local-receipt-sign
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
 import { InMemoryApproverResponseStore } from '../../../lambdas/adapters/memory/in-memory-approver-response-store.js';
+import { InMemoryExternalRunStore } from '../../../lambdas/adapters/memory/in-memory-external-run-store.js';
 import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
@@ -217,6 +218,7 @@ export function createHarness(
         }
       : {}),
     models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
+    externalRuns: new InMemoryExternalRunStore(),
     executions,
     notifier,
     escalations,

@@ -5,6 +5,7 @@ import type { AnyRouteImplementation } from '../../../lambdas/handlers/http/http
 import { createAdminRoutes } from '../../../lambdas/handlers/routes/admin-routes.js';
 import { createCallRoutes } from '../../../lambdas/handlers/routes/call-routes.js';
 import { createDecisionRoutes } from '../../../lambdas/handlers/routes/decision-routes.js';
+import { createExternalRoutes } from '../../../lambdas/handlers/routes/external-routes.js';
 import { createGenerateRoutes } from '../../../lambdas/handlers/routes/generate-routes.js';
 import { createInboxRoutes } from '../../../lambdas/handlers/routes/inbox-routes.js';
 import { createOpenApiRoutes } from '../../../lambdas/handlers/routes/openapi-routes.js';
@@ -24,6 +25,7 @@ const IMPLEMENTATIONS: Partial<Record<OperationId, AnyRouteImplementation>> = {
   ...createRunbookRoutes(),
   ...createGenerateRoutes(unused),
   ...createAdminRoutes(unused),
+  ...createExternalRoutes(unused),
 };
 
 describe('the handlers validate with the schemas the OpenAPI document describes', () => {
