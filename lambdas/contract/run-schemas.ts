@@ -237,6 +237,14 @@ export const inboxPageSchema = z.object({
 });
 
 /** 200: the decision is on record (`repeated` when this request said it again). */
+/** One call's own choice in a per-call decision (a rejection with its reason), as answers show it. */
+const callChoiceViewSchema = z.object({
+  index: count,
+  tool: z.string(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.optional(z.string()),
+});
+
 export const decidedSchema = z.object({
   kind: z.literal('decided'),
   runId: z.string(),
@@ -244,16 +252,7 @@ export const decidedSchema = z.object({
   /** `edit`: the edited calls go on a fresh card (the next turn) for approval; nothing ran. */
   decision: z.enum(['approve', 'reject', 'edit']),
   /** Per-call decisions: what the decision did with each call of the card. */
-  choices: z.optional(
-    z.array(
-      z.object({
-        index: count,
-        tool: z.string(),
-        decision: z.enum(['approve', 'reject']),
-        reason: z.optional(z.string()),
-      }),
-    ),
-  ),
+  choices: z.optional(z.array(callChoiceViewSchema)),
   repeated: z.boolean(),
 });
 
@@ -361,16 +360,7 @@ export const runAuditSchema = z.object({
         reason: z.optional(z.string()),
         approvedBy: z.optional(z.array(z.string())),
         actingFor: z.optional(z.string()),
-        choices: z.optional(
-          z.array(
-            z.object({
-              index: count,
-              tool: z.string(),
-              decision: z.enum(['approve', 'reject']),
-              reason: z.optional(z.string()),
-            }),
-          ),
-        ),
+        choices: z.optional(z.array(callChoiceViewSchema)),
         calls: z.array(z.object({ index: count, tool: z.string(), preview: previewShownSchema })),
       }),
       z.object({

@@ -1,3 +1,4 @@
+import type { CallChoice } from '../approvals/call-choices.js';
 import {
   type ApprovalRecord,
   type CardShown,
@@ -40,7 +41,7 @@ export type AuditEntry =
       /** Delegation: the approver away for whom the decider acted. */
       actingFor?: string;
       /** A per-call decision: each call's own choice (and a rejection's reason). */
-      choices?: Array<{ index: number; tool: string; decision: 'approve' | 'reject'; reason?: string }>;
+      choices?: CallChoice[];
       /** Each call the card showed, and whether a preview was captured for it. */
       calls: Array<{
         index: number;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { ModelProvider } from '../../../lambdas/core/model.js';
+import { auditRun } from '../../../lambdas/core/runs/audit-run.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { executeTools } from '../../../lambdas/core/runs/execute-tools.js';
 import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
@@ -94,5 +95,15 @@ describe('calls decided together (a tool declares decidedWith)', () => {
     });
     expect(applied).toEqual([-5, 5]);
     expect((await harness.dependencies.pages.getPage('12'))?.title).not.toBe('T');
+    // The audit says which call was refused, and why.
+    const audit = await auditRun(harness.dependencies, approver, paused.runId);
+    expect(audit.entries.find((entry) => entry.kind === 'decision')).toMatchObject({
+      decision: 'approve',
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, tool: 'update_page_metadata', decision: 'reject', reason: 'not this page' },
+        { index: 2, decision: 'approve' },
+      ],
+    });
   });
 });
