@@ -8,6 +8,7 @@ import {
   LocalStartSettingError,
   loadTeamToolsModule,
   parseApprovalTimeout,
+  parseLocalChannels,
 } from '../lambdas/local/local-start-settings.js';
 import { composeStartBanner } from '../lambdas/local/start-banner.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
@@ -41,6 +42,7 @@ const openAiCompatible =
 let settings: {
   approvalTimeoutSeconds?: number;
   extraTools: Awaited<ReturnType<typeof loadTeamToolsModule>>;
+  channels: ReturnType<typeof parseLocalChannels>;
 };
 let definition: Record<string, unknown>;
 try {
@@ -49,6 +51,8 @@ try {
   settings = {
     ...(timeoutText ? { approvalTimeoutSeconds: parseApprovalTimeout(timeoutText) } : {}),
     extraTools: modulePath ? await loadTeamToolsModule(modulePath, process.cwd()) : [],
+    // Slack and email, as a deployment's `channels` props (docs/approvers.md).
+    channels: parseLocalChannels(environment),
   };
   // The same ASL the CDK app deploys, synthesized from the same construct (bundling skipped),
   // with the same approval timeout: the runtime refuses a setting its ASL does not wait.
@@ -70,6 +74,7 @@ const runtime = await startEmbeddedRuntime({
     ? {}
     : { approvalTimeoutSeconds: settings.approvalTimeoutSeconds }),
   extraTools: settings.extraTools,
+  channels: settings.channels,
   baseDirectory: process.cwd(),
   ...(environment.COUNTERSIGN_DATA_DIR ? { dataDirectory: environment.COUNTERSIGN_DATA_DIR } : {}),
   port,

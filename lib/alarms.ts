@@ -88,7 +88,11 @@ type CountAlarmName =
   | 'DecisionsUndelivered'
   | 'ProbeDeadLetters'
   | 'ModelErrors'
-  | 'ModelThrottles';
+  | 'ModelThrottles'
+  | 'ChannelDeliveryFailed';
+
+/** The alarms of the notification channels a team switched on (`channels` props): none without them. */
+export type ChannelAlarmName = 'ChannelDeadLetters' | 'ChannelLambdaErrors';
 
 /** The alarms of countersign, by the names docs/runbook.md explains them under. */
 export type CountersignAlarmName =
@@ -114,6 +118,11 @@ export interface CountersignAlarmsProps {
   /** Every alarm is named `<prefix>-<alarm name>` (the deployment's service name). */
   readonly alarmNamePrefix: string;
   readonly metric: ApplicationMetricReader;
+  /** The channels that are on: their functions and dead-letter queues. @default - none */
+  readonly channels?: {
+    readonly functions: readonly IFunction[];
+    readonly deadLetterQueues: readonly IQueue[];
+  };
 }
 
 /** One alarm: what it watches, when it fires, how urgent it is and what it means. */
@@ -153,7 +162,7 @@ function countRule(
 export function createCountersignAlarms(
   scope: Construct,
   props: CountersignAlarmsProps,
-): Record<CountersignAlarmName, Alarm> {
+): Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>> {
   const { thresholds, metric } = props;
   const everyFiveMinutes = { period: Duration.minutes(5) };
   // The errors or the throttles of a group of handlers, summed.
@@ -283,6 +292,17 @@ export function createCountersignAlarms(
       SUSTAINED,
       'The model provider kept throttling requests (retried by the adapter): raise its quota.',
     ),
+    // A channel takes part in no decision: a ticket, once a failure outlasts the first retries.
+    ChannelDeliveryFailed: countRule(
+      'ticket',
+      sumOf('Channel delivery failures', [
+        metric('ChannelDeliveryFailures', { ...everyFiveMinutes, dimensions: { channel: 'slack' } }),
+        metric('ChannelDeliveryFailures', { ...everyFiveMinutes, dimensions: { channel: 'email' } }),
+        metric('CardEventFailures', everyFiveMinutes),
+      ]),
+      REPEATED,
+      'Slack messages or mails kept failing, or Card Closed events could not be put; decisions are not affected.',
+    ),
   };
 
   const previewFailurePercent = new MathExpression({
@@ -339,18 +359,44 @@ export function createCountersignAlarms(
       description: `A run has waited for a decision longer than ${thresholds.runWaitingLongerThan.toHumanString()}.`,
     },
   };
+  const channels = props.channels;
+  const channelRules: Partial<Record<ChannelAlarmName, AlarmRule>> =
+    channels === undefined || channels.functions.length === 0
+      ? {}
+      : {
+          ChannelDeadLetters: countRule(
+            'ticket',
+            sumOf(
+              'Channel dead letters',
+              channels.deadLetterQueues.map((queue) =>
+                queue.metricApproximateNumberOfMessagesVisible({ ...everyFiveMinutes, statistic: 'Maximum' }),
+              ),
+            ),
+            AT_ONCE,
+            'A notification channel gave up on an event after its retries; the event is in the channel’s dead-letter queue.',
+          ),
+          ChannelLambdaErrors: countRule(
+            'ticket',
+            sumOf(
+              'Channel Lambda errors',
+              channels.functions.map((handler) => handler.metricErrors()),
+            ),
+            SUSTAINED,
+            'A notification channel’s functions kept throwing or timing out (events are retried, then dead-lettered).',
+          ),
+        };
   return Object.fromEntries(
-    Object.entries(rules).map(([id, rule]) => [
+    Object.entries({ ...rules, ...channelRules }).map(([id, rule]) => [
       id,
-      createAlarm(scope, id as CountersignAlarmName, rule, props),
+      createAlarm(scope, id as CountersignAlarmName | ChannelAlarmName, rule, props),
     ]),
-  ) as Record<CountersignAlarmName, Alarm>;
+  ) as Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>>;
 }
 
 /** The alarm of one rule, named and linked to its runbook entry, on its severity's topic. */
 function createAlarm(
   scope: Construct,
-  id: CountersignAlarmName,
+  id: CountersignAlarmName | ChannelAlarmName,
   rule: AlarmRule,
   props: Pick<CountersignAlarmsProps, 'topics' | 'runbookUrl' | 'alarmNamePrefix'>,
 ): Alarm {

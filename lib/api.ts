@@ -34,6 +34,12 @@ export interface CountersignApiProps {
   readonly machineAuthorizer: IHttpRouteAuthorizer;
   /** The default route throttling of the stage: every route, 429 above it. */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * The functions of the channels' routes that are on (`channels.slack`): a channel route
+   * without one is not added, so it is API Gateway's 404, as for any unknown route.
+   * @default - none
+   */
+  readonly channelFunctions?: Readonly<Partial<Record<'slack-interactions', IFunction>>>;
 }
 
 /**
@@ -48,6 +54,8 @@ const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
 
 /** Why a public route may have no authorizer, by operation (cdk-nag's APIG4 asks for each). */
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  receiveSlackInteraction:
+    'POST /integrations/slack/interactions is Slack’s interactivity Request URL: Slack cannot send a JWT. Its function verifies Slack’s request signature (HMAC-SHA256 of the raw body with the app’s signing secret, within 5 minutes, each signature once) before it reads anything, and acts as a countersign user only through the admin’s link of that Slack user.',
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
   getCardPage:
@@ -114,11 +122,17 @@ export class CountersignApi extends Construct {
     for (const route of HTTP_API_ROUTES) {
       let integration = integrations.get(route.function);
       if (integration === undefined) {
-        const handler: IFunction = props.functions.get(route.function);
+        const handler =
+          route.function === 'slack-interactions'
+            ? props.channelFunctions?.[route.function]
+            : props.functions.get(route.function);
+        // A channel that is off has no function: its route does not exist.
+        if (handler === undefined) continue;
         integration = new HttpLambdaIntegration(`${route.function}-integration`, handler);
         integrations.set(route.function, integration);
       }
-      const isPublic = route.auth === 'none';
+      // No authorizer: anyone may call it (Slack's route checks Slack's signature itself).
+      const isPublic = route.auth === 'none' || route.auth === 'slack-signature';
       const reason = PUBLIC_ROUTE_REASONS[route.operationId];
       if (isPublic && reason === undefined) {
         throw new Error(
@@ -161,7 +175,7 @@ function authorizationOf(
   auth: RouteAuth,
   props: Pick<CountersignApiProps, 'authorizer' | 'machineAuthorizer'>,
 ): { authorizer: IHttpRouteAuthorizer; authorizationScopes?: string[] } {
-  if (auth === 'none') return { authorizer: new HttpNoneAuthorizer() };
+  if (auth === 'none' || auth === 'slack-signature') return { authorizer: new HttpNoneAuthorizer() };
   if (auth === 'jwt') return { authorizer: props.authorizer };
   return { authorizer: props.machineAuthorizer, authorizationScopes: [EXTERNAL_RUNS_SCOPE] };
 }

@@ -5,6 +5,7 @@ import type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { CountersignAlarmTopics } from './alarm-topics.js';
 import type { ExternalIdentityProvider } from './auth.js';
+import type { CountersignChannelsProps } from './channel-props.js';
 import type { ExternalAgentsProps } from './external-agents.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
@@ -248,6 +249,15 @@ export interface CountersignProps {
    * @default 4
    */
   readonly inboxShards?: number;
+  /**
+   * Reach approvers where they work (docs/approvers.md, "Slack" and "Email"): each channel is a
+   * Lambda target of countersign's events on the default bus, with retries and a dead-letter
+   * queue, and its failures alarm. A Slack button is decided like the API; a mail only links.
+   *
+   * @example { slack: { signingSecret, botToken, routes: [{ channelId: 'C0123456789' }] }, email: { identity, fromAddress: 'countersign@example.com' } }
+   * @default - no channel: the events are on the default bus for the team's own rules
+   */
+  readonly channels?: CountersignChannelsProps;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */

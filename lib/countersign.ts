@@ -10,6 +10,8 @@ import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { CountersignApi } from './api.js';
 import { CountersignAuth } from './auth.js';
+import { resolveChannels } from './channel-props.js';
+import { CountersignNotificationChannels } from './channels.js';
 import { CountersignFunctions } from './countersign-functions.js';
 import {
   addCountersignOutputs,
@@ -34,6 +36,12 @@ import { invalidProp } from './validation-error.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
+export type {
+  CountersignChannelsProps,
+  CountersignEmailChannel,
+  CountersignSlackChannel,
+  CountersignSlackRoute,
+} from './channel-props.js';
 export {
   COUNTERSIGN_DEFAULTS,
   type CountersignLogLevel,
@@ -97,6 +105,8 @@ export class Countersign extends Construct {
 
   /** The dashboard, the alarms, their SNS topics and the saved log queries. */
   public readonly observability: CountersignObservability;
+  /** The notification channels switched on by the `channels` props; undefined without any. */
+  public readonly channels?: CountersignNotificationChannels;
   /** The runbook every alarm links to: `runbookUrl`, or the one the API serves (`<apiUrl>runbook`). */
   public readonly runbookUrl: string;
 
@@ -117,6 +127,7 @@ export class Countersign extends Construct {
     const limits = resolveLimits(this, props);
     const inboxShards = resolveInboxShards(this, props.inboxShards);
     const mcpAllowedHosts = resolveMcpAllowedHosts(this, props.mcpAllowedHosts);
+    const channels = resolveChannels(this, props.channels);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,
@@ -165,6 +176,17 @@ export class Countersign extends Construct {
               : {}),
             personAudience: props.externalIdentityProvider?.audience ?? [],
           });
+    if (channels.slack !== undefined || channels.email !== undefined) {
+      this.channels = new CountersignNotificationChannels(this, 'Channels', {
+        channels,
+        functions,
+        data: this.data,
+        table: this.data.table,
+        stateMachine: workflow.stateMachine,
+        removalPolicy: settings.removalPolicy,
+      });
+    }
+    const slackInteractions = this.channels?.functions['slack-interactions'];
     api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
@@ -173,7 +195,12 @@ export class Countersign extends Construct {
       // Without machine clients no token carries the scope the machine routes require.
       machineAuthorizer: this.externalAgents?.authorizer ?? this.auth.authorizer,
       throttling: limits.throttling,
+      ...(slackInteractions === undefined
+        ? {}
+        : { channelFunctions: { 'slack-interactions': slackInteractions } }),
     });
+    // Messages and mails link each card under the inbox page, like the event's cardUrl.
+    this.channels?.useInboxUrl(this.inboxUrl);
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
 
     this.table = this.data.table;
@@ -198,6 +225,14 @@ export class Countersign extends Construct {
       ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
       ...(props.alarmTopics === undefined ? {} : { alarmTopics: props.alarmTopics }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
+      ...(this.channels === undefined
+        ? {}
+        : {
+            channels: {
+              functions: Object.values(this.channels.functions),
+              deadLetterQueues: this.channels.deadLetterQueues,
+            },
+          }),
     });
 
     const apiRuns = functions.get('api-runs');

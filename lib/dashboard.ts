@@ -54,9 +54,14 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
   const graph = (title: string, names: readonly MetricName[], extra: IMetric[] = []): GraphWidget =>
     graphOf(title, 6, [...names.map((name) => metric(name, { label: name })), ...extra]);
   // One line per value of a dimension: `gate: tool`, `gate: record`.
-  const byDimension = (name: MetricName, dimension: string, values: readonly string[]): IMetric[] =>
+  const byDimension = (
+    name: MetricName,
+    dimension: string,
+    values: readonly string[],
+    labelPrefix = '',
+  ): IMetric[] =>
     values.map((value) =>
-      metric(name, { dimensions: { [dimension]: value }, label: `${dimension}: ${value}` }),
+      metric(name, { dimensions: { [dimension]: value }, label: `${labelPrefix}${dimension}: ${value}` }),
     );
   // One line per statistic of a metric, by the label each is shown with.
   const byStatistic = (name: MetricName, labels: Readonly<Record<string, string>>): IMetric[] =>
@@ -115,7 +120,9 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
       [
-        graphOf('Tool calls by tool and outcome', 18, [searchToolCalls(props.serviceName)]),
+        graphOf('Tool calls by tool and outcome', 18, [
+          searchByDimensions(props.serviceName, 'ToolCalls', ['outcome', 'tool']),
+        ]),
         graph(
           'Agents that run elsewhere',
           ['ExternalRunsSubmitted', 'WebhookDeliveries', 'ExecutionsWithoutApproval'],
@@ -124,6 +131,18 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
             ...byDimension('WebhookDeliveryFailures', 'reason', ['retried', 'status', 'url', 'no-secret']),
           ],
         ),
+      ],
+      [
+        graphOf('Channel deliveries', 8, [
+          ...byDimension('ChannelDeliveries', 'channel', ['slack', 'email'], 'delivered, '),
+          ...byDimension('ChannelDeliveryFailures', 'channel', ['slack', 'email'], 'failed, '),
+        ]),
+        graphOf('Card Closed events not put', 8, [
+          metric('CardEventFailures', { label: 'CardEventFailures' }),
+        ]),
+        graphOf('Slack requests refused, by reason', 8, [
+          searchByDimensions(props.serviceName, 'SlackInteractionRefusals', ['reason']),
+        ]),
       ],
       // Approver groups are data: a search finds every group that answered (docs/runbook.md).
       [
@@ -212,12 +231,19 @@ function graphOf(title: string, width: number, left: IMetric[]): GraphWidget {
   return new GraphWidget({ title, width, left });
 }
 
-/** `ToolCalls` of every tool and outcome of one deployment, one line each. */
-function searchToolCalls(serviceName: string): MathExpression {
-  const metricName: MetricName = 'ToolCalls';
+/**
+ * A metric of one deployment with one line per value of its `dimensions` (every tool there is,
+ * every reason a request was refused), found by a search: the values are data, not a list here.
+ */
+function searchByDimensions(
+  serviceName: string,
+  metricName: MetricName,
+  dimensions: readonly string[],
+): MathExpression {
+  const schema = [COUNTERSIGN_METRICS_NAMESPACE, ...[...dimensions, 'service'].sort()].join(',');
   return new MathExpression({
-    label: 'ToolCalls',
-    expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},outcome,service,tool} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
+    label: metricName,
+    expression: `SEARCH('{${schema}} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
     usingMetrics: {},
     period: Duration.minutes(5),
   });

@@ -23,3 +23,15 @@ export const HANDLER_NAMES = [
 
 /** The name of one handler file (without `.ts`). */
 export type HandlerName = (typeof HANDLER_NAMES)[number];
+
+/**
+ * The notification channels' handlers: a function each only where the team switched its channel
+ * on (the construct's `channels` props), so they are no part of {@link HANDLER_NAMES}.
+ */
+export const CHANNEL_HANDLER_NAMES = ['slack-notify', 'slack-interactions', 'email-notify'] as const;
+
+/** The name of one channel handler file (without `.ts`). */
+export type ChannelHandlerName = (typeof CHANNEL_HANDLER_NAMES)[number];
+
+/** Every handler a package ships prebuilt: the core's and the channels'. */
+export type BundledHandlerName = HandlerName | ChannelHandlerName;

@@ -1,6 +1,6 @@
-import type { NodejsFunction } from 'aws-cdk-lib/aws-lambda-nodejs';
+import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { CountersignData, DataAccess, SealingAccess, TableAction } from './data.js';
-import type { HandlerName } from './handler-names.js';
+import type { ChannelHandlerName, HandlerName } from './handler-names.js';
 
 /** What one handler may do with the data layer: exactly what its composition calls. */
 export interface HandlerDataPermissions {
@@ -100,25 +100,55 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   'notify-caller': { table: [GET, QUERY], overflow: 'read', sealing: 'unseal' },
 };
 
+/**
+ * The channels' functions, from what their compositions call:
+ * - slack-notify reads the card (and the decision of a turn that closed), the users (a route's
+ *   least-privileged viewer, one Query per 100 users), the pages of the read gate, and its
+ *   messages (Query); it claims (PutItem) and records (UpdateItem) each message; it only opens cards;
+ * - slack-interactions is the decision's row (claim, card, tally, the signed receipt entries) plus
+ *   the users, the Slack user link (GetItem) and the used signatures (PutItem), and it brings
+ *   messages up to date;
+ * - email-notify reads cards and users and the digests (Query), claims each mail (PutItem) and
+ *   updates digests; a mail holds no preview, so it never touches the sealing key.
+ */
+export const CHANNEL_HANDLER_DATA_PERMISSIONS: Readonly<Record<ChannelHandlerName, HandlerDataPermissions>> =
+  {
+    'slack-notify': { table: [GET, BATCH_GET, QUERY, PUT, UPDATE], sealing: 'unseal' },
+    'slack-interactions': {
+      table: [GET, BATCH_GET, QUERY, PUT, UPDATE],
+      sealing: 'unseal',
+      receiptSigning: true,
+    },
+    'email-notify': { table: [GET, QUERY, PUT, UPDATE] },
+  };
+
 /** Grants every handler its row of {@link HANDLER_DATA_PERMISSIONS}, and nothing else of the data layer. */
 export function grantHandlerDataPermissions(
   data: CountersignData,
-  functions: Readonly<Record<HandlerName, NodejsFunction>>,
+  functions: Readonly<Record<HandlerName, IFunction>>,
 ): void {
   for (const [name, permissions] of Object.entries(HANDLER_DATA_PERMISSIONS) as Array<
     [HandlerName, HandlerDataPermissions]
   >) {
-    const handler = functions[name];
-    data.grantTableActions(handler, permissions.table, {
-      inboxIndex: permissions.inboxIndex === true,
-      historyIndex: permissions.historyIndex === true,
-    });
-    if (permissions.overflow !== undefined) {
-      data.grantOverflow(handler, permissions.overflow);
-      data.acknowledgeOverflowWildcard(handler.role ?? handler);
-    }
-    if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
-    if (permissions.receiptSigning) data.grantReceiptSigning(handler);
-    if (permissions.quotaItems !== undefined) data.grantQuotaItemActions(handler, permissions.quotaItems);
+    grantDataPermissions(data, functions[name], permissions);
   }
+}
+
+/** Grants one function one row of a permissions matrix, and nothing else of the data layer. */
+export function grantDataPermissions(
+  data: CountersignData,
+  handler: IFunction,
+  permissions: HandlerDataPermissions,
+): void {
+  data.grantTableActions(handler, permissions.table, {
+    inboxIndex: permissions.inboxIndex === true,
+    historyIndex: permissions.historyIndex === true,
+  });
+  if (permissions.overflow !== undefined) {
+    data.grantOverflow(handler, permissions.overflow);
+    data.acknowledgeOverflowWildcard(handler.role ?? handler);
+  }
+  if (permissions.sealing !== undefined) data.grantSealing(handler, permissions.sealing);
+  if (permissions.receiptSigning) data.grantReceiptSigning(handler);
+  if (permissions.quotaItems !== undefined) data.grantQuotaItemActions(handler, permissions.quotaItems);
 }

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { HandlerName } from './handler-names.js';
+import type { ChannelHandlerName, HandlerName } from './handler-names.js';
 
 /** The timeout and the default memory of one handler's function. */
 export interface FunctionSizing {
@@ -40,4 +40,15 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'escalate-card': { timeout: Duration.seconds(30), memorySize: 256 },
   // Its long poll holds a request up to 25 s (MAX_EXTERNAL_WAIT_SECONDS), under the 30 s integration limit.
   'api-external': { timeout: Duration.seconds(29), memorySize: 1024 },
+};
+
+/**
+ * The channels' functions: the Slack interaction route answers Slack within its 3 seconds (a
+ * decision is one card read, one KMS call, a claim and SendTaskSuccess), under the HTTP API's 30 s;
+ * the notifiers have time for a retried Slack or SES call.
+ */
+export const CHANNEL_HANDLER_SIZING: Record<ChannelHandlerName, FunctionSizing> = {
+  'slack-notify': { timeout: Duration.seconds(60), memorySize: 1024 },
+  'slack-interactions': { timeout: Duration.seconds(29), memorySize: 1024 },
+  'email-notify': { timeout: Duration.seconds(60), memorySize: 512 },
 };

@@ -1,10 +1,18 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
 import { cardPageUrl } from '../contract/card-address.js';
-import type { AwaitingApprovalEvent, ExternalRunAnsweredEvent, RunNotifier } from '../core/ports.js';
+import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
+import type {
+  AwaitingApprovalEvent,
+  CardClosedEvent,
+  ExternalRunAnsweredEvent,
+  RunNotifier,
+} from '../core/ports.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 
-export const EVENT_SOURCE = 'countersign';
-export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
-export const EXTERNAL_RUN_ANSWERED_DETAIL_TYPE = 'External Run Answered';
+/** The client module, evaluated on the first event (bundled, but not run at a cold start). */
+function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
+  return import('@aws-sdk/client-eventbridge');
+}
 
 /**
  * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups to notify (empty:
@@ -29,19 +37,47 @@ export function describeAwaitingApproval(
   };
 }
 
-/** Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail. */
+/**
+ * Puts `Run Awaiting Approval` and `Card Closed` on an EventBridge bus so teams (and the Slack
+ * and email channels) can route them to chat or mail. The details name the run, its turn, its
+ * tools and the approver groups its card is routed to (empty: every approver): no arguments, no
+ * previews, no token. The SDK client is evaluated on the first event, so a function that
+ * announces nothing in an invocation does not run its initialisation.
+ *
+ * @example
+ * const notifier = new EventBridgeRunNotifier({ eventBusName: 'default' });
+ * await notifier.cardClosed({ runId, turn: 1, because: 'decided', closedAt, approverGroups: [] });
+ */
 export class EventBridgeRunNotifier implements RunNotifier {
+  private client: EventBridgeClient | undefined;
+
   public constructor(
     private readonly options: {
-      client: EventBridgeClient;
       eventBusName: string;
+      /** @default - a client of the function's Region whose transient faults are `unavailable`, created on the first event */
+      client?: EventBridgeClient;
       /** The inbox page's URL (COUNTERSIGN_INBOX_URL), for the card's address. @default - no `cardUrl` */
       inboxUrl?: string;
     },
-  ) {}
+  ) {
+    this.client = options.client;
+  }
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
-    await this.put(AWAITING_APPROVAL_DETAIL_TYPE, describeAwaitingApproval(event, this.options.inboxUrl));
+    await this.put(
+      NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+      describeAwaitingApproval(event, this.options.inboxUrl),
+    );
+  }
+
+  public async cardClosed(event: CardClosedEvent): Promise<void> {
+    await this.put(NOTIFICATION_DETAIL_TYPES.cardClosed, {
+      runId: event.runId,
+      turn: event.turn,
+      because: event.because,
+      closedAt: event.closedAt,
+      approverGroups: event.approverGroups,
+    });
   }
 
   /**
@@ -49,7 +85,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
    * each call's decision by position; the caller reads the rest from the API.
    */
   public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
-    await this.put(EXTERNAL_RUN_ANSWERED_DETAIL_TYPE, {
+    await this.put(NOTIFICATION_DETAIL_TYPES.externalRunAnswered, {
       runId: event.runId,
       owner: event.owner,
       configurationId: event.configurationId,
@@ -59,12 +95,14 @@ export class EventBridgeRunNotifier implements RunNotifier {
   }
 
   private async put(detailType: string, detail: object): Promise<void> {
-    const result = await this.options.client.send(
+    const { EventBridgeClient, PutEventsCommand } = await loadEventBridgeClient();
+    this.client ??= surfaceTransientFaults(new EventBridgeClient({}));
+    const result = await this.client.send(
       new PutEventsCommand({
         Entries: [
           {
             EventBusName: this.options.eventBusName,
-            Source: EVENT_SOURCE,
+            Source: NOTIFICATION_EVENT_SOURCE,
             DetailType: detailType,
             Detail: JSON.stringify(detail),
           },

@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
 import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
+import { slackUserMappingSchema } from '../core/channels/slack-ports.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { adminUserProfileSchema, userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
@@ -48,6 +49,7 @@ export const ADMIN_COLLECTION_SCHEMAS = {
   // An admin writes a user's record without its delegation (PUT /users/{id}/away sets that).
   users: adminCollectionSchemas(adminUserProfileSchema, userProfileSchema),
   pages: adminCollectionSchemas(pageSchema, pageSchema),
+  'slack-users': adminCollectionSchemas(slackUserMappingSchema, slackUserMappingSchema),
 } as const;
 
 export const deletedSchema = z.object({ deleted: z.string() });

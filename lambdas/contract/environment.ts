@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { slackRoutesSchema } from '../core/channels/slack-routes.js';
 import { modelPricesSchema } from '../core/generation/model-prices.js';
 import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
@@ -74,6 +75,9 @@ function parseJsonText(value: string, context: { issues: unknown[] }): unknown {
     return z.NEVER;
   }
 }
+
+/** The inbox page's URL (ending in `/`): where the event, a channel's message or a mail links each card. */
+const inboxUrlVariable = z.string().check(z.url(), z.endsWith('/'));
 
 /**
  * What every countersign Lambda reads. Each Lambda validates it at cold start and fails with a
@@ -160,7 +164,7 @@ export const environmentSchema = z.object({
     z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), inboxSignInSchema),
   ),
   // The inbox page's URL (ending in `/`): the card links of the `Run Awaiting Approval` event.
-  COUNTERSIGN_INBOX_URL: z.optional(z.string().check(z.url(), z.endsWith('/'))),
+  COUNTERSIGN_INBOX_URL: z.optional(inboxUrlVariable),
   // The construct's modelPrices as JSON (model-turn and api-generate only): the cost estimate of
   // each model call. Unset: no cost is estimated; malformed: the cold start fails, naming it.
   COUNTERSIGN_MODEL_PRICES: z.optional(
@@ -180,6 +184,24 @@ export const eventsEndpointSchema = z.object({
   ),
 });
 
+/**
+ * What the Slack channel's functions read (docs/approvers.md, "Slack"): the secrets' ARNs (the
+ * signing secret only where interactions are verified), where cards go, and where they link.
+ */
+export const slackChannelEnvironmentSchema = z.object({
+  COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN: z.string().check(z.startsWith('arn:')),
+  COUNTERSIGN_SLACK_SIGNING_SECRET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  // The routes as JSON: [{ channelId, approverGroup?, configurationId? }], 1 to 20.
+  COUNTERSIGN_SLACK_ROUTES: z.pipe(z.pipe(z.string(), z.transform(parseJsonText)), slackRoutesSchema),
+  COUNTERSIGN_INBOX_URL: inboxUrlVariable,
+});
+
+/** What the email channel's function reads (docs/approvers.md, "Email"): the verified sender, and where cards link. */
+export const emailChannelEnvironmentSchema = z.object({
+  COUNTERSIGN_EMAIL_FROM_ADDRESS: z.string().check(z.email()),
+  COUNTERSIGN_INBOX_URL: inboxUrlVariable,
+});
+
 /** Read by Powertools Logger and Metrics themselves: the `service` of every line, the log level. */
 export const POWERTOOLS_VARIABLES = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_LEVEL'] as const;
 
@@ -192,11 +214,19 @@ export const POWERTOOLS_VARIABLES = ['POWERTOOLS_SERVICE_NAME', 'POWERTOOLS_LOG_
 export type EnvironmentVariableName =
   | keyof typeof environmentSchema.shape
   | keyof typeof eventsEndpointSchema.shape
+  | keyof typeof slackChannelEnvironmentSchema.shape
+  | keyof typeof emailChannelEnvironmentSchema.shape
   | (typeof POWERTOOLS_VARIABLES)[number];
 
 /** Every variable name a countersign Lambda reads. */
 export const ENVIRONMENT_VARIABLE_NAMES: readonly EnvironmentVariableName[] = [
   ...(Object.keys(environmentSchema.shape) as Array<keyof typeof environmentSchema.shape>),
   ...(Object.keys(eventsEndpointSchema.shape) as Array<keyof typeof eventsEndpointSchema.shape>),
+  ...new Set(
+    [
+      ...Object.keys(slackChannelEnvironmentSchema.shape),
+      ...Object.keys(emailChannelEnvironmentSchema.shape),
+    ].map((name) => name as EnvironmentVariableName),
+  ),
   ...POWERTOOLS_VARIABLES,
 ];

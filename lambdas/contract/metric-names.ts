@@ -75,6 +75,12 @@ export const METRIC_GROUPS = {
     'ModelCost',
   ],
   /**
+   * Reaching approvers (docs/approvers.md): `ChannelDeliveries` and `ChannelDeliveryFailures` by
+   * `channel` (`slack`, `email`); `SlackInteractionRefusals` by `reason`; `CardEventFailures`: a
+   * `Card Closed` event that could not be put (the channels then miss that card's closing).
+   */
+  channels: ['ChannelDeliveries', 'ChannelDeliveryFailures', 'SlackInteractionRefusals', 'CardEventFailures'],
+  /**
    * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
    * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
    * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so

@@ -80,12 +80,13 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         ? {
             requestBody: {
               required: operation.bodyOptional !== true,
-              content: { 'application/json': { schema: operation.body } },
+              content: { [operation.bodyMediaType ?? 'application/json']: { schema: operation.body } },
             },
           }
         : {}),
       responses: responsesOf(operation, route.auth),
       ...('transport' in route ? { 'x-countersign-transport': route.transport } : {}),
+      ...('channel' in route ? { 'x-countersign-channel': route.channel } : {}),
     };
   }
   return createDocument({
@@ -119,6 +120,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         Task: ADMIN_COLLECTION_SCHEMAS.tasks.item,
         User: ADMIN_COLLECTION_SCHEMAS.users.item,
         Page: ADMIN_COLLECTION_SCHEMAS.pages.item,
+        SlackUser: ADMIN_COLLECTION_SCHEMAS['slack-users'].item,
         SkillSummary: skillSummarySchema,
       },
     },
@@ -144,9 +146,9 @@ const ERROR_RESPONSES = Object.fromEntries(
   }),
 ) as Record<ErrorStatus, ZodOpenApiResponseObject>;
 
-/** Who may call a route: a person's bearer token, a machine client's, or anyone. */
+/** Who may call a route: a person's bearer token, a machine client's, or anyone (Slack signs its own). */
 function securityOf(auth: RouteAuth): Array<Record<string, string[]>> {
-  if (auth === 'none') return [];
+  if (auth === 'none' || auth === 'slack-signature') return [];
   return [{ [auth === 'jwt' ? BEARER : MACHINE_BEARER]: [] }];
 }
 

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
+import { slackInteractionFormSchema } from '../core/channels/receive-slack-interaction.js';
 import { awayRequestSchema } from '../core/delegation/set-away.js';
 import { externalRunQuerySchema } from '../core/external-runs/await-external-answer.js';
 import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
@@ -76,6 +77,8 @@ export interface OperationContract {
   readonly body?: zc.$ZodType;
   /** Whether the body may be left out (a bare POST). @default false */
   readonly bodyOptional?: boolean;
+  /** How the body is sent. @default 'application/json' */
+  readonly bodyMediaType?: 'application/json' | 'application/x-www-form-urlencoded';
   readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
   /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
   readonly errors?: readonly ErrorStatus[];
@@ -135,6 +138,7 @@ const configurations = adminCollection('configuration', ADMIN_COLLECTION_SCHEMAS
 const tasks = adminCollection('task', ADMIN_COLLECTION_SCHEMAS.tasks);
 const users = adminCollection('user', ADMIN_COLLECTION_SCHEMAS.users);
 const pages = adminCollection('page', ADMIN_COLLECTION_SCHEMAS.pages);
+const slackUsers = adminCollection('Slack user link', ADMIN_COLLECTION_SCHEMAS['slack-users']);
 
 /**
  * The contract of every operation in the route manifest, by operationId: the same schema objects
@@ -376,6 +380,23 @@ export const OPERATIONS = {
   listPages: pages.list,
   getPage: pages.get,
   putPage: pages.put,
+  listSlackUsers: slackUsers.list,
+  getSlackUser: slackUsers.get,
+  putSlackUser: slackUsers.put,
+  deleteSlackUser: slackUsers.delete,
+  receiveSlackInteraction: {
+    summary:
+      'A button of a card’s Slack message (Slack’s interactivity Request URL), decided like POST /runs/{id}/decision. Authenticated by Slack’s request signature, not a token.',
+    body: slackInteractionFormSchema,
+    bodyMediaType: 'application/x-www-form-urlencoded',
+    success: {
+      200: {
+        description:
+          'Received. A refusal (an unlinked Slack user, a stale button, a gate) is shown to the presser alone; the message is brought up to date.',
+      },
+    },
+    errors: [401],
+  },
   listSkills: {
     summary: 'List skills without their bodies, paged.',
     query: adminListQuerySchema,

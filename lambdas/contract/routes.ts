@@ -12,7 +12,8 @@ export type RouteFunction =
   | 'api-decision'
   | 'api-admin'
   | 'api-generate'
-  | 'api-run-events';
+  | 'api-run-events'
+  | 'slack-interactions';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -25,7 +26,7 @@ export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
  *   (docs/external-agents.md). A person's token is refused here, and a machine's everywhere else;
  * - `none`: no token, so the route must hold no data.
  */
-export type RouteAuth = 'jwt' | 'machine' | 'none';
+export type RouteAuth = 'jwt' | 'machine' | 'none' | 'slack-signature';
 
 /**
  * The scope a machine client's access token must carry on `machine` routes: the resource server
@@ -40,7 +41,19 @@ export interface RouteDefinition {
   /** API Gateway's path syntax: `{name}` for one segment. */
   readonly path: string;
   readonly function: RouteFunction;
+  /**
+   * `jwt`: API Gateway's JWT authorizer (and the local issuer) refuses a request without a valid
+   * token before any Lambda runs. `none`: no token, so the route must hold no data.
+   * `slack-signature`: no token either (Slack cannot send one); the function itself verifies
+   * Slack's request signature before it reads anything, and acts only on a verified request.
+   */
   readonly auth: RouteAuth;
+  /**
+   * The notification channel whose route this is: served only where the team switched the
+   * channel on (a construct prop deployed, a runtime option locally); elsewhere it does not exist
+   * (404). @default - always served
+   */
+  readonly channel?: 'slack';
   /**
    * How the route is reached when deployed. `function-url`: its own Lambda function URL, because an
    * HTTP API integration buffers the response and this route streams (server-sent events).
@@ -218,6 +231,18 @@ export const ROUTES = [
   adminDeleteRoute('users', 'User'),
   // Pages belong to the content store: the API edits them and never deletes one.
   ...adminCollectionRoutes('pages', 'Page'),
+  // Admin: which Slack user acts as which countersign user (docs/approvers.md, "Slack").
+  ...adminCollectionRoutes('slack-users', 'SlackUser'),
+  adminDeleteRoute('slack-users', 'SlackUser'),
+  // Slack's interactivity Request URL: a button of a card's message, decided like the API.
+  {
+    operationId: 'receiveSlackInteraction',
+    method: 'POST',
+    path: '/integrations/slack/interactions',
+    function: 'slack-interactions',
+    auth: 'slack-signature',
+    channel: 'slack',
+  },
   // Admin: approver analytics, per group and per approver (issue #25; docs/runbook.md).
   {
     operationId: 'getApproverAnalytics',

@@ -38,6 +38,13 @@ const profileFields = {
   toolAccess: z._default(accessListSchema, []),
   /** Groups the user belongs to (data, like grants): configuration access lists may name them. */
   groups: z.optional(z.array(z.string().check(z.minLength(1), z.maxLength(200))).check(z.maxLength(100))),
+  /** Where the email channel mails the cards this user may decide (docs/approvers.md, "Email"). Absent: no mail. */
+  email: z.optional(z.string().check(z.maxLength(254), z.email())),
+  /**
+   * Digest mode: at most one mail per this many minutes (5 to 1,440), listing every card that
+   * waited meanwhile. Absent: one mail per card.
+   */
+  emailDigestMinutes: z.optional(z.number().check(z.int(), z.gte(5), z.lte(1440))),
 };
 
 /** The user record as an admin writes it: everything but delegation, which PUT leaves as it was. */

@@ -36,6 +36,17 @@ export interface WaitingCardsPage {
 
 export type ConditionalOutcome = { kind: 'written' } | { kind: 'condition-failed' };
 
+/**
+ * What closing a card did: `closed` when it was open until now (its turn and routing, for the
+ * `Card Closed` event); `not-open` when there was no card or it had closed already (either way
+ * nothing of it waits); `condition-failed` when the card holds another wait's token
+ * (`expectWaitId`), which is not this caller's to close. Only one closing of a card sees it open.
+ */
+export type CardCloseOutcome =
+  | { kind: 'closed'; turn: number; approverGroups: string[] }
+  | { kind: 'not-open' }
+  | { kind: 'condition-failed' };
+
 /** What a pause reads in one round trip: each absent when it does not exist. */
 export interface PauseRecords {
   run?: StoredRun;
@@ -177,13 +188,13 @@ export interface RunRepository {
    * Takes the card out of the inbox and records why (the decision was delivered or the run ended).
    * With `expectWaitId`, only while the card still holds that wait's token (`null`: a card from
    * before waits had ids): a delivery that met a spent token does not close a newer wait's card.
-   * No card at all is nothing to close: `written`.
+   * No card at all is nothing to close: `not-open`.
    */
   closeCard(
     runId: string,
     because: CardClosing,
     options?: { expectWaitId?: string | null },
-  ): Promise<ConditionalOutcome>;
+  ): Promise<CardCloseOutcome>;
   /**
    * Conditional put: the first decision for a (run, turn) wins; later ones read it back. An
    * approval or rejection is undelivered until {@link markDecisionDelivered}: listed by
@@ -311,6 +322,20 @@ export interface AwaitingApprovalEvent {
 }
 
 /**
+ * What the outside world learns when a card stops taking decisions (decided, cancelled, expired,
+ * failed, or reopened on a fresh card): names and times, never arguments, a decision's reason or
+ * a token. A channel keys its message on run and turn and reads the rest itself.
+ */
+export interface CardClosedEvent {
+  runId: string;
+  turn: number;
+  because: CardClosing;
+  closedAt: string;
+  /** The groups the card was routed to; empty: every approver. */
+  approverGroups: string[];
+}
+
+/**
  * What the outside world learns when an external run is answered (docs/external-agents.md): its
  * outcome and each call's decision by position, never arguments, previews or who decided.
  */
@@ -324,9 +349,10 @@ export interface ExternalRunAnsweredEvent {
   calls: Array<{ index: number; tool: string; decision?: 'approved' | 'rejected' }>;
 }
 
-/** Port: tells the outside world a run waits (EventBridge deployed). No arguments, no token. */
+/** Port: tells the outside world a run waits, and when its card closes (EventBridge deployed). No arguments, no token. */
 export interface RunNotifier {
   runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void>;
+  cardClosed(event: CardClosedEvent): Promise<void>;
   /** An external run was answered or expired. Optional: a notifier of waiting runs only. */
   externalRunAnswered?(event: ExternalRunAnsweredEvent): Promise<void>;
 }

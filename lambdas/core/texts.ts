@@ -240,6 +240,58 @@ export const TEXTS = {
   pageMoreChanges: (count: number) => `and ${count} more change${count === 1 ? '' : 's'}`,
   pageRejected: 'Rejected: the model is told.',
   pageDecisionFailed: 'The decision failed.',
+  // The channels (docs/approvers.md, "Slack" and "Email"): what a message or a mail says.
+  channelApprovalNeeded: 'Approval needed',
+  channelRunBy: (owner: string) => `started by ${owner}`,
+  channelPreviewWithheld:
+    'The preview is not shown here: not every approver this channel reaches may read the record it describes. Open the card to see it, if you may.',
+  channelMoreLines: (hidden: number) =>
+    `… ${formatCount(hidden)} more line${hidden === 1 ? '' : 's'} on the card.`,
+  channelMoreCalls: (hidden: number) =>
+    `… ${formatCount(hidden)} more call${hidden === 1 ? '' : 's'} on the card.`,
+  channelNothingRuns: 'Nothing on this card can run: it can only be rejected.',
+  channelApprove: 'Approve',
+  channelReject: 'Reject',
+  channelOpenCard: 'Open the card',
+  channelDecided: (
+    decision: 'approve' | 'reject' | 'edit',
+    by: string,
+    channel: string,
+    more: { actingFor?: string; refusedCalls?: number } = {},
+  ) =>
+    `${decision === 'approve' ? 'Approved' : decision === 'reject' ? 'Rejected' : 'Edited'} by ${by}${
+      more.actingFor ? ` for ${more.actingFor}` : ''
+    } (${channel === 'slack' ? 'Slack' : 'API'})${
+      decision === 'edit'
+        ? ': the edited calls wait on a fresh card'
+        : more.refusedCalls
+          ? `, ${more.refusedCalls === 1 ? 'one call' : `${more.refusedCalls} calls`} refused`
+          : ''
+    }.`,
+  channelClosed: (because: string) =>
+    because === 'cancelled'
+      ? 'Cancelled: the run was stopped; this card takes no decision.'
+      : because === 'expired'
+        ? 'Expired: no decision was made within the approval window.'
+        : because === 'reopened'
+          ? 'A record changed after this card was shown: a fresh card asks again.'
+          : 'The run ended; this card takes no decision.',
+  slackNotLinked: (slackUserId: string) =>
+    `Your Slack account is not linked to a countersign user, so this button decides nothing. Ask an admin to link it: PUT /admin/slack-users/${slackUserId}.`,
+  slackLinkedUserMissing: (userId: string) =>
+    `Your Slack account is linked to "${userId}", who has no countersign user record, so this button decides nothing. Ask an admin to create it.`,
+  slackInteractionRefused: 'This Slack request was refused: its signature is missing, invalid or too old.',
+  mailSubject: (label: string) => `Approval needed: ${label}`,
+  mailDigestSubject: (count: number) =>
+    `${formatCount(count)} card${count === 1 ? '' : 's'} wait for your decision`,
+  mailCardLines: (card: { label: string; owner: string; tools: string; closesAt: string; link: string }) => [
+    `${card.label}`,
+    `Started by ${card.owner}; tools: ${card.tools}.`,
+    `The approval window closes ${card.closesAt}.`,
+    `Open the card: ${card.link}`,
+  ],
+  mailFooter:
+    'This mail decides nothing: sign in to the inbox to read the card and approve or reject it. You get it because you may decide these cards; an admin can change how often you are mailed (emailDigestMinutes on your user record).',
   // The inbox page's sign-in, live list and history (issue #21); `{count}` and `{name}` are filled in by the page.
   pageSignInPrompt: 'Sign in to see what waits for your decision.',
   pageSignInButton: 'Sign in',

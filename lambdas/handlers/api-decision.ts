@@ -1,4 +1,5 @@
 import { createDecisionApi } from './apis/decision-api.js';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
 import { awsSigningReceipts } from './composition/aws-receipts.js';
@@ -15,6 +16,8 @@ import type { HttpLambdaHandler } from './http/http-api.js';
 export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
   createDecisionApi({
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     executions: awsExecutions(),
     tools: awsTools(),

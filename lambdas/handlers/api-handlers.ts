@@ -34,6 +34,10 @@ export function createApiHandlers(
   };
 }
 
-export type ApiHandlers = Record<Exclude<RouteFunction, 'api-run-events'>, HttpLambdaHandler> & {
+/** The API functions every deployment serves; a channel's route has its own handler (`handlers/channels/`). */
+export type ApiHandlers = Record<
+  Exclude<RouteFunction, 'api-run-events' | 'slack-interactions'>,
+  HttpLambdaHandler
+> & {
   'api-run-events': StreamRouteHandler;
 };

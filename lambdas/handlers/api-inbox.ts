@@ -1,4 +1,5 @@
 import { createInboxApi } from './apis/inbox-api.js';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -14,6 +15,8 @@ import type { HttpLambdaHandler } from './http/http-api.js';
 export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
   createInboxApi({
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutionsOnDemand(),

@@ -1,4 +1,5 @@
 import { createRunsApi } from './apis/runs-api.js';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutions } from './composition/aws-executions.js';
 import { awsReceipts } from './composition/aws-receipts.js';
@@ -11,6 +12,8 @@ import type { HttpLambdaHandler } from './http/http-api.js';
 export const handler: HttpLambdaHandler = composeOnFirstInvocation(() =>
   createRunsApi({
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutions(),

@@ -5,9 +5,11 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import {
+  emailChannelEnvironmentSchema,
   environmentSchema,
   eventsEndpointSchema,
   parseIdentityGroupGrants,
+  slackChannelEnvironmentSchema,
 } from '../contract/environment.js';
 import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
@@ -61,6 +63,21 @@ export function readEventsEndpointEnvironment(
 export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
   return readEventsEndpointEnvironment(process.env);
 }
+
+/** The Slack channel's settings (its functions only), validated once per container. */
+export function slackChannelEnvironment(): z.infer<typeof slackChannelEnvironmentSchema> {
+  slackCached ??= parseConfiguration(slackChannelEnvironmentSchema, process.env);
+  return slackCached;
+}
+
+/** The email channel's settings (its function only), validated once per container. */
+export function emailChannelEnvironment(): z.infer<typeof emailChannelEnvironmentSchema> {
+  emailCached ??= parseConfiguration(emailChannelEnvironmentSchema, process.env);
+  return emailCached;
+}
+
+let slackCached: z.infer<typeof slackChannelEnvironmentSchema> | undefined;
+let emailCached: z.infer<typeof emailChannelEnvironmentSchema> | undefined;
 
 /** The policy floor for local mode (`npm start`), from the same variable the Lambdas get. */
 export function localPolicyFloor(): PolicyFloor {

@@ -2,6 +2,7 @@ import { runInInvocationScope } from '../adapters/invocation-scope.js';
 import { type RedeliveryReport, redeliverDecisions } from '../core/runs/redeliver-decisions.js';
 import { reportWaitingRuns, type WaitingRunsReport } from '../core/runs/report-waiting-runs.js';
 import { ToolRegistry } from '../core/tools/tool.js';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsReceipts } from './composition/aws-receipts.js';
@@ -22,6 +23,8 @@ export const handler = (event: { id?: unknown } = {}): Promise<WaitingRunsReport
     async () => {
       const dependencies = {
         ...awsBaseDependencies(),
+        // A card a redelivery closes is announced (`Card Closed`): the channels update their messages.
+        runs: awsAnnouncingRuns(),
         sealer: awsSealer(),
         // Step Functions only when a claim needs redelivering: most probes find none.
         executions: awsExecutionsOnDemand(),

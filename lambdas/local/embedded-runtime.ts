@@ -1,6 +1,7 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
+import { announceClosedCards } from '../adapters/card-closing-announcer.js';
 import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
 import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-store.js';
@@ -9,6 +10,7 @@ import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
 import { RunTable } from '../adapters/dynamo/run-table.js';
+import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
@@ -30,6 +32,7 @@ import {
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
 import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
+import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
 import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
@@ -40,6 +43,7 @@ import {
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
 import type {
   AwaitingApprovalEvent,
+  CardClosedEvent,
   ExternalRunAnsweredEvent,
   Logger,
   RunExecutions,
@@ -68,6 +72,7 @@ import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
+import { type LocalChannelOptions, type LocalChannels, startLocalChannels } from './local-channels.js';
 import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
@@ -140,6 +145,12 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * The notification channels (Slack, email), switched on as the construct's `channels` props do:
+   * the notifier hands them its events in-process and the server serves the Slack route.
+   * @default - none: the Slack route answers 404, as deployed without Slack
+   */
+  readonly channels?: LocalChannelOptions;
+  /**
    * The local sign-in provider (the inbox page's OpenID Connect issuer, on its own port).
    * @default - a free port; access tokens live an hour, as Cognito's
    */
@@ -179,6 +190,10 @@ export interface EmbeddedRuntime {
   readonly runner: LocalStateMachineRunner;
   /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
   readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
+  /** Every `Card Closed` the notifier was handed. */
+  readonly closedCards: ReadonlyArray<CardClosedEvent>;
+  /** The channels that are on: wait for their deliveries, send the digests due. */
+  readonly channels: Pick<LocalChannels, 'settle' | 'mailDueDigests'>;
   /** The `External Run Answered` events, as EventBridge would have received them. */
   readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
   /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
@@ -234,18 +249,36 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
   const notifications: Array<AwaitingApprovalEvent & { cardUrl?: string }> = [];
+  const closedCards: CardClosedEvent[] = [];
+  let channels: LocalChannels | undefined;
   const externalNotifications: ExternalRunAnsweredEvent[] = [];
   // The page's URL is the server's, known once it listens (before any run can pause).
   let inboxUrl: string | undefined;
+  // The default bus deployed; here each event goes straight to the channels that are on.
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      notifications.push(describeAwaitingApproval(event, inboxUrl));
+      const detail = describeAwaitingApproval(event, inboxUrl);
+      notifications.push(detail);
       logger.info('Run Awaiting Approval', {
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
         reason: event.reason,
+      });
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+        detail,
+      });
+    },
+    async cardClosed(event) {
+      calls.record('EventBridge', 'PutEvents');
+      closedCards.push(event);
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.cardClosed,
+        detail: event,
       });
     },
     async externalRunAnswered(event) {
@@ -296,14 +329,17 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   // Created (or loaded) now, so its public half is there to verify with from the first start.
   await receiptSigner.signingKeyId();
   const dependencies: RunDependencies = {
-    runs: meterRunRepository(
-      new DynamoRunAndUserRepository({
-        client,
-        tableName,
-        blobStore: new FileBlobStore(directory.blobsDirectory),
-        retention,
-      }),
-      metrics,
+    runs: announceClosedCards(
+      meterRunRepository(
+        new DynamoRunAndUserRepository({
+          client,
+          tableName,
+          blobStore: new FileBlobStore(directory.blobsDirectory),
+          retention,
+        }),
+        metrics,
+      ),
+      { notifier, clock: systemClock, logger, metrics },
     ),
     sealer: new EnvelopeSealer({
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
@@ -311,6 +347,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     configurations: new DynamoConfigurationRepository({ client, tableName, logger }),
     users: new DynamoUserDirectory({ client, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     quotas: new DynamoQuotaStore({ client, tableName }),
@@ -388,6 +425,11 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   await resumeInterruptedRuns(dynamo, dependencies, runner);
   const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
+  channels = startLocalChannels(options.channels ?? {}, dependencies, {
+    client,
+    tableName,
+    inboxUrl: () => inboxUrl ?? '',
+  });
   const provider = await LocalOidcProvider.start({
     port: options.signIn?.port ?? 0,
     keysDirectory: directory.keysDirectory,
@@ -400,22 +442,23 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   const api = inFlight.track(createApiHandlers(dependencies, page));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
-    routes: localRoutesOf(api),
+    routes: localRoutesOf(api, channels.routeHandlers),
     verifier: provider,
     machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
   const { url } = await server.start();
+  inboxUrl = `${url}/`;
   const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
   const { tokenUrl } = await tokenEndpoint.start();
-  inboxUrl = `${url}/`;
   page.signIn = localInboxSignIn(provider, inboxUrl);
   provider.registerClient({
     clientId: LOCAL_INBOX_CLIENT_ID,
     redirectUris: [inboxUrl],
     signOutUris: [inboxUrl],
   });
+  const started = channels;
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
     tokens[user.userId] = await provider.issuer.issue(
@@ -432,6 +475,8 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     dynamo,
     runner,
     notifications,
+    closedCards,
+    channels: started,
     externalNotifications,
     machine: { tokenUrl, clients: machineClients },
     probe,
@@ -441,10 +486,12 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await server.stop();
       escalationTimers.stop();
       await provider.stop();
+      started.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
       await inFlight.settle();
+      await started.settle();
       await dynamo.stop();
     },
   };

@@ -1,6 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
+import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  type ApprovalRecord,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRepository } from '../../lambdas/core/ports.js';
 import { startDynalite } from '../support/dynalite.js';
 import { makeStoredCard } from '../support/stored-run-fixtures.js';
@@ -39,7 +43,12 @@ describe.each([
     // Prepare
     const card = makeStoredCard('run-qualified-tally');
     await store.runs.putCard(card);
-    const approval = (approvedBy: string, extra: { actingFor?: string; content?: string } = {}) => ({
+    const approval = (
+      approvedBy: string,
+      extra: { actingFor?: string; content?: string } = {},
+    ): ApprovalRecord => ({
+      schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+      channel: 'api' as const,
       runId: card.runId,
       turn: card.turn,
       digest: card.digest,
@@ -73,7 +82,13 @@ describe.each([
     // Prepare
     const card = makeStoredCard('run-qualified-lapse');
     await store.runs.putCard(card);
-    const at = { runId: card.runId, turn: card.turn, digest: card.digest };
+    const at: Omit<ApprovalRecord, 'approvedBy' | 'approvedAt'> = {
+      schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+      channel: 'api' as const,
+      runId: card.runId,
+      turn: card.turn,
+      digest: card.digest,
+    };
     await store.runs.recordApproval({ ...at, approvedBy: 'dave', approvedAt: 'x', actingFor: 'alice' });
     await store.runs.recordApproval({
       ...at,

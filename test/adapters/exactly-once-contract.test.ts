@@ -37,6 +37,7 @@ async function startInMemoryRepository(): Promise<RepositoryUnderContract> {
 function makeDecision(runId: string, overrides: Partial<DecisionClaim> = {}): DecisionClaim {
   return {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    channel: 'api',
     claimId: `claim-${runId}`,
     runId,
     turn: 2,
@@ -166,9 +167,9 @@ describe.each([
       // Assess
       expect(stale).toEqual({ kind: 'condition-failed' });
       expect(stillOpen?.state).toBe('open');
-      expect(current).toEqual({ kind: 'written' });
-      expect(withoutWait).toEqual({ kind: 'written' });
-      expect(noCard).toEqual({ kind: 'written' });
+      expect(current).toMatchObject({ kind: 'closed' });
+      expect(withoutWait).toMatchObject({ kind: 'closed' });
+      expect(noCard).toEqual({ kind: 'not-open' });
       expect(await runs.getCard('run-wait')).toMatchObject({ state: 'closed', closedBecause: 'decided' });
     });
   });

@@ -13,6 +13,8 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  type ApprovalRecord,
   type CardShown,
   DECISION_RECORD_SCHEMA_VERSION,
   type DecisionClaim,
@@ -103,13 +105,14 @@ function makeDecision(
   overrides: Partial<DecisionClaim> = {},
 ): DecisionClaim {
   return {
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    channel: 'api',
     runId,
     turn: 3,
     decision: 'approve',
     digest: 'b'.repeat(64),
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
-    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
     claimId: `claim-${runId}-${decidedBy}`,
     cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
@@ -371,7 +374,30 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({ kind: 'written' });
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({
+        kind: 'not-open',
+      });
+    });
+
+    it('says which closing found the card open: its turn and groups once, then not again', async () => {
+      // Prepare
+      await adapters.runs.putCard(
+        makeCard('run-card-close', '2026-03-01T10:00:00.000Z', { approverGroups: ['finance'] }),
+      );
+
+      // Act
+      const closings = await Promise.all([
+        adapters.runs.closeCard('run-card-close', 'decided'),
+        adapters.runs.closeCard('run-card-close', 'cancelled'),
+      ]);
+      const again = await adapters.runs.closeCard('run-card-close', 'expired');
+
+      // Assess: whatever the order, exactly one closing saw it open, and it names the turn
+      const turn = makeCard('run-card-close', '2026-03-01T10:00:00.000Z').turn;
+      expect(closings.filter((outcome) => outcome.kind === 'closed')).toEqual([
+        { kind: 'closed', turn, approverGroups: ['finance'] },
+      ]);
+      expect(again).toEqual({ kind: 'not-open' });
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
@@ -540,7 +566,12 @@ describe.each([
       // Prepare
       const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
+      const approval = (
+        approvedBy: string,
+        overrides: { digest?: string; turn?: number } = {},
+      ): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-tally',
         turn: overrides.turn ?? card.turn,
         digest: overrides.digest ?? card.digest,
@@ -587,7 +618,9 @@ describe.each([
       // Prepare
       const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string) => ({
+      const approval = (approvedBy: string): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-lapse',
         turn: card.turn,
         digest: card.digest,
@@ -634,6 +667,8 @@ describe.each([
       const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
       await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-reentered',
         turn: card.turn,
         digest: card.digest,
@@ -716,7 +751,9 @@ describe.each([
       // Prepare
       const card = makeCard('run-audit', '2026-03-01T10:00:00.000Z', { turn: 4 });
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string, approvedAt: string) => ({
+      const approval = (approvedBy: string, approvedAt: string): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-audit',
         turn: 4,
         digest: card.digest,
@@ -758,6 +795,8 @@ describe.each([
       }
       await adapters.runs.putCard(makeCard('run-mine-0', '2026-03-02T11:00:00.000Z'));
       await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-mine-0',
         turn: 2,
         digest: 'a'.repeat(64),
@@ -862,13 +901,15 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const read = await adapters.runs.getCard('run-card-v1');
       const listed = await adapters.runs.listWaitingCards({ limit: 100 });
       const tally = await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-card-v1',
         turn: plain.turn,
         digest: plain.digest,
         approvedBy: 'alice',
         approvedAt: '2026-02-04T09:01:00.000Z',
       });
-      await adapters.runs.closeCard('run-card-v1', 'cancelled');
+      const closing = await adapters.runs.closeCard('run-card-v1', 'cancelled');
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
@@ -880,6 +921,7 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
         delegatedApprovals: [],
         approvalContents: [],
       });
+      expect(closing).toEqual({ kind: 'closed', turn: plain.turn, approverGroups: [] });
       expect(closed).toMatchObject({
         schemaVersion: STORED_CARD_SCHEMA_VERSION,
         state: 'closed',

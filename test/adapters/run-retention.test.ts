@@ -103,13 +103,14 @@ describe('retention stamps of the DynamoDB run repository', () => {
   it('keeps decisions forever unless a decision retention is set', async () => {
     // Prepare
     const decision: Omit<DecisionClaim, 'runId'> = {
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       turn: 3,
       decision: 'approve',
       digest: 'b'.repeat(64),
       decidedBy: 'ana',
       decidedAt: NOW.toISOString(),
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       claimId: 'claim-retention',
     };
 

@@ -7,7 +7,9 @@ import {
   parseApprovalCard,
 } from '../../lambdas/core/approvals/approval-card.js';
 import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
   DECISION_RECORD_SCHEMA_VERSION,
+  readableApprovalRecordSchema,
   readableDecisionRecordSchema,
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
@@ -50,6 +52,7 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'approval-record', read: (value) => readableApprovalRecordSchema.parse(value) },
   { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
   { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
   { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
@@ -213,22 +216,68 @@ describe('reading earlier versions as the current one', () => {
   });
 
   it.each(['v1.json', 'v1-unversioned.json'])(
-    'reads the version 1 decision record %s as the current version, its card shown as text',
+    'reads the version 1 decision record %s as the current version, its card shown as text, decided through the API',
     (file) => {
       const raw = readFixture('decision-record', file) as { cardShown: unknown };
       const record = readableDecisionRecordSchema.parse(raw);
-      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
       expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
     },
   );
 
   it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
     const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
     expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
       views: 1e300,
       id: 2 ** 60,
       '': 'empty key',
     });
+  });
+
+  it('reads the channel and the claim id of a version 4 decision record, and a version 3 one as the API’s', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v4-slack.json'));
+    expect(record).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'slack',
+      claimId: 'claim-3b8f61d2',
+    });
+    expect(record.actingFor).toBeUndefined();
+    expect(record.choices).toBeUndefined();
+    const version3 = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v3-with-claim-id.json'),
+    );
+    expect(version3).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
+      claimId: 'claim-9d4e7a1b',
+    });
+  });
+
+  it.each([
+    ['v1-unversioned.json', 'api'],
+    ['v2-slack.json', 'slack'],
+    ['v3-acting-for-per-call.json', 'api'],
+  ])('reads the approval record %s as approved through %s', (file, channel) => {
+    const record = readableApprovalRecordSchema.parse(readFixture('approval-record', file));
+    expect(record).toMatchObject({ schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION, channel });
+  });
+
+  it('reads who a version 3 approval’s delegate approved for and its per-call choices, and a version 2 one as approving every call in its own right', () => {
+    const delegated = readableApprovalRecordSchema.parse(
+      readFixture('approval-record', 'v3-acting-for-per-call.json'),
+    );
+    const own = readableApprovalRecordSchema.parse(readFixture('approval-record', 'v2-slack.json'));
+    expect(delegated).toMatchObject({
+      approvedBy: 'dave',
+      actingFor: 'approver',
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject' },
+      ],
+    });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
@@ -319,12 +368,14 @@ describe('reading earlier versions as the current one', () => {
     ).toBeUndefined();
   });
 
-  it('reads who a version 4 decision’s delegate acted for and its per-call choices, and a version 3 decision as taken in its own right for every call', () => {
+  it('reads who a version 6 decision’s delegate acted for, its per-call choices and channel, and a version 3 decision as taken in its own right for every call', () => {
     const delegated = readableDecisionRecordSchema.parse(
-      readFixture('decision-record', 'v4-acting-for-per-call.json'),
+      readFixture('decision-record', 'v6-acting-for-per-call.json'),
     );
     const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json'));
     expect(delegated).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       decidedBy: 'dave',
       actingFor: 'approver',
       delegatedApprovals: [{ approver: 'dave', actingFor: 'approver' }],

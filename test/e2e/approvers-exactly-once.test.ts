@@ -126,6 +126,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(record).toEqual({
       schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       claimId: expect.any(String),
+      channel: 'api',
       runId,
       turn,
       decision: 'approve',
@@ -229,7 +230,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     });
     const runs = runtime.dependencies.runs;
     const closeCard = runs.closeCard;
-    replace(runs, 'closeCard', async () => ({ kind: 'written' }));
+    replace(runs, 'closeCard', async () => ({ kind: 'not-open' }));
     const deliveriesBefore = deliveries.length;
     const writesBefore = pageWrites.length;
 

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
 import type { ApiClient, ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
+import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
 import {
@@ -21,6 +22,13 @@ import {
   stateMachineDefinition,
   type TestRuntime,
 } from '../support/local-runtime.js';
+
+/** A demo user's record (a copy: a test may change it and put it back). */
+export function demoUser(userId: string): UserProfile {
+  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
+  if (!user) throw new Error(`no demo user ${userId}`);
+  return structuredClone(user);
+}
 
 /** The state machine definition with the AwaitApproval wait shortened, for expiry tests. */
 export function definitionWithApprovalTimeout(seconds: number): Record<string, unknown> {

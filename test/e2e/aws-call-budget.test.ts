@@ -120,6 +120,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
       // the card leaves the inbox (the card item and its approver entry); the decision is marked
       // delivered, so the probe does not redeliver it (issue #29)
       'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
       'KMS:Sign': 1, // the receipt entry's signature (issue #25)
       'SFN:SendTaskSuccess': 1,

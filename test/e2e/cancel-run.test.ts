@@ -123,6 +123,7 @@ describe('POST /runs/{id}/cancel', () => {
       'DynamoDB:PutItem': 2,
       'DynamoDB:Query': 1,
       'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'SFN:StopExecution': 1,
     });
   });
@@ -325,6 +326,8 @@ describe('POST /runs/{id}/cancel', () => {
     // Prepare: the claim is on record, the run still says waiting (the request died in between)
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'half-cancelled'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn,
       decision: 'cancel',
@@ -333,7 +336,6 @@ describe('POST /runs/{id}/cancel', () => {
       decidedAt: new Date().toISOString(),
       reason: 'Half-way.',
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       claimId: 'claim-half-cancelled',
     });
 

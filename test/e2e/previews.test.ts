@@ -1,8 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { renderPendingTool } from '../../lambdas/handlers/http/inbox-page.js';
-import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
@@ -12,7 +10,7 @@ import {
   useTestRuntime,
 } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
-import { decide } from './approvers-support.js';
+import { decide, demoUser } from './approvers-support.js';
 
 const CAVEAT = 'Captured when the run paused — the target may have changed since.';
 const FAILED_CARD_TEXT = 'No preview — you are deciding without one';
@@ -22,12 +20,6 @@ async function inboxCard(runtime: TestRuntime, runId: string, as: string): Promi
   const inbox = await runtime.client(as).listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
   return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
-}
-
-function demoUser(userId: string): UserProfile {
-  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
-  if (!user) throw new Error(`no demo user ${userId}`);
-  return structuredClone(user);
 }
 
 describe('write previews over HTTP in local mode', () => {

@@ -89,6 +89,8 @@ describe('a decision recorded but not carried out when the local process stopped
     runtime = await startTestRuntime();
     const { runId, view } = await startRunAndSettle(runtime, "Set the author of page 14 to 'Nach Neustart'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn: view.turn,
       decision: 'approve',
@@ -96,7 +98,6 @@ describe('a decision recorded but not carried out when the local process stopped
       decidedBy: 'approver',
       decidedAt: new Date().toISOString(),
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
       claimId: 'claim-before-restart',
     });
     await runtime.dependencies.runs.closeCard(runId, 'decided');

@@ -2,6 +2,7 @@ import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/contract/routes.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
+import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -54,7 +55,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'scheduler:CreateSchedule',
     'iam:PassRole',
   ],
-  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE],
+  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'record-rejection': [
     ...BASE,
     'dynamodb:GetItem',
@@ -64,9 +65,16 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
   // The expiry's receipt entry: the run's turn (GetItem), then the chain and a conditional put.
-  'mark-expired': [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-expired': [
+    ...BASE,
+    ...RECEIPT_CHAIN,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
   // Forgetting a started run that ended (DeleteItem) on quota partitions only.
   'api-runs': [
     ...BASE,
@@ -76,6 +84,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'states:StartExecution',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   // The one write: ending the run of a card that cannot be opened (UpdateItem on RUN#* keys only).
   'api-inbox': [
@@ -86,6 +95,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:UpdateItem',
     ...DATA_KEY_READ,
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-decision': [
     ...BASE,
@@ -99,6 +109,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-admin': [
     ...BASE,
@@ -133,8 +144,10 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_WRITE,
     'states:StopExecution',
+    'events:PutEvents',
   ],
-  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it.
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it
+  // (and announces the closing).
   'report-waiting-runs': [
     ...BASE,
     'dynamodb:GetItem',
@@ -145,6 +158,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   // A card's escalation step: reads the card, writes its routing and index entries, announces it.
   'escalate-card': [
@@ -178,7 +192,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
 };
 
 const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
-const EVENT_PUTTERS = ['await-approval', 'escalate-card', 'record-external-decision'] as const;
+const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'escalate-card', 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -324,11 +338,12 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to the functions that announce a card and record-external-decision only, on the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run, close a card, escalate a card or answer an external run only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
-    // Assess
+    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes,
+    // `External Run Answered` from record-external-decision
     expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
     for (const name of EVENT_PUTTERS) {
       synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -336,6 +351,10 @@ describe('Countersign least privilege', () => {
         Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
       });
     }
+    const buses = synthesized
+      .statementsOf(synthesized.roleOf('api-decision'))
+      .filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
+    expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
   });
 
   it('lets the pausing function arm escalations in its own schedule group only, passing the one role that may invoke escalate-card', () => {

@@ -132,6 +132,26 @@ function eventFor(name: string): unknown {
       return { id: 'bundle-test' };
     case 'escalate-card':
       return { runId: 'run-missing', turn: 0, digest: 'x'.repeat(64), step: 0 };
+    case 'slack-notify':
+      return {
+        id: 'bundle-test',
+        source: 'countersign',
+        'detail-type': 'Run Awaiting Approval',
+        detail: {
+          runId: 'run-missing',
+          toolNames: [],
+          pausedAt: '2026-01-01T00:00:00.000Z',
+          approverGroups: [],
+        },
+      };
+    case 'slack-interactions':
+      // No signature: refused before the signing secret is read.
+      return {
+        ...http('POST', '/integrations/slack/interactions', 'payload=%7B%7D'),
+        routeKey: 'POST /integrations/slack/interactions',
+      };
+    case 'email-notify':
+      return { id: 'bundle-test', source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
     default:
       return run;
   }
@@ -176,12 +196,20 @@ async function invokeInFreshProcess(
         COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-overflow-test',
         COUNTERSIGN_OVERFLOW_KEY_ARN:
           'arn:aws:kms:us-east-1:111122223333:key/11111111-1111-1111-1111-111111111111',
-        // The deciding function's receipt key (the construct tells api-decision alone).
+        // The deciding functions' receipt key (the construct tells api-decision and slack-interactions).
         COUNTERSIGN_RECEIPT_KEY_ARN:
           'arn:aws:kms:us-east-1:111122223333:key/22222222-2222-2222-2222-222222222222',
         COUNTERSIGN_MODEL_PROVIDER: 'scripted',
         COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
         COUNTERSIGN_JWT_AUDIENCE: 'countersign',
+        // The channels' settings, as the construct sets them on their functions.
+        COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:bot-abcdef',
+        COUNTERSIGN_SLACK_SIGNING_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:signing-abcdef',
+        COUNTERSIGN_SLACK_ROUTES: '[{"channelId":"C0123456789"}]',
+        COUNTERSIGN_EMAIL_FROM_ADDRESS: 'countersign@example.com',
+        COUNTERSIGN_INBOX_URL: 'https://abc.execute-api.us-east-1.amazonaws.com/',
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         ...environment,
       },
@@ -340,8 +368,12 @@ describe('the Lambda handler bundles', () => {
       step: 0,
       because: 'card-moved',
     });
+    // The channels: no card to post, no digest due, and an unsigned Slack request refused.
+    expect(answers['slack-notify']).toEqual({ streamed: '' });
+    expect(answers['email-notify']).toEqual({ streamed: '' });
+    expect(answers['slack-interactions']).toMatchObject({ statusCode: 401 });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 19 bundles and 19 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 400_000); // every bundle, each in a fresh Node process: more than the default 60 s on a busy machine.
 
   it('serve the runbook from the inbox bundle: this build’s docs/runbook.md, every alarm at its anchor', async () => {
     // Prepare: the alarms the construct creates, and the inbox function as it deploys

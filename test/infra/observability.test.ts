@@ -294,7 +294,7 @@ describe('Countersign observability', () => {
     const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(22);
+    expect(Object.keys(alarms)).toHaveLength(23);
     expect(topicIds.page).not.toBe(topicIds.ticket);
     for (const [name, alarm] of Object.entries(alarms)) {
       const severity = alarm.AlarmDescription.startsWith('[page]') ? 'page' : 'ticket';

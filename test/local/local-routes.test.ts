@@ -57,7 +57,7 @@ beforeAll(async () => {
   machineToken = await machineClients.issueToken(DEMO_MACHINE_CLIENT_ID, 600);
   server = new LocalHttpServer({
     port: 0,
-    routes: localRoutesOf(handlers),
+    routes: localRoutesOf(handlers, { 'slack-interactions': namedHandler('slack-interactions') as never }),
     verifier: issuer,
     machineVerifier: machineClients,
   });
@@ -94,12 +94,13 @@ describe('the local server serves exactly the route manifest', () => {
       const response = await fetch(`${baseUrl}${concrete(route.path)}`, { method: route.method });
 
       // Assess
-      expect(response.status).toBe(route.auth === 'none' ? 200 : 401);
+      // Slack's route takes no token: its handler checks Slack's signature (a stand-in here).
+      expect(response.status).toBe(route.auth === 'none' || route.auth === 'slack-signature' ? 200 : 401);
     },
   );
 
   it.each(
-    SERVED_ROUTES.filter((route) => route.auth !== 'none').map(
+    SERVED_ROUTES.filter((route) => route.auth === 'jwt' || route.auth === 'machine').map(
       (route) => [routeKeyOf(route), route] as const,
     ),
   )(
@@ -115,6 +116,20 @@ describe('the local server serves exactly the route manifest', () => {
       expect(response.status).toBe(401);
     },
   );
+
+  it('serves a channel’s route only when its channel is on: otherwise it is a 404, as deployed', async () => {
+    // Prepare
+    const issuer = await LocalJwtIssuer.open({ keysDirectory });
+    const withoutSlack = new LocalHttpServer({ port: 0, routes: localRoutesOf(handlers), verifier: issuer });
+    const { url } = await withoutSlack.start();
+
+    // Act
+    const response = await fetch(`${url}/integrations/slack/interactions`, { method: 'POST' });
+    await withoutSlack.stop();
+
+    // Assess
+    expect(response.status).toBe(404);
+  });
 
   it('serves every route of the manifest (no operation is left unserved)', () => {
     expect(UNSERVED_OPERATIONS).toEqual([]);

@@ -5,7 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LocalReceiptSigner } from '../../lambdas/adapters/local-receipt-signer.js';
 import { InMemoryReceiptChainStore } from '../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
-import { DECISION_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  DECISION_RECORD_SCHEMA_VERSION,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { Clock } from '../../lambdas/core/ports.js';
 import { appendChainEntry, type ChainDependencies } from '../../lambdas/core/receipts/append-chain-entry.js';
 import { RECEIPT_FORMAT, RECEIPT_FORMAT_VERSION } from '../../lambdas/core/receipts/chain-entry.js';
@@ -72,7 +75,8 @@ export async function recordSampleChain(
   for (const approver of ['ana', 'bo']) {
     dependencies.clock.advance(30);
     const approval = {
-      schemaVersion: 1,
+      schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn: 2,
       digest,
@@ -83,6 +87,7 @@ export async function recordSampleChain(
   }
   const decision = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    channel: 'api',
     runId,
     digest,
     decidedBy: 'bo',

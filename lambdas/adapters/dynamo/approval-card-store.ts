@@ -1,4 +1,5 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { isCardInRouting, routedGroupsOf } from '../../core/approvals/card-routing.js';
 import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
@@ -9,7 +10,12 @@ import {
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
-import type { ConditionalOutcome, RunRepository, WaitingCardsPage } from '../../core/ports.js';
+import type {
+  CardCloseOutcome,
+  ConditionalOutcome,
+  RunRepository,
+  WaitingCardsPage,
+} from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import {
   APPROVER_GROUPS_ATTRIBUTE,
@@ -181,7 +187,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     runId: string,
     update: UpdateExpression,
     condition: string | undefined,
-    returnValues: 'ALL_NEW' | 'NONE' = 'NONE',
+    returnValues: 'ALL_NEW' | 'ALL_OLD' | 'NONE' = 'NONE',
   ): Promise<{ kind: 'written'; attributes?: Record<string, unknown> } | { kind: 'condition-failed' }> {
     const exists = `attribute_exists(${update.name(PK)})`;
     try {
@@ -271,7 +277,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     runId: string,
     because: CardClosing,
     options: { expectWaitId?: string | null } = {},
-  ): Promise<ConditionalOutcome> {
+  ): Promise<CardCloseOutcome> {
     // A closed card is kept as long as an ended run; the next pause replaces the whole item.
     // REMOVE: the card leaves the every-card partition (or, paused before sharding, `WAITING`).
     // A version 1 item becomes a whole version 2 one: its other attributes are the same.
@@ -289,15 +295,23 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
         : expectWaitId === null
           ? `attribute_not_exists(${update.name('waitId')})`
           : `${update.name('waitId')} = ${update.value(expectWaitId)}`;
-    const outcome = await this.updateCard(runId, update, waitCondition);
+    // The card as it was tells whether this closing is the one that closed it, and its turn and
+    // groups, which the `Card Closed` event names (issue #23).
+    const outcome = await this.updateCard(runId, update, waitCondition, 'ALL_OLD');
     if (outcome.kind === 'condition-failed') {
       // No card: nothing is in the inbox, which is what closing wants. A card holding another
       // wait's token is not this caller's to close.
-      if (waitCondition === undefined) return { kind: 'written' };
-      return (await this.getCard(runId)) === undefined ? { kind: 'written' } : outcome;
+      if (waitCondition === undefined) return { kind: 'not-open' };
+      return (await this.getCard(runId)) === undefined ? { kind: 'not-open' } : outcome;
     }
     await this.unindexEntry(runId);
-    return { kind: 'written' };
+    const closed = outcome.attributes ?? {};
+    // `waiting`: an open card written before card version 2. Only the first closing saw it open.
+    const wasOpen = closed.state === 'open' || closed.state === 'waiting';
+    const groups = z.safeParse(z.array(z.string()), closed.approverGroups);
+    return wasOpen && typeof closed.turn === 'number'
+      ? { kind: 'closed', turn: closed.turn, approverGroups: groups.success ? groups.data : [] }
+      : { kind: 'not-open' };
   }
 
   /**

@@ -9,8 +9,19 @@ export type PutCondition = Pick<
 >;
 
 /**
+ * When an existing item may be written over all the same (a claim that was given back, or whose
+ * holder never came back): a condition on its attributes, with its own placeholders (`#pk` is taken).
+ */
+export interface TakeOver {
+  readonly condition: string;
+  readonly names: Readonly<Record<string, string>>;
+  readonly values: Readonly<Record<string, unknown>>;
+}
+
+/**
  * Writes `item` unless one with its key exists (a conditional put); false when one did. The
  * first writer of a key wins: a run id, a decision's turn, an approver's approval, a new skill.
+ * With `takeOver`, an existing item that meets its condition is written over too (a claim).
  *
  * @example
  * const claimed = await putIfAbsent(client, tableName, { pk: 'RUN#r1', sk: 'DECISION#000003', ... });
@@ -19,10 +30,15 @@ export async function putIfAbsent(
   client: DynamoDBDocumentClient,
   tableName: string,
   item: Record<string, unknown>,
+  takeOver?: TakeOver,
 ): Promise<boolean> {
   return putWhen(client, tableName, item, {
-    ConditionExpression: 'attribute_not_exists(#pk)',
-    ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey },
+    ConditionExpression:
+      takeOver === undefined
+        ? 'attribute_not_exists(#pk)'
+        : `attribute_not_exists(#pk) OR (${takeOver.condition})`,
+    ExpressionAttributeNames: { '#pk': TABLE_LAYOUT.partitionKey, ...takeOver?.names },
+    ...(takeOver === undefined ? {} : { ExpressionAttributeValues: { ...takeOver.values } }),
   });
 }
 

@@ -29,6 +29,13 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** The Slack messages of a run (one per turn and channel) sort under this prefix. */
+export const SLACK_MESSAGE_SORT_PREFIX = 'SLACK#';
+export const slackMessageItemKey = (runId: string, turn: number, channelId: string): ItemKey =>
+  keyOf(runId, `${SLACK_MESSAGE_SORT_PREFIX}${paddedTurn(turn)}#${channelId}`);
+/** The mail of a card turn to one approver (the email channel's once-only claim). */
+export const cardMailItemKey = (runId: string, turn: number, userId: string): ItemKey =>
+  keyOf(runId, `MAIL#${paddedTurn(turn)}#${userId}`);
 /** Receipt chain entries (receipt-chain-store.ts), in sequence order. */
 export const CHAIN_ENTRY_SORT_PREFIX = 'CHAIN#';
 export const chainEntryItemKey = (runId: string, sequence: number): ItemKey => {
@@ -42,7 +49,7 @@ export const callItemKey = (runId: string, turn: number, index: number): ItemKey
   keyOf(runId, `${callSortPrefix(turn)}${String(index).padStart(3, '0')}`);
 /** The sort key prefix of one turn's ledger, for a query of all its calls. */
 export const callSortPrefix = (turn: number): string => `CALL#${paddedTurn(turn)}#`;
-/** The partition of a run's items. */
+/** The partition key of a run's items, for a query of one kind of them. */
 export const runPartitionKey = runPartition;
 
 /** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */

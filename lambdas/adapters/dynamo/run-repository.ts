@@ -18,6 +18,11 @@
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
  * | call          | `RUN#<runId>`     | `CALL#<turn>#<index, 3 digits>` | CallRecord fields: the call ledger        |
  * |               |                   |                             | runs, decisions, approvals: `historyPk`/`historySk` (history-index.ts) |
+ * | Slack message | `RUN#<runId>`     | `SLACK#<turn>#<channelId>`  | state, ts (slack-message-store.ts)           |
+ * | card mail     | `RUN#<runId>`     | `MAIL#<turn>#<userId>`      | state (email-notification-store.ts)          |
+ * | Slack request | `SLACK-SIGNATURE#<hex>` | `SLACK-SIGNATURE`     | a used signature, until its window passed    |
+ * | Slack user    | `SLACK-USERS`     | `SLACK-USER#<slackUserId>`  | SlackUserMapping fields (admin)              |
+ * | mail digest   | `EMAIL-DIGESTS`   | `DIGEST#<userId>`           | runIds (string set), lastSentAt              |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -48,6 +53,7 @@ import {
   type ApprovalLapse,
   type ApprovalOutcome,
   type AuditTrail,
+  type CardCloseOutcome,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
@@ -260,7 +266,7 @@ export class DynamoRunRepository implements RunRepository {
     runId: string,
     because: CardClosing,
     options?: { expectWaitId?: string | null },
-  ): Promise<ConditionalOutcome> {
+  ): Promise<CardCloseOutcome> {
     return this.cards.closeCard(runId, because, options);
   }
 

@@ -19,6 +19,7 @@ import type {
   ApprovalLapse,
   ApprovalOutcome,
   AuditTrail,
+  CardCloseOutcome,
   ClaimOutcome,
   ConditionalOutcome,
   EscalationChange,
@@ -235,10 +236,10 @@ export class InMemoryRunRepository implements RunRepository {
     runId: string,
     because: CardClosing,
     options: { expectWaitId?: string | null } = {},
-  ): Promise<ConditionalOutcome> {
+  ): Promise<CardCloseOutcome> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card === undefined) return { kind: 'written' };
+    if (card === undefined) return { kind: 'not-open' };
     if (options.expectWaitId !== undefined && (card.waitId ?? null) !== options.expectWaitId) {
       return { kind: 'condition-failed' };
     }
@@ -248,7 +249,9 @@ export class InMemoryRunRepository implements RunRepository {
       state: 'closed',
       closedBecause: because,
     });
-    return { kind: 'written' };
+    return isCardOpen(card)
+      ? { kind: 'closed', turn: card.turn, approverGroups: [...(card.approverGroups ?? [])] }
+      : { kind: 'not-open' };
   }
 
   public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {

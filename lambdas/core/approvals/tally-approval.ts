@@ -4,7 +4,7 @@ import type { RunDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { type CallChoice, contentOfChoices, kindOfChoices } from './call-choices.js';
 import { type ApproverCheckDependencies, findLapsedApprovers } from './confirm-approvals.js';
-import { APPROVAL_RECORD_SCHEMA_VERSION } from './decision-record.js';
+import { APPROVAL_RECORD_SCHEMA_VERSION, type DecisionChannel } from './decision-record.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { DelegatedApproval, StoredCard } from './stored-card.js';
 
@@ -89,7 +89,7 @@ type TallyDependencies = Pick<RunDependencies, 'runs' | 'metrics' | 'logger'> & 
  * approvals race.
  *
  * @example
- * const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls });
+ * const tally = await tallyApproval(dependencies, { principal, card, policy, now, approvalCalls, channel: 'api' });
  * if (tally.kind === 'complete') // claim the decision with tally.approvedBy
  */
 export async function tallyApproval(
@@ -105,6 +105,8 @@ export async function tallyApproval(
     now: Date;
     /** The unsealed card's calls, resolved once (the `record` gate's re-checks read them). */
     approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    /** Where the approver approved, recorded with the approval. */
+    channel: DecisionChannel;
   },
 ): Promise<TallyOutcome> {
   const { principal, card, policy } = input;
@@ -117,6 +119,7 @@ export async function tallyApproval(
     digest: card.digest,
     approvedBy: principal.userId,
     approvedAt: input.now.toISOString(),
+    channel: input.channel,
     ...(input.actingFor === undefined ? {} : { actingFor: input.actingFor }),
     ...(content === undefined || !input.choices ? {} : { choices: [...input.choices], content }),
   });

@@ -11,8 +11,12 @@ export const DIFF_FROM_CHARACTERS = 120;
 const CONTEXT_WORDS = 8;
 /** At most this many characters of text are kept; the rest of the difference is `cut`. */
 export const DIFF_MAX_CHARACTERS = 1_500;
-/** What one diff may cost (the `diff` library's own bounds): past them, it is `tooDifferent`. */
-const DIFF_LIMITS = { maxEditLength: 20_000, timeout: 500 };
+/**
+ * What one diff may cost (the `diff` library's own bounds): past them, it is `tooDifferent`. The
+ * edit bound decides, the same on every machine (more words changed than a card can show in
+ * DIFF_MAX_CHARACTERS is no diff worth reading); the timeout only stops a pathological input.
+ */
+const DIFF_LIMITS = { maxEditLength: 1_000, timeout: 500 };
 
 /**
  * The word-level diffs of a preview's long text changes, computed once when the run pauses

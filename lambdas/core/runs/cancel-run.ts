@@ -106,6 +106,7 @@ async function claimWaitingTurn(
     ...(request.reason ? { reason: request.reason } : {}),
     // A cancel reviews no card: the audit says so instead of restating what the approver saw.
     cardShown: NO_CARD_SHOWN,
+    channel: 'api',
   };
   const outcome = await dependencies.runs.claimDecision(claim);
   if (outcome.kind === 'already-decided' && outcome.existing.decision === 'approve') {

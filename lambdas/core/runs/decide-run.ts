@@ -8,6 +8,7 @@ import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
   type Decision,
+  type DecisionChannel,
   type DecisionClaim,
   type DecisionRecord,
   describeCardShown,
@@ -111,6 +112,9 @@ export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
  * 3. the decision is claimed atomically and recorded for audit BEFORE the task token is used,
  *    so a double submission never resumes twice and an unrecorded approval never executes.
  *
+ * Every channel decides here (`options.channel`, recorded in the audit; the API's by default):
+ * a Slack button passes the same digest, gates, routing, k-of-n and claim as the API.
+ *
  * A transient fault answers `unavailable` (503) saying whether the decision is on record
  * (`decisionOnRecord`: `yes`, `no` or `unknown`); one on record is delivered by the system
  * itself (the probe), so the approver need not come back.
@@ -120,10 +124,14 @@ export async function decideRun(
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
+  options: { readonly channel?: DecisionChannel } = {},
 ): Promise<DecisionOutcome> {
   const progress: DecisionProgress = { onRecord: 'no' };
   try {
-    return await decideOnce(dependencies, principal, runId, request, progress);
+    return await decideOnce(dependencies, principal, runId, request, {
+      progress,
+      channel: options.channel ?? 'api',
+    });
   } catch (error) {
     if (!isCountersignError(error, 'unavailable')) throw error;
     throw new CountersignError('unavailable', TEXTS.decisionUnavailable(progress.onRecord), {
@@ -143,7 +151,7 @@ async function decideOnce(
   principal: UserProfile,
   runId: string,
   request: DecisionRequest,
-  progress: DecisionProgress,
+  { progress, channel }: { progress: DecisionProgress; channel: DecisionChannel },
 ): Promise<DecisionOutcome> {
   requireGrant(principal, 'agent_approve');
   const delegator = await readDelegator(dependencies, principal, request.actingFor);
@@ -194,6 +202,7 @@ async function decideOnce(
       policy,
       now,
       approvalCalls,
+      channel,
     });
     if (tally.kind === 'card-moved')
       return answerMovedCard(dependencies, { principal, delegator }, card, request);
@@ -225,6 +234,7 @@ async function decideOnce(
       : {}),
     ...(shaped.decision !== 'edit' && shaped.choices ? { choices: shaped.choices } : {}),
     ...(shaped.decision === 'edit' ? { edits: describeEdits(shaped.edits) } : {}),
+    channel,
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
   const taskToken = await unsealTaskToken(dependencies, card);
@@ -240,6 +250,7 @@ async function decideOnce(
     runId,
     turn: card.turn,
     decision: shaped.decision,
+    channel,
     ...(delegator ? { actingFor: delegator.userId } : {}),
     ...(record.choices ? { refusedCalls: record.choices.filter((c) => c.decision === 'reject').length } : {}),
   });

@@ -55,7 +55,7 @@ export async function deliverDecision(
       'decided',
       outcome.kind === 'delivered' ? {} : { expectWaitId: current.waitId ?? null },
     );
-    if (closed.kind === 'written') {
+    if (closed.kind !== 'condition-failed') {
       await dependencies.runs.markDecisionDelivered(record.runId, record.turn);
       return { kind: 'delivered' };
     }

@@ -1,3 +1,4 @@
+import type { SlackUserMappings } from '../channels/slack-ports.js';
 import type { ConfigurationRepository } from '../configurations.js';
 import type { ExternalRunStore } from '../external-runs/external-run-store.js';
 import type { WebhookPoster, WebhookSecrets } from '../external-runs/webhook-delivery.js';
@@ -73,6 +74,8 @@ export interface RunDependencies {
   sealer: StateSealer;
   configurations: ConfigurationRepository;
   users: UserDirectory;
+  /** The admin's links of Slack users to users (docs/approvers.md, "Slack"). */
+  slackUsers: SlackUserMappings;
   pages: PageStore;
   /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
   skills?: SkillRepository;

@@ -6,6 +6,7 @@ import { DynamoConfigurationRepository } from '../../adapters/dynamo/configurati
 import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
 import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
+import { DynamoSlackUserDirectory } from '../../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../../adapters/embedded-metrics.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
@@ -21,6 +22,7 @@ export type AwsBaseDependencies = Pick<
   | 'runs'
   | 'configurations'
   | 'users'
+  | 'slackUsers'
   | 'pages'
   | 'skills'
   | 'quotas'
@@ -91,6 +93,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
     runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
     quotas: new DynamoQuotaStore({ client: documentClient, tableName }),

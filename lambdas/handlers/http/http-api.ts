@@ -5,7 +5,7 @@ import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
-import type { RouteFunction } from '../../contract/routes.js';
+import type { RouteAuth, RouteFunction } from '../../contract/routes.js';
 import { type OperationOf, routesOfFunction, type ServedRoute } from '../../contract/served-routes.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
@@ -105,6 +105,10 @@ export function createHttpApi<Function extends RouteFunction>(
   options: { readonly authorize?: (principal: UserProfile) => void } = {},
 ): HttpLambdaHandler {
   const routes = routesOfFunction(name).map((route) => {
+    if (route.auth === 'slack-signature') {
+      // Such a route authenticates its request itself, before reading it: never through this router.
+      throw new CountersignError('configuration', `${route.operationId} has its own handler, not ${name}.`);
+    }
     const implementation = (implementations as Record<string, AnyRouteImplementation | undefined>)[
       route.operationId
     ];
@@ -132,7 +136,7 @@ export function createHttpApi<Function extends RouteFunction>(
 }
 
 function createRouteHandler(
-  route: ServedRoute,
+  route: ServedRoute & { auth: Exclude<RouteAuth, 'slack-signature'> },
   implementation: AnyRouteImplementation,
   dependencies: HttpApiDependencies,
   authorize: ((principal: UserProfile) => void) | undefined,

@@ -4,6 +4,7 @@ import {
   approverAnalyticsQuerySchema,
   readApproverAnalytics,
 } from '../../core/analytics/read-approver-analytics.js';
+import { slackUserMappingSchema } from '../../core/channels/slack-ports.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
 import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
@@ -24,7 +25,7 @@ import {
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
 export type AdminDependencies = Pick<
   RunDependencies,
-  'configurations' | 'users' | 'pages' | 'runs' | 'settings' | 'clock'
+  'configurations' | 'users' | 'slackUsers' | 'pages' | 'runs' | 'settings' | 'clock'
 > & { receipts: Pick<ReceiptDependencies, 'responses'> } & SkillsRouteDependencies;
 
 const adminCollections = {
@@ -32,6 +33,7 @@ const adminCollections = {
   tasks: { schema: taskSchema, idField: 'taskId' },
   users: { schema: userProfileSchema, idField: 'userId' },
   pages: { schema: pageSchema, idField: 'pageId' },
+  'slack-users': { schema: slackUserMappingSchema, idField: 'slackUserId' },
 } as const;
 
 type AdminCollection = keyof typeof adminCollections;
@@ -55,6 +57,7 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
   const tasks = createCollectionRoutes(dependencies, 'tasks');
   const users = createCollectionRoutes(dependencies, 'users');
   const pages = createCollectionRoutes(dependencies, 'pages');
+  const slackUsers = createCollectionRoutes(dependencies, 'slack-users');
   return {
     listConfigurations: configurations.list,
     getConfiguration: configurations.get,
@@ -71,6 +74,10 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
     listPages: pages.list,
     getPage: pages.get,
     putPage: pages.put,
+    listSlackUsers: slackUsers.list,
+    getSlackUser: slackUsers.get,
+    putSlackUser: slackUsers.put,
+    deleteSlackUser: createDeleteRoute(dependencies, 'slack-users'),
     ...createSkillsRoutes(dependencies),
     getApproverAnalytics: defineRoute({
       query: approverAnalyticsQuerySchema,
@@ -131,17 +138,22 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
 }
 
 /** DELETE of a record the manifest lets an admin delete (pages have no delete). */
-function createDeleteRoute(dependencies: AdminDependencies, name: 'configurations' | 'tasks' | 'users') {
+function createDeleteRoute(
+  dependencies: AdminDependencies,
+  name: 'configurations' | 'tasks' | 'users' | 'slack-users',
+) {
   return defineRoute({
     handle: async (request) => {
       const id = adminIdOf(request, name);
-      if (name !== 'users') await refuseWhileRunsWait(dependencies, name, id);
+      if (name === 'configurations' || name === 'tasks') await refuseWhileRunsWait(dependencies, name, id);
       const deleted =
         name === 'users'
           ? await dependencies.users.deleteUser(id)
-          : name === 'configurations'
-            ? await dependencies.configurations.deleteConfiguration(id)
-            : await dependencies.configurations.deleteTask(id);
+          : name === 'slack-users'
+            ? await dependencies.slackUsers.deleteSlackUser(id)
+            : name === 'configurations'
+              ? await dependencies.configurations.deleteConfiguration(id)
+              : await dependencies.configurations.deleteTask(id);
       if (!deleted) throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
       return { statusCode: 200, json: { deleted: id } };
     },
@@ -209,7 +221,7 @@ interface AdminStore {
 }
 
 function adminStoreOf(
-  { configurations, users, pages }: AdminDependencies,
+  { configurations, users, slackUsers, pages }: AdminDependencies,
   name: AdminCollection,
 ): AdminStore {
   switch (name) {
@@ -239,6 +251,12 @@ function adminStoreOf(
           return { items, ...(cursor === undefined ? {} : { cursor }) };
         },
         put: (item) => pages.putPage(pageSchema.parse(item)),
+      };
+    case 'slack-users':
+      return {
+        get: (id) => slackUsers.getSlackUser(id),
+        list: (query) => slackUsers.listSlackUsersPage(query),
+        put: (item) => slackUsers.putSlackUser(slackUserMappingSchema.parse(item)),
       };
   }
 }

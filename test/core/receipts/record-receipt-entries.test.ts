@@ -300,6 +300,7 @@ describe('recordReceiptEntries', () => {
       decidedAt: harness.clock.now().toISOString(),
       cardShown: NO_CARD_SHOWN,
       claimId: 'claim-of-the-cancel',
+      channel: 'api',
     } as const;
     await harness.runs.claimDecision(claim);
 

@@ -1,5 +1,6 @@
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
+import { announceClosedCards } from '../../../lambdas/adapters/card-closing-announcer.js';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
 import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
 import { LocalReceiptSigner } from '../../../lambdas/adapters/local-receipt-signer.js';
@@ -19,6 +20,7 @@ import type { ModelProvider } from '../../../lambdas/core/model.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import type {
   AwaitingApprovalEvent,
+  CardClosedEvent,
   Clock,
   EscalationTimers,
   Metrics,
@@ -37,6 +39,7 @@ import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
+import { InMemorySlackUserDirectory } from '../../support/in-memory-slack-user-directory.js';
 import { InMemoryUserDirectory } from '../../support/in-memory-user-directory.js';
 
 /**
@@ -105,9 +108,14 @@ export class RecordingRunExecutions implements RunExecutions {
 
 export class RecordingNotifier implements RunNotifier {
   public readonly events: AwaitingApprovalEvent[] = [];
+  public readonly closedCards: CardClosedEvent[] = [];
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     this.events.push(event);
+  }
+
+  public async cardClosed(event: CardClosedEvent): Promise<void> {
+    this.closedCards.push(event);
   }
 }
 
@@ -198,10 +206,12 @@ export function createHarness(
     ...options.configuration,
   });
   const dependencies: RunDependencies = {
-    runs,
+    // As every deployed composition: a card that closes is announced (`Card Closed`).
+    runs: announceClosedCards(runs, { notifier, clock, logger: silentLogger, metrics }),
     sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)) }),
     configurations: new InMemoryConfigurationRepository({ configurations: [configuration] }),
     users: new InMemoryUserDirectory(options.users ?? [OWNER, APPROVER, SECOND_APPROVER]),
+    slackUsers: new InMemorySlackUserDirectory(),
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
       now: () => clock.now(),
     }),
