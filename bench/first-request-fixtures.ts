@@ -129,6 +129,11 @@ export class FirstRequestFixtures {
         check: stepAnswered('runId'),
       },
       'mark-expired': { event: toExpire, check: stepAnswered('runId') },
+      // A timer of a card without a ladder: it reads the card and is ignored (the cold path of every timer).
+      'escalate-card': {
+        event: { runId: created, turn: 1, digest: 'sha256:bench', step: 0 },
+        check: stepAnswered('kind'),
+      },
       'api-inbox': {
         event: apiEvent('GET /inbox', BENCH_USER_ID, { query: { limit: String(BENCH_INBOX_PAGE) } }),
         check: httpAnswered(200, (json) =>

@@ -11,6 +11,7 @@ import type { ModelPrices } from '../lambdas/core/generation/model-prices.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { PrincipalQuotas } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignData } from './data.js';
+import { CountersignEscalationSchedules } from './escalation-schedules.js';
 import { LAMBDA_RUNTIME } from './functions.js';
 import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
 import {
@@ -134,10 +135,16 @@ export class CountersignFunctions extends Construct {
     );
 
     // The events of countersign: a run waits (the pause), a card closes (wherever it closes: the
-    // channels update their messages), an external run is answered.
+    // channels update their messages), an unanswered card escalates, an external run is answered.
     this.eventBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
     for (const name of CARD_CLOSING_HANDLERS) this.grantAnnounce(this.get(name));
+    this.grantAnnounce(this.get('escalate-card'));
     this.grantAnnounce(this.get('record-external-decision'));
+    new CountersignEscalationSchedules(this, 'Escalations', {
+      pausing: this.get('await-approval'),
+      escalate: this.get('escalate-card'),
+      removalPolicy: props.removalPolicy,
+    });
 
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess(

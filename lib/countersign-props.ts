@@ -192,8 +192,8 @@ export interface CountersignProps {
   readonly quotas?: CountersignQuotas;
   /**
    * Reserved concurrency per function group (per function of the group); a group left out is
-   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (96 in all, which needs an
-   * account concurrency quota of at least 196; docs/runbook.md, "Production checklist").
+   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (101 in all, which needs an
+   * account concurrency quota of at least 201; docs/runbook.md, "Production checklist").
    *
    * @default - nothing reserved, so a first deploy fits a new account's concurrency quota
    */

@@ -19,6 +19,7 @@ import {
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
 import { QUICK_APPROVAL_SECONDS } from '../lambdas/core/analytics/record-approver-response.js';
+import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
 import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
@@ -80,7 +81,7 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graph('Runs', METRIC_GROUPS.runs),
         graph(
           'Decisions',
-          ['Approvals', ...METRIC_GROUPS.delivery],
+          ['Approvals', 'CardsEscalated', ...METRIC_GROUPS.delivery],
           byDimension('Decisions', 'outcome', ['approve', 'reject']),
         ),
         graph(
@@ -112,7 +113,7 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
           'Refusals',
           ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
           [
-            ...byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+            ...byDimension('GateRefusals', 'gate', APPROVE_GATES),
             ...byDimension('QuotaRefusals', 'quota', QUOTA_NAMES),
           ],
         ),

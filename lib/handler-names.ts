@@ -18,6 +18,7 @@ export const HANDLER_NAMES = [
   'api-run-events',
   'api-external',
   'report-waiting-runs',
+  'escalate-card',
 ] as const;
 
 /** The name of one handler file (without `.ts`). */

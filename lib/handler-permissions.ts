@@ -83,6 +83,8 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
   // never delivered (the index's UNDELIVERED partitions): each card read, its token opened, the
   // card closed and the decision marked delivered.
   'report-waiting-runs': { table: [GET, BATCH_GET, QUERY, UPDATE], inboxIndex: true, sealing: 'unseal' },
+  // A card escalation step: the card (GetItem), its approver entry and its routing (UpdateItem).
+  'escalate-card': { table: [GET, UPDATE] },
   // External runs (docs/external-agents.md). The approval API claims client keys (GetItem, PutItem),
   // creates and reads runs (sealing their state), writes reports (PutItem) and lists them (Query),
   // and counts its quotas like api-runs.

@@ -36,6 +36,8 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
   // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
+  // One card read, a few index writes and one event per escalation step.
+  'escalate-card': { timeout: Duration.seconds(30), memorySize: 256 },
   // Its long poll holds a request up to 25 s (MAX_EXTERNAL_WAIT_SECONDS), under the 30 s integration limit.
   'api-external': { timeout: Duration.seconds(29), memorySize: 1024 },
 };

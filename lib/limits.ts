@@ -29,8 +29,8 @@ export interface CountersignThrottling {
  * flood of requests) then throttles inside its group instead of starving everything else in
  * the account. A group left out is unreserved. Lambda refuses a deployment that would leave
  * less than 100 unreserved executions in the account, so a reservation needs an account quota of
- * at least its total plus 100: {@link RESERVED_CONCURRENCY_FOR_PRODUCTION} reserves 96 and needs
- * 196, more than a new account may start with (docs/runbook.md, "Production checklist").
+ * at least its total plus 100: {@link RESERVED_CONCURRENCY_FOR_PRODUCTION} reserves 101 and needs
+ * 201, more than a new account may start with (docs/runbook.md, "Production checklist").
  */
 export interface CountersignReservedConcurrency {
   /**
@@ -50,7 +50,8 @@ export interface CountersignReservedConcurrency {
   /**
    * Each state machine step (prepare, model-turn, await-approval, execute-tools,
    * record-rejection, finish-run, mark-failed, mark-expired, record-external-decision,
-   * notify-caller). A throttled step is retried by the state machine.
+   * notify-caller), and escalate-card, which a card's escalation schedule invokes. A throttled step
+   * is retried by the state machine (or Scheduler).
    *
    * @default - unreserved
    */
@@ -106,14 +107,16 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'api-run-events': 'events',
   'api-external': 'events',
   'report-waiting-runs': 'probe',
+  // A card's escalation step, invoked by its schedule: a throttled one is retried by Scheduler.
+  'escalate-card': 'steps',
 };
 
 /**
  * The production setting of `reservedConcurrency` (docs/runbook.md, "Production checklist"):
  * 5 for each API function, 10 for each function of long-held requests (the event stream, the
- * approval API's long poll), 5 for each state machine step and 1 for the probe, 96 in all.
+ * approval API's long poll), 5 for each state machine step and 1 for the probe, 101 in all.
  * Lambda keeps 100 of an account's concurrency unreserved, so this needs a concurrency quota of
- * at least {@link requiredAccountConcurrency} (196); the construct reserves nothing unless it
+ * at least {@link requiredAccountConcurrency} (201); the construct reserves nothing unless it
  * is set, so a first `cdk deploy` works on a new account as it comes.
  *
  * @example
@@ -134,7 +137,7 @@ export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
  * Lambda keeps unreserved.
  *
  * @example
- * requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION); // 196
+ * requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION); // 201
  */
 export function requiredAccountConcurrency(reservation: CountersignReservedConcurrency): number {
   const reserved = Object.values(FUNCTION_GROUPS).reduce(

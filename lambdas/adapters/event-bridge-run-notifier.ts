@@ -15,9 +15,10 @@ function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbr
 }
 
 /**
- * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups its card is
- * routed to (empty: every approver) and, where the inbox page's URL is known, the card's own
- * address on it (`cardUrl`, which opens the card after sign-in). No arguments, no previews, no token.
+ * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups to notify (empty:
+ * every approver), why (`paused`, or `escalated` when an unanswered card reached more groups) and,
+ * where the inbox page's URL is known, the card's own address on it (`cardUrl`, which opens the
+ * card after sign-in). No arguments, no previews, no token.
  *
  * @example
  * describeAwaitingApproval(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
@@ -31,6 +32,7 @@ export function describeAwaitingApproval(
     toolNames: event.toolNames,
     pausedAt: event.pausedAt,
     approverGroups: event.approverGroups,
+    reason: event.reason,
     ...(inboxUrl === undefined ? {} : { cardUrl: cardPageUrl(inboxUrl, event.runId) }),
   };
 }

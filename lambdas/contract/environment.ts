@@ -91,6 +91,11 @@ export const environmentSchema = z.object({
   COUNTERSIGN_OVERFLOW_KEY_ARN: z.string().check(z.startsWith('arn:')),
   COUNTERSIGN_STATE_MACHINE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   COUNTERSIGN_EVENT_BUS_NAME: z._default(z.string().check(z.minLength(1)), 'default'),
+  // The pausing function arms card escalations as one-time schedules in this group, each invoking
+  // the escalate-card function with this role (lambdas/handlers/composition/aws-escalation-timers.ts).
+  COUNTERSIGN_ESCALATION_SCHEDULE_GROUP: z.optional(z.string().check(z.minLength(1), z.maxLength(64))),
+  COUNTERSIGN_ESCALATION_TARGET_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
+  COUNTERSIGN_ESCALATION_ROLE_ARN: z.optional(z.string().check(z.startsWith('arn:'))),
   COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS: z._default(
     z.coerce.number().check(z.int(), z.gte(60), z.lte(24 * 86_400)),
     7 * 86_400,

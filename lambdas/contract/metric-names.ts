@@ -22,8 +22,11 @@ export const METRIC_GROUPS = {
     'RunsSuspended',
     'RunsRedriven',
   ],
-  /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
-  decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
+  /**
+   * `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th);
+   * `CardsEscalated`: each escalation step that routed an unanswered card to more groups.
+   */
+  decisions: ['Decisions', 'Approvals', 'CardsEscalated', 'PauseToDecision'],
   /**
    * Measured by the waiting-runs probe: claimed decisions older than a minute it delivered
    * itself, and those it could not (the `DecisionsUndelivered` alarm).

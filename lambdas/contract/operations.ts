@@ -2,6 +2,7 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
 import { slackInteractionFormSchema } from '../core/channels/receive-slack-interaction.js';
+import { awayRequestSchema } from '../core/delegation/set-away.js';
 import { externalRunQuerySchema } from '../core/external-runs/await-external-answer.js';
 import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
 import { reportExecutionRequestSchema } from '../core/external-runs/report-external-execution.js';
@@ -38,6 +39,7 @@ import { receiptResponseSchema } from './receipt-schemas.js';
 import type { OperationId, RouteAuth } from './routes.js';
 import {
   approvalRecordedSchema,
+  awayResponseSchema,
   cancelResponseSchema,
   decidedSchema,
   generationResponseSchema,
@@ -91,6 +93,7 @@ export interface OperationContract {
 }
 
 const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
+const userPathSchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({
   description,
@@ -285,6 +288,18 @@ export const OPERATIONS = {
         json: decisionUnavailableBodySchema,
       },
     },
+  },
+  setAway: {
+    summary:
+      'Set an approver away until a date with a delegate, who decides the cards routed to them acting for them (the approver themself or an admin).',
+    path: userPathSchema,
+    body: awayRequestSchema,
+    success: { 200: json('The approver’s delegation as it now stands.', awayResponseSchema) },
+  },
+  clearAway: {
+    summary: 'The approver is back: their cards reach only them again (the approver themself or an admin).',
+    path: userPathSchema,
+    success: { 200: json('The approver, no longer away.', awayResponseSchema) },
   },
   getCall: {
     summary: 'The whole arguments of a pending call whose card shows an excerpt.',

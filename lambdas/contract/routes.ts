@@ -160,6 +160,15 @@ export const ROUTES = [
     function: 'api-decision',
     auth: 'jwt',
   },
+  // Delegation: an approver away names who decides their cards meanwhile (they or an admin).
+  { operationId: 'setAway', method: 'PUT', path: '/users/{id}/away', function: 'api-decision', auth: 'jwt' },
+  {
+    operationId: 'clearAway',
+    method: 'DELETE',
+    path: '/users/{id}/away',
+    function: 'api-decision',
+    auth: 'jwt',
+  },
   // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
   {
     operationId: 'getCall',

@@ -4,6 +4,7 @@ import type { CardView } from '../core/approvals/card-reader.js';
 import { approverGroupSchema } from '../core/approvals/card-routing.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
 import type { UnopenableCard } from '../core/approvals/unopenable-card.js';
+import type { AwayOutcome } from '../core/delegation/set-away.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { RecordedAct } from '../core/ports.js';
 import { textDiffSchema } from '../core/previews/text-diff.js';
@@ -71,6 +72,28 @@ export const pendingToolSchema = z.object({
   requiresApproval: z.boolean(),
   recordChanged: z.optional(z.string()),
   effectUnconfirmed: z.optional(z.string()),
+  /** Whether an approver may edit the call's arguments (`decision: "edit"`). */
+  editable: z.boolean(),
+  /** An approver edited the call: who, and the changes against the model's own proposal. */
+  edited: z.optional(
+    z.object({
+      by: z.string(),
+      note: z.string(),
+      changes: z.array(
+        z.discriminatedUnion('kind', [
+          z.object({
+            kind: z.literal('changed'),
+            path: argumentPath,
+            before: z.unknown(),
+            after: z.unknown(),
+          }),
+          z.object({ kind: z.literal('added'), path: argumentPath, after: z.unknown() }),
+          z.object({ kind: z.literal('removed'), path: argumentPath, before: z.unknown() }),
+        ]),
+      ),
+      more: count,
+    }),
+  ),
   preview: previewSchema,
 });
 
@@ -79,6 +102,10 @@ const approvalTallySchema = z.object({
   count,
   required: count,
   approvedBy: z.array(z.string()),
+  /** Of `approvedBy`, who approved as the delegate of an approver who is away, and for whom. */
+  delegatedApprovals: z.optional(z.array(z.object({ approver: z.string(), actingFor: z.string() }))),
+  /** Approvers who made other per-call choices: they do not count toward these approvals. */
+  differingApprovers: z.optional(z.array(z.string())),
   lapsedApprovers: z.optional(z.array(z.string())),
 });
 
@@ -111,6 +138,16 @@ export const cardViewSchema = z.object({
   approvals: z.optional(approvalsSchema),
   approveRefusal: z.optional(z.string()),
   approverGroups: z.optional(z.array(z.string())),
+  /** When and to whom the card escalates while unanswered (its configuration's ladder). */
+  escalation: z.optional(
+    z.object({
+      steps: z.array(z.object({ at: z.string(), approverGroups: z.array(z.string()), reached: z.boolean() })),
+    }),
+  ),
+  /** Indexes of calls decided together (their tools declare it): per-call choices keep each group whole. */
+  decidedTogether: z.optional(z.array(z.array(count))),
+  /** Delegation: the approver away whom this card reaches the viewer through; decide with `actingFor`. */
+  actingFor: z.optional(z.string()),
   context: z.optional(
     z.object({
       ownerName: z.optional(z.string()),
@@ -200,11 +237,22 @@ export const inboxPageSchema = z.object({
 });
 
 /** 200: the decision is on record (`repeated` when this request said it again). */
+/** One call's own choice in a per-call decision (a rejection with its reason), as answers show it. */
+const callChoiceViewSchema = z.object({
+  index: count,
+  tool: z.string(),
+  decision: z.enum(['approve', 'reject']),
+  reason: z.optional(z.string()),
+});
+
 export const decidedSchema = z.object({
   kind: z.literal('decided'),
   runId: z.string(),
   turn: count,
-  decision: z.enum(['approve', 'reject']),
+  /** `edit`: the edited calls go on a fresh card (the next turn) for approval; nothing ran. */
+  decision: z.enum(['approve', 'reject', 'edit']),
+  /** Per-call decisions: what the decision did with each call of the card. */
+  choices: z.optional(z.array(callChoiceViewSchema)),
   repeated: z.boolean(),
 });
 
@@ -215,6 +263,14 @@ export const approvalRecordedSchema = z.object({
   turn: count,
   approvals: approvalTallySchema,
   message: z.string(),
+});
+
+/** PUT and DELETE /users/{id}/away: the approver's delegation as it now stands. */
+export const awayResponseSchema = z.object({
+  userId: z.string(),
+  away: z.optional(
+    z.object({ delegate: z.string(), until: z.string(), setBy: z.string(), setAt: z.string() }),
+  ),
 });
 
 export const pendingCallSchema = z.object({
@@ -300,9 +356,11 @@ export const runAuditSchema = z.object({
         at: z.string(),
         by: z.string(),
         digest: z.string(),
-        decision: z.enum(['approve', 'reject']),
+        decision: z.enum(['approve', 'reject', 'edit']),
         reason: z.optional(z.string()),
         approvedBy: z.optional(z.array(z.string())),
+        actingFor: z.optional(z.string()),
+        choices: z.optional(z.array(callChoiceViewSchema)),
         calls: z.array(z.object({ index: count, tool: z.string(), preview: previewShownSchema })),
       }),
       z.object({
@@ -325,7 +383,7 @@ export const recordedActSchema = z.object({
   turn: count,
   at: z.string(),
   digest: z.string(),
-  decision: z.optional(z.enum(['approve', 'reject', 'cancel'])),
+  decision: z.optional(z.enum(['approve', 'reject', 'edit', 'cancel'])),
   run: z.optional(z.object({ label: z.string(), status: z.enum(RUN_STATUSES) })),
 });
 
@@ -348,6 +406,7 @@ export type ResponseShapesAgree = [
     SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
   >,
   Agrees<SameShape<z.output<typeof pendingCallSchema>, PendingCallView>>,
+  Agrees<SameShape<z.output<typeof awayResponseSchema>, AwayOutcome>>,
   Agrees<SameShape<z.output<typeof runEventSchema>, RunEvent>>,
   Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,
   Agrees<SameShape<z.output<typeof runAuditSchema>, RunAudit>>,

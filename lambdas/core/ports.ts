@@ -1,9 +1,10 @@
 import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
+import type { EscalationTimer } from './approvals/escalation-ladder.js';
 import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
-import type { CardClosing, StoredCard } from './approvals/stored-card.js';
-import type { UserProfile } from './identity.js';
+import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
+import type { Away, UserProfile } from './identity.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
 import type { RunRecord, RunStatus, RunSummary } from './runs/run-record.js';
 
@@ -63,7 +64,16 @@ export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; exis
  * everyone who has approved the turn, sorted. `card-moved`: the card no longer waits at that
  * turn and digest, so the approval counts for nothing.
  */
-export type ApprovalOutcome = { kind: 'recorded'; approvedBy: string[] } | { kind: 'card-moved' };
+export type ApprovalOutcome =
+  | {
+      kind: 'recorded';
+      approvedBy: string[];
+      /** Of `approvedBy`, those who approved as someone's delegate (a person counts once). */
+      delegatedApprovals: DelegatedApproval[];
+      /** Of `approvedBy`, those who approved some calls only, and what (per-call decisions). */
+      approvalContents: ApprovalContent[];
+    }
+  | { kind: 'card-moved' };
 
 /** What is on record about a run's decisions: its card (the last turn's), every approval and decision. */
 export interface AuditTrail {
@@ -97,6 +107,10 @@ export interface ApprovalLapse {
   turn: number;
   digest: string;
   approvers: readonly string[];
+  /** The lapsed approvers' delegated entries as the tally read them: they go with them. */
+  delegatedApprovals?: readonly DelegatedApproval[];
+  /** The lapsed approvers' content entries as the tally read them: they go with them too. */
+  approvalContents?: readonly ApprovalContent[];
 }
 
 export type LapseOutcome =
@@ -202,7 +216,9 @@ export interface RunRepository {
   /**
    * k-of-n: claims one approver's approval of a waiting turn (a repeat is a no-op) and adds
    * the approver to the card's tally, atomically and only while the card waits at the
-   * approval's turn and digest. It never delivers anything: the decision claim does.
+   * approval's turn and digest. An approval acting for someone (`actingFor`), or of some calls
+   * only (`content`), is added with that, unless its approver is already counted: a person
+   * counts once, and their first approval stands. It never delivers anything: the decision claim does.
    */
   recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome>;
   /** The run's card, approvals and decisions, for its audit (all of them: bounded by the run's turns). */
@@ -216,18 +232,46 @@ export interface RunRepository {
    * them to its `lapsedApprovers`, atomically and only while the card waits at that turn and
    * digest. Their approval records stay (the audit); approving again counts them again.
    */
-  lapseApprovals(lapse: {
-    runId: string;
-    turn: number;
-    digest: string;
-    approvers: readonly string[];
-  }): Promise<LapseOutcome>;
+  lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome>;
+  /**
+   * Escalation: routes the card to the groups of `step` (and of any earlier step not yet
+   * routed), atomically and only while it waits at that turn and digest and `step` is not yet
+   * routed; the inbox index then lists it under those groups too.
+   */
+  escalateCard(change: EscalationChange): Promise<EscalationOutcome>;
+  /** Escalation's outbox: the event of `step` went out (if the card is still at that turn). */
+  markEscalationNotified(change: EscalationChange): Promise<void>;
+}
+
+/**
+ * `escalated`: the card now also reaches the step's groups (`card` as it is after the write).
+ * `card-moved`: the card no longer waits at that turn and digest, or the step was already routed.
+ */
+export type EscalationOutcome = { kind: 'escalated'; card: StoredCard } | { kind: 'card-moved' };
+
+/** One escalation step of a waiting card (the card at that turn and digest). */
+export interface EscalationChange {
+  runId: string;
+  turn: number;
+  digest: string;
+  step: number;
 }
 
 /** Port: users, their grants and their page and language access. */
 export interface UserDirectory {
   getUser(userId: string): Promise<UserProfile | undefined>;
+  /**
+   * Writes a user's record as an admin does: every field but delegation (`away`, `delegatedBy`),
+   * which only {@link setAway} and {@link pointDelegate} change and a put leaves as it was.
+   */
   putUser(user: UserProfile): Promise<void>;
+  /** Delegation: sets (`undefined`: clears) the user's `away`, only while their record exists. */
+  setAway(userId: string, away: Away | undefined): Promise<ConditionalOutcome>;
+  /**
+   * Delegation: adds `delegator` to (or removes them from) the delegate's `delegatedBy` pointers,
+   * while the delegate's record exists (no record: nothing changes).
+   */
+  pointDelegate(delegate: string, delegator: string, change: 'add' | 'remove'): Promise<void>;
   listUsers(): Promise<UserProfile[]>;
   /** One page of users in id order, with an opaque cursor (a forged one is a 400). */
   listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }>;
@@ -268,8 +312,13 @@ export interface AwaitingApprovalEvent {
   runId: string;
   toolNames: string[];
   pausedAt: string;
-  /** The groups its card is routed to, so teams notify the right channel; empty: every approver. */
+  /**
+   * The groups to notify, so teams reach the right channel: at the pause, those the card is
+   * routed to (empty: every approver); on an escalation, the groups the step added.
+   */
   approverGroups: string[];
+  /** `paused`: the run just paused. `escalated`: its card went unanswered and reached more groups. */
+  reason: 'paused' | 'escalated';
 }
 
 /**
@@ -306,6 +355,16 @@ export interface RunNotifier {
   cardClosed(event: CardClosedEvent): Promise<void>;
   /** An external run was answered or expired. Optional: a notifier of waiting runs only. */
   externalRunAnswered?(event: ExternalRunAnsweredEvent): Promise<void>;
+}
+
+/**
+ * Port: the one-time timers of card escalations (EventBridge Scheduler deployed, in-process
+ * timers locally). Arming a timer that is already armed is no error: a pause that is entered
+ * again re-arms. A timer that fires for a card decided meanwhile does nothing (the escalation
+ * checks the card), so nothing is ever cancelled.
+ */
+export interface EscalationTimers {
+  arm(timers: readonly EscalationTimer[]): Promise<void>;
 }
 
 export interface Clock {

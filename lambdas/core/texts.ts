@@ -100,6 +100,38 @@ export const TEXTS = {
     `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
   approvalsLapsed: (count: number, required: number, lapsed: readonly string[]) =>
     `Your approval is recorded, but ${lapsed.length === 1 ? `the approval of ${lapsed[0]} no longer counts: their current record does` : `the approvals of ${lapsed.join(', ')} no longer count: their current records do`} not hold the authority approving this card needs. ${count} of ${required} approvals; the write runs when ${required} approvers who hold it have approved.`,
+  // Per-call decisions and edits (docs/approvers.md, "Per-call decisions", "Approve with edits").
+  choiceNamedTwice: (index: number) => `index: call ${index} is named twice; name each call once.`,
+  choiceReasonOnApproval: 'reason: only a rejected call takes a reason.',
+  choicesSplitGroup: (indexes: readonly number[], tools: readonly string[]) =>
+    `calls: calls ${indexes.join(', ')} are decided together (${tools.map((tool) => `"${tool}"`).join(', ')} ${tools.length === 1 ? 'declares' : 'declare'} it): approve all of them or reject all of them.`,
+  callNotEditable: (tool: string) => `index: tool "${tool}" does not allow its arguments to be edited.`,
+  externalCallNotEditable: (tool: string) =>
+    `index: "${tool}" is a call of an agent that runs elsewhere: approve or reject it, its arguments cannot be edited.`,
+  editUnchanged: 'arguments: the same as the call holds now; an edit must change something.',
+  editTooLarge:
+    'arguments: larger or more deeply nested than a model’s turn may propose (200 KB, 128 levels).',
+  callRejectedNote: (reason: string) => ` Reason given: ${reason}`,
+  callEditedNote: (editor: string, argumentsJson: string) =>
+    `Note: an approver (${editor}) edited the arguments of this call before it ran; it ran with ${argumentsJson}.`,
+  editedBy: (editor: string) => `Edited by ${editor}`,
+  ownApprovalDiffers:
+    'You already approved this card with other per-call choices; your first approval stands. Another approver may approve with the same choices.',
+  gateOwnEdit:
+    'Decision gate refused: you edited this call, and four-eyes or more than one approval applies: someone else must approve your edit. You may still reject.',
+  // Delegation (docs/approvers.md, "Delegation").
+  awayNotYours: 'You may set only your own away status (an admin may set anyone’s).',
+  awayUntilPast: 'body.until: must be in the future.',
+  awayUntilTooFar: (days: number) => `body.until: must be at most ${days} days ahead.`,
+  awayOwnDelegate: 'body.delegate: name someone other than the user who is away.',
+  awayNotAnApprover: (userId: string) =>
+    `"${userId}" does not hold the "agent_approve" grant: there is nothing to delegate.`,
+  awayDelegateCannotApprove: (userId: string) =>
+    `body.delegate: "${userId}" has no user record with the "agent_approve" grant; a delegate decides only with authority they hold themself.`,
+  notActingFor: (userId: string) =>
+    `You are not the delegate of "${userId}" now: they have not named you, their away has ended, or they may not approve.`,
+  gateActingFor: (userId: string, refusal: string) => `Acting for ${userId}: ${refusal}`,
+  actingFor: (userId: string) => `acting for ${userId}`,
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,
   toolInvalidArguments: (tool: string, problem: string) =>
@@ -204,6 +236,8 @@ export const TEXTS = {
   pageInboxFailed: 'The inbox could not be loaded.',
   pageArgumentsFailed: 'The arguments could not be loaded.',
   pageApproved: 'Approved: the run continues.',
+  pageRefuseCall: 'Refuse this call (approve the others)',
+  pageMoreChanges: (count: number) => `and ${count} more change${count === 1 ? '' : 's'}`,
   pageRejected: 'Rejected: the model is told.',
   pageDecisionFailed: 'The decision failed.',
   // The channels (docs/approvers.md, "Slack" and "Email"): what a message or a mail says.
@@ -219,8 +253,21 @@ export const TEXTS = {
   channelApprove: 'Approve',
   channelReject: 'Reject',
   channelOpenCard: 'Open the card',
-  channelDecided: (decision: 'approve' | 'reject', by: string, channel: string) =>
-    `${decision === 'approve' ? 'Approved' : 'Rejected'} by ${by} (${channel === 'slack' ? 'Slack' : 'API'}).`,
+  channelDecided: (
+    decision: 'approve' | 'reject' | 'edit',
+    by: string,
+    channel: string,
+    more: { actingFor?: string; refusedCalls?: number } = {},
+  ) =>
+    `${decision === 'approve' ? 'Approved' : decision === 'reject' ? 'Rejected' : 'Edited'} by ${by}${
+      more.actingFor ? ` for ${more.actingFor}` : ''
+    } (${channel === 'slack' ? 'Slack' : 'API'})${
+      decision === 'edit'
+        ? ': the edited calls wait on a fresh card'
+        : more.refusedCalls
+          ? `, ${more.refusedCalls === 1 ? 'one call' : `${more.refusedCalls} calls`} refused`
+          : ''
+    }.`,
   channelClosed: (because: string) =>
     because === 'cancelled'
       ? 'Cancelled: the run was stopped; this card takes no decision.'
@@ -293,8 +340,12 @@ export const TEXTS = {
   auditApproval: (by: string, turn: number, tally: string) => `${by} approved turn ${turn} (${tally}).`,
   auditTally: (count: number, required: number | undefined) =>
     required === undefined ? `approval ${count}` : `${count} of ${required} approvals`,
-  auditDecision: (by: string, turn: number, decision: 'approve' | 'reject') =>
-    `${by} ${decision === 'approve' ? 'approved' : 'rejected'} turn ${turn}: the decision on record.`,
+  auditDecision: (by: string, turn: number, decision: 'approve' | 'reject' | 'edit') =>
+    decision === 'edit'
+      ? `${by} edited turn ${turn}: the edited calls went on a fresh card.`
+      : `${by} ${decision === 'approve' ? 'approved' : 'rejected'} turn ${turn}: the decision on record.`,
+  auditActingFor: (delegator: string) => `Acting for ${delegator}.`,
+  auditRefusedCalls: 'Refused calls:',
   auditReleasedBy: (approvers: string) => `Released by the approvals of ${approvers}.`,
   auditReason: 'Reason:',
   auditDigest: 'Digest',
@@ -311,9 +362,10 @@ export const TEXTS = {
   historyAct: {
     approve: 'Approved',
     reject: 'Rejected',
+    edit: 'Edited (a fresh card)',
     cancel: 'Cancelled',
     approval: 'Approval recorded (k-of-n)',
-  } as Record<'approve' | 'reject' | 'cancel' | 'approval', string>,
+  } as Record<'approve' | 'reject' | 'edit' | 'cancel' | 'approval', string>,
   historyRunGone: 'the run is no longer kept',
 } as const;
 

@@ -115,6 +115,27 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
   );
 }
 
+/**
+ * Where the pausing function arms card escalations: the schedule group, the escalate-card
+ * function and the role Scheduler invokes it with. Each is required there; a missing one fails
+ * the first pause that arms a step, naming it (the construct sets all three on that function only).
+ */
+export function lambdaEscalationSchedule(): { groupName: string; targetArn: string; roleArn: string } {
+  const environment = lambdaEnvironment();
+  const groupName = environment.COUNTERSIGN_ESCALATION_SCHEDULE_GROUP;
+  const targetArn = environment.COUNTERSIGN_ESCALATION_TARGET_ARN;
+  const roleArn = environment.COUNTERSIGN_ESCALATION_ROLE_ARN;
+  const missing = [
+    ...(groupName === undefined ? ['COUNTERSIGN_ESCALATION_SCHEDULE_GROUP'] : []),
+    ...(targetArn === undefined ? ['COUNTERSIGN_ESCALATION_TARGET_ARN'] : []),
+    ...(roleArn === undefined ? ['COUNTERSIGN_ESCALATION_ROLE_ARN'] : []),
+  ];
+  if (groupName === undefined || targetArn === undefined || roleArn === undefined) {
+    throw new Error(`countersign configuration is invalid: ${missing.join(', ')}: required`);
+  }
+  return { groupName, targetArn, roleArn };
+}
+
 /** The inbox page's sign-in (COUNTERSIGN_INBOX_SIGN_IN); unset: the page takes a pasted token only. */
 export function lambdaInboxPage(): { signIn?: InboxSignIn } {
   const signIn = lambdaEnvironment().COUNTERSIGN_INBOX_SIGN_IN;

@@ -67,6 +67,7 @@ import {
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
+import { createEscalationTimerHandler } from '../handlers/timers/escalation-timer.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
@@ -75,6 +76,7 @@ import { type LocalChannelOptions, type LocalChannels, startLocalChannels } from
 import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
+import { LocalEscalationTimers } from './local-escalation-timers.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
 import { LocalMachineClients } from './local-machine-clients.js';
@@ -262,6 +264,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
+        reason: event.reason,
       });
       channels?.deliver({
         source: NOTIFICATION_EVENT_SOURCE,
@@ -282,6 +285,20 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       calls.record('EventBridge', 'PutEvents');
       externalNotifications.push(event);
       logger.info('External Run Answered', { runId: event.runId, status: event.status });
+    },
+  };
+  // The same handler the deployed schedules invoke, on in-process timers (set once the
+  // dependencies it reads exist).
+  let escalate: ((timer: unknown) => Promise<unknown>) | undefined;
+  const escalationTimers = new LocalEscalationTimers({
+    fire: (timer) => requireEscalation(escalate)(timer),
+    clock: systemClock,
+    logger,
+  });
+  const escalations: RunDependencies['escalations'] = {
+    async arm(timers) {
+      for (const _timer of timers) calls.record('Scheduler', 'CreateSchedule');
+      return escalationTimers.arm(timers);
     },
   };
   const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
@@ -362,6 +379,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     executions,
     notifier,
+    escalations,
     clock: systemClock,
     logger,
     metrics,
@@ -396,6 +414,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       }),
     },
   };
+  escalate = inFlight.track({ escalate: createEscalationTimerHandler(dependencies) }).escalate;
   runner = new LocalStateMachineRunner({
     definition: options.definition,
     stepHandlers: inFlight.track(createStepHandlers(dependencies)),
@@ -465,6 +484,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await probe.stop();
       await tokenEndpoint.stop();
       await server.stop();
+      escalationTimers.stop();
       await provider.stop();
       started.stop();
       await runner?.stop();
@@ -475,6 +495,13 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
       await dynamo.stop();
     },
   };
+}
+
+function requireEscalation(
+  escalate: ((timer: unknown) => Promise<unknown>) | undefined,
+): (timer: unknown) => Promise<unknown> {
+  if (!escalate) throw new Error('The local escalation handler is not ready yet.');
+  return escalate;
 }
 
 /** The page's sign-in at the local provider, as the construct writes Cognito's for the deployed page. */

@@ -62,6 +62,8 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     'keywords, author, ogTitle, ogDescription. Fields you leave out keep their value. Needs human approval.',
   effect: 'write',
   input: updatePageMetadataInput,
+  // Absolute values an approver may correct before approving (the edit is re-previewed and re-approved).
+  editable: true,
   idempotent: true,
 
   async execute(args, context) {

@@ -590,9 +590,24 @@ describe.each([
       const afterClose = await adapters.runs.recordApproval(approval('dave'));
 
       // Assess
-      expect(first).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(repeated).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(second).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(first).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
+      expect(repeated).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
+      expect(second).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice', 'bob'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
       expect(staleDigest).toEqual({ kind: 'card-moved' });
       expect(otherTurn).toEqual({ kind: 'card-moved' });
       expect(afterClose).toEqual({ kind: 'card-moved' });
@@ -637,7 +652,12 @@ describe.each([
       expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(staleDigest).toEqual({ kind: 'card-moved' });
-      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(again).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice', 'bob'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
       expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(afterClose).toEqual({ kind: 'card-moved' });
     });
@@ -895,7 +915,12 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       // Assess
       expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
-      expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+      expect(tally).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
       expect(closing).toEqual({ kind: 'closed', turn: plain.turn, approverGroups: [] });
       expect(closed).toMatchObject({
         schemaVersion: STORED_CARD_SCHEMA_VERSION,

@@ -95,7 +95,12 @@ describe('the committed OpenAPI document', () => {
     });
     expect(decision).toMatchObject({
       additionalProperties: false,
-      properties: { decision: { enum: ['approve', 'reject'] }, reason: { maxLength: 2000 } },
+      properties: {
+        decision: { enum: ['approve', 'reject', 'edit'] },
+        reason: { maxLength: 2000 },
+        calls: { type: 'array', maxItems: 50 },
+        edits: { type: 'array', minItems: 1, maxItems: 50 },
+      },
     });
   });
 

@@ -2,8 +2,12 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { readableApproverResponseSchema } from '../../lambdas/core/analytics/approver-response.js';
-import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import {
+  APPROVAL_CARD_SCHEMA_VERSION,
+  parseApprovalCard,
+} from '../../lambdas/core/approvals/approval-card.js';
+import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
   DECISION_RECORD_SCHEMA_VERSION,
   readableApprovalRecordSchema,
   readableDecisionRecordSchema,
@@ -114,7 +118,7 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v1-with-previews.json'));
 
     // Assess
-    expect(card.schemaVersion).toBe(2);
+    expect(card.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
     expect(card.pendingCalls.map((call) => [call.tool, call.preview?.lines[0]])).toEqual([
       ['update_page_metadata', 'Page 12 (en): 1 field would change.'],
       ['append_page_keywords', 'Preview failed (TimeoutError).'],
@@ -233,19 +237,47 @@ describe('reading earlier versions as the current one', () => {
 
   it('reads the channel and the claim id of a version 4 decision record, and a version 3 one as the API’s', () => {
     const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v4-slack.json'));
-    expect(record).toMatchObject({ schemaVersion: 4, channel: 'slack', claimId: 'claim-3b8f61d2' });
+    expect(record).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'slack',
+      claimId: 'claim-3b8f61d2',
+    });
+    expect(record.actingFor).toBeUndefined();
+    expect(record.choices).toBeUndefined();
     const version3 = readableDecisionRecordSchema.parse(
       readFixture('decision-record', 'v3-with-claim-id.json'),
     );
-    expect(version3).toMatchObject({ schemaVersion: 4, channel: 'api', claimId: 'claim-9d4e7a1b' });
+    expect(version3).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
+      claimId: 'claim-9d4e7a1b',
+    });
   });
 
   it.each([
     ['v1-unversioned.json', 'api'],
     ['v2-slack.json', 'slack'],
+    ['v3-acting-for-per-call.json', 'api'],
   ])('reads the approval record %s as approved through %s', (file, channel) => {
     const record = readableApprovalRecordSchema.parse(readFixture('approval-record', file));
-    expect(record).toMatchObject({ schemaVersion: 2, channel });
+    expect(record).toMatchObject({ schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION, channel });
+  });
+
+  it('reads who a version 3 approval’s delegate approved for and its per-call choices, and a version 2 one as approving every call in its own right', () => {
+    const delegated = readableApprovalRecordSchema.parse(
+      readFixture('approval-record', 'v3-acting-for-per-call.json'),
+    );
+    const own = readableApprovalRecordSchema.parse(readFixture('approval-record', 'v2-slack.json'));
+    expect(delegated).toMatchObject({
+      approvedBy: 'dave',
+      actingFor: 'approver',
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject' },
+      ],
+    });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
@@ -274,6 +306,87 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
     expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
     expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+  });
+
+  it('reads a version 5 card’s escalation, its editor and the approvals given acting for someone or of some calls', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v5-open-escalated-delegated-edited.json')),
+    );
+    expect(stored.escalation).toEqual({
+      steps: [
+        { at: '2026-03-02T09:45:00.000Z', approverGroups: ['leads'] },
+        { at: '2026-03-02T11:15:00.000Z', approverGroups: ['directors'] },
+      ],
+      reached: 1,
+      notified: 1,
+    });
+    expect(stored.delegatedApprovals).toEqual([{ approver: 'reviewer', actingFor: 'approver' }]);
+    expect(stored.approvalContents).toEqual([{ approver: 'carl', content: 'sha256:6f1d0a' }]);
+    expect(stored).toMatchObject({ editedBy: 'approver', decisionGroups: [[0]], waitId: 'wait-3c1a' });
+  });
+
+  it.each(['v4-open-notified.json', 'v3-open-call-guards.json', 'v2-open.json'])(
+    'reads %s as a card that never escalates',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
+      expect(stored.escalation).toBeUndefined();
+      expect(stored.delegatedApprovals).toBeUndefined();
+    },
+  );
+
+  it('reads a version 3 approval card’s edited call, and a version 2 card’s calls as unedited', () => {
+    const edited = parseApprovalCard(readFixture('approval-card', 'v3-edited.json'));
+    const earlier = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(edited.pendingCalls[0]?.edited).toEqual({
+      by: 'ana',
+      originalArguments: { pageId: '12', description: 'Sprnig sale' },
+    });
+    expect(earlier.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
+  });
+
+  it('reads a version 3 run state’s edited call, and a version 2 state’s calls as unedited', () => {
+    const edited = parseRunState(readFixture('run-state', 'v4-edited-call.json'));
+    const earlier = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(edited.pendingCalls[0]).toMatchObject({
+      arguments: { pageId: '12', description: 'Spring sale' },
+      edited: { by: 'ana', originalArguments: { pageId: '12', description: 'Sprnig sale' } },
+    });
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
+  });
+
+  it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v4-escalation.json')).policy.escalation,
+    ).toEqual([
+      { afterMinutes: 30, approverGroups: ['leads'] },
+      { afterMinutes: 120, approverGroups: ['directors'] },
+    ]);
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v1.json')).policy.escalation,
+    ).toBeUndefined();
+  });
+
+  it('reads who a version 6 decision’s delegate acted for, its per-call choices and channel, and a version 3 decision as taken in its own right for every call', () => {
+    const delegated = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v6-acting-for-per-call.json'),
+    );
+    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json'));
+    expect(delegated).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
+      decidedBy: 'dave',
+      actingFor: 'approver',
+      delegatedApprovals: [{ approver: 'dave', actingFor: 'approver' }],
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject', reason: 'not these keywords' },
+      ],
+    });
+    expect(own).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -45,7 +45,14 @@ describe('Run Awaiting Approval notifications', () => {
     expect(view.status).toBe('waiting');
     const cardUrl = `${runtime.url}/inbox/runs/${runId}`;
     expect(emitted).toEqual([
-      { runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt, approverGroups: [], cardUrl },
+      {
+        runId,
+        toolNames: ['update_page_metadata'],
+        pausedAt: view.pausedAt,
+        approverGroups: [],
+        reason: 'paused',
+        cardUrl,
+      },
     ]);
     expect(sent).toHaveLength(1);
     const entry = sent[0]?.Entries?.[0];
@@ -59,6 +66,7 @@ describe('Run Awaiting Approval notifications', () => {
       'approverGroups',
       'cardUrl',
       'pausedAt',
+      'reason',
       'runId',
       'toolNames',
     ]);
@@ -67,6 +75,7 @@ describe('Run Awaiting Approval notifications', () => {
       toolNames: ['update_page_metadata'],
       pausedAt: view.pausedAt,
       approverGroups: [],
+      reason: 'paused',
       cardUrl,
     });
     // The address opens the page (the shell, which signs the viewer in and then opens the card).
@@ -93,6 +102,7 @@ describe('Run Awaiting Approval notifications', () => {
       toolNames: ['update_page_metadata'],
       pausedAt: '2026-01-01T00:00:00.000Z',
       approverGroups: [],
+      reason: 'paused',
     });
 
     // Assess

@@ -2,7 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
-import type { ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
+import type { ApiClient, ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
@@ -12,8 +12,10 @@ import {
   LOCAL_JWT_AUDIENCE,
   LOCAL_JWT_KEY_FILE_NAME,
 } from '../../lambdas/local/local-jwt-issuer.js';
+import type { RequestBody } from '../support/api-answers.js';
 import {
   apiClientOf,
+  apiClientWithToken,
   GENEROUS_QUOTAS,
   type ResponseJson,
   sendThroughClient,
@@ -158,4 +160,40 @@ export function recordWritesAndDeliveries(
     records.deliveries.push(outcome.kind);
     return outcome;
   };
+}
+
+/**
+ * People and configurations written once through the admin API (on first `prepare()`), and a
+ * typed client signed in as each person: what a test of several approvers starts from.
+ */
+export function preparePeople(
+  runtime: TestRuntime,
+  people: ReadonlyArray<RequestBody<'putUser'> & { userId: string }>,
+  configurations: ReadonlyArray<RequestBody<'putConfiguration'> & { configurationId: string }>,
+): { as: (userId: string) => ApiClient; prepare: () => Promise<void> } {
+  const clients = new Map<string, ApiClient>();
+  let ready: Promise<void> | undefined;
+  const prepare = (): Promise<void> => {
+    ready ??= (async () => {
+      const admin = runtime.client('admin');
+      for (const person of people) {
+        const written = await admin.putUser({ path: { id: person.userId }, body: person });
+        if (written.status !== 200) throw new Error(`PUT user ${person.userId}: ${written.text}`);
+        const token = await signTokenWithRuntimeKey(runtime, { sub: person.userId });
+        clients.set(person.userId, apiClientWithToken(runtime.url, token));
+      }
+      for (const configuration of configurations) {
+        const id = configuration.configurationId;
+        const written = await admin.putConfiguration({ path: { id }, body: configuration });
+        if (written.status !== 200) throw new Error(`PUT configuration ${id}: ${written.text}`);
+      }
+    })();
+    return ready;
+  };
+  const as = (userId: string): ApiClient => {
+    const client = clients.get(userId);
+    if (!client) throw new Error(`no client for ${userId}: call prepare() first`);
+    return client;
+  };
+  return { as, prepare };
 }

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { externalRunWebhookSchema } from '../../lambdas/contract/external-schemas.js';
 import { verifyWebhookSignature } from '../../lambdas/core/external-runs/webhook-signature.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { bodyOf } from '../support/api-answers.js';
+import { bodyOf, refusalOf } from '../support/api-answers.js';
 import { eventually, type ResponseJson, useTestRuntime } from '../support/local-runtime.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { decide } from './approvers-support.js';
@@ -209,5 +209,55 @@ describe('the approval API of agents that run elsewhere', () => {
         (line) => line.includes('external call reported run without approval') && line.includes(runId),
       ),
     ).toBe(true);
+  });
+
+  it('answers per call when an approver refuses one call and approves the others, and refuses an edit (the agent runs its own arguments)', async () => {
+    // Prepare
+    const agent = machineClientOf(runtime);
+    const { runId } = bodyOf(await agent.submitExternalRun({ body: demoTurn() }), 202);
+    const card = await inboxCardOf(runtime, runId);
+
+    // Act
+    const edit = await decide(runtime, runId, {
+      digest: card.digest,
+      decision: 'edit',
+      edits: [{ index: 1, arguments: { customer: 'ACME', amountCents: 100_000, currency: 'EUR' } }],
+    });
+    const decided = await decide(runtime, runId, {
+      digest: card.digest,
+      decision: 'approve',
+      calls: [{ index: 1, decision: 'reject', reason: 'Wrong amount' }],
+    });
+    const answer = bodyOf(await agent.getExternalRun({ path: { id: runId }, query: { wait: 20 } }));
+    const reported = await agent.reportExternalExecution({
+      path: { id: runId },
+      body: {
+        reports: [
+          { index: 0, outcome: 'succeeded' },
+          { index: 1, outcome: 'skipped' },
+        ],
+      },
+    });
+
+    // Assess: the edit changed nothing; the per-call decision is each call's answer
+    expect(edit.status).toBe(400);
+    expect(refusalOf(edit).error).toMatchObject({
+      field: 'body.edits.0.index',
+      message: TEXTS.externalCallNotEditable('send_invoice'),
+    });
+    expect(decided.status).toBe(200);
+    expect(answer.calls?.map((call) => [call.index, call.decision, call.reason])).toEqual([
+      [0, 'approved', undefined],
+      [1, 'rejected', 'Wrong amount'],
+      [2, 'approved', undefined],
+    ]);
+    expect(bodyOf(reported).reports.map((report) => [report.index, report.approved])).toEqual([
+      [0, true],
+      [1, false],
+    ]);
+    const announced = await eventually(async () =>
+      runtime.externalNotifications.find((event) => event.runId === runId),
+    );
+    expect(announced.calls.map((call) => call.decision)).toEqual(['approved', 'rejected', 'approved']);
   });
 });

@@ -150,6 +150,38 @@ describe('the inbox page in headless Chromium', () => {
     await page.close();
   });
 
+  it('refuses a ticked call and approves the others in one decision, the reason going to the refused call', async () => {
+    // Prepare
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      "Set the author of page 12 to 'Tick twelve' and the author of page 14 to 'Tick fourteen'",
+    );
+    const { page, requests } = await openInbox(runtime.url, 'approver');
+    const card = cardOf(page, runId);
+    await card.waitFor();
+
+    // Act
+    await card.locator('input[name=refuse][value="1"]').check();
+    await card.locator('input[name=reason]').fill('Not page 14');
+    await card.locator('button.approve').click();
+    const status = await cardStatus(page, runId);
+    const finished = await settle(runtime, runId, 'editor', view.turn);
+
+    // Assess
+    expect(status).toBe(TEXTS.pageApproved);
+    const decision = requests.find((request) => request.url().endsWith('/decision'));
+    expect(JSON.parse(decision?.postData() ?? '{}')).toEqual({
+      digest: view.digest,
+      decision: 'approve',
+      reason: 'Not page 14',
+      calls: [{ index: 1, decision: 'reject' }],
+    });
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('12'))?.author).toBe('Tick twelve');
+    expect((await runtime.dependencies.pages.getPage('14'))?.author).not.toBe('Tick fourteen');
+    await page.close();
+  });
+
   it('shows a <script> in a page title and in tool arguments as text and never runs it', async () => {
     // Prepare
     const titleAttack = `<script>alert('title')</script><img src=x onerror="alert('img')">`;

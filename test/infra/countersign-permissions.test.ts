@@ -46,7 +46,15 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     // The context-window manager's own token count (issue #12), on the foundation model.
     'bedrock:CountTokens',
   ],
-  'await-approval': [...BASE, ...RECORDS_READ_WRITE, ...DATA_KEY_WRITE, 'events:PutEvents'],
+  // It also arms a card's escalation steps: schedules in countersign's group, with its invoke role.
+  'await-approval': [
+    ...BASE,
+    ...RECORDS_READ_WRITE,
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+    'scheduler:CreateSchedule',
+    'iam:PassRole',
+  ],
   'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'record-rejection': [
     ...BASE,
@@ -152,6 +160,14 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'states:StopExecution',
     'events:PutEvents',
   ],
+  // A card's escalation step: reads the card, writes its routing and index entries, announces it.
+  'escalate-card': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
   'api-external': [
     ...BASE,
     'dynamodb:GetItem',
@@ -176,7 +192,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
 };
 
 const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
-const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'record-external-decision'] as const;
+const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'escalate-card', 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -322,7 +338,7 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to the handlers that pause a run, close a card or answer an external run only, and tells them the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run, close a card, escalate a card or answer an external run only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
@@ -339,6 +355,52 @@ describe('Countersign least privilege', () => {
       .statementsOf(synthesized.roleOf('api-decision'))
       .filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
     expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
+  });
+
+  it('lets the pausing function arm escalations in its own schedule group only, passing the one role that may invoke escalate-card', () => {
+    // Prepare
+    const groups = Object.values(synthesized.template.findResources('AWS::Scheduler::ScheduleGroup')).map(
+      (group) => String((group as { Properties: { Name?: unknown } }).Properties.Name),
+    );
+    const invokeRoles = Object.entries(synthesized.template.findResources('AWS::IAM::Role')).filter(
+      ([, role]) =>
+        JSON.stringify((role as { Properties: unknown }).Properties).includes('scheduler.amazonaws.com'),
+    );
+
+    // Act
+    const creators = synthesized.rolesGranted('scheduler:CreateSchedule');
+    const passers = synthesized.rolesGranted('iam:PassRole');
+    const [createStatement] = synthesized
+      .statementsOf(synthesized.roleOf('await-approval'))
+      .filter((statement) => [statement.Action].flat().includes('scheduler:CreateSchedule'));
+    const [passStatement] = synthesized
+      .statementsOf(synthesized.roleOf('await-approval'))
+      .filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
+    const [invokeRoleId] = invokeRoles.map(([id]) => id);
+    const invokeActions = synthesized.actionsOf(invokeRoleId ?? '');
+    const invokeResources = JSON.stringify(
+      synthesized.statementsOf(invokeRoleId ?? '').map((statement) => statement.Resource),
+    );
+
+    // Assess
+    expect(groups).toHaveLength(1);
+    expect(creators).toEqual(rolesOf('await-approval'));
+    expect(passers).toEqual(rolesOf('await-approval'));
+    expect(JSON.stringify(createStatement?.Resource)).toContain(`:schedule/${groups[0]}/*`);
+    expect(passStatement?.Resource).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
+    expect(invokeRoles).toHaveLength(1);
+    expect([...invokeActions]).toEqual(['lambda:InvokeFunction']);
+    expect(invokeResources).toContain(
+      synthesized.logicalIdOf(synthesized.stack.countersign.functions['escalate-card']),
+    );
+    expect(invokeResources).not.toContain(
+      synthesized.logicalIdOf(synthesized.stack.countersign.functions['await-approval']),
+    );
+    synthesized.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })],
+      }),
+    });
   });
 
   it('grants each role exactly the actions its handler calls, and nothing else', () => {

@@ -130,6 +130,8 @@ function eventFor(name: string): unknown {
       return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
     case 'report-waiting-runs':
       return { id: 'bundle-test' };
+    case 'escalate-card':
+      return { runId: 'run-missing', turn: 0, digest: 'x'.repeat(64), step: 0 };
     case 'slack-notify':
       return {
         id: 'bundle-test',
@@ -357,6 +359,14 @@ describe('the Lambda handler bundles', () => {
       oldestWaitMilliseconds: 0,
       redelivered: 0,
       undelivered: 0,
+    });
+    // A card's escalation timer for a run without a card does nothing, and says why.
+    expect(answers['escalate-card']).toEqual({
+      kind: 'ignored',
+      runId: 'run-missing',
+      turn: 0,
+      step: 0,
+      because: 'card-moved',
     });
     // The channels: no card to post, no digest due, and an unsigned Slack request refused.
     expect(answers['slack-notify']).toEqual({ streamed: '' });

@@ -36,6 +36,7 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
   'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
+  'escalate-card': { 'data dynamodb': DATA_WRITE },
   // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
   // (the webhook URL); recording the answer touches no sealed data.
   'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },

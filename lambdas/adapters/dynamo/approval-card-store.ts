@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { isCardInRouting } from '../../core/approvals/card-routing.js';
+import { isCardInRouting, routedGroupsOf } from '../../core/approvals/card-routing.js';
 import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
@@ -40,7 +40,13 @@ import {
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
-import { parseStoredCard, readStoredCardItem, type WaitingCardsRequest } from './run-item-schemas.js';
+import {
+  encodeApprovalContent,
+  encodeDelegatedApproval,
+  parseStoredCard,
+  readStoredCardItem,
+  type WaitingCardsRequest,
+} from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -83,7 +89,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     card: StoredCard,
     options: { unlessClosedAtItsTurn?: boolean } = {},
   ): Promise<ConditionalOutcome> {
-    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
+      storedCardSchema.parse(card);
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its approver entry is written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
@@ -106,6 +113,12 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       // DynamoDB refuses an empty set: nobody has approved (or lapsed) means no attribute.
       ...(approvedBy && approvedBy.length > 0 ? { approvedBy: new Set(approvedBy) } : {}),
       ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers: new Set(lapsedApprovers) } : {}),
+      ...(delegatedApprovals && delegatedApprovals.length > 0
+        ? { delegatedApprovals: new Set(delegatedApprovals.map(encodeDelegatedApproval)) }
+        : {}),
+      ...(approvalContents && approvalContents.length > 0
+        ? { approvalContents: new Set(approvalContents.map(encodeApprovalContent)) }
+        : {}),
       ...inboxAttributes,
       ...cardItemKey(parsed.runId),
     };
@@ -123,7 +136,8 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
   /** An open card's approver entry item, naming the groups an approver's page filters on. */
   private async indexEntry(card: Omit<StoredCard, 'approvedBy'>): Promise<void> {
     const shard = shardOf(card.runId, this.inboxShards);
-    const groups = card.approverGroups ?? [];
+    // The groups it reaches: a retried pause of an escalated card keeps the groups it added.
+    const groups = routedGroupsOf(card);
     await this.table.client.send(
       new PutCommand({
         TableName: this.table.tableName,
@@ -132,7 +146,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
           [INBOX.partitionKey]: inboxPartition(APPROVER_ROUTE, shard),
           [INBOX.sortKey]: inboxSortKey(card),
           // What an approver's page filters on; none means any approver may see the card.
-          ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: [...new Set(groups)] } : {}),
+          ...(groups.length > 0 ? { [APPROVER_GROUPS_ATTRIBUTE]: groups } : {}),
           // What the inbox's filters read, so a filtered page is filtered as DynamoDB reads.
           ...Object.fromEntries(ENTRY_FILTERED_ATTRIBUTES.map((attribute) => [attribute, card[attribute]])),
         },

@@ -8,6 +8,7 @@ import {
   decisionRecordSchema,
   readableDecisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
+import { isCardOpen } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalLapse,
@@ -28,6 +29,7 @@ import {
   runFromKey,
   runIdOfPartition,
 } from './run-item-keys.js';
+import { encodeApprovalContent, encodeDelegatedApproval, readStoredCardItem } from './run-item-schemas.js';
 import type { RunTable } from './run-table.js';
 import { UpdateExpression } from './update-expression.js';
 
@@ -98,7 +100,21 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
       ...approvalItemKey(parsed.runId, parsed.turn, parsed.approvedBy),
     });
     const update = new UpdateExpression().addToSet('approvedBy', new Set([parsed.approvedBy]));
-    const condition = cardWaitsAt(update, parsed);
+    let condition = cardWaitsAt(update, parsed);
+    const qualified = parsed.actingFor !== undefined || parsed.content !== undefined;
+    if (parsed.actingFor !== undefined) {
+      const entry = encodeDelegatedApproval({ approver: parsed.approvedBy, actingFor: parsed.actingFor });
+      update.addToSet('delegatedApprovals', new Set([entry]));
+    }
+    if (parsed.content !== undefined) {
+      const entry = encodeApprovalContent({ approver: parsed.approvedBy, content: parsed.content });
+      update.addToSet('approvalContents', new Set([entry]));
+    }
+    if (qualified) {
+      // Such an approval's entries go in only for a person not counted yet: the first approval stands.
+      const tally = update.name('approvedBy');
+      condition += ` AND (attribute_not_exists(${tally}) OR NOT contains(${tally}, ${update.value(parsed.approvedBy)}))`;
+    }
     try {
       const { Attributes: card } = await this.table.client.send(
         new UpdateCommand({
@@ -108,12 +124,26 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
           ReturnValues: 'ALL_NEW',
         }),
       );
-      const tally = card?.approvedBy;
-      const approvedBy = tally instanceof Set ? [...tally].map(String).sort() : [parsed.approvedBy];
-      return { kind: 'recorded', approvedBy };
+      return tallyOf(card, parsed.approvedBy);
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return { kind: 'card-moved' };
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
+      if (!qualified) return { kind: 'card-moved' };
+      // Either the card moved, or this person was already counted: the tally as it stands.
+      const { Item: card } = await this.table.client.send(
+        new GetCommand({
+          TableName: this.table.tableName,
+          Key: cardItemKey(parsed.runId),
+          ConsistentRead: true,
+        }),
+      );
+      const current = card === undefined ? undefined : readStoredCardItem(card);
+      const waits =
+        current !== undefined &&
+        isCardOpen(current) &&
+        current.turn === parsed.turn &&
+        current.digest === parsed.digest &&
+        (current.approvedBy ?? []).includes(parsed.approvedBy);
+      return waits ? tallyOf(card, parsed.approvedBy) : { kind: 'card-moved' };
     }
   }
 
@@ -178,6 +208,14 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
     const update = new UpdateExpression()
       .deleteFromSet('approvedBy', approvers)
       .addToSet('lapsedApprovers', approvers);
+    const delegated = (lapse.delegatedApprovals ?? []).filter((entry) => approvers.has(entry.approver));
+    if (delegated.length > 0) {
+      update.deleteFromSet('delegatedApprovals', new Set(delegated.map(encodeDelegatedApproval)));
+    }
+    const contents = (lapse.approvalContents ?? []).filter((entry) => approvers.has(entry.approver));
+    if (contents.length > 0) {
+      update.deleteFromSet('approvalContents', new Set(contents.map(encodeApprovalContent)));
+    }
     const condition = cardWaitsAt(update, lapse);
     try {
       const { Attributes: card } = await this.table.client.send(
@@ -219,6 +257,17 @@ function cardWaitsAt(update: UpdateExpression, at: { turn: number; digest: strin
     `${update.name('turn')} = ${update.value(at.turn)}`,
     `${update.name('digest')} = ${update.value(at.digest)}`,
   ].join(' AND ');
+}
+
+/** The tally of a card item as an approval left it; a card that does not parse counts only this approver. */
+function tallyOf(item: Record<string, unknown> | undefined, approver: string): ApprovalOutcome {
+  const card = item === undefined ? undefined : readStoredCardItem(item);
+  return {
+    kind: 'recorded',
+    approvedBy: card?.approvedBy ?? [approver],
+    delegatedApprovals: card?.delegatedApprovals ?? [],
+    approvalContents: card?.approvalContents ?? [],
+  };
 }
 
 /** A string set attribute as a sorted list; absent (DynamoDB drops an emptied set): none. */

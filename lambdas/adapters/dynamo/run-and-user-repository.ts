@@ -1,13 +1,12 @@
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { readableDecisionRecordSchema } from '../../core/approvals/decision-record.js';
-import { userProfileSchema } from '../../core/identity.js';
 import type { PauseRecords } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import { parseItem } from './item-codec.js';
 import { cardItemKey, decisionItemKey, runFromKey, runItemKey } from './run-item-keys.js';
 import { readStoredCardItem } from './run-item-schemas.js';
 import { DynamoRunRepository } from './run-repository.js';
-import { userItemKey } from './user-directory.js';
+import { parseUserItem, userItemKey } from './user-directory.js';
 
 /**
  * `DynamoRunRepository` that also reads a run and a user's current record in ONE BatchGetItem
@@ -48,7 +47,7 @@ export class DynamoRunAndUserRepository extends DynamoRunRepository {
     const card = cardItem ? readStoredCardItem(cardItem) : undefined;
     return {
       ...(runItem ? { run: await this.storedRunOf(runId, runItem) } : {}),
-      ...(userItem ? { user: parseItem(userProfileSchema, userItem, 'user') } : {}),
+      ...(userItem ? { user: parseUserItem(userItem) } : {}),
       ...(card ? { card: runFromKey(runId, card) } : {}),
       ...(decisionItem
         ? { decision: runFromKey(runId, parseItem(readableDecisionRecordSchema, decisionItem, 'decision')) }

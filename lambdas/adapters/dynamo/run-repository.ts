@@ -37,9 +37,9 @@
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
- * are in `approval-card-store.ts`, decisions and approvals in `decision-store.ts`, the call
- * ledger in `call-ledger-store.ts`, oversized
- * state in `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
+ * are in `approval-card-store.ts`, their escalation in `card-escalation-store.ts`, decisions and
+ * approvals in `decision-store.ts`, the call ledger in `call-ledger-store.ts`, oversized state in
+ * `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
  * `run-item-schemas.ts`, the update-expression builder (shared with the skill and page stores) in
  * `update-expression.ts`.
  */
@@ -57,6 +57,8 @@ import {
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type EscalationChange,
+  type EscalationOutcome,
   type LapseOutcome,
   type PageRequest,
   type RecordedAct,
@@ -76,6 +78,7 @@ import {
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoCallLedgerStore } from './call-ledger-store.js';
+import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
 import { runHistoryKey } from './history-index.js';
 import { DynamoHistoryStore } from './history-store.js';
@@ -132,6 +135,7 @@ export class DynamoRunRepository implements RunRepository {
   private readonly overflow: SealedStateOverflow;
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
+  private readonly escalations: DynamoCardEscalationStore;
   private readonly history: DynamoHistoryStore;
   private readonly ledger: DynamoCallLedgerStore;
 
@@ -146,6 +150,7 @@ export class DynamoRunRepository implements RunRepository {
     this.decisions = new DynamoDecisionStore(this.table, inboxShards);
     this.history = new DynamoHistoryStore(this.table);
     this.ledger = new DynamoCallLedgerStore(this.table);
+    this.escalations = new DynamoCardEscalationStore(this.table, (runId) => this.cards.getCard(runId));
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
@@ -313,5 +318,13 @@ export class DynamoRunRepository implements RunRepository {
 
   public putCallRecord(record: CallRecord, expected: CallRecordExpectation): Promise<ConditionalOutcome> {
     return this.ledger.putCallRecord(record, expected);
+  }
+
+  public escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    return this.escalations.escalateCard(change);
+  }
+
+  public markEscalationNotified(change: EscalationChange): Promise<void> {
+    return this.escalations.markEscalationNotified(change);
   }
 }

@@ -22,6 +22,8 @@ import type {
   CardCloseOutcome,
   ClaimOutcome,
   ConditionalOutcome,
+  EscalationChange,
+  EscalationOutcome,
   LapseOutcome,
   PageRequest,
   RecordedAct,
@@ -151,7 +153,8 @@ export class InMemoryRunRepository implements RunRepository {
     card: StoredCard,
     options: { unlessClosedAtItsTurn?: boolean } = {},
   ): Promise<ConditionalOutcome> {
-    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+    const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
+      storedCardSchema.parse(card);
     const existing = this.cards.get(parsed.runId);
     if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardOpen(existing)) {
       return { kind: 'condition-failed' };
@@ -163,6 +166,8 @@ export class InMemoryRunRepository implements RunRepository {
         ...parsed,
         ...(approvedBy && approvedBy.length > 0 ? { approvedBy } : {}),
         ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
+        ...(delegatedApprovals && delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+        ...(approvalContents && approvalContents.length > 0 ? { approvalContents } : {}),
       }),
     );
     return { kind: 'written' };
@@ -321,9 +326,38 @@ export class InMemoryRunRepository implements RunRepository {
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
     if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
+    const counted = (card.approvedBy ?? []).includes(parsed.approvedBy);
     const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
-    this.cards.set(parsed.runId, { ...card, approvedBy });
-    return { kind: 'recorded', approvedBy: [...approvedBy] };
+    // Acting for someone, or approving some calls only, is recorded only for a person not
+    // counted yet: the first approval stands.
+    const byApprover = <Entry extends { approver: string }>(entries: Entry[]) =>
+      entries.sort((left, right) => (left.approver < right.approver ? -1 : 1));
+    const delegatedApprovals =
+      parsed.actingFor === undefined || counted
+        ? (card.delegatedApprovals ?? [])
+        : byApprover([
+            ...(card.delegatedApprovals ?? []),
+            { approver: parsed.approvedBy, actingFor: parsed.actingFor },
+          ]);
+    const approvalContents =
+      parsed.content === undefined || counted
+        ? (card.approvalContents ?? [])
+        : byApprover([
+            ...(card.approvalContents ?? []),
+            { approver: parsed.approvedBy, content: parsed.content },
+          ]);
+    this.cards.set(parsed.runId, {
+      ...card,
+      approvedBy,
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
+    });
+    return {
+      kind: 'recorded',
+      approvedBy: [...approvedBy],
+      delegatedApprovals: copyOf(delegatedApprovals),
+      approvalContents: copyOf(approvalContents),
+    };
   }
 
   public async readAuditTrail(runId: string): Promise<AuditTrail> {
@@ -360,13 +394,46 @@ export class InMemoryRunRepository implements RunRepository {
     if (!cardWaitsAt(card, lapse)) return { kind: 'card-moved' };
     const approvedBy = (card.approvedBy ?? []).filter((userId) => !lapse.approvers.includes(userId));
     const lapsedApprovers = [...new Set([...(card.lapsedApprovers ?? []), ...lapse.approvers])].sort();
-    const { approvedBy: _before, ...rest } = card;
+    const delegatedApprovals = (card.delegatedApprovals ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const approvalContents = (card.approvalContents ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const {
+      approvedBy: _before,
+      delegatedApprovals: _delegatedBefore,
+      approvalContents: _contentsBefore,
+      ...rest
+    } = card;
     this.cards.set(lapse.runId, {
       ...rest,
       ...(approvedBy.length > 0 ? { approvedBy } : {}),
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
       lapsedApprovers,
     });
     return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };
+  }
+
+  public async escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!cardWaitsAt(card, change) || !escalation || escalation.reached > change.step) {
+      return { kind: 'card-moved' };
+    }
+    if (escalation.steps[change.step] === undefined) return { kind: 'card-moved' };
+    const escalated: StoredCard = { ...card, escalation: { ...escalation, reached: change.step + 1 } };
+    this.cards.set(change.runId, escalated);
+    return { kind: 'escalated', card: copyOf(escalated) };
+  }
+
+  public async markEscalationNotified(change: EscalationChange): Promise<void> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!card || !escalation || card.turn !== change.turn || card.digest !== change.digest) return;
+    if (escalation.notified > change.step) return;
+    this.cards.set(change.runId, { ...card, escalation: { ...escalation, notified: change.step + 1 } });
   }
 
   /** The record as DynamoDB reads it back: parsed, and its run id from the key. */

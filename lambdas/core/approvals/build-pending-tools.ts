@@ -8,6 +8,7 @@ import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
+import { type ArgumentChange, describeArgumentChanges } from './argument-changes.js';
 import { describeCallRunnability } from './call-runnability.js';
 import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
@@ -50,6 +51,13 @@ export interface PendingToolView {
    * decided as a write of its tool under every gate.
    */
   effectUnconfirmed?: string;
+  /** Whether an approver may edit the call's arguments (its tool allows it: `editable`). */
+  editable: boolean;
+  /**
+   * Present when an approver edited the call: who, and what changed against the model's own
+   * proposal (at most 50 changes listed, `more` counts the rest). This card is their proposal.
+   */
+  edited?: { by: string; note: string; changes: ArgumentChange[]; more: number };
   preview: PreviewView;
 }
 
@@ -90,6 +98,16 @@ export async function buildPendingTools(input: {
           call.guard !== undefined ? needsHumanApproval(call.guard) : tool ? needsApproval(tool) : true,
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
         ...(call.guard === 'unconfirmed' ? { effectUnconfirmed: TEXTS.effectUnconfirmed } : {}),
+        editable: tool?.editable === true,
+        ...(call.edited
+          ? {
+              edited: {
+                by: call.edited.by,
+                note: TEXTS.editedBy(call.edited.by),
+                ...describeArgumentChanges(call.edited.originalArguments, call.arguments),
+              },
+            }
+          : {}),
       };
       const preview = call.preview;
       if (!preview) {

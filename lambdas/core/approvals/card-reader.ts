@@ -1,3 +1,4 @@
+import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../runs/run-dependencies.js';
@@ -6,7 +7,9 @@ import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
 import type { CardContext, ContextText } from './card-context.js';
+import { isCardRoutedTo } from './card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
+import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
 import { isCardOpen, type StoredCard } from './stored-card.js';
@@ -57,8 +60,22 @@ export interface CardView {
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];
+  /** When and to whom the card escalates while unanswered; each step says whether it happened. */
+  escalation?: EscalationView;
+  /** Indexes of calls decided together (their tools declare it), each group ascending. */
+  decidedTogether?: number[][];
+  /**
+   * Delegation: the approver who is away and whom this card reaches the viewer through (it is not
+   * routed to the viewer themself); the viewer decides it acting for them.
+   */
+  actingFor?: string;
   /** The request, the model's reason and the owner's name (cards paused since they are captured). */
   context?: CardContextView;
+}
+
+/** A card's escalation as every surface shows it. */
+export interface EscalationView {
+  steps: Array<{ at: string; approverGroups: string[]; reached: boolean }>;
 }
 
 /**
@@ -152,6 +169,8 @@ export async function viewCards(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
   cards: readonly StoredCard[],
+  /** The approvers away who named the viewer their delegate now (delegation). @default none */
+  delegators: readonly UserProfile[] = [],
 ): Promise<Array<{ stored: StoredCard; reading: CardReading }>> {
   const unsealed = await Promise.all(
     cards.map(async (stored) => ({ stored, card: await unsealCard(dependencies, stored) })),
@@ -161,7 +180,7 @@ export async function viewCards(
       stored,
       reading:
         card.kind === 'unsealed'
-          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card) }
+          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card, delegators) }
           : card,
     })),
   );
@@ -219,7 +238,9 @@ async function viewCard(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
   { stored, calls, card }: UnsealedCard,
+  delegators: readonly UserProfile[],
 ): Promise<CardView> {
+  const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
   const [pendingTools, policy] = await Promise.all([
     buildPendingTools({
       calls,
@@ -231,6 +252,7 @@ async function viewCard(
       stored,
       calls,
       viewer,
+      delegator,
       pages: dependencies.pages,
       logger: dependencies.logger,
       floor: dependencies.settings?.policyFloor,
@@ -253,7 +275,22 @@ async function viewCard(
     ...(stored.approverGroups && stored.approverGroups.length > 0
       ? { approverGroups: stored.approverGroups }
       : {}),
+    ...(stored.escalation ? { escalation: viewEscalation(stored.escalation) } : {}),
+    ...(stored.decisionGroups && stored.decisionGroups.length > 0
+      ? { decidedTogether: stored.decisionGroups }
+      : {}),
+    ...(delegator ? { actingFor: delegator.userId } : {}),
     ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
+  };
+}
+
+function viewEscalation(escalation: CardEscalation): EscalationView {
+  return {
+    steps: escalation.steps.map((step, position) => ({
+      at: step.at,
+      approverGroups: step.approverGroups,
+      reached: position < escalation.reached,
+    })),
   };
 }
 

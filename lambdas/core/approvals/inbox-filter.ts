@@ -1,3 +1,4 @@
+import { routedGroupsOf } from './card-routing.js';
 import type { StoredCard } from './stored-card.js';
 
 /**
@@ -9,7 +10,7 @@ export interface InboxFilter {
   configurationId?: string;
   tool?: string;
   owner?: string;
-  /** Cards routed to this approver group (one the viewer is in, unless an admin). */
+  /** Cards routed to this approver group, or escalated to it (one the viewer is in, unless an admin). */
   group?: string;
 }
 
@@ -22,12 +23,12 @@ export type InboxOrder = 'newest' | 'deadline';
 
 /** Whether a card is one the filter keeps (an empty filter keeps every card). */
 export function matchesInboxFilter(
-  card: Pick<StoredCard, 'configurationId' | 'toolNames' | 'owner' | 'approverGroups'>,
+  card: Pick<StoredCard, 'configurationId' | 'toolNames' | 'owner' | 'approverGroups' | 'escalation'>,
   filter: InboxFilter,
 ): boolean {
   if (filter.configurationId !== undefined && card.configurationId !== filter.configurationId) return false;
   if (filter.tool !== undefined && !card.toolNames.includes(filter.tool)) return false;
   if (filter.owner !== undefined && card.owner !== filter.owner) return false;
-  if (filter.group !== undefined && !(card.approverGroups ?? []).includes(filter.group)) return false;
+  if (filter.group !== undefined && !routedGroupsOf(card).includes(filter.group)) return false;
   return true;
 }

@@ -35,6 +35,11 @@ export const pendingCallSchema = z.object({
    * pause: never less than before). Absent on calls recorded before it was: classified afresh.
    */
   guard: z.optional(callGuardSchema),
+  /**
+   * An approver edited this call: `arguments` are theirs, `originalArguments` what the model
+   * proposed. The card shows who and what changed; the model is told with what the call ran.
+   */
+  edited: z.optional(z.object({ by: z.string(), originalArguments: z.unknown() })),
 });
 export type PendingCall = z.infer<typeof pendingCallSchema>;
 

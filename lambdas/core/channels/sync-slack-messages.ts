@@ -163,7 +163,11 @@ async function describeOutcome(
     message.turn,
   );
   if (decision !== undefined && decision.decision !== 'cancel') {
-    return TEXTS.channelDecided(decision.decision, decision.decidedBy, decision.channel);
+    const refusedCalls = decision.choices?.filter((choice) => choice.decision === 'reject').length;
+    return TEXTS.channelDecided(decision.decision, decision.decidedBy, decision.channel, {
+      ...(decision.actingFor ? { actingFor: decision.actingFor } : {}),
+      ...(refusedCalls ? { refusedCalls } : {}),
+    });
   }
   return TEXTS.channelClosed(decision?.decision === 'cancel' ? 'cancelled' : (because ?? 'ended'));
 }

@@ -4,6 +4,7 @@ import { loadRun, unsealRunState } from '../runs/load-run.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import type { RunRecord } from '../runs/run-record.js';
 import { TEXTS } from '../texts.js';
+import { answerForCall } from './call-answer.js';
 import type { ExecutionOutcome, ExternalRunStore } from './external-run-store.js';
 import { callerToolName } from './external-tool-names.js';
 
@@ -12,8 +13,8 @@ export const EXTERNAL_RUN_STATUSES = ['pending', 'decided', 'expired', 'cancelle
 export type ExternalRunStatus = (typeof EXTERNAL_RUN_STATUSES)[number];
 
 /**
- * The answer for one call, by its position in the submitted turn. Per call, so per-call decisions
- * and edited arguments extend it without a break; today every call carries its turn's decision.
+ * The answer for one call, by its position in the submitted turn: its own choice when the
+ * approver decided per call, else the turn's decision. (An external run's calls cannot be edited.)
  */
 export interface ExternalCallAnswer {
   index: number;
@@ -138,19 +139,21 @@ async function describeDecidedRun(
     });
   }
   const state = await unsealRunState(dependencies, run);
-  const answer = decision.decision === 'approve' ? 'approved' : 'rejected';
-  const reason = answer === 'rejected' && record.policy.revealRejectionReason ? decision.reason : undefined;
   return {
     ...base,
     status: 'decided',
     decidedAt: decision.decidedAt,
-    calls: state.pendingCalls.map((call) => ({
-      index: call.index,
-      callId: call.callId,
-      tool: callerToolName(call.tool),
-      decision: answer,
-      ...(reason === undefined ? {} : { reason }),
-    })),
+    calls: state.pendingCalls.map((call) => {
+      const answer = answerForCall(decision, call.index);
+      const reason = record.policy.revealRejectionReason ? answer.reason : undefined;
+      return {
+        index: call.index,
+        callId: call.callId,
+        tool: callerToolName(call.tool),
+        decision: answer.decision,
+        ...(reason === undefined ? {} : { reason }),
+      };
+    }),
     reports,
   };
 }

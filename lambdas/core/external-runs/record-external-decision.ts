@@ -1,6 +1,7 @@
 import { CountersignError } from '../errors.js';
 import type { ExternalRunAnsweredEvent } from '../ports.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
+import { answerForCall } from './call-answer.js';
 import { callerToolName } from './external-tool-names.js';
 
 type RecordDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'notifier'>;
@@ -42,7 +43,6 @@ export async function recordExternalDecision(
   const status = ended && record.status !== 'completed' ? record.status : 'completed';
   if (status !== 'completed' && status !== 'expired') return;
   const card = await dependencies.runs.getCard(input.runId);
-  const answer = decision?.decision === 'approve' ? 'approved' : 'rejected';
   const event: ExternalRunAnsweredEvent = {
     runId: input.runId,
     owner: record.owner,
@@ -51,7 +51,9 @@ export async function recordExternalDecision(
     calls: (card?.callGuards ?? []).map((call) => ({
       index: call.index,
       tool: callerToolName(call.tool),
-      ...(status === 'completed' ? { decision: answer } : {}),
+      ...(status === 'completed' && decision && decision.decision !== 'cancel'
+        ? { decision: answerForCall(decision, call.index).decision }
+        : {}),
     })),
   };
   if (status === 'expired') dependencies.metrics.count('ExternalRunsAnswered', 1, { outcome: 'expired' });

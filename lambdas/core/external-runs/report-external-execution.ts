@@ -5,6 +5,7 @@ import { loadRun, unsealRunState } from '../runs/load-run.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import { MAX_TURN_CALLS } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
+import { answerForCall } from './call-answer.js';
 import {
   describeExternalRun,
   type ExternalAnswerDependencies,
@@ -65,7 +66,11 @@ export async function reportExternalExecution(
   });
   const decision =
     record.status === 'completed' ? await dependencies.runs.getDecision(runId, record.turn) : undefined;
-  const approved = decision?.decision === 'approve';
+  // Per call: an approver may have approved some calls of the turn and refused others.
+  const approvedCall = (index: number) =>
+    decision !== undefined &&
+    decision.decision !== 'cancel' &&
+    answerForCall(decision, index).decision === 'approved';
   const reportedAt = dependencies.clock.now().toISOString();
   for (const report of request.reports) {
     const stored: ExecutionReport = {
@@ -73,7 +78,7 @@ export async function reportExternalExecution(
       runId,
       index: report.index,
       outcome: report.outcome,
-      approved,
+      approved: approvedCall(report.index),
       reportedBy: principal.userId,
       reportedAt,
       ...(report.detail === undefined ? {} : { detail: report.detail }),
@@ -88,7 +93,7 @@ export async function reportExternalExecution(
       }
       continue;
     }
-    if (!approved && report.outcome !== 'skipped') {
+    if (!approvedCall(report.index) && report.outcome !== 'skipped') {
       dependencies.metrics.count('ExecutionsWithoutApproval');
       dependencies.logger.warn('external call reported run without approval', {
         runId,

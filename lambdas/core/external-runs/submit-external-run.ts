@@ -3,6 +3,7 @@ import { canonicalJson, sha256Hex } from '../canonical-json.js';
 import type { Configuration } from '../configurations.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
+import { nestsDeeperThan } from '../json-depth.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
 import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
@@ -11,7 +12,7 @@ import type { RunDependencies } from '../runs/run-dependencies.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../runs/run-state.js';
 import { sealJson } from '../runs/sealed-json.js';
 import { describeRunPolicy, newRunRecord, startExecutionOrFail } from '../runs/start-run.js';
-import { MAX_TURN_ARGUMENTS_DEPTH, nestsDeeperThan } from '../runs/take-model-turn.js';
+import { MAX_TURN_ARGUMENTS_DEPTH } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
 import { boundCallerPreview } from './caller-previews.js';
 import {

@@ -47,7 +47,8 @@ export async function* replayRecordedDecisions(
     const replayed: ReplayedDecision[] = [];
     let withoutRun = 0;
     for (const record of page) {
-      if (record.decision === 'cancel') continue;
+      // An edit decided nothing a policy gates: the fresh card it made is replayed as decided.
+      if (record.decision === 'cancel' || record.decision === 'edit') continue;
       const recorded = await lookups.describe({ ...record, decision: record.decision });
       if (recorded) replayed.push(replayDecision(proposal, recorded));
       else withoutRun += 1;

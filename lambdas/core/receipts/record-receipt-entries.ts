@@ -87,6 +87,8 @@ export function recordReceiptEntries(
 
   const recordDecision = async (record: DecisionRecord): Promise<void> => {
     if (record.decision === 'cancel' || !dependencies.signer) return; // a cancel's entry: its run record
+    // An edit releases and refuses nothing: the edited calls are signed when their fresh card is decided.
+    if (record.decision === 'edit') return;
     const card = await cardOf(record.runId, record.turn, record.digest);
     if (!card) return;
     const decided = { ...record, decision: record.decision };

@@ -1,3 +1,4 @@
+import type { CallChoice } from '../approvals/call-choices.js';
 import {
   type ApprovalRecord,
   type CardShown,
@@ -32,10 +33,15 @@ export type AuditEntry =
       at: string;
       by: string;
       digest: string;
-      decision: 'approve' | 'reject';
+      /** `edit`: an approver's edit put the calls on a fresh card (the next turn's entries). */
+      decision: 'approve' | 'reject' | 'edit';
       reason?: string;
       /** k-of-n: the approvers whose approvals released the turn. */
       approvedBy?: string[];
+      /** Delegation: the approver away for whom the decider acted. */
+      actingFor?: string;
+      /** A per-call decision: each call's own choice (and a rejection's reason). */
+      choices?: CallChoice[];
       /** Each call the card showed, and whether a preview was captured for it. */
       calls: Array<{
         index: number;
@@ -140,6 +146,8 @@ function describeDecision(decision: DecisionRecord): AuditEntry {
     decision: decision.decision,
     ...(decision.reason ? { reason: decision.reason } : {}),
     ...(decision.approvedBy ? { approvedBy: decision.approvedBy } : {}),
+    ...(decision.actingFor ? { actingFor: decision.actingFor } : {}),
+    ...(decision.choices ? { choices: decision.choices } : {}),
     calls: callsShown(decision).map(({ index, tool, preview }) => ({ index, tool, preview })),
   };
 }

@@ -4,7 +4,9 @@ import {
   parseApprovalCard,
 } from '../approvals/approval-card.js';
 import { captureCardContext } from '../approvals/card-context.js';
+import { groupCallsDecidedTogether } from '../approvals/decision-groups.js';
 import type { Decision, DecisionRecord } from '../approvals/decision-record.js';
+import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-ladder.js';
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
 import {
@@ -43,7 +45,8 @@ export interface AwaitApprovalInput {
   owner?: string;
 }
 
-type AwaitDependencies = ToolStepDependencies & Pick<RunDependencies, 'notifier' | 'settings'>;
+type AwaitDependencies = ToolStepDependencies &
+  Pick<RunDependencies, 'notifier' | 'settings' | 'escalations'>;
 
 /**
  * `waiting`: the card is in the inbox with this attempt's task token. `decided`: the turn's
@@ -151,6 +154,7 @@ export async function awaitApproval(
   const pausedAt = now.toISOString();
   const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds).toISOString();
   const toolNames = [...new Set(calls.map((call) => call.tool))];
+  const escalation = planCardEscalation(record.policy.escalation, now, new Date(expiresAt));
   // Every tool a guarded call names, unconfirmed ones included: each gate covers them as writes.
   const writeToolNames = [
     ...new Set(calls.filter((call) => needsHumanApproval(call.guard)).map((call) => call.tool)),
@@ -158,6 +162,13 @@ export async function awaitApproval(
   // The run's policy raised to the floor as it is now, with this turn's write tools (a tool the
   // floor names forces four-eyes); the decision raises it to the floor once more.
   const policy = applyPolicyFloor(record.policy, dependencies.settings.policyFloor, writeToolNames);
+  // Calls whose tools declare they are decided together, as the tools are now (the card keeps it).
+  const decisionGroups = groupCallsDecidedTogether(
+    calls,
+    (tool) => dependencies.tools.get(tool)?.decidedWith,
+  );
+  // An approver's edit makes the card their proposal: the gate keeps them from approving it.
+  const editedBy = calls.find((call) => call.edited !== undefined)?.edited?.by;
   const storedCard: StoredCard = {
     schemaVersion: STORED_CARD_SCHEMA_VERSION,
     runId: input.runId,
@@ -176,6 +187,9 @@ export async function awaitApproval(
     decisionGate: policy.decisionGate,
     revealRejectionReason: record.policy.revealRejectionReason,
     ...(record.policy.approverGroups === undefined ? {} : { approverGroups: record.policy.approverGroups }),
+    ...(escalation === undefined ? {} : { escalation }),
+    ...(editedBy === undefined ? {} : { editedBy }),
+    ...(decisionGroups.length > 0 ? { decisionGroups } : {}),
     state: 'open',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', input.runId, card),
     sealedToken,
@@ -202,6 +216,8 @@ export async function awaitApproval(
     tools: toolNames,
   });
   await sendNotification(dependencies, storedCard);
+  // Armed once the card is up and announced: a step fires only for a card that waits.
+  await dependencies.escalations.arm(escalationTimersOf(storedCard));
   return { kind: 'waiting' };
 }
 
@@ -244,6 +260,8 @@ async function reenterWait(
   }
   dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
   await sendNotification(dependencies, card);
+  // A re-entered wait re-arms the steps not yet announced (a restarted local process lost its timers).
+  await dependencies.escalations.arm(escalationTimersOf(card));
   return { kind: 'waiting' };
 }
 
@@ -287,6 +305,7 @@ async function sendNotification(dependencies: AwaitDependencies, card: StoredCar
     toolNames: card.toolNames,
     pausedAt: card.pausedAt,
     approverGroups: card.approverGroups ?? [],
+    reason: 'paused',
   });
   try {
     await dependencies.runs.markCardNotified(card.runId, card.turn);

@@ -39,9 +39,10 @@ export async function deliverDecision(
   for (let round = 0; round < MAXIMUM_DELIVERY_ROUNDS; round += 1) {
     const outcome = await dependencies.executions.resume(
       await openTaskToken(current),
-      record.decision === 'approve'
-        ? { kind: 'approve' }
-        : { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) },
+      // An edit goes on like an approval: ExecuteTools reads the record and puts the edit on a fresh card.
+      record.decision === 'reject'
+        ? { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) }
+        : { kind: 'approve' },
     );
     if (
       outcome.kind === 'token-spent' &&

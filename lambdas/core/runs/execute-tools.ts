@@ -1,4 +1,5 @@
 import { checkApprovalCoverage } from '../approvals/approval-coverage.js';
+import type { EditOnRecord } from '../approvals/decision-record.js';
 import {
   type CallGuard,
   classifyCallForExecution,
@@ -13,6 +14,7 @@ import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
 import { type CallLedger, openCallLedger, readRecordedResult, runLedgeredCall } from './call-ledger.js';
+import { editedCallOutcome, refusedCallOutcome } from './call-outcomes.js';
 import { type CallResult, describeIdempotencyKey } from './call-record.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
@@ -21,6 +23,7 @@ import { TERMINAL_STATUSES } from './run-record.js';
 import { type CompletedCall, RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
 import { runToolCall } from './run-tool-call.js';
 import { sealJson } from './sealed-json.js';
+import { readTurnDecision } from './turn-decision.js';
 
 export interface StepInput {
   runId: string;
@@ -78,9 +81,20 @@ export async function executeTools(
   // write since the card was put makes it need an approval this turn does not have.
   const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId);
   dependencies = { ...dependencies, tools: runTools.tools };
+  // The decision on record, read once: an edit goes on a fresh card, a per-call decision's
+  // rejected calls do not run (the model is told each was denied).
+  const decision = await readTurnDecision(dependencies, input.runId, input.turn);
+  if (decision.edits.length > 0) {
+    return reopenForReview(dependencies, run.record.status, input, state, owner, {
+      reopening: { kind: 'edited', edits: decision.edits, editedBy: decision.record?.decidedBy ?? '' },
+      completed: [],
+    });
+  }
+  const { refused } = decision;
   // The calls that need approval as they are about to run: those the ledger keeps at most once.
   const approved = new Set(
     state.pendingCalls
+      .filter((call) => !refused.has(call.index))
       .filter((call) => needsHumanApproval(classifyCallForExecution(call, runTools.confirmedTool(call.tool))))
       .map((call) => call.index),
   );
@@ -99,6 +113,8 @@ export async function executeTools(
     ...input,
     calls: state.pendingCalls,
     runTools,
+    decision: decision.record ?? null,
+    notRun: new Set(refused.keys()),
   });
   if (coverage.kind === 'stricter') {
     return review({ kind: 'guard-raised', guards: coverage.guards, tools: coverage.stricterTools }, recorded);
@@ -112,7 +128,7 @@ export async function executeTools(
   // A call an earlier attempt touched decides with its own key at the write (its own write may
   // be what changed its record); the others are checked before any call runs, as a card promised.
   const check = await checkPreconditions(
-    resolved.filter(({ call }) => !ledger.records.has(call.index)),
+    resolved.filter(({ call }) => !ledger.records.has(call.index) && !refused.has(call.index)),
     { actingUser, context, logger: dependencies.logger },
   );
   const changedBefore = new Set(
@@ -130,15 +146,18 @@ export async function executeTools(
     const { call } = resolvedCall;
     const earlier = recorded.get(call.index);
     const unreadable = check.unreadable.get(call.index);
-    const result =
+    const rejection = refused.get(call.index);
+    const result: CallResult =
       earlier ??
-      (unreadable !== undefined
-        ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
-        : await runCall(dependencies, ledger, approved.has(call.index), resolvedCall, {
-            ...context,
-            idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
-            ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
-          }));
+      (rejection !== undefined
+        ? refusedCallOutcome(call.tool, rejection.reason, run.record.policy.revealRejectionReason)
+        : unreadable !== undefined
+          ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
+          : await runCall(dependencies, ledger, approved.has(call.index), resolvedCall, {
+              ...context,
+              idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
+              ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
+            }));
     if (result.recordChanged === true) {
       // The conditional write lost to an edit that landed after the check: asked again, as above.
       return review(
@@ -210,12 +229,15 @@ function completedOf(state: RunState, results: ReadonlyMap<number, CallResult>):
 }
 
 function toolResultOf(call: RunStateCall, result: CallResult | undefined): ToolResultBlock {
-  return {
-    type: 'tool_result',
-    callId: call.callId,
+  const outcome = {
     content: result?.content ?? TEXTS.toolUnavailable(call.tool),
     isError: result?.isError ?? true,
   };
+  // A call that ran with an approver's edit: the model's history says so, and with what.
+  const told = call.edited
+    ? editedCallOutcome(outcome, { editedBy: call.edited.by, arguments: call.arguments })
+    : outcome;
+  return { type: 'tool_result', callId: call.callId, ...told };
 }
 
 /** Why a turn's approval is not applied and its calls wait on a fresh card. */
@@ -223,7 +245,9 @@ type Reopening =
   /** A record changed after the card was shown (a tool's precondition). */
   | { kind: 'record-changed'; changedIndexes: ReadonlySet<number> }
   /** A call is guarded more now than when its card was decided; `guards` is where the next pause starts. */
-  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] };
+  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] }
+  /** An approver edited calls: a new proposal, put on a fresh card for approval. */
+  | { kind: 'edited'; edits: readonly EditOnRecord[]; editedBy: string };
 
 /**
  * The turn's approval cannot be applied: what did not run is not applied, and those calls move
@@ -254,11 +278,7 @@ async function reopenForReview(
     pendingCalls: state.pendingCalls
       .filter((call) => !completedIndexes.has(call.index))
       .map(({ precondition: _sealed, recordChanged: _before, ...call }, position) => ({
-        ...(reopening.kind === 'record-changed'
-          ? reopening.changedIndexes.has(call.index)
-            ? { ...call, recordChanged: true }
-            : call
-          : { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' }),
+        ...reopenedCall(call, reopening),
         index: position,
       })),
     ...(completedCalls.length > 0 ? { completedCalls } : {}),
@@ -268,23 +288,41 @@ async function reopenForReview(
     closeCardBecause: 'reopened',
     endedMeanwhile: 'The run ended while its tools were checked.',
   });
+  const touched = (indexes: ReadonlySet<number>) => [
+    ...new Set(state.pendingCalls.filter((call) => indexes.has(call.index)).map((call) => call.tool)),
+  ];
   const tools =
     reopening.kind === 'guard-raised'
       ? reopening.tools
-      : [
-          ...new Set(
-            state.pendingCalls
-              .filter((call) => reopening.changedIndexes.has(call.index))
-              .map((call) => call.tool),
-          ),
-        ];
+      : reopening.kind === 'edited'
+        ? [...new Set(reopening.edits.map((edit) => edit.tool))]
+        : touched(reopening.changedIndexes);
   dependencies.logger.info(
     reopening.kind === 'record-changed'
       ? 'approved writes not applied: a record changed after the card was shown'
-      : 'approved writes not applied: a call needs more approval than its card was decided under',
+      : reopening.kind === 'edited'
+        ? 'calls edited: the edit waits on a fresh card'
+        : 'approved writes not applied: a call needs more approval than its card was decided under',
     { runId: input.runId, turn: input.turn, reviewTurn: nextTurn, applied: completedIndexes.size, tools },
   );
   return { runId: input.runId, turn: nextTurn, route: 'review', owner };
+}
+
+/** A call as it goes on the fresh card: marked changed, more guarded, or with an approver's edit. */
+function reopenedCall(call: RunStateCall, reopening: Reopening): RunStateCall {
+  switch (reopening.kind) {
+    case 'record-changed':
+      return reopening.changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call;
+    case 'guard-raised':
+      return { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' };
+    case 'edited': {
+      const edit = reopening.edits.find((each) => each.index === call.index && each.tool === call.tool);
+      if (edit === undefined) return call;
+      // The model's own arguments stay what an edit of an edit is compared with.
+      const originalArguments = call.edited ? call.edited.originalArguments : call.arguments;
+      return { ...call, arguments: edit.arguments, edited: { by: reopening.editedBy, originalArguments } };
+    }
+  }
 }
 
 /**

@@ -1,9 +1,11 @@
 import { type CardView, refuseUnreadableCards, viewCards } from '../approvals/card-reader.js';
 import { type InboxRouting, inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
 import type { InboxFilter, InboxOrder } from '../approvals/inbox-filter.js';
+import type { StoredCard } from '../approvals/stored-card.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
+import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
 import { isAdmin, requireGrant, type UserProfile } from '../identity.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
+import type { InboxDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;
@@ -31,7 +33,7 @@ export type InboxEntry = CardView | UnopenableCard;
  * other cards of the page render as always.
  */
 export async function listInbox(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
   viewer: UserProfile,
   options: {
     limit: number;
@@ -47,8 +49,10 @@ export async function listInbox(
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   requireGrant(viewer, 'agent_approve');
-  const routing = routingOf(viewer, options.filter);
-  // A group the viewer is not in routes them nothing: an empty inbox, as for any card not theirs.
+  // A delegate's inbox also holds the cards of those away who named them (one read per pointer).
+  const delegators = await activeDelegatorsOf(dependencies, viewer, dependencies.clock.now());
+  const routing = routingOf(viewer, delegators, options.filter);
+  // A group the viewer (or whom they act for) is not in routes them nothing: an empty inbox.
   if (routing === undefined) return { cards: [] };
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
@@ -58,10 +62,12 @@ export async function listInbox(
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   // The index partitions already route; the card's own groups decide, failing closed.
-  const page = { ...listed, cards: listed.cards.filter((card) => isCardRoutedTo(card, viewer)) };
+  const reaches = (card: StoredCard) =>
+    isCardRoutedTo(card, viewer) || delegatorReaching(card, delegators) !== undefined;
+  const page = { ...listed, cards: listed.cards.filter(reaches) };
   // Items that did not even parse have no place in the order: their placeholders come last.
   const [readings, unreadable] = await Promise.all([
-    viewCards(dependencies, viewer, page.cards),
+    viewCards(dependencies, viewer, page.cards, delegators),
     refuseUnreadableCards(dependencies, page.unreadableRunIds ?? []),
   ]);
   const entries = readings.map(({ stored, reading }) => ({
@@ -77,11 +83,19 @@ export async function listInbox(
   return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
 }
 
-/** The viewer's routing; none when the inbox is filtered by a group the viewer is not in. */
-function routingOf(viewer: UserProfile, filter: InboxFilter | undefined): InboxRouting | undefined {
+/**
+ * The viewer's routing (with the groups of those away who named them); none when the inbox is
+ * filtered by a group neither the viewer nor any of them is in.
+ */
+function routingOf(
+  viewer: UserProfile,
+  delegators: readonly UserProfile[],
+  filter: InboxFilter | undefined,
+): InboxRouting | undefined {
   const group = filter?.group;
-  if (group === undefined || isAdmin(viewer) || (viewer.groups ?? []).includes(group)) {
-    return inboxRoutingOf(viewer);
+  const reached = (user: UserProfile) => (user.groups ?? []).includes(group ?? '');
+  if (group === undefined || isAdmin(viewer) || [viewer, ...delegators].some(reached)) {
+    return inboxRoutingOf(viewer, delegators);
   }
   return undefined;
 }

@@ -72,8 +72,8 @@ export async function prepareRun(
       ? 'await'
       : record.kind === 'external'
         ? 'answer'
-        : decision.decision === 'approve'
-          ? 'execute'
-          : 'reject';
+        : decision.decision === 'reject'
+          ? 'reject'
+          : 'execute';
   return { runId: input.runId, turn: record.turn, next, owner: record.owner, ...kind };
 }

@@ -9,6 +9,7 @@ import type { PageStore } from '../pages.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type {
   Clock,
+  EscalationTimers,
   Logger,
   Metrics,
   RunExecutions,
@@ -92,6 +93,8 @@ export interface RunDependencies {
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;
+  /** The one-time timers of card escalations (EventBridge Scheduler deployed). */
+  escalations: EscalationTimers;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
@@ -115,6 +118,12 @@ export type CardReaderDependencies = Pick<
   'runs' | 'sealer' | 'tools' | 'pages' | 'logger' | 'metrics' | 'executions' | 'clock'
 > &
   Partial<Pick<RunDependencies, 'settings'>>;
+
+/**
+ * What a surface that lists or opens cards for an approver reads (the inbox, a call's arguments):
+ * the card reader, and the records of the approvers away who named the viewer their delegate.
+ */
+export type InboxDependencies = CardReaderDependencies & { users: Pick<UserDirectory, 'getUser'> };
 
 /**
  * What a decision needs: the card reader, the settings its policy floor and expiry come from,

@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { escalationLadderSchema } from '../approvals/escalation-ladder.js';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
@@ -7,10 +8,11 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
  * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
  * optional, so a version 1 record reads as a version 2 one without them (and a run started as
  * version 1 gains them as this version updates it); version 3 may say the run is `external` (an
- * agent that runs elsewhere submitted its turn), and reads every earlier version as a model run.
- * Fixtures: `test/fixtures/run-record/`.
+ * agent that runs elsewhere submitted its turn), and reads every earlier version as a model run;
+ * version 4 carries the configuration's escalation ladder in the run's policy
+ * (`policy.escalation`; earlier versions read without one). Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 3;
+export const RUN_RECORD_SCHEMA_VERSION = 4;
 
 /**
  * What drives a run: a model loop in the state machine, or an agent that runs elsewhere and
@@ -55,7 +57,9 @@ export const runFailureSchema = z.object({
 export type RunFailure = z.infer<typeof runFailureSchema>;
 
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.union([z.literal(1), z.literal(2), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
+  schemaVersion: z.optional(
+    z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(RUN_RECORD_SCHEMA_VERSION)]),
+  ),
   runId: z.string(),
   /** Version 3: absent on a model run (and on every earlier record). */
   kind: z.optional(z.enum(RUN_KINDS)),
@@ -90,6 +94,8 @@ export const runRecordSchema = z.object({
     decisionGate: z.optional(z.enum(DECISION_GATES)),
     /** Where the run's cards go (issue #16); absent: every approver, as before routing. */
     approverGroups: z.optional(z.array(z.string())),
+    /** Where an unanswered card goes next, and when (version 4); absent: it does not escalate. */
+    escalation: z.optional(escalationLadderSchema),
   }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
   cancelledBy: z.optional(z.string()),

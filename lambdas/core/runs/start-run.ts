@@ -174,7 +174,8 @@ export function newRunRecord(
 
 /**
  * The approval policy a run keeps for its whole life: its configuration's, raised to the
- * deployment's floor, and where its cards go (a task routes them on its own when it names groups).
+ * deployment's floor, where its cards go (a task routes them on its own when it names groups) and
+ * where an unanswered card goes next (the configuration's escalation ladder).
  * Every kind of run takes it from here (a model run, an external one).
  *
  * @example
@@ -197,6 +198,7 @@ export function describeRunPolicy(
     ...policy,
     revealRejectionReason: configuration.options.revealRejectionReason,
     ...withApproverGroups(task?.approverGroups ?? configuration.approverGroups),
+    ...(configuration.escalation === undefined ? {} : { escalation: configuration.escalation }),
   };
 }
 

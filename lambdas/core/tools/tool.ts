@@ -80,6 +80,18 @@ export interface Tool<Arguments = unknown> {
   /** Ask a human even for a read. Ignored for writes, which always ask. @default false */
   readonly requiresApproval?: boolean;
   /**
+   * An approver may edit a call's arguments before approving it (docs/approvers.md, "Approve with
+   * edits"): the edit is checked against `input`, re-previewed and approved as a new proposal.
+   * Leave it off for a tool whose arguments a person should not rewrite. @default false
+   */
+  readonly editable?: boolean;
+  /**
+   * Tools whose calls in the same turn must get the same decision as this tool's calls: all
+   * approved or all rejected, never some of each (a per-call decision that splits them is a 400).
+   * Name this tool itself to tie its own calls of a turn together. @default - decided one by one
+   */
+  readonly decidedWith?: readonly string[];
+  /**
    * Running the call twice with the same `context.idempotencyKey` applies it once (the tool's
    * backend refuses a key it already applied). An approved call whose earlier attempt started
    * and never reported back is then run again with its key; without it, the call is not run

@@ -86,5 +86,7 @@ bdi { unicode-bidi: isolate; }
 .preview.refused { border-color: #8e8e93; background: var(--panel); }
 .notice { margin: .75rem 0 0; padding: .5rem .75rem; border-radius: 6px; background: #fff4e5; color: #7a4100; }
 .card[data-state=closed] { opacity: .75; } .card[data-state=closed] .deadline { color: #8c1d18; }
+.edited { border-left: 3px solid #b26a00; padding-left: .6rem; margin: .5rem 0; } .edited ul { margin: .2rem 0; padding-left: 1.2rem; }
+.refuse-call { display: block; margin-top: .4rem; font-size: .9rem; }
 .warning, .error, .record-changed, .effect-unconfirmed { color: #a0261b; } .empty { color: var(--muted); font-size: 1.05rem; padding: 2rem 0; }
 `;

@@ -68,7 +68,7 @@ export function renderCard(card: CardView, now: Date): string {
   <p class="meta">Run <code>${showValue(card.runId)}</code> by ${renderOwner(card)}, turn ${showValue(card.turn)}.</p>
   ${renderRouting(card)}<p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
   <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
-  ${renderCardContext(card.context)}<ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool)).join('')}</ol>
+  ${renderCardContext(card.context)}<ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool, card.pendingTools.length > 1)).join('')}</ol>
   ${notice}${renderPolicy(card)}${blind ? renderBlindApprovalWarning(card) : ''}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
   <div class="actions">${approve}
   <button type="button" class="reject"${disabled(closed)}>Reject</button></div></div>
@@ -111,8 +111,11 @@ function renderPolicy(card: CardView): string {
   return `${approvals}${refusal}`;
 }
 
-/** One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. */
-export function renderPendingTool(tool: PendingToolView): string {
+/**
+ * One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. On a
+ * card of several calls (`perCall`), a call can be refused while the others are approved.
+ */
+export function renderPendingTool(tool: PendingToolView, perCall = false): string {
   const warning = !tool.registered
     ? ` <span class="warning">${escapeHtml(TEXTS.toolNotRegistered)}</span>`
     : tool.willRun
@@ -123,8 +126,22 @@ export function renderPendingTool(tool: PendingToolView): string {
   ${tool.recordChanged ? `<p class="record-changed" role="alert">${escapeHtml(tool.recordChanged)}</p>\n  ` : ''}${tool.effectUnconfirmed ? `<p class="effect-unconfirmed" role="alert">${escapeHtml(tool.effectUnconfirmed)}</p>\n  ` : ''}<p class="label">Arguments</p>
   ${renderExcerptNote(tool)}<pre class="arguments" data-arguments="${tool.argumentsExcerpt ? 'excerpt' : 'exact'}">${renderArguments(tool.arguments, tool.argumentsExcerpt?.cuts)}</pre>
   <p class="label">What it would change</p>
-  ${renderPreview(tool.preview)}
+  ${renderPreview(tool.preview)}${renderEdit(tool)}${perCall ? `\n  <label class="refuse-call"><input type="checkbox" name="refuse" value="${escapeHtml(tool.index)}"> ${escapeHtml(TEXTS.pageRefuseCall)}</label>` : ''}
 </li>`;
+}
+
+/** An approver's edit of the call: who, and each change against the model's proposal. */
+function renderEdit(tool: PendingToolView): string {
+  if (!tool.edited) return '';
+  const changes = tool.edited.changes.map((change) => {
+    const path = showValue(change.path.join('.') || '(all)');
+    const before = 'before' in change ? showValue(JSON.stringify(change.before)) : '';
+    const after = 'after' in change ? showValue(JSON.stringify(change.after)) : '';
+    return `<li data-kind="${escapeHtml(change.kind)}"><code>${path}</code>: ${before}${before && after ? ' → ' : ''}${after}</li>`;
+  });
+  const more = tool.edited.more > 0 ? `<li>${escapeHtml(TEXTS.pageMoreChanges(tool.edited.more))}</li>` : '';
+  return `
+  <div class="edited" role="note"><p><strong>${showValue(tool.edited.note)}</strong></p><ul class="changes">${changes.join('')}${more}</ul></div>`;
 }
 
 /** Above excerpted arguments: the full size, and the one request that loads them whole. */

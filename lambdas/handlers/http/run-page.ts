@@ -71,7 +71,13 @@ function renderAuditEntry(entry: AuditEntry): string {
       const calls = entry.calls
         .map((call) => `${showValue(call.tool)} (${escapeHtml(TEXTS.auditPreviewShown[call.preview])})`)
         .join(', ');
-      return `<li data-kind="decision" data-decision="${escapeHtml(entry.decision)}">${at} ${TEXTS.auditDecision(showValue(entry.by), entry.turn, entry.decision)}${released}${renderReason(entry.reason)} ${renderDigest(entry.digest)} ${escapeHtml(TEXTS.auditCalls)} ${calls}</li>`;
+      const actingFor = entry.actingFor ? ` ${TEXTS.auditActingFor(showValue(entry.actingFor))}` : '';
+      const refused = (entry.choices ?? []).filter((choice) => choice.decision === 'reject');
+      const refusedCalls =
+        entry.decision === 'approve' && refused.length > 0
+          ? ` ${escapeHtml(TEXTS.auditRefusedCalls)} ${refused.map((choice) => `${showValue(choice.tool)} (#${escapeHtml(choice.index)})`).join(', ')}.`
+          : '';
+      return `<li data-kind="decision" data-decision="${escapeHtml(entry.decision)}">${at} ${TEXTS.auditDecision(showValue(entry.by), entry.turn, entry.decision)}${actingFor}${released}${refusedCalls}${renderReason(entry.reason)} ${renderDigest(entry.digest)} ${escapeHtml(TEXTS.auditCalls)} ${calls}</li>`;
     }
     case 'cancel':
       return `<li data-kind="cancel">${at} ${TEXTS.auditCancel(showValue(entry.by))}${renderReason(entry.reason)}</li>`;

@@ -7,7 +7,7 @@ import {
 import { slackUserMappingSchema } from '../../core/channels/slack-ports.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
-import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
+import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
 import type { PageRequest } from '../../core/ports.js';
 import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
@@ -241,7 +241,7 @@ function adminStoreOf(
       return {
         get: (id) => users.getUser(id),
         list: (query) => users.listUsersPage(query),
-        put: (item) => users.putUser(userProfileSchema.parse(item)),
+        put: (item) => users.putUser(userProfileSchema.parse(adminUserProfileSchema.parse(item))),
       };
     case 'pages':
       return {

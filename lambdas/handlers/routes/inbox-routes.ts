@@ -1,7 +1,7 @@
 import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
+import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderCard, renderInboxCards } from '../http/inbox-page.js';
 import { renderInboxPage } from '../http/inbox-page-shell.js';
@@ -19,7 +19,7 @@ export interface InboxPageDependencies {
  * list), GET / and GET /inbox/runs/{id} (the page shell) and the page's sign-in library.
  */
 export function createInboxRoutes(
-  dependencies: CardReaderDependencies & InboxPageDependencies,
+  dependencies: InboxDependencies & InboxPageDependencies,
 ): Pick<
   RouteImplementations<'api-inbox'>,
   'listInbox' | 'getInboxPage' | 'getCardPage' | 'getSignInLibrary'

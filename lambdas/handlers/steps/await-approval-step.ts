@@ -23,7 +23,7 @@ export function createAwaitApprovalStep(dependencies: StepDependencies<typeof aw
     const outcome = await step(event);
     if (outcome.kind === 'waiting') return {};
     const routed = new Error('The turn was decided while its pause was retried.');
-    routed.name = outcome.decision === 'approve' ? ERROR_NAMES.approved : ERROR_NAMES.rejected;
+    routed.name = outcome.decision === 'reject' ? ERROR_NAMES.rejected : ERROR_NAMES.approved;
     throw routed;
   };
 }

@@ -21,6 +21,7 @@ function call(index: number, overrides: Partial<PendingToolView> = {}): PendingT
     registered: true,
     willRun: true,
     requiresApproval: true,
+    editable: false,
     preview: {
       status: 'shown',
       lines: ['Page 12 (en): 1 field would change.', 'description: "Winter" → "Spring sale"'],

@@ -175,6 +175,33 @@ describe('syncSlackMessages', () => {
     expect((await dependencies.slack.messages.listMessages(runId))[0]?.state).toBe('closed');
   });
 
+  it('says an edit closed the card (announced once, its calls waiting on a fresh card), not that it was approved', async () => {
+    // Prepare
+    const harness = createHarness();
+    const { dependencies, api } = await slackChannelOf(harness);
+    const { runId, turn } = await startPausedRun(harness);
+    await syncSlackMessages(dependencies, runId);
+    const digest = await digestShownTo(harness, APPROVER, runId);
+
+    // Act
+    const outcome = await decideRun(harness.dependencies, APPROVER, runId, {
+      decision: 'edit',
+      digest,
+      edits: [{ index: 0, arguments: { pageId: '12', title: 'Spring sale, edited' } }],
+    });
+    await syncSlackMessages(dependencies, runId, { closed: { turn, because: 'decided' } });
+
+    // Assess
+    expect(outcome).toMatchObject({ kind: 'decided', decision: 'edit' });
+    expect(harness.notifier.closedCards).toEqual([
+      { runId, turn, because: 'decided', closedAt: harness.clock.now().toISOString(), approverGroups: [] },
+    ]);
+    expect(api.updated).toHaveLength(1);
+    const shown = JSON.stringify(api.updated[0]?.blocks);
+    expect(shown).toContain(TEXTS.channelDecided('edit', 'alice', 'api'));
+    expect(shown).not.toContain(TEXTS.channelDecided('approve', 'alice', 'api'));
+  });
+
   it('says a card expired', async () => {
     // Prepare
     const harness = createHarness();

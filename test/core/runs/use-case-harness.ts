@@ -12,6 +12,7 @@ import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-m
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
+import type { EscalationTimer } from '../../../lambdas/core/approvals/escalation-ladder.js';
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
@@ -21,6 +22,7 @@ import type {
   AwaitingApprovalEvent,
   CardClosedEvent,
   Clock,
+  EscalationTimers,
   Metrics,
   RunExecutions,
   RunNotifier,
@@ -117,6 +119,15 @@ export class RecordingNotifier implements RunNotifier {
   }
 }
 
+/** Escalation timers armed, in order: a test fires one by calling the escalation with it. */
+export class RecordingEscalationTimers implements EscalationTimers {
+  public readonly armed: EscalationTimer[] = [];
+
+  public async arm(timers: readonly EscalationTimer[]): Promise<void> {
+    this.armed.push(...timers);
+  }
+}
+
 /** Metric counts by name, so a test can see that a refusal was counted. */
 export class CountingMetrics implements Metrics {
   public readonly counts = new Map<string, number>();
@@ -153,6 +164,7 @@ export interface UseCaseHarness {
   readonly runs: RunRepository;
   readonly executions: RecordingRunExecutions;
   readonly notifier: RecordingNotifier;
+  readonly escalations: RecordingEscalationTimers;
   readonly metrics: CountingMetrics;
   readonly clock: MovableClock;
 }
@@ -182,6 +194,7 @@ export function createHarness(
   const runs = options.runs ?? new InMemoryRunRepository();
   const executions = new RecordingRunExecutions();
   const notifier = new RecordingNotifier();
+  const escalations = new RecordingEscalationTimers();
   const metrics = new CountingMetrics();
   let nextId = 0;
   const configuration = configurationSchema.parse({
@@ -218,6 +231,7 @@ export function createHarness(
     externalRuns: new InMemoryExternalRunStore(),
     executions,
     notifier,
+    escalations,
     clock,
     logger: silentLogger,
     metrics,
@@ -237,7 +251,7 @@ export function createHarness(
       responses: new InMemoryApproverResponseStore(),
     },
   };
-  return { dependencies, runs, executions, notifier, metrics, clock };
+  return { dependencies, runs, executions, notifier, escalations, metrics, clock };
 }
 
 /** What a paused run hands its approvers: its id, the turn and the token the wait holds. */

@@ -39,7 +39,7 @@ function showTimes(root = document) {
 }
 function closeCard(card) {
   card.dataset.state = 'closed';
-  card.querySelectorAll('.decision button, .decision input').forEach((control) => { control.disabled = true; });
+  card.querySelectorAll('.decision button, .decision input, input[name=refuse]').forEach((control) => { control.disabled = true; });
   if (card.querySelector('.notice.closed')) return;
   const notice = document.createElement('p');
   notice.className = 'notice closed';
@@ -81,6 +81,9 @@ async function decide(card, decision) {
   const reason = card.querySelector('input[name=reason]').value;
   const body = { digest: card.dataset.digest, decision };
   if (reason) body.reason = reason;
+  // Calls ticked to refuse: an approval of the others, each refusal with the reason given.
+  const refused = [...card.querySelectorAll('input[name=refuse]:checked')].map((box) => Number(box.value));
+  if (decision === 'approve' && refused.length > 0) body.calls = refused.map((index) => ({ index, decision: 'reject' }));
   card.querySelectorAll('.actions button').forEach((button) => { button.disabled = true; });
   const response = await callApi('decideRun', { id: card.dataset.runId }, { body, returnTo: cardAddress(card) });
   const answer = await response.json().catch(() => ({}));
