@@ -88,6 +88,8 @@ describe('a run sealed before previews existed', () => {
         index: 0,
         tool: 'update_page_metadata',
         arguments: { pageId: '12', description: 'Written before previews existed' },
+        // The tool lets an approver edit its arguments (per-call decisions): an old card says so too
+        editable: true,
         registered: true,
         willRun: true,
         requiresApproval: true,

@@ -84,7 +84,10 @@ describe('write previews over HTTP in local mode', () => {
       expect(bodyOf(runView).pendingTools).toEqual(inboxJson.pendingTools);
       expect(awaiting?.data.pendingTools).toEqual(inboxJson.pendingTools);
       expect(awaiting?.data.digest).toBe(inboxJson.digest);
-      for (const tool of inboxJson.pendingTools) expect(inboxHtml.text).toContain(renderPendingTool(tool));
+      // A card of several calls offers to refuse each (per-call decisions)
+      const perCall = inboxJson.pendingTools.length > 1;
+      for (const tool of inboxJson.pendingTools)
+        expect(inboxHtml.text).toContain(renderPendingTool(tool, perCall));
       expect(inboxHtml.text).not.toContain('Angaben gemäß');
     } finally {
       await runtime.dependencies.users.putUser(editor);
