@@ -8,9 +8,22 @@ import type { RunExecutions } from '../lambdas/core/ports.js';
 import type { RunDependencies } from '../lambdas/core/runs/run-dependencies.js';
 import { createApiHandlers } from '../lambdas/handlers/api-handlers.js';
 import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
+import { DEMO_EXTERNAL_CONFIGURATION_ID } from '../lambdas/local/demo-data.js';
 import { type EmbeddedRuntime, startEmbeddedRuntime } from '../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
+import { DEMO_MACHINE_CLIENT_ID } from '../lambdas/local/local-machine-clients.js';
 import { synthesizeStateMachineDefinition } from '../lib/state-machine-definition.js';
+
+/**
+ * The per-principal quotas of the benches, in process and in the shipped bundles: the bench's
+ * users start hundreds of runs in seconds; the quota writes are still counted.
+ */
+export const BENCH_PRINCIPAL_QUOTAS = {
+  runsStartedPerMinute: 100_000,
+  waitingRuns: 100_000,
+  openEventStreams: 100_000,
+  completionsPerMinute: 100_000,
+};
 
 /** The embedded runtime the benches drive: in memory, the deployed ASL, quiet. */
 export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntime> {
@@ -19,13 +32,7 @@ export function startBenchRuntime(baseDirectory: string): Promise<EmbeddedRuntim
     baseDirectory,
     port: 0,
     inMemory: true,
-    // The bench's one user starts hundreds of runs in seconds; the quota writes are still counted.
-    principalQuotas: {
-      runsStartedPerMinute: 100_000,
-      waitingRuns: 100_000,
-      openEventStreams: 100_000,
-      completionsPerMinute: 100_000,
-    },
+    principalQuotas: BENCH_PRINCIPAL_QUOTAS,
     writeLogLine: () => {},
     writeMetricLine: () => {},
     logLevel: 'ERROR',
@@ -176,6 +183,14 @@ export class CallPaths {
     }
   }
 
+  /**
+   * The ExecuteTools step in a cold container, after the decision: the approved calls run under
+   * the call ledger and their results are recorded.
+   */
+  public async execute(runId: string, turn: number): Promise<void> {
+    await createStepHandlers(this.coldDependencies()).ExecuteTools({ runId, turn });
+  }
+
   /** The digest of a waiting run's card (read outside any measured window). */
   public async digestOf(runId: string): Promise<string> {
     const card = await this.runtime.dependencies.runs.getCard(runId);
@@ -208,8 +223,20 @@ export class CallPaths {
     });
   }
 
+  /**
+   * POST /external-runs through a cold `external` Lambda as the demo agent (a machine client): one
+   * write for approval under `demo-external`; its execution only counted.
+   */
+  public async submitExternalRun(clientKey: string): Promise<string> {
+    const answer = await this.request('external', 'POST /external-runs', DEMO_MACHINE_CLIENT_ID, {
+      body: externalTurn(clientKey),
+    });
+    if (answer.statusCode !== 202) throw new Error(`POST /external-runs answered ${answer.statusCode}`);
+    return answer.json.runId as string;
+  }
+
   private async request(
-    api: 'runs' | 'inbox' | 'decision',
+    api: 'runs' | 'inbox' | 'decision' | 'external',
     routeKey: string,
     as: string,
     options: { body?: unknown; pathParameters?: Record<string, string>; query?: Record<string, string> },
@@ -219,6 +246,23 @@ export class CallPaths {
     const body = typeof result.body === 'string' ? result.body : '';
     return { statusCode: result.statusCode ?? 500, json: body === '' ? undefined : JSON.parse(body) };
   }
+}
+
+/** The one-write turn the bench's external runs submit (docs/external-agents.md). */
+export function externalTurn(clientKey: string) {
+  return {
+    configurationId: DEMO_EXTERNAL_CONFIGURATION_ID,
+    clientKey,
+    summary: 'Invoice ACME for the March consulting days.',
+    tools: [{ name: 'send_invoice', effect: 'write' }],
+    calls: [
+      {
+        tool: 'send_invoice',
+        arguments: { customer: 'ACME', amountCents: 120_000, currency: 'EUR' },
+        preview: ['Invoice INV-7 to ACME: 1,200.00 EUR'],
+      },
+    ],
+  };
 }
 
 /**

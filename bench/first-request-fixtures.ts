@@ -1,11 +1,17 @@
+import { randomUUID } from 'node:crypto';
 import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
+import { DEMO_MACHINE_CLIENT_ID } from '../lambdas/local/local-machine-clients.js';
 import type { HandlerName } from '../lib/handler-names.js';
 import {
   createApiEvent as apiEvent,
   BENCH_USER_ID,
   type CallPaths,
+  externalTurn,
   ONE_PREVIEWING_CALL,
 } from './call-paths.js';
+
+/** The demo approver whose tool access covers the demo agent's tools. */
+const EXTERNAL_APPROVER_ID = 'approver';
 
 /** One representative first request of a handler: its event and what a good answer looks like. */
 export interface FirstRequest {
@@ -80,6 +86,11 @@ export class FirstRequestFixtures {
     await this.decided(toExecute.runId, 'approve');
     await this.decided(toReject.runId, 'reject');
     const toFinish = await this.runToFinalTurn();
+    const toAnswer = await this.externalWaitingRun();
+    await this.decided(toAnswer.runId, 'approve', EXTERNAL_APPROVER_ID);
+    const toNotify = await this.externalWaitingRun();
+    await this.decided(toNotify.runId, 'approve', EXTERNAL_APPROVER_ID);
+    await steps.RecordExternalDecision(toNotify);
     const token = await this.issueToken(BENCH_USER_ID, BENCH_AUDIENCE);
     return {
       'api-runs': {
@@ -118,6 +129,11 @@ export class FirstRequestFixtures {
         check: stepAnswered('runId'),
       },
       'mark-expired': { event: toExpire, check: stepAnswered('runId') },
+      // A timer of a card without a ladder: it reads the card and is ignored (the cold path of every timer).
+      'escalate-card': {
+        event: { runId: created, turn: 1, digest: 'sha256:bench', step: 0 },
+        check: stepAnswered('kind'),
+      },
       'api-inbox': {
         event: apiEvent('GET /inbox', BENCH_USER_ID, { query: { limit: String(BENCH_INBOX_PAGE) } }),
         check: httpAnswered(200, (json) =>
@@ -151,6 +167,15 @@ export class FirstRequestFixtures {
         },
       },
       'report-waiting-runs': { event: { id: 'bench' }, check: stepAnswered('waiting') },
+      'api-external': {
+        event: apiEvent('POST /external-runs', DEMO_MACHINE_CLIENT_ID, {
+          body: externalTurn(randomUUID()),
+        }),
+        check: httpAnswered(202),
+      },
+      'record-external-decision': { event: toAnswer, check: stepAnswered('runId') },
+      // No webhook in the bench's turn: the step reads the run and its reports, and posts nothing.
+      'notify-caller': { event: { runId: toNotify.runId }, check: stepAnswered('webhook') },
     };
   }
 
@@ -166,8 +191,19 @@ export class FirstRequestFixtures {
     return { runId, turn: reply.turn };
   }
 
-  private async decided(runId: string, decision: 'approve' | 'reject'): Promise<void> {
-    const answer = await this.paths.decide(runId, await this.paths.digestOf(runId), decision);
+  /** An external run waiting for a decision (submitted, prepared, paused on its card). */
+  private async externalWaitingRun(): Promise<{ runId: string; turn: number }> {
+    const runId = await this.paths.submitExternalRun(randomUUID());
+    const prepared = (await this.steps().Prepare({ runId, executionId: `${runId}-bench` })) as {
+      turn: number;
+      owner: string;
+    };
+    await this.paths.suspend(runId, prepared);
+    return { runId, turn: prepared.turn };
+  }
+
+  private async decided(runId: string, decision: 'approve' | 'reject', as = BENCH_USER_ID): Promise<void> {
+    const answer = await this.paths.decide(runId, await this.paths.digestOf(runId), decision, as);
     if (answer.statusCode !== 200) throw new Error(`deciding ${runId} answered ${answer.statusCode}`);
   }
 

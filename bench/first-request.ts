@@ -24,7 +24,7 @@ import { buildPrebuiltHandlers } from '../lib/handler-assets.js';
 import { HANDLER_NAMES, type HandlerName } from '../lib/handler-names.js';
 import { resolveProjectPath } from '../lib/project-path.js';
 import { startFakeKmsServer } from '../test/support/fake-kms-server.js';
-import { BENCH_USER_ID, CallPaths, startBenchRuntime } from './call-paths.js';
+import { BENCH_PRINCIPAL_QUOTAS, BENCH_USER_ID, CallPaths, startBenchRuntime } from './call-paths.js';
 import { median, resolveRuntimeNode } from './cold-start.js';
 import { BENCH_AUDIENCE, type FirstRequest, FirstRequestFixtures } from './first-request-fixtures.js';
 import {
@@ -219,6 +219,7 @@ export async function measureFirstRequests(
       COUNTERSIGN_MODEL_PROVIDER: 'scripted',
       COUNTERSIGN_JWT_ISSUER: standIns.issuerUrl,
       COUNTERSIGN_JWT_AUDIENCE: BENCH_AUDIENCE,
+      COUNTERSIGN_PRINCIPAL_QUOTAS: JSON.stringify(BENCH_PRINCIPAL_QUOTAS),
       POWERTOOLS_SERVICE_NAME: 'countersign',
       POWERTOOLS_LOG_LEVEL: 'ERROR',
     };
@@ -349,18 +350,18 @@ export function printFirstRequestTable(report: FirstRequestReport): void {
     `\nFirst request: CPU time of init + one representative request of the shipped handler folder (dist/assets/handlers), ${report.rounds} fresh processes per handler, each paired with a hello-world (DynamoDB client + one GetItem on the same dynalite) beside it, Node ${report.nodeVersion}`,
   );
   console.log(
-    `${'handler'.padEnd(22)}${'x hello'.padStart(9)}${'range'.padStart(13)}${'init ms'.padStart(10)}${'request ms'.padStart(12)}  target`,
+    `${'handler'.padEnd(26)}${'x hello'.padStart(9)}${'range'.padStart(13)}${'init ms'.padStart(10)}${'request ms'.padStart(12)}  target`,
   );
   console.log('─'.repeat(100));
   console.log(
-    `${'hello-world + GetItem'.padEnd(22)}${'1.00'.padStart(9)}${''.padStart(13)}${report.reference.initMs.toFixed(1).padStart(10)}${report.reference.requestMs.toFixed(1).padStart(12)}  reference`,
+    `${'hello-world + GetItem'.padEnd(26)}${'1.00'.padStart(9)}${''.padStart(13)}${report.reference.initMs.toFixed(1).padStart(10)}${report.reference.requestMs.toFixed(1).padStart(12)}  reference`,
   );
   for (const row of report.rows) {
     const target = FIRST_REQUEST_TARGETS[row.handlerClass];
     const sorted = [...row.ratios].sort((a, b) => a - b);
     const range = `${(sorted[0] ?? Number.NaN).toFixed(2)}–${(sorted.at(-1) ?? Number.NaN).toFixed(2)}`;
     console.log(
-      `${row.handler.padEnd(22)}${row.ratio.toFixed(2).padStart(9)}${range.padStart(13)}${row.initMs.toFixed(1).padStart(10)}${row.requestMs.toFixed(1).padStart(12)}  <= ${target.toFixed(1)}x (${row.handlerClass}): ${row.ratio <= target ? 'met' : 'MISSED'}`,
+      `${row.handler.padEnd(26)}${row.ratio.toFixed(2).padStart(9)}${range.padStart(13)}${row.initMs.toFixed(1).padStart(10)}${row.requestMs.toFixed(1).padStart(12)}  <= ${target.toFixed(1)}x (${row.handlerClass}): ${row.ratio <= target ? 'met' : 'MISSED'}`,
     );
     for (const { part, milliseconds } of row.breakdown ?? []) {
       console.log(`    ${part.padEnd(70)}${milliseconds.toFixed(1).padStart(8)} ms`);

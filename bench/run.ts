@@ -75,17 +75,26 @@ async function main(): Promise<void> {
 
     const start = measured('start run (POST /runs)');
     const suspend = measured('suspend (AwaitApproval, 1 previewing call)', {
-      // Writes: the card and the run (issue #2), plus the card's inbox entry in its route (issue #16).
-      text: '<= 1 DynamoDB read + 1 per previewing call, <= 2 writes + 1 inbox entry, <= 1 KMS call',
-      met: (calls) => reads(calls) <= 1 + 1 && writes(calls) <= 2 + 1 && service(calls, 'KMS') <= 1,
+      // Writes: the card and the run (issue #2), the card's inbox entry in its route (issue #16),
+      // and the card's outbox marked sent once the event went out (issue #29).
+      text: '<= 1 DynamoDB read + 1 per previewing call, <= 2 writes + 1 inbox entry + 1 outbox mark, <= 1 KMS call',
+      met: (calls) => reads(calls) <= 1 + 1 && writes(calls) <= 2 + 1 + 1 && service(calls, 'KMS') <= 1,
     });
     const resume = measured('resume (POST /runs/{id}/decision, approve)', {
       text: '<= 1 DynamoDB read (+1: the approver, read on every API request), <= 1 KMS call',
       met: (calls) => reads(calls) <= 1 + 1 && service(calls, 'KMS') <= 1,
     });
+    const execute = measured('execute (ExecuteTools, 1 approved call)', {
+      // The call ledger (issue #29): one query of the turn's calls, a write before and after the call.
+      text: '1 ledger query + 2 ledger writes per approved call, <= 1 KMS call',
+      met: (calls) =>
+        (calls['DynamoDB:Query'] ?? 0) === 1 &&
+        (calls['DynamoDB:PutItem'] ?? 0) === 2 &&
+        service(calls, 'KMS') <= 1,
+    });
     const suspendFive = measured('suspend, 5 previewing calls (issue #4)', {
-      text: '<= 1 DynamoDB read + 1 per previewing call (<= 6), <= 2 writes + 1 inbox entry, <= 1 KMS call',
-      met: (calls) => reads(calls) <= 1 + 5 && writes(calls) <= 2 + 1 && service(calls, 'KMS') <= 1,
+      text: '<= 1 DynamoDB read + 1 per previewing call (<= 6), <= 2 writes + 1 inbox entry + 1 outbox mark, <= 1 KMS call',
+      met: (calls) => reads(calls) <= 1 + 5 && writes(calls) <= 2 + 1 + 1 && service(calls, 'KMS') <= 1,
     });
 
     for (let index = 0; index < RUNS; index += 1) {
@@ -95,6 +104,7 @@ async function main(): Promise<void> {
       const digest = await paths.digestOf(runId);
       const answer = await sample(resume, () => paths.decide(runId, digest));
       if (answer.statusCode !== 200) throw new Error(`a decision answered ${answer.statusCode}`);
+      await sample(execute, () => paths.execute(runId, reply.turn));
     }
     // These runs stay waiting: they are the newest part of the inbox's queue.
     for (let index = 0; index < RUNS; index += 1) {
@@ -139,7 +149,7 @@ async function main(): Promise<void> {
       },
     }));
 
-    printTable([start, suspend, resume, suspendFive, inbox, ...skillRows, floodRow, ...hostileRows]);
+    printTable([start, suspend, resume, execute, suspendFive, inbox, ...skillRows, floodRow, ...hostileRows]);
     printColdStartTable(await measureColdStarts());
     printFirstRequestTable(await measureFirstRequests());
     printSealingTable(await measureSealingCost());

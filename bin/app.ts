@@ -17,6 +17,13 @@ const bedrockModelId = readContext('bedrockModelId');
 const toolsModule = readContext('toolsModule');
 const openAiBaseUrl = readContext('openAiBaseUrl');
 const openAiSecretName = readContext('openAiSecretName');
+// The channels: `slackChannelId` (cards routed to every approver) with the two secrets' names;
+// `emailIdentity` and `emailFromAddress`. More routes: embed the construct (docs/approvers.md).
+const slackSigningSecretName = readContext('slackSigningSecretName');
+const slackBotTokenSecretName = readContext('slackBotTokenSecretName');
+const slackChannelId = readContext('slackChannelId');
+const emailIdentity = readContext('emailIdentity');
+const emailFromAddress = readContext('emailFromAddress');
 
 new CountersignStack(app, COUNTERSIGN_STACK_ID, {
   countersign: {
@@ -27,6 +34,20 @@ new CountersignStack(app, COUNTERSIGN_STACK_ID, {
   ...(openAiBaseUrl === undefined || openAiSecretName === undefined
     ? {}
     : { openAiCompatible: { baseUrl: openAiBaseUrl, apiKeySecretName: openAiSecretName } }),
+  ...(slackSigningSecretName === undefined ||
+  slackBotTokenSecretName === undefined ||
+  slackChannelId === undefined
+    ? {}
+    : {
+        slack: {
+          signingSecretName: slackSigningSecretName,
+          botTokenSecretName: slackBotTokenSecretName,
+          routes: [{ channelId: slackChannelId }],
+        },
+      }),
+  ...(emailIdentity === undefined || emailFromAddress === undefined
+    ? {}
+    : { email: { identityName: emailIdentity, fromAddress: emailFromAddress } }),
 });
 
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app));

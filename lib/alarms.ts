@@ -56,8 +56,18 @@ const TABLE_OPERATIONS = [
 
 // API handlers by name, every other one (steps, probe) apart: each group's math stays within the
 // 10 metrics an alarm may read, and a handler added later is covered without an edit here.
-const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => name.startsWith('api-'));
-const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter((name) => !name.startsWith('api-'));
+// The handlers of external runs (docs/external-agents.md) are a group of their own.
+const EXTERNAL_HANDLERS: readonly HandlerName[] = [
+  'api-external',
+  'record-external-decision',
+  'notify-caller',
+];
+const API_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
+const STEP_HANDLERS: readonly HandlerName[] = HANDLER_NAMES.filter(
+  (name) => !name.startsWith('api-') && !EXTERNAL_HANDLERS.includes(name),
+);
 
 /** The alarms that count occurrences (threshold {@link ALARM_ON_FIRST_OCCURRENCE}). */
 type CountAlarmName =
@@ -68,14 +78,21 @@ type CountAlarmName =
   | 'StepLambdaThrottles'
   | 'ApiLambdaErrors'
   | 'ApiLambdaThrottles'
+  | 'ExternalLambdaErrors'
+  | 'ExternalLambdaThrottles'
   | 'DynamoDbThrottles'
   | 'DynamoDbSystemErrors'
   | 'Api5xx'
   | 'SkillChecksumMismatch'
   | 'SealedStateRejected'
+  | 'DecisionsUndelivered'
   | 'ProbeDeadLetters'
   | 'ModelErrors'
-  | 'ModelThrottles';
+  | 'ModelThrottles'
+  | 'ChannelDeliveryFailed';
+
+/** The alarms of the notification channels a team switched on (`channels` props): none without them. */
+export type ChannelAlarmName = 'ChannelDeadLetters' | 'ChannelLambdaErrors';
 
 /** The alarms of countersign, by the names docs/runbook.md explains them under. */
 export type CountersignAlarmName =
@@ -101,6 +118,11 @@ export interface CountersignAlarmsProps {
   /** Every alarm is named `<prefix>-<alarm name>` (the deployment's service name). */
   readonly alarmNamePrefix: string;
   readonly metric: ApplicationMetricReader;
+  /** The channels that are on: their functions and dead-letter queues. @default - none */
+  readonly channels?: {
+    readonly functions: readonly IFunction[];
+    readonly deadLetterQueues: readonly IQueue[];
+  };
 }
 
 /** One alarm: what it watches, when it fires, how urgent it is and what it means. */
@@ -140,7 +162,7 @@ function countRule(
 export function createCountersignAlarms(
   scope: Construct,
   props: CountersignAlarmsProps,
-): Record<CountersignAlarmName, Alarm> {
+): Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>> {
   const { thresholds, metric } = props;
   const everyFiveMinutes = { period: Duration.minutes(5) };
   // The errors or the throttles of a group of handlers, summed.
@@ -199,6 +221,18 @@ export function createCountersignAlarms(
       REPEATED,
       'Lambda kept throttling API Lambdas.',
     ),
+    ExternalLambdaErrors: countRule(
+      'page',
+      sumOfHandlers('External Lambda errors', EXTERNAL_HANDLERS, (handler) => handler.metricErrors()),
+      SUSTAINED,
+      'The Lambdas of external runs (the approval API, the answer, the webhook) kept crashing or timing out.',
+    ),
+    ExternalLambdaThrottles: countRule(
+      'ticket',
+      sumOfHandlers('External Lambda throttles', EXTERNAL_HANDLERS, (handler) => handler.metricThrottles()),
+      SUSTAINED,
+      'Lambda kept throttling the Lambdas of external runs (long polls hold theirs for up to 25 s).',
+    ),
     DynamoDbThrottles: countRule(
       'ticket',
       props.table.metricThrottledRequestsForOperations({ operations: TABLE_OPERATIONS, ...everyFiveMinutes }),
@@ -229,6 +263,14 @@ export function createCountersignAlarms(
       AT_ONCE,
       'A sealed run state, approval card or task token was refused (tampered, or copied from another run); its run was ended.',
     ),
+    // A decided run still waits: the probe could not deliver its claim either (it tried). Each
+    // probe tries again, so one probe that failed transiently wakes nobody; two of three do.
+    DecisionsUndelivered: countRule(
+      'page',
+      metric('UndeliveredDecisions', everyFiveMinutes),
+      REPEATED,
+      'A claimed decision older than a minute could not be delivered by the waiting-runs probe; its run still waits.',
+    ),
     ProbeDeadLetters: countRule(
       'ticket',
       props.probeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({
@@ -249,6 +291,17 @@ export function createCountersignAlarms(
       metric('ModelThrottles', everyFiveMinutes),
       SUSTAINED,
       'The model provider kept throttling requests (retried by the adapter): raise its quota.',
+    ),
+    // A channel takes part in no decision: a ticket, once a failure outlasts the first retries.
+    ChannelDeliveryFailed: countRule(
+      'ticket',
+      sumOf('Channel delivery failures', [
+        metric('ChannelDeliveryFailures', { ...everyFiveMinutes, dimensions: { channel: 'slack' } }),
+        metric('ChannelDeliveryFailures', { ...everyFiveMinutes, dimensions: { channel: 'email' } }),
+        metric('CardEventFailures', everyFiveMinutes),
+      ]),
+      REPEATED,
+      'Slack messages or mails kept failing, or Card Closed events could not be put; decisions are not affected.',
     ),
   };
 
@@ -306,18 +359,44 @@ export function createCountersignAlarms(
       description: `A run has waited for a decision longer than ${thresholds.runWaitingLongerThan.toHumanString()}.`,
     },
   };
+  const channels = props.channels;
+  const channelRules: Partial<Record<ChannelAlarmName, AlarmRule>> =
+    channels === undefined || channels.functions.length === 0
+      ? {}
+      : {
+          ChannelDeadLetters: countRule(
+            'ticket',
+            sumOf(
+              'Channel dead letters',
+              channels.deadLetterQueues.map((queue) =>
+                queue.metricApproximateNumberOfMessagesVisible({ ...everyFiveMinutes, statistic: 'Maximum' }),
+              ),
+            ),
+            AT_ONCE,
+            'A notification channel gave up on an event after its retries; the event is in the channel’s dead-letter queue.',
+          ),
+          ChannelLambdaErrors: countRule(
+            'ticket',
+            sumOf(
+              'Channel Lambda errors',
+              channels.functions.map((handler) => handler.metricErrors()),
+            ),
+            SUSTAINED,
+            'A notification channel’s functions kept throwing or timing out (events are retried, then dead-lettered).',
+          ),
+        };
   return Object.fromEntries(
-    Object.entries(rules).map(([id, rule]) => [
+    Object.entries({ ...rules, ...channelRules }).map(([id, rule]) => [
       id,
-      createAlarm(scope, id as CountersignAlarmName, rule, props),
+      createAlarm(scope, id as CountersignAlarmName | ChannelAlarmName, rule, props),
     ]),
-  ) as Record<CountersignAlarmName, Alarm>;
+  ) as Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>>;
 }
 
 /** The alarm of one rule, named and linked to its runbook entry, on its severity's topic. */
 function createAlarm(
   scope: Construct,
-  id: CountersignAlarmName,
+  id: CountersignAlarmName | ChannelAlarmName,
   rule: AlarmRule,
   props: Pick<CountersignAlarmsProps, 'topics' | 'runbookUrl' | 'alarmNamePrefix'>,
 ): Alarm {

@@ -12,7 +12,7 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import type { OperationId } from '../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE, type OperationId, type RouteAuth } from '../lambdas/contract/routes.js';
 import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
@@ -26,8 +26,20 @@ export interface CountersignApiProps {
    * API Gateway refuses a missing, forged, expired or wrong-audience token before any Lambda runs.
    */
   readonly authorizer: IHttpRouteAuthorizer;
+  /**
+   * The authorizer of every `machine` route (the approval API of agents that run elsewhere),
+   * which also requires the scope `countersign/external-runs`: the agents' machine clients only
+   * (docs/external-agents.md).
+   */
+  readonly machineAuthorizer: IHttpRouteAuthorizer;
   /** The default route throttling of the stage: every route, 429 above it. */
   readonly throttling: { readonly rateLimit: number; readonly burstLimit: number };
+  /**
+   * The functions of the channels' routes that are on (`channels.slack`): a channel route
+   * without one is not added, so it is API Gateway's 404, as for any unknown route.
+   * @default - none
+   */
+  readonly channelFunctions?: Readonly<Partial<Record<'slack-interactions', IFunction>>>;
 }
 
 /**
@@ -42,8 +54,14 @@ const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
 
 /** Why a public route may have no authorizer, by operation (cdk-nag's APIG4 asks for each). */
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {
+  receiveSlackInteraction:
+    'POST /integrations/slack/interactions is Slack’s interactivity Request URL: Slack cannot send a JWT. Its function verifies Slack’s request signature (HMAC-SHA256 of the raw body with the app’s signing secret, within 5 minutes, each signature once) before it reads anything, and acts as a countersign user only through the admin’s link of that Slack user.',
   getInboxPage:
     'GET / serves the static inbox page shell only: it holds no data and acts on nothing. A browser cannot send a bearer token when it navigates, so the page asks for the token and every request it makes (GET /inbox, POST decisions) goes through the JWT authorizer.',
+  getCardPage:
+    "GET /inbox/runs/{id} serves the same static inbox page shell as GET / (a card's own address, for links in notifications): it holds no data and acts on nothing; the page reads the run with the viewer's bearer token through the JWT authorizer.",
+  getSignInLibrary:
+    "GET /assets/oauth-client.js serves the published OAuth client library the page signs in with (pinned by the page's integrity): code, no data, acts on nothing.",
   getOpenApiDocument:
     'GET /openapi.json serves the OpenAPI description generated from the request and response schemas: it describes shapes, holds no data and acts on nothing.',
   getRunbook:
@@ -104,11 +122,17 @@ export class CountersignApi extends Construct {
     for (const route of HTTP_API_ROUTES) {
       let integration = integrations.get(route.function);
       if (integration === undefined) {
-        const handler: IFunction = props.functions.get(route.function);
+        const handler =
+          route.function === 'slack-interactions'
+            ? props.channelFunctions?.[route.function]
+            : props.functions.get(route.function);
+        // A channel that is off has no function: its route does not exist.
+        if (handler === undefined) continue;
         integration = new HttpLambdaIntegration(`${route.function}-integration`, handler);
         integrations.set(route.function, integration);
       }
-      const isPublic = route.auth === 'none';
+      // No authorizer: anyone may call it (Slack's route checks Slack's signature itself).
+      const isPublic = route.auth === 'none' || route.auth === 'slack-signature';
       const reason = PUBLIC_ROUTE_REASONS[route.operationId];
       if (isPublic && reason === undefined) {
         throw new Error(
@@ -119,7 +143,7 @@ export class CountersignApi extends Construct {
         path: route.path,
         methods: [HttpMethod[route.method]],
         integration,
-        authorizer: isPublic ? new HttpNoneAuthorizer() : props.authorizer,
+        ...authorizationOf(route.auth, props),
       });
       if (isPublic && added)
         Validations.of(added).acknowledge({ id: 'AwsSolutions-APIG4', reason: String(reason) });
@@ -144,4 +168,14 @@ export class CountersignApi extends Construct {
     }
     return `${this.url}${route.path.slice(1)}`;
   }
+}
+
+/** A route's authorizer: none, a person's token, or a machine client's token with the external-runs scope. */
+function authorizationOf(
+  auth: RouteAuth,
+  props: Pick<CountersignApiProps, 'authorizer' | 'machineAuthorizer'>,
+): { authorizer: IHttpRouteAuthorizer; authorizationScopes?: string[] } {
+  if (auth === 'none' || auth === 'slack-signature') return { authorizer: new HttpNoneAuthorizer() };
+  if (auth === 'jwt') return { authorizer: props.authorizer };
+  return { authorizer: props.machineAuthorizer, authorizationScopes: [EXTERNAL_RUNS_SCOPE] };
 }

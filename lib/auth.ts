@@ -10,6 +10,13 @@ import {
   type UserPoolClient,
 } from 'aws-cdk-lib/aws-cognito';
 import { Construct, type IConstruct } from 'constructs';
+import type { InboxSignIn } from '../lambdas/contract/inbox-sign-in.js';
+import {
+  CountersignManagedLogin,
+  type InboxSignInProps,
+  resolveExternalInboxSignIn,
+  validateCognitoInboxSignIn,
+} from './inbox-sign-in.js';
 import { invalidProp } from './validation-error.js';
 
 /**
@@ -52,6 +59,14 @@ export interface CountersignAuthProps {
    * @default true
    */
   readonly threatProtection?: boolean;
+  /** The inbox page's URL, ending in `/`: where sign-in returns (the page's callback and sign-out URL). */
+  readonly inboxUrl: string;
+  /**
+   * How approvers sign in to the inbox page.
+   *
+   * @default - Cognito managed login on a prefix domain, with an app client for the page
+   */
+  readonly inboxSignIn?: InboxSignInProps;
 }
 
 // API Gateway's JWT authorizer accepts at most 50 audiences.
@@ -77,10 +92,14 @@ export class CountersignAuth extends Construct {
   public readonly issuerUrl: string;
   /** The user pool, when the construct created one. */
   public readonly userPool?: UserPool;
-  /** The app client approvers sign in with, when the construct created the user pool. */
+  /** The app client API users get a token with from the AWS CLI, when the construct created the user pool. */
   public readonly userPoolClient?: UserPoolClient;
+  /** The inbox page's managed login (domain and app client), when the construct created the user pool. */
+  public readonly managedLogin?: CountersignManagedLogin;
+  /** What the inbox page signs in with; absent with an external provider whose page client is not given. */
+  public readonly inboxSignIn?: InboxSignIn;
 
-  public constructor(scope: Construct, id: string, props: CountersignAuthProps = {}) {
+  public constructor(scope: Construct, id: string, props: CountersignAuthProps) {
     super(scope, id);
     const external = props.externalIdentityProvider;
     if (external !== undefined) {
@@ -89,8 +108,15 @@ export class CountersignAuth extends Construct {
       this.authorizer = new HttpJwtAuthorizer('JwtAuthorizer', external.issuerUrl, {
         jwtAudience: [...external.audience],
       });
+      this.inboxSignIn = resolveExternalInboxSignIn(
+        this,
+        external.issuerUrl,
+        props.inboxSignIn ?? {},
+        props.inboxUrl,
+      );
       return;
     }
+    validateCognitoInboxSignIn(this, props.inboxSignIn ?? {});
 
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     // Approvers release writes: sign-in is as strong as Cognito offers without a custom flow.
@@ -123,20 +149,29 @@ export class CountersignAuth extends Construct {
         description: `countersign grant ${groupName}`,
       });
     }
+    const tokenValidity = { id: Duration.hours(1), access: Duration.hours(1), refresh: Duration.hours(12) };
     this.userPoolClient = this.userPool.addClient('InboxClient', {
       generateSecret: false,
-      // SRP for apps; USER_PASSWORD_AUTH so an approver can get a token with the AWS CLI (then TOTP).
+      // SRP for apps; USER_PASSWORD_AUTH so an API user can get a token with the AWS CLI (then TOTP).
       authFlows: { userSrp: true, userPassword: true },
       preventUserExistenceErrors: true,
       enableTokenRevocation: true,
-      idTokenValidity: Duration.hours(1),
-      accessTokenValidity: Duration.hours(1),
-      refreshTokenValidity: Duration.hours(12),
+      idTokenValidity: tokenValidity.id,
+      accessTokenValidity: tokenValidity.access,
+      refreshTokenValidity: tokenValidity.refresh,
       disableOAuth: true,
     });
+    // The page signs in on managed login with its own client (code flow and PKCE, nothing else).
+    this.managedLogin = new CountersignManagedLogin(this, 'InboxSignIn', {
+      userPool: this.userPool,
+      inboxUrl: props.inboxUrl,
+      signIn: props.inboxSignIn ?? {},
+      tokenValidity,
+    });
+    this.inboxSignIn = this.managedLogin.settings;
     this.issuerUrl = this.userPool.userPoolProviderUrl;
     this.authorizer = new HttpUserPoolAuthorizer('UserPoolAuthorizer', this.userPool, {
-      userPoolClients: [this.userPoolClient],
+      userPoolClients: [this.userPoolClient, this.managedLogin.client],
     });
   }
 }

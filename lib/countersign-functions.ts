@@ -1,6 +1,6 @@
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import { Validations } from 'aws-cdk-lib';
-import { EventBus } from 'aws-cdk-lib/aws-events';
+import { EventBus, type IEventBus } from 'aws-cdk-lib/aws-events';
 import { Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Function as LambdaFunction, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,11 +11,17 @@ import type { ModelPrices } from '../lambdas/core/generation/model-prices.js';
 import type { PolicyFloor } from '../lambdas/core/policy/policy-floor.js';
 import type { PrincipalQuotas } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignData } from './data.js';
+import { CountersignEscalationSchedules } from './escalation-schedules.js';
 import { LAMBDA_RUNTIME } from './functions.js';
 import { createHandlerCode, type HandlerCodeOptions } from './handler-assets.js';
-import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+import {
+  type BundledHandlerName,
+  type ChannelHandlerName,
+  HANDLER_NAMES,
+  type HandlerName,
+} from './handler-names.js';
 import { grantHandlerDataPermissions } from './handler-permissions.js';
-import { HANDLER_SIZING } from './handler-sizing.js';
+import { CHANNEL_HANDLER_SIZING, HANDLER_SIZING } from './handler-sizing.js';
 import type { ResolvedLimits } from './limits.js';
 import { MCP_CONNECTING_HANDLERS, MCP_HOST_CHECKING_HANDLERS } from './mcp-allowed-hosts.js';
 import {
@@ -63,9 +69,26 @@ export interface CountersignFunctionsProps {
 }
 
 /** Variables of a handler's environment, by the names the Lambdas read. */
-type HandlerEnvironment = { [Name in EnvironmentVariableName]?: string };
+export type HandlerEnvironment = { [Name in EnvironmentVariableName]?: string };
 
-function toConstructId(name: HandlerName): string {
+/**
+ * The handlers that may close a card (a decision, a cancel, an expiry, a failure, a card reopened,
+ * a card the reader refuses, a decision the probe redelivers), and so announce it: `Card Closed`
+ * on the default bus.
+ */
+export const CARD_CLOSING_HANDLERS = [
+  'await-approval',
+  'execute-tools',
+  'mark-failed',
+  'mark-expired',
+  'api-runs',
+  'api-inbox',
+  'api-decision',
+  'api-run-events',
+  'report-waiting-runs',
+] as const satisfies readonly HandlerName[];
+
+function toConstructId(name: BundledHandlerName): string {
   return name
     .split('-')
     .map((part) => part.charAt(0).toUpperCase() + part.slice(1))
@@ -84,21 +107,44 @@ function toConstructId(name: HandlerName): string {
 export class CountersignFunctions extends Construct {
   /** Every function by handler name. */
   public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
+  /** The default bus, where `Run Awaiting Approval` and `Card Closed` go. */
+  public readonly eventBus: IEventBus;
+
+  private readonly props: CountersignFunctionsProps;
+  private readonly environment: HandlerEnvironment;
 
   public constructor(scope: Construct, id: string, props: CountersignFunctionsProps) {
     super(scope, id);
-    const environment = this.environmentFor(props);
+    this.props = props;
+    this.environment = this.environmentFor(props);
     const created: Partial<Record<HandlerName, LambdaFunction>> = {};
     for (const name of HANDLER_NAMES) {
-      created[name] = this.createFunction(name, props, environment);
+      created[name] = this.createFunction(
+        name,
+        HANDLER_SIZING[name].timeout,
+        props.memorySize?.[name] ?? HANDLER_SIZING[name].memorySize,
+      );
     }
     this.functions = created as Record<HandlerName, LambdaFunction>;
 
     grantHandlerDataPermissions(props.data, this.functions);
+    // Only the functions that sign receipt entries are told the key (and slack-interactions, lib/channels.ts).
+    this.get('api-decision').addEnvironment(
+      'COUNTERSIGN_RECEIPT_KEY_ARN' satisfies EnvironmentVariableName,
+      props.data.receiptSigningKey.keyArn,
+    );
 
-    const awaitApproval = this.get('await-approval');
-    EventBus.fromEventBusName(this, 'DefaultEventBus', 'default').grantPutEventsTo(awaitApproval);
-    awaitApproval.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
+    // The events of countersign: a run waits (the pause), a card closes (wherever it closes: the
+    // channels update their messages), an unanswered card escalates, an external run is answered.
+    this.eventBus = EventBus.fromEventBusName(this, 'DefaultEventBus', 'default');
+    for (const name of CARD_CLOSING_HANDLERS) this.grantAnnounce(this.get(name));
+    this.grantAnnounce(this.get('escalate-card'));
+    this.grantAnnounce(this.get('record-external-decision'));
+    new CountersignEscalationSchedules(this, 'Escalations', {
+      pausing: this.get('await-approval'),
+      escalate: this.get('escalate-card'),
+      removalPolicy: props.removalPolicy,
+    });
 
     // The two functions that call the model: the run's model turn and the completion API.
     grantModelAccess(
@@ -113,6 +159,26 @@ export class CountersignFunctions extends Construct {
   /** The function of one handler. */
   public get(name: HandlerName): LambdaFunction {
     return this.functions[name];
+  }
+
+  /**
+   * A channel's function (`channels` props), built like every handler's (its own role and log
+   * group, the common environment) with the channel's variables added. Its data and secrets are
+   * granted by the channel.
+   */
+  public createChannelFunction(name: ChannelHandlerName, environment: HandlerEnvironment): LambdaFunction {
+    const sizing = CHANNEL_HANDLER_SIZING[name];
+    const created = this.createFunction(name, sizing.timeout, sizing.memorySize);
+    for (const [variable, value] of Object.entries(environment)) {
+      if (value !== undefined) created.addEnvironment(variable, value);
+    }
+    return created;
+  }
+
+  /** Lets `handler` put countersign's events on the default bus (the card events it announces). */
+  public grantAnnounce(handler: LambdaFunction): void {
+    this.eventBus.grantPutEventsTo(handler);
+    handler.addEnvironment('COUNTERSIGN_EVENT_BUS_NAME' satisfies EnvironmentVariableName, 'default');
   }
 
   /** Only the names the Lambdas read compile here: lambdas/contract/environment.ts is the table. */
@@ -145,11 +211,9 @@ export class CountersignFunctions extends Construct {
     return environment;
   }
 
-  private createFunction(
-    name: HandlerName,
-    props: CountersignFunctionsProps,
-    environment: HandlerEnvironment,
-  ): LambdaFunction {
+  private createFunction(name: BundledHandlerName, timeout: Duration, memorySize: number): LambdaFunction {
+    const props = this.props;
+    const environment = this.environment;
     const constructId = toConstructId(name);
     const logGroup = new LogGroup(this, `${constructId}LogGroup`, {
       retention: props.logRetention,
@@ -167,7 +231,6 @@ export class CountersignFunctions extends Construct {
         'Active tracing needs xray:PutTraceSegments and xray:PutTelemetryRecords, which AWS X-Ray does not support on any resource narrower than "*".',
     });
 
-    const sizing = HANDLER_SIZING[name];
     return new LambdaFunction(this, constructId, {
       code: createHandlerCode(name, {
         ...props.handlerCode,
@@ -177,17 +240,17 @@ export class CountersignFunctions extends Construct {
       runtime: LAMBDA_RUNTIME,
       architecture: Architecture.ARM_64,
       tracing: Tracing.ACTIVE,
-      timeout: sizing.timeout,
-      memorySize: props.memorySize?.[name] ?? sizing.memorySize,
+      timeout,
+      memorySize,
       role,
       logGroup,
       environment: {
         ...environment,
-        ...((MCP_HOST_CHECKING_HANDLERS as readonly HandlerName[]).includes(name)
+        ...((MCP_HOST_CHECKING_HANDLERS as readonly BundledHandlerName[]).includes(name)
           ? { COUNTERSIGN_MCP_ALLOWED_HOSTS: props.mcpAllowedHosts.join(',') }
           : {}),
         ...(props.modelPrices !== undefined &&
-        (MODEL_CALLING_HANDLERS as readonly HandlerName[]).includes(name)
+        (MODEL_CALLING_HANDLERS as readonly BundledHandlerName[]).includes(name)
           ? { COUNTERSIGN_MODEL_PRICES: JSON.stringify(props.modelPrices) }
           : {}),
       },

@@ -5,6 +5,8 @@ import type { Countersign } from './countersign.js';
 /** The names of the outputs {@link addCountersignOutputs} adds (each id, after the prefix). */
 export type CountersignOutputName =
   | 'ApiUrl'
+  | 'InboxUrl'
+  | 'SignInUrl'
   | 'EventsUrl'
   | 'RunbookUrl'
   | 'IssuerUrl'
@@ -55,6 +57,19 @@ export function addCountersignOutputs(
     countersign.apiUrl,
     'The HTTP API: runs, the inbox, decisions (npm run smoke -- --url <ApiUrl>)',
   );
+  add(
+    'InboxUrl',
+    countersign.inboxUrl,
+    'The inbox page approvers sign in to; each card is <InboxUrl>inbox/runs/<runId>',
+  );
+  const { managedLogin } = countersign.auth;
+  if (managedLogin !== undefined) {
+    add(
+      'SignInUrl',
+      managedLogin.domain.baseUrl(),
+      'The managed login the inbox page signs approvers in with',
+    );
+  }
   add(
     'EventsUrl',
     countersign.eventsEndpoint.url,

@@ -5,8 +5,11 @@ import type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 import type { CountersignAlarmThresholds } from './alarm-thresholds.js';
 import type { CountersignAlarmTopics } from './alarm-topics.js';
 import type { ExternalIdentityProvider } from './auth.js';
+import type { CountersignChannelsProps } from './channel-props.js';
+import type { ExternalAgentsProps } from './external-agents.js';
 import type { HandlerName } from './handler-names.js';
 import type { IdentityGroupGrantsProp } from './identity-group-grants.js';
+import type { InboxSignInProps } from './inbox-sign-in.js';
 import type {
   CountersignReservedConcurrency,
   CountersignRetention,
@@ -105,6 +108,31 @@ export interface CountersignProps {
    */
   readonly externalIdentityProvider?: ExternalIdentityProvider;
   /**
+   * Agents that run elsewhere (docs/external-agents.md): the machine clients that may submit
+   * turns for approval to `POST /external-runs` with the OAuth client-credentials grant and the
+   * scope `countersign/external-runs`, and only there. With the construct's user pool each
+   * client is an app client it creates (and a Cognito domain serves the token endpoint); with
+   * `externalIdentityProvider`, give each client's id. Each gets a webhook signing secret.
+   *
+   * @default - no machine client: the approval API refuses every token
+   */
+  readonly externalAgents?: ExternalAgentsProps;
+  /**
+   * How approvers sign in to the inbox page: the authorization code flow with PKCE, on Cognito's
+   * managed login (the construct creates the domain and an app client whose callback and sign-out
+   * URL is the page's), or at `externalIdentityProvider` with the page's client registered there.
+   *
+   * @default - managed login on the prefix domain `countersign-<stack id>`, scopes openid, email and profile; with `externalIdentityProvider`, a pasted token only
+   */
+  readonly inboxSignIn?: InboxSignInProps;
+  /**
+   * The inbox page's public URL, ending in `/`, when the API is served under your own domain:
+   * sign-in returns there, and the `Run Awaiting Approval` event links each card under it.
+   *
+   * @default - the HTTP API's default stage URL
+   */
+  readonly inboxUrl?: string;
+  /**
    * Which identity-provider groups (the tokens' `cognito:groups` or `groups` claim) give which
    * grants to a signed-in user without a user record. A user record, when there is one, decides
    * alone; and only a user with a record may start runs.
@@ -164,8 +192,8 @@ export interface CountersignProps {
   readonly quotas?: CountersignQuotas;
   /**
    * Reserved concurrency per function group (per function of the group); a group left out is
-   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (76 in all, which needs an
-   * account concurrency quota of at least 176; docs/runbook.md, "Production checklist").
+   * unreserved. For production, `RESERVED_CONCURRENCY_FOR_PRODUCTION` (101 in all, which needs an
+   * account concurrency quota of at least 201; docs/runbook.md, "Production checklist").
    *
    * @default - nothing reserved, so a first deploy fits a new account's concurrency quota
    */
@@ -221,6 +249,15 @@ export interface CountersignProps {
    * @default 4
    */
   readonly inboxShards?: number;
+  /**
+   * Reach approvers where they work (docs/approvers.md, "Slack" and "Email"): each channel is a
+   * Lambda target of countersign's events on the default bus, with retries and a dead-letter
+   * queue, and its failures alarm. A Slack button is decided like the API; a mail only links.
+   *
+   * @example { slack: { signingSecret, botToken, routes: [{ channelId: 'C0123456789' }] }, email: { identity, fromAddress: 'countersign@example.com' } }
+   * @default - no channel: the events are on the default bus for the team's own rules
+   */
+  readonly channels?: CountersignChannelsProps;
 }
 
 /** The levels of {@link CountersignProps.logLevel}. */

@@ -1,7 +1,8 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
+import { EmailIdentity } from 'aws-cdk-lib/aws-ses';
 import type { Construct } from 'constructs';
-import { Countersign, type CountersignProps } from './countersign.js';
+import { Countersign, type CountersignProps, type CountersignSlackRoute } from './countersign.js';
 
 /** The construct id of the stack in bin/app.ts and in the local mode's synthesis. */
 export const COUNTERSIGN_STACK_ID = 'Countersign';
@@ -13,7 +14,7 @@ export interface CountersignStackProps extends StackProps {
    *
    * @default - the construct defaults
    */
-  readonly countersign?: Omit<CountersignProps, 'openAiCompatible' | 'mcpServerSecrets'>;
+  readonly countersign?: Omit<CountersignProps, 'openAiCompatible' | 'mcpServerSecrets' | 'channels'>;
   /**
    * An OpenAI-compatible endpoint whose API key is an existing Secrets Manager secret, by name.
    *
@@ -27,6 +28,24 @@ export interface CountersignStackProps extends StackProps {
    * @default - none
    */
   readonly mcpServerSecretNames?: readonly string[];
+  /**
+   * The Slack channel (docs/approvers.md, "Slack"), its secrets existing Secrets Manager secrets
+   * by name.
+   *
+   * @default - none
+   */
+  readonly slack?: {
+    readonly signingSecretName: string;
+    readonly botTokenSecretName: string;
+    readonly routes: readonly CountersignSlackRoute[];
+  };
+  /**
+   * The email channel (docs/approvers.md, "Email"): a verified SES identity by name, and the From
+   * address.
+   *
+   * @default - none
+   */
+  readonly email?: { readonly identityName: string; readonly fromAddress: string };
 }
 
 /**
@@ -59,10 +78,33 @@ export class CountersignStack extends Stack {
     const mcpServerSecrets = (props.mcpServerSecretNames ?? []).map((name, index) =>
       Secret.fromSecretNameV2(this, `McpServerSecret${index}`, name),
     );
+    const slack =
+      props.slack === undefined
+        ? undefined
+        : {
+            signingSecret: Secret.fromSecretNameV2(this, 'SlackSigningSecret', props.slack.signingSecretName),
+            botToken: Secret.fromSecretNameV2(this, 'SlackBotToken', props.slack.botTokenSecretName),
+            routes: props.slack.routes,
+          };
+    const email =
+      props.email === undefined
+        ? undefined
+        : {
+            identity: EmailIdentity.fromEmailIdentityName(this, 'EmailIdentity', props.email.identityName),
+            fromAddress: props.email.fromAddress,
+          };
     this.countersign = new Countersign(this, 'Countersign', {
       ...props.countersign,
       ...(openAiCompatible === undefined ? {} : { openAiCompatible }),
       ...(mcpServerSecrets.length === 0 ? {} : { mcpServerSecrets }),
+      ...(slack === undefined && email === undefined
+        ? {}
+        : {
+            channels: {
+              ...(slack === undefined ? {} : { slack }),
+              ...(email === undefined ? {} : { email }),
+            },
+          }),
     });
 
     // The construct adds no outputs by itself; this app's stack takes the ones sign-in and the

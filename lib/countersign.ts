@@ -1,4 +1,4 @@
-import type { CfnOutput } from 'aws-cdk-lib';
+import { type CfnOutput, Lazy, Stack } from 'aws-cdk-lib';
 import type { HttpApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
@@ -10,6 +10,8 @@ import { Construct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
 import { CountersignApi } from './api.js';
 import { CountersignAuth } from './auth.js';
+import { resolveChannels } from './channel-props.js';
+import { CountersignNotificationChannels } from './channels.js';
 import { CountersignFunctions } from './countersign-functions.js';
 import {
   addCountersignOutputs,
@@ -20,10 +22,12 @@ import type { CountersignProps } from './countersign-props.js';
 import { resolveObservabilitySettings, resolveRunbookUrl, resolveSettings } from './countersign-settings.js';
 import { CountersignData } from './data.js';
 import { CountersignEventsEndpoint } from './events-endpoint.js';
+import { CountersignExternalAgents } from './external-agents.js';
 import { loadEsbuild, PREBUILT_HANDLERS_DIRECTORY, readPrebuiltManifest } from './handler-assets.js';
 import type { HandlerName } from './handler-names.js';
 import { applyIdentityGroupGrants, resolveIdentityGroupGrants } from './identity-group-grants.js';
 import { resolveInboxShards } from './inbox-shards.js';
+import { resolveInboxUrl } from './inbox-sign-in.js';
 import { applyReservedConcurrency, overflowExpiration, resolveLimits } from './limits.js';
 import { resolveMcpAllowedHosts } from './mcp-allowed-hosts.js';
 import { CountersignObservability } from './observability.js';
@@ -32,12 +36,20 @@ import { invalidProp } from './validation-error.js';
 import { CountersignWorkflow } from './workflow.js';
 
 export type { ExternalIdentityProvider } from './auth.js';
+export type {
+  CountersignChannelsProps,
+  CountersignEmailChannel,
+  CountersignSlackChannel,
+  CountersignSlackRoute,
+} from './channel-props.js';
 export {
   COUNTERSIGN_DEFAULTS,
   type CountersignLogLevel,
   type CountersignProps,
 } from './countersign-props.js';
+export type { ExternalAgentClientProps, ExternalAgentsProps } from './external-agents.js';
 export type { HandlerName } from './handler-names.js';
+export type { InboxSignInProps } from './inbox-sign-in.js';
 export type {
   CountersignReservedConcurrency,
   CountersignRetention,
@@ -66,6 +78,11 @@ export class Countersign extends Construct {
   public readonly key: Key;
   /** The sealing key: run state, approval cards and task tokens (only the handlers that unseal may decrypt). */
   public readonly sealingKey: Key;
+  /**
+   * The asymmetric key (`ECC_NIST_P256`) that signs run receipts; only the deciding function may
+   * use it. Verifiers need its public key (`kms:GetPublicKey`, granted to nobody by default).
+   */
+  public readonly receiptSigningKey: Key;
   /** Sealed run state too large for a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** The run workflow, one execution per run (continued as new for long runs). */
@@ -74,6 +91,8 @@ export class Countersign extends Construct {
   public readonly httpApi: HttpApi;
   /** The base URL of the API's default stage. */
   public readonly apiUrl: string;
+  /** The inbox page's URL (the `inboxUrl` prop, else the API's): where sign-in returns and cards link. */
+  public readonly inboxUrl: string;
   /** Every handler function by name. */
   public readonly functions: Readonly<Record<HandlerName, LambdaFunction>>;
   /** The API's authentication: the JWT authorizer and, by default, the Cognito user pool. */
@@ -81,8 +100,13 @@ export class Countersign extends Construct {
   /** GET /runs/{id}/events as server-sent events: a streaming function URL (docs/previews.md). */
   public readonly eventsEndpoint: CountersignEventsEndpoint;
 
+  /** The machine clients of agents that run elsewhere, when `externalAgents` names any. */
+  public readonly externalAgents?: CountersignExternalAgents;
+
   /** The dashboard, the alarms, their SNS topics and the saved log queries. */
   public readonly observability: CountersignObservability;
+  /** The notification channels switched on by the `channels` props; undefined without any. */
+  public readonly channels?: CountersignNotificationChannels;
   /** The runbook every alarm links to: `runbookUrl`, or the one the API serves (`<apiUrl>runbook`). */
   public readonly runbookUrl: string;
 
@@ -103,6 +127,7 @@ export class Countersign extends Construct {
     const limits = resolveLimits(this, props);
     const inboxShards = resolveInboxShards(this, props.inboxShards);
     const mcpAllowedHosts = resolveMcpAllowedHosts(this, props.mcpAllowedHosts);
+    const channels = resolveChannels(this, props.channels);
 
     this.data = new CountersignData(this, 'Data', {
       removalPolicy: settings.removalPolicy,
@@ -126,25 +151,62 @@ export class Countersign extends Construct {
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
     });
+    // The API is made after the authorizer it uses; the page's URL is read from it at synth.
+    let api: CountersignApi | undefined;
+    this.inboxUrl = resolveInboxUrl(this, props.inboxUrl, Lazy.string({ produce: () => api?.url ?? '' }));
     this.auth = new CountersignAuth(this, 'Auth', {
       removalPolicy: settings.removalPolicy,
+      inboxUrl: this.inboxUrl,
+      ...(props.inboxSignIn === undefined ? {} : { inboxSignIn: props.inboxSignIn }),
       ...(props.threatProtection === undefined ? {} : { threatProtection: props.threatProtection }),
       ...(props.externalIdentityProvider === undefined
         ? {}
         : { externalIdentityProvider: props.externalIdentityProvider }),
     });
-    const api = new CountersignApi(this, 'Api', {
+    this.externalAgents =
+      props.externalAgents === undefined
+        ? undefined
+        : new CountersignExternalAgents(this, 'ExternalAgents', {
+            agents: props.externalAgents,
+            ...(this.auth.userPool && this.auth.managedLogin
+              ? { userPool: this.auth.userPool, domain: this.auth.managedLogin.domain }
+              : {}),
+            ...(props.externalIdentityProvider
+              ? { externalIssuerUrl: props.externalIdentityProvider.issuerUrl }
+              : {}),
+            personAudience: props.externalIdentityProvider?.audience ?? [],
+          });
+    if (channels.slack !== undefined || channels.email !== undefined) {
+      this.channels = new CountersignNotificationChannels(this, 'Channels', {
+        channels,
+        functions,
+        data: this.data,
+        table: this.data.table,
+        stateMachine: workflow.stateMachine,
+        removalPolicy: settings.removalPolicy,
+      });
+    }
+    const slackInteractions = this.channels?.functions['slack-interactions'];
+    api = new CountersignApi(this, 'Api', {
       functions,
       logRetention: settings.logRetention,
       removalPolicy: settings.removalPolicy,
       authorizer: this.auth.authorizer,
+      // Without machine clients no token carries the scope the machine routes require.
+      machineAuthorizer: this.externalAgents?.authorizer ?? this.auth.authorizer,
       throttling: limits.throttling,
+      ...(slackInteractions === undefined
+        ? {}
+        : { channelFunctions: { 'slack-interactions': slackInteractions } }),
     });
+    // Messages and mails link each card under the inbox page, like the event's cardUrl.
+    this.channels?.useInboxUrl(this.inboxUrl);
     applyReservedConcurrency(functions.functions, limits.reservedConcurrency);
 
     this.table = this.data.table;
     this.key = this.data.key;
     this.sealingKey = this.data.sealingKey;
+    this.receiptSigningKey = this.data.receiptSigningKey;
     this.overflowBucket = this.data.overflowBucket;
     this.stateMachine = workflow.stateMachine;
     this.httpApi = api.httpApi;
@@ -163,6 +225,14 @@ export class Countersign extends Construct {
       ...(props.dashboard === undefined ? {} : { dashboard: props.dashboard }),
       ...(props.alarmTopics === undefined ? {} : { alarmTopics: props.alarmTopics }),
       ...(props.alarmThresholds === undefined ? {} : { alarmThresholds: props.alarmThresholds }),
+      ...(this.channels === undefined
+        ? {}
+        : {
+            channels: {
+              functions: Object.values(this.channels.functions),
+              deadLetterQueues: this.channels.deadLetterQueues,
+            },
+          }),
     });
 
     const apiRuns = functions.get('api-runs');
@@ -172,6 +242,15 @@ export class Countersign extends Construct {
     );
     this.grantStartRun(apiRuns);
     grantStopRun(this, this.stateMachine, apiRuns);
+    // Agents that run elsewhere (docs/external-agents.md): the approval API starts their runs,
+    // and NotifyCaller signs their webhooks with their own secrets.
+    const apiExternal = functions.get('api-external');
+    apiExternal.addEnvironment(
+      'COUNTERSIGN_STATE_MACHINE_ARN' satisfies EnvironmentVariableName,
+      this.stateMachine.stateMachineArn,
+    );
+    this.grantStartRun(apiExternal);
+    this.externalAgents?.grantWebhookSigning(functions.get('notify-caller'));
     applyIdentityGroupGrants(
       (['api-runs', 'api-inbox', 'api-decision', 'api-admin', 'api-generate', 'api-run-events'] as const).map(
         (name) => functions.get(name),
@@ -184,10 +263,26 @@ export class Countersign extends Construct {
         usesExternalIdentityProvider: props.externalIdentityProvider !== undefined,
       }),
     );
-    grantDecision(this.stateMachine, functions.get('api-decision'));
-    // The card reader ends the run of a card it cannot open, on every surface that reads cards
-    // (api-runs already may: it writes the table and stops executions for a cancel).
-    for (const name of ['api-inbox', 'api-decision', 'api-run-events'] as const) {
+    // The decision delivers what it claimed; the probe redelivers a claim whose request failed.
+    for (const name of ['api-decision', 'report-waiting-runs'] as const) {
+      grantDecision(this.stateMachine, functions.get(name));
+    }
+    // The page signs in with these settings; a waiting card's event links to its address under the page.
+    if (this.auth.inboxSignIn !== undefined) {
+      functions
+        .get('api-inbox')
+        .addEnvironment(
+          'COUNTERSIGN_INBOX_SIGN_IN' satisfies EnvironmentVariableName,
+          Stack.of(this).toJsonString(this.auth.inboxSignIn),
+        );
+    }
+    functions
+      .get('await-approval')
+      .addEnvironment('COUNTERSIGN_INBOX_URL' satisfies EnvironmentVariableName, this.inboxUrl);
+    // The card reader ends the run of a card it cannot open, on every surface that reads cards,
+    // the probe's redelivery among them (api-runs already may: it writes the table and stops
+    // executions for a cancel).
+    for (const name of ['api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'] as const) {
       grantEndRun(this, { table: this.table, stateMachine: this.stateMachine }, functions.get(name));
     }
 
@@ -195,9 +290,10 @@ export class Countersign extends Construct {
       handler: functions.get('api-run-events'),
       issuerUrl: this.auth.issuerUrl,
       // The audiences the HTTP API's authorizer accepts: the external provider's, or the app client.
-      audience:
-        props.externalIdentityProvider?.audience ??
-        (this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+      audience: props.externalIdentityProvider?.audience ?? [
+        ...(this.auth.userPoolClient ? [this.auth.userPoolClient.userPoolClientId] : []),
+        ...(this.auth.managedLogin ? [this.auth.managedLogin.client.userPoolClientId] : []),
+      ],
     });
   }
 

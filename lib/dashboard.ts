@@ -18,6 +18,8 @@ import {
   METRIC_GROUPS,
   type MetricName,
 } from '../lambdas/contract/metric-names.js';
+import { QUICK_APPROVAL_SECONDS } from '../lambdas/core/analytics/record-approver-response.js';
+import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
 import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
@@ -52,9 +54,14 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
   const graph = (title: string, names: readonly MetricName[], extra: IMetric[] = []): GraphWidget =>
     graphOf(title, 6, [...names.map((name) => metric(name, { label: name })), ...extra]);
   // One line per value of a dimension: `gate: tool`, `gate: record`.
-  const byDimension = (name: MetricName, dimension: string, values: readonly string[]): IMetric[] =>
+  const byDimension = (
+    name: MetricName,
+    dimension: string,
+    values: readonly string[],
+    labelPrefix = '',
+  ): IMetric[] =>
     values.map((value) =>
-      metric(name, { dimensions: { [dimension]: value }, label: `${dimension}: ${value}` }),
+      metric(name, { dimensions: { [dimension]: value }, label: `${labelPrefix}${dimension}: ${value}` }),
     );
   // One line per statistic of a metric, by the label each is shown with.
   const byStatistic = (name: MetricName, labels: Readonly<Record<string, string>>): IMetric[] =>
@@ -72,7 +79,11 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       [new AlarmStatusWidget({ title: 'Alarms', alarms: Object.values(alarms), width: 24, height: 4 })],
       [
         graph('Runs', METRIC_GROUPS.runs),
-        graph('Decisions', ['Approvals'], byDimension('Decisions', 'outcome', ['approve', 'reject'])),
+        graph(
+          'Decisions',
+          ['Approvals', 'CardsEscalated', ...METRIC_GROUPS.delivery],
+          byDimension('Decisions', 'outcome', ['approve', 'reject']),
+        ),
         graph(
           'Time from pause to decision',
           [],
@@ -102,13 +113,56 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
           'Refusals',
           ['StaleDigestRefusals', 'SealedStateRejections', 'StartRefusals'],
           [
-            ...byDimension('GateRefusals', 'gate', ['tool', 'four-eyes', 'record']),
+            ...byDimension('GateRefusals', 'gate', APPROVE_GATES),
             ...byDimension('QuotaRefusals', 'quota', QUOTA_NAMES),
           ],
         ),
       ],
       // Tool calls carry the tool's name as a dimension: a search finds every tool there is.
-      [graphOf('Tool calls by tool and outcome', 24, [searchToolCalls(props.serviceName)])],
+      [
+        graphOf('Tool calls by tool and outcome', 18, [
+          searchByDimensions(props.serviceName, 'ToolCalls', ['outcome', 'tool']),
+        ]),
+        graph(
+          'Agents that run elsewhere',
+          ['ExternalRunsSubmitted', 'WebhookDeliveries', 'ExecutionsWithoutApproval'],
+          [
+            ...byDimension('ExternalRunsAnswered', 'outcome', ['approve', 'reject', 'expired']),
+            ...byDimension('WebhookDeliveryFailures', 'reason', ['retried', 'status', 'url', 'no-secret']),
+          ],
+        ),
+      ],
+      [
+        graphOf('Channel deliveries', 8, [
+          ...byDimension('ChannelDeliveries', 'channel', ['slack', 'email'], 'delivered, '),
+          ...byDimension('ChannelDeliveryFailures', 'channel', ['slack', 'email'], 'failed, '),
+        ]),
+        graphOf('Card Closed events not put', 8, [
+          metric('CardEventFailures', { label: 'CardEventFailures' }),
+        ]),
+        graphOf('Slack requests refused, by reason', 8, [
+          searchByDimensions(props.serviceName, 'SlackInteractionRefusals', ['reason']),
+        ]),
+      ],
+      // Approver groups are data: a search finds every group that answered (docs/runbook.md).
+      [
+        new TextWidget({
+          markdown: `## Approvers\nPer approver group: how long after a card appears it is answered, how many approvals come within ${QUICK_APPROVAL_SECONDS} s, how many answers are rejections. Signals of rubber-stamping are explained in the [runbook](${props.runbookUrl}#approver-analytics); per approver, see GET /admin/approver-analytics.`,
+          width: 24,
+          height: 2,
+        }),
+      ],
+      [
+        graphOf('Time from card to answer, p50 (ms)', 8, [
+          searchByApproverGroup(props.serviceName, 'ApproverResponseTime', 'p50'),
+        ]),
+        graphOf(`Share of approvals within ${QUICK_APPROVAL_SECONDS} s`, 8, [
+          searchByApproverGroup(props.serviceName, 'QuickApprovals', 'Average'),
+        ]),
+        graphOf('Share of answers that reject', 8, [
+          searchByApproverGroup(props.serviceName, 'ApproverRejects', 'Average'),
+        ]),
+      ],
       [
         new TextWidget({
           markdown: `## Spend and model health (an estimate)\nModel cost from \`modelPrices\`, Lambda from GB-seconds and requests, Step Functions from ${STATE_TRANSITIONS_PER_STEP_INVOCATION} transitions per step invocation, at us-east-1 list prices ([runbook](${props.runbookUrl}#spend-and-model-health)).`,
@@ -177,13 +231,37 @@ function graphOf(title: string, width: number, left: IMetric[]): GraphWidget {
   return new GraphWidget({ title, width, left });
 }
 
-/** `ToolCalls` of every tool and outcome of one deployment, one line each. */
-function searchToolCalls(serviceName: string): MathExpression {
-  const metricName: MetricName = 'ToolCalls';
+/**
+ * A metric of one deployment with one line per value of its `dimensions` (every tool there is,
+ * every reason a request was refused), found by a search: the values are data, not a list here.
+ */
+function searchByDimensions(
+  serviceName: string,
+  metricName: MetricName,
+  dimensions: readonly string[],
+): MathExpression {
+  const schema = [COUNTERSIGN_METRICS_NAMESPACE, ...[...dimensions, 'service'].sort()].join(',');
   return new MathExpression({
-    label: 'ToolCalls',
-    expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},outcome,service,tool} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
+    label: metricName,
+    expression: `SEARCH('{${schema}} MetricName="${metricName}" service="${serviceName}"', 'Sum', 300)`,
     usingMetrics: {},
     period: Duration.minutes(5),
+  });
+}
+
+/**
+ * One line per approver group of an approver metric (`approverGroup`), over an hour: the flags
+ * `QuickApprovals` and `ApproverRejects` are 0 or 1, so their average is a share.
+ */
+function searchByApproverGroup(
+  serviceName: string,
+  metricName: MetricName,
+  statistic: string,
+): MathExpression {
+  return new MathExpression({
+    label: metricName,
+    expression: `SEARCH('{${COUNTERSIGN_METRICS_NAMESPACE},approverGroup,service} MetricName="${metricName}" service="${serviceName}"', '${statistic}', 3600)`,
+    usingMetrics: {},
+    period: Duration.hours(1),
   });
 }

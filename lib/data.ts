@@ -1,7 +1,7 @@
 import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AttributeType, BillingMode, ProjectionType, Table, TableEncryption } from 'aws-cdk-lib/aws-dynamodb';
 import { Grant, type IGrantable } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
+import { Key, KeySpec, KeyUsage } from 'aws-cdk-lib/aws-kms';
 import {
   BlockPublicAccess,
   Bucket,
@@ -54,13 +54,16 @@ const TABLE_WRITE_ACTIONS: readonly TableAction[] = [
 export interface TableGrantOptions {
   /** Also Query the inbox index (only the inbox and the waiting-runs probe read it). */
   readonly inboxIndex?: boolean;
+  /** Also Query the history index (what a person decided and started: the runs function). */
+  readonly historyIndex?: boolean;
 }
 
 /**
  * Where countersign keeps its state: one DynamoDB table (runs, sealed run state, skills,
  * pages, grants, audit), two customer-managed KMS keys by purpose (the data key encrypts the
  * table and the overflow objects at rest; the sealing key wraps the envelope keys of sealed run
- * state, cards and task tokens) and one S3 bucket for sealed state that outgrows a 400 KB item.
+ * state, cards and task tokens), an asymmetric key that signs receipts, and one S3 bucket for
+ * sealed state that outgrows a 400 KB item.
  *
  * The data key is usable only through DynamoDB and S3 (`kms:ViaService`), so a role that may
  * read the table cannot decrypt anything with it directly; only the handlers that unseal may use
@@ -80,6 +83,11 @@ export class CountersignData extends Construct {
   public readonly key: Key;
   /** Wraps the data keys of sealed run state, approval cards and task tokens (envelope encryption). */
   public readonly sealingKey: Key;
+  /**
+   * Signs the entries of run receipts (docs/receipts.md): an asymmetric `ECC_NIST_P256` key for
+   * `kms:Sign` with `ECDSA_SHA_256`, which only the deciding function may use.
+   */
+  public readonly receiptSigningKey: Key;
   /** Sealed run state that does not fit into a DynamoDB item. */
   public readonly overflowBucket: Bucket;
   /** Server access logs of the overflow bucket. */
@@ -100,6 +108,14 @@ export class CountersignData extends Construct {
       removalPolicy,
     });
 
+    // Asymmetric: KMS cannot rotate it; a new key would sign new entries under its own ARN.
+    this.receiptSigningKey = new Key(this, 'ReceiptSigningKey', {
+      description: 'countersign: signs run receipt entries (approvals and decisions)',
+      keySpec: KeySpec.ECC_NIST_P256,
+      keyUsage: KeyUsage.SIGN_VERIFY,
+      removalPolicy,
+    });
+
     this.table = new Table(this, 'Table', {
       partitionKey: { name: TABLE_LAYOUT.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.sortKey, type: AttributeType.STRING },
@@ -117,6 +133,14 @@ export class CountersignData extends Construct {
       partitionKey: { name: TABLE_LAYOUT.inboxIndex.partitionKey, type: AttributeType.STRING },
       sortKey: { name: TABLE_LAYOUT.inboxIndex.sortKey, type: AttributeType.STRING },
       projectionType: ProjectionType.ALL,
+    });
+    // Only what a history list shows: never a run's sealed state or a decision's arguments.
+    this.table.addGlobalSecondaryIndex({
+      indexName: TABLE_LAYOUT.historyIndex.name,
+      partitionKey: { name: TABLE_LAYOUT.historyIndex.partitionKey, type: AttributeType.STRING },
+      sortKey: { name: TABLE_LAYOUT.historyIndex.sortKey, type: AttributeType.STRING },
+      projectionType: ProjectionType.INCLUDE,
+      nonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
     });
 
     // S3 cannot deliver server access logs into an SSE-KMS bucket, so this one uses SSE-S3.
@@ -156,7 +180,7 @@ export class CountersignData extends Construct {
     actions: readonly TableAction[],
     options: TableGrantOptions = {},
   ): Grant {
-    if (actions.length === 0 && !options.inboxIndex) {
+    if (actions.length === 0 && !options.inboxIndex && !options.historyIndex) {
       throw new Error('CountersignData.grantTableActions: no actions; grant at least one table action.');
     }
     const tableActions = [...new Set(actions)];
@@ -166,12 +190,15 @@ export class CountersignData extends Construct {
         Grant.addToPrincipal({ grantee, actions: tableActions, resourceArns: [this.table.tableArn] }),
       );
     }
-    if (options.inboxIndex) {
+    for (const index of [
+      ...(options.inboxIndex ? [TABLE_LAYOUT.inboxIndex.name] : []),
+      ...(options.historyIndex ? [TABLE_LAYOUT.historyIndex.name] : []),
+    ]) {
       grants.push(
         Grant.addToPrincipal({
           grantee,
           actions: ['dynamodb:Query'],
-          resourceArns: [`${this.table.tableArn}/index/${TABLE_LAYOUT.inboxIndex.name}`],
+          resourceArns: [`${this.table.tableArn}/index/${index}`],
         }),
       );
     }
@@ -198,10 +225,11 @@ export class CountersignData extends Construct {
     return itemActions.combine(this.grantDataKey(grantee, writes ? 'read-write' : 'read', 'dynamodb'));
   }
 
-  /** Lets `grantee` read the table (items and inbox index) and decrypt it, e.g. a reporting job. */
+  /** Lets `grantee` read the table (items and both indexes) and decrypt it, e.g. a reporting job. */
   public grantTableRead(grantee: IGrantable): Grant {
     return this.grantTableActions(grantee, ['dynamodb:GetItem', 'dynamodb:BatchGetItem', 'dynamodb:Query'], {
       inboxIndex: true,
+      historyIndex: true,
     });
   }
 
@@ -229,6 +257,15 @@ export class CountersignData extends Construct {
   public grantSealing(grantee: IGrantable, access: SealingAccess): Grant {
     const actions = access === 'unseal' ? ['kms:Decrypt'] : ['kms:Decrypt', 'kms:GenerateDataKey'];
     return Grant.addToPrincipal({ grantee, actions, resourceArns: [this.sealingKey.keyArn] });
+  }
+
+  /** Lets `grantee` sign receipt entries with the receipt key (kms:Sign and nothing else). */
+  public grantReceiptSigning(grantee: IGrantable): Grant {
+    return Grant.addToPrincipal({
+      grantee,
+      actions: ['kms:Sign'],
+      resourceArns: [this.receiptSigningKey.keyArn],
+    });
   }
 
   /** Lets `grantee` read (or read and write) overflow objects; the data key comes along, through S3. */

@@ -9,12 +9,16 @@ import {
   describeEncryptionSdkSideModule,
   describeMcpClientSideModules,
   describeS3ClientSideModule,
+  describeSignInLibrarySideModule,
   describeTokenizerSideModule,
   type SideModule,
 } from './side-modules.js';
 
 /** The newest Node.js runtime aws-cdk-lib knows; pinned (not NODEJS_LATEST) so a CDK upgrade is a visible diff. */
 export const LAMBDA_RUNTIME = Runtime.NODEJS_24_X;
+
+/** What the page's scripts are built for: browsers with ES2022 (the page also needs import maps). */
+const BROWSER_TARGET = 'es2022';
 
 /** The esbuild alias the handlers import team tools through. */
 export const TEAM_TOOLS_ALIAS = 'countersign-team-tools';
@@ -91,7 +95,7 @@ export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSet
   const mcpClient = describeMcpClientSideModules();
   const encryptionSdk = describeEncryptionSdkSideModule();
   const s3Client = describeS3ClientSideModule();
-  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client];
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client, describeSignInLibrarySideModule()];
   return {
     ...describeBundleFormat(),
     externalModules: sideModules.map((module) => module.importPath),
@@ -111,9 +115,10 @@ function createSideModuleEsbuildOptions(module: SideModule, settings: HandlerBun
   return {
     entryPoints: [module.entryPath],
     bundle: true,
-    platform: 'node',
+    // A browser's library is built for the browsers the page supports (import maps with integrity).
+    platform: module.servedToBrowsers ? 'browser' : 'node',
     format: 'esm',
-    target: settings.target,
+    target: module.servedToBrowsers ? BROWSER_TARGET : settings.target,
     minify: true,
     logLevel: 'warning',
     ...(module.handlerLike

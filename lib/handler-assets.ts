@@ -10,7 +10,7 @@ import {
   createEsbuildOptions,
   LAMBDA_RUNTIME,
 } from './functions.js';
-import { HANDLER_NAMES, type HandlerName } from './handler-names.js';
+import { type BundledHandlerName, CHANNEL_HANDLER_NAMES, HANDLER_NAMES } from './handler-names.js';
 import { resolveProjectPath } from './project-path.js';
 
 /*
@@ -35,8 +35,8 @@ const DEFAULT_TOOLS_MODULE = 'lambdas/tools/no-team-tools.ts';
 export interface HandlerAssetManifest {
   /** The Lambda runtime the bundles target (`nodejs24.x`). */
   readonly runtime: string;
-  /** Every handler, and whether its bundle imports the team tools file. */
-  readonly handlers: Readonly<Record<HandlerName, { readonly importsTeamTools: boolean }>>;
+  /** Every handler (the channels' too), and whether its bundle imports the team tools file. */
+  readonly handlers: Readonly<Record<BundledHandlerName, { readonly importsTeamTools: boolean }>>;
 }
 
 /**
@@ -90,7 +90,7 @@ export function loadEsbuild(): Esbuild | undefined {
  */
 export function buildHandlerAsset(
   esbuild: Esbuild,
-  name: HandlerName,
+  name: BundledHandlerName,
   outputDirectory: string,
   toolsModulePath: string,
 ): boolean {
@@ -146,8 +146,8 @@ function bundleTeamTools(esbuild: Esbuild, toolsModulePath: string, outputDirect
  */
 export function buildPrebuiltHandlers(esbuild: Esbuild, directory: string): HandlerAssetManifest {
   const toolsModulePath = resolveProjectPath(DEFAULT_TOOLS_MODULE);
-  const handlers = {} as Record<HandlerName, { importsTeamTools: boolean }>;
-  for (const name of HANDLER_NAMES) {
+  const handlers = {} as Record<BundledHandlerName, { importsTeamTools: boolean }>;
+  for (const name of [...HANDLER_NAMES, ...CHANNEL_HANDLER_NAMES]) {
     handlers[name] = {
       importsTeamTools: buildHandlerAsset(esbuild, name, join(directory, name), toolsModulePath),
     };
@@ -180,7 +180,7 @@ const NO_DOCKER_IMAGE = DockerImage.fromRegistry('countersign-bundles-locally-wi
  * @example
  * createHandlerCode('model-turn', { prebuilt, prebuiltDirectory, toolsModulePath });
  */
-export function createHandlerCode(name: HandlerName, options: HandlerCodeOptions): Code {
+export function createHandlerCode(name: BundledHandlerName, options: HandlerCodeOptions): Code {
   const prebuiltFolder = join(options.prebuiltDirectory, name);
   if (options.prebuilt !== undefined) {
     const importsTeamTools = options.prebuilt.handlers[name]?.importsTeamTools === true;
@@ -212,7 +212,7 @@ export function createHandlerCode(name: HandlerName, options: HandlerCodeOptions
  */
 class LocalHandlerBundling implements ILocalBundling {
   public constructor(
-    private readonly handlerName: HandlerName,
+    private readonly handlerName: BundledHandlerName,
     private readonly toolsModulePath: string,
     /** The prebuilt handler folder to add the team tools to; undefined to bundle from source. */
     private readonly prebuiltFolder?: string,

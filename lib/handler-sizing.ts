@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import type { HandlerName } from './handler-names.js';
+import type { ChannelHandlerName, HandlerName } from './handler-names.js';
 
 /** The timeout and the default memory of one handler's function. */
 export interface FunctionSizing {
@@ -23,6 +23,9 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'finish-run': { timeout: Duration.seconds(30), memorySize: 512 },
   'mark-failed': { timeout: Duration.seconds(30), memorySize: 512 },
   'mark-expired': { timeout: Duration.seconds(30), memorySize: 512 },
+  'record-external-decision': { timeout: Duration.seconds(30), memorySize: 512 },
+  // A webhook delivery waits 10 s at most (WEBHOOK_DEADLINE_MILLISECONDS); the rest is reads.
+  'notify-caller': { timeout: Duration.seconds(30), memorySize: 512 },
   'api-runs': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-inbox': { timeout: Duration.seconds(29), memorySize: 1024 },
   'api-decision': { timeout: Duration.seconds(29), memorySize: 1024 },
@@ -33,4 +36,19 @@ export const HANDLER_SIZING: Record<HandlerName, FunctionSizing> = {
   'api-run-events': { timeout: Duration.seconds(90), memorySize: 1024 },
   // The scheduled probe reads the inbox index only: one query per 100 waiting runs.
   'report-waiting-runs': { timeout: Duration.seconds(60), memorySize: 256 },
+  // One card read, a few index writes and one event per escalation step.
+  'escalate-card': { timeout: Duration.seconds(30), memorySize: 256 },
+  // Its long poll holds a request up to 25 s (MAX_EXTERNAL_WAIT_SECONDS), under the 30 s integration limit.
+  'api-external': { timeout: Duration.seconds(29), memorySize: 1024 },
+};
+
+/**
+ * The channels' functions: the Slack interaction route answers Slack within its 3 seconds (a
+ * decision is one card read, one KMS call, a claim and SendTaskSuccess), under the HTTP API's 30 s;
+ * the notifiers have time for a retried Slack or SES call.
+ */
+export const CHANNEL_HANDLER_SIZING: Record<ChannelHandlerName, FunctionSizing> = {
+  'slack-notify': { timeout: Duration.seconds(60), memorySize: 1024 },
+  'slack-interactions': { timeout: Duration.seconds(29), memorySize: 1024 },
+  'email-notify': { timeout: Duration.seconds(60), memorySize: 512 },
 };

@@ -12,13 +12,18 @@
 export type { ModelPrice } from '../lambdas/core/generation/model-prices.js';
 export { ALARM_THRESHOLD_DEFAULTS, type CountersignAlarmThresholds } from './alarm-thresholds.js';
 export type { AlarmSeverity, CountersignAlarmTopics } from './alarm-topics.js';
-export type { CountersignAlarmName } from './alarms.js';
+export type { ChannelAlarmName, CountersignAlarmName } from './alarms.js';
 export type { CountersignAuth, ExternalIdentityProvider } from './auth.js';
+export type { CountersignNotificationChannels } from './channels.js';
 export {
   COUNTERSIGN_DEFAULTS,
   Countersign,
+  type CountersignChannelsProps,
+  type CountersignEmailChannel,
   type CountersignLogLevel,
   type CountersignProps,
+  type CountersignSlackChannel,
+  type CountersignSlackRoute,
 } from './countersign.js';
 export type { CountersignOutputName, CountersignOutputsOptions } from './countersign-outputs.js';
 export type { CountersignEventsEndpoint } from './events-endpoint.js';

@@ -29,8 +29,8 @@ export interface CountersignThrottling {
  * flood of requests) then throttles inside its group instead of starving everything else in
  * the account. A group left out is unreserved. Lambda refuses a deployment that would leave
  * less than 100 unreserved executions in the account, so a reservation needs an account quota of
- * at least its total plus 100: {@link RESERVED_CONCURRENCY_FOR_PRODUCTION} reserves 76 and needs
- * 176, more than a new account may start with (docs/runbook.md, "Production checklist").
+ * at least its total plus 100: {@link RESERVED_CONCURRENCY_FOR_PRODUCTION} reserves 101 and needs
+ * 201, more than a new account may start with (docs/runbook.md, "Production checklist").
  */
 export interface CountersignReservedConcurrency {
   /**
@@ -40,15 +40,18 @@ export interface CountersignReservedConcurrency {
    */
   readonly api?: number;
   /**
-   * api-run-events, behind the public function URL; each open stream holds one for up to 60 s.
+   * Each function whose requests are held open: api-run-events, behind the public function URL
+   * (each open stream holds one for up to 60 s), and api-external (each long poll of an external
+   * run holds one for up to 25 s).
    *
    * @default - unreserved
    */
   readonly events?: number;
   /**
    * Each state machine step (prepare, model-turn, await-approval, execute-tools,
-   * record-rejection, finish-run, mark-failed, mark-expired). A throttled step is retried by the
-   * state machine.
+   * record-rejection, finish-run, mark-failed, mark-expired, record-external-decision,
+   * notify-caller), and escalate-card, which a card's escalation schedule invokes. A throttled step
+   * is retried by the state machine (or Scheduler).
    *
    * @default - unreserved
    */
@@ -94,21 +97,27 @@ export const FUNCTION_GROUPS: Readonly<Record<HandlerName, FunctionGroup>> = {
   'finish-run': 'steps',
   'mark-failed': 'steps',
   'mark-expired': 'steps',
+  'record-external-decision': 'steps',
+  'notify-caller': 'steps',
   'api-runs': 'api',
   'api-inbox': 'api',
   'api-decision': 'api',
   'api-admin': 'api',
   'api-generate': 'api',
   'api-run-events': 'events',
+  'api-external': 'events',
   'report-waiting-runs': 'probe',
+  // A card's escalation step, invoked by its schedule: a throttled one is retried by Scheduler.
+  'escalate-card': 'steps',
 };
 
 /**
  * The production setting of `reservedConcurrency` (docs/runbook.md, "Production checklist"):
- * 5 for each API function, 10 for the event stream, 5 for each state machine step and 1 for the
- * probe, 76 in all. Lambda keeps 100 of an account's concurrency unreserved, so this needs a
- * concurrency quota of at least {@link requiredAccountConcurrency} (176); the construct reserves
- * nothing unless it is set, so a first `cdk deploy` works on a new account as it comes.
+ * 5 for each API function, 10 for each function of long-held requests (the event stream, the
+ * approval API's long poll), 5 for each state machine step and 1 for the probe, 101 in all.
+ * Lambda keeps 100 of an account's concurrency unreserved, so this needs a concurrency quota of
+ * at least {@link requiredAccountConcurrency} (201); the construct reserves nothing unless it
+ * is set, so a first `cdk deploy` works on a new account as it comes.
  *
  * @example
  * new Countersign(this, 'Approvals', { reservedConcurrency: RESERVED_CONCURRENCY_FOR_PRODUCTION });
@@ -128,7 +137,7 @@ export const UNRESERVED_CONCURRENCY_MINIMUM = 100;
  * Lambda keeps unreserved.
  *
  * @example
- * requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION); // 176
+ * requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION); // 201
  */
 export function requiredAccountConcurrency(reservation: CountersignReservedConcurrency): number {
   const reserved = Object.values(FUNCTION_GROUPS).reduce(

@@ -11,7 +11,12 @@ import { Construct } from 'constructs';
 import type { MetricName } from '../lambdas/contract/metric-names.js';
 import { type CountersignAlarmThresholds, resolveAlarmThresholds } from './alarm-thresholds.js';
 import { type CountersignAlarmTopics, createAlarmTopics } from './alarm-topics.js';
-import { type CountersignAlarmName, createCountersignAlarms } from './alarms.js';
+import {
+  type ChannelAlarmName,
+  type CountersignAlarmName,
+  type CountersignAlarmsProps,
+  createCountersignAlarms,
+} from './alarms.js';
 import {
   type ApplicationMetricOptions,
   type ApplicationMetricReader,
@@ -49,6 +54,12 @@ export interface CountersignObservabilityProps {
    * @default true
    */
   readonly dashboard?: boolean;
+  /**
+   * The notification channels that are on: their functions and dead-letter queues alarm.
+   *
+   * @default - none
+   */
+  readonly channels?: CountersignAlarmsProps['channels'];
 }
 
 /**
@@ -73,8 +84,10 @@ export class CountersignObservability extends Construct {
   public readonly pageTopic: ITopic;
   /** Where the alarms that open a ticket notify: subscribe the team's queue. */
   public readonly ticketTopic: ITopic;
-  /** Every alarm, by the name the runbook uses. */
-  public readonly alarms: Readonly<Record<CountersignAlarmName, Alarm>>;
+  /** Every alarm, by the name the runbook uses (a channel's only when it is on). */
+  public readonly alarms: Readonly<
+    Record<CountersignAlarmName, Alarm> & Partial<Record<ChannelAlarmName, Alarm>>
+  >;
   /** The runbook's saved Logs Insights queries, by the name the runbook uses. */
   public readonly logQueries: Readonly<Record<string, CfnQueryDefinition>>;
   /** The probe schedule's undelivered events (encrypted, TLS only); `ProbeDeadLetters` alarms on it. */

@@ -41,8 +41,9 @@ export function grantStopRun(scope: Construct, stateMachine: StateMachine, grant
 
 /**
  * Lets `grantee` resume or refuse a waiting run with its task token (states:SendTaskSuccess and
- * states:SendTaskFailure). Only the decision handler may hold this, because it claims the
- * decision atomically before it uses the token.
+ * states:SendTaskFailure). Only the decision handlers (the API's and the Slack interaction's) and
+ * the waiting-runs probe may hold this: a decision handler claims the decision atomically before
+ * it uses the token, and the probe only redelivers a decision already claimed (never one of its own).
  *
  * @example
  * grantDecision(this.stateMachine, functions.get('api-decision'));

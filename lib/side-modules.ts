@@ -23,6 +23,12 @@ export interface SideModule {
    * @default - a plain ES module build
    */
   readonly handlerLike?: { readonly aliases: Readonly<Record<string, string>> };
+  /**
+   * Served to browsers, never imported by the handler: built for the browser platform. The
+   * handler finds it through Node's resolution and reads its bytes.
+   * @default false
+   */
+  readonly servedToBrowsers?: boolean;
 }
 
 /**
@@ -150,6 +156,24 @@ export function describeMcpClientSideModules(): SideModule[] {
       packageJson: packageJsonText,
     };
   });
+}
+
+/**
+ * The inbox page's OAuth client library (oauth4webapi), shipped beside the inbox bundle and
+ * served to the page (GET /assets/oauth-client.js): the published ES module, minified for the
+ * browser. The handler only reads it (lambdas/handlers/http/sign-in-library.ts), so it costs the
+ * inbox function nothing at cold start.
+ */
+export function describeSignInLibrarySideModule(): SideModule {
+  const entryPath = requireFromHere.resolve('oauth4webapi');
+  return {
+    importPath: 'oauth4webapi',
+    entryPath,
+    outputPath: 'node_modules/oauth4webapi/index.mjs',
+    packageJsonPath: 'node_modules/oauth4webapi/package.json',
+    packageJson: JSON.stringify({ name: 'oauth4webapi', type: 'module', exports: { '.': './index.mjs' } }),
+    servedToBrowsers: true,
+  };
 }
 
 /** The cl100k tokenizer, shipped beside the bundle (its ES module build). */

@@ -4,9 +4,10 @@ import { LambdaFunction } from 'aws-cdk-lib/aws-events-targets';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { Queue, QueueEncryption } from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { WAITING_RUNS_PROBE_INTERVAL_MINUTES } from '../lambdas/contract/table-layout.js';
 
-/** How often the waiting-runs probe measures the approval backlog. */
-export const WAITING_RUNS_PROBE_INTERVAL = Duration.minutes(5);
+/** How often the waiting-runs probe measures the approval backlog and redelivers decisions. */
+export const WAITING_RUNS_PROBE_INTERVAL = Duration.minutes(WAITING_RUNS_PROBE_INTERVAL_MINUTES);
 
 /** How often EventBridge retries a probe delivery it could not make (a throttled or missing function). */
 const PROBE_DELIVERY_RETRY_ATTEMPTS = 3;

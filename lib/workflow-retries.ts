@@ -18,8 +18,24 @@ export const CONTINUE_AS_NEW_RETRY = {
 };
 
 /**
- * Transient faults (a throttled table, a KMS hiccup) reach the state machine as
- * countersign.internal; every step is idempotent, so it is tried again before the run fails.
+ * Transient faults (a throttled table, a KMS hiccup, a tool's TransientToolError) reach the state
+ * machine as countersign.unavailable once the SDK's own retries are spent; every step is
+ * idempotent, so it is tried again with backoff and full jitter before the run fails. A tool's
+ * transient failure is bounded by ExecuteTools itself (MAXIMUM_TOOL_ATTEMPTS, fewer than these),
+ * which then records the call "not applied" instead of failing the run.
+ */
+const RETRY_UNAVAILABLE = {
+  errors: [ERROR_NAMES.unavailable],
+  interval: Duration.seconds(1),
+  backoffRate: 2,
+  maxAttempts: 5,
+  maxDelay: Duration.seconds(20),
+  jitterStrategy: JitterType.FULL,
+};
+
+/**
+ * An unexpected failure in a step (countersign.internal): every step is idempotent, so it is
+ * tried again before the run fails.
  */
 const RETRY_INTERNAL = {
   errors: [ERROR_NAMES.internal],
@@ -62,7 +78,8 @@ const RETRY_LAMBDA_THROTTLED = {
 };
 
 /**
- * The retries of every Lambda step: the Lambda service's faults, throttling, then countersign.internal.
+ * The retries of every Lambda step: the Lambda service's faults, throttling, transient faults
+ * (countersign.unavailable), then countersign.internal.
  *
  * @example
  * addStepRetries(new LambdaInvoke(this, 'Prepare', { lambdaFunction }));
@@ -70,6 +87,19 @@ const RETRY_LAMBDA_THROTTLED = {
 export function addStepRetries(task: LambdaInvoke): LambdaInvoke {
   task.addRetry(RETRY_LAMBDA_SERVICE);
   task.addRetry(RETRY_LAMBDA_THROTTLED);
+  task.addRetry(RETRY_UNAVAILABLE);
   task.addRetry(RETRY_INTERNAL);
   return task;
 }
+
+/**
+ * NotifyCaller: a webhook the receiver did not take (a 5xx, a 429, no answer) is posted again
+ * with backoff, over about half an hour (5 s, 15 s, 45 s, … 1,215 s), like the retries of the
+ * webhook services receivers know. The run's answer stands whatever happens here.
+ */
+export const WEBHOOK_RETRY = {
+  errors: [ERROR_NAMES.webhookFailed],
+  interval: Duration.seconds(5),
+  backoffRate: 3,
+  maxAttempts: 6,
+};

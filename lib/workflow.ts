@@ -38,7 +38,7 @@ import {
 } from '../lambdas/contract/state-names.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 import type { HandlerName } from './handler-names.js';
-import { addStepRetries, CONTINUE_AS_NEW_RETRY } from './workflow-retries.js';
+import { addStepRetries, CONTINUE_AS_NEW_RETRY, WEBHOOK_RETRY } from './workflow-retries.js';
 
 /** Properties of {@link CountersignWorkflow}. */
 export interface CountersignWorkflowProps {
@@ -80,7 +80,12 @@ export class CountersignWorkflow extends Construct {
     };
     // The handlers the definition invokes: the role's acknowledgements name exactly these.
     const invoked = new Set<HandlerName>();
-    const invoke = (stateName: string, name: HandlerName, payload: Record<string, unknown>): LambdaInvoke => {
+    const invoke = (
+      stateName: string,
+      name: HandlerName,
+      payload: Record<string, unknown>,
+      options: { resultPath?: string } = {},
+    ): LambdaInvoke => {
       invoked.add(name);
       const task = new LambdaInvoke(this, stateName, {
         lambdaFunction: functions.get(name),
@@ -88,6 +93,7 @@ export class CountersignWorkflow extends Construct {
         payloadResponseOnly: true,
         taskTimeout: timeoutOf(name),
         retryOnServiceExceptions: false,
+        ...options,
       });
       return addStepRetries(task);
     };
@@ -130,7 +136,25 @@ export class CountersignWorkflow extends Construct {
       runId: JsonPath.stringAt('$.runId'),
       executionId,
     });
-    const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn);
+    // Its input goes on (an external run's kind and turn): the state after it chooses by them.
+    const markExpired = invoke(STATE_NAMES.markExpired, 'mark-expired', runAndTurn, {
+      resultPath: JsonPath.DISCARD,
+    });
+    // An external run (docs/external-agents.md) pauses on the same card; once its wait ends, its
+    // answer is recorded and announced, then posted to the caller's webhook.
+    const recordExternalDecision = invoke(
+      STATE_NAMES.recordExternalDecision,
+      'record-external-decision',
+      runAndTurn,
+    );
+    const notifyCaller = invoke(STATE_NAMES.notifyCaller, 'notify-caller', {
+      runId: JsonPath.stringAt('$.runId'),
+      executionId,
+    });
+    const isExternal = Condition.and(
+      Condition.isPresent('$.kind'),
+      Condition.stringEquals('$.kind', 'external'),
+    );
 
     invoked.add('await-approval');
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
@@ -173,16 +197,30 @@ export class CountersignWorkflow extends Construct {
       [STATE_NAMES.recordRejection, recordRejection],
       [STATE_NAMES.finish, finish],
       [STATE_NAMES.markExpired, markExpired],
+      [STATE_NAMES.recordExternalDecision, recordExternalDecision],
     ];
     for (const [stateName, task] of caught) task.addCatch(markFailedFrom(stateName), catchFailure);
     addStepRetries(awaitApproval);
-    awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    const afterRejection = new Choice(this, STATE_NAMES.afterRejection)
+      .when(isExternal, recordExternalDecision)
+      .otherwise(recordRejection);
+    const afterApproval = new Choice(this, STATE_NAMES.afterApproval)
+      .when(isExternal, recordExternalDecision)
+      .otherwise(executeTools);
+    awaitApproval.addCatch(afterRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
+    // A retried pause that finds its turn approved on record carries it on rather than wait again.
+    awaitApproval.addCatch(afterApproval, { errors: [ERROR_NAMES.approved], resultPath: '$.decision' });
     awaitApproval.addCatch(markExpired, { errors: [ERROR_NAMES.timeout], resultPath: '$.timeout' });
     awaitApproval.addCatch(markFailedFrom(STATE_NAMES.awaitApproval), catchFailure);
     continueAsNew.addRetry(CONTINUE_AS_NEW_RETRY);
     continueAsNew.addCatch(markFailedFrom(STATE_NAMES.continueAsNew), catchFailure);
+    notifyCaller.addRetry(WEBHOOK_RETRY);
+    // A webhook that could not be delivered leaves the answer as it is: the run stays decided.
+    notifyCaller.addCatch(done, { resultPath: '$.webhook' });
 
-    awaitApproval.next(executeTools);
+    awaitApproval.next(afterApproval);
+    recordExternalDecision.next(notifyCaller);
+    notifyCaller.next(done);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An
     // output without a route (a step from before preconditions, mid-deploy) goes on as before.
     executeTools.next(
@@ -196,7 +234,9 @@ export class CountersignWorkflow extends Construct {
     recordRejection.next(modelTurn);
     finish.next(done);
     continueAsNew.next(done);
-    markExpired.next(expired);
+    markExpired.next(
+      new Choice(this, STATE_NAMES.afterExpiry).when(isExternal, recordExternalDecision).otherwise(expired),
+    );
 
     modelTurn.next(
       this.choose(
@@ -212,7 +252,12 @@ export class CountersignWorkflow extends Construct {
       this.choose(
         STATE_NAMES.resume,
         '$.next',
-        { await: awaitApproval, execute: executeTools, reject: recordRejection },
+        {
+          await: awaitApproval,
+          execute: executeTools,
+          reject: recordRejection,
+          answer: recordExternalDecision,
+        },
         modelTurn,
       ),
     );

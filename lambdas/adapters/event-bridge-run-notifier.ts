@@ -1,36 +1,114 @@
-import { type EventBridgeClient, PutEventsCommand } from '@aws-sdk/client-eventbridge';
-import type { AwaitingApprovalEvent, RunNotifier } from '../core/ports.js';
+import type { EventBridgeClient } from '@aws-sdk/client-eventbridge';
+import { cardPageUrl } from '../contract/card-address.js';
+import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
+import type {
+  AwaitingApprovalEvent,
+  CardClosedEvent,
+  ExternalRunAnsweredEvent,
+  RunNotifier,
+} from '../core/ports.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 
-export const EVENT_SOURCE = 'countersign';
-export const AWAITING_APPROVAL_DETAIL_TYPE = 'Run Awaiting Approval';
+/** The client module, evaluated on the first event (bundled, but not run at a cold start). */
+function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbridge')> {
+  return import('@aws-sdk/client-eventbridge');
+}
 
 /**
- * Puts `Run Awaiting Approval` on an EventBridge bus so teams can route it to chat or mail.
- * The detail names the run, its tools and the approver groups its card is routed to (empty:
- * every approver): no arguments, no previews, no token.
+ * The detail of `Run Awaiting Approval`: the run, its tools, the approver groups to notify (empty:
+ * every approver), why (`paused`, or `escalated` when an unanswered card reached more groups) and,
+ * where the inbox page's URL is known, the card's own address on it (`cardUrl`, which opens the
+ * card after sign-in). No arguments, no previews, no token.
+ *
+ * @example
+ * describeAwaitingApproval(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
+ */
+export function describeAwaitingApproval(
+  event: AwaitingApprovalEvent,
+  inboxUrl: string | undefined,
+): AwaitingApprovalEvent & { cardUrl?: string } {
+  return {
+    runId: event.runId,
+    toolNames: event.toolNames,
+    pausedAt: event.pausedAt,
+    approverGroups: event.approverGroups,
+    reason: event.reason,
+    ...(inboxUrl === undefined ? {} : { cardUrl: cardPageUrl(inboxUrl, event.runId) }),
+  };
+}
+
+/**
+ * Puts `Run Awaiting Approval` and `Card Closed` on an EventBridge bus so teams (and the Slack
+ * and email channels) can route them to chat or mail. The details name the run, its turn, its
+ * tools and the approver groups its card is routed to (empty: every approver): no arguments, no
+ * previews, no token. The SDK client is evaluated on the first event, so a function that
+ * announces nothing in an invocation does not run its initialisation.
+ *
+ * @example
+ * const notifier = new EventBridgeRunNotifier({ eventBusName: 'default' });
+ * await notifier.cardClosed({ runId, turn: 1, because: 'decided', closedAt, approverGroups: [] });
  */
 export class EventBridgeRunNotifier implements RunNotifier {
-  public constructor(private readonly options: { client: EventBridgeClient; eventBusName: string }) {}
+  private client: EventBridgeClient | undefined;
+
+  public constructor(
+    private readonly options: {
+      eventBusName: string;
+      /** @default - a client of the function's Region whose transient faults are `unavailable`, created on the first event */
+      client?: EventBridgeClient;
+      /** The inbox page's URL (COUNTERSIGN_INBOX_URL), for the card's address. @default - no `cardUrl` */
+      inboxUrl?: string;
+    },
+  ) {
+    this.client = options.client;
+  }
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
-    const result = await this.options.client.send(
+    await this.put(
+      NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+      describeAwaitingApproval(event, this.options.inboxUrl),
+    );
+  }
+
+  public async cardClosed(event: CardClosedEvent): Promise<void> {
+    await this.put(NOTIFICATION_DETAIL_TYPES.cardClosed, {
+      runId: event.runId,
+      turn: event.turn,
+      because: event.because,
+      closedAt: event.closedAt,
+      approverGroups: event.approverGroups,
+    });
+  }
+
+  /**
+   * `External Run Answered` (docs/external-agents.md): the run, its caller, its outcome and
+   * each call's decision by position; the caller reads the rest from the API.
+   */
+  public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
+    await this.put(NOTIFICATION_DETAIL_TYPES.externalRunAnswered, {
+      runId: event.runId,
+      owner: event.owner,
+      configurationId: event.configurationId,
+      status: event.status,
+      calls: event.calls,
+    });
+  }
+
+  private async put(detailType: string, detail: object): Promise<void> {
+    const { EventBridgeClient, PutEventsCommand } = await loadEventBridgeClient();
+    this.client ??= surfaceTransientFaults(new EventBridgeClient({}));
+    const result = await this.client.send(
       new PutEventsCommand({
         Entries: [
           {
             EventBusName: this.options.eventBusName,
-            Source: EVENT_SOURCE,
-            DetailType: AWAITING_APPROVAL_DETAIL_TYPE,
-            Detail: JSON.stringify({
-              runId: event.runId,
-              toolNames: event.toolNames,
-              pausedAt: event.pausedAt,
-              approverGroups: event.approverGroups,
-            }),
+            Source: NOTIFICATION_EVENT_SOURCE,
+            DetailType: detailType,
+            Detail: JSON.stringify(detail),
           },
         ],
       }),
     );
-    if ((result.FailedEntryCount ?? 0) > 0)
-      throw new Error('EventBridge refused the Run Awaiting Approval event.');
+    if ((result.FailedEntryCount ?? 0) > 0) throw new Error(`EventBridge refused the ${detailType} event.`);
   }
 }

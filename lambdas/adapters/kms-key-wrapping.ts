@@ -7,6 +7,7 @@ import {
   type KMSClientConfig,
 } from '@aws-sdk/client-kms';
 import type { AwsCallCounter } from './aws-call-counter.js';
+import { surfaceTransientFaults } from './aws-faults.js';
 import type { KeyWrapping } from './sealing-keys.js';
 
 export interface KmsKeyWrappingProps {
@@ -60,6 +61,8 @@ export function createKmsKeyWrapping(props: KmsKeyWrappingProps): KeyWrapping {
  * client that its helpers use (`@aws-crypto/kms-keyring`, helpers), each one command sent.
  */
 function createKeyringClient(client: KMSClient, callCounter: AwsCallCounter | undefined): KMS {
+  // A throttled or failing KMS is `unavailable` (503, a retried step), never a 500.
+  surfaceTransientFaults(client);
   callCounter?.attachTo(client);
   const operations = {
     generateDataKey: (input: GenerateDataKeyCommand['input']) =>

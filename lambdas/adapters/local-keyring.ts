@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { CountersignError } from '../core/errors.js';
+import { readOrCreateKeyFile } from './owner-only-key-file.js';
 import type { KeyWrapping } from './sealing-keys.js';
 
 const MASTER_KEY_FILE = 'master-key.bin';
@@ -37,16 +36,9 @@ export class LocalKeyring {
   }
 
   private async readOrCreateMasterKey(): Promise<Uint8Array> {
-    const path = join(this.directory, MASTER_KEY_FILE);
-    await mkdir(this.directory, { recursive: true, mode: 0o700 });
-    try {
-      // `wx`: never overwrite a key another process created first.
-      await writeFile(path, randomBytes(MASTER_KEY_BYTES), { mode: 0o600, flag: 'wx' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    await chmod(path, 0o600);
-    const masterKey = new Uint8Array(await readFile(path));
+    const masterKey = new Uint8Array(
+      await readOrCreateKeyFile(this.directory, MASTER_KEY_FILE, () => randomBytes(MASTER_KEY_BYTES)),
+    );
     if (masterKey.byteLength !== MASTER_KEY_BYTES) {
       throw new CountersignError(
         'configuration',

@@ -28,13 +28,14 @@ export function meterRunRepository(runs: RunRepository, metrics: Metrics): RunRe
         };
       }
       if (property === 'putCard') {
-        return (card: Parameters<RunRepository['putCard']>[0]) => {
+        return (...args: Parameters<RunRepository['putCard']>) => {
+          const [card] = args;
           metrics.observe(
             'SealedCardBytes',
             card.sealedCard.byteLength + card.sealedToken.byteLength,
             'Bytes',
           );
-          return target.putCard(card);
+          return target.putCard(...args);
         };
       }
       const value = Reflect.get(target, property, receiver);

@@ -2,8 +2,9 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
 import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
+import { slackUserMappingSchema } from '../core/channels/slack-ports.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
-import { userProfileSchema } from '../core/identity.js';
+import { adminUserProfileSchema, userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
 import { type SkillSummary, skillAuditEntrySchema, skillRecordSchema } from '../core/skills/skill-record.js';
 import { type Agrees, pagedListSchema, pageQuerySchema, type SameShape } from './common-schemas.js';
@@ -45,8 +46,10 @@ function adminCollectionSchemas<Shape extends zc.$ZodShape, Item extends zc.$Zod
 export const ADMIN_COLLECTION_SCHEMAS = {
   configurations: adminCollectionSchemas(configurationSchema, storedConfigurationSchema),
   tasks: adminCollectionSchemas(taskSchema, storedTaskSchema),
-  users: adminCollectionSchemas(userProfileSchema, userProfileSchema),
+  // An admin writes a user's record without its delegation (PUT /users/{id}/away sets that).
+  users: adminCollectionSchemas(adminUserProfileSchema, userProfileSchema),
   pages: adminCollectionSchemas(pageSchema, pageSchema),
+  'slack-users': adminCollectionSchemas(slackUserMappingSchema, slackUserMappingSchema),
 } as const;
 
 export const deletedSchema = z.object({ deleted: z.string() });

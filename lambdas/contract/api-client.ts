@@ -88,10 +88,11 @@ export interface ApiClientOptions {
   /** The API's base URL without a trailing slash, e.g. `https://abc.execute-api.eu-west-1.amazonaws.com`. */
   readonly baseUrl: string;
   /**
-   * The bearer token, or a function that reads it per request.
+   * The bearer token, or a function that reads it per request (a machine client's, which fetches
+   * a new one when the last expires, may be asynchronous).
    * @default - no token (only the public routes answer)
    */
-  readonly token?: string | (() => string | undefined);
+  readonly token?: string | (() => string | undefined | Promise<string | undefined>);
   /**
    * The fetch to send with (tests pass one that checks every answer against the OpenAPI document).
    * @default globalThis.fetch
@@ -151,7 +152,8 @@ function queryStringOf(query: Readonly<Record<string, unknown>> | undefined): st
 }
 
 async function sendApiRequest(options: ApiClientOptions, request: RawApiRequest): Promise<RawApiResponse> {
-  const token = request.token ?? (typeof options.token === 'function' ? options.token() : options.token);
+  const token =
+    request.token ?? (typeof options.token === 'function' ? await options.token() : options.token);
   const headers: Record<string, string> = { ...request.headers };
   if (token) headers.authorization = `Bearer ${token}`;
   if (request.body !== undefined) headers['content-type'] ??= 'application/json';

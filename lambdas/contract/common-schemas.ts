@@ -17,6 +17,19 @@ export const errorBodySchema = z.object({
 export type ErrorBody = z.output<typeof errorBodySchema>;
 
 /**
+ * A decision's 503 (a transient fault): besides the code and the message, whether the decision
+ * is on record (`yes`: countersign delivers it by itself; `no`: send it again; `unknown`: sending
+ * it again is safe, a decision on record is answered, never applied twice).
+ */
+export const decisionUnavailableBodySchema = z.object({
+  error: z.object({
+    code: z.literal('unavailable'),
+    message: z.string().check(z.minLength(1)),
+    decisionOnRecord: z.enum(['yes', 'no', 'unknown']),
+  }),
+});
+
+/**
  * What API Gateway itself answers when it refuses before any function runs (a missing or invalid
  * token, a body over its limit, throttling, an integration failure): `{"message": "Unauthorized"}`.
  */

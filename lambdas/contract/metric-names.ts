@@ -22,8 +22,16 @@ export const METRIC_GROUPS = {
     'RunsSuspended',
     'RunsRedriven',
   ],
-  /** `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th). */
-  decisions: ['Decisions', 'Approvals', 'PauseToDecision'],
+  /**
+   * `Decisions` by `outcome`; `Approvals`: each k-of-n approval recorded (short of K or the K-th);
+   * `CardsEscalated`: each escalation step that routed an unanswered card to more groups.
+   */
+  decisions: ['Decisions', 'Approvals', 'CardsEscalated', 'PauseToDecision'],
+  /**
+   * Measured by the waiting-runs probe: claimed decisions older than a minute it delivered
+   * itself, and those it could not (the `DecisionsUndelivered` alarm).
+   */
+  delivery: ['DecisionsRedelivered', 'UndeliveredDecisions'],
   /** Measured by the waiting-runs probe: nothing runs while a run waits. */
   waiting: ['RunsWaiting', 'OldestWaitingRunAge'],
   previews: ['PreviewsCaptured', 'PreviewsFailed', 'PreviewsWithheld'],
@@ -40,6 +48,18 @@ export const METRIC_GROUPS = {
   /** By `tool` and `outcome`. */
   tools: ['ToolCalls'],
   /**
+   * Agents that run elsewhere (docs/external-agents.md): turns submitted, answered (by
+   * `outcome`), webhooks delivered and failed (each failed attempt), and reports of a call run
+   * without its approval.
+   */
+  external: [
+    'ExternalRunsSubmitted',
+    'ExternalRunsAnswered',
+    'WebhookDeliveries',
+    'WebhookDeliveryFailures',
+    'ExecutionsWithoutApproval',
+  ],
+  /**
    * Each model call, by `configuration` and `provider` (the dashboard's lines) and for the
    * deployment as a whole (the alarms: an alarm cannot search). `ModelCost` is an estimate in US
    * dollars from the `modelPrices` prop, recorded only for a priced model.
@@ -54,6 +74,19 @@ export const METRIC_GROUPS = {
     'ModelRetries',
     'ModelCost',
   ],
+  /**
+   * Reaching approvers (docs/approvers.md): `ChannelDeliveries` and `ChannelDeliveryFailures` by
+   * `channel` (`slack`, `email`); `SlackInteractionRefusals` by `reason`; `CardEventFailures`: a
+   * `Card Closed` event that could not be put (the channels then miss that card's closing).
+   */
+  channels: ['ChannelDeliveries', 'ChannelDeliveryFailures', 'SlackInteractionRefusals', 'CardEventFailures'],
+  /**
+   * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
+   * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
+   * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so
+   * their average is a share (docs/runbook.md, "Approver analytics").
+   */
+  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects'],
 } as const;
 
 /** Every metric name, flat. */

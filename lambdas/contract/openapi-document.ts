@@ -14,7 +14,7 @@ import {
   type OperationContract,
   type SuccessContent,
 } from './operations.js';
-import { ROUTES } from './routes.js';
+import { EXTERNAL_RUNS_SCOPE, ROUTES, type RouteAuth } from './routes.js';
 import {
   cardViewSchema,
   pendingToolSchema,
@@ -25,6 +25,8 @@ import {
 
 /** The name of the bearer-token security scheme (the JWT authorizer deployed, the local issuer in `npm start`). */
 const BEARER = 'bearerToken';
+/** The security scheme of the routes only machine clients reach (agents that run elsewhere). */
+const MACHINE_BEARER = 'machineToken';
 
 /** Where the event-stream route says its events are described (one JSON data line each). */
 export const RUN_EVENT_SCHEMA_NAME = 'RunEvent';
@@ -43,7 +45,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
   429: 'Too many requests from this client, or a per-principal quota (runs started, waiting runs, event streams, completions) is used up; a quota refusal says when to try again in Retry-After (seconds).',
   500: 'An internal failure; the message says nothing about its cause.',
   502: 'The model provider failed.',
-  503: 'The model provider is unavailable.',
+  503: 'A service countersign depends on is busy or unavailable (or, for text generation, the model provider is not configured): send the request again after `Retry-After` seconds.',
   504: 'The model provider did not answer in time.',
 };
 
@@ -65,7 +67,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
       operationId: route.operationId,
       summary: operation.summary,
       tags: [tagOf(route.path)],
-      security: route.auth === 'jwt' ? [{ [BEARER]: [] }] : [],
+      security: securityOf(route.auth),
       ...(operation.path || operation.query
         ? {
             requestParams: {
@@ -78,12 +80,13 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         ? {
             requestBody: {
               required: operation.bodyOptional !== true,
-              content: { 'application/json': { schema: operation.body } },
+              content: { [operation.bodyMediaType ?? 'application/json']: { schema: operation.body } },
             },
           }
         : {}),
       responses: responsesOf(operation, route.auth),
       ...('transport' in route ? { 'x-countersign-transport': route.transport } : {}),
+      ...('channel' in route ? { 'x-countersign-channel': route.channel } : {}),
     };
   }
   return createDocument({
@@ -96,7 +99,15 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
     },
     paths,
     components: {
-      securitySchemes: { [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+      securitySchemes: {
+        [BEARER]: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' },
+        [MACHINE_BEARER]: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'JWT',
+          description: `A machine client's access token from the OAuth client-credentials grant, carrying the scope ${EXTERNAL_RUNS_SCOPE} (docs/external-agents.md). A person's token is refused.`,
+        },
+      },
       schemas: {
         ErrorBody: errorBodySchema,
         GatewayErrorBody: gatewayErrorBodySchema,
@@ -109,6 +120,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         Task: ADMIN_COLLECTION_SCHEMAS.tasks.item,
         User: ADMIN_COLLECTION_SCHEMAS.users.item,
         Page: ADMIN_COLLECTION_SCHEMAS.pages.item,
+        SlackUser: ADMIN_COLLECTION_SCHEMAS['slack-users'].item,
         SkillSummary: skillSummarySchema,
       },
     },
@@ -134,12 +146,31 @@ const ERROR_RESPONSES = Object.fromEntries(
   }),
 ) as Record<ErrorStatus, ZodOpenApiResponseObject>;
 
-function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpenApiResponsesObject {
+/** Who may call a route: a person's bearer token, a machine client's, or anyone (Slack signs its own). */
+function securityOf(auth: RouteAuth): Array<Record<string, string[]>> {
+  if (auth === 'none' || auth === 'slack-signature') return [];
+  return [{ [auth === 'jwt' ? BEARER : MACHINE_BEARER]: [] }];
+}
+
+function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiResponsesObject {
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
     responses[status as '200'] = {
       description: content.description,
+      ...(operation.conditional && status === '200'
+        ? {
+            headers: {
+              ETag: {
+                description: 'The version of this answer, for If-None-Match.',
+                schema: { type: 'string' },
+              },
+            },
+          }
+        : {}),
       content: {
+        ...(content.script
+          ? { 'text/javascript': { schema: { type: 'string', description: content.script } } }
+          : {}),
         ...(content.json ? { 'application/json': { schema: content.json } } : {}),
         ...(content.html ? { 'text/html': { schema: { type: 'string', description: content.html } } } : {}),
         ...(content.eventStream
@@ -155,8 +186,16 @@ function responsesOf(operation: OperationContract, auth: 'jwt' | 'none'): ZodOpe
       },
     };
   }
+  if (operation.conditional) {
+    responses['304'] = {
+      description: 'Not modified: the request’s If-None-Match names the current ETag. No body.',
+    };
+  }
   for (const status of errorStatusesOf(operation, auth)) {
-    responses[String(status) as '400'] = ERROR_RESPONSES[status];
+    const own = operation.errorBodies?.[status];
+    responses[String(status) as '400'] = own
+      ? { description: own.description, content: { 'application/json': { schema: own.json } } }
+      : ERROR_RESPONSES[status];
   }
   return responses;
 }

@@ -1,8 +1,15 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { approverAnalyticsQuerySchema } from '../core/analytics/read-approver-analytics.js';
+import { slackInteractionFormSchema } from '../core/channels/receive-slack-interaction.js';
+import { awayRequestSchema } from '../core/delegation/set-away.js';
+import { externalRunQuerySchema } from '../core/external-runs/await-external-answer.js';
+import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
+import { reportExecutionRequestSchema } from '../core/external-runs/report-external-execution.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
+import { runSummarySchema } from '../core/runs/run-record.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
 import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
@@ -19,22 +26,30 @@ import {
   skillSummarySchema,
   skillWithAuditSchema,
 } from './admin-schemas.js';
+import { approverAnalyticsSchema } from './analytics-schemas.js';
 import {
   CONFIGURATION_ID_PATTERN,
   callPathSchema,
+  decisionUnavailableBodySchema,
   pagedListSchema,
   runPathSchema,
 } from './common-schemas.js';
-import type { OperationId } from './routes.js';
+import { externalRunViewSchema, submitExternalRunResponseSchema } from './external-schemas.js';
+import { receiptResponseSchema } from './receipt-schemas.js';
+import type { OperationId, RouteAuth } from './routes.js';
 import {
   approvalRecordedSchema,
+  awayResponseSchema,
   cancelResponseSchema,
   decidedSchema,
   generationResponseSchema,
+  historyQuerySchema,
   inboxPageSchema,
   inboxQuerySchema,
   pendingCallSchema,
+  recordedActSchema,
   redriveResponseSchema,
+  runAuditSchema,
   runEventSchema,
   runViewSchema,
   startRunResponseSchema,
@@ -48,6 +63,8 @@ export interface SuccessContent {
   readonly html?: string;
   /** `text/event-stream`: one `event:` and one JSON `data:` line per event, each event as this schema reads it. */
   readonly eventStream?: { readonly description: string; readonly event: zc.$ZodType };
+  /** `text/javascript`: a script module the page loads (its description). */
+  readonly script?: string;
 }
 
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 410 | 413 | 429 | 500 | 502 | 503 | 504;
@@ -60,12 +77,23 @@ export interface OperationContract {
   readonly body?: zc.$ZodType;
   /** Whether the body may be left out (a bare POST). @default false */
   readonly bodyOptional?: boolean;
+  /** How the body is sent. @default 'application/json' */
+  readonly bodyMediaType?: 'application/json' | 'application/x-www-form-urlencoded';
   readonly success: Readonly<Partial<Record<200 | 202, SuccessContent>>>;
   /** Refusals beyond the ones every route can answer (see {@link errorStatusesOf}). */
   readonly errors?: readonly ErrorStatus[];
+  /**
+   * The 200 carries an `ETag`; a request whose `If-None-Match` names it gets 304 with no body,
+   * so a page that polls pays no transfer while nothing changed.
+   * @default false
+   */
+  readonly conditional?: boolean;
+  /** A refusal whose body says more than `{"error": {"code", "message"}}`, by status. */
+  readonly errorBodies?: Readonly<Partial<Record<ErrorStatus, { description: string; json: zc.$ZodType }>>>;
 }
 
 const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
+const userPathSchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
 
 const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({
   description,
@@ -110,6 +138,7 @@ const configurations = adminCollection('configuration', ADMIN_COLLECTION_SCHEMAS
 const tasks = adminCollection('task', ADMIN_COLLECTION_SCHEMAS.tasks);
 const users = adminCollection('user', ADMIN_COLLECTION_SCHEMAS.users);
 const pages = adminCollection('page', ADMIN_COLLECTION_SCHEMAS.pages);
+const slackUsers = adminCollection('Slack user link', ADMIN_COLLECTION_SCHEMAS['slack-users']);
 
 /**
  * The contract of every operation in the route manifest, by operationId: the same schema objects
@@ -122,10 +151,78 @@ export const OPERATIONS = {
     body: startRunRequestSchema,
     success: { 202: json('The run started.', startRunResponseSchema) },
   },
-  getRun: {
-    summary: 'A run as its owner or an admin sees it, with its pending calls while it waits.',
+  submitExternalRun: {
+    summary:
+      'An agent that runs elsewhere submits a turn for approval (machine clients only); a retry with the same clientKey gets the same run.',
+    body: submitExternalRunRequestSchema,
+    success: { 202: json('The turn waits for a decision on its card.', submitExternalRunResponseSchema) },
+    errors: [409],
+  },
+  getExternalRun: {
+    summary:
+      'The answer to a submitted turn: per call, approved or rejected. `?wait=` holds the request up to 25 s until it is decided (long poll).',
     path: runPathSchema,
-    success: { 200: json('The run.', runViewSchema) },
+    query: externalRunQuerySchema,
+    success: {
+      200: json(
+        'The run as it stands (pending, decided, expired, cancelled, failed).',
+        externalRunViewSchema,
+      ),
+    },
+  },
+  reportExternalExecution: {
+    summary:
+      'What the agent did with each call of its answered turn, for the audit; the first report of a call stands.',
+    path: runPathSchema,
+    body: reportExecutionRequestSchema,
+    success: { 200: json('The run with every report on record.', externalRunViewSchema) },
+    errors: [409],
+  },
+  getRun: {
+    summary:
+      'A run as its owner, an admin or an approver its card was routed to sees it, with its pending calls while it waits.',
+    path: runPathSchema,
+    success: {
+      200: {
+        description: 'The run.',
+        json: runViewSchema,
+        html: 'The run and its waiting card as escaped HTML, for the page at the card’s own address.',
+      },
+    },
+  },
+  getRunAudit: {
+    summary:
+      'A run’s audit: each decision record, each k-of-n approval (who, when, digest, tally), a cancel, an expiry.',
+    path: runPathSchema,
+    success: {
+      200: {
+        description: 'The audit, oldest first.',
+        json: runAuditSchema,
+        html: 'The audit as escaped HTML, for the page.',
+      },
+    },
+  },
+  listMyDecisions: {
+    summary: 'What the signed-in user decided or approved, newest first, paged.',
+    query: historyQuerySchema,
+    success: {
+      200: {
+        description: 'A page of decisions and approvals, each with its run as it is now.',
+        json: pagedListSchema(recordedActSchema),
+        html: 'The page as escaped HTML, for the page.',
+      },
+    },
+  },
+  listMyRuns: {
+    summary: 'The runs the signed-in user started, newest first, paged.',
+    query: historyQuerySchema,
+    success: {
+      200: {
+        description: 'A page of runs.',
+        json: pagedListSchema(runSummarySchema),
+        html: 'The page as escaped HTML, for the page.',
+      },
+    },
   },
   cancelRun: {
     summary: 'Stop a run, close its card and record who cancelled it and why (owner or admin).',
@@ -134,6 +231,18 @@ export const OPERATIONS = {
     bodyOptional: true,
     success: { 200: json('The run is cancelled (`repeated` when it already was).', cancelResponseSchema) },
     errors: [409],
+  },
+  getApproverAnalytics: {
+    summary:
+      'Approver analytics (admin): per approver group and per approver, the time from a card appearing to the answer, the share of approvals within `quickSeconds`, the reject rate.',
+    query: approverAnalyticsQuerySchema,
+    success: { 200: json('Statistics over the last `days`.', approverAnalyticsSchema) },
+  },
+  getRunReceipt: {
+    summary:
+      'The run’s receipt: every approval, decision, cancel and expiry as a hash chain, decisions signed; verify it offline with `countersign verify` (owner, routed approvers, admin).',
+    path: runPathSchema,
+    success: { 200: json('The receipt, entries oldest first, as stored.', receiptResponseSchema) },
   },
   redriveRun: {
     summary:
@@ -172,6 +281,25 @@ export const OPERATIONS = {
       202: json('A k-of-n approval is on record; the turn waits for more approvers.', approvalRecordedSchema),
     },
     errors: [409, 410],
+    errorBodies: {
+      503: {
+        description:
+          'A service was busy or unavailable (send it again after `Retry-After` seconds); `decisionOnRecord` says whether the decision is on record.',
+        json: decisionUnavailableBodySchema,
+      },
+    },
+  },
+  setAway: {
+    summary:
+      'Set an approver away until a date with a delegate, who decides the cards routed to them acting for them (the approver themself or an admin).',
+    path: userPathSchema,
+    body: awayRequestSchema,
+    success: { 200: json('The approver’s delegation as it now stands.', awayResponseSchema) },
+  },
+  clearAway: {
+    summary: 'The approver is back: their cards reach only them again (the approver themself or an admin).',
+    path: userPathSchema,
+    success: { 200: json('The approver, no longer away.', awayResponseSchema) },
   },
   getCall: {
     summary: 'The whole arguments of a pending call whose card shows an excerpt.',
@@ -187,8 +315,10 @@ export const OPERATIONS = {
     errors: [410],
   },
   listInbox: {
-    summary: 'Cards of the runs waiting for the viewer’s decision, newest first, paged.',
+    summary:
+      'Cards of the runs waiting for the viewer’s decision, newest first or closing soon, filtered, paged.',
     query: inboxQuerySchema,
+    conditional: true,
     success: {
       200: {
         description: 'A page of cards (a card that cannot be opened is a flagged placeholder).',
@@ -200,6 +330,18 @@ export const OPERATIONS = {
   getInboxPage: {
     summary: 'The inbox web page (a shell without data: it reads the inbox with the viewer’s token).',
     success: { 200: { description: 'The page.', html: 'The inbox page.' } },
+  },
+  getCardPage: {
+    summary: 'A card’s own address: the inbox page, which opens this run’s card once the viewer signed in.',
+    path: runPathSchema,
+    success: { 200: { description: 'The page.', html: 'The inbox page.' } },
+  },
+  getSignInLibrary: {
+    summary: 'The OAuth 2.0 / OpenID Connect client library the page signs in with (oauth4webapi).',
+    success: {
+      200: { description: 'The library.', script: 'An ES module, pinned by the page’s integrity.' },
+    },
+    conditional: true,
   },
   getOpenApiDocument: {
     summary: 'This document.',
@@ -238,6 +380,23 @@ export const OPERATIONS = {
   listPages: pages.list,
   getPage: pages.get,
   putPage: pages.put,
+  listSlackUsers: slackUsers.list,
+  getSlackUser: slackUsers.get,
+  putSlackUser: slackUsers.put,
+  deleteSlackUser: slackUsers.delete,
+  receiveSlackInteraction: {
+    summary:
+      'A button of a card’s Slack message (Slack’s interactivity Request URL), decided like POST /runs/{id}/decision. Authenticated by Slack’s request signature, not a token.',
+    body: slackInteractionFormSchema,
+    bodyMediaType: 'application/x-www-form-urlencoded',
+    success: {
+      200: {
+        description:
+          'Received. A refusal (an unlinked Slack user, a stale button, a gate) is shown to the presser alone; the message is brought up to date.',
+      },
+    },
+    errors: [401],
+  },
   listSkills: {
     summary: 'List skills without their bodies, paged.',
     query: adminListQuerySchema,
@@ -280,11 +439,11 @@ export type Operations = typeof OPERATIONS;
 
 /**
  * The refusals an operation may answer: those of every route (bad input or path, unknown
- * resource, body too large, throttled, an internal failure), the token's and the grant's on
- * authenticated routes, and the operation's own.
+ * resource, body too large, throttled, an internal failure, a service countersign depends on
+ * busy or unavailable), the token's and the grant's on authenticated routes, and the operation's own.
  */
-export function errorStatusesOf(operation: OperationContract, auth: 'jwt' | 'none'): ErrorStatus[] {
-  const common: ErrorStatus[] = [400, 404, 413, 429, 500];
-  const authenticated: ErrorStatus[] = auth === 'jwt' ? [401, 403] : [];
+export function errorStatusesOf(operation: OperationContract, auth: RouteAuth): ErrorStatus[] {
+  const common: ErrorStatus[] = [400, 404, 413, 429, 500, 503];
+  const authenticated: ErrorStatus[] = auth === 'none' ? [] : [401, 403];
   return [...new Set([...common, ...authenticated, ...(operation.errors ?? [])])].sort((a, b) => a - b);
 }

@@ -6,14 +6,33 @@
 
 /** The Lambda function behind a route (its construct id and bundle name). */
 export type RouteFunction =
+  | 'api-external'
   | 'api-runs'
   | 'api-inbox'
   | 'api-decision'
   | 'api-admin'
   | 'api-generate'
-  | 'api-run-events';
+  | 'api-run-events'
+  | 'slack-interactions';
 
 export type RouteMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+/**
+ * How a route is authenticated, before any Lambda runs (API Gateway deployed, the local server
+ * in `npm start`):
+ * - `jwt`: a person's token (the JWT authorizer of the inbox's identity provider);
+ * - `machine`: a machine client's access token (the OAuth client-credentials grant) carrying the
+ *   {@link EXTERNAL_RUNS_SCOPE} scope, and nothing else: an agent that runs elsewhere
+ *   (docs/external-agents.md). A person's token is refused here, and a machine's everywhere else;
+ * - `none`: no token, so the route must hold no data.
+ */
+export type RouteAuth = 'jwt' | 'machine' | 'none' | 'slack-signature';
+
+/**
+ * The scope a machine client's access token must carry on `machine` routes: the resource server
+ * `countersign` and its scope `external-runs`, as Cognito writes resource-server scopes.
+ */
+export const EXTERNAL_RUNS_SCOPE = 'countersign/external-runs';
 
 export interface RouteDefinition {
   /** A verb-first name, unique in the manifest: the OpenAPI operationId and the typed client's method. */
@@ -25,8 +44,16 @@ export interface RouteDefinition {
   /**
    * `jwt`: API Gateway's JWT authorizer (and the local issuer) refuses a request without a valid
    * token before any Lambda runs. `none`: no token, so the route must hold no data.
+   * `slack-signature`: no token either (Slack cannot send one); the function itself verifies
+   * Slack's request signature before it reads anything, and acts only on a verified request.
    */
-  readonly auth: 'jwt' | 'none';
+  readonly auth: RouteAuth;
+  /**
+   * The notification channel whose route this is: served only where the team switched the
+   * channel on (a construct prop deployed, a runtime option locally); elsewhere it does not exist
+   * (404). @default - always served
+   */
+  readonly channel?: 'slack';
   /**
    * How the route is reached when deployed. `function-url`: its own Lambda function URL, because an
    * HTTP API integration buffers the response and this route streams (server-sent events).
@@ -75,8 +102,42 @@ function adminDeleteRoute<const Collection extends string, const Noun extends st
 
 export const ROUTES = [
   { operationId: 'startRun', method: 'POST', path: '/runs', function: 'api-runs', auth: 'jwt' },
+  // Agents that run elsewhere submit their turns, wait for the answer and report what ran.
+  {
+    operationId: 'submitExternalRun',
+    method: 'POST',
+    path: '/external-runs',
+    function: 'api-external',
+    auth: 'machine',
+  },
+  {
+    operationId: 'getExternalRun',
+    method: 'GET',
+    path: '/external-runs/{id}',
+    function: 'api-external',
+    auth: 'machine',
+  },
+  {
+    operationId: 'reportExternalExecution',
+    method: 'POST',
+    path: '/external-runs/{id}/report',
+    function: 'api-external',
+    auth: 'machine',
+  },
   { operationId: 'getRun', method: 'GET', path: '/runs/{id}', function: 'api-runs', auth: 'jwt' },
   { operationId: 'cancelRun', method: 'POST', path: '/runs/{id}/cancel', function: 'api-runs', auth: 'jwt' },
+  // The run's signed hash chain of decisions, verifiable offline (docs/receipts.md).
+  {
+    operationId: 'getRunReceipt',
+    method: 'GET',
+    path: '/runs/{id}/receipt',
+    function: 'api-runs',
+    auth: 'jwt',
+  },
+  // History (issue #21): a run's audit, and what the signed-in user decided and started.
+  { operationId: 'getRunAudit', method: 'GET', path: '/runs/{id}/audit', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyDecisions', method: 'GET', path: '/me/decisions', function: 'api-runs', auth: 'jwt' },
+  { operationId: 'listMyRuns', method: 'GET', path: '/me/runs', function: 'api-runs', auth: 'jwt' },
   {
     operationId: 'redriveRun',
     method: 'POST',
@@ -99,6 +160,15 @@ export const ROUTES = [
     function: 'api-decision',
     auth: 'jwt',
   },
+  // Delegation: an approver away names who decides their cards meanwhile (they or an admin).
+  { operationId: 'setAway', method: 'PUT', path: '/users/{id}/away', function: 'api-decision', auth: 'jwt' },
+  {
+    operationId: 'clearAway',
+    method: 'DELETE',
+    path: '/users/{id}/away',
+    function: 'api-decision',
+    auth: 'jwt',
+  },
   // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
   {
     operationId: 'getCall',
@@ -110,6 +180,23 @@ export const ROUTES = [
   { operationId: 'listInbox', method: 'GET', path: '/inbox', function: 'api-inbox', auth: 'jwt' },
   // The page shell carries no data: it reads the inbox with the viewer's token.
   { operationId: 'getInboxPage', method: 'GET', path: '/', function: 'api-inbox', auth: 'none' },
+  // A card's own address: the same shell, which opens the run's card once signed in.
+  {
+    operationId: 'getCardPage',
+    method: 'GET',
+    path: '/inbox/runs/{id}',
+    function: 'api-inbox',
+    auth: 'none',
+  },
+  // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity. Its
+  // path names no package: a bundle ships the library beside it only when its code names it.
+  {
+    operationId: 'getSignInLibrary',
+    method: 'GET',
+    path: '/assets/oauth-client.js',
+    function: 'api-inbox',
+    auth: 'none',
+  },
   // The OpenAPI 3.1 document of this manifest: public, it describes shapes and holds no data.
   {
     operationId: 'getOpenApiDocument',
@@ -144,6 +231,26 @@ export const ROUTES = [
   adminDeleteRoute('users', 'User'),
   // Pages belong to the content store: the API edits them and never deletes one.
   ...adminCollectionRoutes('pages', 'Page'),
+  // Admin: which Slack user acts as which countersign user (docs/approvers.md, "Slack").
+  ...adminCollectionRoutes('slack-users', 'SlackUser'),
+  adminDeleteRoute('slack-users', 'SlackUser'),
+  // Slack's interactivity Request URL: a button of a card's message, decided like the API.
+  {
+    operationId: 'receiveSlackInteraction',
+    method: 'POST',
+    path: '/integrations/slack/interactions',
+    function: 'slack-interactions',
+    auth: 'slack-signature',
+    channel: 'slack',
+  },
+  // Admin: approver analytics, per group and per approver (issue #25; docs/runbook.md).
+  {
+    operationId: 'getApproverAnalytics',
+    method: 'GET',
+    path: '/admin/approver-analytics',
+    function: 'api-admin',
+    auth: 'jwt',
+  },
   // Admin: skills (seed 003): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {

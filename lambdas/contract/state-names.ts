@@ -24,6 +24,14 @@ export const STATE_NAMES = {
   continueAsNew: 'ContinueAsNew',
   markFailed: 'MarkFailed',
   markExpired: 'MarkExpired',
+  /** After the wait: an external run's decision is recorded, anyone else's carried out. */
+  afterApproval: 'AfterApproval',
+  afterRejection: 'AfterRejection',
+  afterExpiry: 'AfterExpiry',
+  /** An external run's end (docs/external-agents.md): its answer recorded and announced. */
+  recordExternalDecision: 'RecordExternalDecision',
+  /** The answer posted to the caller's webhook, retried with backoff; never fails the run. */
+  notifyCaller: 'NotifyCaller',
   done: 'Done',
   expired: 'Expired',
   runFailed: 'RunFailed',
@@ -45,10 +53,23 @@ export const STEP_ERROR_PREFIX = 'countersign.';
  * awaitApproval.addCatch(recordRejection, { errors: [ERROR_NAMES.rejected], resultPath: '$.rejection' });
  */
 export const ERROR_NAMES = {
-  /** A rejection ends the approval wait with this (SendTaskFailure); the definition routes it to RecordRejection. */
+  /**
+   * A rejection ends the approval wait with this (SendTaskFailure, or AwaitApproval itself when a
+   * retried pause finds the rejection on record); the definition routes it to RecordRejection.
+   */
   rejected: 'countersign.Rejected',
+  /**
+   * A retried or re-driven pause found an approval of its turn on record: AwaitApproval ends with
+   * this instead of reopening the card, and the definition routes it to ExecuteTools.
+   */
+  approved: 'countersign.Approved',
   /** An unexpected failure in a step: retried, since every step is idempotent, before the run fails. */
   internal: 'countersign.internal',
+  /**
+   * A transient fault (a throttled or failing AWS service, a tool's `TransientToolError`): retried
+   * with backoff and jitter before the run fails.
+   */
+  unavailable: 'countersign.unavailable',
   /** The Fail state a run ends in once MarkFailed has recorded its failure. */
   runFailed: 'countersign.RunFailed',
   /** A cancelled run's execution is stopped with this. */
@@ -59,6 +80,8 @@ export const ERROR_NAMES = {
   aborted: 'countersign.Aborted',
   /** Step Functions' own: a task (the approval wait among them) ran out of time. */
   timeout: 'States.Timeout',
+  /** An external run's webhook was not delivered this time (NotifyCaller retries it). */
+  webhookFailed: 'countersign.webhook-failed',
 } as const;
 
 /**
@@ -74,7 +97,8 @@ export function failedStateName(stateName: StateName): string {
 
 /**
  * The errors a later attempt may not meet, so a run they failed may be redriven: a fault of
- * countersign's own steps after their retries (a throttled table, a KMS hiccup), a model
+ * countersign's own steps after their retries (a throttled table, a KMS hiccup, a tool's
+ * `TransientToolError`), a model
  * provider throttling or failing past its adapter's retries, and the Lambda service's and Step
  * Functions' own errors (a throttled or crashed invocation, a timed-out task, a failed
  * StartExecution). Every other error (a refusal, a conflict, a malformed reply, a definition
@@ -82,6 +106,7 @@ export function failedStateName(stateName: StateName): string {
  */
 const TRANSIENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   ERROR_NAMES.internal,
+  ERROR_NAMES.unavailable,
   stepErrorName('model-unavailable'),
   ERROR_NAMES.timeout,
   'States.TaskFailed',

@@ -7,9 +7,34 @@ export const TABLE_LAYOUT = {
   sortKey: 'sk',
   /**
    * Waiting approval cards, newest first: partition `WAITING#<route>#<shard>` (`WAITING` for
-   * cards paused before sharding; inbox-index.ts), sort `<pausedAt>#<runId>`.
+   * cards paused before sharding; inbox-index.ts), sort `<pausedAt>#<runId>`; and claimed
+   * decisions not yet delivered: partition `UNDELIVERED#<shard>`, sort `<decidedAt>#<runId>`.
    */
   inboxIndex: { name: 'inbox', partitionKey: 'inboxPk', sortKey: 'inboxSk' },
+  /**
+   * What a person did and started, newest first (issue #21's history): partition `ACTOR#<userId>`
+   * on decision and approval records, `OWNER#<userId>` on run records; sort `<when>#<runId>…`
+   * (history-index.ts). It carries only the attributes a history list shows, never sealed state.
+   */
+  historyIndex: {
+    name: 'history',
+    partitionKey: 'historyPk',
+    sortKey: 'historySk',
+    projectedAttributes: [
+      'runId',
+      'turn',
+      'digest',
+      'decision',
+      'decidedAt',
+      'approvedAt',
+      'label',
+      'status',
+      'configurationId',
+      'createdAt',
+      'updatedAt',
+      'endedAt',
+    ],
+  },
   /**
    * DynamoDB TTL: epoch seconds after which an item may be removed (ended runs, closed cards,
    * and decisions when a decision retention is set). Not `expiresAt`: runs use that name for
@@ -29,3 +54,9 @@ export const TABLE_LAYOUT = {
  */
 export const INBOX_SHARDS_DEFAULT = 4;
 export const INBOX_SHARDS_MAX = 64;
+
+/**
+ * How often the waiting-runs probe runs (deployed: an EventBridge schedule; locally: a timer):
+ * it measures the backlog and redelivers claimed decisions their request left undelivered.
+ */
+export const WAITING_RUNS_PROBE_INTERVAL_MINUTES = 5;

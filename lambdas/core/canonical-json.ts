@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 
 /**
  * JSON with object keys sorted at every depth and no insignificant whitespace, so that
- * two equal values always serialise to the same bytes (the turn digest depends on it).
+ * two equal values always serialise to the same bytes (the turn digest depends on it). For
+ * I-JSON values this is RFC 8785 (JCS): keys sorted by UTF-16 code units, numbers and strings
+ * as ECMAScript's JSON.stringify writes them (tested on the RFC's examples); receipts hash it.
+ * Outside I-JSON, where JCS refuses, it writes what JSON.stringify would (NaN as null).
  *
  * @example
  * canonicalJson({ b: 1, a: [true, null] }) // '{"a":[true,null],"b":1}'

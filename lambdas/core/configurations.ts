@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { approverGroupsSchema } from './approvals/card-routing.js';
+import { escalationLadderSchema } from './approvals/escalation-ladder.js';
 import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 import { startAccessSchema } from './policy/start-access.js';
 import type { PageRequest } from './ports.js';
@@ -57,6 +58,11 @@ export const configurationSchema = z.strictObject({
   startAccess: z.optional(startAccessSchema),
   /** Which approver groups its cards go to. @default - every holder of `agent_approve` */
   approverGroups: z.optional(approverGroupsSchema),
+  /**
+   * Where an unanswered card goes next: after each step's minutes from the pause, the card is
+   * also routed to its groups and announced again (docs/approvers.md, "Escalation"). @default - none
+   */
+  escalation: z.optional(escalationLadderSchema),
   /**
    * Lower per-principal limits for its runs and completions, on top of the deployment's
    * (docs/runbook.md, "Quotas"). @default - the deployment's only

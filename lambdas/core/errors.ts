@@ -31,6 +31,13 @@ export type ErrorCode =
   /** The model did not answer within a synchronous request's bound (504). */
   | 'model-timeout'
   | 'tool-failed'
+  /** An external run's webhook was not delivered this time; the workflow tries again. */
+  | 'webhook-failed'
+  /**
+   * Something countersign depends on failed for now (a throttled or failing AWS service, a tool
+   * whose backend said "try again"): 503 with `Retry-After`; a step that fails so is retried.
+   */
+  | 'unavailable'
   | 'configuration'
   | 'internal';
 
@@ -39,19 +46,31 @@ export class CountersignError extends Error {
   public readonly expose: boolean;
   /** The request field the error is about, when there is one (`body.digest`). */
   public readonly field?: string;
+  /**
+   * Facts a client reads beside the message, written for it (a decision's `decisionOnRecord`);
+   * sent only with an exposed message.
+   */
+  public readonly details?: Readonly<Record<string, string>>;
   /** When the client may try again, in seconds (a 429's `Retry-After`). */
   public readonly retryAfterSeconds?: number;
 
   public constructor(
     code: ErrorCode,
     message: string,
-    options: { expose?: boolean; field?: string; cause?: unknown; retryAfterSeconds?: number } = {},
+    options: {
+      expose?: boolean;
+      field?: string;
+      cause?: unknown;
+      details?: Readonly<Record<string, string>>;
+      retryAfterSeconds?: number;
+    } = {},
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'CountersignError';
     this.code = code;
     this.expose = options.expose ?? code !== 'internal';
     if (options.field !== undefined) this.field = options.field;
+    if (options.details !== undefined) this.details = options.details;
     if (options.retryAfterSeconds !== undefined) this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }

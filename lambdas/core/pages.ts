@@ -32,6 +32,38 @@ export type Page = z.infer<typeof pageSchema>;
 
 export type PageMetadataPatch = Partial<Record<PageMetadataField, string>>;
 
+/** The fields a tool's write may be conditional on: what its precondition read. */
+export type PageExpectation = Partial<Record<'language' | PageMetadataField, string>>;
+
+/**
+ * A tool call's metadata write: absolute values, applied at most once per call, and only on the
+ * record the approval was decided on.
+ */
+export interface PageMetadataWrite {
+  patch: PageMetadataPatch;
+  updatedBy: string;
+  /**
+   * The call's idempotency key (`ToolExecutionContext.idempotencyKey`). The page remembers the
+   * keys it applied (the most recent {@link PAGE_APPLIED_KEYS_KEPT} at least), so a retried call
+   * is not applied twice.
+   */
+  idempotencyKey: string;
+  /** Field values the write was decided on: if any differs when it lands, nothing is written. */
+  expect?: PageExpectation;
+}
+
+/** How a conditional page write ended. */
+export type PageWriteOutcome =
+  | { kind: 'written'; page: Page }
+  /** The page applied this key before (a retried call): nothing was written again. */
+  | { kind: 'already-applied'; page: Page }
+  /** A field differs from `expect`: nothing was written. */
+  | { kind: 'record-changed' }
+  | { kind: 'not-found' };
+
+/** Keys a page remembers at least (it trims to this many once it holds twice as many). */
+export const PAGE_APPLIED_KEYS_KEPT = 32;
+
 /**
  * Port: the built-in page store. Reads are bounded (one item per page).
  */
@@ -40,8 +72,13 @@ export interface PageStore {
   /** Reads many pages with one batched request where the backend allows it. */
   getPages(pageIds: readonly string[]): Promise<Map<string, Page>>;
   listPages(options: { limit: number; cursor?: string }): Promise<{ pages: Page[]; cursor?: string }>;
-  /** Sets absolute values; returns the page as written. */
+  /** Sets absolute values; returns the page as written. Unconditional: seeding and admin edits. */
   updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page>;
+  /**
+   * A tool's write: ONE conditional write that applies the patch only if the page has not
+   * applied `idempotencyKey` yet and every `expect`ed field still holds its value.
+   */
+  applyMetadata(pageId: string, write: PageMetadataWrite): Promise<PageWriteOutcome>;
   putPage(page: Page): Promise<void>;
 }
 

@@ -9,11 +9,11 @@ import { CountersignError } from './errors.js';
 const PROTOTYPE_KEYS: ReadonlySet<string> = new Set(['__proto__', 'constructor', 'prototype']);
 
 /**
- * Values under these keys are the model's proposal (a call's arguments): they are only ever
- * handed to a tool's schema, never merged, and a model that proposes `{"constructor": 1}` must
- * not make its own run unreadable.
+ * Values under these keys are the model's proposal (a call's arguments, and the arguments an
+ * approver's edit replaced): they are only ever handed to a tool's schema or shown, never merged,
+ * and a model that proposes `{"constructor": 1}` must not make its own run unreadable.
  */
-const MODEL_DATA_KEYS: ReadonlySet<string> = new Set(['arguments']);
+const MODEL_DATA_KEYS: ReadonlySet<string> = new Set(['arguments', 'originalArguments']);
 
 /** Deep enough for every persisted shape; anything nested deeper is not one of ours. */
 const MAX_DEPTH = 64;

@@ -1,3 +1,4 @@
+import type { WebhookUrlProblem } from './external-runs/webhook-url.js';
 import type { QuotaName } from './quotas/principal-quotas.js';
 import type { McpUrlProblem } from './tools/mcp/mcp-host-policy.js';
 
@@ -45,11 +46,22 @@ export const TEXTS = {
   showFullArguments: 'Show full arguments',
   decisionExpired: 'The approval window of this run has closed; the run has expired.',
   alreadyDecided: 'This turn was already decided differently.',
+  decisionUnavailable: (onRecord: 'yes' | 'no' | 'unknown') =>
+    onRecord === 'yes'
+      ? 'Your decision is on record: a service was busy while it was carried out, and countersign delivers it by itself. There is no need to send it again.'
+      : onRecord === 'no'
+        ? 'Your decision was not recorded: a service countersign depends on is busy or unavailable. Send it again in a moment.'
+        : 'It is not known whether your decision was recorded: a service countersign depends on is busy or unavailable. Sending it again is safe: a decision on record is answered, never applied twice.',
+  decisionDeliveryDeferred:
+    'The decision is on record; its wait kept changing while it was delivered, and countersign delivers it by itself.',
   runCancelled: 'The run was cancelled; this turn takes no decision.',
   cancelAfterApproval:
     'This turn was already approved and its writes are being carried out; the run cannot be cancelled until they finish.',
   cancelEnded: (status: string) => `The run has already ended (${status}); there is nothing to cancel.`,
   cancelKeptChanging: 'The run kept changing while it was being cancelled; try again.',
+  decisionWithoutReceipt:
+    'The decision is on record without its receipt entry; it is delivered once the approver sends it again.',
+  receiptKeptChanging: "The run's receipt kept changing while this was being recorded; try again.",
   redriveNotFailed: (status: string) =>
     `The run is ${status}, not failed; only a failed run can be redriven.`,
   redriveUnrecorded:
@@ -88,11 +100,50 @@ export const TEXTS = {
     `Your approval is recorded: ${count} of ${required} approvals. The write runs when ${required} approvers have approved.`,
   approvalsLapsed: (count: number, required: number, lapsed: readonly string[]) =>
     `Your approval is recorded, but ${lapsed.length === 1 ? `the approval of ${lapsed[0]} no longer counts: their current record does` : `the approvals of ${lapsed.join(', ')} no longer count: their current records do`} not hold the authority approving this card needs. ${count} of ${required} approvals; the write runs when ${required} approvers who hold it have approved.`,
+  // Per-call decisions and edits (docs/approvers.md, "Per-call decisions", "Approve with edits").
+  choiceNamedTwice: (index: number) => `index: call ${index} is named twice; name each call once.`,
+  choiceReasonOnApproval: 'reason: only a rejected call takes a reason.',
+  choicesSplitGroup: (indexes: readonly number[], tools: readonly string[]) =>
+    `calls: calls ${indexes.join(', ')} are decided together (${tools.map((tool) => `"${tool}"`).join(', ')} ${tools.length === 1 ? 'declares' : 'declare'} it): approve all of them or reject all of them.`,
+  callNotEditable: (tool: string) => `index: tool "${tool}" does not allow its arguments to be edited.`,
+  externalCallNotEditable: (tool: string) =>
+    `index: "${tool}" is a call of an agent that runs elsewhere: approve or reject it, its arguments cannot be edited.`,
+  editUnchanged: 'arguments: the same as the call holds now; an edit must change something.',
+  editTooLarge:
+    'arguments: larger or more deeply nested than a model’s turn may propose (200 KB, 128 levels).',
+  callRejectedNote: (reason: string) => ` Reason given: ${reason}`,
+  callEditedNote: (editor: string, argumentsJson: string) =>
+    `Note: an approver (${editor}) edited the arguments of this call before it ran; it ran with ${argumentsJson}.`,
+  editedBy: (editor: string) => `Edited by ${editor}`,
+  ownApprovalDiffers:
+    'You already approved this card with other per-call choices; your first approval stands. Another approver may approve with the same choices.',
+  gateOwnEdit:
+    'Decision gate refused: you edited this call, and four-eyes or more than one approval applies: someone else must approve your edit. You may still reject.',
+  // Delegation (docs/approvers.md, "Delegation").
+  awayNotYours: 'You may set only your own away status (an admin may set anyone’s).',
+  awayUntilPast: 'body.until: must be in the future.',
+  awayUntilTooFar: (days: number) => `body.until: must be at most ${days} days ahead.`,
+  awayOwnDelegate: 'body.delegate: name someone other than the user who is away.',
+  awayNotAnApprover: (userId: string) =>
+    `"${userId}" does not hold the "agent_approve" grant: there is nothing to delegate.`,
+  awayDelegateCannotApprove: (userId: string) =>
+    `body.delegate: "${userId}" has no user record with the "agent_approve" grant; a delegate decides only with authority they hold themself.`,
+  notActingFor: (userId: string) =>
+    `You are not the delegate of "${userId}" now: they have not named you, their away has ended, or they may not approve.`,
+  gateActingFor: (userId: string, refusal: string) => `Acting for ${userId}: ${refusal}`,
+  actingFor: (userId: string) => `acting for ${userId}`,
   toolDenied: (tool: string) => `Error: tool "${tool}" was denied by the operator.`,
   toolUnavailable: (tool: string) => `Error: tool "${tool}" is not available to this run.`,
   toolInvalidArguments: (tool: string, problem: string) =>
     `Error: invalid arguments for tool "${tool}": ${problem}`,
   toolFailed: (tool: string, errorClass: string) => `Error: tool "${tool}" failed (${errorClass}).`,
+  toolOutcomeUnknown: (tool: string) =>
+    `Error: tool "${tool}" may or may not have run: an earlier attempt started it and never reported back, and the tool does not declare that running it twice is safe, so it was not run again. Check its target before trying again.`,
+  toolNotApplied: (tool: string, errorClass: string, attempts: number) =>
+    `Error: tool "${tool}" was not applied: it failed temporarily (${errorClass}) ${attempts} times.`,
+  toolRetried: (tool: string, errorClass: string) =>
+    `Tool "${tool}" failed temporarily (${errorClass}); it is tried again.`,
+  callTakenByAnotherAttempt: 'Another attempt took this call meanwhile; it is read again.',
   mcpServerUnreachable: (server: string) =>
     `Error: the MCP server "${server}" could not be reached; its tools are unavailable right now.`,
   mcpServerHostNotAllowed: (server: string) =>
@@ -132,9 +183,40 @@ export const TEXTS = {
   generationReplyTooLarge:
     'The model returned a reply too large to send back; ask for less (a lower maxTokens) or start a run (POST /runs).',
   generationTooLarge: "body: the request does not fit the model's context window; send less text.",
+  // Agents that run elsewhere (docs/external-agents.md).
+  externalToolDescription: (tool: string) => `The "${tool}" tool of an agent that runs elsewhere.`,
+  externalToolRunsElsewhere: 'Error: this tool runs in the agent that proposed it, never in countersign.',
+  callerPreviewCaveat:
+    'Supplied by the caller — countersign did not compute these lines and cannot vouch for them.',
+  externalUndeclaredTool: (field: string, tool: string) =>
+    `${field}: "${tool}" is not one of the tools this request declares (tools[].name).`,
+  externalNothingToApprove:
+    'calls: every call is to a tool declared "read", which needs no approval; run them without asking.',
+  externalArgumentsTooDeep: (field: string, limit: number) =>
+    `${field}: nested more than ${limit} levels deep, more than an approval card can show.`,
+  externalWebhookUrlRefused: (problem: WebhookUrlProblem) =>
+    problem === 'not-a-url'
+      ? 'webhookUrl: not a URL.'
+      : problem === 'credentials'
+        ? 'webhookUrl: must not carry a user name or password.'
+        : problem === 'not-https'
+          ? 'webhookUrl: must be an https URL.'
+          : 'webhookUrl: its host is a loopback, link-local or unspecified address, which no webhook may use.',
+  clientKeyReused:
+    'clientKey: already used for a different turn; a retry must send the same request, a new turn a new key.',
+  externalRunNotAnswered: 'This turn has no answer yet: report what ran once it is decided.',
+  externalCallNotOnTurn: (index: number, calls: number) =>
+    `reports: this turn has no call ${index}; its calls are numbered 0 to ${calls - 1}.`,
+  externalReportConflict: (index: number) =>
+    `reports: call ${index} was already reported with another outcome; a report is kept as first sent.`,
+  externalReportsRepeated: 'reports: name each call once.',
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
   internalError: 'Internal error.',
+  runNotStarted:
+    'The run could not be started: a service countersign depends on is busy or unavailable. It was recorded as failed; start it again in a moment.',
+  serviceUnavailable:
+    'A service countersign depends on is busy or unavailable right now; try again in a moment.',
   routeNotFound: 'No route matches this path.',
   requestPathInvalid: 'The request path is not valid.',
   methodNotAllowed: (methods: readonly string[]) => `This path accepts ${methods.join(', ')}.`,
@@ -154,8 +236,137 @@ export const TEXTS = {
   pageInboxFailed: 'The inbox could not be loaded.',
   pageArgumentsFailed: 'The arguments could not be loaded.',
   pageApproved: 'Approved: the run continues.',
+  pageRefuseCall: 'Refuse this call (approve the others)',
+  pageMoreChanges: (count: number) => `and ${count} more change${count === 1 ? '' : 's'}`,
   pageRejected: 'Rejected: the model is told.',
   pageDecisionFailed: 'The decision failed.',
+  // The channels (docs/approvers.md, "Slack" and "Email"): what a message or a mail says.
+  channelApprovalNeeded: 'Approval needed',
+  channelRunBy: (owner: string) => `started by ${owner}`,
+  channelPreviewWithheld:
+    'The preview is not shown here: not every approver this channel reaches may read the record it describes. Open the card to see it, if you may.',
+  channelMoreLines: (hidden: number) =>
+    `… ${formatCount(hidden)} more line${hidden === 1 ? '' : 's'} on the card.`,
+  channelMoreCalls: (hidden: number) =>
+    `… ${formatCount(hidden)} more call${hidden === 1 ? '' : 's'} on the card.`,
+  channelNothingRuns: 'Nothing on this card can run: it can only be rejected.',
+  channelApprove: 'Approve',
+  channelReject: 'Reject',
+  channelOpenCard: 'Open the card',
+  channelDecided: (
+    decision: 'approve' | 'reject' | 'edit',
+    by: string,
+    channel: string,
+    more: { actingFor?: string; refusedCalls?: number } = {},
+  ) =>
+    `${decision === 'approve' ? 'Approved' : decision === 'reject' ? 'Rejected' : 'Edited'} by ${by}${
+      more.actingFor ? ` for ${more.actingFor}` : ''
+    } (${channel === 'slack' ? 'Slack' : 'API'})${
+      decision === 'edit'
+        ? ': the edited calls wait on a fresh card'
+        : more.refusedCalls
+          ? `, ${more.refusedCalls === 1 ? 'one call' : `${more.refusedCalls} calls`} refused`
+          : ''
+    }.`,
+  channelClosed: (because: string) =>
+    because === 'cancelled'
+      ? 'Cancelled: the run was stopped; this card takes no decision.'
+      : because === 'expired'
+        ? 'Expired: no decision was made within the approval window.'
+        : because === 'reopened'
+          ? 'A record changed after this card was shown: a fresh card asks again.'
+          : 'The run ended; this card takes no decision.',
+  slackNotLinked: (slackUserId: string) =>
+    `Your Slack account is not linked to a countersign user, so this button decides nothing. Ask an admin to link it: PUT /admin/slack-users/${slackUserId}.`,
+  slackLinkedUserMissing: (userId: string) =>
+    `Your Slack account is linked to "${userId}", who has no countersign user record, so this button decides nothing. Ask an admin to create it.`,
+  slackInteractionRefused: 'This Slack request was refused: its signature is missing, invalid or too old.',
+  mailSubject: (label: string) => `Approval needed: ${label}`,
+  mailDigestSubject: (count: number) =>
+    `${formatCount(count)} card${count === 1 ? '' : 's'} wait for your decision`,
+  mailCardLines: (card: { label: string; owner: string; tools: string; closesAt: string; link: string }) => [
+    `${card.label}`,
+    `Started by ${card.owner}; tools: ${card.tools}.`,
+    `The approval window closes ${card.closesAt}.`,
+    `Open the card: ${card.link}`,
+  ],
+  mailFooter:
+    'This mail decides nothing: sign in to the inbox to read the card and approve or reject it. You get it because you may decide these cards; an admin can change how often you are mailed (emailDigestMinutes on your user record).',
+  // The inbox page's sign-in, live list and history (issue #21); `{count}` and `{name}` are filled in by the page.
+  pageSignInPrompt: 'Sign in to see what waits for your decision.',
+  pageSignInButton: 'Sign in',
+  pageSignInFailed: 'Sign-in did not complete. Please sign in again.',
+  pageSignInExpired: 'Your sign-in ended. Sign in again to continue where you were.',
+  pageSignedInAs: 'Signed in as',
+  pageSignOut: 'Sign out',
+  pageTokenFallback: 'Use a bearer token instead (API users)',
+  pageTokenHelp: 'Paste a bearer token: it stays in this tab’s memory only.',
+  pageNewCardsOne: 'A new card is waiting.',
+  pageNewCardsMany: '{count} new cards are waiting.',
+  pageShowNewCards: 'Show new cards',
+  pageCardsLeftOne: 'A card was decided, cancelled or expired elsewhere and left the list.',
+  pageCardsLeftMany: '{count} cards were decided, cancelled or expired elsewhere and left the list.',
+  pageCardLeft: 'This card was decided, cancelled or expired elsewhere; it takes no decision here.',
+  pageTallyChanged: 'The approvals of a card changed.',
+  pageNothingMatches: 'No waiting card matches these filters.',
+  pageRunLoading: 'Loading the run…',
+  // A card's context (issue #21, item 5).
+  contextWithheld:
+    'The request and the model’s reason are not shown: a preview on this card is withheld from you, and they may quote the same record.',
+  contextRequest: 'Requested',
+  contextReasoning: 'The model’s reason',
+  contextCut: (totalCharacters: number) => `… (${formatCount(totalCharacters)} characters in all)`,
+  approveWithoutPreview:
+    'You have not seen what this write would replace: its preview is withheld from you. Approve only if you may release it blind.',
+  approveWithoutPreviewButton: 'Approve without the preview',
+  diffTitle: 'What changes in',
+  diffRemoved: 'removed:',
+  diffAdded: 'added:',
+  diffUnchanged: (words: number) => `… ${formatCount(words)} unchanged words …`,
+  diffCut: 'The rest of the difference is not shown.',
+  diffTooDifferent: 'The texts differ too much to show word by word; the lines above show both.',
+  pageDecidedByMe: 'Decided by me',
+  pageMyRuns: 'My runs',
+  pageHistoryEmpty: 'Nothing here yet.',
+  pageOlderEntries: 'Older entries',
+  // A run's page and its audit (GET /runs/{id}, GET /runs/{id}/audit as HTML). Values arrive already
+  // marked and isolated by the page's renderer.
+  runSummary: (runId: string, owner: string, status: string, turn: number) =>
+    `Run ${runId} by ${owner}: ${status}, turn ${turn}.`,
+  runStarted: 'Started',
+  runEnded: 'Ended',
+  auditTitle: 'What happened to this run',
+  auditEmpty: 'No decision is on record yet.',
+  auditApproval: (by: string, turn: number, tally: string) => `${by} approved turn ${turn} (${tally}).`,
+  auditTally: (count: number, required: number | undefined) =>
+    required === undefined ? `approval ${count}` : `${count} of ${required} approvals`,
+  auditDecision: (by: string, turn: number, decision: 'approve' | 'reject' | 'edit') =>
+    decision === 'edit'
+      ? `${by} edited turn ${turn}: the edited calls went on a fresh card.`
+      : `${by} ${decision === 'approve' ? 'approved' : 'rejected'} turn ${turn}: the decision on record.`,
+  auditActingFor: (delegator: string) => `Acting for ${delegator}.`,
+  auditRefusedCalls: 'Refused calls:',
+  auditReleasedBy: (approvers: string) => `Released by the approvals of ${approvers}.`,
+  auditReason: 'Reason:',
+  auditDigest: 'Digest',
+  auditCalls: 'Calls on the card:',
+  auditPreviewShown: {
+    captured: 'preview captured',
+    refused: 'preview: would be refused',
+    failed: 'preview failed',
+    none: 'no preview',
+  } as Record<'captured' | 'refused' | 'failed' | 'none', string>,
+  auditCancel: (by: string) => `${by} cancelled the run.`,
+  auditExpiry: 'The approval window closed: the run expired.',
+  auditFailure: 'The run failed.',
+  historyAct: {
+    approve: 'Approved',
+    reject: 'Rejected',
+    edit: 'Edited (a fresh card)',
+    cancel: 'Cancelled',
+    approval: 'Approval recorded (k-of-n)',
+  } as Record<'approve' | 'reject' | 'edit' | 'cancel' | 'approval', string>,
+  historyRunGone: 'the run is no longer kept',
 } as const;
 
 const countFormat = new Intl.NumberFormat('en-US');

@@ -1,4 +1,5 @@
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsExecutionsOnDemand } from './composition/aws-executions-on-demand.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -26,6 +27,8 @@ const handle = composeOnFirstInvocation(() => {
   // No model and no EventBridge in this bundle.
   const dependencies = {
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     executions: awsExecutionsOnDemand(),

@@ -1,4 +1,5 @@
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
+import { awsEscalationTimers } from './composition/aws-escalation-timers.js';
 import { awsMcp } from './composition/aws-mcp.js';
 import { awsNotifier } from './composition/aws-notifier.js';
 import { awsPausingRuns } from './composition/aws-pausing-runs.js';
@@ -18,5 +19,6 @@ export const handler: StepHandlers['AwaitApproval'] = composeOnFirstInvocation((
     tools: awsTools(),
     mcp: awsMcp(),
     notifier: awsNotifier(),
+    escalations: awsEscalationTimers(),
   }),
 );

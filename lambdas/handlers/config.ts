@@ -5,10 +5,13 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import {
+  emailChannelEnvironmentSchema,
   environmentSchema,
   eventsEndpointSchema,
   parseIdentityGroupGrants,
+  slackChannelEnvironmentSchema,
 } from '../contract/environment.js';
+import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
@@ -61,6 +64,21 @@ export function eventsEndpointEnvironment(): EventsEndpointEnvironment {
   return readEventsEndpointEnvironment(process.env);
 }
 
+/** The Slack channel's settings (its functions only), validated once per container. */
+export function slackChannelEnvironment(): z.infer<typeof slackChannelEnvironmentSchema> {
+  slackCached ??= parseConfiguration(slackChannelEnvironmentSchema, process.env);
+  return slackCached;
+}
+
+/** The email channel's settings (its function only), validated once per container. */
+export function emailChannelEnvironment(): z.infer<typeof emailChannelEnvironmentSchema> {
+  emailCached ??= parseConfiguration(emailChannelEnvironmentSchema, process.env);
+  return emailCached;
+}
+
+let slackCached: z.infer<typeof slackChannelEnvironmentSchema> | undefined;
+let emailCached: z.infer<typeof emailChannelEnvironmentSchema> | undefined;
+
 /** The policy floor for local mode (`npm start`), from the same variable the Lambdas get. */
 export function localPolicyFloor(): PolicyFloor {
   return readEnvironmentPolicyFloor(process.env);
@@ -95,6 +113,33 @@ export function localIdentityGroupGrants(): IdentityGroupGrants {
   throw new Error(
     `countersign configuration is invalid: COUNTERSIGN_IDENTITY_GROUP_GRANTS: ${parsed.problem}`,
   );
+}
+
+/**
+ * Where the pausing function arms card escalations: the schedule group, the escalate-card
+ * function and the role Scheduler invokes it with. Each is required there; a missing one fails
+ * the first pause that arms a step, naming it (the construct sets all three on that function only).
+ */
+export function lambdaEscalationSchedule(): { groupName: string; targetArn: string; roleArn: string } {
+  const environment = lambdaEnvironment();
+  const groupName = environment.COUNTERSIGN_ESCALATION_SCHEDULE_GROUP;
+  const targetArn = environment.COUNTERSIGN_ESCALATION_TARGET_ARN;
+  const roleArn = environment.COUNTERSIGN_ESCALATION_ROLE_ARN;
+  const missing = [
+    ...(groupName === undefined ? ['COUNTERSIGN_ESCALATION_SCHEDULE_GROUP'] : []),
+    ...(targetArn === undefined ? ['COUNTERSIGN_ESCALATION_TARGET_ARN'] : []),
+    ...(roleArn === undefined ? ['COUNTERSIGN_ESCALATION_ROLE_ARN'] : []),
+  ];
+  if (groupName === undefined || targetArn === undefined || roleArn === undefined) {
+    throw new Error(`countersign configuration is invalid: ${missing.join(', ')}: required`);
+  }
+  return { groupName, targetArn, roleArn };
+}
+
+/** The inbox page's sign-in (COUNTERSIGN_INBOX_SIGN_IN); unset: the page takes a pasted token only. */
+export function lambdaInboxPage(): { signIn?: InboxSignIn } {
+  const signIn = lambdaEnvironment().COUNTERSIGN_INBOX_SIGN_IN;
+  return signIn === undefined ? {} : { signIn };
 }
 
 /** The deployed MCP host policy: https to the listed hosts only (COUNTERSIGN_MCP_ALLOWED_HOSTS). */

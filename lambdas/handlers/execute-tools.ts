@@ -1,3 +1,4 @@
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsMcp } from './composition/aws-mcp.js';
 import { awsSealer } from './composition/aws-sealer.js';
@@ -10,6 +11,8 @@ import { createExecuteToolsStep } from './steps/execute-tools-step.js';
 export const handler: StepHandlers['ExecuteTools'] = composeOnFirstInvocation(() =>
   createExecuteToolsStep({
     ...awsBaseDependencies(),
+    // A card it closes is announced (`Card Closed`): the channels update their messages.
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     mcp: awsMcp(),

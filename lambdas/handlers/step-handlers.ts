@@ -3,6 +3,7 @@ import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 import { createFinishStep, createMarkExpiredStep, createMarkFailedStep } from './steps/end-run-steps.js';
 import { createExecuteToolsStep } from './steps/execute-tools-step.js';
+import { createNotifyCallerStep, createRecordExternalDecisionStep } from './steps/external-run-steps.js';
 import { createModelTurnStep } from './steps/model-turn-step.js';
 import { createPrepareStep } from './steps/prepare-step.js';
 import { createRecordRejectionStep } from './steps/record-rejection-step.js';
@@ -28,6 +29,8 @@ export function createStepHandlers(dependencies: RunDependencies) {
     [STATE_NAMES.finish]: createFinishStep(dependencies),
     [STATE_NAMES.markFailed]: createMarkFailedStep(dependencies),
     [STATE_NAMES.markExpired]: createMarkExpiredStep(dependencies),
+    [STATE_NAMES.recordExternalDecision]: createRecordExternalDecisionStep(dependencies),
+    [STATE_NAMES.notifyCaller]: createNotifyCallerStep(dependencies),
   };
 }
 

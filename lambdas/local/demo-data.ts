@@ -2,6 +2,12 @@ import type { Configuration, ConfigurationRepository, Task } from '../core/confi
 import type { UserProfile } from '../core/identity.js';
 import type { Page, PageStore } from '../core/pages.js';
 import type { UserDirectory } from '../core/ports.js';
+import { DEMO_MACHINE_CLIENT_ID } from './local-machine-clients.js';
+
+/** The configuration the demo agent that runs elsewhere submits its turns under (docs/external-agents.md). */
+export const DEMO_EXTERNAL_CONFIGURATION_ID = 'demo-external';
+/** Every tool of that configuration's agents: what the demo approvers' tool access names. */
+const DEMO_EXTERNAL_TOOLS = `${DEMO_EXTERNAL_CONFIGURATION_ID}/*`;
 
 /**
  * The demo users of local mode, one per kind of person the product serves: an editor who
@@ -25,7 +31,7 @@ export const DEMO_USERS: readonly UserProfile[] = [
     grants: ['agent_approve'],
     pageAccess: ['12', '14', '20'],
     languageAccess: '*',
-    toolAccess: ['update_page_metadata'],
+    toolAccess: ['update_page_metadata', DEMO_EXTERNAL_TOOLS],
   },
   {
     // A second approver with the same rights, so a two-approver (k-of-n) turn can be released.
@@ -34,7 +40,7 @@ export const DEMO_USERS: readonly UserProfile[] = [
     grants: ['agent_approve'],
     pageAccess: ['12', '14', '20'],
     languageAccess: '*',
-    toolAccess: ['update_page_metadata'],
+    toolAccess: ['update_page_metadata', DEMO_EXTERNAL_TOOLS],
   },
   {
     userId: 'ops-approver',
@@ -51,6 +57,22 @@ export const DEMO_USERS: readonly UserProfile[] = [
     pageAccess: '*',
     languageAccess: '*',
     toolAccess: '*',
+  },
+];
+
+/**
+ * The user record of the demo agent that runs elsewhere, a machine client: it may submit turns
+ * (`agent_run`), and nothing else. Its token comes from the local token endpoint, not the banner's
+ * list of people.
+ */
+export const DEMO_MACHINE_USERS: readonly UserProfile[] = [
+  {
+    userId: DEMO_MACHINE_CLIENT_ID,
+    displayName: 'Demo agent (runs elsewhere)',
+    grants: ['agent_run'],
+    pageAccess: [],
+    languageAccess: [],
+    toolAccess: [],
   },
 ];
 
@@ -144,6 +166,13 @@ export const DEMO_CONFIGURATIONS: readonly Configuration[] = [
     policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'record', revealRejectionReason: true },
     startAccess: { grants: [], groups: ['marketing'], users: [] },
   }),
+  // Agents that run elsewhere submit their turns under this one's policy; only the demo agent may.
+  scriptedConfiguration({
+    configurationId: DEMO_EXTERNAL_CONFIGURATION_ID,
+    label: 'Agent that runs elsewhere (demo)',
+    policy: { fourEyes: false, requiredApprovals: 1, decisionGate: 'tool', revealRejectionReason: true },
+    startAccess: { grants: [], groups: [], users: [DEMO_MACHINE_CLIENT_ID] },
+  }),
 ];
 
 export const DEMO_TASKS: readonly Task[] = [
@@ -162,7 +191,7 @@ export async function seedDemoData(stores: {
   pages: PageStore;
   configurations: ConfigurationRepository;
 }): Promise<void> {
-  for (const user of DEMO_USERS) await stores.users.putUser(user);
+  for (const user of [...DEMO_USERS, ...DEMO_MACHINE_USERS]) await stores.users.putUser(user);
   for (const configuration of DEMO_CONFIGURATIONS)
     await stores.configurations.putConfiguration(configuration);
   for (const task of DEMO_TASKS) await stores.configurations.putTask(task);

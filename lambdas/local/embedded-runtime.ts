@@ -1,19 +1,29 @@
+import { generateKeyPairSync } from 'node:crypto';
 import { AwsCallCounter } from '../adapters/aws-call-counter.js';
 import { FileBlobStore } from '../adapters/blob-store.js';
+import { announceClosedCards } from '../adapters/card-closing-announcer.js';
+import { DynamoApproverResponseStore } from '../adapters/dynamo/approver-response-store.js';
 import { DynamoConfigurationRepository } from '../adapters/dynamo/configuration-repository.js';
+import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-store.js';
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
+import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
 import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
+import { RunTable } from '../adapters/dynamo/run-table.js';
+import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
+import { describeAwaitingApproval } from '../adapters/event-bridge-run-notifier.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
+import { LocalReceiptSigner } from '../adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../adapters/mcp/sdk-mcp-servers.js';
 import { meterRunRepository } from '../adapters/metered-run-repository.js';
 import { createModelProviderResolver } from '../adapters/models/model-provider-resolver.js';
 import { OpenAiCompatibleModel } from '../adapters/models/openai-compatible-model.js';
 import { ScriptedModel } from '../adapters/models/scripted-model.js';
+import { OutboundWebhookPoster } from '../adapters/outbound/outbound-webhook-poster.js';
 import { DynamoSkillRepository } from '../adapters/skills/dynamo-skill-repository.js';
 import {
   type LogLineWriter,
@@ -21,6 +31,9 @@ import {
   type StructuredLogLevel,
   writeLineToStdout,
 } from '../adapters/structured-logger.js';
+import { INBOX_SIGN_IN_SCOPES, type InboxSignIn } from '../contract/inbox-sign-in.js';
+import { NOTIFICATION_DETAIL_TYPES, NOTIFICATION_EVENT_SOURCE } from '../contract/notification-events.js';
+import type { WebhookUrlPolicy } from '../core/external-runs/webhook-url.js';
 import type { ModelPrices } from '../core/generation/model-prices.js';
 import {
   ENDED_RUN_RETENTION_DAYS_DEFAULT,
@@ -28,10 +41,18 @@ import {
   type ThrottlingLimits,
 } from '../core/limits.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../core/policy/policy-floor.js';
-import type { AwaitingApprovalEvent, Logger, RunExecutions, RunNotifier } from '../core/ports.js';
+import type {
+  AwaitingApprovalEvent,
+  CardClosedEvent,
+  ExternalRunAnsweredEvent,
+  Logger,
+  RunExecutions,
+  RunNotifier,
+} from '../core/ports.js';
 import { systemClock } from '../core/ports.js';
 import type { IdentityGroupGrants } from '../core/principal.js';
 import { type PrincipalQuotas, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
+import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
 import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
@@ -46,14 +67,21 @@ import {
   localSkillsMaxBytes,
 } from '../handlers/config.js';
 import { createStepHandlers } from '../handlers/step-handlers.js';
+import { createEscalationTimerHandler } from '../handlers/timers/escalation-timer.js';
 import { createBuiltInTools } from '../tools/built-in-tools.js';
 import { agreeApprovalTimeout } from './approval-timeout-agreement.js';
 import { DEMO_USERS, seedDemoData } from './demo-data.js';
 import { InFlightInvocations } from './in-flight-invocations.js';
+import { type LocalChannelOptions, type LocalChannels, startLocalChannels } from './local-channels.js';
+import { LocalTokenEndpoint } from './local-client-credentials.js';
 import { LocalDataDirectory } from './local-data-directory.js';
 import { type LocalDynamo, startLocalDynamo } from './local-dynamo.js';
+import { LocalEscalationTimers } from './local-escalation-timers.js';
 import { LocalHttpServer } from './local-http-server.js';
 import { LocalJwtIssuer } from './local-jwt-issuer.js';
+import { LocalMachineClients } from './local-machine-clients.js';
+import { LocalOidcProvider } from './local-oidc-provider.js';
+import { type LocalProbeSchedule, scheduleLocalProbe } from './local-probe-schedule.js';
 import { localRoutesOf } from './local-routes.js';
 import { LocalStateMachineRunner } from './local-state-machine-runner.js';
 import { resumeInterruptedRuns } from './resume-runs.js';
@@ -117,14 +145,42 @@ export interface EmbeddedRuntimeOptions {
   /** Which MCP server URLs may be stored and reached. @default - loopback, plus COUNTERSIGN_MCP_ALLOWED_HOSTS over https */
   readonly mcpHostPolicy?: McpHostPolicy;
   /**
+   * The notification channels (Slack, email), switched on as the construct's `channels` props do:
+   * the notifier hands them its events in-process and the server serves the Slack route.
+   * @default - none: the Slack route answers 404, as deployed without Slack
+   */
+  readonly channels?: LocalChannelOptions;
+  /**
+   * The local sign-in provider (the inbox page's OpenID Connect issuer, on its own port).
+   * @default - a free port; access tokens live an hour, as Cognito's
+   */
+  readonly signIn?: { readonly port?: number; readonly accessTokenSeconds?: number };
+  /**
+   * How often the waiting-runs probe runs (it redelivers claimed decisions left undelivered).
+   * @default - the deployed schedule's interval (WAITING_RUNS_PROBE_INTERVAL_MINUTES)
+   */
+  readonly probeIntervalMs?: number;
+  /**
    * The per-principal quotas (the construct's `quotas` prop, locally), counted in dynalite as
    * DynamoDB counts them deployed. @default - COUNTERSIGN_PRINCIPAL_QUOTAS (JSON), else the defaults
    */
   readonly principalQuotas?: Partial<PrincipalQuotas>;
+  /**
+   * Where external runs' answers may be posted.
+   * @default - loopback over http too (a local receiver), like the MCP host policy of local mode
+   */
+  readonly webhookUrlPolicy?: WebhookUrlPolicy;
+  /** The token endpoint's port (the client-credentials grant of machine clients). @default 0 (a free port) */
+  readonly tokenPort?: number;
 }
+
+/** The inbox page's app client at the local sign-in provider. */
+export const LOCAL_INBOX_CLIENT_ID = 'countersign-inbox-local';
 
 export interface EmbeddedRuntime {
   readonly url: string;
+  /** The local sign-in provider's issuer URL (its discovery document, the `iss` of every local token). */
+  readonly issuerUrl: string;
   /** Bearer tokens of the demo users, by user id. */
   readonly tokens: Readonly<Record<string, string>>;
   readonly dependencies: RunDependencies;
@@ -132,7 +188,18 @@ export interface EmbeddedRuntime {
   /** The local DynamoDB (dynalite) the stores use. */
   readonly dynamo: LocalDynamo;
   readonly runner: LocalStateMachineRunner;
-  readonly notifications: ReadonlyArray<AwaitingApprovalEvent>;
+  /** Each `Run Awaiting Approval` event's detail, as EventBridge would carry it (with the card's URL). */
+  readonly notifications: ReadonlyArray<AwaitingApprovalEvent & { cardUrl?: string }>;
+  /** Every `Card Closed` the notifier was handed. */
+  readonly closedCards: ReadonlyArray<CardClosedEvent>;
+  /** The channels that are on: wait for their deliveries, send the digests due. */
+  readonly channels: Pick<LocalChannels, 'settle' | 'mailDueDigests'>;
+  /** The `External Run Answered` events, as EventBridge would have received them. */
+  readonly externalNotifications: ReadonlyArray<ExternalRunAnsweredEvent>;
+  /** Machine clients (agents that run elsewhere): their token endpoint, and the clients with their secrets. */
+  readonly machine: { readonly tokenUrl: string; readonly clients: LocalMachineClients };
+  /** The waiting-runs probe on its schedule; `runOnce` runs it now. */
+  readonly probe: LocalProbeSchedule;
   stop(): Promise<void>;
 }
 
@@ -181,18 +248,62 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   if (sweptItems + sweptBlobs > 0) logger.info('expired data removed', { sweptItems, sweptBlobs });
   // Counted from here: the sweep stands in for TTL, which is no call of countersign's.
   calls.attachTo(dynamo.client);
-  const notifications: AwaitingApprovalEvent[] = [];
+  const notifications: Array<AwaitingApprovalEvent & { cardUrl?: string }> = [];
+  const closedCards: CardClosedEvent[] = [];
+  let channels: LocalChannels | undefined;
+  const externalNotifications: ExternalRunAnsweredEvent[] = [];
+  // The page's URL is the server's, known once it listens (before any run can pause).
+  let inboxUrl: string | undefined;
+  // The default bus deployed; here each event goes straight to the channels that are on.
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      notifications.push(event);
+      const detail = describeAwaitingApproval(event, inboxUrl);
+      notifications.push(detail);
       logger.info('Run Awaiting Approval', {
         runId: event.runId,
         toolNames: event.toolNames,
         approverGroups: event.approverGroups,
+        reason: event.reason,
+      });
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.awaitingApproval,
+        detail,
       });
     },
+    async cardClosed(event) {
+      calls.record('EventBridge', 'PutEvents');
+      closedCards.push(event);
+      channels?.deliver({
+        source: NOTIFICATION_EVENT_SOURCE,
+        'detail-type': NOTIFICATION_DETAIL_TYPES.cardClosed,
+        detail: event,
+      });
+    },
+    async externalRunAnswered(event) {
+      calls.record('EventBridge', 'PutEvents');
+      externalNotifications.push(event);
+      logger.info('External Run Answered', { runId: event.runId, status: event.status });
+    },
   };
+  // The same handler the deployed schedules invoke, on in-process timers (set once the
+  // dependencies it reads exist).
+  let escalate: ((timer: unknown) => Promise<unknown>) | undefined;
+  const escalationTimers = new LocalEscalationTimers({
+    fire: (timer) => requireEscalation(escalate)(timer),
+    clock: systemClock,
+    logger,
+  });
+  const escalations: RunDependencies['escalations'] = {
+    async arm(timers) {
+      for (const _timer of timers) calls.record('Scheduler', 'CreateSchedule');
+      return escalationTimers.arm(timers);
+    },
+  };
+  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
+  const machineClients = await LocalMachineClients.open({ keysDirectory: directory.keysDirectory, issuer });
+  const webhookUrlPolicy = options.webhookUrlPolicy ?? { allowLoopback: true };
   let runner: LocalStateMachineRunner | undefined;
   const inFlight = new InFlightInvocations();
   const executions: RunExecutions = {
@@ -210,15 +321,25 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     },
   };
   const mcpHostPolicy = options.mcpHostPolicy ?? localMcpHostPolicy();
+  // Receipt entries are kept like decision records (the same retention stamp).
+  const runTable = new RunTable(client, tableName, retention, systemClock);
+  const receiptSigner = options.inMemory
+    ? LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey)
+    : new LocalReceiptSigner(directory.keysDirectory);
+  // Created (or loaded) now, so its public half is there to verify with from the first start.
+  await receiptSigner.signingKeyId();
   const dependencies: RunDependencies = {
-    runs: meterRunRepository(
-      new DynamoRunAndUserRepository({
-        client,
-        tableName,
-        blobStore: new FileBlobStore(directory.blobsDirectory),
-        retention,
-      }),
-      metrics,
+    runs: announceClosedCards(
+      meterRunRepository(
+        new DynamoRunAndUserRepository({
+          client,
+          tableName,
+          blobStore: new FileBlobStore(directory.blobsDirectory),
+          retention,
+        }),
+        metrics,
+      ),
+      { notifier, clock: systemClock, logger, metrics },
     ),
     sealer: new EnvelopeSealer({
       keyWrapping: await new LocalKeyring(directory.keysDirectory).keyWrapping(),
@@ -226,9 +347,17 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     configurations: new DynamoConfigurationRepository({ client, tableName, logger }),
     users: new DynamoUserDirectory({ client, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client, tableName }),
     pages: new DynamoPageStore({ client, tableName }),
     skills: new DynamoSkillRepository({ client, tableName }),
     quotas: new DynamoQuotaStore({ client, tableName }),
+    externalRuns: new DynamoExternalRunStore({
+      client,
+      tableName,
+      retentionSeconds: approvalTimeoutSeconds + retention.endedRunSeconds,
+    }),
+    webhookSecrets: machineClients,
+    webhookPoster: new OutboundWebhookPoster({ policy: webhookUrlPolicy }),
     // MCP tools as in the Lambdas: the steps list them from the servers, the API knows stand-ins.
     tools: new ToolRegistry([...createBuiltInTools(), ...(options.extraTools ?? [])], (name) =>
       createMcpToolStandIn(name, async (runId) => {
@@ -250,6 +379,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
     }),
     executions,
     notifier,
+    escalations,
     clock: systemClock,
     logger,
     metrics,
@@ -265,10 +395,26 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
           ? localPrincipalQuotas()
           : principalQuotasSchema.parse(options.principalQuotas),
       mcpHostPolicy,
+      webhookUrlPolicy,
       ...(options.modelPrices === undefined ? {} : { modelPrices: options.modelPrices }),
     },
     newId: () => crypto.randomUUID(),
+    receipts: {
+      chain: new DynamoReceiptChainStore({
+        client,
+        tableName,
+        removeAfter: () => runTable.decisionRemoval(),
+      }),
+      // The local key stands in for the KMS key: created on first start, counted as KMS Sign.
+      signer: countedReceiptSigner(receiptSigner, calls),
+      responses: new DynamoApproverResponseStore({
+        client,
+        tableName,
+        removeAfter: () => runTable.decisionRemoval(),
+      }),
+    },
   };
+  escalate = inFlight.track({ escalate: createEscalationTimerHandler(dependencies) }).escalate;
   runner = new LocalStateMachineRunner({
     definition: options.definition,
     stepHandlers: inFlight.track(createStepHandlers(dependencies)),
@@ -277,39 +423,106 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
 
   await seedDemoData(dependencies);
   await resumeInterruptedRuns(dynamo, dependencies, runner);
+  const probe = scheduleLocalProbe(dependencies, options.probeIntervalMs);
 
-  const issuer = await LocalJwtIssuer.open({ keysDirectory: directory.keysDirectory });
-  const api = inFlight.track(createApiHandlers(dependencies));
+  channels = startLocalChannels(options.channels ?? {}, dependencies, {
+    client,
+    tableName,
+    inboxUrl: () => inboxUrl ?? '',
+  });
+  const provider = await LocalOidcProvider.start({
+    port: options.signIn?.port ?? 0,
+    keysDirectory: directory.keysDirectory,
+    users: DEMO_USERS,
+    logger,
+    ...(options.signIn?.accessTokenSeconds ? { accessTokenSeconds: options.signIn.accessTokenSeconds } : {}),
+  });
+  // Filled in once the server listens: the page reads it per request, never before.
+  const page: { signIn?: InboxSignIn } = {};
+  const api = inFlight.track(createApiHandlers(dependencies, page));
   const server = new LocalHttpServer({
     port: options.port ?? 0,
-    routes: localRoutesOf(api),
-    verifier: issuer,
+    routes: localRoutesOf(api, channels.routeHandlers),
+    verifier: provider,
+    machineVerifier: machineClients,
     logger,
     throttling: options.throttling ?? THROTTLING_DEFAULTS,
   });
   const { url } = await server.start();
+  inboxUrl = `${url}/`;
+  const tokenEndpoint = new LocalTokenEndpoint({ port: options.tokenPort ?? 0, clients: machineClients });
+  const { tokenUrl } = await tokenEndpoint.start();
+  page.signIn = localInboxSignIn(provider, inboxUrl);
+  provider.registerClient({
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    redirectUris: [inboxUrl],
+    signOutUris: [inboxUrl],
+  });
+  const started = channels;
   const tokens: Record<string, string> = {};
   for (const user of DEMO_USERS) {
-    tokens[user.userId] = await issuer.issue(
+    tokens[user.userId] = await provider.issuer.issue(
       { sub: user.userId, name: user.displayName, groups: user.grants },
       { expiresInSeconds: 12 * 3600 },
     );
   }
   return {
     url,
+    issuerUrl: provider.url,
     tokens,
     dependencies,
     calls,
     dynamo,
     runner,
     notifications,
+    closedCards,
+    channels: started,
+    externalNotifications,
+    machine: { tokenUrl, clients: machineClients },
+    probe,
     stop: async () => {
+      await probe.stop();
+      await tokenEndpoint.stop();
       await server.stop();
+      escalationTimers.stop();
+      await provider.stop();
+      started.stop();
       await runner?.stop();
       // An aborted execution's step may still be mid-call: let it settle before dynalite
       // closes, or its late write would crash the process ("Database is closed").
       await inFlight.settle();
+      await started.settle();
       await dynamo.stop();
+    },
+  };
+}
+
+function requireEscalation(
+  escalate: ((timer: unknown) => Promise<unknown>) | undefined,
+): (timer: unknown) => Promise<unknown> {
+  if (!escalate) throw new Error('The local escalation handler is not ready yet.');
+  return escalate;
+}
+
+/** The page's sign-in at the local provider, as the construct writes Cognito's for the deployed page. */
+function localInboxSignIn(provider: LocalOidcProvider, inboxUrl: string): InboxSignIn {
+  return {
+    issuer: provider.url,
+    clientId: LOCAL_INBOX_CLIENT_ID,
+    scopes: [...INBOX_SIGN_IN_SCOPES],
+    redirectUri: inboxUrl,
+    signOutUrl: provider.signOutUrlOf(LOCAL_INBOX_CLIENT_ID, inboxUrl),
+    connectOrigins: [provider.url],
+  };
+}
+
+/** The local signer, each signature counted as the KMS Sign call it stands in for. */
+function countedReceiptSigner(signer: ReceiptSigner, calls: AwsCallCounter): ReceiptSigner {
+  return {
+    signingKeyId: () => signer.signingKeyId(),
+    sign: (message) => {
+      calls.record('KMS', 'Sign');
+      return signer.sign(message);
     },
   };
 }

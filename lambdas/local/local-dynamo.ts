@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { surfaceTransientFaults } from '../adapters/aws-faults.js';
 import { ensureTable } from '../adapters/dynamo/create-table.js';
 import { createInProcessDynalite, IN_PROCESS_DYNALITE_ENDPOINT } from './in-process-dynalite.js';
 
@@ -18,27 +19,35 @@ export interface LocalDynamo {
  * write the store around the admin API. dynalite has no TransactWriteItems and no TTL;
  * countersign uses neither.
  */
-export async function startLocalDynamo(options: { path?: string; tableName: string }): Promise<LocalDynamo> {
+export async function startLocalDynamo(options: {
+  path?: string;
+  tableName: string;
+  /** Create the table when it is missing; a reader (the policy replay) writes nothing. @default true */
+  create?: boolean;
+}): Promise<LocalDynamo> {
   const store = createInProcessDynalite({
     ...(options.path ? { path: options.path } : {}),
     createTableMs: 0,
     deleteTableMs: 0,
     updateTableMs: 0,
   });
-  const client = new DynamoDBClient({
-    endpoint: IN_PROCESS_DYNALITE_ENDPOINT,
-    region: 'local',
-    requestHandler: store.requestHandler,
-    // Never checked (nothing travels), but never a guessable constant either.
-    credentials: {
-      accessKeyId: randomBytes(10).toString('hex'),
-      secretAccessKey: randomBytes(20).toString('base64url'),
-    },
-  });
+  // Transient faults surface as deployed: `unavailable` once the SDK's retries are spent.
+  const client = surfaceTransientFaults(
+    new DynamoDBClient({
+      endpoint: IN_PROCESS_DYNALITE_ENDPOINT,
+      region: 'local',
+      requestHandler: store.requestHandler,
+      // Never checked (nothing travels), but never a guessable constant either.
+      credentials: {
+        accessKeyId: randomBytes(10).toString('hex'),
+        secretAccessKey: randomBytes(20).toString('base64url'),
+      },
+    }),
+  );
   const documentClient = DynamoDBDocumentClient.from(client, {
     marshallOptions: { removeUndefinedValues: true },
   });
-  await ensureTable(client, options.tableName);
+  if (options.create !== false) await ensureTable(client, options.tableName);
   return {
     client,
     documentClient,

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 
 export type BodyOutcome = { kind: 'read'; body: Buffer } | { kind: 'too-large' } | { kind: 'client-gone' };
@@ -65,4 +66,23 @@ export function writeLambdaResult(response: ServerResponse, result: unknown): 'w
   response.writeHead(statusCode, headers);
   response.end(structured.isBase64Encoded ? Buffer.from(body, 'base64') : body);
   return 'written';
+}
+
+/** Stops a local server and closes every connection (an open event stream or long poll too). */
+export async function closeHttpServer(server: Server): Promise<void> {
+  const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+  server.closeAllConnections();
+  await closed;
+}
+
+/** Starts a local server on `host` (a free port for 0) and answers the port it listens on. */
+export async function listenLocally(server: Server, port: number, host: string): Promise<number> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  return (server.address() as AddressInfo).port;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
+import type { RouteAuth } from '../contract/routes.js';
 import { CountersignError, describeErrorClass } from '../core/errors.js';
 import { readBearerToken, type ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';
@@ -16,7 +16,7 @@ import { buildHttpApiEvent } from '../handlers/http/http-api-event.js';
 import { createRouteMatcher, type RouteMatch, refusalOfUnmatched } from '../handlers/http/match-route.js';
 import { ClientThrottle, throttleClientKey } from './client-throttle.js';
 import { toEventStreamResponse } from './local-event-stream.js';
-import { readBody, writeLambdaResult } from './local-http-io.js';
+import { closeHttpServer, listenLocally, readBody, writeLambdaResult } from './local-http-io.js';
 import type { BearerTokenVerifier, TokenVerification } from './local-jwt-issuer.js';
 import { isOwnOrigin } from './local-origin-check.js';
 
@@ -40,8 +40,12 @@ interface LocalRouteBase {
    * @default - `${method} ${path}`
    */
   readonly routeKey?: string;
-  /** `jwt`: a verified bearer token is required, like the deployed JWT authorizer. */
-  readonly authentication: 'jwt' | 'none';
+  /**
+   * `jwt`: a person's verified bearer token is required, like the deployed JWT authorizer;
+   * `machine`: a machine client's, with the external-runs scope (`machineVerifier`), like the
+   * deployed machine authorizer; `none`: no token.
+   */
+  readonly authentication: RouteAuth;
 }
 
 /** A route served by a Lambda handler with the HTTP API payload v2 signature. */
@@ -67,6 +71,11 @@ export interface LocalHttpServerOptions {
   readonly routes: readonly LocalRoute[];
   /** Verifies bearer tokens for `jwt` routes. */
   readonly verifier: BearerTokenVerifier;
+  /**
+   * Verifies bearer tokens for `machine` routes (a machine client's access token).
+   * @default - none: every `machine` route answers 401
+   */
+  readonly machineVerifier?: BearerTokenVerifier;
   /**
    * Request outcomes and handler failures (route key, status, error class; never a token or body).
    * @default - a silent logger
@@ -159,16 +168,8 @@ export class LocalHttpServer {
       });
     });
     this.server = server;
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, LOCAL_HTTP_HOST, () => {
-        server.off('error', reject);
-        resolve();
-      });
-    });
-    const address = server.address() as AddressInfo;
-    this.listeningPort = address.port;
-    return { url: `http://${LOCAL_HTTP_HOST}:${address.port}` };
+    this.listeningPort = await listenLocally(server, this.options.port, LOCAL_HTTP_HOST);
+    return { url: `http://${LOCAL_HTTP_HOST}:${this.listeningPort}` };
   }
 
   /** Stops listening and closes every connection, open event streams included. */
@@ -176,9 +177,7 @@ export class LocalHttpServer {
     const server = this.server;
     if (!server) return;
     this.server = undefined;
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
-    await closed;
+    await closeHttpServer(server);
   }
 
   private async handleRequest(request: IncomingMessage, response: ServerResponse): Promise<void> {
@@ -221,6 +220,10 @@ export class LocalHttpServer {
     let claims: JWTPayload | undefined;
     if (route.authentication === 'jwt') {
       claims = this.authenticate(await readBearer(), routeKey);
+      if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
+    }
+    if (route.authentication === 'machine') {
+      claims = await this.authenticateMachine(request, routeKey);
       if (!claims) return refuse(401, 'unauthenticated', TEXTS.bearerTokenInvalid);
     }
 
@@ -275,6 +278,19 @@ export class LocalHttpServer {
     const token = readBearerToken(request.headers.authorization);
     if (token === undefined) return {};
     return { token, verification: await this.options.verifier.verify(token) };
+  }
+
+  /** A machine client's token, checked by its own verifier: a person's token is refused here. */
+  private async authenticateMachine(
+    request: IncomingMessage,
+    routeKey: string,
+  ): Promise<JWTPayload | undefined> {
+    const token = readBearerToken(request.headers.authorization);
+    const verification =
+      token === undefined || this.options.machineVerifier === undefined
+        ? undefined
+        : await this.options.machineVerifier.verify(token);
+    return this.authenticate(verification === undefined ? {} : { verification }, routeKey);
   }
 
   private authenticate(bearer: Bearer, routeKey: string): JWTPayload | undefined {

@@ -15,7 +15,10 @@ import {
 import { CountersignError } from '../core/errors.js';
 import { type Clock, systemClock } from '../core/ports.js';
 
-/** The `iss` of every local token. */
+/**
+ * The `iss` of local tokens when no issuer URL is given. `npm start` gives the local sign-in
+ * provider's URL instead (lambdas/local/local-oidc-provider.ts), where its discovery document is.
+ */
 export const LOCAL_JWT_ISSUER = 'http://127.0.0.1/countersign-local';
 /** The `aud` of every local token. */
 export const LOCAL_JWT_AUDIENCE = 'countersign';
@@ -62,6 +65,20 @@ export interface LocalJwtIssuerOptions {
    * @default - the system clock
    */
   readonly clock?: Clock;
+  /**
+   * The `iss` of the tokens it issues and accepts: an OpenID Connect issuer serves its discovery
+   * document below this URL.
+   * @default LOCAL_JWT_ISSUER
+   */
+  readonly issuerUrl?: string;
+}
+
+/** What an ID token adds for the app that signed the user in (OpenID Connect Core, section 2). */
+export interface IdTokenAudience {
+  /** The client the user signed in to: the token's `aud`. */
+  readonly clientId: string;
+  /** The `nonce` of the authorization request, echoed so the client can bind the token to it. */
+  readonly nonce?: string;
 }
 
 /**
@@ -81,6 +98,8 @@ export class LocalJwtIssuer implements BearerTokenVerifier {
   private readonly publicJwk: JWK;
   private readonly keyId: string;
   private readonly clock: Clock;
+  /** The `iss` of every token it issues and the only one it accepts. */
+  public readonly issuerUrl: string;
 
   private constructor(keys: {
     privateKey: SigningKey;
@@ -88,12 +107,14 @@ export class LocalJwtIssuer implements BearerTokenVerifier {
     publicJwk: JWK;
     keyId: string;
     clock: Clock;
+    issuerUrl: string;
   }) {
     this.privateKey = keys.privateKey;
     this.publicKey = keys.publicKey;
     this.publicJwk = keys.publicJwk;
     this.keyId = keys.keyId;
     this.clock = keys.clock;
+    this.issuerUrl = keys.issuerUrl;
   }
 
   /** Loads the signing key from `keysDirectory`, creating it (mode 0600) on first start. */
@@ -113,25 +134,81 @@ export class LocalJwtIssuer implements BearerTokenVerifier {
       publicJwk: { ...publicParts, kid: keyId, alg: LOCAL_JWT_ALGORITHM, use: 'sig' },
       keyId,
       clock: options.clock ?? systemClock,
+      issuerUrl: options.issuerUrl ?? LOCAL_JWT_ISSUER,
     });
   }
 
-  /** Signs a compact JWT for a demo user. */
-  public async issue(subject: LocalTokenSubject, options: { expiresInSeconds: number }): Promise<string> {
-    if (!Number.isInteger(options.expiresInSeconds) || options.expiresInSeconds <= 0) {
+  /**
+   * Signs the bearer token the API accepts (an access token: `aud` is the API's audience) for a
+   * demo user; `clientId` names the app it was issued to, as Cognito's `client_id` does.
+   */
+  public async issue(
+    subject: LocalTokenSubject,
+    options: { expiresInSeconds: number; clientId?: string },
+  ): Promise<string> {
+    return this.sign(
+      subject,
+      options.clientId === undefined ? {} : { client_id: options.clientId, token_use: 'access' },
+      LOCAL_JWT_AUDIENCE,
+      options.expiresInSeconds,
+    );
+  }
+
+  /** Signs an OpenID Connect ID token: who signed in, for the app (`aud`) they signed in to. */
+  public async issueIdToken(
+    subject: LocalTokenSubject,
+    options: IdTokenAudience & { expiresInSeconds: number },
+  ): Promise<string> {
+    const claims = { token_use: 'id', ...(options.nonce === undefined ? {} : { nonce: options.nonce }) };
+    return this.sign(subject, claims, options.clientId, options.expiresInSeconds);
+  }
+
+  private async sign(
+    subject: LocalTokenSubject,
+    claims: Record<string, string>,
+    audience: string,
+    expiresInSeconds: number,
+  ): Promise<string> {
+    if (!Number.isInteger(expiresInSeconds) || expiresInSeconds <= 0) {
       throw new CountersignError(
         'configuration',
-        `expiresInSeconds must be a positive integer, got ${String(options.expiresInSeconds)}.`,
+        `expiresInSeconds must be a positive integer, got ${String(expiresInSeconds)}.`,
       );
     }
     const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
-    return new SignJWT({ name: subject.name, groups: subject.groups, 'cognito:groups': subject.groups })
+    return new SignJWT({
+      name: subject.name,
+      groups: subject.groups,
+      'cognito:groups': subject.groups,
+      ...claims,
+    })
       .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, kid: this.keyId, typ: 'JWT' })
       .setSubject(subject.sub)
-      .setIssuer(LOCAL_JWT_ISSUER)
-      .setAudience(LOCAL_JWT_AUDIENCE)
+      .setIssuer(this.issuerUrl)
+      .setAudience(audience)
       .setIssuedAt(issuedAt)
-      .setExpirationTime(issuedAt + options.expiresInSeconds)
+      .setExpirationTime(issuedAt + expiresInSeconds)
+      .setJti(randomUUID())
+      .sign(this.privateKey);
+  }
+
+  /**
+   * Signs a machine client's access token, as Cognito's client-credentials grant issues one:
+   * `sub` and `client_id` are the client, `scope` what it was granted, no `aud` (so no route that
+   * takes a person's token accepts it). lambdas/local/local-machine-clients.ts verifies it.
+   */
+  public async issueMachineToken(client: {
+    clientId: string;
+    scope: string;
+    expiresInSeconds: number;
+  }): Promise<string> {
+    const issuedAt = Math.floor(this.clock.now().getTime() / 1000);
+    return new SignJWT({ client_id: client.clientId, scope: client.scope, token_use: 'access' })
+      .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, kid: this.keyId, typ: 'JWT' })
+      .setSubject(client.clientId)
+      .setIssuer(LOCAL_JWT_ISSUER)
+      .setIssuedAt(issuedAt)
+      .setExpirationTime(issuedAt + client.expiresInSeconds)
       .setJti(randomUUID())
       .sign(this.privateKey);
   }
@@ -140,7 +217,7 @@ export class LocalJwtIssuer implements BearerTokenVerifier {
   public async verify(token: string): Promise<TokenVerification> {
     try {
       const { payload } = await jwtVerify(token, this.publicKey, {
-        issuer: LOCAL_JWT_ISSUER,
+        issuer: this.issuerUrl,
         audience: LOCAL_JWT_AUDIENCE,
         algorithms: [LOCAL_JWT_ALGORITHM],
         requiredClaims: ['sub', 'exp'],

@@ -14,10 +14,22 @@ import type { IncomingMessage } from 'node:http';
  * if (!isOwnOrigin(request, 8787)) refuse(403, 'forbidden', TEXTS.localForeignOrigin);
  */
 export function isOwnOrigin(request: Pick<IncomingMessage, 'headers'>, port: number): boolean {
-  const ownHosts = new Set([`127.0.0.1:${port}`, `localhost:${port}`]);
-  const host = request.headers.host?.toLowerCase();
-  if (host === undefined || !ownHosts.has(host)) return false;
+  if (!isOwnHost(request, port)) return false;
   const origin = request.headers.origin;
   if (origin === undefined) return true;
-  return [...ownHosts].some((ownHost) => origin.toLowerCase() === `http://${ownHost}`);
+  return ownHostsOf(port).some((ownHost) => origin.toLowerCase() === `http://${ownHost}`);
+}
+
+/**
+ * The `Host` half of {@link isOwnOrigin}: the request names the loopback address or `localhost`
+ * at `port`. For a local server that other local pages call across origins (the local sign-in
+ * provider's token endpoint), which still refuses a rebound name.
+ */
+export function isOwnHost(request: Pick<IncomingMessage, 'headers'>, port: number): boolean {
+  const host = request.headers.host?.toLowerCase();
+  return host !== undefined && ownHostsOf(port).includes(host);
+}
+
+function ownHostsOf(port: number): string[] {
+  return [`127.0.0.1:${port}`, `localhost:${port}`];
 }

@@ -1,12 +1,22 @@
 import { existsSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import * as z from 'zod/mini';
+import { slackRoutesSchema } from '../core/channels/slack-routes.js';
+import { describeSchemaIssues } from '../core/schema-messages.js';
 import type { Tool } from '../core/tools/tool.js';
+import type { LocalChannelOptions } from './local-channels.js';
 
 /** The environment variables `npm start` reads beside the port and the data folder. */
 export const LOCAL_START_VARIABLES = {
   toolsModule: 'COUNTERSIGN_TOOLS_MODULE',
   approvalTimeout: 'COUNTERSIGN_APPROVAL_TIMEOUT',
+  slackSigningSecret: 'COUNTERSIGN_SLACK_SIGNING_SECRET',
+  slackBotToken: 'COUNTERSIGN_SLACK_BOT_TOKEN',
+  slackRoutes: 'COUNTERSIGN_SLACK_ROUTES',
+  slackApiUrl: 'COUNTERSIGN_SLACK_API_URL',
+  emailFromAddress: 'COUNTERSIGN_EMAIL_FROM_ADDRESS',
+  sesEndpoint: 'COUNTERSIGN_SES_ENDPOINT',
 } as const;
 
 /** A setting of `npm start` that cannot be used; its message names the variable and the fix. */
@@ -80,4 +90,61 @@ export async function loadTeamToolsModule(modulePath: string, baseDirectory: str
     );
   }
   return teamTools as Tool[];
+}
+
+/**
+ * The channels `npm start` switches on, as the construct's `channels` props do deployed: Slack
+ * with its signing secret, bot token and routes (JSON, as `channels.slack.routes`), optionally
+ * another Web API URL; email with the From address, optionally a local SES endpoint. A channel half
+ * configured is refused, naming what it lacks.
+ *
+ * @example
+ * parseLocalChannels({ COUNTERSIGN_EMAIL_FROM_ADDRESS: 'countersign@example.com' }); // { email: { fromAddress: ... } }
+ */
+export function parseLocalChannels(environment: Record<string, string | undefined>): LocalChannelOptions {
+  const variables = LOCAL_START_VARIABLES;
+  const value = (name: string) => (environment[name] === '' ? undefined : environment[name]);
+  const slackNames = [variables.slackSigningSecret, variables.slackBotToken, variables.slackRoutes];
+  const slackGiven = slackNames.filter((name) => value(name) !== undefined);
+  if (slackGiven.length > 0 && slackGiven.length < slackNames.length) {
+    throw new LocalStartSettingError(
+      `The Slack channel needs ${slackNames.join(', ')}; set all three or none.`,
+    );
+  }
+  const channels: { -readonly [Key in keyof LocalChannelOptions]: LocalChannelOptions[Key] } = {};
+  if (slackGiven.length === slackNames.length) {
+    channels.slack = {
+      signingSecret: value(variables.slackSigningSecret) ?? '',
+      botToken: value(variables.slackBotToken) ?? '',
+      routes: parseJsonSetting(variables.slackRoutes, value(variables.slackRoutes) ?? '', slackRoutesSchema),
+      ...(value(variables.slackApiUrl) === undefined ? {} : { apiUrl: value(variables.slackApiUrl) }),
+    };
+  }
+  const fromAddress = value(variables.emailFromAddress);
+  if (fromAddress !== undefined) {
+    if (!z.string().check(z.email()).safeParse(fromAddress).success) {
+      throw new LocalStartSettingError(
+        `${variables.emailFromAddress} must be an email address, not "${fromAddress}".`,
+      );
+    }
+    const sesEndpoint = value(variables.sesEndpoint);
+    channels.email = { fromAddress, ...(sesEndpoint === undefined ? {} : { sesEndpoint }) };
+  }
+  return channels;
+}
+
+function parseJsonSetting<Output>(variable: string, text: string, schema: z.ZodMiniType<Output>): Output {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new LocalStartSettingError(`${variable} is not JSON.`);
+  }
+  const parsed = schema.safeParse(json);
+  if (!parsed.success) {
+    throw new LocalStartSettingError(
+      `${variable}: ${describeSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
+    );
+  }
+  return parsed.data;
 }

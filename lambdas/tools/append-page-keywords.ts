@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { canonicalJson, sha256Hex } from '../core/canonical-json.js';
+import { canonicalJson } from '../core/canonical-json.js';
 import { PAGE_NOT_AVAILABLE, type Page } from '../core/pages.js';
 import { quotePreviewValue } from '../core/previews/quote-preview-value.js';
 import { TEXTS } from '../core/texts.js';
@@ -23,13 +23,21 @@ export type AppendPageKeywordsArguments = z.infer<typeof appendPageKeywordsInput
 
 /** The version a precondition seals: missing and forbidden pages read alike (no existence probe). */
 const NOT_AVAILABLE_VERSION = 'page-not-available';
+/** A version names the record it was read from: the page's id, language and keywords. */
+const VERSION_PREFIX = 'page-keywords:';
+
+const versionSchema = z.object({ pageId: z.string(), language: z.string(), keywords: z.string() });
+type PageKeywordsVersion = z.infer<typeof versionSchema>;
 
 /**
  * `append_page_keywords`: a RELATIVE write. It adds keywords to what a page has, so the page's
  * keywords at the pause are an operand, not decoration (seed 000, "revisit when a writing tool
- * writes a relative change"): it opts into the precondition contract. Its version is a hash of
- * the page's keywords (and id and language) under the acting user, so an edit after the card
- * was shown means the append is not applied and the approver reviews a fresh preview.
+ * writes a relative change"): it opts into the precondition contract. Its version is the page's
+ * id, language and keywords under the acting user, sealed with the card; execution appends to
+ * exactly those keywords in ONE conditional write that lands only while the page still holds
+ * them (and not twice for one call: the call's idempotency key is part of the condition). An
+ * edit after the card was shown, even one that lands between the loop's check and the write,
+ * means the append is not applied and the approver reviews a fresh preview.
  *
  * Same page and language checks, and the same neutral refusal, as `update_page_metadata`.
  *
@@ -44,17 +52,18 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     'Needs human approval; if the page changes before the approval is carried out, it is asked again.',
   effect: 'write',
   input: appendPageKeywordsInput,
+  idempotent: true,
 
   async execute(args, context) {
     const page = await readPermittedPage(args.pageId, context.actingUser, context);
     if (page === undefined) return { content: PAGE_NOT_AVAILABLE, isError: true };
-    // The loop compared the version before this call; the store has no conditional write, so
-    // compare once more right before writing to keep the window as small as the store allows.
-    if (context.precondition !== undefined && versionOf(page) !== context.precondition) {
-      return { content: TEXTS.recordChangedDuringWrite('append_page_keywords'), isError: true };
-    }
-    const { added, keywords } = appendKeywords(page.keywords, args.keywords);
+    // The record the approval was decided on; without a sealed version, the page as read now.
+    const approved = context.precondition === undefined ? page : readVersion(context.precondition);
+    if (approved === undefined || approved.pageId !== page.pageId) return recordChanged();
+    const { added, keywords } = appendKeywords(approved.keywords, args.keywords);
     if (added.length === 0) {
+      // Nothing to write: true only while the page still holds what the approver saw.
+      if (page.keywords !== approved.keywords || page.language !== approved.language) return recordChanged();
       return {
         content: `Page ${page.pageId} (${page.language}) already has these keywords.`,
         isError: false,
@@ -63,7 +72,14 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
     if (keywords.length > KEYWORDS_MAX_LENGTH) {
       return { content: tooLong(), isError: true };
     }
-    await context.pages.updateMetadata(page.pageId, { keywords }, context.actingUser.userId);
+    const written = await context.pages.applyMetadata(page.pageId, {
+      patch: { keywords },
+      updatedBy: context.actingUser.userId,
+      idempotencyKey: context.idempotencyKey,
+      expect: { language: approved.language, keywords: approved.keywords },
+    });
+    if (written.kind === 'not-found') return { content: PAGE_NOT_AVAILABLE, isError: true };
+    if (written.kind === 'record-changed') return recordChanged();
     return {
       content: `Added to page ${page.pageId} (${page.language}): ${added.join(', ')}.`,
       isError: false,
@@ -90,8 +106,33 @@ export const appendPageKeywordsTool = defineTool<AppendPageKeywordsArguments>({
   mayViewerReadPreview: mayViewerReadNamedPage(appendPageKeywordsInput),
 });
 
+/** The version: the operand itself (sealed with the card, never shown), so the write can be conditional on it. */
 function versionOf(page: Page): string {
-  return `sha256:${sha256Hex(canonicalJson({ pageId: page.pageId, language: page.language, keywords: page.keywords }))}`;
+  const version: PageKeywordsVersion = {
+    pageId: page.pageId,
+    language: page.language,
+    keywords: page.keywords,
+  };
+  return `${VERSION_PREFIX}${canonicalJson(version)}`;
+}
+
+/** The record a sealed version names; `undefined` for a page that was not available, or any other value. */
+function readVersion(version: string): PageKeywordsVersion | undefined {
+  if (!version.startsWith(VERSION_PREFIX)) return undefined;
+  try {
+    const parsed = versionSchema.safeParse(JSON.parse(version.slice(VERSION_PREFIX.length)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function recordChanged() {
+  return {
+    content: TEXTS.recordChangedDuringWrite('append_page_keywords'),
+    isError: true,
+    recordChanged: true,
+  };
 }
 
 /** The page's keywords with the new ones after them; a keyword it has (any case) is not added twice. */

@@ -62,6 +62,9 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     'keywords, author, ogTitle, ogDescription. Fields you leave out keep their value. Needs human approval.',
   effect: 'write',
   input: updatePageMetadataInput,
+  // Absolute values an approver may correct before approving (the edit is re-previewed and re-approved).
+  editable: true,
+  idempotent: true,
 
   async execute(args, context) {
     const page = await readPermittedPage(args.pageId, context.actingUser, context);
@@ -69,7 +72,13 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
     const fields = writtenFields(args, args);
     const patch: PageMetadataPatch = {};
     for (const field of fields) patch[field] = args[field];
-    await context.pages.updateMetadata(page.pageId, patch, context.actingUser.userId);
+    // Once per call: a retried call whose write landed finds its key on the page and writes nothing.
+    const written = await context.pages.applyMetadata(page.pageId, {
+      patch,
+      updatedBy: context.actingUser.userId,
+      idempotencyKey: context.idempotencyKey,
+    });
+    if (written.kind === 'not-found') return { content: PAGE_NOT_AVAILABLE, isError: true };
     return {
       content: `Updated page ${page.pageId} (${page.language}): ${fields.join(', ')}.`,
       isError: false,
@@ -89,10 +98,14 @@ export const updatePageMetadataTool = defineTool<UpdatePageMetadataArguments>({
       return `${field}: ${quotePreviewValue(page[field])} → ${quotePreviewValue(next)}`;
     });
     const noun = changing.length === 1 ? 'field' : 'fields';
-    return [
-      `Page ${page.pageId} (${page.language}): ${changing.length} ${noun} would change.`,
-      ...fieldLines,
-    ];
+    return {
+      lines: [
+        `Page ${page.pageId} (${page.language}): ${changing.length} ${noun} would change.`,
+        ...fieldLines,
+      ],
+      // The whole texts, for the card's word-level diff of what each changing field becomes.
+      changes: changing.map((field) => ({ field, before: page[field], after: parsed[field] ?? '' })),
+    };
   },
 
   mayViewerReadPreview: mayViewerReadNamedPage(updatePageMetadataInput),

@@ -13,9 +13,11 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  type ApprovalRecord,
   type CardShown,
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
@@ -100,16 +102,18 @@ function makeCard(runId: string, pausedAt: string, overrides: Partial<StoredCard
 function makeDecision(
   runId: string,
   decidedBy: string,
-  overrides: Partial<DecisionRecord> = {},
-): DecisionRecord {
+  overrides: Partial<DecisionClaim> = {},
+): DecisionClaim {
   return {
+    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    channel: 'api',
     runId,
     turn: 3,
     decision: 'approve',
     digest: 'b'.repeat(64),
     decidedBy,
     decidedAt: '2026-03-01T11:00:00.000Z',
-    schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    claimId: `claim-${runId}-${decidedBy}`,
     cardShown: shownCard([{ tool: 'update_page_metadata', arguments: { title: 'x' }, preview: 'captured' }]),
     ...overrides,
   };
@@ -370,7 +374,30 @@ describe.each([
       // Assess
       expect(await adapters.runs.getCard('run-card-read')).toEqual(card);
       expect(await adapters.runs.getCard('run-card-none')).toBeUndefined();
-      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toBeUndefined();
+      await expect(adapters.runs.closeCard('run-card-none', 'decided')).resolves.toEqual({
+        kind: 'not-open',
+      });
+    });
+
+    it('says which closing found the card open: its turn and groups once, then not again', async () => {
+      // Prepare
+      await adapters.runs.putCard(
+        makeCard('run-card-close', '2026-03-01T10:00:00.000Z', { approverGroups: ['finance'] }),
+      );
+
+      // Act
+      const closings = await Promise.all([
+        adapters.runs.closeCard('run-card-close', 'decided'),
+        adapters.runs.closeCard('run-card-close', 'cancelled'),
+      ]);
+      const again = await adapters.runs.closeCard('run-card-close', 'expired');
+
+      // Assess: whatever the order, exactly one closing saw it open, and it names the turn
+      const turn = makeCard('run-card-close', '2026-03-01T10:00:00.000Z').turn;
+      expect(closings.filter((outcome) => outcome.kind === 'closed')).toEqual([
+        { kind: 'closed', turn, approverGroups: ['finance'] },
+      ]);
+      expect(again).toEqual({ kind: 'not-open' });
     });
 
     it('lists to an approver only the cards routed to nobody in particular or to their groups', async () => {
@@ -539,7 +566,12 @@ describe.each([
       // Prepare
       const card = makeCard('run-tally', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string, overrides: { digest?: string; turn?: number } = {}) => ({
+      const approval = (
+        approvedBy: string,
+        overrides: { digest?: string; turn?: number } = {},
+      ): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-tally',
         turn: overrides.turn ?? card.turn,
         digest: overrides.digest ?? card.digest,
@@ -558,9 +590,24 @@ describe.each([
       const afterClose = await adapters.runs.recordApproval(approval('dave'));
 
       // Assess
-      expect(first).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(repeated).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
-      expect(second).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(first).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
+      expect(repeated).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
+      expect(second).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice', 'bob'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
       expect(staleDigest).toEqual({ kind: 'card-moved' });
       expect(otherTurn).toEqual({ kind: 'card-moved' });
       expect(afterClose).toEqual({ kind: 'card-moved' });
@@ -571,7 +618,9 @@ describe.each([
       // Prepare
       const card = makeCard('run-lapse', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
-      const approval = (approvedBy: string) => ({
+      const approval = (approvedBy: string): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-lapse',
         turn: card.turn,
         digest: card.digest,
@@ -603,7 +652,12 @@ describe.each([
       expect(lapsed).toEqual({ kind: 'lapsed', approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(stored).toMatchObject({ approvedBy: ['bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(staleDigest).toEqual({ kind: 'card-moved' });
-      expect(again).toEqual({ kind: 'recorded', approvedBy: ['alice', 'bob'] });
+      expect(again).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice', 'bob'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
       expect(rewritten).toMatchObject({ approvedBy: ['alice', 'bob'], lapsedApprovers: ['alice', 'carol'] });
       expect(afterClose).toEqual({ kind: 'card-moved' });
     });
@@ -613,6 +667,8 @@ describe.each([
       const card = makeCard('run-reentered', '2026-03-01T10:00:00.000Z');
       await adapters.runs.putCard(card);
       await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-reentered',
         turn: card.turn,
         digest: card.digest,
@@ -626,6 +682,190 @@ describe.each([
 
       // Assess
       expect((await adapters.runs.getCard('run-reentered'))?.approvedBy).toEqual(['alice']);
+    });
+  });
+
+  describe('inbox filters and order', () => {
+    it('lists closing soon first and narrows by configuration, tool, owner and routed group, a filtered page resuming where it stopped', async () => {
+      // Prepare: six cards of one configuration among cards of another, paused in this order
+      const times = ['09:01', '09:02', '09:03', '09:04', '09:05', '09:06'];
+      for (const [index, time] of times.entries()) {
+        await adapters.runs.putCard(
+          makeCard(`run-filter-${index}`, `2026-02-01T${time}:00.000Z`, {
+            configurationId: 'cfg-filter',
+            owner: index % 2 === 0 ? 'even-owner' : 'odd-owner',
+            toolNames: index < 3 ? ['update_page_metadata'] : ['close_ticket'],
+            ...(index === 5 ? { approverGroups: ['finance'] } : {}),
+          }),
+        );
+        await adapters.runs.putCard(
+          makeCard(`run-other-${index}`, `2026-02-01T${time}:30.000Z`, { configurationId: 'cfg-other' }),
+        );
+      }
+      const listAll = async (options: Omit<Parameters<RunRepository['listWaitingCards']>[0], 'limit'>) => {
+        const seen: string[] = [];
+        let cursor: string | undefined;
+        for (let pages = 0; pages < 20; pages += 1) {
+          const page = await adapters.runs.listWaitingCards({
+            limit: 2,
+            ...options,
+            ...(cursor ? { cursor } : {}),
+          });
+          seen.push(...page.cards.map((card) => card.runId));
+          cursor = page.cursor;
+          if (cursor === undefined) break;
+        }
+        return seen;
+      };
+
+      // Act
+      const closingSoon = await listAll({ order: 'deadline', filter: { configurationId: 'cfg-filter' } });
+      const newest = await listAll({ filter: { configurationId: 'cfg-filter' } });
+      const byTool = await listAll({ filter: { configurationId: 'cfg-filter', tool: 'close_ticket' } });
+      const byOwner = await listAll({
+        order: 'deadline',
+        filter: { configurationId: 'cfg-filter', owner: 'odd-owner' },
+      });
+      const byGroup = await listAll({
+        routing: { kind: 'groups', groups: ['finance'] },
+        filter: { group: 'finance', configurationId: 'cfg-filter' },
+      });
+      const newestCursor = (await adapters.runs.listWaitingCards({ limit: 1 })).cursor ?? '';
+      const crossed = await errorOf(
+        adapters.runs.listWaitingCards({ limit: 1, order: 'deadline', cursor: newestCursor }),
+      );
+
+      // Assess
+      const filtered = times.map((_time, index) => `run-filter-${index}`);
+      expect(closingSoon).toEqual(filtered);
+      expect(newest).toEqual([...filtered].reverse());
+      expect(byTool).toEqual(['run-filter-5', 'run-filter-4', 'run-filter-3']);
+      expect(byOwner).toEqual(['run-filter-1', 'run-filter-3', 'run-filter-5']);
+      expect(byGroup).toEqual(['run-filter-5']);
+      expect(crossed).toMatchObject({ code: 'bad-request', field: 'cursor' });
+    });
+  });
+
+  describe('history', () => {
+    it('keeps every decision and approval of a run, with its card, for the audit', async () => {
+      // Prepare
+      const card = makeCard('run-audit', '2026-03-01T10:00:00.000Z', { turn: 4 });
+      await adapters.runs.putCard(card);
+      const approval = (approvedBy: string, approvedAt: string): ApprovalRecord => ({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
+        runId: 'run-audit',
+        turn: 4,
+        digest: card.digest,
+        approvedBy,
+        approvedAt,
+      });
+      await adapters.runs.recordApproval(approval('alice', '2026-03-01T10:05:00.000Z'));
+      await adapters.runs.recordApproval(approval('bob', '2026-03-01T10:06:00.000Z'));
+      await adapters.runs.claimDecision(makeDecision('run-audit', 'alice', { turn: 2, decision: 'reject' }));
+      await adapters.runs.claimDecision(
+        makeDecision('run-audit', 'bob', { turn: 4, digest: card.digest, approvedBy: ['alice', 'bob'] }),
+      );
+
+      // Act
+      const trail = await adapters.runs.readAuditTrail('run-audit');
+      const none = await adapters.runs.readAuditTrail('run-without-anything');
+
+      // Assess
+      expect(trail.card).toMatchObject({ runId: 'run-audit', turn: 4 });
+      expect(trail.approvals.map((each) => each.approvedBy).sort()).toEqual(['alice', 'bob']);
+      expect(trail.decisions.map((each) => [each.turn, each.decision]).sort()).toEqual([
+        [2, 'reject'],
+        [4, 'approve'],
+      ]);
+      expect(none).toEqual({ decisions: [], approvals: [] });
+    });
+
+    it('lists what a person decided and approved and the runs they started, newest first, paged', async () => {
+      // Prepare
+      for (const [index, createdAt] of ['10:01', '10:03', '10:02'].entries()) {
+        await adapters.runs.createRun(
+          makeStoredRun(`run-mine-${index}`, {
+            owner: 'history-owner',
+            label: `Mine ${index}`,
+            createdAt: `2026-03-02T${createdAt}:00.000Z`,
+          }),
+          Uint8Array.from([1]),
+        );
+      }
+      await adapters.runs.putCard(makeCard('run-mine-0', '2026-03-02T11:00:00.000Z'));
+      await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
+        runId: 'run-mine-0',
+        turn: 2,
+        digest: 'a'.repeat(64),
+        approvedBy: 'history-decider',
+        approvedAt: '2026-03-02T11:01:00.000Z',
+      });
+      await adapters.runs.claimDecision(
+        makeDecision('run-mine-1', 'history-decider', { decidedAt: '2026-03-02T11:02:00.000Z' }),
+      );
+      await adapters.runs.claimDecision(
+        makeDecision('run-gone', 'history-decider', {
+          decision: 'reject',
+          decidedAt: '2026-03-02T11:03:00.000Z',
+        }),
+      );
+
+      // Act
+      const firstRuns = await adapters.runs.listRunsOwnedBy('history-owner', { limit: 2 });
+      const restRuns = await adapters.runs.listRunsOwnedBy('history-owner', {
+        limit: 2,
+        cursor: firstRuns.cursor ?? '',
+      });
+      const acts = await adapters.runs.listActsOf('history-decider', { limit: 10 });
+      const nobody = await adapters.runs.listActsOf('history-nobody', { limit: 10 });
+      const forged = await errorOf(
+        adapters.runs.listRunsOwnedBy('history-owner', { limit: 2, cursor: 'bm90IG91cnM' }),
+      );
+
+      // Assess
+      expect(firstRuns.items.map((run) => run.runId)).toEqual(['run-mine-1', 'run-mine-2']);
+      expect(firstRuns.items[0]).toEqual({
+        runId: 'run-mine-1',
+        label: 'Mine 1',
+        status: 'running',
+        configurationId: 'default',
+        createdAt: '2026-03-02T10:03:00.000Z',
+        updatedAt: '2026-03-01T10:00:00.000Z',
+      });
+      expect(restRuns).toEqual({ items: [expect.objectContaining({ runId: 'run-mine-0' })] });
+      expect(acts.items).toEqual([
+        {
+          kind: 'decision',
+          runId: 'run-gone',
+          turn: 3,
+          at: '2026-03-02T11:03:00.000Z',
+          digest: 'b'.repeat(64),
+          decision: 'reject',
+        },
+        {
+          kind: 'decision',
+          runId: 'run-mine-1',
+          turn: 3,
+          at: '2026-03-02T11:02:00.000Z',
+          digest: 'b'.repeat(64),
+          decision: 'approve',
+          run: { label: 'Mine 1', status: 'running' },
+        },
+        {
+          kind: 'approval',
+          runId: 'run-mine-0',
+          turn: 2,
+          at: '2026-03-02T11:01:00.000Z',
+          digest: 'a'.repeat(64),
+          run: { label: 'Mine 0', status: 'running' },
+        },
+      ]);
+      expect(acts.cursor).toBeUndefined();
+      expect(nobody).toEqual({ items: [] });
+      expect(forged).toMatchObject({ code: 'bad-request', field: 'cursor' });
     });
   });
 });
@@ -661,19 +901,27 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const read = await adapters.runs.getCard('run-card-v1');
       const listed = await adapters.runs.listWaitingCards({ limit: 100 });
       const tally = await adapters.runs.recordApproval({
+        schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION,
+        channel: 'api',
         runId: 'run-card-v1',
         turn: plain.turn,
         digest: plain.digest,
         approvedBy: 'alice',
         approvedAt: '2026-02-04T09:01:00.000Z',
       });
-      await adapters.runs.closeCard('run-card-v1', 'cancelled');
+      const closing = await adapters.runs.closeCard('run-card-v1', 'cancelled');
       const closed = await adapters.runs.getCard('run-card-v1');
 
       // Assess
       expect(read).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
       expect(listed.cards.map((card) => card.runId)).toContain('run-card-v1');
-      expect(tally).toEqual({ kind: 'recorded', approvedBy: ['alice'] });
+      expect(tally).toEqual({
+        kind: 'recorded',
+        approvedBy: ['alice'],
+        delegatedApprovals: [],
+        approvalContents: [],
+      });
+      expect(closing).toEqual({ kind: 'closed', turn: plain.turn, approverGroups: [] });
       expect(closed).toMatchObject({
         schemaVersion: STORED_CARD_SCHEMA_VERSION,
         state: 'closed',
@@ -762,7 +1010,32 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
     });
 
-    it('lists one page with one query per index shard and one batch read of the cards, whatever the groups', async () => {
+    it('reads a history page with one query of the history index (and one batch read of run labels), an audit with one query', async () => {
+      // Prepare
+      await adapters.runs.createRun(
+        makeStoredRun('run-history-counted', { owner: 'counted-owner' }),
+        Uint8Array.from([1]),
+      );
+      await adapters.runs.claimDecision(makeDecision('run-history-counted', 'counted-decider'));
+      adapters.counter.reset();
+
+      // Act
+      await adapters.runs.listRunsOwnedBy('counted-owner', { limit: 20 });
+      const runs = adapters.counter.snapshot();
+      adapters.counter.reset();
+      await adapters.runs.listActsOf('counted-decider', { limit: 20 });
+      const acts = adapters.counter.snapshot();
+      adapters.counter.reset();
+      await adapters.runs.readAuditTrail('run-history-counted');
+      const audit = adapters.counter.snapshot();
+
+      // Assess
+      expect(runs).toEqual({ 'DynamoDB:Query': 1 });
+      expect(acts).toEqual({ 'DynamoDB:Query': 1, 'DynamoDB:BatchGetItem': 1 });
+      expect(audit).toEqual({ 'DynamoDB:Query': 1 });
+    });
+
+    it('lists one page with one query per index shard and one batch read of the cards, whatever the groups and filters', async () => {
       // Prepare
       adapters.counter.reset();
 
@@ -777,12 +1050,23 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       const tenGroups = Array.from({ length: 10 }, (_unused, index) => `g${index}`);
       await adapters.runs.listWaitingCards({ limit: 3, routing: { kind: 'groups', groups: tenGroups } });
       const manyGroups = adapters.counter.snapshot();
+      adapters.counter.reset();
+      // Filtered and sorted by deadline: the filters are read as DynamoDB reads, no extra rounds
+      await adapters.runs.listWaitingCards({
+        limit: 3,
+        order: 'deadline',
+        routing: { kind: 'groups', groups: tenGroups },
+        filter: { configurationId: 'cfg-none', tool: 'close_ticket', owner: 'nobody', group: 'g1' },
+      });
+      const filtered = adapters.counter.snapshot();
 
       // Assess
       expect(everyCard).toEqual({ 'DynamoDB:Query': 5 }); // the card items carry the every-card key
       expect(oneGroup['DynamoDB:Query']).toBe(5);
       expect(oneGroup['DynamoDB:BatchGetItem'] ?? 0).toBeLessThanOrEqual(1);
       expect(manyGroups).toEqual(oneGroup);
+      // No entry matches: DynamoDB's filter left nothing to follow to a card
+      expect(filtered).toEqual({ 'DynamoDB:Query': 5 });
     });
   });
 

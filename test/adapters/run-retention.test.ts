@@ -4,7 +4,7 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
-  type DecisionRecord,
+  type DecisionClaim,
   NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
@@ -102,14 +102,16 @@ describe('retention stamps of the DynamoDB run repository', () => {
 
   it('keeps decisions forever unless a decision retention is set', async () => {
     // Prepare
-    const decision: Omit<DecisionRecord, 'runId'> = {
+    const decision: Omit<DecisionClaim, 'runId'> = {
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       turn: 3,
       decision: 'approve',
       digest: 'b'.repeat(64),
       decidedBy: 'ana',
       decidedAt: NOW.toISOString(),
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: 'claim-retention',
     };
 
     // Act

@@ -1,7 +1,11 @@
 import { PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
-import { approverFilterOf, inboxPartition, partitionsOf } from '../../lambdas/adapters/dynamo/inbox-index.js';
+import {
+  inboxPageFilterOf,
+  inboxPartition,
+  partitionsOf,
+} from '../../lambdas/adapters/dynamo/inbox-index.js';
 import { queryInboxPage } from '../../lambdas/adapters/dynamo/inbox-page-query.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
@@ -213,35 +217,83 @@ describe('the sharded inbox index (4 shards, 200 cards)', () => {
     expect(beta.cards.map((card) => card.runId)).not.toContain('run-entry-disagrees');
   });
 
-  it('cuts a page short after its rounds, with a cursor where it stopped, and goes on from there', async () => {
-    // Prepare: one entry per shard first, then 2, 4 and 8: at most 15 a page, for a viewer who sees 1 in 4
+  it('filters an approver entry written before it carried the filtered fields by its card (and a disagreeing entry fails closed)', async () => {
+    // Prepare: two open cards of "cfg-late"; one entry as #27 wrote it (groups only), one whose owner was altered
+    await runs.putCard({ ...makeCard('run-entry-unfiltered', 901), configurationId: 'cfg-late' });
+    await runs.putCard({ ...makeCard('run-entry-altered', 902), configurationId: 'cfg-late' });
+    const updateEntry = (runId: string, expression: string, values?: Record<string, unknown>) =>
+      dynamo.documentClient.send(
+        new UpdateCommand({
+          TableName: dynamo.tableName,
+          Key: { pk: `RUN#${runId}`, sk: 'INBOX#@approvers' },
+          UpdateExpression: expression,
+          ExpressionAttributeNames: { '#owner': 'owner' },
+          ...(values ? { ExpressionAttributeValues: values } : {}),
+        }),
+      );
+    await updateEntry('run-entry-unfiltered', 'REMOVE configurationId, #owner, toolNames');
+    await updateEntry('run-entry-altered', 'SET #owner = :owner', { ':owner': 'someone-else' });
     const routing: InboxRouting = { kind: 'groups', groups: [] };
-    const pages: Array<{ runIds: string[]; nextBefore?: string }> = [];
-    let before: string | undefined;
 
     // Act
-    do {
-      const page = await queryInboxPage(dynamo.documentClient, dynamo.tableName, {
-        partitions: partitionsOf(routing, SHARDS),
-        limit: 20,
-        firstEvaluation: 1,
-        filter: approverFilterOf([]),
-        ...(before === undefined ? {} : { before }),
-      });
-      pages.push({
-        runIds: page.items.map(({ item }) => String(item.pk).replace('RUN#', '')),
-        ...(page.nextBefore === undefined ? {} : { nextBefore: page.nextBefore }),
-      });
-      before = page.nextBefore;
-    } while (before !== undefined && pages.length < 100);
+    const byConfiguration = await runs.listWaitingCards({
+      limit: 5,
+      routing,
+      filter: { configurationId: 'cfg-late' },
+    });
+    const byOtherTool = await runs.listWaitingCards({ limit: 5, routing, filter: { tool: 'close_ticket' } });
+    const bySomeoneElse = await runs.listWaitingCards({
+      limit: 5,
+      routing,
+      filter: { owner: 'someone-else' },
+    });
+    await runs.closeCard('run-entry-unfiltered', 'decided');
+    await runs.closeCard('run-entry-altered', 'decided');
 
-    // Assess: the open cards once each, newest first, over pages some of which were cut short
-    const expected = Array.from({ length: 200 }, (_unused, index) => 199 - index)
-      .filter((index) => index % 4 === 3)
-      .map((index) => `run-${index}`);
-    expect(pages.flatMap((page) => page.runIds)).toEqual(expected);
-    expect(pages.some((page) => page.runIds.length < 20 && page.nextBefore !== undefined)).toBe(true);
+    // Assess: the old entry passes DynamoDB's filter and is judged on its card; the altered one by its card too
+    expect(byConfiguration.cards.map((card) => card.runId)).toEqual([
+      'run-entry-altered',
+      'run-entry-unfiltered',
+    ]);
+    expect(byOtherTool.cards).toEqual([]);
+    expect(bySomeoneElse.cards).toEqual([]);
   });
+
+  it.each(['newest', 'deadline'] as const)(
+    'cuts a page short after its rounds, with a cursor where it stopped, and goes on from there (%s first)',
+    async (order) => {
+      // Prepare: one entry per shard first, then 2, 4 and 8: at most 15 a page, for a viewer who sees 1 in 4
+      const routing: InboxRouting = { kind: 'groups', groups: [] };
+      const filter = inboxPageFilterOf(routing);
+      const pages: Array<{ runIds: string[]; nextPosition?: string }> = [];
+      let position: string | undefined;
+
+      // Act
+      do {
+        const page = await queryInboxPage(dynamo.documentClient, dynamo.tableName, {
+          partitions: partitionsOf(routing, SHARDS),
+          limit: 20,
+          order,
+          firstEvaluation: 1,
+          ...(filter === undefined ? {} : { filter }),
+          ...(position === undefined ? {} : { position }),
+        });
+        pages.push({
+          runIds: page.items.map(({ item }) => String(item.pk).replace('RUN#', '')),
+          ...(page.nextPosition === undefined ? {} : { nextPosition: page.nextPosition }),
+        });
+        position = page.nextPosition;
+      } while (position !== undefined && pages.length < 100);
+
+      // Assess: the open cards once each, in the order, over pages some of which were cut short
+      const newestFirst = Array.from({ length: 200 }, (_unused, index) => 199 - index)
+        .filter((index) => index % 4 === 3)
+        .map((index) => `run-${index}`);
+      const expected = order === 'newest' ? newestFirst : [...newestFirst].reverse();
+      expect(pages.flatMap((page) => page.runIds)).toEqual(expected);
+      expect(pages.some((page) => page.runIds.length < 20 && page.nextPosition !== undefined)).toBe(true);
+    },
+  );
 
   it('keeps its cursor stable while cards are added and decided between pages', async () => {
     // Prepare: a fresh table, 200 cards

@@ -61,9 +61,14 @@ describe('the committed OpenAPI document', () => {
     );
     for (const route of ROUTES) {
       const operation = document.paths[route.path]?.[route.method.toLowerCase()] as Operation;
-      expect(operation.security, route.operationId).toEqual(
-        route.auth === 'jwt' ? [{ bearerToken: [] }] : [],
-      );
+      // A person's token, a machine client's (docs/external-agents.md), or none (Slack signs its own).
+      const scheme = {
+        jwt: [{ bearerToken: [] }],
+        machine: [{ machineToken: [] }],
+        none: [],
+        'slack-signature': [],
+      }[route.auth];
+      expect(operation.security, route.operationId).toEqual(scheme);
       expect(
         Object.keys(operation.responses).some((status) => status.startsWith('2')),
         route.operationId,
@@ -90,7 +95,12 @@ describe('the committed OpenAPI document', () => {
     });
     expect(decision).toMatchObject({
       additionalProperties: false,
-      properties: { decision: { enum: ['approve', 'reject'] }, reason: { maxLength: 2000 } },
+      properties: {
+        decision: { enum: ['approve', 'reject', 'edit'] },
+        reason: { maxLength: 2000 },
+        calls: { type: 'array', maxItems: 50 },
+        edits: { type: 'array', minItems: 1, maxItems: 50 },
+      },
     });
   });
 

@@ -1,21 +1,48 @@
 import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { readableDecisionRecordSchema, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
-import { guardOnCard, readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
+import { readableApproverResponseSchema } from '../../lambdas/core/analytics/approver-response.js';
+import {
+  APPROVAL_CARD_SCHEMA_VERSION,
+  parseApprovalCard,
+} from '../../lambdas/core/approvals/approval-card.js';
+import {
+  APPROVAL_RECORD_SCHEMA_VERSION,
+  DECISION_RECORD_SCHEMA_VERSION,
+  readableApprovalRecordSchema,
+  readableDecisionRecordSchema,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
+import {
+  guardOnCard,
+  isNotificationPending,
+  readableStoredCardSchema,
+  STORED_CARD_SCHEMA_VERSION,
+} from '../../lambdas/core/approvals/stored-card.js';
+import {
+  readableClientKeyClaimSchema,
+  readableExecutionReportSchema,
+} from '../../lambdas/core/external-runs/external-run-store.js';
+import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
+import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
 import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
 
-/** Stored cards hold two binary attributes; their fixtures spell them in base64 (README). */
+/** Stored cards and call records hold binary attributes; their fixtures spell them in base64 (README). */
 function withBinaryAttributes(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const item = value as Record<string, unknown>;
   const binary = (name: string) =>
     typeof item[name] === 'string' ? { [name]: new Uint8Array(Buffer.from(item[name], 'base64')) } : {};
-  return Object.assign(Object.create(null), item, binary('sealedCard'), binary('sealedToken'));
+  return Object.assign(
+    Object.create(null),
+    item,
+    binary('sealedCard'),
+    binary('sealedToken'),
+    binary('sealedResult'),
+  );
 }
 
 /** Each persisted shape: its fixture folder and the reader the code uses on it. */
@@ -25,6 +52,12 @@ const shapes: Array<{ folder: string; read: (value: unknown) => unknown }> = [
   { folder: 'stored-card', read: (value) => readableStoredCardSchema.parse(withBinaryAttributes(value)) },
   { folder: 'run-record', read: (value) => readableRunRecordSchema.parse(value) },
   { folder: 'decision-record', read: (value) => readableDecisionRecordSchema.parse(value) },
+  { folder: 'approval-record', read: (value) => readableApprovalRecordSchema.parse(value) },
+  { folder: 'call-record', read: (value) => readableCallRecordSchema.parse(withBinaryAttributes(value)) },
+  { folder: 'chain-entry', read: (value) => readableChainEntrySchema.parse(value) },
+  { folder: 'approver-response', read: (value) => readableApproverResponseSchema.parse(value) },
+  { folder: 'client-key', read: (value) => readableClientKeyClaimSchema.parse(value) },
+  { folder: 'execution-report', read: (value) => readableExecutionReportSchema.parse(value) },
 ];
 
 function fixtureFiles(folder: string): string[] {
@@ -85,7 +118,7 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v1-with-previews.json'));
 
     // Assess
-    expect(card.schemaVersion).toBe(2);
+    expect(card.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
     expect(card.pendingCalls.map((call) => [call.tool, call.preview?.lines[0]])).toEqual([
       ['update_page_metadata', 'Page 12 (en): 1 field would change.'],
       ['append_page_keywords', 'Preview failed (TimeoutError).'],
@@ -105,6 +138,24 @@ describe('reading earlier versions as the current one', () => {
     ]);
   });
 
+  it('reads a card’s context and its previews’ word-level diffs, and a run state’s request', () => {
+    // Act
+    const card = parseApprovalCard(readFixture('approval-card', 'v2-context-and-diffs.json'));
+    const state = parseRunState(readFixture('run-state', 'v1-with-request.json'));
+
+    // Assess
+    expect(card.context).toEqual({
+      request: { text: 'Move the description of page 12 to the summer range', totalCharacters: 52 },
+      reasoning: {
+        text: 'The page still announces the spring range; I will set the summer text.',
+        totalCharacters: 70,
+      },
+      ownerName: 'Eda Editor',
+    });
+    expect(card.pendingCalls[0]?.preview?.diffs?.[0]?.parts).toContainEqual({ kind: 'elided', words: 6 });
+    expect(state.request).toBe('Move the description of page 12 to the summer range');
+  });
+
   it('keeps a key the model itself proposed in its arguments', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v2.json'));
     expect(card.pendingCalls[2]?.arguments).toEqual({ query: 'sale', constructor: "the model's own key" });
@@ -115,27 +166,118 @@ describe('reading earlier versions as the current one', () => {
     ['v1-decided-k-of-n.json', 'closed'],
   ])('reads the version 1 stored card %s as %s', (file, state) => {
     const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-    expect(stored).toMatchObject({ schemaVersion: 3, state });
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state });
     expect(stored.closedBecause).toBeUndefined();
   });
 
+  it('reads a version 2 card as the current version whose event went out (an outbox it never had)', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v2-open.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.waitId).toBeUndefined();
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('reads a version 3 card as version 4 whose event went out, and keeps its guards', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v3-open-call-guards.json')),
+    );
+    expect(stored).toMatchObject({ schemaVersion: STORED_CARD_SCHEMA_VERSION, state: 'open' });
+    expect(stored.callGuards?.length).toBeGreaterThan(0);
+    expect(isNotificationPending(stored)).toBe(false);
+  });
+
+  it('keeps the wait and the outbox of a version 4 card', () => {
+    const pending = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v4-closed-notification-pending.json')),
+    );
+    expect(pending).toMatchObject({ waitId: 'wait-5f0c2b9e', state: 'closed', closedBecause: 'decided' });
+    expect(isNotificationPending(pending)).toBe(true);
+  });
+
+  it('keeps the claim id of a version 3 decision record, and reads earlier ones without one', () => {
+    expect(
+      readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json')),
+    ).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    for (const file of ['v1.json', 'v2.json']) {
+      const record = readableDecisionRecordSchema.parse(readFixture('decision-record', file));
+      expect(record.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
+      expect(record.claimId).toBeUndefined();
+    }
+  });
+
+  it('reads a version 2 run state whose reopened turn carries the results of calls that ran', () => {
+    const state = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(state.completedCalls).toEqual([
+      { index: 0, callId: 'call-0-0', content: 'Updated page 12 (en): description.', isError: false },
+    ]);
+    expect(state.pendingCalls.map((call) => [call.index, call.callId])).toEqual([[0, 'call-0-1']]);
+  });
+
   it.each(['v1.json', 'v1-unversioned.json'])(
-    'reads the version 1 decision record %s as version 2, its card shown as text',
+    'reads the version 1 decision record %s as the current version, its card shown as text, decided through the API',
     (file) => {
       const raw = readFixture('decision-record', file) as { cardShown: unknown };
       const record = readableDecisionRecordSchema.parse(raw);
-      expect(record.schemaVersion).toBe(2);
+      expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
       expect(readCardShown(record.cardShown)).toEqual(raw.cardShown);
     },
   );
 
   it('keeps what a version 2 decision record says was shown, numbers DynamoDB cannot hold included', () => {
     const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v2.json'));
+    expect(record).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, channel: 'api' });
     expect(readCardShown(record.cardShown).calls[0]?.arguments).toMatchObject({
       views: 1e300,
       id: 2 ** 60,
       '': 'empty key',
     });
+  });
+
+  it('reads the channel and the claim id of a version 4 decision record, and a version 3 one as the API’s', () => {
+    const record = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v4-slack.json'));
+    expect(record).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'slack',
+      claimId: 'claim-3b8f61d2',
+    });
+    expect(record.actingFor).toBeUndefined();
+    expect(record.choices).toBeUndefined();
+    const version3 = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v3-with-claim-id.json'),
+    );
+    expect(version3).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
+      claimId: 'claim-9d4e7a1b',
+    });
+  });
+
+  it.each([
+    ['v1-unversioned.json', 'api'],
+    ['v2-slack.json', 'slack'],
+    ['v3-acting-for-per-call.json', 'api'],
+  ])('reads the approval record %s as approved through %s', (file, channel) => {
+    const record = readableApprovalRecordSchema.parse(readFixture('approval-record', file));
+    expect(record).toMatchObject({ schemaVersion: APPROVAL_RECORD_SCHEMA_VERSION, channel });
+  });
+
+  it('reads who a version 3 approval’s delegate approved for and its per-call choices, and a version 2 one as approving every call in its own right', () => {
+    const delegated = readableApprovalRecordSchema.parse(
+      readFixture('approval-record', 'v3-acting-for-per-call.json'),
+    );
+    const own = readableApprovalRecordSchema.parse(readFixture('approval-record', 'v2-slack.json'));
+    expect(delegated).toMatchObject({
+      approvedBy: 'dave',
+      actingFor: 'approver',
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject' },
+      ],
+    });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('reads how a version 3 card guarded each call, and whose approvals lapsed', () => {
@@ -153,7 +295,7 @@ describe('reading earlier versions as the current one', () => {
     'takes the guards of %s, which records none, from its writeToolNames',
     (file) => {
       const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
-      expect(stored.schemaVersion).toBe(3);
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
       expect(guardOnCard(stored, { index: 0, tool: 'update_page_metadata' })).toBe('write');
       expect(guardOnCard(stored, { index: 1, tool: 'get_page' })).toBe('none');
     },
@@ -164,6 +306,87 @@ describe('reading earlier versions as the current one', () => {
     const card = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
     expect(state.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
     expect(card.pendingCalls.map((call) => call.guard)).toEqual(['none', 'unconfirmed']);
+  });
+
+  it('reads a version 5 card’s escalation, its editor and the approvals given acting for someone or of some calls', () => {
+    const stored = readableStoredCardSchema.parse(
+      withBinaryAttributes(readFixture('stored-card', 'v5-open-escalated-delegated-edited.json')),
+    );
+    expect(stored.escalation).toEqual({
+      steps: [
+        { at: '2026-03-02T09:45:00.000Z', approverGroups: ['leads'] },
+        { at: '2026-03-02T11:15:00.000Z', approverGroups: ['directors'] },
+      ],
+      reached: 1,
+      notified: 1,
+    });
+    expect(stored.delegatedApprovals).toEqual([{ approver: 'reviewer', actingFor: 'approver' }]);
+    expect(stored.approvalContents).toEqual([{ approver: 'carl', content: 'sha256:6f1d0a' }]);
+    expect(stored).toMatchObject({ editedBy: 'approver', decisionGroups: [[0]], waitId: 'wait-3c1a' });
+  });
+
+  it.each(['v4-open-notified.json', 'v3-open-call-guards.json', 'v2-open.json'])(
+    'reads %s as a card that never escalates',
+    (file) => {
+      const stored = readableStoredCardSchema.parse(withBinaryAttributes(readFixture('stored-card', file)));
+      expect(stored.schemaVersion).toBe(STORED_CARD_SCHEMA_VERSION);
+      expect(stored.escalation).toBeUndefined();
+      expect(stored.delegatedApprovals).toBeUndefined();
+    },
+  );
+
+  it('reads a version 3 approval card’s edited call, and a version 2 card’s calls as unedited', () => {
+    const edited = parseApprovalCard(readFixture('approval-card', 'v3-edited.json'));
+    const earlier = parseApprovalCard(readFixture('approval-card', 'v2-call-guards.json'));
+    expect(edited.pendingCalls[0]?.edited).toEqual({
+      by: 'ana',
+      originalArguments: { pageId: '12', description: 'Sprnig sale' },
+    });
+    expect(earlier.schemaVersion).toBe(APPROVAL_CARD_SCHEMA_VERSION);
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
+  });
+
+  it('reads a version 3 run state’s edited call, and a version 2 state’s calls as unedited', () => {
+    const edited = parseRunState(readFixture('run-state', 'v4-edited-call.json'));
+    const earlier = parseRunState(readFixture('run-state', 'v2-reopened-after-a-call-ran.json'));
+    expect(edited.pendingCalls[0]).toMatchObject({
+      arguments: { pageId: '12', description: 'Spring sale' },
+      edited: { by: 'ana', originalArguments: { pageId: '12', description: 'Sprnig sale' } },
+    });
+    expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
+  });
+
+  it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v4-escalation.json')).policy.escalation,
+    ).toEqual([
+      { afterMinutes: 30, approverGroups: ['leads'] },
+      { afterMinutes: 120, approverGroups: ['directors'] },
+    ]);
+    expect(
+      readableRunRecordSchema.parse(readFixture('run-record', 'v1.json')).policy.escalation,
+    ).toBeUndefined();
+  });
+
+  it('reads who a version 6 decision’s delegate acted for, its per-call choices and channel, and a version 3 decision as taken in its own right for every call', () => {
+    const delegated = readableDecisionRecordSchema.parse(
+      readFixture('decision-record', 'v6-acting-for-per-call.json'),
+    );
+    const own = readableDecisionRecordSchema.parse(readFixture('decision-record', 'v3-with-claim-id.json'));
+    expect(delegated).toMatchObject({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
+      decidedBy: 'dave',
+      actingFor: 'approver',
+      delegatedApprovals: [{ approver: 'dave', actingFor: 'approver' }],
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject', reason: 'not these keywords' },
+      ],
+    });
+    expect(own).toMatchObject({ schemaVersion: DECISION_RECORD_SCHEMA_VERSION, claimId: 'claim-9d4e7a1b' });
+    expect(own.actingFor).toBeUndefined();
+    expect(own.choices).toBeUndefined();
   });
 
   it('keeps why a version 2 card closed', () => {

@@ -1,6 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { UserProfile } from '../../lambdas/core/identity.js';
-import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
@@ -9,12 +7,7 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
-
-const demoUser = (userId: string): UserProfile => {
-  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
-  if (!user) throw new Error(`no demo user ${userId}`);
-  return user;
-};
+import { demoUser } from './approvers-support.js';
 
 const writesConfiguration = <Groups>(configurationId: string, approverGroups: Groups) => ({
   configurationId,

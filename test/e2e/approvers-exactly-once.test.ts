@@ -1,5 +1,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type DecisionRecord, readCardShown } from '../../lambdas/core/approvals/decision-record.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionRecord,
+  readCardShown,
+} from '../../lambdas/core/approvals/decision-record.js';
 import type { RunExecutions } from '../../lambdas/core/ports.js';
 import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
 import { bodyOf } from '../support/api-answers.js';
@@ -100,10 +104,10 @@ describe('decisions happen exactly once and are recorded before the write', () =
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 12 to 'audited'");
     const recordAtWrite: Array<DecisionRecord | undefined> = [];
     const pages = runtime.dependencies.pages;
-    const counted = pages.updateMetadata;
-    replace(pages, 'updateMetadata', async (pageId, patch, updatedBy) => {
+    const counted = pages.applyMetadata;
+    replace(pages, 'applyMetadata', async (pageId, write) => {
       recordAtWrite.push(await runtime.dependencies.runs.getDecision(runId, turn));
-      return counted.call(pages, pageId, patch, updatedBy);
+      return counted.call(pages, pageId, write);
     });
 
     // Act
@@ -120,7 +124,9 @@ describe('decisions happen exactly once and are recorded before the write', () =
     expect(recordAtWrite).toHaveLength(1);
     const record = recordAtWrite[0];
     expect(record).toEqual({
-      schemaVersion: 2,
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: expect.any(String),
+      channel: 'api',
       runId,
       turn,
       decision: 'approve',
@@ -224,7 +230,7 @@ describe('decisions happen exactly once and are recorded before the write', () =
     });
     const runs = runtime.dependencies.runs;
     const closeCard = runs.closeCard;
-    replace(runs, 'closeCard', async () => {});
+    replace(runs, 'closeCard', async () => ({ kind: 'not-open' }));
     const deliveriesBefore = deliveries.length;
     const writesBefore = pageWrites.length;
 

@@ -21,7 +21,7 @@ describe('Run Awaiting Approval notifications', () => {
     await removeTestData(runtime);
   });
 
-  it('announces each suspension with the run id, tool names and paused at, and nothing else', async () => {
+  it("announces each suspension with the run id, tool names, paused at and the card's own address, and nothing else", async () => {
     // Prepare
     const { runId, view } = await startRunAndSettle(
       runtime,
@@ -34,7 +34,8 @@ describe('Run Awaiting Approval notifications', () => {
         return { FailedEntryCount: 0, Entries: [{ EventId: 'event-1' }] };
       },
     } as unknown as EventBridgeClient;
-    const notifier = new EventBridgeRunNotifier({ client, eventBusName: 'default' });
+    const inboxUrl = `${runtime.url}/`;
+    const notifier = new EventBridgeRunNotifier({ client, eventBusName: 'default', inboxUrl });
 
     // Act: the event the await-approval use case emitted, through the deployed adapter
     const emitted = runtime.notifications.filter((notification) => notification.runId === runId);
@@ -42,8 +43,16 @@ describe('Run Awaiting Approval notifications', () => {
 
     // Assess
     expect(view.status).toBe('waiting');
+    const cardUrl = `${runtime.url}/inbox/runs/${runId}`;
     expect(emitted).toEqual([
-      { runId, toolNames: ['update_page_metadata'], pausedAt: view.pausedAt, approverGroups: [] },
+      {
+        runId,
+        toolNames: ['update_page_metadata'],
+        pausedAt: view.pausedAt,
+        approverGroups: [],
+        reason: 'paused',
+        cardUrl,
+      },
     ]);
     expect(sent).toHaveLength(1);
     const entry = sent[0]?.Entries?.[0];
@@ -53,13 +62,26 @@ describe('Run Awaiting Approval notifications', () => {
       DetailType: 'Run Awaiting Approval',
     });
     const detail = JSON.parse(entry?.Detail ?? '{}');
-    expect(Object.keys(detail).sort()).toEqual(['approverGroups', 'pausedAt', 'runId', 'toolNames']);
+    expect(Object.keys(detail).sort()).toEqual([
+      'approverGroups',
+      'cardUrl',
+      'pausedAt',
+      'reason',
+      'runId',
+      'toolNames',
+    ]);
     expect(detail).toEqual({
       runId,
       toolNames: ['update_page_metadata'],
       pausedAt: view.pausedAt,
       approverGroups: [],
+      reason: 'paused',
+      cardUrl,
     });
+    // The address opens the page (the shell, which signs the viewer in and then opens the card).
+    const opened = await fetch(cardUrl);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toMatch(/^text\/html/);
     // No arguments, no preview (old value), no token: nothing of the card travels.
     const serialized = JSON.stringify(sent);
     expect(serialized).not.toContain('Secret-new-description');
@@ -80,6 +102,7 @@ describe('Run Awaiting Approval notifications', () => {
       toolNames: ['update_page_metadata'],
       pausedAt: '2026-01-01T00:00:00.000Z',
       approverGroups: [],
+      reason: 'paused',
     });
 
     // Assess

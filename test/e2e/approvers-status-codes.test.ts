@@ -282,20 +282,30 @@ describe('approver decisions and the inbox over HTTP: every status code', () => 
       }
     });
 
-    it("answers GET /runs/{id} of someone else's run exactly like an unknown run", async () => {
-      // Prepare
+    it("answers GET /runs/{id} and its audit of someone else's run exactly like an unknown run, unless the viewer could decide it", async () => {
+      // Prepare: a signed-in user who may start runs but approves nothing
       const { runId } = await waitingRun("Set the keywords of page 12 to 'not yours'");
+      const stranger = apiClientWithToken(
+        runtime.url,
+        await signTokenWithRuntimeKey(runtime, { sub: 'stranger', groups: ['agent_run'] }),
+      );
+      const unknownId = 'a8c5a3f0-0000-4000-8000-000000000001';
 
       // Act
-      const notVisible = await runtime.client('approver').getRun({ path: { id: runId } });
-      const unknown = await runtime
-        .client('approver')
-        .getRun({ path: { id: 'a8c5a3f0-0000-4000-8000-000000000001' } });
+      const notVisible = await stranger.getRun({ path: { id: runId } });
+      const unknown = await stranger.getRun({ path: { id: unknownId } });
+      const auditNotVisible = await stranger.getRunAudit({ path: { id: runId } });
+      const auditUnknown = await stranger.getRunAudit({ path: { id: unknownId } });
+      const asApprover = await runtime.client('approver').getRun({ path: { id: runId } });
 
       // Assess
       expect(notVisible.status).toBe(404);
       expect(unknown.status).toBe(404);
       expect(notVisible.text).toBe(unknown.text);
+      expect(auditNotVisible.status).toBe(404);
+      expect(auditNotVisible.text).toBe(auditUnknown.text);
+      // The card went to every approver: an approver who could decide it reads the run.
+      expect(asApprover.status).toBe(200);
     });
   });
 

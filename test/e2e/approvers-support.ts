@@ -2,24 +2,33 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
-import type { ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
+import type { ApiClient, ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
+import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { startEmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
 import {
   LOCAL_JWT_ALGORITHM,
   LOCAL_JWT_AUDIENCE,
-  LOCAL_JWT_ISSUER,
   LOCAL_JWT_KEY_FILE_NAME,
 } from '../../lambdas/local/local-jwt-issuer.js';
+import type { RequestBody } from '../support/api-answers.js';
 import {
   apiClientOf,
+  apiClientWithToken,
   GENEROUS_QUOTAS,
   type ResponseJson,
   sendThroughClient,
   stateMachineDefinition,
   type TestRuntime,
 } from '../support/local-runtime.js';
+
+/** A demo user's record (a copy: a test may change it and put it back). */
+export function demoUser(userId: string): UserProfile {
+  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
+  if (!user) throw new Error(`no demo user ${userId}`);
+  return structuredClone(user);
+}
 
 /** The state machine definition with the AwaitApproval wait shortened, for expiry tests. */
 export function definitionWithApprovalTimeout(seconds: number): Record<string, unknown> {
@@ -74,7 +83,7 @@ export async function startRuntimeWithDefinition(options: {
  * time (audience, expiry, subject) and show that the claim alone decides.
  */
 export async function signTokenWithRuntimeKey(
-  runtime: Pick<TestRuntime, 'baseDirectory'>,
+  runtime: Pick<TestRuntime, 'baseDirectory' | 'issuerUrl'>,
   claims: {
     sub: string;
     groups?: string[];
@@ -92,7 +101,7 @@ export async function signTokenWithRuntimeKey(
   return new SignJWT({ name: claims.sub, groups, 'cognito:groups': groups })
     .setProtectedHeader({ alg: LOCAL_JWT_ALGORITHM, typ: 'JWT' })
     .setSubject(claims.sub)
-    .setIssuer(claims.iss ?? LOCAL_JWT_ISSUER)
+    .setIssuer(claims.iss ?? runtime.issuerUrl)
     .setAudience(claims.aud ?? LOCAL_JWT_AUDIENCE)
     .setIssuedAt(claims.issuedAt ?? now)
     .setExpirationTime(claims.expiresAt ?? now + 3600)
@@ -129,18 +138,20 @@ export function decideWithAnyBody(
 }
 
 /**
- * Records every page write (its patch as JSON) and every task-token delivery (its outcome kind)
- * at the ports the use cases call, so a test can count that each happened exactly once.
+ * Records every page write a tool applied (its patch as JSON) and every task-token delivery (its
+ * outcome kind) at the ports the use cases call, so a test can count that each happened exactly
+ * once. A write the store refused (already applied for its key, or its record changed) is none.
  */
 export function recordWritesAndDeliveries(
   runtime: TestRuntime,
   records: { readonly pageWrites: string[]; readonly deliveries: string[] },
 ): void {
   const pages = runtime.dependencies.pages;
-  const updateMetadata = pages.updateMetadata.bind(pages);
-  pages.updateMetadata = async (pageId, patch, updatedBy) => {
-    records.pageWrites.push(JSON.stringify(patch));
-    return updateMetadata(pageId, patch, updatedBy);
+  const applyMetadata = pages.applyMetadata.bind(pages);
+  pages.applyMetadata = async (pageId, write) => {
+    const outcome = await applyMetadata(pageId, write);
+    if (outcome.kind === 'written') records.pageWrites.push(JSON.stringify(write.patch));
+    return outcome;
   };
   const executions = runtime.dependencies.executions;
   const resume = executions.resume.bind(executions);
@@ -149,4 +160,40 @@ export function recordWritesAndDeliveries(
     records.deliveries.push(outcome.kind);
     return outcome;
   };
+}
+
+/**
+ * People and configurations written once through the admin API (on first `prepare()`), and a
+ * typed client signed in as each person: what a test of several approvers starts from.
+ */
+export function preparePeople(
+  runtime: TestRuntime,
+  people: ReadonlyArray<RequestBody<'putUser'> & { userId: string }>,
+  configurations: ReadonlyArray<RequestBody<'putConfiguration'> & { configurationId: string }>,
+): { as: (userId: string) => ApiClient; prepare: () => Promise<void> } {
+  const clients = new Map<string, ApiClient>();
+  let ready: Promise<void> | undefined;
+  const prepare = (): Promise<void> => {
+    ready ??= (async () => {
+      const admin = runtime.client('admin');
+      for (const person of people) {
+        const written = await admin.putUser({ path: { id: person.userId }, body: person });
+        if (written.status !== 200) throw new Error(`PUT user ${person.userId}: ${written.text}`);
+        const token = await signTokenWithRuntimeKey(runtime, { sub: person.userId });
+        clients.set(person.userId, apiClientWithToken(runtime.url, token));
+      }
+      for (const configuration of configurations) {
+        const id = configuration.configurationId;
+        const written = await admin.putConfiguration({ path: { id }, body: configuration });
+        if (written.status !== 200) throw new Error(`PUT configuration ${id}: ${written.text}`);
+      }
+    })();
+    return ready;
+  };
+  const as = (userId: string): ApiClient => {
+    const client = clients.get(userId);
+    if (!client) throw new Error(`no client for ${userId}: call prepare() first`);
+    return client;
+  };
+  return { as, prepare };
 }

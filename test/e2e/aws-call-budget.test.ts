@@ -51,23 +51,27 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     return { runId, snapshot: runtime.calls.snapshot() };
   }
 
-  it('pauses with one read of the run and its owner, one page read for its one preview, three writes and one KMS call', async () => {
+  it('pauses with one read of the run, its owner, card and decision, one page read for its one preview, four writes and one KMS call', async () => {
     // Act
     const { runId, snapshot } = await pauseMeasured(ONE_PREVIEWING_CALL);
 
     // Assess
     expect(snapshot).toEqual({
-      'DynamoDB:BatchGetItem': 1, // the run and its owner's current record (issue #9: previews under current rights)
+      // the run and its owner's current record (issue #9: previews under current rights), and in the
+      // same request the run's card and the turn's decision (issue #29: a retried pause sees both)
+      'DynamoDB:BatchGetItem': 1,
       'DynamoDB:GetItem': 1, // the page its preview shows (seed 000)
       // the card with its sealed token (indexed for admins), and its approver entry (issues #16, #27)
       'DynamoDB:PutItem': 2,
-      'DynamoDB:UpdateItem': 1, // the run: waiting
+      // the run: waiting; the card's outbox marked sent after the event (issue #29: once per pause)
+      'DynamoDB:UpdateItem': 2,
       'EventBridge:PutEvents': 1, // "Run Awaiting Approval"
       'KMS:Decrypt': 1, // unwrap the run state's sealing key, which then seals card and token
     });
     expect(dynamoReads(snapshot) - 1).toBeLessThanOrEqual(1); // issue #2: 1 read + 1 per previewing call
-    // issue #2's two writes, plus the card's one approver entry, whatever its groups (issue #27)
-    expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(3);
+    // issue #2's two writes, plus the card's one approver entry, whatever its groups (issue #27),
+    // and the outbox mark (issue #29)
+    expect(dynamoWrites(snapshot)).toBeLessThanOrEqual(4);
     expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
     expect((await runtime.dependencies.runs.getRun(runId))?.record.status).toBe('waiting');
   });
@@ -78,13 +82,13 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
 
     // Assess
     expect(dynamoReads(snapshot)).toBeLessThanOrEqual(1 + 5); // issue #4: one bounded read per previewing call
-    expect(dynamoWrites(snapshot)).toBe(3);
+    expect(dynamoWrites(snapshot)).toBe(4);
     expect(snapshot['KMS:Decrypt']).toBe(1);
     expect(runtime.calls.total('KMS')).toBe(1);
     expect(snapshot['EventBridge:PutEvents']).toBe(1);
   });
 
-  it('resumes with one read of the card, one KMS call and one SendTaskSuccess, besides reading the approver', async () => {
+  it('resumes with one read of the card, one KMS decrypt and one SendTaskSuccess, besides reading the approver and recording the receipt', async () => {
     // Prepare
     const runId = await paths.startRun(ONE_PREVIEWING_CALL);
     const reply = await paths.runToModelReply(runId);
@@ -109,14 +113,49 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     expect(approverRead).toEqual({ 'DynamoDB:GetItem': 1 });
     expect(snapshot).toEqual({
       'DynamoDB:GetItem': 2, // the approver's grants (every API request); the card
-      'DynamoDB:PutItem': 1, // the decision claim (conditional), before the token is used
-      'DynamoDB:UpdateItem': 2, // the card leaves the inbox: the card item and its approver entry
+      // the decision claim (conditional), before the token is used; its receipt entry (conditional);
+      // the approver's response, for approver analytics (issue #25)
+      'DynamoDB:PutItem': 3,
+      'DynamoDB:Query': 1, // the run's receipt chain, whose last entry the new one names (issue #25)
+      // the card leaves the inbox (the card item and its approver entry); the decision is marked
+      // delivered, so the probe does not redeliver it (issue #29)
+      'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
+      'KMS:Sign': 1, // the receipt entry's signature (issue #25)
       'SFN:SendTaskSuccess': 1,
     });
-    // issue #2: the resume path (beyond authenticating the request) reads once and calls KMS once.
-    expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1);
-    expect(runtime.calls.total('KMS')).toBeLessThanOrEqual(1);
+    // issue #2: the resume path (beyond authenticating the request) reads the card once and
+    // decrypts once; issue #25 adds the chain's one Query and one signature.
+    expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1 + 1);
+    expect(snapshot['KMS:Decrypt']).toBe(1);
+  });
+
+  it('executes an approved call under the call ledger: one query of the turn, a write before and after the call', async () => {
+    // Prepare
+    const runId = await paths.startRun(ONE_PREVIEWING_CALL);
+    const reply = await paths.runToModelReply(runId);
+    await paths.suspend(runId, reply);
+    await paths.decide(runId, await paths.digestOf(runId), 'approve');
+    runtime.calls.reset();
+
+    // Act
+    await paths.execute(runId, reply.turn);
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess
+    expect(snapshot).toEqual({
+      // the run; the approval on record and its card (what the approval covered, issue #20); the
+      // acting user; the page the tool reads (its access check)
+      'DynamoDB:GetItem': 5,
+      'DynamoDB:Query': 1, // the turn's call ledger (issue #29): what an earlier attempt ran
+      'DynamoDB:PutItem': 2, // the ledger: the call taken, then its result recorded (issue #29)
+      // the page write (conditional on the call's idempotency key); the run, its results recorded;
+      // its card (already closed by the decision) and the card's inbox entry, closed again
+      'DynamoDB:UpdateItem': 4,
+      'KMS:Decrypt': 1, // the run state's sealing key, which also seals the result and the new state
+    });
+    expect((await runtime.dependencies.pages.getPage('bench-1'))?.description).toBe('Spring sale');
   });
 
   it('reads a call whole with the approver, the card and one KMS call, and writes nothing', async () => {

@@ -31,19 +31,19 @@ describe('POST /runs/{id}/cancel', () => {
   function countPageWrites(): string[] {
     const writes: string[] = [];
     const pages = runtime.dependencies.pages;
-    const original = pages.updateMetadata;
-    pages.updateMetadata = async (pageId, patch, updatedBy) => {
+    const original = pages.applyMetadata;
+    pages.applyMetadata = async (pageId, write) => {
       writes.push(pageId);
-      return original.call(pages, pageId, patch, updatedBy);
+      return original.call(pages, pageId, write);
     };
     restore.push(() => {
-      pages.updateMetadata = original;
+      pages.applyMetadata = original;
     });
     return writes;
   }
 
   /** Holds every call of a page-store method at its start until `release`; `entered` resolves at the first call. */
-  function holdPageCalls<Method extends 'getPage' | 'updateMetadata'>(method: Method) {
+  function holdPageCalls<Method extends 'getPage' | 'applyMetadata'>(method: Method) {
     const pages = runtime.dependencies.pages;
     const original = pages[method];
     let release: () => void = () => {};
@@ -106,7 +106,7 @@ describe('POST /runs/{id}/cancel', () => {
     });
   });
 
-  it('costs two reads, four conditional writes and one StopExecution for a waiting run, no KMS', async () => {
+  it('costs two reads, four conditional writes and one StopExecution for a waiting run, no KMS, and its receipt entry', async () => {
     // Prepare
     const { runId } = await waitingRun("Set the keywords of page 12 to 'counted'");
     runtime.calls.reset();
@@ -115,12 +115,15 @@ describe('POST /runs/{id}/cancel', () => {
     const answer = await cancel(runId);
     const snapshot = runtime.calls.snapshot();
 
-    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card and its inbox entry
+    // Assess: the caller's record, the run, the card; the cancel claim, the run, closing the card and its inbox entry;
+    // the receipt (issue #25): the run as cancelled, its chain (Query) and the cancel's entry, unsigned
     expect(answer.status).toBe(200);
     expect(snapshot).toEqual({
-      'DynamoDB:GetItem': 3,
-      'DynamoDB:PutItem': 1,
+      'DynamoDB:GetItem': 4,
+      'DynamoDB:PutItem': 2,
+      'DynamoDB:Query': 1,
       'DynamoDB:UpdateItem': 3,
+      'EventBridge:PutEvents': 1, // "Card Closed": the channels update their messages (issue #23)
       'SFN:StopExecution': 1,
     });
   });
@@ -236,7 +239,7 @@ describe('POST /runs/{id}/cancel', () => {
   it('refuses (409) a cancel that comes after the approval while the approved write runs, and the write completes', async () => {
     // Prepare: the approved write blocks until released
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'approved-first'");
-    const write = holdPageCalls('updateMetadata');
+    const write = holdPageCalls('applyMetadata');
 
     // Act
     const approval = await decide(runtime, runId, { digest, decision: 'approve' });
@@ -323,6 +326,8 @@ describe('POST /runs/{id}/cancel', () => {
     // Prepare: the claim is on record, the run still says waiting (the request died in between)
     const { runId, digest, turn } = await waitingRun("Set the keywords of page 14 to 'half-cancelled'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn,
       decision: 'cancel',
@@ -331,7 +336,7 @@ describe('POST /runs/{id}/cancel', () => {
       decidedAt: new Date().toISOString(),
       reason: 'Half-way.',
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: 'claim-half-cancelled',
     });
 
     // Act: a re-drive (a restart, a redriven execution) runs Prepare again

@@ -1,7 +1,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type BrowserContext, chromium, type Page, type Request, type Response } from 'playwright-core';
+import { decodeJwt } from 'jose';
+import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
@@ -15,36 +16,14 @@ import {
   startTestRuntime,
   type TestRuntime,
 } from '../support/local-runtime.js';
-import { committedDocumentValidator } from '../support/openapi-response-validator.js';
 import { definitionWithApprovalTimeout, startRuntimeWithDefinition } from './approvers-support.js';
-
-/** The mismatch between one answer the page received and the committed document, if any. */
-async function problemWithPageAnswer(response: Response): Promise<string | undefined> {
-  const url = new URL(response.url());
-  const contentType = response.headers()['content-type'] ?? null;
-  const streamed = contentType?.startsWith('text/event-stream') === true;
-  const text = streamed ? undefined : await response.text().catch(() => undefined);
-  return committedDocumentValidator().problemWith({
-    method: response.request().method(),
-    path: url.pathname,
-    status: response.status(),
-    contentType,
-    text,
-  });
-}
-
-/** Debian's chromium package; `.ci/run` installs it. No browser is downloaded. */
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  isPageShell,
+  problemWithPageAnswer,
+  signIn,
+} from './inbox-browser-support.js';
 
 describe('the inbox page in headless Chromium', () => {
   let runtime: TestRuntime;
@@ -75,14 +54,19 @@ describe('the inbox page in headless Chromium', () => {
     await removeTestData(runtime);
   });
 
-  /** Opens the page in a fresh tab that records alerts and every request it makes. */
-  async function openInbox(baseUrl: string, token: string | undefined) {
+  /**
+   * Opens the page in a fresh tab that records alerts and every request it makes, and signs in
+   * as `user` through the authorization code flow (the local provider's login page).
+   */
+  async function openInbox(baseUrl: string, user: string | undefined) {
     const page = await context.newPage();
     const requests: Request[] = [];
     const dialogs: string[] = [];
     page.on('request', (request) => requests.push(request));
-    // What the page's own requests got back is held to the committed OpenAPI document too.
-    page.on('response', (response) => pageAnswerChecks.push(problemWithPageAnswer(response)));
+    // What the page's own API requests got back is held to the committed OpenAPI document too.
+    page.on('response', (response) => {
+      if (response.url().startsWith(`${baseUrl}/`)) pageAnswerChecks.push(problemWithPageAnswer(response));
+    });
     page.on('dialog', (dialog) => {
       dialogs.push(dialog.message());
       void dialog.dismiss();
@@ -91,10 +75,7 @@ describe('the inbox page in headless Chromium', () => {
     // (Browser code as strings: this project's TypeScript has no DOM types.)
     await page.addInitScript({ content: 'window.alert = () => { window.__alerted = true; };' });
     await page.goto(`${baseUrl}/`);
-    if (token !== undefined) {
-      await page.fill('#token', token);
-      await page.click('#sign-in-form button[type=submit]');
-    }
+    if (user !== undefined) await signIn(page, user);
     return { page, requests, dialogs };
   }
 
@@ -110,7 +91,7 @@ describe('the inbox page in headless Chromium', () => {
 
   it('shows an empty inbox clearly', async () => {
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const empty = page.locator('[data-state=empty]');
     await empty.waitFor();
 
@@ -119,13 +100,13 @@ describe('the inbox page in headless Chromium', () => {
     await page.close();
   });
 
-  it('lets the approver sign in with the token, see the card and approve; the run completes', async () => {
+  it('lets the approver sign in through the code flow, see the card and approve; the run completes', async () => {
     // Prepare
     const { runId, view } = await startRunAndSettle(
       runtime,
       "Set the description of page 12 to 'Browser sale'",
     );
-    const { page, requests } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page, requests } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
 
@@ -144,12 +125,18 @@ describe('the inbox page in headless Chromium', () => {
     expect(await card.getAttribute('data-state')).toBe('decided');
     expect(finished.status).toBe('completed');
     expect((await runtime.dependencies.pages.getPage('12'))?.description).toBe('Browser sale');
-    // ...and how it authenticated: a bearer header on every data request, no cookie, nothing on a GET
-    const apiRequests = requests.filter((request) => new URL(request.url()).pathname !== '/');
+    // ...and how it authenticated: the signed-in approver's bearer token on every data request,
+    // no cookie, nothing on a GET
+    const apiRequests = requests.filter(
+      (request) => request.url().startsWith(runtime.url) && !isPageShell(new URL(request.url()).pathname),
+    );
     expect(apiRequests.length).toBeGreaterThanOrEqual(2);
     for (const request of apiRequests) {
       const headers = await request.allHeaders();
-      expect(headers.authorization).toBe(`Bearer ${runtime.tokens.approver}`);
+      expect(decodeJwt(/^Bearer (.+)$/.exec(headers.authorization ?? '')?.[1] ?? '')).toMatchObject({
+        sub: 'approver',
+        iss: runtime.issuerUrl,
+      });
       expect(headers.cookie).toBeUndefined();
       if (request.method() === 'GET') expect(new URL(request.url()).pathname).toBe('/inbox');
     }
@@ -163,6 +150,38 @@ describe('the inbox page in headless Chromium', () => {
     await page.close();
   });
 
+  it('refuses a ticked call and approves the others in one decision, the reason going to the refused call', async () => {
+    // Prepare
+    const { runId, view } = await startRunAndSettle(
+      runtime,
+      "Set the author of page 12 to 'Tick twelve' and the author of page 14 to 'Tick fourteen'",
+    );
+    const { page, requests } = await openInbox(runtime.url, 'approver');
+    const card = cardOf(page, runId);
+    await card.waitFor();
+
+    // Act
+    await card.locator('input[name=refuse][value="1"]').check();
+    await card.locator('input[name=reason]').fill('Not page 14');
+    await card.locator('button.approve').click();
+    const status = await cardStatus(page, runId);
+    const finished = await settle(runtime, runId, 'editor', view.turn);
+
+    // Assess
+    expect(status).toBe(TEXTS.pageApproved);
+    const decision = requests.find((request) => request.url().endsWith('/decision'));
+    expect(JSON.parse(decision?.postData() ?? '{}')).toEqual({
+      digest: view.digest,
+      decision: 'approve',
+      reason: 'Not page 14',
+      calls: [{ index: 1, decision: 'reject' }],
+    });
+    expect(finished.status).toBe('completed');
+    expect((await runtime.dependencies.pages.getPage('12'))?.author).toBe('Tick twelve');
+    expect((await runtime.dependencies.pages.getPage('14'))?.author).not.toBe('Tick fourteen');
+    await page.close();
+  });
+
   it('shows a <script> in a page title and in tool arguments as text and never runs it', async () => {
     // Prepare
     const titleAttack = `<script>alert('title')</script><img src=x onerror="alert('img')">`;
@@ -171,7 +190,7 @@ describe('the inbox page in headless Chromium', () => {
     const { runId } = await startRunAndSettle(runtime, `Set the title of page 12 to "${argumentAttack}"`);
 
     // Act
-    const { page, dialogs } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page, dialogs } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
     const injected = await page.evaluate(
@@ -244,7 +263,7 @@ describe('the inbox page in headless Chromium', () => {
     const json: ResponseJson = bodyOf(inbox).cards.find((candidate) => candidate.runId === runId);
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
     const cardSelector = `article.card[data-run-id="${runId}"]`;
@@ -294,7 +313,7 @@ describe('the inbox page in headless Chromium', () => {
     );
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
     const lines = await card.locator('.preview li').allTextContents();
@@ -318,7 +337,7 @@ describe('the inbox page in headless Chromium', () => {
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'deadline'");
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
     await card.locator('.deadline time').filter({ hasText: /\(/ }).waitFor();
@@ -343,7 +362,7 @@ describe('the inbox page in headless Chromium', () => {
     });
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     const card = cardOf(page, runId);
     await card.waitFor();
 
@@ -359,7 +378,7 @@ describe('the inbox page in headless Chromium', () => {
   it('shows a stale card (409) with the re-review message and a way to reload', async () => {
     // Prepare
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'stale in the tab'");
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     await cardOf(page, runId).waitFor();
     // The pending action changes after the approver loaded the card: a new turn digest, sealed
     // into the card as a real pause seals it (a plaintext digest alone no longer matches its card).
@@ -395,7 +414,7 @@ describe('the inbox page in headless Chromium', () => {
     });
 
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.admin);
+    const { page } = await openInbox(runtime.url, 'admin');
     await cardOf(page, runId).waitFor();
 
     // Assess
@@ -408,7 +427,7 @@ describe('the inbox page in headless Chromium', () => {
 
   it('shows the editor that they hold no approver grant', async () => {
     // Act
-    const { page } = await openInbox(runtime.url, runtime.tokens.editor);
+    const { page } = await openInbox(runtime.url, 'editor');
     const error = page.locator('#cards .error');
     await error.waitFor();
 
@@ -428,7 +447,7 @@ describe('the inbox page in headless Chromium', () => {
     try {
       const { runId, view } = await startRunAndSettle(shortWait, "Set the keywords of page 12 to 'expiring'");
       expect(view.status).toBe('waiting');
-      const { page } = await openInbox(shortWait.url, shortWait.tokens.approver);
+      const { page } = await openInbox(shortWait.url, 'approver');
       await cardOf(page, runId).waitFor();
       await eventually(async () => {
         const current = await shortWait.client('editor').getRun({ path: { id: runId } });
@@ -455,7 +474,7 @@ describe('the inbox page in headless Chromium', () => {
     const long = `${'A long description. '.repeat(150)}The end.`;
     const { runId } = await startRunAndSettle(runtime, `Set the description of page 12 to '${long}'`);
     const changed = await startRunAndSettle(runtime, `Set the description of page 14 to '${long}'`);
-    const { page, requests } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page, requests } = await openInbox(runtime.url, 'approver');
     const call = cardOf(page, runId).locator('li.call').first();
     const changedCall = cardOf(page, changed.runId).locator('li.call').first();
     await call.waitFor();
@@ -489,7 +508,7 @@ describe('the inbox page in headless Chromium', () => {
     expect(await full.textContent()).toBe(JSON.stringify({ pageId: '12', description: long }, null, 2));
     expect(await call.locator('.excerpt-note').count()).toBe(0);
     const fetched = requests.find((request) => new URL(request.url()).pathname === `/runs/${runId}/calls/0`);
-    expect((await fetched?.allHeaders())?.authorization).toBe(`Bearer ${runtime.tokens.approver}`);
+    expect((await fetched?.allHeaders())?.authorization).toMatch(/^Bearer ey/);
     // ...and arguments of a turn other than the card's never replace its excerpt.
     expect(await refused.textContent()).toBe(TEXTS.staleDigest);
     expect(await changedCall.locator('pre.arguments').getAttribute('data-arguments')).toBe('excerpt');
@@ -520,7 +539,7 @@ describe('the inbox page in headless Chromium', () => {
       contentType: 'application/json',
       body: '{"message":"Too Many Requests"}',
     };
-    const { page } = await openInbox(runtime.url, runtime.tokens.approver);
+    const { page } = await openInbox(runtime.url, 'approver');
     await cardOf(page, runId).waitFor();
     await page.route('**/decision', (route) => route.fulfill(throttled));
 
@@ -530,9 +549,7 @@ describe('the inbox page in headless Chromium', () => {
     const approveEnabled = await cardOf(page, runId).locator('button.approve').isEnabled();
     const cardState = await cardOf(page, runId).getAttribute('data-state');
     await page.route('**/inbox*', (route) => route.fulfill(throttled));
-    await page.click('#sign-out');
-    await page.fill('#token', runtime.tokens.approver ?? '');
-    await page.click('#sign-in-form button[type=submit]');
+    await page.click('#filters button[type=submit]');
     const error = page.locator('#cards .error');
     await error.waitFor();
 

@@ -50,10 +50,12 @@ describe('what `npm start` listens on', () => {
     await removeTestData(runtime);
   });
 
-  it('opens one socket, the HTTP server on 127.0.0.1: the store, the issuer and the keyring have none', () => {
+  it('opens three sockets, the HTTP server, the sign-in provider and the agents’ token endpoint on 127.0.0.1: the store and the keyring have none', () => {
     // Assess
-    expect(listeningServers() - before).toBe(1);
+    expect(listeningServers() - before).toBe(3);
     expect(new URL(runtime.url).hostname).toBe('127.0.0.1');
+    expect(new URL(runtime.issuerUrl).hostname).toBe('127.0.0.1');
+    expect(new URL(runtime.machine.tokenUrl).hostname).toBe('127.0.0.1');
   });
 
   it("refuses a page of another site, even one holding a user's token, before any run starts", async () => {

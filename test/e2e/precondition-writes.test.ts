@@ -115,7 +115,7 @@ describe('writes that cannot go stale (issue #15, item 1)', () => {
           stored.sealedCard,
         )) as ApprovalCard)
       : undefined;
-    expect(sealed?.pendingCalls[0]?.precondition).toMatch(/^sha256:/);
+    expect(sealed?.pendingCalls[0]?.precondition).toMatch(/^page-keywords:/);
     expect(JSON.stringify(second)).not.toContain(sealed?.pendingCalls[0]?.precondition);
 
     // Act: approve the fresh card.
@@ -128,6 +128,42 @@ describe('writes that cannot go stale (issue #15, item 1)', () => {
     expect(await keywordsOf(runtime, '12')).toBe('summer, sale');
     expect(done.transcript.toolCalls).toBe(1);
     expect(done.transcript.finalAnswer.match(/Done: append_page_keywords succeeded\./g)).toHaveLength(1);
+  });
+
+  it('writes on the record it checked in one conditional write: an edit landing between the check and the write asks again (issue #20, item 8)', async () => {
+    // Prepare: the edit lands after the loop compared the versions, right before the write.
+    await allowAppend(runtime);
+    await runtime.dependencies.pages.updateMetadata('12', { keywords: 'spring' }, 'admin');
+    const { runId, view } = await startRunAndSettle(runtime, appendInstruction('12', ['race']));
+    const first = await inboxCard(runtime, runId);
+    const pages = runtime.dependencies.pages;
+    const applyMetadata = pages.applyMetadata;
+    pages.applyMetadata = async (pageId, write) => {
+      pages.applyMetadata = applyMetadata;
+      await pages.updateMetadata('12', { keywords: 'spring, edited meanwhile' }, 'admin');
+      return applyMetadata.call(pages, pageId, write);
+    };
+
+    // Act
+    const approval = await decide(runtime, runId, { digest: first.digest, decision: 'approve' });
+    const reopened = await settle(runtime, runId, 'editor', view.turn);
+    const second = await inboxCard(runtime, runId);
+    const again = await decide(runtime, runId, { digest: second.digest, decision: 'approve' });
+    const done = await settle(runtime, runId, 'editor', reopened.turn);
+
+    // Assess: the edit was not written over; a fresh card showed it; then the append applied once.
+    expect(approval.status).toBe(200);
+    expect(reopened.status).toBe('waiting');
+    expect(reopened.turn).toBe(view.turn + 1);
+    expect(reopened.transcript.messages).toBe(view.transcript.messages);
+    expect(second.pendingTools[0]).toMatchObject({ tool: APPEND, recordChanged: TEXTS.recordChanged });
+    expect(second.pendingTools[0].preview.lines).toContain(
+      'keywords: "spring, edited meanwhile" → "spring, edited meanwhile, race"',
+    );
+    expect(again.status).toBe(200);
+    expect(done.status).toBe('completed');
+    expect(await keywordsOf(runtime, '12')).toBe('spring, edited meanwhile, race');
+    expect(done.transcript.toolCalls).toBe(1);
   });
 
   it('asks every one of k approvers again when the page changed before the k-th approval', async () => {

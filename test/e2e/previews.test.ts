@@ -1,8 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
-import type { UserProfile } from '../../lambdas/core/identity.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { renderPendingTool } from '../../lambdas/handlers/http/inbox-page.js';
-import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
@@ -12,7 +10,7 @@ import {
   useTestRuntime,
 } from '../support/local-runtime.js';
 import { readRunEvents } from '../support/server-sent-events.js';
-import { decide } from './approvers-support.js';
+import { decide, demoUser } from './approvers-support.js';
 
 const CAVEAT = 'Captured when the run paused — the target may have changed since.';
 const FAILED_CARD_TEXT = 'No preview — you are deciding without one';
@@ -22,12 +20,6 @@ async function inboxCard(runtime: TestRuntime, runId: string, as: string): Promi
   const inbox = await runtime.client(as).listInbox({ query: { limit: 100 } });
   expect(inbox.status).toBe(200);
   return bodyOf(inbox).cards.find((card: ResponseJson) => card.runId === runId);
-}
-
-function demoUser(userId: string): UserProfile {
-  const user = DEMO_USERS.find((candidate) => candidate.userId === userId);
-  if (!user) throw new Error(`no demo user ${userId}`);
-  return structuredClone(user);
 }
 
 describe('write previews over HTTP in local mode', () => {
@@ -284,13 +276,13 @@ describe('GET /runs/{id}/events', () => {
     expect(stream.text).not.toContain('<script>');
   });
 
-  it('answers a viewer who is neither the owner nor an admin with the same 404 as GET /runs/{id}', async () => {
+  it('answers a viewer who is neither the owner nor an admin with the same 404 as an unknown run', async () => {
     // Prepare
     const { runId } = await startRunAndSettle(runtime, "Set the keywords of page 12 to 'x'");
 
-    // Act
+    // Act: the stream is the owner's (an approver reads the run's page and audit instead)
     const asApprover = await readRunEvents(runtime, runId, 'approver');
-    const runAsApprover = await runtime.client('approver').getRun({ path: { id: runId } });
+    const runAsApprover = await runtime.client('editor').getRun({ path: { id: 'no-such-run' } });
     const unknown = await readRunEvents(runtime, 'no-such-run', 'approver');
     const asAdmin = await readRunEvents(runtime, runId, 'admin');
     const anonymous = await readRunEvents(runtime, runId);

@@ -4,7 +4,7 @@ import {
   NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
-import type { RunState } from '../../lambdas/core/runs/run-state.js';
+import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../../lambdas/core/runs/run-state.js';
 import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
 import {
   removeTestData,
@@ -44,7 +44,7 @@ describe('a run that was mid-step when the local process stopped', () => {
       policy: { fourEyes: false, revealRejectionReason: false },
     };
     const state: RunState = {
-      schemaVersion: 1,
+      schemaVersion: RUN_STATE_SCHEMA_VERSION,
       runId,
       turn: 1,
       transcript: [
@@ -89,6 +89,8 @@ describe('a decision recorded but not carried out when the local process stopped
     runtime = await startTestRuntime();
     const { runId, view } = await startRunAndSettle(runtime, "Set the author of page 14 to 'Nach Neustart'");
     await runtime.dependencies.runs.claimDecision({
+      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      channel: 'api',
       runId,
       turn: view.turn,
       decision: 'approve',
@@ -96,7 +98,7 @@ describe('a decision recorded but not carried out when the local process stopped
       decidedBy: 'approver',
       decidedAt: new Date().toISOString(),
       cardShown: NO_CARD_SHOWN,
-      schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+      claimId: 'claim-before-restart',
     });
     await runtime.dependencies.runs.closeCard(runId, 'decided');
     await runtime.stop();

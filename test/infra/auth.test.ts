@@ -22,7 +22,7 @@ function routesOf(template: Template): Record<string, RouteResource['Properties'
 }
 
 describe('authentication of the HTTP API', () => {
-  it('puts the JWT authorizer on every route except GET /, GET /openapi.json and GET /runbook', () => {
+  it('puts the JWT authorizer on every route except the page shell, its library and GET /openapi.json', () => {
     // Prepare
     const { template } = synthesizeTestStack();
 
@@ -30,10 +30,15 @@ describe('authentication of the HTTP API', () => {
     const routes = routesOf(template);
 
     // Assess
-    const manifest = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api');
+    // Without channels, a channel's route does not exist (test/infra/channels.test.ts has them).
+    const manifest = SERVED_ROUTES.filter(
+      (route) => transportOf(route) === 'http-api' && !('channel' in route),
+    );
     expect(Object.keys(routes).sort()).toEqual(manifest.map(routeKeyOf).sort());
     expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
       'GET /',
+      'GET /inbox/runs/{id}',
+      'GET /assets/oauth-client.js',
       'GET /openapi.json',
       'GET /runbook',
     ]);
@@ -76,12 +81,13 @@ describe('authentication of the HTTP API', () => {
     });
   });
 
-  it('makes the authorizer trust that user pool and its app client only', () => {
+  it('makes the authorizer trust that user pool and its two app clients only (the CLI one and the page one)', () => {
     // Prepare
     const { template, stack, logicalIdOf } = synthesizeTestStack();
     const userPool = stack.countersign.auth.userPool;
     const client = stack.countersign.auth.userPoolClient;
-    if (!userPool || !client) throw new Error('no user pool');
+    const pageClient = stack.countersign.auth.managedLogin?.client;
+    if (!userPool || !client || !pageClient) throw new Error('no user pool');
 
     // Act
     const authorizers = template.findResources('AWS::ApiGatewayV2::Authorizer');
@@ -92,7 +98,7 @@ describe('authentication of the HTTP API', () => {
       AuthorizerType: 'JWT',
       IdentitySource: ['$request.header.Authorization'],
       JwtConfiguration: {
-        Audience: [{ Ref: logicalIdOf(client) }],
+        Audience: [{ Ref: logicalIdOf(client) }, { Ref: logicalIdOf(pageClient) }],
         Issuer: {
           'Fn::Join': [
             '',
@@ -146,12 +152,12 @@ describe('authentication of the HTTP API', () => {
     expect(synthesize).toThrow(message);
   });
 
-  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on GET /, GET /openapi.json and GET /runbook only', () => {
+  it('leaves no unacknowledged cdk-nag finding with an external provider, and acknowledges APIG4 on the public routes only', () => {
     // Prepare
     const { app } = synthesizeTestStack({ countersign: { externalIdentityProvider: EXTERNAL } });
     const bare = new App();
     const bareStack = new Stack(bare, 'Bare');
-    new CountersignAuth(bareStack, 'Auth');
+    new CountersignAuth(bareStack, 'Auth', { inboxUrl: 'https://approvals.example.com/' });
 
     // Act
     const report = new AwsSolutionsChecks(app).validateScope(app);
@@ -171,6 +177,8 @@ describe('authentication of the HTTP API', () => {
     expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
     expect(acknowledged.sort()).toEqual([
       'Countersign/Countersign/Api/HttpApi/GET--',
+      'Countersign/Countersign/Api/HttpApi/GET--assets--oauth-client.js',
+      'Countersign/Countersign/Api/HttpApi/GET--inbox--runs--{id}',
       'Countersign/Countersign/Api/HttpApi/GET--openapi.json',
       'Countersign/Countersign/Api/HttpApi/GET--runbook',
     ]);

@@ -36,6 +36,17 @@ describe('cdk-nag AWS Solutions checks', () => {
         },
       },
     ],
+    [
+      'the Slack and email channels',
+      {
+        slack: {
+          signingSecretName: 'countersign/slack-signing-secret',
+          botTokenSecretName: 'countersign/slack-bot-token',
+          routes: [{ channelId: 'C0123456789' }],
+        },
+        email: { identityName: 'example.com', fromAddress: 'countersign@example.com' },
+      },
+    ],
   ])('leaves no unacknowledged finding with %s', (_variant, props) => {
     // Prepare
     const { app } = synthesizeTestStack(props);
@@ -44,7 +55,12 @@ describe('cdk-nag AWS Solutions checks', () => {
     const report = new AwsSolutionsChecks(app).validateScope(app);
 
     // Assess
-    expect(report.violations.map((violation) => violation.ruleName)).toEqual([]);
+    expect(
+      report.violations.map(
+        (violation) =>
+          `${violation.ruleName} at ${violation.violatingResources.map((resource) => resource.constructPath).join(', ')}`,
+      ),
+    ).toEqual([]);
   });
 
   it('still reports a finding nobody acknowledged (the check is live)', () => {

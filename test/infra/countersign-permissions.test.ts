@@ -1,6 +1,8 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ROUTES } from '../../lambdas/contract/routes.js';
+import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
+import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { HANDLER_NAMES, type HandlerName } from '../../lib/handler-names.js';
 import {
   type PolicyStatementJson,
@@ -13,6 +15,8 @@ const XRAY = ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'];
 const DATA_KEY_READ = ['kms:Decrypt', 'kms:DescribeKey'];
 const DATA_KEY_WRITE = [...DATA_KEY_READ, 'kms:Encrypt', 'kms:GenerateDataKey'];
 const BASE = [...LOGS, ...XRAY];
+/** A run's receipt chain (issue #25): read with a Query, appended with a conditional put. */
+const RECEIPT_CHAIN = ['dynamodb:Query', 'dynamodb:PutItem'];
 /** Reading, adding and updating runs, cards and decisions, and reading their sealed blobs. */
 const RECORDS_READ_WRITE = [
   'dynamodb:GetItem',
@@ -29,7 +33,8 @@ const RECORDS_READ_WRITE = [
  * fold into the data key's names here; which key each is on is the keys test's business.
  */
 const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
-  prepare: [...BASE, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  // The receipt entry of a cancel it finishes (its request failed half-way): the chain and a put.
+  prepare: [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'model-turn': [
     ...BASE,
     'dynamodb:GetItem',
@@ -41,8 +46,16 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     // The context-window manager's own token count (issue #12), on the foundation model.
     'bedrock:CountTokens',
   ],
-  'await-approval': [...BASE, ...RECORDS_READ_WRITE, ...DATA_KEY_WRITE, 'events:PutEvents'],
-  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE],
+  // It also arms a card's escalation steps: schedules in countersign's group, with its invoke role.
+  'await-approval': [
+    ...BASE,
+    ...RECORDS_READ_WRITE,
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+    'scheduler:CreateSchedule',
+    'iam:PassRole',
+  ],
+  'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
   'record-rejection': [
     ...BASE,
     'dynamodb:GetItem',
@@ -52,8 +65,16 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
   ],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
-  'mark-expired': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
+  'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
+  // The expiry's receipt entry: the run's turn (GetItem), then the chain and a conditional put.
+  'mark-expired': [
+    ...BASE,
+    ...RECEIPT_CHAIN,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
   // Forgetting a started run that ended (DeleteItem) on quota partitions only.
   'api-runs': [
     ...BASE,
@@ -63,6 +84,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...DATA_KEY_WRITE,
     'states:StartExecution',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   // The one write: ending the run of a card that cannot be opened (UpdateItem on RUN#* keys only).
   'api-inbox': [
@@ -73,16 +95,21 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'dynamodb:UpdateItem',
     ...DATA_KEY_READ,
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-decision': [
     ...BASE,
     'dynamodb:GetItem',
+    // The run's receipt chain, read before an entry is appended.
+    'dynamodb:Query',
     'dynamodb:PutItem',
     'dynamodb:UpdateItem',
     ...DATA_KEY_WRITE,
+    'kms:Sign',
     'states:SendTaskSuccess',
     'states:SendTaskFailure',
     'states:StopExecution',
+    'events:PutEvents',
   ],
   'api-admin': [
     ...BASE,
@@ -117,10 +144,55 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     's3:GetObject',
     ...DATA_KEY_WRITE,
     'states:StopExecution',
+    'events:PutEvents',
   ],
-  'report-waiting-runs': [...BASE, 'dynamodb:BatchGetItem', 'dynamodb:Query', ...DATA_KEY_READ],
+  // Redelivers claimed decisions whose request failed: reads the card, opens its token, closes it
+  // (and announces the closing).
+  'report-waiting-runs': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:BatchGetItem',
+    'dynamodb:Query',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'states:SendTaskSuccess',
+    'states:SendTaskFailure',
+    'states:StopExecution',
+    'events:PutEvents',
+  ],
+  // A card's escalation step: reads the card, writes its routing and index entries, announces it.
+  'escalate-card': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
+  'api-external': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:Query',
+    'dynamodb:PutItem',
+    'dynamodb:UpdateItem',
+    'dynamodb:DeleteItem',
+    's3:GetObject',
+    's3:PutObject',
+    ...DATA_KEY_WRITE,
+    'states:StartExecution',
+  ],
+  'record-external-decision': [
+    ...BASE,
+    'dynamodb:GetItem',
+    'dynamodb:UpdateItem',
+    ...DATA_KEY_WRITE,
+    'events:PutEvents',
+  ],
+  // No machine client here, so no webhook secret (external-agents-permissions.test.ts).
+  'notify-caller': [...BASE, 'dynamodb:GetItem', 'dynamodb:Query', 's3:GetObject', ...DATA_KEY_READ],
 };
 
+const QUOTA_COUNTERS = ['api-runs', 'api-generate', 'api-run-events', 'api-external'] as const;
+const EVENT_PUTTERS = [...CARD_CLOSING_HANDLERS, 'escalate-card', 'record-external-decision'] as const;
 describe('Countersign least privilege', () => {
   let synthesized: SynthesizedStack;
   beforeAll(() => {
@@ -129,9 +201,9 @@ describe('Countersign least privilege', () => {
 
   const rolesOf = (...names: HandlerName[]): string[] => names.map((name) => synthesized.roleOf(name)).sort();
 
-  it('grants SendTaskSuccess and SendTaskFailure to api-decision only', () => {
+  it('grants SendTaskSuccess and SendTaskFailure to api-decision and the redelivering probe only', () => {
     // Prepare
-    const expected = rolesOf('api-decision');
+    const expected = rolesOf('api-decision', 'report-waiting-runs');
 
     // Act
     const successRoles = synthesized.rolesGranted('states:SendTaskSuccess');
@@ -143,9 +215,9 @@ describe('Countersign least privilege', () => {
     expect(synthesized.rolesGranted('states:SendTaskHeartbeat')).toEqual([]);
   });
 
-  it('grants StartExecution to api-runs and to the state machine itself only', () => {
+  it('grants StartExecution to api-runs, api-external and to the state machine itself only', () => {
     // Prepare
-    const expected = [...rolesOf('api-runs'), synthesized.stateMachineRole()].sort();
+    const expected = [...rolesOf('api-runs', 'api-external'), synthesized.stateMachineRole()].sort();
 
     // Act
     const roles = synthesized.rolesGranted('states:StartExecution');
@@ -174,17 +246,21 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants StopExecution to api-runs and the card readers only, on the executions of its own state machine', () => {
+  it('grants StopExecution to api-runs, the card readers and the probe only, on the executions of its own state machine', () => {
     // Act
     const roles = synthesized.rolesGranted('states:StopExecution');
-    const statements = (['api-runs', 'api-inbox', 'api-decision', 'api-run-events'] as const).map((name) =>
+    const statements = (
+      ['api-runs', 'api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'] as const
+    ).map((name) =>
       synthesized
         .statementsOf(synthesized.roleOf(name))
         .find((candidate) => candidate.Action === 'states:StopExecution'),
     );
 
     // Assess: POST /runs/{id}/cancel, and ending the run of a card that cannot be opened (issue #9)
-    expect(roles).toEqual(rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events'));
+    expect(roles).toEqual(
+      rolesOf('api-runs', 'api-inbox', 'api-decision', 'api-run-events', 'report-waiting-runs'),
+    );
     for (const statement of statements) {
       const resource = JSON.stringify(statement?.Resource);
       expect(resource).toContain(':execution:');
@@ -262,15 +338,68 @@ describe('Countersign least privilege', () => {
     });
   });
 
-  it('grants events:PutEvents to await-approval only and tells it the default bus', () => {
+  it('grants events:PutEvents to the handlers that pause a run, close a card, escalate a card or answer an external run only, and tells them the default bus', () => {
     // Act
     const roles = synthesized.rolesGranted('events:PutEvents');
 
+    // Assess: `Run Awaiting Approval` from the pause, `Card Closed` from wherever a card closes,
+    // `External Run Answered` from record-external-decision
+    expect(roles).toEqual(rolesOf(...EVENT_PUTTERS));
+    for (const name of EVENT_PUTTERS) {
+      synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
+        Role: { 'Fn::GetAtt': [synthesized.roleOf(name), 'Arn'] },
+        Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
+      });
+    }
+    const buses = synthesized
+      .statementsOf(synthesized.roleOf('api-decision'))
+      .filter((statement) => [statement.Action].flat().includes('events:PutEvents'));
+    expect(JSON.stringify(buses.map((statement) => statement.Resource))).toContain(':event-bus/default');
+  });
+
+  it('lets the pausing function arm escalations in its own schedule group only, passing the one role that may invoke escalate-card', () => {
+    // Prepare
+    const groups = Object.values(synthesized.template.findResources('AWS::Scheduler::ScheduleGroup')).map(
+      (group) => String((group as { Properties: { Name?: unknown } }).Properties.Name),
+    );
+    const invokeRoles = Object.entries(synthesized.template.findResources('AWS::IAM::Role')).filter(
+      ([, role]) =>
+        JSON.stringify((role as { Properties: unknown }).Properties).includes('scheduler.amazonaws.com'),
+    );
+
+    // Act
+    const creators = synthesized.rolesGranted('scheduler:CreateSchedule');
+    const passers = synthesized.rolesGranted('iam:PassRole');
+    const [createStatement] = synthesized
+      .statementsOf(synthesized.roleOf('await-approval'))
+      .filter((statement) => [statement.Action].flat().includes('scheduler:CreateSchedule'));
+    const [passStatement] = synthesized
+      .statementsOf(synthesized.roleOf('await-approval'))
+      .filter((statement) => [statement.Action].flat().includes('iam:PassRole'));
+    const [invokeRoleId] = invokeRoles.map(([id]) => id);
+    const invokeActions = synthesized.actionsOf(invokeRoleId ?? '');
+    const invokeResources = JSON.stringify(
+      synthesized.statementsOf(invokeRoleId ?? '').map((statement) => statement.Resource),
+    );
+
     // Assess
-    expect(roles).toEqual(rolesOf('await-approval'));
-    synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
-      Role: { 'Fn::GetAtt': [synthesized.roleOf('await-approval'), 'Arn'] },
-      Environment: { Variables: Match.objectLike({ COUNTERSIGN_EVENT_BUS_NAME: 'default' }) },
+    expect(groups).toHaveLength(1);
+    expect(creators).toEqual(rolesOf('await-approval'));
+    expect(passers).toEqual(rolesOf('await-approval'));
+    expect(JSON.stringify(createStatement?.Resource)).toContain(`:schedule/${groups[0]}/*`);
+    expect(passStatement?.Resource).toEqual({ 'Fn::GetAtt': [invokeRoleId, 'Arn'] });
+    expect(invokeRoles).toHaveLength(1);
+    expect([...invokeActions]).toEqual(['lambda:InvokeFunction']);
+    expect(invokeResources).toContain(
+      synthesized.logicalIdOf(synthesized.stack.countersign.functions['escalate-card']),
+    );
+    expect(invokeResources).not.toContain(
+      synthesized.logicalIdOf(synthesized.stack.countersign.functions['await-approval']),
+    );
+    synthesized.template.hasResourceProperties('AWS::IAM::Role', {
+      AssumeRolePolicyDocument: Match.objectLike({
+        Statement: [Match.objectLike({ Principal: { Service: 'scheduler.amazonaws.com' } })],
+      }),
     });
   });
 
@@ -305,20 +434,27 @@ describe('Countersign least privilege', () => {
         'record-rejection',
         'api-runs',
         'api-run-events',
+        'api-external',
+        'notify-caller',
       ),
     );
-    expect(writers).toEqual(rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs'));
+    expect(writers).toEqual(
+      rolesOf('model-turn', 'execute-tools', 'record-rejection', 'api-runs', 'api-external'),
+    );
   });
 
-  it('queries the inbox index from the inbox and the waiting-runs probe only, and deletes outside quota partitions from admin only', () => {
+  it('queries the inbox index from the inbox and the waiting-runs probe only, the history index from the runs function only, and deletes outside quota partitions from admin only', () => {
     // Prepare
-    const indexArn = (statement: PolicyStatementJson) =>
-      JSON.stringify(statement.Resource).includes('/index/');
+    const onIndex = (index: string) => (statement: PolicyStatementJson) =>
+      JSON.stringify(statement.Resource).includes(`/index/${index}`);
+    const statementsOf = (name: HandlerName) => synthesized.statementsOf(synthesized.roleOf(name));
+    const readersOf = (index: string) =>
+      HANDLER_NAMES.filter((name) => statementsOf(name).some(onIndex(index)));
 
     // Act
-    const indexReaders = HANDLER_NAMES.filter((name) =>
-      synthesized.statementsOf(synthesized.roleOf(name)).some(indexArn),
-    );
+    const indexReaders = readersOf(TABLE_LAYOUT.inboxIndex.name);
+    const historyReaders = readersOf(TABLE_LAYOUT.historyIndex.name);
+    const historyStatements = statementsOf('api-runs').filter(onIndex(TABLE_LAYOUT.historyIndex.name));
 
     const readerUpdates = (['api-inbox', 'api-run-events'] as const).map((name) =>
       synthesized
@@ -328,6 +464,8 @@ describe('Countersign least privilege', () => {
 
     // Assess
     expect(indexReaders).toEqual(['api-inbox', 'report-waiting-runs']);
+    expect(historyReaders).toEqual(['api-runs']);
+    expect(historyStatements.map((statement) => statement.Action)).toEqual(['dynamodb:Query']);
     // The inbox's and the stream's one write ends the run of a card that cannot be opened, on
     // run partitions only.
     for (const updates of readerUpdates) {
@@ -337,13 +475,13 @@ describe('Countersign least privilege', () => {
       });
     }
     expect(synthesized.rolesGranted('dynamodb:DeleteItem')).toEqual(
-      rolesOf('api-admin', 'api-runs', 'api-run-events'),
+      rolesOf('api-admin', 'api-runs', 'api-run-events', 'api-external'),
     );
   });
 
   it('lets the functions that count quotas write quota partitions only, never another item', () => {
     // Act
-    const quotaStatements = (['api-runs', 'api-generate', 'api-run-events'] as const).map((name) => ({
+    const quotaStatements = QUOTA_COUNTERS.map((name) => ({
       name,
       statements: synthesized
         .statementsOf(synthesized.roleOf(name))
@@ -367,7 +505,8 @@ describe('Countersign least privilege', () => {
     }
     expect(unconditionalWrites('api-generate')).toEqual([]);
     expect(unconditionalWrites('api-run-events')).toEqual([]);
-    expect(unconditionalWrites('api-runs')).not.toContain('dynamodb:DeleteItem');
+    for (const name of ['api-runs', 'api-external'] as const)
+      expect(unconditionalWrites(name)).not.toContain('dynamodb:DeleteItem');
   });
 
   it('keeps nothing outside the log group, table, keys, bucket and state machine on a wildcard', () => {

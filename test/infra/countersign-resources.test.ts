@@ -39,7 +39,7 @@ describe('Countersign resources', () => {
     );
   });
 
-  it('keeps data in one on-demand table with point-in-time recovery, the customer key and the inbox index', () => {
+  it('keeps data in one on-demand table with point-in-time recovery, the customer key, the inbox index and the history index', () => {
     // Act
     const tables = synthesized.template.findResources('AWS::DynamoDB::Table');
 
@@ -70,20 +70,42 @@ describe('Countersign resources', () => {
             ],
             Projection: { ProjectionType: 'ALL' },
           },
+          {
+            IndexName: TABLE_LAYOUT.historyIndex.name,
+            KeySchema: [
+              { AttributeName: TABLE_LAYOUT.historyIndex.partitionKey, KeyType: 'HASH' },
+              { AttributeName: TABLE_LAYOUT.historyIndex.sortKey, KeyType: 'RANGE' },
+            ],
+            // Only what a history list shows: never a run's sealed state or a decision's arguments.
+            Projection: {
+              ProjectionType: 'INCLUDE',
+              NonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
+            },
+          },
         ],
       }),
     });
   });
 
-  it('rotates its three KMS keys: the data key, the sealing key and the alarm topic key', () => {
+  it('rotates its three symmetric KMS keys (data, sealing, alarm topic) and retains the receipt key, which KMS cannot rotate', () => {
+    // Prepare
+    const receiptKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+
     // Act
-    const keys = synthesized.template.findResources('AWS::KMS::Key');
+    const { [receiptKeyId]: receiptKey, ...keys } = synthesized.template.findResources('AWS::KMS::Key');
 
     // Assess
     expect(Object.keys(keys)).toHaveLength(3);
     for (const key of Object.values(keys)) {
       expect(key).toMatchObject({ DeletionPolicy: 'Retain', Properties: { EnableKeyRotation: true } });
     }
+    expect(receiptKey).toMatchObject({
+      DeletionPolicy: 'Retain',
+      Properties: { KeySpec: 'ECC_NIST_P256', KeyUsage: 'SIGN_VERIFY' },
+    });
+    expect(
+      (receiptKey as { Properties: Record<string, unknown> }).Properties.EnableKeyRotation,
+    ).toBeUndefined();
   });
 
   it('encrypts the overflow bucket with the key, blocks public access and refuses plain HTTP', () => {
@@ -163,12 +185,14 @@ describe('Countersign resources', () => {
     }
   });
 
-  it('passes the settings every handler reads, and the state machine ARN to api-runs only', () => {
+  it('passes the settings every handler reads, and the state machine ARN to the two that start runs only', () => {
     // Prepare
     const configured = synthesizeTestStack({
       countersign: { skillsMaxBytes: 16000, maxTurns: 20, inboxShards: 8 },
     });
-    const apiRunsId = configured.logicalIdOf(configured.stack.countersign.functions['api-runs']);
+    const startersIds = (['api-runs', 'api-external'] as const).map((name) =>
+      configured.logicalIdOf(configured.stack.countersign.functions[name]),
+    );
 
     // Act
     const variables = Object.entries(configured.template.findResources('AWS::Lambda::Function')).map(
@@ -183,7 +207,7 @@ describe('Countersign resources', () => {
       expect(environment.COUNTERSIGN_INBOX_SHARDS).toBe('8');
       expect(environment.COUNTERSIGN_APPROVAL_TIMEOUT_SECONDS).toBe('604800');
       expect(environment.COUNTERSIGN_MODEL_PROVIDER).toBe('bedrock');
-      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(logicalId === apiRunsId);
+      expect('COUNTERSIGN_STATE_MACHINE_ARN' in environment, logicalId).toBe(startersIds.includes(logicalId));
     }
   });
 
@@ -212,11 +236,18 @@ describe('Countersign resources', () => {
     });
 
     // Assess
-    const expected = SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api').map(
+    // Without channels, a channel's route does not exist (test/infra/channels.test.ts has them).
+    const expected = SERVED_ROUTES.filter(
+      (route) => transportOf(route) === 'http-api' && route.function !== 'slack-interactions',
+    ).map(
       (route) =>
         [
           routeKeyOf(route),
-          synthesized.logicalIdOf(synthesized.stack.countersign.functions[route.function]),
+          synthesized.logicalIdOf(
+            synthesized.stack.countersign.functions[
+              route.function as Exclude<typeof route.function, 'slack-interactions'>
+            ],
+          ),
         ] as const,
     );
     expect([...routes].sort()).toEqual([...expected].sort());

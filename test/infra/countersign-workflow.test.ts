@@ -8,6 +8,7 @@ import {
   STATE_NAMES,
   type StateName,
 } from '../../lambdas/contract/state-names.js';
+import { MAXIMUM_TOOL_ATTEMPTS } from '../../lambdas/core/runs/call-ledger.js';
 import type { RunDependencies } from '../../lambdas/core/runs/run-dependencies.js';
 import { createStepHandlers } from '../../lambdas/handlers/step-handlers.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
@@ -77,7 +78,7 @@ describe('Countersign workflow', () => {
     const tasks = Object.entries(states).filter(([, state]) => state.Type === 'Task');
 
     // Assess
-    expect(tasks).toHaveLength(9);
+    expect(tasks).toHaveLength(11);
     for (const [name, task] of tasks) {
       expect(task.TimeoutSeconds, name).toEqual(expect.any(Number));
       const functionArn =
@@ -104,6 +105,7 @@ describe('Countersign workflow', () => {
         { Variable: '$.next', StringEquals: 'await', Next: 'AwaitApproval' },
         { Variable: '$.next', StringEquals: 'execute', Next: 'ExecuteTools' },
         { Variable: '$.next', StringEquals: 'reject', Next: 'RecordRejection' },
+        { Variable: '$.next', StringEquals: 'answer', Next: 'RecordExternalDecision' },
       ],
       Default: 'ModelTurn',
     });
@@ -119,9 +121,11 @@ describe('Countersign workflow', () => {
       Resource: 'arn:aws:states:::lambda:invoke.waitForTaskToken',
       Parameters: { Payload: { 'runId.$': '$.runId', 'turn.$': '$.turn', 'taskToken.$': '$$.Task.Token' } },
       ResultPath: '$.decision',
-      Next: 'ExecuteTools',
+      Next: 'AfterApproval',
       Catch: [
-        { ErrorEquals: ['countersign.Rejected'], ResultPath: '$.rejection', Next: 'RecordRejection' },
+        { ErrorEquals: ['countersign.Rejected'], ResultPath: '$.rejection', Next: 'AfterRejection' },
+        // A retried pause whose turn is approved on record carries it on (issue #29).
+        { ErrorEquals: ['countersign.Approved'], ResultPath: '$.decision', Next: 'AfterApproval' },
         { ErrorEquals: ['States.Timeout'], ResultPath: '$.timeout', Next: 'MarkExpired' },
         { ErrorEquals: ['States.ALL'], ResultPath: '$.failure', Next: 'AwaitApproval failed' },
       ],
@@ -139,7 +143,40 @@ describe('Countersign workflow', () => {
       Parameters: { 'runId.$': '$.runId', 'failure.$': '$.failure', 'failedStep.$': '$.failedStep' },
       Next: 'RunFailed',
     });
-    expect(states.MarkExpired).toMatchObject({ Next: 'Expired' });
+    // Only an external run's wait (Prepare names its kind) ends in RecordExternalDecision.
+    const external = [
+      {
+        And: [
+          { Variable: '$.kind', IsPresent: true },
+          { Variable: '$.kind', StringEquals: 'external' },
+        ],
+      },
+    ];
+    expect(states.AfterApproval).toMatchObject({
+      Choices: [{ ...external[0], Next: 'RecordExternalDecision' }],
+      Default: 'ExecuteTools',
+    });
+    expect(states.AfterRejection).toMatchObject({
+      Choices: [{ ...external[0], Next: 'RecordExternalDecision' }],
+      Default: 'RecordRejection',
+    });
+    expect(states.MarkExpired).toMatchObject({ ResultPath: null, Next: 'AfterExpiry' });
+    expect(states.AfterExpiry).toMatchObject({
+      Choices: [{ ...external[0], Next: 'RecordExternalDecision' }],
+      Default: 'Expired',
+    });
+    expect(states.RecordExternalDecision).toMatchObject({ Next: 'NotifyCaller' });
+    expect(states.NotifyCaller).toMatchObject({
+      Next: 'Done',
+      Retry: expect.arrayContaining([
+        expect.objectContaining({
+          ErrorEquals: ['countersign.webhook-failed'],
+          MaxAttempts: 6,
+          BackoffRate: 3,
+        }),
+      ]),
+      Catch: [{ ErrorEquals: ['States.ALL'], ResultPath: '$.webhook', Next: 'Done' }],
+    });
     expect(states.RunFailed?.Type).toBe('Fail');
     expect(states.Done?.Type).toBe('Succeed');
     expect(states.Expired?.Type).toBe('Succeed');
@@ -147,7 +184,8 @@ describe('Countersign workflow', () => {
 
   it('names its states and routing errors from the contract the step handlers are keyed by', () => {
     // Prepare
-    const stepHandlers = createStepHandlers({} as RunDependencies);
+    // (only their names are read: the receipt recording wraps a run store it never calls here)
+    const stepHandlers = createStepHandlers({ receipts: {}, runs: {} } as RunDependencies);
 
     // Act
     const lambdaTasks = Object.entries(states)
@@ -155,8 +193,9 @@ describe('Countersign workflow', () => {
       .map(([name]) => name);
 
     // Assess: the contract's states, and the Pass state each catch names its failed state in
+    // (NotifyCaller's catch ends the run decided, not failed: asserted above)
     const caughtStates = Object.values(STATE_NAMES).filter(
-      (name) => (states[name]?.Catch as unknown[] | undefined)?.length,
+      (name) => name !== STATE_NAMES.notifyCaller && (states[name]?.Catch as unknown[] | undefined)?.length,
     );
     expect(Object.keys(states).sort()).toEqual(
       [...Object.values(STATE_NAMES), ...caughtStates.map((name) => failedStateName(name))].sort(),
@@ -166,18 +205,47 @@ describe('Countersign workflow', () => {
     const awaitCatchers = states[STATE_NAMES.awaitApproval]?.Catch as Array<{ ErrorEquals: string[] }>;
     expect(awaitCatchers.map((catcher) => catcher.ErrorEquals[0])).toEqual([
       ERROR_NAMES.rejected,
+      ERROR_NAMES.approved,
       ERROR_NAMES.timeout,
       'States.ALL',
     ]);
     const retriers = (states[STATE_NAMES.modelTurn]?.Retry ?? []) as Array<{ ErrorEquals: string[] }>;
     const retried = retriers.flatMap((retrier) => retrier.ErrorEquals);
     expect(retried).toContain(ERROR_NAMES.internal);
+    expect(retried).toContain(ERROR_NAMES.unavailable);
   });
 
-  it('routes every Task failure to MarkFailed, with the failure in $.failure and the failed state in $.failedStep', () => {
+  it('retries a transient fault (countersign.unavailable) on every Lambda Task, bounded, with backoff and full jitter', () => {
     // Act
+    const lambdaTasks = Object.entries(states).filter(
+      ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.continueAsNew,
+    );
+
+    // Assess: more attempts than ExecuteTools gives one tool call, so the call's own bound decides.
+    for (const [name, task] of lambdaTasks) {
+      const retrier = (
+        task.Retry as Array<{
+          ErrorEquals: string[];
+          MaxAttempts: number;
+          BackoffRate: number;
+          MaxDelaySeconds?: number;
+          JitterStrategy?: string;
+        }>
+      ).find((candidate) => candidate.ErrorEquals.includes(ERROR_NAMES.unavailable));
+      expect(retrier?.ErrorEquals, name).toEqual([ERROR_NAMES.unavailable]);
+      expect(retrier?.MaxAttempts, name).toBeGreaterThanOrEqual(MAXIMUM_TOOL_ATTEMPTS);
+      expect(retrier?.MaxAttempts, name).toBeLessThanOrEqual(10);
+      expect(retrier?.BackoffRate, name).toBeGreaterThan(1);
+      expect(retrier?.MaxDelaySeconds, name).toBeDefined();
+      expect(retrier?.JitterStrategy, name).toBe('FULL');
+    }
+  });
+
+  it('routes every Task failure but a webhook to MarkFailed, with the failure in $.failure and the failed state in $.failedStep', () => {
+    // Act: a webhook that could not be delivered leaves the run's answer as it is (asserted above)
     const tasks = Object.entries(states).filter(
-      ([name, state]) => state.Type === 'Task' && name !== STATE_NAMES.markFailed,
+      ([name, state]) =>
+        state.Type === 'Task' && name !== STATE_NAMES.markFailed && name !== STATE_NAMES.notifyCaller,
     );
 
     // Assess
@@ -205,7 +273,7 @@ describe('Countersign workflow', () => {
     );
 
     // Assess
-    expect(lambdaTasks).toHaveLength(8);
+    expect(lambdaTasks).toHaveLength(10);
     for (const [name, task] of lambdaTasks) {
       const retriers = task.Retry as Array<{
         ErrorEquals: string[];
@@ -286,4 +354,49 @@ describe('Countersign workflow', () => {
       'Finish:run-1',
     ]);
   });
+
+  it.each([
+    ['approved', undefined],
+    ['rejected', 'countersign.Rejected'],
+  ])(
+    'runs an external run once %s: the wait on its card, its answer, its webhook',
+    async (_outcome, error) => {
+      // Prepare
+      const visited: string[] = [];
+      const handlers: Record<string, Handler> = {
+        Prepare: async (input) => {
+          visited.push('Prepare');
+          return { runId: input.runId, turn: 0, next: 'await', owner: 'agent-1', kind: 'external' };
+        },
+        AwaitApproval: async () => {
+          visited.push('AwaitApproval');
+          if (error === undefined) return { approved: true };
+          throw Object.assign(new Error('Rejected.'), { name: error });
+        },
+        RecordExternalDecision: async (input) => {
+          visited.push(`RecordExternalDecision:${String(input.turn)}`);
+          return { runId: input.runId };
+        },
+        NotifyCaller: async (input) => {
+          visited.push(`NotifyCaller:${String(input.runId)}`);
+          return { runId: input.runId, webhook: 'delivered' };
+        },
+      };
+
+      // Act
+      const stateMachine = new StateMachine(definition as never, {
+        validationOptions: { checkPaths: true, checkArn: false },
+      });
+      await stateMachine.run(
+        { runId: 'run-2' },
+        {
+          overrides: { taskResourceLocalHandlers: handlers as never },
+          context: { Execution: { Id: 'execution-2' }, Task: { Token: 'token-2' } } as never,
+        },
+      ).result;
+
+      // Assess: no model turn, no tool run, no rejection told to a model
+      expect(visited).toEqual(['Prepare', 'AwaitApproval', 'RecordExternalDecision:0', 'NotifyCaller:run-2']);
+    },
+  );
 });

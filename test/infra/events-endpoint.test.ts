@@ -25,11 +25,12 @@ describe('the run events endpoint (GET /runs/{id}/events, streamed)', () => {
     synthesized.template.hasOutput('*', { Value: { 'Fn::GetAtt': [Match.anyValue(), 'FunctionUrl'] } });
   });
 
-  it('tells the function the issuer and app client of the HTTP API, and gives it 90 seconds', () => {
+  it('tells the function the issuer and app clients of the HTTP API, and gives it 90 seconds', () => {
     // Prepare
     const countersign = synthesized.stack.countersign;
     const poolId = synthesized.logicalIdOf(countersign.auth.userPool ?? countersign);
     const clientId = synthesized.logicalIdOf(countersign.auth.userPoolClient ?? countersign);
+    const pageClientId = synthesized.logicalIdOf(countersign.auth.managedLogin?.client ?? countersign);
 
     // Assess
     synthesized.template.hasResourceProperties('AWS::Lambda::Function', {
@@ -38,7 +39,7 @@ describe('the run events endpoint (GET /runs/{id}/events, streamed)', () => {
       Environment: {
         Variables: Match.objectLike({
           COUNTERSIGN_JWT_ISSUER: { 'Fn::GetAtt': [poolId, 'ProviderURL'] },
-          COUNTERSIGN_JWT_AUDIENCE: { Ref: clientId },
+          COUNTERSIGN_JWT_AUDIENCE: { 'Fn::Join': ['', [{ Ref: clientId }, ',', { Ref: pageClientId }]] },
         }),
       },
     });

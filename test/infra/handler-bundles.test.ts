@@ -112,6 +112,12 @@ function eventFor(name: string): unknown {
         routeKey: 'POST /configurations/{id}/complete',
         pathParameters: { id: 'demo-scripted' },
       };
+    case 'api-external':
+      return {
+        ...http('GET', '/external-runs/run-missing'),
+        routeKey: 'GET /external-runs/{id}',
+        pathParameters: { id: 'run-missing' },
+      };
     case 'api-run-events':
       return {
         rawPath: '/runs/run-missing/events',
@@ -124,6 +130,28 @@ function eventFor(name: string): unknown {
       return { ...run, failure: { Error: 'countersign.internal', Cause: '' } };
     case 'report-waiting-runs':
       return { id: 'bundle-test' };
+    case 'escalate-card':
+      return { runId: 'run-missing', turn: 0, digest: 'x'.repeat(64), step: 0 };
+    case 'slack-notify':
+      return {
+        id: 'bundle-test',
+        source: 'countersign',
+        'detail-type': 'Run Awaiting Approval',
+        detail: {
+          runId: 'run-missing',
+          toolNames: [],
+          pausedAt: '2026-01-01T00:00:00.000Z',
+          approverGroups: [],
+        },
+      };
+    case 'slack-interactions':
+      // No signature: refused before the signing secret is read.
+      return {
+        ...http('POST', '/integrations/slack/interactions', 'payload=%7B%7D'),
+        routeKey: 'POST /integrations/slack/interactions',
+      };
+    case 'email-notify':
+      return { id: 'bundle-test', source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} };
     default:
       return run;
   }
@@ -168,9 +196,20 @@ async function invokeInFreshProcess(
         COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-overflow-test',
         COUNTERSIGN_OVERFLOW_KEY_ARN:
           'arn:aws:kms:us-east-1:111122223333:key/11111111-1111-1111-1111-111111111111',
+        // The deciding functions' receipt key (the construct tells api-decision and slack-interactions).
+        COUNTERSIGN_RECEIPT_KEY_ARN:
+          'arn:aws:kms:us-east-1:111122223333:key/22222222-2222-2222-2222-222222222222',
         COUNTERSIGN_MODEL_PROVIDER: 'scripted',
         COUNTERSIGN_JWT_ISSUER: 'https://issuer.example.com',
         COUNTERSIGN_JWT_AUDIENCE: 'countersign',
+        // The channels' settings, as the construct sets them on their functions.
+        COUNTERSIGN_SLACK_BOT_TOKEN_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:bot-abcdef',
+        COUNTERSIGN_SLACK_SIGNING_SECRET_ARN:
+          'arn:aws:secretsmanager:us-east-1:111122223333:secret:signing-abcdef',
+        COUNTERSIGN_SLACK_ROUTES: '[{"channelId":"C0123456789"}]',
+        COUNTERSIGN_EMAIL_FROM_ADDRESS: 'countersign@example.com',
+        COUNTERSIGN_INBOX_URL: 'https://abc.execute-api.us-east-1.amazonaws.com/',
         POWERTOOLS_LOG_LEVEL: 'ERROR',
         ...environment,
       },
@@ -280,8 +319,17 @@ describe('the Lambda handler bundles', () => {
     }
 
     // Assess: the step handlers read the table and refuse the unknown run by name; the API
-    // handlers answer HTTP; the probe queries the inbox index. None fails as internal.
-    for (const step of ['prepare', 'model-turn', 'await-approval', 'execute-tools', 'record-rejection']) {
+    // handlers answer HTTP; the probe queries the inbox index (its waiting cards and undelivered
+    // decisions). None fails as internal.
+    for (const step of [
+      'prepare',
+      'model-turn',
+      'await-approval',
+      'execute-tools',
+      'record-rejection',
+      'record-external-decision',
+      'notify-caller',
+    ]) {
       expect(answers[step], step).toEqual({ error: 'countersign.not-found' });
     }
     // The end states are idempotent: a run already gone has nothing left to end.
@@ -300,12 +348,32 @@ describe('the Lambda handler bundles', () => {
     expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden' } });
     expect(answers['api-generate']).toMatchObject({ statusCode: 403 });
     expect(answers['api-runs']).toMatchObject({ statusCode: 404 });
+    // An external run the caller does not own does not exist for it.
+    expect(answers['api-external']).toMatchObject({ statusCode: 404 });
     expect(answers['api-run-events']).toMatchObject({
       streamed: expect.stringContaining('"statusCode":401'),
     });
-    expect(answers['report-waiting-runs']).toEqual({ waiting: 0, oldestWaitMilliseconds: 0 });
+    // The probe in its bundle: the undelivered decisions (none) redelivered, then the backlog.
+    expect(answers['report-waiting-runs']).toEqual({
+      waiting: 0,
+      oldestWaitMilliseconds: 0,
+      redelivered: 0,
+      undelivered: 0,
+    });
+    // A card's escalation timer for a run without a card does nothing, and says why.
+    expect(answers['escalate-card']).toEqual({
+      kind: 'ignored',
+      runId: 'run-missing',
+      turn: 0,
+      step: 0,
+      because: 'card-moved',
+    });
+    // The channels: no card to post, no digest due, and an unsigned Slack request refused.
+    expect(answers['slack-notify']).toEqual({ streamed: '' });
+    expect(answers['email-notify']).toEqual({ streamed: '' });
+    expect(answers['slack-interactions']).toMatchObject({ statusCode: 401 });
     expect(Object.keys(answers)).toHaveLength(entries.length);
-  }, 300_000); // 15 bundles and 15 fresh Node processes: more than the default 60 s on a busy machine.
+  }, 400_000); // every bundle, each in a fresh Node process: more than the default 60 s on a busy machine.
 
   it('serve the runbook from the inbox bundle: this build’s docs/runbook.md, every alarm at its anchor', async () => {
     // Prepare: the alarms the construct creates, and the inbox function as it deploys

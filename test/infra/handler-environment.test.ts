@@ -14,11 +14,26 @@ function asDeployed(variables: Variables): Record<string, string> {
   return Object.fromEntries(
     Object.entries(variables).map(([name, value]) => {
       if (typeof value === 'string') return [name, value];
+      if (typeof value === 'object' && value !== null && 'Fn::Join' in value)
+        return [name, deployedJoin(value)];
       if (name.endsWith('_ARN')) return [name, 'arn:aws:service:us-east-1:123456789012:resource/deployed'];
       if (name.endsWith('_ISSUER')) return [name, 'https://issuer.example.com/pool'];
+      if (name.endsWith('_URL')) return [name, 'https://api.example.com/'];
       return [name, 'deployed-value'];
     }),
   );
+}
+
+/** A value joined from deploy-time parts (a URL, a JSON document), each part a stand-in of its kind. */
+function deployedJoin(value: unknown): string {
+  if (typeof value === 'string') return value;
+  const object = value as Record<string, unknown>;
+  if ('Fn::Join' in object) {
+    const [separator, parts] = object['Fn::Join'] as [string, unknown[]];
+    return parts.map(deployedJoin).join(separator);
+  }
+  const attribute = (object['Fn::GetAtt'] as string[] | undefined)?.[1];
+  return attribute === 'ProviderURL' ? 'https://issuer.example.com/pool' : 'deployed';
 }
 
 describe('handler environment', () => {
@@ -56,8 +71,9 @@ describe('handler environment', () => {
     expect(readEnvironment(asDeployed(variablesOf('api-runs'))).COUNTERSIGN_STATE_MACHINE_ARN).toMatch(
       /^arn:/,
     );
+    // The CLI's app client and the page's: the stream accepts the tokens the HTTP API does.
     expect(
       readEventsEndpointEnvironment(asDeployed(variablesOf('api-run-events'))).COUNTERSIGN_JWT_AUDIENCE,
-    ).toHaveLength(1);
+    ).toHaveLength(2);
   });
 });

@@ -34,7 +34,14 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
   'api-generate': { 'data dynamodb': DATA_WRITE },
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
-  'report-waiting-runs': { 'data dynamodb': DATA_READ },
+  // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.
+  'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
+  'escalate-card': { 'data dynamodb': DATA_WRITE },
+  // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
+  // (the webhook URL); recording the answer touches no sealed data.
+  'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },
+  'record-external-decision': { 'data dynamodb': DATA_WRITE },
+  'notify-caller': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
 };
 
 describe('keys by purpose', () => {
@@ -83,7 +90,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eight unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the eleven unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -100,8 +107,46 @@ describe('keys by purpose', () => {
         'api-runs',
         'api-decision',
         'api-run-events',
+        'api-external',
+        'notify-caller',
+        'report-waiting-runs',
       ].sort(),
     );
+  });
+
+  it('signs receipts with an ECC_NIST_P256 key of its own that only the deciding function may use, and knows of', () => {
+    // Prepare
+    const receiptKeyId = synthesized.logicalIdOf(synthesized.stack.countersign.receiptSigningKey);
+    const onReceiptKey = (name: HandlerName) =>
+      synthesized
+        .statementsOf(synthesized.roleOf(name))
+        .filter((statement) => JSON.stringify(statement.Resource).includes(`"${receiptKeyId}"`))
+        .flatMap((statement) => [statement.Action].flat());
+    const functions = Object.values(synthesized.template.findResources('AWS::Lambda::Function')) as Array<{
+      Properties: { Role: unknown; Environment?: { Variables?: Record<string, unknown> } };
+    }>;
+
+    // Act
+    const uses = Object.fromEntries(HANDLER_NAMES.map((name) => [name, onReceiptKey(name)]));
+    const told = functions.filter(
+      (resource) => resource.Properties.Environment?.Variables?.COUNTERSIGN_RECEIPT_KEY_ARN,
+    );
+
+    // Assess
+    synthesized.template.hasResourceProperties('AWS::KMS::Key', {
+      KeySpec: 'ECC_NIST_P256',
+      KeyUsage: 'SIGN_VERIFY',
+    });
+    expect(uses).toEqual(
+      Object.fromEntries(HANDLER_NAMES.map((name) => [name, name === 'api-decision' ? ['kms:Sign'] : []])),
+    );
+    expect(synthesized.rolesGranted('kms:Sign')).toEqual([synthesized.roleOf('api-decision')]);
+    expect(synthesized.rolesGranted('kms:GetPublicKey')).toEqual([]);
+    expect(told).toHaveLength(1);
+    expect(told[0]?.Properties.Role).toEqual({ 'Fn::GetAtt': [synthesized.roleOf('api-decision'), 'Arn'] });
+    expect(told[0]?.Properties.Environment?.Variables?.COUNTERSIGN_RECEIPT_KEY_ARN).toEqual({
+      'Fn::GetAtt': [receiptKeyId, 'Arn'],
+    });
   });
 
   it('never grants the data key without kms:ViaService, so no role can decrypt with it directly', () => {
@@ -147,7 +192,7 @@ describe('keys by purpose', () => {
     }
   });
 
-  it('acknowledges the Lambda invocation wildcards of exactly the eight functions the state machine invokes', () => {
+  it('acknowledges the Lambda invocation wildcards of exactly the ten functions the state machine invokes', () => {
     // Prepare
     const invoked: HandlerName[] = [
       'prepare',
@@ -158,6 +203,8 @@ describe('keys by purpose', () => {
       'finish-run',
       'mark-failed',
       'mark-expired',
+      'record-external-decision',
+      'notify-caller',
     ];
     const invokeStatements = synthesized
       .statementsOf(synthesized.stateMachineRole())

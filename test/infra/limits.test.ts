@@ -97,7 +97,7 @@ describe('production limits', () => {
       }
       expect(reserved['api-run-events']).toBe(10);
       expect(reserved['report-waiting-runs']).toBe(1);
-      expect(total).toBe(76);
+      expect(total).toBe(101);
       expect(requiredAccountConcurrency(RESERVED_CONCURRENCY_FOR_PRODUCTION)).toBe(total + 100);
       expect(runbook).toContain(
         `reservedConcurrency: RESERVED_CONCURRENCY_FOR_PRODUCTION\` reserves ${total} concurrent executions`,

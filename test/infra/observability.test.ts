@@ -143,7 +143,9 @@ describe('Countersign observability', () => {
     expect(paging).toEqual([
       'Api5xx',
       'ApiLambdaErrors',
+      'DecisionsUndelivered',
       'DynamoDbSystemErrors',
+      'ExternalLambdaErrors',
       'ModelErrors',
       'SealedStateRejected',
       'SkillChecksumMismatch',
@@ -168,6 +170,7 @@ describe('Countersign observability', () => {
     for (const name of [
       'StepLambdaThrottles',
       'ApiLambdaThrottles',
+      'ExternalLambdaThrottles',
       'DynamoDbThrottles',
       'ModelThrottles',
     ] as const) {
@@ -193,7 +196,7 @@ describe('Countersign observability', () => {
     }
   });
 
-  it('raises Lambda error and throttle alarms over every handler, steps and API apart', () => {
+  it('raises Lambda error and throttle alarms over every handler, steps, API and external runs apart', () => {
     // Act
     const covered = (names: CountersignAlarmName[], metric: string) =>
       names.flatMap((name) =>
@@ -201,15 +204,19 @@ describe('Countersign observability', () => {
       );
 
     // Assess
-    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors'], 'Errors')).toHaveLength(HANDLER_NAMES.length);
-    expect(covered(['StepLambdaThrottles', 'ApiLambdaThrottles'], 'Throttles')).toHaveLength(
+    expect(covered(['StepLambdaErrors', 'ApiLambdaErrors', 'ExternalLambdaErrors'], 'Errors')).toHaveLength(
       HANDLER_NAMES.length,
     );
+    expect(
+      covered(['StepLambdaThrottles', 'ApiLambdaThrottles', 'ExternalLambdaThrottles'], 'Throttles'),
+    ).toHaveLength(HANDLER_NAMES.length);
     for (const name of [
       'StepLambdaErrors',
       'StepLambdaThrottles',
       'ApiLambdaErrors',
       'ApiLambdaThrottles',
+      'ExternalLambdaErrors',
+      'ExternalLambdaThrottles',
     ] as const) {
       expect(alarms[name].Threshold, name).toBe(ALARM_ON_FIRST_OCCURRENCE);
       expect(alarms[name].Metrics?.length, name).toBeLessThanOrEqual(11);
@@ -287,7 +294,7 @@ describe('Countersign observability', () => {
     const apiId = synthesized.logicalIdOf(synthesized.stack.countersign.httpApi);
 
     // Assess
-    expect(Object.keys(alarms)).toHaveLength(19);
+    expect(Object.keys(alarms)).toHaveLength(23);
     expect(topicIds.page).not.toBe(topicIds.ticket);
     for (const [name, alarm] of Object.entries(alarms)) {
       const severity = alarm.AlarmDescription.startsWith('[page]') ? 'page' : 'ticket';
@@ -340,7 +347,8 @@ describe('Countersign observability', () => {
 
     // Assess
     custom.template.resourceCountIs('AWS::SNS::Topic', 0);
-    custom.template.resourceCountIs('AWS::KMS::Key', 2);
+    // The data, sealing and receipt keys: no topic key without the construct's own topics.
+    custom.template.resourceCountIs('AWS::KMS::Key', 3);
     expect(customAlarms.RunWaitingTooLong.Threshold).toBe(Duration.hours(2).toMilliseconds());
     expect(customAlarms.PreviewFailureRate.Threshold).toBe(5);
     expect(customAlarms.Api5xx.AlarmActions).toEqual(['arn:aws:sns:us-east-1:123456789012:oncall']);
@@ -395,7 +403,7 @@ describe('Countersign observability', () => {
     expect(impossible).toThrow(/previewFailurePercent 150 is invalid/);
   });
 
-  it('probes the waiting runs on a schedule with a read-only function', () => {
+  it('probes the waiting runs on a schedule with a function that creates and deletes nothing', () => {
     // Prepare
     const probe = synthesized.logicalIdOf(synthesized.stack.countersign.functions['report-waiting-runs']);
 
@@ -406,9 +414,10 @@ describe('Countersign observability', () => {
     });
     const actions = synthesized.actionsOf(synthesized.roleOf('report-waiting-runs'));
     expect(actions.has('dynamodb:Query')).toBe(true);
-    expect([...actions].filter((action) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(action))).toEqual(
-      [],
-    );
+    // It only updates what exists: a redelivered decision's card (closed) and record (delivered).
+    expect([...actions].filter((action) => /^dynamodb:(Put|Update|Delete|BatchWrite)/.test(action))).toEqual([
+      'dynamodb:UpdateItem',
+    ]);
   });
 
   it('gives every Lambda the service name and log level, and the log level by prop', () => {

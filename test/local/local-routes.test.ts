@@ -7,12 +7,14 @@ import { SERVED_ROUTES, UNSERVED_OPERATIONS } from '../../lambdas/contract/serve
 import type { ApiHandlers } from '../../lambdas/handlers/api-handlers.js';
 import { LocalHttpServer } from '../../lambdas/local/local-http-server.js';
 import { LocalJwtIssuer } from '../../lambdas/local/local-jwt-issuer.js';
+import { DEMO_MACHINE_CLIENT_ID, LocalMachineClients } from '../../lambdas/local/local-machine-clients.js';
 import { localRoutesOf } from '../../lambdas/local/local-routes.js';
 
 let keysDirectory: string;
 let server: LocalHttpServer;
 let baseUrl: string;
 let token: string;
+let machineToken: string;
 
 /** Each function answers with its own name and the route key it was handed. */
 function namedHandler(name: string) {
@@ -32,6 +34,7 @@ const handlers = {
   'api-decision': namedHandler('api-decision'),
   'api-admin': namedHandler('api-admin'),
   'api-generate': namedHandler('api-generate'),
+  'api-external': namedHandler('api-external'),
   'api-run-events': async (
     event: { requestContext: { routeKey: string } },
     stream: { write(chunk: string): void; end(): void },
@@ -50,7 +53,14 @@ beforeAll(async () => {
   keysDirectory = await mkdtemp(path.join(tmpdir(), 'countersign-routes-'));
   const issuer = await LocalJwtIssuer.open({ keysDirectory });
   token = await issuer.issue({ sub: 'ana', name: 'Ana', groups: [] }, { expiresInSeconds: 600 });
-  server = new LocalHttpServer({ port: 0, routes: localRoutesOf(handlers), verifier: issuer });
+  const machineClients = await LocalMachineClients.open({ keysDirectory, issuer });
+  machineToken = await machineClients.issueToken(DEMO_MACHINE_CLIENT_ID, 600);
+  server = new LocalHttpServer({
+    port: 0,
+    routes: localRoutesOf(handlers, { 'slack-interactions': namedHandler('slack-interactions') as never }),
+    verifier: issuer,
+    machineVerifier: machineClients,
+  });
   ({ url: baseUrl } = await server.start());
 });
 
@@ -66,7 +76,7 @@ describe('the local server serves exactly the route manifest', () => {
       // Act
       const response = await fetch(`${baseUrl}${concrete(route.path)}`, {
         method: route.method,
-        headers: { authorization: `Bearer ${token}` },
+        headers: { authorization: `Bearer ${route.auth === 'machine' ? machineToken : token}` },
       });
       const text = await response.text();
 
@@ -84,9 +94,42 @@ describe('the local server serves exactly the route manifest', () => {
       const response = await fetch(`${baseUrl}${concrete(route.path)}`, { method: route.method });
 
       // Assess
-      expect(response.status).toBe(route.auth === 'jwt' ? 401 : 200);
+      // Slack's route takes no token: its handler checks Slack's signature (a stand-in here).
+      expect(response.status).toBe(route.auth === 'none' || route.auth === 'slack-signature' ? 200 : 401);
     },
   );
+
+  it.each(
+    SERVED_ROUTES.filter((route) => route.auth === 'jwt' || route.auth === 'machine').map(
+      (route) => [routeKeyOf(route), route] as const,
+    ),
+  )(
+    '%s refuses the token of the other kind (a person’s on a machine route, a machine’s elsewhere)',
+    async (_key, route) => {
+      // Act
+      const response = await fetch(`${baseUrl}${concrete(route.path)}`, {
+        method: route.method,
+        headers: { authorization: `Bearer ${route.auth === 'machine' ? token : machineToken}` },
+      });
+
+      // Assess
+      expect(response.status).toBe(401);
+    },
+  );
+
+  it('serves a channel’s route only when its channel is on: otherwise it is a 404, as deployed', async () => {
+    // Prepare
+    const issuer = await LocalJwtIssuer.open({ keysDirectory });
+    const withoutSlack = new LocalHttpServer({ port: 0, routes: localRoutesOf(handlers), verifier: issuer });
+    const { url } = await withoutSlack.start();
+
+    // Act
+    const response = await fetch(`${url}/integrations/slack/interactions`, { method: 'POST' });
+    await withoutSlack.stop();
+
+    // Assess
+    expect(response.status).toBe(404);
+  });
 
   it('serves every route of the manifest (no operation is left unserved)', () => {
     expect(UNSERVED_OPERATIONS).toEqual([]);

@@ -25,6 +25,36 @@ describe('the npm start banner', () => {
     expect([...usedVariables].sort()).toEqual(['COUNTERSIGN_APPROVER_TOKEN', 'COUNTERSIGN_EDITOR_TOKEN']);
   });
 
+  it('shows how the demo agent gets its token and submits a turn, only when given its client', () => {
+    // Prepare
+    const machine = {
+      tokenUrl: 'http://127.0.0.1:9000/oauth2/token',
+      clientId: 'demo-agent',
+      clientSecret: 's3cret',
+    };
+
+    // Act
+    const without = composeStartBanner({ url: 'http://127.0.0.1:8787', users: DEMO_USERS, tokens: {} });
+    const banner = composeStartBanner({
+      url: 'http://127.0.0.1:8787',
+      users: DEMO_USERS,
+      tokens: {},
+      machine,
+    });
+
+    // Assess
+    expect(without).not.toContain('external-runs');
+    expect(banner).toContain(
+      'curl -s -u demo-agent:s3cret -d grant_type=client_credentials http://127.0.0.1:9000/oauth2/token',
+    );
+    const submitted = /-d '(\{"configurationId":"demo-external".*\})'/.exec(banner)?.[1];
+    expect(JSON.parse(submitted ?? 'null')).toMatchObject({
+      configurationId: 'demo-external',
+      clientKey: 'try-1',
+    });
+    expect(banner).toContain('http://127.0.0.1:8787/external-runs/<runId>?wait=25');
+  });
+
   it('derives a shell-safe name from any user id', () => {
     expect(tokenVariableOf('ops-approver')).toBe('COUNTERSIGN_OPS_APPROVER_TOKEN');
     expect(tokenVariableOf('a.b c')).toBe('COUNTERSIGN_A_B_C_TOKEN');

@@ -12,10 +12,12 @@ import {
 } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { delimiter, join } from 'node:path';
+import { delimiter, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHANNEL_HANDLER_NAMES } from '../../lib/handler-names.js';
 import { resolveProjectPath } from '../../lib/project-path.js';
+import { createChainDependencies, readSampleReceipt, recordSampleChain } from '../support/receipt-chains.js';
 
 /*
  * A team's first five minutes, for real: `npm pack` (which builds the JavaScript, the
@@ -78,6 +80,20 @@ describe('the npm package', () => {
         .filter((entry) => entry.startsWith('asset.'))
         .map((entry) => join(outdir, entry)),
     };
+  }
+
+  /** `npx countersign <args>` in the scratch app, on the Node running the tests, outside this repository. */
+  function runPackageCommand(args: string[]): { status: number | null; stdout: string; stderr: string } {
+    const path = [
+      dirname(process.execPath),
+      ...(process.env.PATH ?? '').split(delimiter).filter((entry) => !entry.includes('node_modules')),
+    ].join(delimiter);
+    const run = spawnSync('npx', ['--no-install', 'countersign', ...args], {
+      cwd: appDirectory,
+      env: { PATH: path, HOME: process.env.HOME ?? '' },
+      encoding: 'utf8',
+    });
+    return { status: run.status, stdout: run.stdout, stderr: run.stderr };
   }
 
   function stateMachineDefinition(synthesized: Synthesized): string {
@@ -176,10 +192,45 @@ describe('the npm package', () => {
     expect(files).toContain('package/dist/assets/handlers/manifest.json');
     expect(files).toContain('package/dist/assets/handlers/model-turn/index.mjs');
     expect(files).toContain('package/dist/assets/handlers/model-turn/team-tools.mjs');
+    expect(files).toContain('package/dist/cli/countersign.mjs');
+    expect(files).toContain('package/docs/receipts.md');
     expect(files).toContain('package/CHANGELOG.md');
     expect(files).toContain('package/docs/api/interfaces/countersign.CountersignProps.html');
     expect(files.filter((file) => file.startsWith('package/test/'))).toEqual([]);
     expect(files.filter((file) => /\.ts$/.test(file) && !file.endsWith('.d.ts'))).toEqual([]);
+  });
+
+  it('verifies a receipt offline with `npx countersign verify`, and names the check a tampered one fails', async () => {
+    // Prepare: a receipt signed as countersign signs it, and the key's public half
+    const dependencies = await createChainDependencies();
+    await recordSampleChain(dependencies, 'run-packed', 'reject');
+    const receipt = await readSampleReceipt(dependencies.chain, 'run-packed');
+    const tampered = structuredClone(receipt);
+    (tampered.entries[2] as { decidedAt: string }).decidedAt = '2026-03-01T09:00:00.000Z';
+    writeFileSync(join(appDirectory, 'receipt.json'), JSON.stringify(receipt));
+    writeFileSync(join(appDirectory, 'tampered.json'), JSON.stringify(tampered));
+    writeFileSync(join(appDirectory, 'key.pem'), dependencies.pem);
+
+    // Act
+    const verified = runPackageCommand([
+      'verify',
+      'receipt.json',
+      '--public-key',
+      'key.pem',
+      '--run',
+      'run-packed',
+    ]);
+    const refused = runPackageCommand(['verify', 'tampered.json', '--public-key', 'key.pem']);
+
+    // Assess
+    expect(verified).toMatchObject({
+      status: 0,
+      stdout: expect.stringContaining('VERIFIED: the receipt of run run-packed'),
+    });
+    expect(refused).toMatchObject({
+      status: 1,
+      stderr: expect.stringContaining('the signature check failed at entry 2'),
+    });
   });
 
   it('documents every prop of the construct, with its default, in the API reference', () => {
@@ -309,7 +360,11 @@ describe('the npm package', () => {
     const manifest = JSON.parse(
       readFileSync(join(appDirectory, 'node_modules/countersign/dist/assets/handlers/manifest.json'), 'utf8'),
     ) as { handlers: Record<string, { importsTeamTools: boolean }> };
-    const readingTools = Object.values(manifest.handlers).filter((handler) => handler.importsTeamTools);
+    // The app switches no channel on: the channels' prebuilt handlers are not deployed.
+    const readingTools = Object.entries(manifest.handlers).filter(
+      ([name, handler]) =>
+        handler.importsTeamTools && !(CHANNEL_HANDLER_NAMES as readonly string[]).includes(name),
+    );
     expect(readingTools.length).toBeGreaterThanOrEqual(3);
     expect(readingTools.length).toBeLessThan(Object.keys(manifest.handlers).length);
     expect(withTeamTools.length).toBe(readingTools.length);

@@ -1,12 +1,25 @@
-import { createCipheriv, createDecipheriv, randomBytes, randomUUID } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  generateKeyPairSync,
+  randomBytes,
+  randomUUID,
+  sign,
+} from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-/** A running fake KMS: one symmetric key, reachable by its ARN or its key id. */
+/**
+ * A running fake KMS: one symmetric key and one asymmetric `ECC_NIST_P256` signing key, each
+ * reachable by its ARN or its key id (the signing key also by its alias).
+ */
 export interface FakeKmsServer {
   readonly endpoint: string;
   readonly region: string;
   readonly keyArn: string;
+  /** The signing key (receipts): Sign with ECDSA_SHA_256 over a RAW message, and GetPublicKey. */
+  readonly signingKeyArn: string;
+  readonly signingKeyAlias: string;
   /** Requests served, by operation (`Decrypt`), as the server saw them. */
   requestCounts(): Record<string, number>;
   stop(): Promise<void>;
@@ -28,7 +41,9 @@ const TAG_BYTES = 16;
  * Starts an in-process stand-in for KMS on 127.0.0.1 that speaks the AWS JSON 1.1 protocol
  * for GenerateDataKey, Encrypt and Decrypt. Ciphertexts are AES-256-GCM under a key only the
  * server holds, bound to the key ARN and the encryption context (as AAD), so a changed
- * context or a flipped byte fails like real KMS (InvalidCiphertextException).
+ * context or a flipped byte fails like real KMS (InvalidCiphertextException). Sign and
+ * GetPublicKey serve a P-256 key as KMS serves an ECC_NIST_P256 key: the signature DER-encoded,
+ * the public key as SPKI DER; a symmetric key refuses them (InvalidKeyUsageException).
  *
  * @example
  * const kms = await startFakeKmsServer();
@@ -39,11 +54,27 @@ export async function startFakeKmsServer(options: { region?: string } = {}): Pro
   const keyId = randomUUID();
   const keyArn = `arn:aws:kms:${region}:111122223333:key/${keyId}`;
   const keyMaterial = randomBytes(32);
+  const signingKeyId = randomUUID();
+  const signingKeyArn = `arn:aws:kms:${region}:111122223333:key/${signingKeyId}`;
+  const signingKeyAlias = 'alias/countersign-receipts';
+  const signingKey = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
   const counts = new Map<string, number>();
 
-  const resolveKey = (requested: unknown): void => {
-    if (requested !== undefined && requested !== keyArn && requested !== keyId) {
-      throw new KmsFault('NotFoundException', 'Key not found.');
+  /** Which key a request names: `symmetric` by default, as the operations without a KeyId assume. */
+  const resolveKey = (requested: unknown): 'symmetric' | 'signing' => {
+    if (requested === undefined || requested === keyArn || requested === keyId) return 'symmetric';
+    if (requested === signingKeyArn || requested === signingKeyId || requested === signingKeyAlias)
+      return 'signing';
+    throw new KmsFault('NotFoundException', 'Key not found.');
+  };
+  const requireSymmetric = (requested: unknown): void => {
+    if (resolveKey(requested) !== 'symmetric') {
+      throw new KmsFault('InvalidKeyUsageException', 'The key is not for ENCRYPT_DECRYPT.');
+    }
+  };
+  const requireSigning = (requested: unknown): void => {
+    if (requested === undefined || resolveKey(requested) !== 'signing') {
+      throw new KmsFault('InvalidKeyUsageException', 'The key is not for SIGN_VERIFY.');
     }
   };
   const additionalData = (context: unknown): Buffer => {
@@ -72,7 +103,7 @@ export async function startFakeKmsServer(options: { region?: string } = {}): Pro
 
   const operations: Record<string, (input: Record<string, unknown>) => Record<string, unknown>> = {
     GenerateDataKey: (input) => {
-      resolveKey(input.KeyId);
+      requireSymmetric(input.KeyId);
       const size = input.NumberOfBytes ?? (input.KeySpec === 'AES_128' ? 16 : 32);
       if (typeof size !== 'number' || size < 1 || size > 1024) {
         throw new KmsFault('ValidationException', 'NumberOfBytes is out of range.');
@@ -85,7 +116,7 @@ export async function startFakeKmsServer(options: { region?: string } = {}): Pro
       };
     },
     Encrypt: (input) => {
-      resolveKey(input.KeyId);
+      requireSymmetric(input.KeyId);
       const plaintext = Buffer.from(String(input.Plaintext ?? ''), 'base64');
       return {
         KeyId: keyArn,
@@ -94,12 +125,43 @@ export async function startFakeKmsServer(options: { region?: string } = {}): Pro
       };
     },
     Decrypt: (input) => {
-      resolveKey(input.KeyId);
+      requireSymmetric(input.KeyId);
       const ciphertext = Buffer.from(String(input.CiphertextBlob ?? ''), 'base64');
       return {
         KeyId: keyArn,
         Plaintext: decrypt(ciphertext, input.EncryptionContext).toString('base64'),
         EncryptionAlgorithm: 'SYMMETRIC_DEFAULT',
+      };
+    },
+    Sign: (input) => {
+      requireSigning(input.KeyId);
+      if (input.SigningAlgorithm !== 'ECDSA_SHA_256') {
+        throw new KmsFault('InvalidKeyUsageException', 'The key does not support this signing algorithm.');
+      }
+      // DIGEST signs a prehashed message, which Node's crypto cannot: the fake serves RAW only.
+      if (input.MessageType !== undefined && input.MessageType !== 'RAW') {
+        throw new KmsFault('ValidationException', 'The fake KMS signs RAW messages only.');
+      }
+      const message = Buffer.from(String(input.Message ?? ''), 'base64');
+      if (message.byteLength === 0 || message.byteLength > 4096) {
+        throw new KmsFault('ValidationException', 'Message must be 1 to 4096 bytes.');
+      }
+      return {
+        KeyId: signingKeyArn,
+        Signature: sign('sha256', message, { key: signingKey.privateKey, dsaEncoding: 'der' }).toString(
+          'base64',
+        ),
+        SigningAlgorithm: 'ECDSA_SHA_256',
+      };
+    },
+    GetPublicKey: (input) => {
+      requireSigning(input.KeyId);
+      return {
+        KeyId: signingKeyArn,
+        KeySpec: 'ECC_NIST_P256',
+        KeyUsage: 'SIGN_VERIFY',
+        SigningAlgorithms: ['ECDSA_SHA_256'],
+        PublicKey: signingKey.publicKey.export({ type: 'spki', format: 'der' }).toString('base64'),
       };
     },
   };
@@ -141,6 +203,8 @@ export async function startFakeKmsServer(options: { region?: string } = {}): Pro
     endpoint: `http://127.0.0.1:${port}`,
     region,
     keyArn,
+    signingKeyArn,
+    signingKeyAlias,
     requestCounts: () => Object.fromEntries(counts),
     stop: () =>
       new Promise<void>((resolve, reject) => {

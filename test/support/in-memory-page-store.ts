@@ -1,10 +1,13 @@
 import type { z } from 'zod';
 import { CountersignError } from '../../lambdas/core/errors.js';
 import {
+  PAGE_APPLIED_KEYS_KEPT,
   PAGE_METADATA_FIELDS,
   type Page,
   type PageMetadataPatch,
+  type PageMetadataWrite,
   type PageStore,
+  type PageWriteOutcome,
   pageSchema,
 } from '../../lambdas/core/pages.js';
 import { InMemoryCollection } from './in-memory-collection.js';
@@ -18,6 +21,7 @@ export interface PageStoreCallCounts {
   getPages: number;
   listPages: number;
   updateMetadata: number;
+  applyMetadata: number;
   putPage: number;
 }
 
@@ -36,9 +40,12 @@ export class InMemoryPageStore implements PageStore {
     getPages: 0,
     listPages: 0,
     updateMetadata: 0,
+    applyMetadata: 0,
     putPage: 0,
   };
   private readonly pages = new InMemoryCollection<Page>((page) => page.pageId);
+  /** The idempotency keys each page applied, oldest first, bounded as the DynamoDB store's. */
+  private readonly appliedKeys = new Map<string, string[]>();
   private readonly now: () => Date;
 
   public constructor(pages: readonly PageInput[] = [], options: { now?: () => Date } = {}) {
@@ -83,8 +90,36 @@ export class InMemoryPageStore implements PageStore {
     return structuredClone(updated);
   }
 
+  /** Check and set with no `await` between them: atomic, as the DynamoDB store's one conditional write. */
+  public async applyMetadata(pageId: string, write: PageMetadataWrite): Promise<PageWriteOutcome> {
+    this.callCounts.applyMetadata += 1;
+    const page = this.pages.get(pageId);
+    if (page === undefined) return { kind: 'not-found' };
+    const applied = this.appliedKeys.get(pageId) ?? [];
+    if (applied.includes(write.idempotencyKey))
+      return { kind: 'already-applied', page: structuredClone(page) };
+    const expected = Object.entries(write.expect ?? {}) as Array<[keyof Page, string | undefined]>;
+    if (expected.some(([field, value]) => value !== undefined && page[field] !== value)) {
+      return { kind: 'record-changed' };
+    }
+    const kept = [...applied, write.idempotencyKey];
+    this.appliedKeys.set(
+      pageId,
+      kept.length > 2 * PAGE_APPLIED_KEYS_KEPT ? kept.slice(-PAGE_APPLIED_KEYS_KEPT) : kept,
+    );
+    const updated: Page = { ...page, updatedAt: this.now().toISOString(), updatedBy: write.updatedBy };
+    for (const field of PAGE_METADATA_FIELDS) {
+      const value = write.patch[field];
+      if (value !== undefined) updated[field] = value;
+    }
+    this.pages.put(updated);
+    return { kind: 'written', page: structuredClone(updated) };
+  }
+
   public async putPage(page: Page): Promise<void> {
     this.callCounts.putPage += 1;
     this.pages.put(pageSchema.parse(page));
+    // A replaced page starts afresh, as a DynamoDB put replaces the whole item.
+    this.appliedKeys.delete(page.pageId);
   }
 }

@@ -1,5 +1,10 @@
-import { type UserProfile, userProfileSchema } from '../../lambdas/core/identity.js';
-import type { PageRequest, UserDirectory } from '../../lambdas/core/ports.js';
+import {
+  type Away,
+  adminUserProfileSchema,
+  type UserProfile,
+  userProfileSchema,
+} from '../../lambdas/core/identity.js';
+import type { ConditionalOutcome, PageRequest, UserDirectory } from '../../lambdas/core/ports.js';
 import { InMemoryCollection } from './in-memory-collection.js';
 
 /**
@@ -21,7 +26,33 @@ export class InMemoryUserDirectory implements UserDirectory {
   }
 
   public async putUser(user: UserProfile): Promise<void> {
-    this.users.put(userProfileSchema.parse(user));
+    // As on DynamoDB: the profile's fields are written, delegation stays as it was.
+    const existing = this.users.get(user.userId);
+    this.users.put(
+      userProfileSchema.parse({
+        ...adminUserProfileSchema.parse(user),
+        ...(existing?.away ? { away: existing.away } : {}),
+        ...(existing?.delegatedBy ? { delegatedBy: existing.delegatedBy } : {}),
+      }),
+    );
+  }
+
+  public async setAway(userId: string, away: Away | undefined): Promise<ConditionalOutcome> {
+    const existing = this.users.get(userId);
+    if (!existing) return { kind: 'condition-failed' };
+    const { away: _before, ...rest } = existing;
+    this.users.put({ ...rest, ...(away ? { away } : {}) });
+    return { kind: 'written' };
+  }
+
+  public async pointDelegate(delegate: string, delegator: string, change: 'add' | 'remove'): Promise<void> {
+    const existing = this.users.get(delegate);
+    if (!existing) return;
+    const pointers = new Set(existing.delegatedBy ?? []);
+    if (change === 'add') pointers.add(delegator);
+    else pointers.delete(delegator);
+    const { delegatedBy: _before, ...rest } = existing;
+    this.users.put({ ...rest, ...(pointers.size > 0 ? { delegatedBy: [...pointers].sort() } : {}) });
   }
 
   public async listUsers(): Promise<UserProfile[]> {

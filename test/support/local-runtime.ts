@@ -103,6 +103,8 @@ export async function startTestRuntime(
     throttling?: Parameters<typeof startEmbeddedRuntime>[0]['throttling'];
     retention?: Parameters<typeof startEmbeddedRuntime>[0]['retention'];
     mcpHostPolicy?: Parameters<typeof startEmbeddedRuntime>[0]['mcpHostPolicy'];
+    channels?: Parameters<typeof startEmbeddedRuntime>[0]['channels'];
+    signIn?: Parameters<typeof startEmbeddedRuntime>[0]['signIn'];
     principalQuotas?: Parameters<typeof startEmbeddedRuntime>[0]['principalQuotas'];
   } = {},
 ): Promise<MeteredTestRuntime> {
@@ -125,6 +127,8 @@ export async function startTestRuntime(
     ...(options.throttling ? { throttling: options.throttling } : {}),
     ...(options.retention ? { retention: options.retention } : {}),
     ...(options.mcpHostPolicy ? { mcpHostPolicy: options.mcpHostPolicy } : {}),
+    ...(options.channels ? { channels: options.channels } : {}),
+    ...(options.signIn ? { signIn: options.signIn } : {}),
     // One editor starts runs here far faster than a person would; the quota tests set their own.
     principalQuotas: options.principalQuotas ?? GENEROUS_QUOTAS,
   });

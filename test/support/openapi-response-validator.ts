@@ -65,6 +65,8 @@ export class OpenApiResponseValidator {
       return `${label} answered ${answer.status}, which the document does not list (it lists ${Object.keys(responses).join(', ')}).`;
     }
     const mediaType = (answer.contentType ?? '').split(';')[0]?.trim() ?? '';
+    // A response the document lists without content (304 Not Modified) carries no body.
+    if (response.content === undefined && mediaType === '' && !answer.text) return undefined;
     if (!response.content?.[mediaType]) {
       return `${label} answered ${answer.status} as "${mediaType}", which the document does not list (it lists ${Object.keys(response.content ?? {}).join(', ')}).`;
     }

@@ -41,7 +41,7 @@ describe('append_page_keywords', () => {
       'Page 12 (en): 1 keyword would be added.',
       'keywords: "coats, winter" → "coats, winter, sale"',
     ]);
-    expect(before).toMatch(/^sha256:/);
+    expect(before).toBe('page-keywords:{"keywords":"coats, winter","language":"en","pageId":"12"}');
     expect(afterTitle).toBe(before);
     expect(afterKeywords).not.toBe(before);
   });
@@ -79,7 +79,57 @@ describe('append_page_keywords', () => {
     expect(outcome).toEqual({
       content: TEXTS.recordChangedDuringWrite('append_page_keywords'),
       isError: true,
+      recordChanged: true,
     });
     expect((await context.pages.getPage('12'))?.keywords).toBe('coats');
+  });
+
+  it('writes in one conditional write: an edit landing between its read and its write wins, and nothing is appended', async () => {
+    // Prepare: the edit lands right after the tool read the page (the window a read-then-write left open).
+    const context = createToolContext(editor);
+    const sealed = await readPrecondition({ pageId: '12', keywords: ['sale'] }, editor, context);
+    const pages = context.pages;
+    const getPage = pages.getPage.bind(pages);
+    pages.getPage = async (pageId) => {
+      const page = await getPage(pageId);
+      await pages.updateMetadata('12', { keywords: 'coats, boots' }, 'someone');
+      return page;
+    };
+
+    // Act
+    const outcome = await tool.execute(
+      { pageId: '12', keywords: ['sale'] },
+      { ...context, precondition: sealed },
+    );
+
+    // Assess
+    expect(outcome.recordChanged).toBe(true);
+    expect((await getPage('12'))?.keywords).toBe('coats, boots');
+    expect(pages.callCounts.applyMetadata).toBe(1);
+  });
+
+  it('applies a call once: run again with its idempotency key after its write landed, it writes nothing more', async () => {
+    // Prepare: the version sealed at the pause, before the first attempt wrote.
+    const context = createToolContext(editor);
+    const args = { pageId: '12', keywords: ['sale'] };
+    const sealed = await readPrecondition(args, editor, context);
+
+    // Act: the first attempt wrote, then its step failed and was retried with the same key.
+    const first = await tool.execute(args, { ...context, precondition: sealed });
+    const retried = await tool.execute(args, { ...context, precondition: sealed });
+    const otherCall = await tool.execute(
+      { pageId: '12', keywords: ['spring'] },
+      {
+        ...context,
+        idempotencyKey: 'run-1/1/1',
+        precondition: await readPrecondition(args, editor, context),
+      },
+    );
+
+    // Assess
+    expect(first).toEqual({ content: 'Added to page 12 (en): sale.', isError: false });
+    expect(retried).toEqual(first);
+    expect(otherCall).toEqual({ content: 'Added to page 12 (en): spring.', isError: false });
+    expect((await context.pages.getPage('12'))?.keywords).toBe('coats, winter, sale, spring');
   });
 });

@@ -1,5 +1,5 @@
 import { type UserProfile, userProfileSchema } from '../../lambdas/core/identity.js';
-import type { ToolContext } from '../../lambdas/core/tools/tool.js';
+import type { ToolExecutionContext } from '../../lambdas/core/tools/tool.js';
 import { InMemoryPageStore, type PageInput } from '../support/in-memory-page-store.js';
 
 /** A user the page tools authorise against; page and language access default to nothing. */
@@ -30,9 +30,10 @@ export const samplePages: PageInput[] = [
   },
 ];
 
+/** A tool's context at execution: the acting user, the pages, and one call's idempotency key. */
 export function createToolContext(
   actingUser: UserProfile,
   pages: readonly PageInput[] = samplePages,
-): ToolContext & { pages: InMemoryPageStore } {
-  return { actingUser, runId: 'run-1', pages: new InMemoryPageStore(pages) };
+): ToolExecutionContext & { pages: InMemoryPageStore } {
+  return { actingUser, runId: 'run-1', pages: new InMemoryPageStore(pages), idempotencyKey: 'run-1/1/0' };
 }

@@ -8,7 +8,12 @@ import { admin, createToolContext, createUser, editor } from './page-tool-fixtur
 
 const tool = updatePageMetadataTool;
 // The tool implements the optional preview contract; fail loudly if that ever changes.
-const preview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
+const describePreview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
+/** The preview's lines (it also gives its text changes: see below). */
+async function preview(...args: Parameters<typeof describePreview>): Promise<string[]> {
+  const produced = await describePreview(...args);
+  return Array.isArray(produced) ? produced : produced.lines;
+}
 const mayViewerReadPreview =
   tool.mayViewerReadPreview?.bind(tool) ??
   (() => Promise.reject(new Error('mayViewerReadPreview is missing')));
@@ -31,6 +36,22 @@ describe('update_page_metadata execute', () => {
     expect(page?.updatedBy).toBe('editor');
   });
 
+  it('applies a call once: run again with its idempotency key, it does not write over what came after', async () => {
+    // Prepare
+    const context = createToolContext(editor);
+    const args = { pageId: '12', description: 'Spring sale' };
+
+    // Act: the call wrote; someone edited the page; the call's step was retried with its key.
+    const first = await tool.execute(args, context);
+    await context.pages.updateMetadata('12', { description: 'Edited by hand' }, 'someone');
+    const retried = await tool.execute(args, context);
+
+    // Assess
+    expect(retried).toEqual(first);
+    expect((await context.pages.getPage('12'))?.description).toBe('Edited by hand');
+    expect(tool.idempotent).toBe(true);
+  });
+
   it('refuses a missing page and a forbidden page with exactly the same outcome, writing nothing', async () => {
     // Prepare
     const context = createToolContext(editor);
@@ -42,7 +63,7 @@ describe('update_page_metadata execute', () => {
     // Assess
     expect(missing).toEqual({ content: PAGE_NOT_AVAILABLE, isError: true });
     expect(forbidden).toEqual(missing);
-    expect(context.pages.callCounts.updateMetadata).toBe(0);
+    expect(context.pages.callCounts.applyMetadata).toBe(0);
   });
 
   it('refuses a page whose language the acting user may not access', async () => {
@@ -141,6 +162,26 @@ describe('update_page_metadata preview', () => {
     expect(lines[1]).toBe(`description: "${'o'.repeat(119)}…" → "${'n'.repeat(119)}…"`);
   });
 
+  it("gives the whole texts of the fields that change, for the card's diff, and nothing of the rest", async () => {
+    // Prepare
+    const long = `${'word '.repeat(60)}end`;
+    const context = createToolContext(editor, [
+      { pageId: '12', language: 'en', description: long, title: 'Same' },
+    ]);
+
+    // Act
+    const produced = await describePreview(
+      { pageId: '12', description: `${long} and more`, title: 'Same' },
+      editor,
+      context,
+    );
+
+    // Assess
+    expect(Array.isArray(produced) ? [] : produced.changes).toEqual([
+      { field: 'description', before: long, after: `${long} and more` },
+    ]);
+  });
+
   it('quotes each value with its quotes and line breaks escaped, so a value cannot draw another field', async () => {
     // Prepare: both the page's value and the proposed one try to read as more of the line.
     const context = createToolContext(editor, [
@@ -227,7 +268,7 @@ describe('update_page_metadata preview', () => {
     await preview({ pageId: '12', title: 'Spring' }, editor, context);
 
     // Assess
-    expect(context.pages.callCounts.updateMetadata).toBe(0);
+    expect(context.pages.callCounts.applyMetadata).toBe(0);
     expect((await context.pages.getPage('12'))?.title).toBe('Offers');
   });
 });

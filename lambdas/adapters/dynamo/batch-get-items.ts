@@ -26,7 +26,13 @@ export async function batchGetItems(
   tableName: string,
   keys: readonly ItemKey[],
   what: string,
+  /** Only these attributes of each item (a list that needs a label, not a run's sealed state). */
+  projection?: readonly string[],
 ): Promise<Record<string, unknown>[]> {
+  const projected = projection && {
+    ProjectionExpression: projection.map((_name, position) => `#a${position}`).join(', '),
+    ExpressionAttributeNames: Object.fromEntries(projection.map((name, position) => [`#a${position}`, name])),
+  };
   const items: Record<string, unknown>[] = [];
   for (let start = 0; start < keys.length; start += BATCH_GET_MAX_KEYS) {
     let pending: Record<string, unknown>[] = keys.slice(start, start + BATCH_GET_MAX_KEYS);
@@ -38,7 +44,9 @@ export async function batchGetItems(
       }
       if (attempt > 0) await sleep(Math.min(MAX_BACKOFF_MILLISECONDS, 25 * 2 ** attempt));
       const output: BatchGetCommandOutput = await client.send(
-        new BatchGetCommand({ RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true } } }),
+        new BatchGetCommand({
+          RequestItems: { [tableName]: { Keys: pending, ConsistentRead: true, ...projected } },
+        }),
       );
       items.push(...(output.Responses?.[tableName] ?? []));
       pending = output.UnprocessedKeys?.[tableName]?.Keys ?? [];

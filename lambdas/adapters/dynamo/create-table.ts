@@ -23,14 +23,14 @@ export async function ensureTable(
   options: { timeoutMs?: number } = {},
 ): Promise<void> {
   const existing = await describeTable(client, tableName);
-  if (
-    existing &&
-    !existing.GlobalSecondaryIndexes?.some((index) => index.IndexName === TABLE_LAYOUT.inboxIndex.name)
-  ) {
-    throw new CountersignError(
-      'configuration',
-      `The table ${tableName} exists without the ${TABLE_LAYOUT.inboxIndex.name} index; delete it or use another table name.`,
-    );
+  for (const index of [TABLE_LAYOUT.inboxIndex, TABLE_LAYOUT.historyIndex]) {
+    if (existing && !existing.GlobalSecondaryIndexes?.some((present) => present.IndexName === index.name)) {
+      // dynalite cannot add an index to a table (UpdateTable); DynamoDB can, and the construct does.
+      throw new CountersignError(
+        'configuration',
+        `The table ${tableName} exists without the ${index.name} index (it was created by an older countersign); move its data folder away to start afresh, or use another table name.`,
+      );
+    }
   }
   if (!existing) {
     try {
@@ -43,6 +43,8 @@ export async function ensureTable(
             { AttributeName: TABLE_LAYOUT.sortKey, AttributeType: 'S' },
             { AttributeName: TABLE_LAYOUT.inboxIndex.partitionKey, AttributeType: 'S' },
             { AttributeName: TABLE_LAYOUT.inboxIndex.sortKey, AttributeType: 'S' },
+            { AttributeName: TABLE_LAYOUT.historyIndex.partitionKey, AttributeType: 'S' },
+            { AttributeName: TABLE_LAYOUT.historyIndex.sortKey, AttributeType: 'S' },
           ],
           KeySchema: [
             { AttributeName: TABLE_LAYOUT.partitionKey, KeyType: 'HASH' },
@@ -56,6 +58,17 @@ export async function ensureTable(
                 { AttributeName: TABLE_LAYOUT.inboxIndex.sortKey, KeyType: 'RANGE' },
               ],
               Projection: { ProjectionType: 'ALL' },
+            },
+            {
+              IndexName: TABLE_LAYOUT.historyIndex.name,
+              KeySchema: [
+                { AttributeName: TABLE_LAYOUT.historyIndex.partitionKey, KeyType: 'HASH' },
+                { AttributeName: TABLE_LAYOUT.historyIndex.sortKey, KeyType: 'RANGE' },
+              ],
+              Projection: {
+                ProjectionType: 'INCLUDE',
+                NonKeyAttributes: [...TABLE_LAYOUT.historyIndex.projectedAttributes],
+              },
             },
           ],
         }),

@@ -27,6 +27,7 @@
 import { createHash } from 'node:crypto';
 import { INBOX_SHARDS_MAX } from '../../contract/table-layout.js';
 import type { InboxRouting } from '../../core/approvals/card-routing.js';
+import type { InboxFilter, InboxOrder } from '../../core/approvals/inbox-filter.js';
 import { CountersignError } from '../../core/errors.js';
 import type { InboxPageFilter } from './inbox-page-query.js';
 import { decodeCursor, encodeCursor, hasExactAttributes } from './item-codec.js';
@@ -74,41 +75,100 @@ export function partitionsOf(routing: InboxRouting, shards: number): string[] {
   return [...partitions, LEGACY_WAITING_PARTITION];
 }
 
+/** The card item's attributes its approver entry carries too, so filters read the entry alone. */
+export const ENTRY_FILTERED_ATTRIBUTES = ['configurationId', 'owner', 'toolNames'] as const;
+
+const FILTER_ATTRIBUTES = {
+  '#configuration': 'configurationId',
+  '#owner': 'owner',
+  '#tools': 'toolNames',
+} as const satisfies Record<string, (typeof ENTRY_FILTERED_ATTRIBUTES)[number]>;
+
 /**
- * What an approver's page keeps of the approvers' partitions: entries of cards routed to nobody
- * in particular, or to one of `groups`. At most 100 groups (the user schema's bound) make
- * ~3.1 KB of expression, under DynamoDB's 4 KB. The card read after it is checked again.
+ * What a page keeps of the partitions it reads, as DynamoDB applies it while reading: for an
+ * approver, entries of cards routed to nobody in particular or to one of their groups; for any
+ * viewer, the inbox filter (configuration, tool, owner, routed group), on the entry's or the
+ * card's plaintext attributes. An entry written before it carried the filtered attributes
+ * passes their test; the card read after it is checked again (fail closed). At most 100 groups
+ * (the user schema's bound) make ~3.1 KB of expression, under DynamoDB's 4 KB.
  */
-export function approverFilterOf(groups: readonly string[]): InboxPageFilter {
-  return {
-    expression: [
-      'attribute_not_exists(#groups)',
-      ...groups.map((_group, index) => `contains(#groups, :group${index})`),
-    ].join(' OR '),
-    names: { '#groups': APPROVER_GROUPS_ATTRIBUTE },
-    values: Object.fromEntries(groups.map((group, index) => [`:group${index}`, group])),
-  };
+export function inboxPageFilterOf(
+  routing: InboxRouting,
+  filter: InboxFilter = {},
+): InboxPageFilter | undefined {
+  const names: Record<string, string> = {};
+  const values: Record<string, unknown> = {};
+  const clauses: string[] = [];
+  if (routing.kind === 'groups') {
+    names['#groups'] = APPROVER_GROUPS_ATTRIBUTE;
+    routing.groups.forEach((group, index) => {
+      values[`:group${index}`] = group;
+    });
+    const routed = routing.groups.map((_group, index) => `contains(#groups, :group${index})`);
+    clauses.push(`(${['attribute_not_exists(#groups)', ...routed].join(' OR ')})`);
+  }
+  if (filter.group !== undefined) {
+    names['#groups'] = APPROVER_GROUPS_ATTRIBUTE;
+    values[':filterGroup'] = filter.group;
+    clauses.push('contains(#groups, :filterGroup)');
+  }
+  const attributeTests = [
+    { name: '#configuration', placeholder: ':configuration', value: filter.configurationId },
+    { name: '#owner', placeholder: ':owner', value: filter.owner },
+    { name: '#tools', placeholder: ':tool', value: filter.tool },
+  ] as const;
+  for (const { name, placeholder, value } of attributeTests) {
+    if (value === undefined) continue;
+    names[name] = FILTER_ATTRIBUTES[name];
+    values[placeholder] = value;
+    const test = name === '#tools' ? `contains(${name}, ${placeholder})` : `${name} = ${placeholder}`;
+    clauses.push(`(attribute_not_exists(${name}) OR ${test})`);
+  }
+  if (clauses.length === 0) return undefined;
+  return { expression: clauses.join(' AND '), names, values };
 }
 
 export function inboxSortKey(card: { pausedAt: string; runId: string }): string {
   return `${card.pausedAt}#${card.runId}`;
 }
 
+/**
+ * The index also lists claimed decisions that were not delivered yet (the same sparse GSI,
+ * partitions `UNDELIVERED#<shard>`, sorted by when they were claimed): marking one delivered
+ * REMOVEs its index key. The waiting-runs probe reads them to redeliver what a failed request
+ * left behind; no inbox reads these partitions.
+ */
+export function undeliveredPartition(shard: number): string {
+  return `UNDELIVERED#${shard}`;
+}
+
+export function undeliveredSortKey(decision: { decidedAt: string; runId: string }): string {
+  return `${decision.decidedAt}#${decision.runId}`;
+}
+
 const SORT_KEY_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z#[A-Za-z0-9-]{1,100}$/;
 
-/** The opaque cursor of a position in the merged inbox: the sort key of the last card shown. */
-export function encodeInboxCursor(sortKey: string): string {
-  const cursor = encodeCursor({ before: sortKey });
+/** Which side of the cursor's position a page reads on: below it newest first, above it oldest first. */
+const CURSOR_SIDE: Record<InboxOrder, 'before' | 'after'> = { newest: 'before', deadline: 'after' };
+
+/**
+ * The opaque cursor of a position in the merged inbox: the sort key of the last card shown, and
+ * the order it was read in (a cursor of one order is refused by the other).
+ */
+export function encodeInboxCursor(sortKey: string, order: InboxOrder = 'newest'): string {
+  const cursor = encodeCursor({ [CURSOR_SIDE[order]]: sortKey });
   if (cursor === undefined)
     throw new CountersignError('internal', 'A card key could not be encoded.', { expose: false });
   return cursor;
 }
 
-/** The position a cursor stands for; anything this code did not write is a 400. */
-export function decodeInboxCursor(cursor: string): string {
+/** The position a cursor stands for in `order`; anything this code did not write for it is a 400. */
+export function decodeInboxCursor(cursor: string, order: InboxOrder = 'newest'): string {
+  const side = CURSOR_SIDE[order];
   const key = decodeCursor(
     cursor,
-    (candidate) => hasExactAttributes(candidate, ['before']) && SORT_KEY_PATTERN.test(candidate.before ?? ''),
+    (candidate) =>
+      hasExactAttributes(candidate, [side]) && SORT_KEY_PATTERN.test(String(candidate[side] ?? '')),
   );
-  return String(key.before);
+  return String(key[side]);
 }

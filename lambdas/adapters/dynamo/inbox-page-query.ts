@@ -1,11 +1,12 @@
 import { type DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import { CountersignError } from '../../core/errors.js';
 
 const INBOX = TABLE_LAYOUT.inboxIndex;
 /** Rounds of Queries one page may take before it is returned short, with a cursor where it stopped. */
 const MAX_ROUNDS = 4;
-/** Items one Query evaluates at most (entries are < 1 KB: far below the 1 MB a Query reads). */
+/** Items one Query evaluates at most (entries are a few KB at most: below the 1 MB a Query reads). */
 const MAX_EVALUATED_PER_QUERY = 1_000;
 
 /** Which items of the partitions a page keeps: a filter expression DynamoDB applies as it reads. */
@@ -19,33 +20,36 @@ export interface InboxPageQuery {
   /** The index partitions the page merges (inbox-index.ts, `partitionsOf`). */
   readonly partitions: readonly string[];
   readonly limit: number;
-  /** The cursor's position: only items sorted below it. */
-  readonly before?: string;
+  /** `newest` reads down from the top (below the position), `deadline` up from the oldest (above it). */
+  readonly order: InboxOrder;
+  /** The cursor's position: only items sorted past it in `order`. */
+  readonly position?: string;
   readonly filter?: InboxPageFilter;
   /** Items each partition's first Query evaluates; a further round evaluates twice as many. */
   readonly firstEvaluation: number;
 }
 
 export interface InboxPageItems {
-  /** The page's items (entries or cards), newest first, at most `limit`. */
+  /** The page's items (entries or cards) in `order`, at most `limit`. */
   readonly items: ReadonlyArray<{ readonly sortKey: string; readonly item: Record<string, unknown> }>;
-  /** Where the next page starts (below it); undefined when nothing is left. */
-  readonly nextBefore?: string;
+  /** Where the next page starts (past it); undefined when nothing is left. */
+  readonly nextPosition?: string;
 }
 
 interface PartitionRead {
   readonly partition: string;
   startKey?: Record<string, unknown>;
-  /** The sort key of the last item evaluated: everything above it has been read. */
+  /** The sort key of the last item evaluated: everything before it in the order has been read. */
   reached?: string;
   exhausted: boolean;
 }
 
 /**
- * One page of the merged inbox index, newest first: every partition is queried below the
- * cursor, evaluating `firstEvaluation` items each (DynamoDB's `Limit` counts items evaluated,
- * before the filter); the page is certain down to the highest position any unfinished
- * partition reached, and once that holds `limit` matches, it is returned. Otherwise the
+ * One page of the merged inbox index in `order` (newest first, or oldest first for `deadline`):
+ * every partition is queried past the cursor, evaluating `firstEvaluation` items each
+ * (DynamoDB's `Limit` counts items evaluated, before the filter); the page is certain up to
+ * the nearest position any unfinished partition reached, and once that holds `limit` matches,
+ * it is returned. Otherwise the
  * unfinished partitions are read further, twice as many items a round; after `MAX_ROUNDS` the
  * page is returned with what is certain and a cursor where reading stopped, so a viewer who
  * sees very few of the waiting cards gets short pages rather than an unbounded read. Every
@@ -53,7 +57,7 @@ interface PartitionRead {
  * partitions share, so pages neither skip nor repeat.
  *
  * @example
- * const page = await queryInboxPage(client, tableName, { partitions, limit: 20, firstEvaluation: 20 });
+ * const page = await queryInboxPage(client, tableName, { partitions, limit: 20, order: 'newest', firstEvaluation: 20 });
  */
 export async function queryInboxPage(
   client: DynamoDBDocumentClient,
@@ -62,6 +66,8 @@ export async function queryInboxPage(
 ): Promise<InboxPageItems> {
   const reads: PartitionRead[] = query.partitions.map((partition) => ({ partition, exhausted: false }));
   const matches = new Map<unknown, { sortKey: string; item: Record<string, unknown> }>();
+  // Newest first sorts descending: -1 puts the higher key first.
+  const sign = query.order === 'newest' ? -1 : 1;
   let evaluation = Math.min(query.firstEvaluation, MAX_EVALUATED_PER_QUERY);
   for (let round = 1; ; round += 1) {
     const pending = reads.filter((read) => !read.exhausted);
@@ -80,24 +86,27 @@ export async function queryInboxPage(
       read.reached = typeof reached === 'string' ? reached : undefined;
       read.exhausted = read.startKey === undefined;
     });
-    const frontier = highestReached(reads);
+    const frontier = nearestReached(reads, sign);
     const certain = [...matches.values()]
-      .filter(({ sortKey }) => frontier === undefined || sortKey >= frontier)
-      .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
+      .filter(({ sortKey }) => frontier === undefined || compare(sortKey, frontier) * sign <= 0)
+      .sort((left, right) => compare(left.sortKey, right.sortKey) * sign);
     if (certain.length >= query.limit || frontier === undefined) {
       const items = certain.slice(0, query.limit);
       const more = certain.length > query.limit || frontier !== undefined;
       const last = items.at(-1);
-      return { items, ...(more && last !== undefined ? { nextBefore: last.sortKey } : {}) };
+      return { items, ...(more && last !== undefined ? { nextPosition: last.sortKey } : {}) };
     }
-    if (round === MAX_ROUNDS) return { items: certain, nextBefore: frontier };
+    if (round === MAX_ROUNDS) return { items: certain, nextPosition: frontier };
     evaluation = Math.min(evaluation * 2, MAX_EVALUATED_PER_QUERY);
   }
 }
 
-/** The highest position an unfinished partition has reached; undefined when all are read to the end. */
-function highestReached(reads: readonly PartitionRead[]): string | undefined {
-  let highest: string | undefined;
+/**
+ * The position an unfinished partition has reached that is nearest the page's start (the
+ * highest for newest first, the lowest for oldest first); undefined when all are read to the end.
+ */
+function nearestReached(reads: readonly PartitionRead[], sign: number): string | undefined {
+  let nearest: string | undefined;
   for (const read of reads) {
     if (read.exhausted) continue;
     // A GSI Query's LastEvaluatedKey always carries the index keys.
@@ -106,9 +115,13 @@ function highestReached(reads: readonly PartitionRead[]): string | undefined {
         expose: false,
       });
     }
-    if (highest === undefined || read.reached > highest) highest = read.reached;
+    if (nearest === undefined || compare(read.reached, nearest) * sign < 0) nearest = read.reached;
   }
-  return highest;
+  return nearest;
+}
+
+function compare(left: string, right: string): number {
+  return left < right ? -1 : left > right ? 1 : 0;
 }
 
 function queryPartition(
@@ -118,25 +131,28 @@ function queryPartition(
   read: PartitionRead,
   evaluation: number,
 ) {
-  const { before, filter } = query;
+  const { position, filter } = query;
+  const newest = query.order === 'newest';
   return client.send(
     new QueryCommand({
       TableName: tableName,
       IndexName: INBOX.name,
       KeyConditionExpression:
-        before === undefined ? '#inboxPk = :partition' : '#inboxPk = :partition AND #inboxSk < :before',
+        position === undefined
+          ? '#inboxPk = :partition'
+          : `#inboxPk = :partition AND #inboxSk ${newest ? '<' : '>'} :position`,
       ...(filter ? { FilterExpression: filter.expression } : {}),
       ExpressionAttributeNames: {
         '#inboxPk': INBOX.partitionKey,
-        ...(before === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
+        ...(position === undefined ? {} : { '#inboxSk': INBOX.sortKey }),
         ...filter?.names,
       },
       ExpressionAttributeValues: {
         ':partition': read.partition,
-        ...(before === undefined ? {} : { ':before': before }),
+        ...(position === undefined ? {} : { ':position': position }),
         ...filter?.values,
       },
-      ScanIndexForward: false,
+      ScanIndexForward: !newest,
       Limit: evaluation,
       ...(read.startKey ? { ExclusiveStartKey: read.startKey } : {}),
     }),

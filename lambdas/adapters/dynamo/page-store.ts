@@ -3,12 +3,16 @@ import * as z from 'zod/mini';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import { CountersignError } from '../../core/errors.js';
 import {
+  PAGE_APPLIED_KEYS_KEPT,
   PAGE_METADATA_FIELDS,
   PAGE_NOT_AVAILABLE,
   type Page,
+  type PageExpectation,
   type PageMetadataField,
   type PageMetadataPatch,
+  type PageMetadataWrite,
   type PageStore,
+  type PageWriteOutcome,
   pageSchema,
 } from '../../core/pages.js';
 import { type Clock, systemClock } from '../../core/ports.js';
@@ -22,6 +26,8 @@ const PK = TABLE_LAYOUT.partitionKey;
 const SK = TABLE_LAYOUT.sortKey;
 const PAGES_PARTITION = 'PAGES';
 const PAGE_PREFIX = 'PAGE#';
+/** The idempotency keys of the tool calls a page applied, oldest first (a list: it keeps order). */
+const APPLIED_KEYS = 'appliedKeys';
 
 const pageKey = (pageId: string): Record<string, string> => ({
   [PK]: PAGES_PARTITION,
@@ -42,7 +48,9 @@ export interface DynamoPageStoreProps extends Pick<DynamoRepositoryProps, 'clien
 
 /**
  * `PageStore` on DynamoDB: the built-in content store, pages in the fixed partition `PAGES`
- * (item layout in `run-repository.ts`).
+ * (item layout in `run-repository.ts`). A tool's write is one conditional UpdateItem: the page
+ * keeps the idempotency keys it applied (`appliedKeys`, a list trimmed to the newest 32 once it
+ * holds 64), and an expected field value is part of the condition, not a read before it.
  *
  * @example
  * const pages = new DynamoPageStore({ client, tableName });
@@ -96,15 +104,10 @@ export class DynamoPageStore implements PageStore {
   }
 
   public async updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page> {
-    const parsedPatch = metadataPatchSchema.safeParse(patch);
-    if (!parsedPatch.success) {
-      const field = parsedPatch.error.issues[0]?.path.join('.') || undefined;
-      throw new CountersignError('bad-request', 'The page metadata is not valid.', field ? { field } : {});
-    }
     const update = new UpdateExpression()
       .set('updatedAt', this.clock.now().toISOString())
       .set('updatedBy', updatedBy)
-      .setAll(withoutUndefined(parsedPatch.data));
+      .setAll(parsePatch(patch));
     try {
       const { Attributes: written } = await this.client.send(
         new UpdateCommand({
@@ -122,10 +125,100 @@ export class DynamoPageStore implements PageStore {
     }
   }
 
+  public async applyMetadata(pageId: string, write: PageMetadataWrite): Promise<PageWriteOutcome> {
+    const update = new UpdateExpression()
+      .set('updatedAt', this.clock.now().toISOString())
+      .set('updatedBy', write.updatedBy)
+      .setAll(parsePatch(write.patch))
+      .appendToList(APPLIED_KEYS, [write.idempotencyKey]);
+    const condition = [
+      `attribute_exists(${update.name(PK)})`,
+      `NOT contains(${update.name(APPLIED_KEYS)}, ${update.value(write.idempotencyKey)})`,
+      ...expectationConditions(update, write.expect ?? {}),
+    ].join(' AND ');
+    let written: Record<string, unknown>;
+    try {
+      const output = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: pageKey(pageId),
+          ...update.toInput(condition),
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      written = output.Attributes ?? {};
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return this.explainRefusedWrite(pageId, write.idempotencyKey);
+      throw error;
+    }
+    await this.trimAppliedKeys(pageId, written[APPLIED_KEYS]);
+    return { kind: 'written', page: parseItem(pageSchema, written, 'page') };
+  }
+
+  /** Why a conditional write was refused, read back once: gone, applied before, or changed. */
+  private async explainRefusedWrite(pageId: string, idempotencyKey: string): Promise<PageWriteOutcome> {
+    const { Item: item } = await this.client.send(
+      new GetCommand({ TableName: this.tableName, Key: pageKey(pageId), ConsistentRead: true }),
+    );
+    if (!item) return { kind: 'not-found' };
+    const applied = item[APPLIED_KEYS];
+    // The key wins over `expect`: the call's own earlier write is what changed the fields.
+    if (Array.isArray(applied) && applied.includes(idempotencyKey)) {
+      return { kind: 'already-applied', page: parseItem(pageSchema, item, 'page') };
+    }
+    return { kind: 'record-changed' };
+  }
+
+  /**
+   * Keeps the applied keys bounded: past twice {@link PAGE_APPLIED_KEYS_KEPT}, the oldest go, in
+   * one more write every 32 writes of the page. A failed trim only leaves the list longer for
+   * the next write to trim: the page's write already stands, so it is not failed for it.
+   */
+  private async trimAppliedKeys(pageId: string, applied: unknown): Promise<void> {
+    if (!Array.isArray(applied) || applied.length <= 2 * PAGE_APPLIED_KEYS_KEPT) return;
+    const update = new UpdateExpression().removeListHead(
+      APPLIED_KEYS,
+      applied.length - PAGE_APPLIED_KEYS_KEPT,
+    );
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: pageKey(pageId),
+          ...update.toInput(
+            `size(${update.name(APPLIED_KEYS)}) > ${update.value(2 * PAGE_APPLIED_KEYS_KEPT)}`,
+          ),
+        }),
+      );
+    } catch {
+      // See above: the next write trims.
+    }
+  }
+
   public async putPage(page: Page): Promise<void> {
     const parsed = pageSchema.parse(page);
     await this.client.send(
       new PutCommand({ TableName: this.tableName, Item: { ...parsed, ...pageKey(parsed.pageId) } }),
     );
   }
+}
+
+/** A patch as the store takes it: only the metadata fields, each bounded; a 400 naming the field otherwise. */
+function parsePatch(patch: PageMetadataPatch): Record<string, string> {
+  const parsedPatch = metadataPatchSchema.safeParse(patch);
+  if (!parsedPatch.success) {
+    const field = parsedPatch.error.issues[0]?.path.join('.') || undefined;
+    throw new CountersignError('bad-request', 'The page metadata is not valid.', field ? { field } : {});
+  }
+  return withoutUndefined(parsedPatch.data) as Record<string, string>;
+}
+
+/** `expect` as conditions: an expected empty value also matches a field the item never had. */
+function expectationConditions(update: UpdateExpression, expect: PageExpectation): string[] {
+  return Object.entries(expect).flatMap(([field, value]) => {
+    if (value === undefined) return [];
+    const name = update.name(field);
+    const equals = `${name} = ${update.value(value)}`;
+    return [value === '' ? `(attribute_not_exists(${name}) OR ${equals})` : equals];
+  });
 }

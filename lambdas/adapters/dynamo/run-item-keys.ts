@@ -29,6 +29,28 @@ export const decisionItemKey = (runId: string, turn: number): ItemKey =>
   keyOf(runId, `DECISION#${paddedTurn(turn)}`);
 export const approvalItemKey = (runId: string, turn: number, userId: string): ItemKey =>
   keyOf(runId, `APPROVAL#${paddedTurn(turn)}#${userId}`);
+/** The Slack messages of a run (one per turn and channel) sort under this prefix. */
+export const SLACK_MESSAGE_SORT_PREFIX = 'SLACK#';
+export const slackMessageItemKey = (runId: string, turn: number, channelId: string): ItemKey =>
+  keyOf(runId, `${SLACK_MESSAGE_SORT_PREFIX}${paddedTurn(turn)}#${channelId}`);
+/** The mail of a card turn to one approver (the email channel's once-only claim). */
+export const cardMailItemKey = (runId: string, turn: number, userId: string): ItemKey =>
+  keyOf(runId, `MAIL#${paddedTurn(turn)}#${userId}`);
+/** Receipt chain entries (receipt-chain-store.ts), in sequence order. */
+export const CHAIN_ENTRY_SORT_PREFIX = 'CHAIN#';
+export const chainEntryItemKey = (runId: string, sequence: number): ItemKey => {
+  if (!Number.isInteger(sequence) || sequence < 0 || sequence > 99_999_999) {
+    throw new CountersignError('internal', 'A chain entry names a sequence out of range.', { expose: false });
+  }
+  return keyOf(runId, `${CHAIN_ENTRY_SORT_PREFIX}${String(sequence).padStart(8, '0')}`);
+};
+/** The call ledger: `CALL#<turn>#<call index, 3 digits>` (a turn holds at most 50 calls). */
+export const callItemKey = (runId: string, turn: number, index: number): ItemKey =>
+  keyOf(runId, `${callSortPrefix(turn)}${String(index).padStart(3, '0')}`);
+/** The sort key prefix of one turn's ledger, for a query of all its calls. */
+export const callSortPrefix = (turn: number): string => `CALL#${paddedTurn(turn)}#`;
+/** The partition key of a run's items, for a query of one kind of them. */
+export const runPartitionKey = runPartition;
 
 /** The run id of a `RUN#<runId>` partition key; anything else is not a run item. */
 export function runIdOfPartition(partitionKey: unknown): string {

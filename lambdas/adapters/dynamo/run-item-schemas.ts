@@ -1,5 +1,10 @@
 import * as z from 'zod/mini';
-import { readableStoredCardSchema, type StoredCard } from '../../core/approvals/stored-card.js';
+import {
+  type ApprovalContent,
+  type DelegatedApproval,
+  readableStoredCardSchema,
+  type StoredCard,
+} from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository } from '../../core/ports.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
@@ -50,8 +55,48 @@ export function parseRunUpdate(
 }
 
 /**
- * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally and its lapsed
- * approvers back as string sets (ADD keeps one entry per approver); the core holds sorted lists.
+ * A k-of-n approval's pair (an approver and whom they acted for, or what they approved) as a
+ * string set member (a set, so ADD and DELETE need no read and keep one entry each): the JSON
+ * array `[approver, value]`.
+ */
+function encodePair(approver: string, value: string): string {
+  return JSON.stringify([approver, value]);
+}
+
+const pairMemberSchema = z.tuple([z.string(), z.string()]);
+
+/** A member this code did not write reads as no pair at all, which fails the card's parse. */
+function decodePair(member: unknown): [string, string] | undefined {
+  try {
+    const parsed = pairMemberSchema.safeParse(JSON.parse(String(member)));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** One delegated k-of-n approval as a string set member. */
+export function encodeDelegatedApproval(entry: DelegatedApproval): string {
+  return encodePair(entry.approver, entry.actingFor);
+}
+
+/** One k-of-n approval of some calls only as a string set member. */
+export function encodeApprovalContent(entry: ApprovalContent): string {
+  return encodePair(entry.approver, entry.content);
+}
+
+/** A string set of pairs as the core's sorted list of `{approver, <field>}`; a foreign member fails the parse. */
+function pairsOfSet<Field extends string>(members: Set<unknown>, field: Field): unknown[] {
+  return [...members]
+    .map(decodePair)
+    .map((pair) => (pair === undefined ? undefined : { approver: pair[0], [field]: pair[1] }))
+    .sort((left, right) => ((left?.approver ?? '') < (right?.approver ?? '') ? -1 : 1));
+}
+
+/**
+ * A card item as the core's schema reads it: DynamoDB hands the k-of-n tally, its lapsed
+ * approvers, its delegated approvals and its approvals of some calls back as string sets (ADD keeps one entry per member);
+ * the core holds sorted lists.
  */
 function storedCardOfItem(item: Record<string, unknown>): unknown {
   const card = { ...item };
@@ -59,6 +104,10 @@ function storedCardOfItem(item: Record<string, unknown>): unknown {
     const members = card[attribute];
     if (members instanceof Set) card[attribute] = [...members].map(String).sort();
   }
+  if (card.delegatedApprovals instanceof Set)
+    card.delegatedApprovals = pairsOfSet(card.delegatedApprovals, 'actingFor');
+  if (card.approvalContents instanceof Set)
+    card.approvalContents = pairsOfSet(card.approvalContents, 'content');
   return card;
 }
 

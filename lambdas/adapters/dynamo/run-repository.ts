@@ -12,8 +12,17 @@
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`               |
  * | approver entry| `RUN#<runId>`     | `INBOX#@approvers`          | while waiting: `inboxPk = WAITING#@approvers#<shard>`, |
  * |               |                   |                             | `inboxSk = <pausedAt>#<runId>`, `approverGroups` (inbox-index.ts) |
- * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit     |
+ * | decision      | `RUN#<runId>`     | `DECISION#<turn, 6 digits>` | DecisionRecord fields; append-only audit;    |
+ * |               |                   |                             | until delivered: `inboxPk = UNDELIVERED#<shard>`, |
+ * |               |                   |                             | `inboxSk = <decidedAt>#<runId>`; then `deliveredAt` |
  * | approval      | `RUN#<runId>`     | `APPROVAL#<turn>#<userId>`  | ApprovalRecord fields (k-of-n); append-only  |
+ * | call          | `RUN#<runId>`     | `CALL#<turn>#<index, 3 digits>` | CallRecord fields: the call ledger        |
+ * |               |                   |                             | runs, decisions, approvals: `historyPk`/`historySk` (history-index.ts) |
+ * | Slack message | `RUN#<runId>`     | `SLACK#<turn>#<channelId>`  | state, ts (slack-message-store.ts)           |
+ * | card mail     | `RUN#<runId>`     | `MAIL#<turn>#<userId>`      | state (email-notification-store.ts)          |
+ * | Slack request | `SLACK-SIGNATURE#<hex>` | `SLACK-SIGNATURE`     | a used signature, until its window passed    |
+ * | Slack user    | `SLACK-USERS`     | `SLACK-USER#<slackUserId>`  | SlackUserMapping fields (admin)              |
+ * | mail digest   | `EMAIL-DIGESTS`   | `DIGEST#<userId>`           | runIds (string set), lastSentAt              |
  * | user          | `USERS`           | `USER#<userId>`             | UserProfile fields                           |
  * | configuration | `CONFIGURATIONS`  | `CONFIGURATION#<id>`        | Configuration fields                         |
  * | task          | `TASKS`           | `TASK#<taskId>`             | Task fields                                  |
@@ -28,28 +37,38 @@
  * the index (a sparse index).
  *
  * One job a file: this one composes the repository and keeps the runs; the cards and the inbox
- * are in `approval-card-store.ts`, decisions and approvals in `decision-store.ts`, oversized
- * state in `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
+ * are in `approval-card-store.ts`, their escalation in `card-escalation-store.ts`, decisions and
+ * approvals in `decision-store.ts`, the call ledger in `call-ledger-store.ts`, oversized state in
+ * `sealed-state-overflow.ts`, keys in `run-item-keys.ts`, item schemas in
  * `run-item-schemas.ts`, the update-expression builder (shared with the skill and page stores) in
  * `update-expression.ts`.
  */
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { INBOX_SHARDS_DEFAULT, TABLE_LAYOUT } from '../../contract/table-layout.js';
-import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../../core/approvals/decision-record.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import type { CardClosing, StoredCard } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import {
   type ApprovalLapse,
   type ApprovalOutcome,
+  type AuditTrail,
+  type CardCloseOutcome,
   type ClaimOutcome,
   type Clock,
   type ConditionalOutcome,
+  type EscalationChange,
+  type EscalationOutcome,
   type LapseOutcome,
+  type PageRequest,
+  type RecordedAct,
   type RunRepository,
+  type RunSummary,
   type StoredRun,
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
+import type { CallRecord, CallRecordExpectation } from '../../core/runs/call-record.js';
 import {
   type RunRecord,
   readableRunRecordSchema,
@@ -58,7 +77,11 @@ import {
 } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
+import { DynamoCallLedgerStore } from './call-ledger-store.js';
+import { DynamoCardEscalationStore } from './card-escalation-store.js';
 import { DynamoDecisionStore } from './decision-store.js';
+import { runHistoryKey } from './history-index.js';
+import { DynamoHistoryStore } from './history-store.js';
 import { assertInboxShards } from './inbox-index.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import { putIfAbsent } from './put-if-absent.js';
@@ -112,6 +135,9 @@ export class DynamoRunRepository implements RunRepository {
   private readonly overflow: SealedStateOverflow;
   private readonly cards: DynamoApprovalCardStore;
   private readonly decisions: DynamoDecisionStore;
+  private readonly escalations: DynamoCardEscalationStore;
+  private readonly history: DynamoHistoryStore;
+  private readonly ledger: DynamoCallLedgerStore;
 
   public constructor(props: DynamoRepositoryProps) {
     const inboxShards = props.inboxShards ?? INBOX_SHARDS_DEFAULT;
@@ -121,14 +147,20 @@ export class DynamoRunRepository implements RunRepository {
     this.table = new RunTable(props.client, props.tableName, props.retention, props.clock ?? systemClock);
     this.overflow = new SealedStateOverflow(props.blobStore);
     this.cards = new DynamoApprovalCardStore(this.table, inboxShards);
-    this.decisions = new DynamoDecisionStore(this.table);
+    this.decisions = new DynamoDecisionStore(this.table, inboxShards);
+    this.history = new DynamoHistoryStore(this.table);
+    this.ledger = new DynamoCallLedgerStore(this.table);
+    this.escalations = new DynamoCardEscalationStore(this.table, (runId) => this.cards.getCard(runId));
   }
 
   public async createRun(record: RunRecord, sealedState: Uint8Array): Promise<void> {
     const state = await this.overflow.store(record.runId, sealedState);
+    const parsed = withoutUndefined(runRecordSchema.parse(record));
     const created = await putIfAbsent(this.client, this.tableName, {
-      ...withoutUndefined(runRecordSchema.parse(record)),
+      ...parsed,
       ...sealedStateAttributes(state),
+      // "My runs" lists the run under its owner (the history index).
+      ...runHistoryKey(parsed),
       ...runItemKey(record.runId),
     });
     if (!created) throw new CountersignError('conflict', 'A run with this id already exists.');
@@ -200,8 +232,22 @@ export class DynamoRunRepository implements RunRepository {
     }
   }
 
-  public putCard(card: StoredCard): Promise<void> {
-    return this.cards.putCard(card);
+  public putCard(
+    card: StoredCard,
+    options?: { unlessClosedAtItsTurn?: boolean },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.putCard(card, options);
+  }
+
+  public renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    return this.cards.renewCardToken(runId, change);
+  }
+
+  public markCardNotified(runId: string, turn: number): Promise<void> {
+    return this.cards.markCardNotified(runId, turn);
   }
 
   public getCard(runId: string): Promise<StoredCard | undefined> {
@@ -212,15 +258,19 @@ export class DynamoRunRepository implements RunRepository {
     return this.cards.listWaitingCards(options);
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return this.cards.waitingCardCursor(card);
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return this.cards.waitingCardCursor(card, order);
   }
 
-  public closeCard(runId: string, because: CardClosing): Promise<void> {
-    return this.cards.closeCard(runId, because);
+  public closeCard(
+    runId: string,
+    because: CardClosing,
+    options?: { expectWaitId?: string | null },
+  ): Promise<CardCloseOutcome> {
+    return this.cards.closeCard(runId, because, options);
   }
 
-  public claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     return this.decisions.claimDecision(record);
   }
 
@@ -234,5 +284,47 @@ export class DynamoRunRepository implements RunRepository {
 
   public getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
     return this.decisions.getDecision(runId, turn);
+  }
+
+  public readAuditTrail(runId: string): Promise<AuditTrail> {
+    return this.history.readAuditTrail(runId);
+  }
+
+  public listActsOf(userId: string, page: PageRequest): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    return this.history.listActsOf(userId, page);
+  }
+
+  public listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    return this.history.listRunsOwnedBy(owner, page);
+  }
+
+  public markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    return this.decisions.markDecisionDelivered(runId, turn);
+  }
+
+  public listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return this.decisions.listUndeliveredDecisions(options);
+  }
+
+  public listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    return this.ledger.listCallRecords(runId, turn);
+  }
+
+  public putCallRecord(record: CallRecord, expected: CallRecordExpectation): Promise<ConditionalOutcome> {
+    return this.ledger.putCallRecord(record, expected);
+  }
+
+  public escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    return this.escalations.escalateCard(change);
+  }
+
+  public markEscalationNotified(change: EscalationChange): Promise<void> {
+    return this.escalations.markEscalationNotified(change);
   }
 }

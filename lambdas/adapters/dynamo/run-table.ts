@@ -21,6 +21,11 @@ export class RunTable {
     private readonly clock: Clock,
   ) {}
 
+  /** The time a write stamps (when a decision was delivered). */
+  public now(): Date {
+    return this.clock.now();
+  }
+
   /** For an ended run, a closed card and its closed index entries; undefined keeps them. */
   public endedRunRemoval(): number | undefined {
     return this.removeAfter(this.retention?.endedRunSeconds);

@@ -53,6 +53,17 @@ export class UpdateExpression {
     return value === undefined ? this : this.set(attribute, value);
   }
 
+  /** The placeholder path of a nested attribute (`escalation.reached`), for this expression and its condition. */
+  public path(attributes: readonly string[]): string {
+    return attributes.map((attribute) => this.name(attribute)).join('.');
+  }
+
+  /** Sets a nested attribute; its parent map must exist. */
+  public setPath(attributes: readonly string[], value: unknown): this {
+    this.setClauses.push(`${this.path(attributes)} = ${this.value(value)}`);
+    return this;
+  }
+
   /** Sets every field of `fields` (undefined ones must be dropped first: DynamoDB has none). */
   public setAll(fields: Readonly<Record<string, unknown>>): this {
     for (const [attribute, value] of Object.entries(fields)) this.set(attribute, value);
@@ -82,6 +93,13 @@ export class UpdateExpression {
 
   public remove(attribute: string): this {
     this.removeClauses.push(this.name(attribute));
+    return this;
+  }
+
+  /** Removes the first `count` members of a list attribute (the later ones move up). */
+  public removeListHead(attribute: string, count: number): this {
+    for (let index = 0; index < count; index += 1)
+      this.removeClauses.push(`${this.name(attribute)}[${index}]`);
     return this;
   }
 

@@ -1,10 +1,16 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
-import { type UserProfile, userProfileSchema } from '../../core/identity.js';
-import type { PageRequest, UserDirectory } from '../../core/ports.js';
+import {
+  type Away,
+  adminUserProfileSchema,
+  type UserProfile,
+  userProfileSchema,
+} from '../../core/identity.js';
+import type { ConditionalOutcome, PageRequest, UserDirectory } from '../../core/ports.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
-import { parseItem, withoutUndefined } from './item-codec.js';
+import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
 import type { DynamoRepositoryProps } from './run-repository.js';
+import { UpdateExpression } from './update-expression.js';
 
 const USERS = { partition: 'USERS', sortKeyPrefix: 'USER#' };
 
@@ -17,8 +23,23 @@ export function userItemKey(userId: string): Record<string, string> {
 }
 
 /**
+ * A user item as the core reads it: DynamoDB hands the `delegatedBy` pointers back as a string
+ * set (ADD and DELETE keep one per delegator); the core holds a sorted list.
+ *
+ * @example
+ * const user = parseUserItem(item); // item from a GetItem or a BatchGetItem
+ */
+export function parseUserItem(item: Record<string, unknown>): UserProfile {
+  const pointers = item.delegatedBy;
+  const user = pointers instanceof Set ? { ...item, delegatedBy: [...pointers].map(String).sort() } : item;
+  return parseItem(userProfileSchema, user, 'user');
+}
+
+/**
  * `UserDirectory` on DynamoDB: user records (grants, page and language access) in the fixed
- * partition `USERS` (item layout in `run-repository.ts`).
+ * partition `USERS` (item layout in `run-repository.ts`). A record's delegation (`away`, the
+ * `delegatedBy` pointers) is written apart from its other fields, so an admin's PUT of the
+ * record never takes away someone's delegate.
  *
  * @example
  * const users = new DynamoUserDirectory({ client, tableName });
@@ -40,25 +61,63 @@ export class DynamoUserDirectory implements UserDirectory {
         Key: userItemKey(userId),
       }),
     );
-    return item ? parseItem(userProfileSchema, item, 'user') : undefined;
+    return item ? parseUserItem(item) : undefined;
   }
 
   public async putUser(user: UserProfile): Promise<void> {
-    const parsed = userProfileSchema.parse(user);
+    // The profile's fields are set and an absent optional one removed; delegation stays.
+    const profile = withoutUndefined(adminUserProfileSchema.parse(user));
+    const update = new UpdateExpression().setAll(profile);
+    for (const field of Object.keys(adminUserProfileSchema.shape)) {
+      if (!(field in profile)) update.remove(field);
+    }
     await this.client.send(
-      new PutCommand({
-        TableName: this.tableName,
-        Item: {
-          ...withoutUndefined(parsed),
-          ...userItemKey(parsed.userId),
-        },
-      }),
+      new UpdateCommand({ TableName: this.tableName, Key: userItemKey(profile.userId), ...update.toInput() }),
     );
+  }
+
+  public async setAway(userId: string, away: Away | undefined): Promise<ConditionalOutcome> {
+    const update = new UpdateExpression();
+    if (away === undefined) update.remove('away');
+    else update.set('away', away);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: userItemKey(userId),
+          ...update.toInput(`attribute_exists(${update.name(TABLE_LAYOUT.partitionKey)})`),
+        }),
+      );
+      return { kind: 'written' };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return { kind: 'condition-failed' };
+      throw error;
+    }
+  }
+
+  public async pointDelegate(delegate: string, delegator: string, change: 'add' | 'remove'): Promise<void> {
+    const members = new Set([delegator]);
+    const update =
+      change === 'add'
+        ? new UpdateExpression().addToSet('delegatedBy', members)
+        : new UpdateExpression().deleteFromSet('delegatedBy', members);
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: userItemKey(delegate),
+          ...update.toInput(`attribute_exists(${update.name(TABLE_LAYOUT.partitionKey)})`),
+        }),
+      );
+    } catch (error) {
+      // No record for the delegate: nowhere to point from (the use case checked it exists).
+      if (!isConditionalCheckFailed(error)) throw error;
+    }
   }
 
   public async listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }> {
     const page = await queryPartitionPage(this.client, this.tableName, USERS, options);
-    return { ...page, items: page.items.map((item) => parseItem(userProfileSchema, item, 'user')) };
+    return { ...page, items: page.items.map(parseUserItem) };
   }
 
   public async deleteUser(userId: string): Promise<boolean> {
@@ -74,6 +133,6 @@ export class DynamoUserDirectory implements UserDirectory {
 
   public async listUsers(): Promise<UserProfile[]> {
     const items = await queryWholePartition(this.client, this.tableName, USERS.partition);
-    return items.map((item) => parseItem(userProfileSchema, item, 'user'));
+    return items.map(parseUserItem);
   }
 }

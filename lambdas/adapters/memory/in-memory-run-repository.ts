@@ -2,12 +2,15 @@ import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
+  type DecisionClaim,
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
+import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
+  STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
   storedCardSchema,
 } from '../../core/approvals/stored-card.js';
@@ -15,16 +18,33 @@ import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalLapse,
   ApprovalOutcome,
+  AuditTrail,
+  CardCloseOutcome,
   ClaimOutcome,
   ConditionalOutcome,
+  EscalationChange,
+  EscalationOutcome,
   LapseOutcome,
+  PageRequest,
+  RecordedAct,
   RunRepository,
+  RunSummary,
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
+import {
+  type CallRecord,
+  type CallRecordExpectation,
+  callRecordSchema,
+} from '../../core/runs/call-record.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
-import { decodeInboxCursor, encodeInboxCursor, inboxSortKey } from '../dynamo/inbox-index.js';
+import {
+  decodeInboxCursor,
+  encodeInboxCursor,
+  inboxSortKey,
+  undeliveredSortKey,
+} from '../dynamo/inbox-index.js';
 import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
 import {
@@ -38,6 +58,7 @@ import {
   type StoredSealedState,
   sealedStateAttributes,
 } from '../dynamo/sealed-state-overflow.js';
+import { pageActsOf, pageRunsOwnedBy } from './in-memory-history.js';
 
 export interface InMemoryRunRepositoryProps {
   /**
@@ -77,6 +98,10 @@ export class InMemoryRunRepository implements RunRepository {
   private readonly runs = new Map<string, RunEntry>();
   private readonly cards = new Map<string, StoredCard>();
   private readonly decisions = new Map<string, DecisionRecord>();
+  private readonly approvals = new Map<string, ApprovalRecord>();
+  /** Keys of claimed approvals and rejections not yet marked delivered. */
+  private readonly undelivered = new Set<string>();
+  private readonly calls = new Map<string, CallRecord>();
 
   public constructor(props: InMemoryRunRepositoryProps = {}) {
     this.overflow = new SealedStateOverflow(props.blobStore);
@@ -124,8 +149,16 @@ export class InMemoryRunRepository implements RunRepository {
     return { kind: 'written' };
   }
 
-  public async putCard(card: StoredCard): Promise<void> {
-    const { approvedBy, lapsedApprovers, ...parsed } = storedCardSchema.parse(card);
+  public async putCard(
+    card: StoredCard,
+    options: { unlessClosedAtItsTurn?: boolean } = {},
+  ): Promise<ConditionalOutcome> {
+    const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
+      storedCardSchema.parse(card);
+    const existing = this.cards.get(parsed.runId);
+    if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardOpen(existing)) {
+      return { kind: 'condition-failed' };
+    }
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
     this.cards.set(
       parsed.runId,
@@ -133,8 +166,33 @@ export class InMemoryRunRepository implements RunRepository {
         ...parsed,
         ...(approvedBy && approvedBy.length > 0 ? { approvedBy } : {}),
         ...(lapsedApprovers && lapsedApprovers.length > 0 ? { lapsedApprovers } : {}),
+        ...(delegatedApprovals && delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+        ...(approvalContents && approvalContents.length > 0 ? { approvalContents } : {}),
       }),
     );
+    return { kind: 'written' };
+  }
+
+  public async renewCardToken(
+    runId: string,
+    change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
+  ): Promise<ConditionalOutcome> {
+    const card = this.cards.get(runId);
+    if (!card || !isCardOpen(card) || card.turn !== change.turn || card.digest !== change.digest) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      sealedToken: copyOf(change.sealedToken),
+      waitId: change.waitId,
+    });
+    return { kind: 'written' };
+  }
+
+  public async markCardNotified(runId: string, turn: number): Promise<void> {
+    const card = this.cards.get(runId);
+    if (card?.turn === turn) this.cards.set(runId, { ...card, notification: 'sent' });
   }
 
   public async getCard(runId: string): Promise<StoredCard | undefined> {
@@ -144,41 +202,113 @@ export class InMemoryRunRepository implements RunRepository {
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
     assertPageLimit(options.limit);
-    const before = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor);
+    const order = options.order ?? 'newest';
+    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
     const routing = options.routing ?? { kind: 'every' };
-    const newestFirst = [...this.cards.values()]
-      .filter((card) => isCardOpen(card) && isCardInRouting(card, routing))
+    const filter = options.filter ?? {};
+    const sign = order === 'newest' ? 1 : -1;
+    const past = (sortKey: string) =>
+      position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
+    const ordered = [...this.cards.values()]
+      .filter(
+        (card) => isCardOpen(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter),
+      )
       .map((card) => ({ card, sortKey: inboxSortKey(card) }))
-      .filter(({ sortKey }) => before === undefined || sortKey < before)
-      .sort((left, right) => (left.sortKey < right.sortKey ? 1 : left.sortKey > right.sortKey ? -1 : 0));
-    const page = newestFirst.slice(0, options.limit);
+      .filter(({ sortKey }) => past(sortKey))
+      .sort((left, right) =>
+        left.sortKey < right.sortKey ? sign : left.sortKey > right.sortKey ? -sign : 0,
+      );
+    const page = ordered.slice(0, options.limit);
     const last = page.at(-1);
     return {
       cards: page.map(({ card }) => copyOf(card)),
-      ...(newestFirst.length > options.limit && last !== undefined
-        ? { cursor: encodeInboxCursor(last.sortKey) }
+      ...(ordered.length > options.limit && last !== undefined
+        ? { cursor: encodeInboxCursor(last.sortKey, order) }
         : {}),
     };
   }
 
-  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>): string {
-    return encodeInboxCursor(inboxSortKey(card));
+  public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {
+    return encodeInboxCursor(inboxSortKey(card), order);
   }
 
-  public async closeCard(runId: string, because: CardClosing): Promise<void> {
+  public async closeCard(
+    runId: string,
+    because: CardClosing,
+    options: { expectWaitId?: string | null } = {},
+  ): Promise<CardCloseOutcome> {
     const card = this.cards.get(runId);
     // No card: nothing is in the inbox, which is what closing wants.
-    if (card !== undefined) this.cards.set(runId, { ...card, state: 'closed', closedBecause: because });
+    if (card === undefined) return { kind: 'not-open' };
+    if (options.expectWaitId !== undefined && (card.waitId ?? null) !== options.expectWaitId) {
+      return { kind: 'condition-failed' };
+    }
+    this.cards.set(runId, {
+      ...card,
+      schemaVersion: STORED_CARD_SCHEMA_VERSION,
+      state: 'closed',
+      closedBecause: because,
+    });
+    return isCardOpen(card)
+      ? { kind: 'closed', turn: card.turn, approverGroups: [...(card.approverGroups ?? [])] }
+      : { kind: 'not-open' };
   }
 
-  public async claimDecision(record: DecisionRecord): Promise<ClaimOutcome> {
+  public async claimDecision(record: DecisionClaim): Promise<ClaimOutcome> {
     const parsed = withoutUndefined(decisionRecordSchema.parse(record));
     assertTurn(parsed.turn);
     const key = decisionKey(parsed.runId, parsed.turn);
     const existing = this.decisions.get(key);
     if (existing !== undefined) return { kind: 'already-decided', existing: copyOf(existing) };
     this.decisions.set(key, copyOf(parsed));
+    // A cancel is carried out by its own request: nothing waits for its delivery.
+    if (parsed.decision !== 'cancel') this.undelivered.add(key);
     return { kind: 'claimed' };
+  }
+
+  public async markDecisionDelivered(runId: string, turn: number): Promise<void> {
+    assertTurn(turn);
+    this.undelivered.delete(decisionKey(runId, turn));
+  }
+
+  public async listUndeliveredDecisions(options: {
+    decidedBefore: string;
+    limit: number;
+  }): Promise<DecisionRecord[]> {
+    return [...this.undelivered]
+      .flatMap((key) => {
+        const decision = this.decisions.get(key);
+        return decision === undefined ? [] : [decision];
+      })
+      .filter((decision) => undeliveredSortKey(decision) < options.decidedBefore)
+      .sort((left, right) => undeliveredSortKey(left).localeCompare(undeliveredSortKey(right)))
+      .slice(0, options.limit)
+      .map(copyOf);
+  }
+
+  public async listCallRecords(runId: string, turn: number): Promise<CallRecord[]> {
+    assertTurn(turn);
+    return [...this.calls.values()]
+      .filter((record) => record.runId === runId && record.turn === turn)
+      .sort((left, right) => left.index - right.index)
+      .map(copyOf);
+  }
+
+  public async putCallRecord(
+    record: CallRecord,
+    expected: CallRecordExpectation,
+  ): Promise<ConditionalOutcome> {
+    const parsed = withoutUndefined(callRecordSchema.parse(record));
+    assertTurn(parsed.turn);
+    const key = `${parsed.runId}#${parsed.turn}#${parsed.index}`;
+    const stored = this.calls.get(key);
+    const holds =
+      expected.kind === 'absent'
+        ? stored === undefined
+        : stored?.attemptId === expected.attemptId && stored.state === expected.state;
+    if (!holds) return { kind: 'condition-failed' };
+    this.calls.set(key, copyOf(parsed));
+    return { kind: 'written' };
   }
 
   public async getDecision(runId: string, turn: number): Promise<DecisionRecord | undefined> {
@@ -190,13 +320,72 @@ export class InMemoryRunRepository implements RunRepository {
   public async recordApproval(approval: ApprovalRecord): Promise<ApprovalOutcome> {
     const parsed = approvalRecordSchema.parse(approval);
     assertTurn(parsed.turn);
-    // DynamoDB also keeps an audit record per approval; nothing reads it through the port.
+    // The audit record first, as on DynamoDB: the first approval of an approver stands.
+    const approvalKey = `${decisionKey(parsed.runId, parsed.turn)}#${parsed.approvedBy}`;
+    if (!this.approvals.has(approvalKey)) this.approvals.set(approvalKey, copyOf(parsed));
     // The tally is a set, so the same approver approving again changes nothing.
     const card = this.cards.get(parsed.runId);
     if (!cardWaitsAt(card, parsed)) return { kind: 'card-moved' };
+    const counted = (card.approvedBy ?? []).includes(parsed.approvedBy);
     const approvedBy = [...new Set([...(card.approvedBy ?? []), parsed.approvedBy])].sort();
-    this.cards.set(parsed.runId, { ...card, approvedBy });
-    return { kind: 'recorded', approvedBy: [...approvedBy] };
+    // Acting for someone, or approving some calls only, is recorded only for a person not
+    // counted yet: the first approval stands.
+    const byApprover = <Entry extends { approver: string }>(entries: Entry[]) =>
+      entries.sort((left, right) => (left.approver < right.approver ? -1 : 1));
+    const delegatedApprovals =
+      parsed.actingFor === undefined || counted
+        ? (card.delegatedApprovals ?? [])
+        : byApprover([
+            ...(card.delegatedApprovals ?? []),
+            { approver: parsed.approvedBy, actingFor: parsed.actingFor },
+          ]);
+    const approvalContents =
+      parsed.content === undefined || counted
+        ? (card.approvalContents ?? [])
+        : byApprover([
+            ...(card.approvalContents ?? []),
+            { approver: parsed.approvedBy, content: parsed.content },
+          ]);
+    this.cards.set(parsed.runId, {
+      ...card,
+      approvedBy,
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
+    });
+    return {
+      kind: 'recorded',
+      approvedBy: [...approvedBy],
+      delegatedApprovals: copyOf(delegatedApprovals),
+      approvalContents: copyOf(approvalContents),
+    };
+  }
+
+  public async readAuditTrail(runId: string): Promise<AuditTrail> {
+    const card = this.cards.get(runId);
+    return {
+      ...(card === undefined ? {} : { card: copyOf(card) }),
+      decisions: [...this.decisions.values()].filter((decision) => decision.runId === runId).map(copyOf),
+      approvals: [...this.approvals.values()].filter((approval) => approval.runId === runId).map(copyOf),
+    };
+  }
+
+  public async listActsOf(
+    userId: string,
+    page: PageRequest,
+  ): Promise<{ items: RecordedAct[]; cursor?: string }> {
+    const records = { decisions: this.decisions.values(), approvals: this.approvals.values() };
+    return pageActsOf(records, (runId) => this.runs.get(runId)?.record, userId, page);
+  }
+
+  public async listRunsOwnedBy(
+    owner: string,
+    page: PageRequest,
+  ): Promise<{ items: RunSummary[]; cursor?: string }> {
+    return pageRunsOwnedBy(
+      [...this.runs.values()].map(({ record }) => record),
+      owner,
+      page,
+    );
   }
 
   public async lapseApprovals(lapse: ApprovalLapse): Promise<LapseOutcome> {
@@ -205,13 +394,46 @@ export class InMemoryRunRepository implements RunRepository {
     if (!cardWaitsAt(card, lapse)) return { kind: 'card-moved' };
     const approvedBy = (card.approvedBy ?? []).filter((userId) => !lapse.approvers.includes(userId));
     const lapsedApprovers = [...new Set([...(card.lapsedApprovers ?? []), ...lapse.approvers])].sort();
-    const { approvedBy: _before, ...rest } = card;
+    const delegatedApprovals = (card.delegatedApprovals ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const approvalContents = (card.approvalContents ?? []).filter(
+      (entry) => !lapse.approvers.includes(entry.approver),
+    );
+    const {
+      approvedBy: _before,
+      delegatedApprovals: _delegatedBefore,
+      approvalContents: _contentsBefore,
+      ...rest
+    } = card;
     this.cards.set(lapse.runId, {
       ...rest,
       ...(approvedBy.length > 0 ? { approvedBy } : {}),
+      ...(delegatedApprovals.length > 0 ? { delegatedApprovals } : {}),
+      ...(approvalContents.length > 0 ? { approvalContents } : {}),
       lapsedApprovers,
     });
     return { kind: 'lapsed', approvedBy: [...approvedBy], lapsedApprovers: [...lapsedApprovers] };
+  }
+
+  public async escalateCard(change: EscalationChange): Promise<EscalationOutcome> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!cardWaitsAt(card, change) || !escalation || escalation.reached > change.step) {
+      return { kind: 'card-moved' };
+    }
+    if (escalation.steps[change.step] === undefined) return { kind: 'card-moved' };
+    const escalated: StoredCard = { ...card, escalation: { ...escalation, reached: change.step + 1 } };
+    this.cards.set(change.runId, escalated);
+    return { kind: 'escalated', card: copyOf(escalated) };
+  }
+
+  public async markEscalationNotified(change: EscalationChange): Promise<void> {
+    const card = this.cards.get(change.runId);
+    const escalation = card?.escalation;
+    if (!card || !escalation || card.turn !== change.turn || card.digest !== change.digest) return;
+    if (escalation.notified > change.step) return;
+    this.cards.set(change.runId, { ...card, escalation: { ...escalation, notified: change.step + 1 } });
   }
 
   /** The record as DynamoDB reads it back: parsed, and its run id from the key. */

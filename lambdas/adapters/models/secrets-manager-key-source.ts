@@ -1,9 +1,10 @@
-import { GetSecretValueCommand, type SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
+import type { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { CountersignError } from '../../core/errors.js';
+import { createSecretsManagerSecret, SECRET_CACHE_MILLISECONDS } from '../secrets-manager-secret.js';
 import type { ApiKeySource } from './openai-compatible-model.js';
 
 /** How long a read key is reused: rotation takes effect within this time, and a warm Lambda reads rarely. */
-export const API_KEY_CACHE_MILLISECONDS = 5 * 60 * 1000;
+export const API_KEY_CACHE_MILLISECONDS = SECRET_CACHE_MILLISECONDS;
 
 export interface SecretsManagerKeySourceOptions {
   /** @default API_KEY_CACHE_MILLISECONDS */
@@ -25,53 +26,19 @@ export function createSecretsManagerKeySource(
   secretArn: string,
   options: SecretsManagerKeySourceOptions = {},
 ): ApiKeySource {
-  const cacheMilliseconds = options.cacheMilliseconds ?? API_KEY_CACHE_MILLISECONDS;
-  const now = options.now ?? Date.now;
-  let cached: { value: Promise<string>; readAt: number } | undefined;
-
-  return async () => {
-    if (cached !== undefined && now() - cached.readAt < cacheMilliseconds) return cached.value;
-    const entry = { value: readApiKey(client, secretArn), readAt: now() };
-    cached = entry;
-    entry.value.catch(() => {
-      if (cached === entry) cached = undefined;
-    });
-    return entry.value;
-  };
-}
-
-async function readApiKey(client: SecretsManagerClient, secretArn: string): Promise<string> {
-  let secretString: string | undefined;
-  try {
-    secretString = (await client.send(new GetSecretValueCommand({ SecretId: secretArn }))).SecretString;
-  } catch {
+  return createSecretsManagerSecret(client, secretArn, {
+    field: 'apiKey',
     // The SDK's message may name the account or the role; the reason here says enough.
-    throw new CountersignError(
-      'model-failed',
-      'The model provider API key could not be read from Secrets Manager.',
-    );
-  }
-  const apiKey = extractApiKey(secretString);
-  if (apiKey === undefined) {
-    throw new CountersignError(
-      'configuration',
-      'The model provider API key secret is empty: store the key, or JSON with an "apiKey" field.',
-    );
-  }
-  return apiKey;
-}
-
-function extractApiKey(secretString: string | undefined): string | undefined {
-  const trimmed = secretString?.trim();
-  if (!trimmed) return undefined;
-  if (trimmed.startsWith('{')) {
-    try {
-      const parsed: unknown = JSON.parse(trimmed);
-      const field = (parsed as { apiKey?: unknown }).apiKey;
-      return typeof field === 'string' && field.trim() !== '' ? field.trim() : undefined;
-    } catch {
-      return trimmed;
-    }
-  }
-  return trimmed;
+    unreadable: () =>
+      new CountersignError(
+        'model-failed',
+        'The model provider API key could not be read from Secrets Manager.',
+      ),
+    empty: () =>
+      new CountersignError(
+        'configuration',
+        'The model provider API key secret is empty: store the key, or JSON with an "apiKey" field.',
+      ),
+    ...options,
+  });
 }

@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { readSchemaVersion, refusal } from '../persisted-shape.js';
+import { type CardContext, readCardContext } from './card-context.js';
 import {
   type CallPreview,
   type CardCall,
@@ -10,11 +11,12 @@ import {
 
 /**
  * What an approver's card needs, sealed apart from the transcript so that rendering the inbox
- * never decrypts a transcript. Version 2 stores each call with its preview inline; version 1
- * (a `callPreviews` list joined to the calls by index) is still read. Every version keeps an
+ * never decrypts a transcript. Version 3 marks a call an approver edited (`edited`); version 2
+ * stores each call with its preview inline; versions 2 and 1 (a `callPreviews` list joined to the
+ * calls by index) are still read. Every version keeps an
  * immutable fixture in `test/fixtures/approval-card/`.
  */
-export const APPROVAL_CARD_SCHEMA_VERSION = 2;
+export const APPROVAL_CARD_SCHEMA_VERSION = 3;
 
 export interface ApprovalCard {
   schemaVersion: typeof APPROVAL_CARD_SCHEMA_VERSION;
@@ -22,6 +24,8 @@ export interface ApprovalCard {
   turn: number;
   digest: string;
   pendingCalls: CardCall[];
+  /** The request, the model's reason and the owner's name, captured at the pause (cards since #21). */
+  context?: CardContext;
 }
 
 const headerSchema = z.object({
@@ -46,10 +50,10 @@ const WHAT = 'sealed approval card';
  */
 export function parseApprovalCard(value: unknown): ApprovalCard {
   const version = readSchemaVersion(value, WHAT);
-  if (version !== 1 && version !== APPROVAL_CARD_SCHEMA_VERSION) throw refusal(WHAT);
+  if (version !== 1 && version !== 2 && version !== APPROVAL_CARD_SCHEMA_VERSION) throw refusal(WHAT);
   const header = headerSchema.safeParse(value);
   if (!header.success) throw refusal(WHAT);
-  const raw = value as { pendingCalls?: unknown; callPreviews?: unknown };
+  const raw = value as { pendingCalls?: unknown; callPreviews?: unknown; context?: unknown };
   const rawCalls = Array.isArray(raw.pendingCalls) ? raw.pendingCalls : [];
   const calls = version === 1 ? callsOfVersion1(rawCalls, raw.callPreviews) : rawCalls.map(readCall);
   const pendingCalls: CardCall[] = [];
@@ -57,7 +61,14 @@ export function parseApprovalCard(value: unknown): ApprovalCard {
     if (call === undefined || call.index !== storedPosition) return;
     pendingCalls.push({ ...call, index: pendingCalls.length });
   });
-  return { schemaVersion: APPROVAL_CARD_SCHEMA_VERSION, ...header.data, pendingCalls };
+  // A missing or malformed context is no context: the card still opens (seed 000 degrades).
+  const context = raw.context === undefined ? undefined : readCardContext(raw.context);
+  return {
+    schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,
+    ...header.data,
+    pendingCalls,
+    ...(context === undefined ? {} : { context }),
+  };
 }
 
 /** A stored call, its preview dropped (not the call) when only the preview is malformed. */

@@ -1,6 +1,7 @@
 import { CountersignError } from '../errors.js';
 import type { RunDependencies } from '../runs/run-dependencies.js';
 import type { RunTools } from '../tools/mcp/run-tools.js';
+import type { DecisionRecord } from './decision-record.js';
 import {
   type CallGuard,
   classifyCallForExecution,
@@ -41,18 +42,27 @@ export type ApprovalCoverage =
  */
 export async function checkApprovalCoverage(
   dependencies: Pick<RunDependencies, 'runs'>,
-  input: { runId: string; turn: number; calls: readonly PendingCall[]; runTools: RunTools },
+  input: {
+    runId: string;
+    turn: number;
+    calls: readonly PendingCall[];
+    runTools: RunTools;
+    /** The turn's decision when the caller read it already (`null`: none on record). @default read here */
+    decision?: DecisionRecord | null;
+    /** Calls that will not run (a per-call decision rejected them): they need nothing. */
+    notRun?: ReadonlySet<number>;
+  },
 ): Promise<ApprovalCoverage> {
+  const runs = (call: PendingCall) => !(input.notRun?.has(call.index) ?? false);
   const now = new Map(
-    input.calls.map((call) => [
-      call.index,
-      classifyCallForExecution(call, input.runTools.confirmedTool(call.tool)),
-    ]),
+    input.calls
+      .filter(runs)
+      .map((call) => [call.index, classifyCallForExecution(call, input.runTools.confirmedTool(call.tool))]),
   );
   if (![...now.values()].some(needsHumanApproval)) return { kind: 'covered' };
   const covered = await readCoveredGuards(dependencies, input);
-  const stricter = input.calls.filter((call) =>
-    isGuardedMoreThan(now.get(call.index) ?? 'none', covered(call)),
+  const stricter = input.calls.filter(
+    (call) => runs(call) && isGuardedMoreThan(now.get(call.index) ?? 'none', covered(call)),
   );
   if (stricter.length === 0) return { kind: 'covered' };
   return {
@@ -71,9 +81,12 @@ export async function checkApprovalCoverage(
 /** How each call was guarded when the turn's approval was taken; `none` for a turn that never paused. */
 async function readCoveredGuards(
   dependencies: Pick<RunDependencies, 'runs'>,
-  input: { runId: string; turn: number; calls: readonly PendingCall[] },
+  input: { runId: string; turn: number; calls: readonly PendingCall[]; decision?: DecisionRecord | null },
 ): Promise<(call: PendingCall) => CallGuard> {
-  const decision = await dependencies.runs.getDecision(input.runId, input.turn);
+  const decision =
+    input.decision === undefined
+      ? await dependencies.runs.getDecision(input.runId, input.turn)
+      : (input.decision ?? undefined);
   if (decision === undefined) return () => 'none';
   const digest = computeTurnDigest(input.runId, input.turn, input.calls);
   if (decision.decision !== 'approve' || decision.digest !== digest) {

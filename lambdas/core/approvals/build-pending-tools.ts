@@ -1,18 +1,23 @@
 import { describeErrorClass } from '../errors.js';
+import { isExternalToolName } from '../external-runs/external-tool-names.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { type ArgumentsExcerpt, excerptArguments } from '../previews/excerpt-arguments.js';
 import { readGatePagesFor } from '../previews/read-gate-pages.js';
+import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
+import { type ArgumentChange, describeArgumentChanges } from './argument-changes.js';
 import { describeCallRunnability } from './call-runnability.js';
 import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
 
 export type PreviewView =
-  | { status: 'shown'; lines: string[]; caveat: string }
+  /** `diffs`: word-level diffs of the long texts the write changes (a tool that gives them).
+   * `suppliedBy: 'caller'`: the lines came with an external run's turn; countersign did not compute them. */
+  | { status: 'shown'; lines: string[]; caveat: string; suppliedBy?: 'caller'; diffs?: TextDiff[] }
   /** The tool would refuse the call's arguments: the lines say so (not a failure, no record read). */
   | { status: 'refused'; lines: string[] }
   | { status: 'failed'; lines: string[]; message: string }
@@ -46,6 +51,13 @@ export interface PendingToolView {
    * decided as a write of its tool under every gate.
    */
   effectUnconfirmed?: string;
+  /** Whether an approver may edit the call's arguments (its tool allows it: `editable`). */
+  editable: boolean;
+  /**
+   * Present when an approver edited the call: who, and what changed against the model's own
+   * proposal (at most 50 changes listed, `more` counts the rest). This card is their proposal.
+   */
+  edited?: { by: string; note: string; changes: ArgumentChange[]; more: number };
   preview: PreviewView;
 }
 
@@ -86,6 +98,16 @@ export async function buildPendingTools(input: {
           call.guard !== undefined ? needsHumanApproval(call.guard) : tool ? needsApproval(tool) : true,
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
         ...(call.guard === 'unconfirmed' ? { effectUnconfirmed: TEXTS.effectUnconfirmed } : {}),
+        editable: tool?.editable === true,
+        ...(call.edited
+          ? {
+              edited: {
+                by: call.edited.by,
+                note: TEXTS.editedBy(call.edited.by),
+                ...describeArgumentChanges(call.edited.originalArguments, call.arguments),
+              },
+            }
+          : {}),
       };
       const preview = call.preview;
       if (!preview) {
@@ -105,11 +127,20 @@ export async function buildPendingTools(input: {
       }
       // A refusal line describes the arguments only (which the card shows anyway): no read gate.
       if (preview.refused === true) return { ...base, preview: { status: 'refused', lines } };
+      // A caller's lines describe what its agent sent for approvers, about records countersign does
+      // not hold: there is no record to gate, so whoever sees the card reads them, flagged as the caller's.
+      if (isExternalToolName(call.tool)) {
+        return {
+          ...base,
+          preview: { status: 'shown', lines, caveat: TEXTS.callerPreviewCaveat, suppliedBy: 'caller' },
+        };
+      }
       const mayRead = await mayViewerRead(input, resolved);
       if (!mayRead) return { ...base, preview: { status: 'withheld', message: TEXTS.previewWithheld } };
       // A guarded write is not applied on a changed record: its preview is more than a snapshot.
       const caveat = call.precondition === undefined ? TEXTS.previewCaveat : TEXTS.previewPreconditionCaveat;
-      return { ...base, preview: { status: 'shown', lines, caveat } };
+      const diffs = preview.diffs;
+      return { ...base, preview: { status: 'shown', lines, caveat, ...(diffs?.length ? { diffs } : {}) } };
     }),
   );
 }

@@ -1,10 +1,15 @@
+import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { hasGrant, type UserProfile } from '../identity.js';
+import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../runs/run-dependencies.js';
 import { unsealJson } from '../runs/sealed-json.js';
+import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
+import type { CardContext, ContextText } from './card-context.js';
+import { isCardRoutedTo } from './card-routing.js';
 import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
+import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
 import { isCardOpen, type StoredCard } from './stored-card.js';
@@ -55,6 +60,34 @@ export interface CardView {
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];
+  /** When and to whom the card escalates while unanswered; each step says whether it happened. */
+  escalation?: EscalationView;
+  /** Indexes of calls decided together (their tools declare it), each group ascending. */
+  decidedTogether?: number[][];
+  /**
+   * Delegation: the approver who is away and whom this card reaches the viewer through (it is not
+   * routed to the viewer themself); the viewer decides it acting for them.
+   */
+  actingFor?: string;
+  /** The request, the model's reason and the owner's name (cards paused since they are captured). */
+  context?: CardContextView;
+}
+
+/** A card's escalation as every surface shows it. */
+export interface EscalationView {
+  steps: Array<{ at: string; approverGroups: string[]; reached: boolean }>;
+}
+
+/**
+ * A card's context as one viewer may read it. The request and the model's text may quote the
+ * records the run read, so a viewer from whom a preview on the card is withheld (the read gate)
+ * gets `withheld` instead of them; the run's owner and admins read them always.
+ */
+export interface CardContextView {
+  ownerName?: string;
+  request?: ContextText;
+  reasoning?: ContextText;
+  withheld?: string;
 }
 
 export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
@@ -136,6 +169,8 @@ export async function viewCards(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
   cards: readonly StoredCard[],
+  /** The approvers away who named the viewer their delegate now (delegation). @default none */
+  delegators: readonly UserProfile[] = [],
 ): Promise<Array<{ stored: StoredCard; reading: CardReading }>> {
   const unsealed = await Promise.all(
     cards.map(async (stored) => ({ stored, card: await unsealCard(dependencies, stored) })),
@@ -145,7 +180,7 @@ export async function viewCards(
       stored,
       reading:
         card.kind === 'unsealed'
-          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card) }
+          ? { kind: 'viewed' as const, view: await viewCard(dependencies, viewer, card, delegators) }
           : card,
     })),
   );
@@ -202,8 +237,10 @@ export async function refuseUnreadableCards(
 async function viewCard(
   dependencies: CardReaderDependencies,
   viewer: UserProfile,
-  { stored, calls }: UnsealedCard,
+  { stored, calls, card }: UnsealedCard,
+  delegators: readonly UserProfile[],
 ): Promise<CardView> {
+  const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
   const [pendingTools, policy] = await Promise.all([
     buildPendingTools({
       calls,
@@ -215,6 +252,7 @@ async function viewCard(
       stored,
       calls,
       viewer,
+      delegator,
       pages: dependencies.pages,
       logger: dependencies.logger,
       floor: dependencies.settings?.policyFloor,
@@ -237,7 +275,39 @@ async function viewCard(
     ...(stored.approverGroups && stored.approverGroups.length > 0
       ? { approverGroups: stored.approverGroups }
       : {}),
+    ...(stored.escalation ? { escalation: viewEscalation(stored.escalation) } : {}),
+    ...(stored.decisionGroups && stored.decisionGroups.length > 0
+      ? { decidedTogether: stored.decisionGroups }
+      : {}),
+    ...(delegator ? { actingFor: delegator.userId } : {}),
+    ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
   };
+}
+
+function viewEscalation(escalation: CardEscalation): EscalationView {
+  return {
+    steps: escalation.steps.map((step, position) => ({
+      at: step.at,
+      approverGroups: step.approverGroups,
+      reached: position < escalation.reached,
+    })),
+  };
+}
+
+/** The context, its texts withheld from a viewer the read gate withholds a preview on the card from. */
+function viewContext(
+  context: CardContext,
+  viewer: UserProfile,
+  stored: StoredCard,
+  pendingTools: readonly PendingToolView[],
+): CardContextView {
+  const { ownerName, request, reasoning } = context;
+  const named = ownerName ? { ownerName } : {};
+  const everything = stored.owner === viewer.userId || isAdmin(viewer);
+  if (!everything && pendingTools.some((call) => call.preview.status === 'withheld')) {
+    return request || reasoning ? { ...named, withheld: TEXTS.contextWithheld } : named;
+  }
+  return { ...named, ...(request ? { request } : {}), ...(reasoning ? { reasoning } : {}) };
 }
 
 /** Runs one read of a card's item or blobs: a refusal is the card's (refuseCard); other errors pass. */

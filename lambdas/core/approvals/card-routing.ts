@@ -1,5 +1,6 @@
 import * as z from 'zod/mini';
 import { isAdmin, type UserProfile } from '../identity.js';
+import type { CardEscalation } from './escalation-ladder.js';
 
 /**
  * A group name a card may be routed to. Restricted to what can sit inside an index partition
@@ -30,38 +31,70 @@ export type InboxRouting =
   /** Cards routed to nobody in particular, and cards routed to one of `groups`. */
   | { kind: 'groups'; groups: readonly string[] };
 
-/** Admins read every card; an approver reads open cards and those routed to their groups. */
-export function inboxRoutingOf(viewer: UserProfile): InboxRouting {
+/**
+ * Admins read every card; an approver reads open cards and those routed to their groups, and a
+ * delegate also those routed to the groups of the approvers away who named them (`delegators`).
+ */
+export function inboxRoutingOf(viewer: UserProfile, delegators: readonly UserProfile[] = []): InboxRouting {
   if (isAdmin(viewer)) return { kind: 'every' };
   // A user group that could not name a route (see approverGroupSchema) can route nothing.
-  const groups = [...new Set(viewer.groups ?? [])].filter(
+  const groups = [...new Set([viewer, ...delegators].flatMap((user) => user.groups ?? []))].filter(
     (group) => approverGroupSchema.safeParse(group).success,
   );
   return { kind: 'groups', groups: groups.sort() };
 }
 
+/** What routing reads of a card: its groups and how far its escalation went. */
+export interface RoutedCard {
+  approverGroups?: readonly string[] | undefined;
+  escalation?: CardEscalation | undefined;
+}
+
 /**
  * Whether a card is in the inbox a routing reads: every card for admins; for an approver, a
- * card routed to nobody in particular or to one of the routing's groups. The inbox's stores
- * check it on every card they return, whatever their index matched.
+ * card routed to nobody in particular or to one of the routing's groups (its own and those its
+ * escalation added). The inbox's stores check it on every card they return, whatever their index
+ * matched.
  */
-export function isCardInRouting(
-  card: { approverGroups?: readonly string[] },
-  routing: InboxRouting,
-): boolean {
+export function isCardInRouting(card: RoutedCard, routing: InboxRouting): boolean {
   if (routing.kind === 'every') return true;
-  const groups = card.approverGroups ?? [];
+  const groups = routedGroupsOf(card);
   return groups.length === 0 || groups.some((group) => routing.groups.includes(group));
 }
 
 /**
- * Whether `viewer` may see a card routed to `approverGroups`: admins always, anyone when it
- * is routed to nobody in particular, otherwise a member of one of its groups. A card not
- * routed to a viewer is, for them, a card that does not exist (404).
+ * The groups the card's escalation has routed it to so far, in step order, without repeats.
+ *
+ * @example
+ * escalatedGroupsOf({ escalation: { steps, reached: 1, notified: 1 } }) // ['leads']
  */
-export function isCardRoutedTo(card: { approverGroups?: readonly string[] }, viewer: UserProfile): boolean {
-  if (isAdmin(viewer)) return true;
+export function escalatedGroupsOf(card: RoutedCard): string[] {
+  const escalation = card.escalation;
+  if (escalation === undefined) return [];
+  return [...new Set(escalation.steps.slice(0, escalation.reached).flatMap((step) => step.approverGroups))];
+}
+
+/**
+ * The groups a card reaches now: those it was routed to, and those its escalation added. Empty:
+ * every approver (an escalation adds nobody to "everyone"; it only announces the card again).
+ *
+ * @example
+ * routedGroupsOf({ approverGroups: ['finance'], escalation }) // ['finance', 'leads']
+ */
+export function routedGroupsOf(card: RoutedCard): string[] {
   const groups = card.approverGroups ?? [];
+  if (groups.length === 0) return [];
+  return [...new Set([...groups, ...escalatedGroupsOf(card)])];
+}
+
+/**
+ * Whether `viewer` may see a card: admins always, anyone when it is routed to nobody in
+ * particular, otherwise a member of one of the groups it reaches (its own and those its escalation
+ * added). A card not routed to a viewer is, for them, a card that does not exist (404).
+ */
+export function isCardRoutedTo(card: RoutedCard, viewer: UserProfile): boolean {
+  if (isAdmin(viewer)) return true;
+  const groups = routedGroupsOf(card);
   if (groups.length === 0) return true;
   const member = new Set(viewer.groups ?? []);
   return groups.some((group) => member.has(group));

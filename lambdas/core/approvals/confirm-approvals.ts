@@ -1,3 +1,4 @@
+import { isDelegationActive, reachesThroughGroups } from '../delegation/delegation.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
@@ -5,7 +6,7 @@ import type { Logger, UserDirectory } from '../ports.js';
 import { isCardRoutedTo } from './card-routing.js';
 import { evaluateApproveGate } from './decision-gate.js';
 import type { ResolvedCall } from './resolve-calls.js';
-import type { StoredCard } from './stored-card.js';
+import type { DelegatedApproval, StoredCard } from './stored-card.js';
 
 /** What re-checking the approvers of a turn reads: their records now, and the records their calls touch. */
 export interface ApproverCheckDependencies {
@@ -32,28 +33,72 @@ export async function findLapsedApprovers(
   input: {
     current: UserProfile;
     approvedBy: readonly string[];
+    /** Approvals given acting for someone away: that delegation, and their authority, are re-checked too. */
+    delegatedApprovals?: readonly DelegatedApproval[];
     card: StoredCard;
     policy: TurnPolicy;
+    now: Date;
     approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    /** Per-call decisions: the calls the approvals approve, the only ones gated. @default every call */
+    approvedIndexes?: ReadonlySet<number>;
   },
 ): Promise<string[]> {
   const others = input.approvedBy.filter((userId) => userId !== input.current.userId);
+  const actingFor = new Map(
+    (input.delegatedApprovals ?? []).map((entry) => [entry.approver, entry.actingFor]),
+  );
   const answers = await Promise.all(
     others.map(async (userId) => ({
       userId,
-      qualifies: await qualifiesToApprove(dependencies, await dependencies.users.getUser(userId), input),
+      qualifies: await qualifiesToApprove(dependencies, userId, actingFor.get(userId), input),
     })),
   );
   return answers.filter((answer) => !answer.qualifies).map((answer) => answer.userId);
 }
 
+/**
+ * An approval qualifies when its approver could give it now: in their own right, the grant, the
+ * routing and the gate; acting for someone, the grant and the gate of both, that delegation still
+ * in force, and the card routed to the one they act for.
+ */
 async function qualifiesToApprove(
   dependencies: ApproverCheckDependencies,
-  approver: UserProfile | undefined,
-  input: { card: StoredCard; policy: TurnPolicy; approvalCalls: () => Promise<readonly ResolvedCall[]> },
+  userId: string,
+  delegatorId: string | undefined,
+  input: {
+    card: StoredCard;
+    policy: TurnPolicy;
+    now: Date;
+    approvalCalls: () => Promise<readonly ResolvedCall[]>;
+  },
 ): Promise<boolean> {
-  if (!approver || !hasGrant(approver, 'agent_approve') || !isCardRoutedTo(input.card, approver))
-    return false;
+  const [approver, delegator] = await Promise.all([
+    dependencies.users.getUser(userId),
+    delegatorId === undefined ? undefined : dependencies.users.getUser(delegatorId),
+  ]);
+  if (!approver || !hasGrant(approver, 'agent_approve')) return false;
+  if (delegatorId === undefined) {
+    return isCardRoutedTo(input.card, approver) && passesGate(dependencies, approver, input);
+  }
+  if (!delegator || !isDelegationActive(delegator, userId, input.now)) return false;
+  if (!reachesThroughGroups(input.card, delegator)) return false;
+  const [own, delegated] = await Promise.all([
+    passesGate(dependencies, approver, input),
+    passesGate(dependencies, delegator, input),
+  ]);
+  return own && delegated;
+}
+
+async function passesGate(
+  dependencies: ApproverCheckDependencies,
+  approver: UserProfile,
+  input: {
+    card: StoredCard;
+    policy: TurnPolicy;
+    approvalCalls: () => Promise<readonly ResolvedCall[]>;
+    approvedIndexes?: ReadonlySet<number>;
+  },
+): Promise<boolean> {
   const gate = await evaluateApproveGate({
     principal: approver,
     card: input.card,
@@ -61,6 +106,7 @@ async function qualifiesToApprove(
     approvalCalls: input.approvalCalls,
     pages: dependencies.pages,
     logger: dependencies.logger,
+    ...(input.approvedIndexes ? { approvedIndexes: input.approvedIndexes } : {}),
   });
   return gate.kind === 'allowed';
 }

@@ -1,16 +1,22 @@
 import { describeErrorClass } from '../errors.js';
-import { allows, isAdmin, type UserProfile } from '../identity.js';
+import { allowsTool } from '../external-runs/external-tool-names.js';
+import { isAdmin, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 import { applyPolicyFloor, type PolicyFloor, type TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
+import { needsHumanApproval } from './needs-human-approval.js';
 import type { ResolvedCall } from './resolve-calls.js';
-import type { StoredCard } from './stored-card.js';
+import { guardOnCard, type StoredCard } from './stored-card.js';
 
 /** Whether a person may approve a turn, and when not, which gate refused and why. */
 export type ApproveGateOutcome =
   | { kind: 'allowed' }
-  | { kind: 'refused'; gate: 'tool' | 'four-eyes' | 'record'; message: string };
+  | { kind: 'refused'; gate: ApproveGateName; message: string };
+
+/** Which part of the decision gate refused (the `gate` dimension of `GateRefusals`). */
+export const APPROVE_GATES = ['tool', 'four-eyes', 'own-edit', 'record'] as const;
+export type ApproveGateName = (typeof APPROVE_GATES)[number];
 
 /**
  * The policy a waiting turn is decided under: the card's own (the configuration's, raised to
@@ -33,23 +39,45 @@ export async function evaluateApproveGate(input: {
   principal: UserProfile;
   card: StoredCard;
   policy: TurnPolicy;
-  /** Only called for the `record` gate: the unsealed card's calls, resolved once. */
+  /** Only called for the `record` gate or an edited card: the unsealed card's calls, resolved once. */
   approvalCalls: () => Promise<readonly ResolvedCall[]>;
   /** The page store the record checks read (the read gate's cached one is fine for display). */
   pages: PageStore;
   logger: Logger;
+  /**
+   * Per-call decisions: the calls this approval approves. Only they are gated (an approver may
+   * approve the calls they hold authority for and reject the others). A card put before call
+   * guards were recorded is gated whole. @default every call of the card
+   */
+  approvedIndexes?: ReadonlySet<number>;
 }): Promise<ApproveGateOutcome> {
   const { principal, card, policy } = input;
+  const approved = (call: { index: number }) => input.approvedIndexes?.has(call.index) ?? true;
+  const gatedTools = gatedToolsOf(card, input.approvedIndexes);
   if (!isAdmin(principal)) {
-    const refused = card.writeToolNames.find((tool) => !allows(principal.toolAccess, tool));
+    const refused = gatedTools.find((tool) => !allowsTool(principal.toolAccess, tool));
     if (refused) return { kind: 'refused', gate: 'tool', message: TEXTS.gateToolRefused(refused) };
   }
   if (policy.fourEyes && card.owner === principal.userId) {
     return { kind: 'refused', gate: 'four-eyes', message: TEXTS.gateFourEyes };
   }
+  // An edit is a proposal: where four-eyes or k-of-n applies, someone other than its editor approves it.
+  // A card names one editor; a card edited twice may hold calls of several, read from the calls.
+  if ((policy.fourEyes || policy.requiredApprovals > 1) && card.editedBy !== undefined) {
+    const editors = new Set(
+      card.editedBy === principal.userId
+        ? [principal.userId]
+        : (await input.approvalCalls()).flatMap(({ call }) =>
+            approved(call) && call.edited ? [call.edited.by] : [],
+          ),
+    );
+    if (editors.has(principal.userId)) {
+      return { kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit };
+    }
+  }
   if (policy.decisionGate !== 'record') return { kind: 'allowed' };
-  const writeCalls = (await input.approvalCalls()).filter((resolved) =>
-    card.writeToolNames.includes(resolved.call.tool),
+  const writeCalls = (await input.approvalCalls()).filter(
+    (resolved) => gatedTools.includes(resolved.call.tool) && approved(resolved.call),
   );
   const answers = await Promise.all(
     writeCalls.map(async (resolved) => ({
@@ -61,6 +89,19 @@ export async function evaluateApproveGate(input: {
   return refused
     ? { kind: 'refused', gate: 'record', message: TEXTS.gateRecordRefused(refused.tool) }
     : { kind: 'allowed' };
+}
+
+/**
+ * The tools an approval is gated on: those of the card that need approval (`writeToolNames`), or,
+ * for an approval of some calls only, those of the approved calls that need approval (by each
+ * call's guard on the card). A card without recorded guards is gated whole, failing closed.
+ */
+function gatedToolsOf(card: StoredCard, approvedIndexes: ReadonlySet<number> | undefined): string[] {
+  if (approvedIndexes === undefined || card.callGuards === undefined) return card.writeToolNames;
+  const guarded = card.callGuards.filter(
+    (entry) => approvedIndexes.has(entry.index) && needsHumanApproval(guardOnCard(card, entry)),
+  );
+  return [...new Set(guarded.map((entry) => entry.tool))];
 }
 
 async function passesRecordCheck(

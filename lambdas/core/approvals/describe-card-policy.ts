@@ -27,30 +27,47 @@ export async function describeCardPolicy(input: {
   stored: StoredCard;
   calls: readonly ResolvedCall[];
   viewer: UserProfile;
+  /** The approver who is away whom the card reaches the viewer through: their gate applies too. */
+  delegator?: UserProfile | undefined;
   pages: PageStore;
   logger: Logger;
   floor: PolicyFloor | undefined;
 }): Promise<CardPolicyView> {
   const policy = effectiveTurnPolicy(input.stored, input.floor);
-  const gate = await evaluateApproveGate({
-    principal: input.viewer,
-    card: input.stored,
-    policy,
-    approvalCalls: async () => input.calls,
-    pages: readGatePagesFor(input.pages, input.viewer),
-    logger: input.logger,
-  });
+  const gateOf = (principal: UserProfile) =>
+    evaluateApproveGate({
+      principal,
+      card: input.stored,
+      policy,
+      approvalCalls: async () => input.calls,
+      pages: readGatePagesFor(input.pages, input.viewer),
+      logger: input.logger,
+    });
+  const [own, delegated] = await Promise.all([
+    gateOf(input.viewer),
+    input.delegator ? gateOf(input.delegator) : undefined,
+  ]);
   const approvals = describeTallyUnder(input.stored, policy);
   const view: CardPolicyView = approvals ? { approvals } : {};
-  if (gate.kind === 'refused') view.approveRefusal = gate.message;
+  if (own.kind === 'refused') view.approveRefusal = own.message;
+  else if (delegated?.kind === 'refused' && input.delegator)
+    view.approveRefusal = TEXTS.gateActingFor(input.delegator.userId, delegated.message);
   return view;
 }
 
 function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
-  const tally = countApprovals(stored.approvedBy ?? [], policy, stored.owner, stored.lapsedApprovers);
+  // The card shows the approvals of every call; those of some calls only are named apart.
+  const tally = countApprovals(stored, policy, stored.owner);
+  const actingFor = new Map(
+    (tally.delegatedApprovals ?? []).map((entry) => [entry.approver, entry.actingFor]),
+  );
+  const approvers = tally.approvedBy.map((userId) => {
+    const delegator = actingFor.get(userId);
+    return delegator === undefined ? userId : `${userId} (${TEXTS.actingFor(delegator)})`;
+  });
   return {
     ...tally,
-    summary: TEXTS.approvalProgress(tally.count, tally.required, tally.approvedBy, tally.lapsedApprovers),
+    summary: TEXTS.approvalProgress(tally.count, tally.required, approvers, tally.lapsedApprovers),
   };
 }

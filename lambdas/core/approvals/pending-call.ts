@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { textDiffSchema } from '../previews/text-diff.js';
 import { callGuardSchema } from './needs-human-approval.js';
 
 const positionSchema = z.number().check(z.int(), z.nonnegative());
@@ -9,6 +10,8 @@ export const callPreviewSchema = z.object({
   failed: z.boolean(),
   /** The call's arguments would be refused by its tool: the lines say so, and read no record. */
   refused: z.optional(z.boolean()),
+  /** Word-level diffs of the long texts the write changes (a tool that gives them), computed at the pause. */
+  diffs: z.optional(z.array(textDiffSchema)),
 });
 export type CallPreview = z.infer<typeof callPreviewSchema>;
 
@@ -32,6 +35,11 @@ export const pendingCallSchema = z.object({
    * pause: never less than before). Absent on calls recorded before it was: classified afresh.
    */
   guard: z.optional(callGuardSchema),
+  /**
+   * An approver edited this call: `arguments` are theirs, `originalArguments` what the model
+   * proposed. The card shows who and what changed; the model is told with what the call ran.
+   */
+  edited: z.optional(z.object({ by: z.string(), originalArguments: z.unknown() })),
 });
 export type PendingCall = z.infer<typeof pendingCallSchema>;
 

@@ -1,6 +1,7 @@
+import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
-import type { CardReaderDependencies } from '../runs/run-dependencies.js';
+import type { InboxDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { readStoredCard, unsealCard } from './card-reader.js';
 import { isCardRoutedTo } from './card-routing.js';
@@ -30,7 +31,7 @@ export interface PendingCallView {
  * call.arguments // { pageId: '12', description: '…every character…' }
  */
 export async function readPendingCall(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
   viewer: UserProfile,
   runId: string,
   index: number,
@@ -42,9 +43,13 @@ export async function readPendingCall(
   }
   if (read.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
   if (!stored || !isCardOpen(stored)) throw new CountersignError('not-found', TEXTS.runNotFound);
-  // The owner reads their own run's calls; an approver only those of cards routed to them.
-  if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer))
-    throw new CountersignError('not-found', TEXTS.runNotFound);
+  // The owner reads their own run's calls; an approver only those of cards routed to them, or
+  // to an approver away who named them their delegate.
+  if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer)) {
+    const delegators = await activeDelegatorsOf(dependencies, viewer, dependencies.clock.now());
+    if (delegatorReaching(stored, delegators) === undefined)
+      throw new CountersignError('not-found', TEXTS.runNotFound);
+  }
   // Unsealed by the one card reader, so index n here is call n on the card.
   const unsealed = await unsealCard(dependencies, stored);
   if (unsealed.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);

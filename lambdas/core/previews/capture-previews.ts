@@ -5,7 +5,9 @@ import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
+import { boundPreviewChanges } from './bound-preview-changes.js';
 import { boundPreviewLines } from './bound-preview-lines.js';
+import { diffTextChanges } from './diff-text-changes.js';
 
 /** How long one preview may take before it becomes a failed line. */
 export const DEFAULT_PREVIEW_TIME_BUDGET_MS = 2_000;
@@ -72,10 +74,14 @@ async function capturePreview(
     };
   }
   try {
-    const produced = producePreview(tool, parsed.value, input).then(boundPreviewLines);
-    const lines = await withinBudget(produced, budget);
+    // Bounded and diffed inside the budget: what a tool returned costs the preview's own time.
+    const produced = producePreview(tool, parsed.value, input).then((raw) => ({
+      lines: boundPreviewLines(raw.lines),
+      diffs: diffTextChanges(boundPreviewChanges(raw.changes)),
+    }));
+    const { lines, diffs } = await withinBudget(produced, budget);
     if (lines.length === 0) throw new EmptyPreview();
-    return { lines, failed: false };
+    return { lines, failed: false, ...(diffs.length > 0 ? { diffs } : {}) };
   } catch (error) {
     const errorClass = describeErrorClass(error);
     input.logger.warn('preview failed', { tool: call.tool, callIndex: call.index, errorClass });
@@ -83,13 +89,16 @@ async function capturePreview(
   }
 }
 
+/** What a tool's preview returned: its lines alone, or its lines and text changes. */
 async function producePreview(
   tool: Tool,
   parsedArguments: unknown,
   input: { actingUser: UserProfile; context: ToolContext },
-): Promise<unknown[]> {
-  const lines = await tool.preview?.(parsedArguments, input.actingUser, input.context);
-  return Array.isArray(lines) ? lines : [];
+): Promise<{ lines: unknown[]; changes?: unknown }> {
+  const produced: unknown = await tool.preview?.(parsedArguments, input.actingUser, input.context);
+  if (Array.isArray(produced)) return { lines: produced };
+  const { lines, changes } = (produced ?? {}) as { lines?: unknown; changes?: unknown };
+  return { lines: Array.isArray(lines) ? lines : [], changes };
 }
 
 async function withinBudget<T>(work: Promise<T>, budgetMs: number): Promise<T> {

@@ -1,5 +1,5 @@
 import type { UserProfile } from '../identity.js';
-import type { Page, PageMetadataPatch, PageStore } from '../pages.js';
+import type { Page, PageMetadataPatch, PageMetadataWrite, PageStore, PageWriteOutcome } from '../pages.js';
 import { type Clock, systemClock } from '../ports.js';
 
 /**
@@ -131,6 +131,11 @@ class ViewerPageReads implements PageStore {
   public async updateMetadata(pageId: string, patch: PageMetadataPatch, updatedBy: string): Promise<Page> {
     this.cached.delete(pageId);
     return this.pages.updateMetadata(pageId, patch, updatedBy);
+  }
+
+  public async applyMetadata(pageId: string, write: PageMetadataWrite): Promise<PageWriteOutcome> {
+    this.cached.delete(pageId);
+    return this.pages.applyMetadata(pageId, write);
   }
 
   public async putPage(page: Page): Promise<void> {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
+  type DecisionClaim,
   type DecisionRecord,
   NO_CARD_SHOWN,
 } from '../approvals/decision-record.js';
@@ -26,7 +27,10 @@ export type CancelOutcome = {
   repeated: boolean;
 };
 
-type CancelDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger' | 'metrics'>;
+type CancelDependencies = Pick<
+  RunDependencies,
+  'runs' | 'executions' | 'clock' | 'logger' | 'metrics' | 'newId'
+>;
 
 /** A run moves between `running` and `waiting` while a cancel is under way; a few rounds settle it. */
 const MAXIMUM_ATTEMPTS = 5;
@@ -90,8 +94,9 @@ async function claimWaitingTurn(
   now: string,
 ): Promise<void> {
   const card = await dependencies.runs.getCard(record.runId);
-  const claim: DecisionRecord = {
+  const claim: DecisionClaim = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
+    claimId: dependencies.newId(),
     runId: record.runId,
     turn: record.turn,
     decision: 'cancel',
@@ -101,6 +106,7 @@ async function claimWaitingTurn(
     ...(request.reason ? { reason: request.reason } : {}),
     // A cancel reviews no card: the audit says so instead of restating what the approver saw.
     cardShown: NO_CARD_SHOWN,
+    channel: 'api',
   };
   const outcome = await dependencies.runs.claimDecision(claim);
   if (outcome.kind === 'already-decided' && outcome.existing.decision === 'approve') {

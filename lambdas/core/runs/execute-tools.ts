@@ -1,19 +1,29 @@
 import { checkApprovalCoverage } from '../approvals/approval-coverage.js';
-import { describeCallRunnability } from '../approvals/call-runnability.js';
-import type { CallGuard } from '../approvals/needs-human-approval.js';
+import type { EditOnRecord } from '../approvals/decision-record.js';
+import {
+  type CallGuard,
+  classifyCallForExecution,
+  needsHumanApproval,
+} from '../approvals/needs-human-approval.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
-import { CountersignError, describeErrorClass } from '../errors.js';
+import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
 import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
+import type { ToolExecutionContext } from '../tools/tool.js';
+import { type CallLedger, openCallLedger, readRecordedResult, runLedgeredCall } from './call-ledger.js';
+import { editedCallOutcome, refusedCallOutcome } from './call-outcomes.js';
+import { type CallResult, describeIdempotencyKey } from './call-record.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
 import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
 import { TERMINAL_STATUSES } from './run-record.js';
-import type { RunState } from './run-state.js';
+import { type CompletedCall, RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
+import { runToolCall } from './run-tool-call.js';
 import { sealJson } from './sealed-json.js';
+import { readTurnDecision } from './turn-decision.js';
 
 export interface StepInput {
   runId: string;
@@ -38,6 +48,10 @@ export interface ExecuteToolsOutput {
  * record, taken under a classification at least as strict as the one it runs under: a write
  * whose approval cannot be shown does not execute, and one that became more guarded since its
  * card waits on a fresh card.
+ *
+ * Idempotent under retries: each call that needs approval runs under the call ledger
+ * (call-ledger.ts), so a retried step reuses the result of a call that ran and never runs it
+ * twice; read-only calls simply run again. Every tool gets the call's idempotency key.
  */
 export async function executeTools(
   stepDependencies: ToolStepDependencies,
@@ -67,17 +81,43 @@ export async function executeTools(
   // write since the card was put makes it need an approval this turn does not have.
   const runTools = await toolsForPendingCalls(dependencies, state.pendingCalls, run.record.configurationId);
   dependencies = { ...dependencies, tools: runTools.tools };
+  // The decision on record, read once: an edit goes on a fresh card, a per-call decision's
+  // rejected calls do not run (the model is told each was denied).
+  const decision = await readTurnDecision(dependencies, input.runId, input.turn);
+  if (decision.edits.length > 0) {
+    return reopenForReview(dependencies, run.record.status, input, state, owner, {
+      reopening: { kind: 'edited', edits: decision.edits, editedBy: decision.record?.decidedBy ?? '' },
+      completed: [],
+    });
+  }
+  const { refused } = decision;
+  // The calls that need approval as they are about to run: those the ledger keeps at most once.
+  const approved = new Set(
+    state.pendingCalls
+      .filter((call) => !refused.has(call.index))
+      .filter((call) => needsHumanApproval(classifyCallForExecution(call, runTools.confirmedTool(call.tool))))
+      .map((call) => call.index),
+  );
+  const ledger = await openCallLedger(dependencies, {
+    runId: input.runId,
+    turn: input.turn,
+    attemptId: dependencies.newId(),
+  });
+  const recorded = await recordedResults(dependencies, ledger);
+  const review = (reopening: Reopening, results: ReadonlyMap<number, CallResult>) =>
+    reopenForReview(dependencies, run.record.status, input, state, owner, {
+      reopening,
+      completed: completedOf(state, results),
+    });
   const coverage = await checkApprovalCoverage(dependencies, {
     ...input,
     calls: state.pendingCalls,
     runTools,
+    decision: decision.record ?? null,
+    notRun: new Set(refused.keys()),
   });
   if (coverage.kind === 'stricter') {
-    return reopenForReview(dependencies, run.record.status, input, state, owner, {
-      kind: 'guard-raised',
-      guards: coverage.guards,
-      tools: coverage.stricterTools,
-    });
+    return review({ kind: 'guard-raised', guards: coverage.guards, tools: coverage.stricterTools }, recorded);
   }
 
   const actingUser = await dependencies.users.getUser(run.record.owner);
@@ -85,27 +125,119 @@ export async function executeTools(
   const context = { actingUser, runId: input.runId, pages: dependencies.pages };
   // Each call's tool and arguments, parsed once for the preconditions and the run.
   const resolved = resolveCalls(state.pendingCalls, dependencies.tools);
-  const check = await checkPreconditions(resolved, { actingUser, context, logger: dependencies.logger });
-  if (check.kind === 'changed') {
-    return reopenForReview(dependencies, run.record.status, input, state, owner, {
-      kind: 'record-changed',
-      changedIndexes: check.changedIndexes,
-    });
+  // A call an earlier attempt touched decides with its own key at the write (its own write may
+  // be what changed its record); the others are checked before any call runs, as a card promised.
+  const check = await checkPreconditions(
+    resolved.filter(({ call }) => !ledger.records.has(call.index) && !refused.has(call.index)),
+    { actingUser, context, logger: dependencies.logger },
+  );
+  const changedBefore = new Set(
+    [...recorded].filter(([, result]) => result.recordChanged === true).map(([index]) => index),
+  );
+  if (check.kind === 'changed' || changedBefore.size > 0) {
+    const changedIndexes = new Set([
+      ...changedBefore,
+      ...(check.kind === 'changed' ? check.changedIndexes : []),
+    ]);
+    return review({ kind: 'record-changed', changedIndexes }, recorded);
   }
-  const results: ToolResultBlock[] = [];
+  const results = new Map<number, CallResult>();
   for (const resolvedCall of resolved) {
     const { call } = resolvedCall;
+    const earlier = recorded.get(call.index);
     const unreadable = check.unreadable.get(call.index);
-    results.push({
-      type: 'tool_result',
-      callId: call.callId,
-      ...(unreadable === undefined
-        ? await runCall(dependencies, resolvedCall, actingUser, input.runId)
-        : { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }),
-    });
+    const rejection = refused.get(call.index);
+    const result: CallResult =
+      earlier ??
+      (rejection !== undefined
+        ? refusedCallOutcome(call.tool, rejection.reason, run.record.policy.revealRejectionReason)
+        : unreadable !== undefined
+          ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
+          : await runCall(dependencies, ledger, approved.has(call.index), resolvedCall, {
+              ...context,
+              idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
+              ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
+            }));
+    if (result.recordChanged === true) {
+      // The conditional write lost to an edit that landed after the check: asked again, as above.
+      return review(
+        { kind: 'record-changed', changedIndexes: new Set([call.index]) },
+        new Map([...recorded, ...results]),
+      );
+    }
+    results.set(call.index, result);
   }
-  await saveResults(dependencies, run.record.status, input, state, results);
+  await saveResults(
+    dependencies,
+    run.record.status,
+    input,
+    state,
+    state.pendingCalls.map((call) => toolResultOf(call, results.get(call.index))),
+  );
   return done;
+}
+
+/** One call: one that needs approval under the call ledger, a read simply (running it again is harmless). */
+async function runCall(
+  dependencies: ToolStepDependencies,
+  ledger: CallLedger,
+  approved: boolean,
+  resolved: ResolvedCall<RunStateCall>,
+  context: ToolExecutionContext,
+): Promise<CallResult> {
+  const { call } = resolved;
+  if (!approved) {
+    const attempt = await runToolCall(dependencies, resolved, context);
+    return attempt.kind === 'ran'
+      ? attempt.result
+      : { content: TEXTS.toolFailed(call.tool, attempt.errorClass), isError: true };
+  }
+  const result = await runLedgeredCall(dependencies, ledger, {
+    index: call.index,
+    tool: call.tool,
+    idempotent: resolved.tool?.idempotent === true,
+    run: () => runToolCall(dependencies, resolved, context),
+  });
+  // Only a call whose card sealed a precondition goes back for review when its record changed.
+  if (result.recordChanged === true && call.precondition === undefined) {
+    const { recordChanged: _ignored, ...plain } = result;
+    return plain;
+  }
+  return result;
+}
+
+/** The results the ledger already holds, by call index: calls an earlier attempt ran. */
+async function recordedResults(
+  dependencies: Pick<RunDependencies, 'sealer'>,
+  ledger: CallLedger,
+): Promise<Map<number, CallResult>> {
+  const results = new Map<number, CallResult>();
+  for (const index of ledger.records.keys()) {
+    const result = await readRecordedResult(dependencies, ledger, index);
+    if (result !== undefined) results.set(index, result);
+  }
+  return results;
+}
+
+/** The calls of the turn whose results stand (they ran and applied, or failed for good). */
+function completedOf(state: RunState, results: ReadonlyMap<number, CallResult>): CompletedCall[] {
+  return state.pendingCalls.flatMap((call) => {
+    const result = results.get(call.index);
+    if (result === undefined || result.recordChanged === true) return [];
+    return [{ index: call.index, callId: call.callId, content: result.content, isError: result.isError }];
+  });
+}
+
+function toolResultOf(call: RunStateCall, result: CallResult | undefined): ToolResultBlock {
+  const outcome = {
+    content: result?.content ?? TEXTS.toolUnavailable(call.tool),
+    isError: result?.isError ?? true,
+  };
+  // A call that ran with an approver's edit: the model's history says so, and with what.
+  const told = call.edited
+    ? editedCallOutcome(outcome, { editedBy: call.edited.by, arguments: call.arguments })
+    : outcome;
+  return { type: 'tool_result', callId: call.callId, ...told };
 }
 
 /** Why a turn's approval is not applied and its calls wait on a fresh card. */
@@ -113,14 +245,18 @@ type Reopening =
   /** A record changed after the card was shown (a tool's precondition). */
   | { kind: 'record-changed'; changedIndexes: ReadonlySet<number> }
   /** A call is guarded more now than when its card was decided; `guards` is where the next pause starts. */
-  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] };
+  | { kind: 'guard-raised'; guards: ReadonlyMap<number, CallGuard>; tools: string[] }
+  /** An approver edited calls: a new proposal, put on a fresh card for approval. */
+  | { kind: 'edited'; edits: readonly EditOnRecord[]; editedBy: string };
 
 /**
- * The turn's approval cannot be applied: nothing of the turn runs, and the same calls move to the
- * next turn number, where AwaitApproval seals fresh versions, previews, guards and digest. The
- * approval on record stays in the audit; it cannot carry over (a decision names its turn and
- * digest). The transcript gets no result, so the model is never told a write happened. A
- * re-review takes a turn, so a record edited in a loop cannot keep a run paused past maxTurns.
+ * The turn's approval cannot be applied: what did not run is not applied, and those calls move
+ * to the next turn number, where AwaitApproval seals fresh versions, previews, guards and
+ * digest; calls that already ran keep their results (`completedCalls`) for the model to get with
+ * the others'. The approval on record stays in the audit; it cannot carry over (a decision names
+ * its turn and digest). The transcript gets no result yet, so the model is never told a write
+ * happened that did not. A re-review takes a turn, so a record edited in a loop cannot keep a
+ * run paused past maxTurns.
  */
 async function reopenForReview(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger'>,
@@ -128,81 +264,71 @@ async function reopenForReview(
   input: StepInput,
   state: RunState,
   owner: string,
-  reopening: Reopening,
+  change: { reopening: Reopening; completed: readonly CompletedCall[] },
 ): Promise<ExecuteToolsOutput> {
+  const { reopening } = change;
   const nextTurn = input.turn + 1;
+  const completedIndexes = new Set(change.completed.map((call) => call.index));
+  const completedCalls = [...(state.completedCalls ?? []), ...change.completed];
   const nextState: RunState = {
     ...state,
     turn: nextTurn,
     reopenedFromTurn: input.turn,
-    pendingCalls: state.pendingCalls.map(({ precondition: _sealed, recordChanged: _before, ...call }) =>
-      reopening.kind === 'record-changed'
-        ? reopening.changedIndexes.has(call.index)
-          ? { ...call, recordChanged: true }
-          : call
-        : { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' },
-    ),
+    // A card numbers its calls from 0: those left are renumbered (their call ids keep their order).
+    pendingCalls: state.pendingCalls
+      .filter((call) => !completedIndexes.has(call.index))
+      .map(({ precondition: _sealed, recordChanged: _before, ...call }, position) => ({
+        ...reopenedCall(call, reopening),
+        index: position,
+      })),
+    ...(completedCalls.length > 0 ? { completedCalls } : {}),
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
     turn: nextTurn,
     closeCardBecause: 'reopened',
     endedMeanwhile: 'The run ended while its tools were checked.',
   });
+  const touched = (indexes: ReadonlySet<number>) => [
+    ...new Set(state.pendingCalls.filter((call) => indexes.has(call.index)).map((call) => call.tool)),
+  ];
   const tools =
     reopening.kind === 'guard-raised'
       ? reopening.tools
-      : [
-          ...new Set(
-            state.pendingCalls
-              .filter((call) => reopening.changedIndexes.has(call.index))
-              .map((call) => call.tool),
-          ),
-        ];
+      : reopening.kind === 'edited'
+        ? [...new Set(reopening.edits.map((edit) => edit.tool))]
+        : touched(reopening.changedIndexes);
   dependencies.logger.info(
     reopening.kind === 'record-changed'
       ? 'approved writes not applied: a record changed after the card was shown'
-      : 'approved writes not applied: a call needs more approval than its card was decided under',
-    { runId: input.runId, turn: input.turn, reviewTurn: nextTurn, tools },
+      : reopening.kind === 'edited'
+        ? 'calls edited: the edit waits on a fresh card'
+        : 'approved writes not applied: a call needs more approval than its card was decided under',
+    { runId: input.runId, turn: input.turn, reviewTurn: nextTurn, applied: completedIndexes.size, tools },
   );
   return { runId: input.runId, turn: nextTurn, route: 'review', owner };
 }
 
-async function runCall(
-  dependencies: ToolStepDependencies,
-  resolved: ResolvedCall<RunStateCall>,
-  actingUser: NonNullable<Awaited<ReturnType<RunDependencies['users']['getUser']>>>,
-  runId: string,
-): Promise<{ content: string; isError: boolean }> {
-  const { call } = resolved;
-  // The card's "will run" and execution follow the same rule, so what an approver was told holds.
-  const runnability = describeCallRunnability(resolved);
-  if (runnability.kind === 'refused-arguments') {
-    return { content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true };
-  }
-  if (runnability.kind !== 'runs') return { content: TEXTS.toolUnavailable(call.tool), isError: true };
-  const { tool, value } = runnability;
-  try {
-    const outcome = await tool.execute(value, {
-      actingUser,
-      runId,
-      pages: dependencies.pages,
-      ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
-    });
-    dependencies.metrics.count('ToolCalls', 1, {
-      tool: call.tool,
-      outcome: outcome.isError ? 'refused' : 'ok',
-    });
-    return outcome;
-  } catch (error) {
-    // The exception text stays out of the transcript and the logs: it can carry credentials.
-    const errorClass = describeErrorClass(error);
-    dependencies.logger.warn('tool failed', { runId, tool: call.tool, errorClass });
-    dependencies.metrics.count('ToolCalls', 1, { tool: call.tool, outcome: 'failed' });
-    return { content: TEXTS.toolFailed(call.tool, errorClass), isError: true };
+/** A call as it goes on the fresh card: marked changed, more guarded, or with an approver's edit. */
+function reopenedCall(call: RunStateCall, reopening: Reopening): RunStateCall {
+  switch (reopening.kind) {
+    case 'record-changed':
+      return reopening.changedIndexes.has(call.index) ? { ...call, recordChanged: true } : call;
+    case 'guard-raised':
+      return { ...call, guard: reopening.guards.get(call.index) ?? call.guard ?? 'none' };
+    case 'edited': {
+      const edit = reopening.edits.find((each) => each.index === call.index && each.tool === call.tool);
+      if (edit === undefined) return call;
+      // The model's own arguments stay what an edit of an edit is compared with.
+      const originalArguments = call.edited ? call.edited.originalArguments : call.arguments;
+      return { ...call, arguments: edit.arguments, edited: { by: reopening.editedBy, originalArguments } };
+    }
   }
 }
 
-/** Appends the results as the next user message, clears the pending calls, leaves the inbox. */
+/**
+ * Appends the results as the next user message (with those of calls that ran before a review, in
+ * the order the model proposed them), clears the pending calls, leaves the inbox.
+ */
 export async function saveResults(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock'>,
   status: string,
@@ -210,10 +336,29 @@ export async function saveResults(
   state: RunState,
   results: ToolResultBlock[],
 ): Promise<void> {
-  const { reopenedFromTurn: _reviewed, ...rest } = state;
+  const { reopenedFromTurn: _reviewed, completedCalls = [], ...rest } = state;
+  // In the order the model proposed the calls (a reviewed turn renumbered the ones it kept).
+  const proposal = state.transcript.findLast((message) => message.role === 'assistant');
+  const positions = new Map(
+    (proposal?.content ?? []).flatMap(
+      (block, position): Array<[string, number]> =>
+        block.type === 'tool_call' ? [[block.callId, position]] : [],
+    ),
+  );
+  const earlier = completedCalls.map(
+    (call): ToolResultBlock => ({
+      type: 'tool_result',
+      callId: call.callId,
+      content: call.content,
+      isError: call.isError,
+    }),
+  );
+  const ordered = [...earlier, ...results].sort(
+    (left, right) => (positions.get(left.callId) ?? 0) - (positions.get(right.callId) ?? 0),
+  );
   const nextState: RunState = {
     ...rest,
-    transcript: [...state.transcript, { role: 'user', content: results }],
+    transcript: [...state.transcript, { role: 'user', content: ordered }],
     pendingCalls: [],
   };
   await moveRunOn(dependencies, status, input.runId, nextState, {
@@ -241,7 +386,11 @@ async function moveRunOn(
       updatedAt: dependencies.clock.now().toISOString(),
     },
     {
-      sealedState: await sealJson(dependencies.sealer, 'run-state', runId, nextState),
+      // Written as this version: a reopened turn's state may carry `completedCalls`.
+      sealedState: await sealJson(dependencies.sealer, 'run-state', runId, {
+        ...nextState,
+        schemaVersion: RUN_STATE_SCHEMA_VERSION,
+      }),
       expectStatus: ['running', 'waiting'],
       removeFields: ['pausedAt', 'expiresAt', 'pendingToolNames'],
     },

@@ -1,8 +1,11 @@
 import { type CardView, refuseUnreadableCards, viewCards } from '../approvals/card-reader.js';
-import { inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import { type InboxRouting, inboxRoutingOf, isCardRoutedTo } from '../approvals/card-routing.js';
+import type { InboxFilter, InboxOrder } from '../approvals/inbox-filter.js';
+import type { StoredCard } from '../approvals/stored-card.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
-import { requireGrant, type UserProfile } from '../identity.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
+import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
+import { isAdmin, requireGrant, type UserProfile } from '../identity.js';
+import type { InboxDependencies } from './run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;
@@ -30,11 +33,15 @@ export type InboxEntry = CardView | UnopenableCard;
  * other cards of the page render as always.
  */
 export async function listInbox(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
   viewer: UserProfile,
   options: {
     limit: number;
     cursor?: string;
+    /** @default 'newest' */
+    order?: InboxOrder;
+    /** Narrows the cards (GET /inbox's filters); matched before anything is unsealed. */
+    filter?: InboxFilter;
     /** @default INBOX_PAGE_MAX_BYTES */
     maxBytes?: number;
     /** The bytes one card takes on the surface that answers. @default its JSON, UTF-8 */
@@ -42,16 +49,25 @@ export async function listInbox(
   },
 ): Promise<{ cards: InboxEntry[]; cursor?: string }> {
   requireGrant(viewer, 'agent_approve');
+  // A delegate's inbox also holds the cards of those away who named them (one read per pointer).
+  const delegators = await activeDelegatorsOf(dependencies, viewer, dependencies.clock.now());
+  const routing = routingOf(viewer, delegators, options.filter);
+  // A group the viewer (or whom they act for) is not in routes them nothing: an empty inbox.
+  if (routing === undefined) return { cards: [] };
   const listed = await dependencies.runs.listWaitingCards({
     limit: options.limit,
-    routing: inboxRoutingOf(viewer),
+    routing,
+    ...(options.order === undefined ? {} : { order: options.order }),
+    ...(options.filter === undefined ? {} : { filter: options.filter }),
     ...(options.cursor === undefined ? {} : { cursor: options.cursor }),
   });
   // The index partitions already route; the card's own groups decide, failing closed.
-  const page = { ...listed, cards: listed.cards.filter((card) => isCardRoutedTo(card, viewer)) };
+  const reaches = (card: StoredCard) =>
+    isCardRoutedTo(card, viewer) || delegatorReaching(card, delegators) !== undefined;
+  const page = { ...listed, cards: listed.cards.filter(reaches) };
   // Items that did not even parse have no place in the order: their placeholders come last.
   const [readings, unreadable] = await Promise.all([
-    viewCards(dependencies, viewer, page.cards),
+    viewCards(dependencies, viewer, page.cards, delegators),
     refuseUnreadableCards(dependencies, page.unreadableRunIds ?? []),
   ]);
   const entries = readings.map(({ stored, reading }) => ({
@@ -62,9 +78,26 @@ export async function listInbox(
   const last = kept.at(-1);
   const cursor =
     kept.length < entries.length && last !== undefined
-      ? dependencies.runs.waitingCardCursor(last.stored)
+      ? dependencies.runs.waitingCardCursor(last.stored, options.order)
       : page.cursor;
   return { cards: [...kept.map(({ entry }) => entry), ...unreadable], ...(cursor ? { cursor } : {}) };
+}
+
+/**
+ * The viewer's routing (with the groups of those away who named them); none when the inbox is
+ * filtered by a group neither the viewer nor any of them is in.
+ */
+function routingOf(
+  viewer: UserProfile,
+  delegators: readonly UserProfile[],
+  filter: InboxFilter | undefined,
+): InboxRouting | undefined {
+  const group = filter?.group;
+  const reached = (user: UserProfile) => (user.groups ?? []).includes(group ?? '');
+  if (group === undefined || isAdmin(viewer) || [viewer, ...delegators].some(reached)) {
+    return inboxRoutingOf(viewer, delegators);
+  }
+  return undefined;
 }
 
 /** The leading entries whose sizes together stay within `maxBytes`; never fewer than one. */

@@ -16,9 +16,15 @@ export interface PrepareRunOutput {
    * For a run driven again while it waits (a re-drive): `await` re-enters the approval wait;
    * `execute` or `reject` carries out a decision already on record whose delivery was lost.
    */
-  next: 'model' | 'await' | 'execute' | 'reject';
+  next: 'model' | 'await' | 'execute' | 'reject' | 'answer';
   /** The run's owner (an identifier): a re-entered pause reads their current record with the run. */
   owner: string;
+  /**
+   * `external`: an agent that runs elsewhere submitted the turn. It waits on its card at once
+   * (`next: 'await'`), and once decided (`answer`: a decision already on record) the workflow
+   * records the answer instead of running or rejecting anything. Absent on a model run.
+   */
+  kind?: 'external';
 }
 
 /**
@@ -48,8 +54,11 @@ export async function prepareRun(
       { expectStatus: ['running', 'waiting'] },
     );
   }
+  const kind = record.kind === 'external' ? ({ kind: 'external' } as const) : {};
   if (record.status !== 'waiting') {
-    return { runId: input.runId, turn: record.turn, next: 'model', owner: record.owner };
+    // An external run has no model turn: its first step is the wait on its card.
+    const next = record.kind === 'external' ? 'await' : 'model';
+    return { runId: input.runId, turn: record.turn, next, owner: record.owner, ...kind };
   }
   // The claim is written before the token is used: a decision on record is the decision.
   const decision = await dependencies.runs.getDecision(input.runId, record.turn);
@@ -58,6 +67,13 @@ export async function prepareRun(
     await finishClaimedCancel(dependencies, decision);
     throw new CountersignError('conflict', 'The run was cancelled.');
   }
-  const next = decision === undefined ? 'await' : decision.decision === 'approve' ? 'execute' : 'reject';
-  return { runId: input.runId, turn: record.turn, next, owner: record.owner };
+  const next =
+    decision === undefined
+      ? 'await'
+      : record.kind === 'external'
+        ? 'answer'
+        : decision.decision === 'reject'
+          ? 'reject'
+          : 'execute';
+  return { runId: input.runId, turn: record.turn, next, owner: record.owner, ...kind };
 }

@@ -1,13 +1,14 @@
 import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
-import { TEXTS } from '../texts.js';
+import { refusedCallOutcome } from './call-outcomes.js';
 import { type StepInput, saveResults } from './execute-tools.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import type { RunDependencies } from './run-dependencies.js';
 
 /**
  * Tells the model its proposed calls were denied, and lets it take another turn. The
- * approver's reason reaches the model only when the configuration allows it.
+ * approver's reason (each call's own, for a per-call rejection) reaches the model only when the
+ * configuration allows it.
  */
 export async function recordRejection(
   dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger' | 'metrics'>,
@@ -20,13 +21,16 @@ export async function recordRejection(
   const state = await unsealRunState(dependencies, run);
   if (state.pendingCalls.length === 0) return input;
   const decision = await dependencies.runs.getDecision(input.runId, input.turn);
-  const reason =
-    run.record.policy.revealRejectionReason && decision?.reason ? ` Reason given: ${decision.reason}` : '';
+  // A per-call rejection gives each call its own reason.
+  const reasons = new Map((decision?.choices ?? []).map((choice) => [choice.index, choice.reason]));
   const results: ToolResultBlock[] = state.pendingCalls.map((call) => ({
     type: 'tool_result',
     callId: call.callId,
-    content: `${TEXTS.toolDenied(call.tool)}${reason}`,
-    isError: true,
+    ...refusedCallOutcome(
+      call.tool,
+      reasons.has(call.index) ? reasons.get(call.index) : decision?.reason,
+      run.record.policy.revealRejectionReason,
+    ),
   }));
   await saveResults(dependencies, run.record.status, input, state, results);
   dependencies.logger.info('rejection recorded', { runId: input.runId, turn: input.turn });

@@ -1,10 +1,15 @@
+import type { SlackUserMappings } from '../channels/slack-ports.js';
 import type { ConfigurationRepository } from '../configurations.js';
+import type { ExternalRunStore } from '../external-runs/external-run-store.js';
+import type { WebhookPoster, WebhookSecrets } from '../external-runs/webhook-delivery.js';
+import type { WebhookUrlPolicy } from '../external-runs/webhook-url.js';
 import type { ModelPrices } from '../generation/model-prices.js';
 import type { ModelProviderResolver } from '../model.js';
 import type { PageStore } from '../pages.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type {
   Clock,
+  EscalationTimers,
   Logger,
   Metrics,
   RunExecutions,
@@ -16,6 +21,7 @@ import type {
 import type { IdentityGroupGrants } from '../principal.js';
 import type { PrincipalQuotas } from '../quotas/principal-quotas.js';
 import type { QuotaStore } from '../quotas/quota-store.js';
+import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { SkillRepository } from '../skills/skill-record.js';
 import type { McpHostPolicy } from '../tools/mcp/mcp-host-policy.js';
 import type { McpServers } from '../tools/mcp/mcp-servers.js';
@@ -48,6 +54,11 @@ export interface RunSettings {
    */
   mcpHostPolicy?: McpHostPolicy;
   /**
+   * Where an external run's answer may be posted (docs/external-agents.md).
+   * @default - DEPLOYED_WEBHOOK_URL_POLICY: https, no loopback or link-local host
+   */
+  webhookUrlPolicy?: WebhookUrlPolicy;
+  /**
    * The team's model prices (the `modelPrices` prop), for the cost estimate each model call
    * records. @default - none: tokens are counted, no cost is estimated
    */
@@ -63,6 +74,8 @@ export interface RunDependencies {
   sealer: StateSealer;
   configurations: ConfigurationRepository;
   users: UserDirectory;
+  /** The admin's links of Slack users to users (docs/approvers.md, "Slack"). */
+  slackUsers: SlackUserMappings;
   pages: PageStore;
   /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
   skills?: SkillRepository;
@@ -71,14 +84,27 @@ export interface RunDependencies {
   mcp?: McpServers;
   /** The per-principal quota counters. Absent: no quota is enforced (unit tests that do not need them). */
   quotas?: QuotaStore;
+  /** Client keys and execution reports of external runs (docs/external-agents.md). */
+  externalRuns: ExternalRunStore;
+  /** The webhook signing secrets, per machine client. Absent: no webhook is sent. */
+  webhookSecrets?: WebhookSecrets;
+  /** Posts an external run's signed answer. Absent: no webhook is sent. */
+  webhookPoster?: WebhookPoster;
   models: ModelProviderResolver;
   executions: RunExecutions;
   notifier: RunNotifier;
+  /** The one-time timers of card escalations (EventBridge Scheduler deployed). */
+  escalations: EscalationTimers;
   clock: Clock;
   logger: Logger;
   metrics: Metrics;
   settings: RunSettings;
   newId: () => string;
+  /**
+   * Receipt chains (docs/receipts.md): the functions that record approvals, decisions, cancels
+   * and expiries append to them, and GET /runs/{id}/receipt reads them.
+   */
+  receipts: ReceiptDependencies;
 }
 
 /**
@@ -94,18 +120,26 @@ export type CardReaderDependencies = Pick<
   Partial<Pick<RunDependencies, 'settings'>>;
 
 /**
- * What a decision needs: the card reader, the settings its policy floor and expiry come from,
- * and the users (k-of-n re-checks each approver's current record when the K-th approval comes).
+ * What a surface that lists or opens cards for an approver reads (the inbox, a call's arguments):
+ * the card reader, and the records of the approvers away who named the viewer their delegate.
  */
-export type DecisionDependencies = CardReaderDependencies & Pick<RunDependencies, 'settings' | 'users'>;
+export type InboxDependencies = CardReaderDependencies & { users: Pick<UserDirectory, 'getUser'> };
+
+/**
+ * What a decision needs: the card reader, the settings its policy floor and expiry come from,
+ * the users (k-of-n re-checks each approver's current record when the K-th approval comes), and
+ * ids (the claim names the request that wrote it).
+ */
+export type DecisionDependencies = CardReaderDependencies &
+  Pick<RunDependencies, 'settings' | 'users' | 'newId'>;
 
 /**
  * What the steps that run a turn's tools for the run's acting user need (AwaitApproval builds
  * their previews, ExecuteTools runs them): the run, its user, the pages and the tools, with
- * the configuration and MCP client for the run's MCP tools.
+ * the configuration and MCP client for the run's MCP tools, and ids for each attempt.
  */
 export type ToolStepDependencies = Pick<
   RunDependencies,
-  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics'
+  'runs' | 'sealer' | 'users' | 'pages' | 'tools' | 'clock' | 'logger' | 'metrics' | 'newId'
 > &
   Partial<Pick<RunDependencies, 'configurations' | 'mcp'>>;

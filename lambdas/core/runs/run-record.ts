@@ -1,4 +1,5 @@
 import * as z from 'zod/mini';
+import { escalationLadderSchema } from '../approvals/escalation-ladder.js';
 import { refusingPrototypeKeys } from '../persisted-shape.js';
 import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
 
@@ -6,9 +7,19 @@ import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.
  * The run record's schema version. Records written before versions existed have none and read
  * as version 1; version 2 added the model usage, the recorded failure and the redrives, all
  * optional, so a version 1 record reads as a version 2 one without them (and a run started as
- * version 1 gains them as this version updates it). Fixtures: `test/fixtures/run-record/`.
+ * version 1 gains them as this version updates it); version 3 may say the run is `external` (an
+ * agent that runs elsewhere submitted its turn), and reads every earlier version as a model run;
+ * version 4 carries the configuration's escalation ladder in the run's policy
+ * (`policy.escalation`; earlier versions read without one). Fixtures: `test/fixtures/run-record/`.
  */
-export const RUN_RECORD_SCHEMA_VERSION = 2;
+export const RUN_RECORD_SCHEMA_VERSION = 4;
+
+/**
+ * What drives a run: a model loop in the state machine, or an agent that runs elsewhere and
+ * asks for approval of its own turn (docs/external-agents.md).
+ */
+export const RUN_KINDS = ['model', 'external'] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
 
 export const RUN_STATUSES = ['running', 'waiting', 'completed', 'failed', 'expired', 'cancelled'] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
@@ -46,8 +57,12 @@ export const runFailureSchema = z.object({
 export type RunFailure = z.infer<typeof runFailureSchema>;
 
 export const runRecordSchema = z.object({
-  schemaVersion: z.optional(z.union([z.literal(1), z.literal(RUN_RECORD_SCHEMA_VERSION)])),
+  schemaVersion: z.optional(
+    z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(RUN_RECORD_SCHEMA_VERSION)]),
+  ),
   runId: z.string(),
+  /** Version 3: absent on a model run (and on every earlier record). */
+  kind: z.optional(z.enum(RUN_KINDS)),
   owner: z.string(),
   label: z.string(),
   configurationId: z.string(),
@@ -79,6 +94,8 @@ export const runRecordSchema = z.object({
     decisionGate: z.optional(z.enum(DECISION_GATES)),
     /** Where the run's cards go (issue #16); absent: every approver, as before routing. */
     approverGroups: z.optional(z.array(z.string())),
+    /** Where an unanswered card goes next, and when (version 4); absent: it does not escalate. */
+    escalation: z.optional(escalationLadderSchema),
   }),
   /** Who cancelled the run (POST /runs/{id}/cancel), and why when they said. */
   cancelledBy: z.optional(z.string()),
@@ -95,6 +112,18 @@ export const runRecordSchema = z.object({
   ),
 });
 export type RunRecord = z.infer<typeof runRecordSchema>;
+
+/** A run in its owner's list ("my runs"): the record's plaintext fields a list shows. */
+export const runSummarySchema = z.pick(runRecordSchema, {
+  runId: true,
+  label: true,
+  status: true,
+  configurationId: true,
+  createdAt: true,
+  updatedAt: true,
+  endedAt: true,
+});
+export type RunSummary = z.infer<typeof runSummarySchema>;
 
 /** Reads a stored run record of any known version; a future one or a prototype key does not parse. */
 export const readableRunRecordSchema = refusingPrototypeKeys<RunRecord>(runRecordSchema);

@@ -1,10 +1,10 @@
 import * as z from 'zod/mini';
-import { renderPrompt } from '../configurations.js';
-import { CountersignError, describeErrorClass } from '../errors.js';
+import { type Configuration, renderPrompt, type Task } from '../configurations.js';
+import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import { MAXIMUM_RUN_INPUT_CHARACTERS } from '../limits.js';
 import type { Message } from '../model.js';
-import { applyPolicyFloor } from '../policy/policy-floor.js';
+import { applyPolicyFloor, type PolicyFloor } from '../policy/policy-floor.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
 import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
@@ -80,14 +80,6 @@ export async function startRun(
   }
   // Per-principal quotas after the access checks: a refused start costs no counter.
   await enforceRunStartQuotas(dependencies, principal, configuration);
-  const policy = applyPolicyFloor(
-    {
-      fourEyes: configuration.options.fourEyes,
-      requiredApprovals: configuration.options.requiredApprovals,
-      decisionGate: configuration.options.decisionGate,
-    },
-    dependencies.settings?.policyFloor,
-  );
 
   const runId = dependencies.newId();
   const now = dependencies.clock.now().toISOString();
@@ -109,33 +101,37 @@ export async function startRun(
     transcript: injection.value,
     pendingCalls: [],
     actingUser: principal,
+    request: request.input,
   };
-  const record: RunRecord = {
-    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
+  const record = newRunRecord({
     runId,
     owner: principal.userId,
     label: task?.label ?? configuration.label,
     configurationId: configuration.configurationId,
     ...(task ? { taskId: task.taskId } : {}),
-    status: 'running',
-    turn: 0,
-    executionCount: 1,
-    executionStartTurn: 0,
-    createdAt: now,
-    updatedAt: now,
-    policy: {
-      ...policy,
-      revealRejectionReason: configuration.options.revealRejectionReason,
-      // A task routes its cards on its own when it names groups; else its configuration does.
-      ...withApproverGroups(task?.approverGroups ?? configuration.approverGroups),
-    },
-  };
+    policy: describeRunPolicy(configuration, task, dependencies.settings?.policyFloor),
+    now,
+  });
   await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });
   await dependencies.runs.createRun(record, await sealJson(dependencies.sealer, 'run-state', runId, state));
+  await startExecutionOrFail(dependencies, runId);
+  dependencies.metrics.count('RunsStarted');
+  dependencies.logger.info('run started', { runId, configurationId: configuration.configurationId });
+  return { kind: 'started', runId, status: 'running' };
+}
+
+/**
+ * Starts a created run's execution (named after the run, so a repeated start is harmless). A
+ * run whose execution never started must not sit as "running" forever: it is marked failed.
+ */
+export async function startExecutionOrFail(
+  dependencies: Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger'>,
+  runId: string,
+): Promise<void> {
   try {
     await dependencies.executions.start({ runId, executionName: runId });
   } catch (error) {
-    // A run whose execution never started must not sit as "running" forever.
+    const now = dependencies.clock.now().toISOString();
     await dependencies.runs.updateRun(
       runId,
       { status: 'failed', failureReason: TEXTS.internalFailure, endedAt: now, updatedAt: now },
@@ -145,11 +141,65 @@ export async function startRun(
       runId,
       errorClass: describeErrorClass(error),
     });
+    // Step Functions throttled or failing: the client is told to start it again (503), not a 500.
+    if (isCountersignError(error, 'unavailable'))
+      throw new CountersignError('unavailable', TEXTS.runNotStarted, { cause: error });
     throw new CountersignError('internal', 'The run could not be started.', { cause: error });
   }
-  dependencies.metrics.count('RunsStarted');
-  dependencies.logger.info('run started', { runId, configurationId: configuration.configurationId });
-  return { kind: 'started', runId, status: 'running' };
+}
+
+/**
+ * The record of a run about to start, of any kind: running, at its first turn, in its first
+ * execution.
+ *
+ * @example
+ * const record = newRunRecord({ runId, owner, label, configurationId, policy, now });
+ */
+export function newRunRecord(
+  fields: Pick<RunRecord, 'runId' | 'owner' | 'label' | 'configurationId' | 'policy'> &
+    Partial<Pick<RunRecord, 'taskId' | 'kind'>> & { now: string },
+): RunRecord {
+  const { now, ...identity } = fields;
+  return {
+    schemaVersion: RUN_RECORD_SCHEMA_VERSION,
+    ...identity,
+    status: 'running',
+    turn: 0,
+    executionCount: 1,
+    executionStartTurn: 0,
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/**
+ * The approval policy a run keeps for its whole life: its configuration's, raised to the
+ * deployment's floor, where its cards go (a task routes them on its own when it names groups) and
+ * where an unanswered card goes next (the configuration's escalation ladder).
+ * Every kind of run takes it from here (a model run, an external one).
+ *
+ * @example
+ * const policy = describeRunPolicy(configuration, undefined, settings.policyFloor);
+ */
+export function describeRunPolicy(
+  configuration: Configuration,
+  task: Task | undefined,
+  floor: PolicyFloor | undefined,
+): RunRecord['policy'] {
+  const policy = applyPolicyFloor(
+    {
+      fourEyes: configuration.options.fourEyes,
+      requiredApprovals: configuration.options.requiredApprovals,
+      decisionGate: configuration.options.decisionGate,
+    },
+    floor,
+  );
+  return {
+    ...policy,
+    revealRejectionReason: configuration.options.revealRejectionReason,
+    ...withApproverGroups(task?.approverGroups ?? configuration.approverGroups),
+    ...(configuration.escalation === undefined ? {} : { escalation: configuration.escalation }),
+  };
 }
 
 function withApproverGroups(groups: readonly string[] | undefined): { approverGroups?: string[] } {

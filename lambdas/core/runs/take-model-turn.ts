@@ -2,6 +2,7 @@ import { classifyCall, needsHumanApproval } from '../approvals/needs-human-appro
 import type { RunStateCall } from '../approvals/pending-call.js';
 import { CountersignError } from '../errors.js';
 import { callModel } from '../generation/call-model.js';
+import { nestsDeeperThan } from '../json-depth.js';
 import type { ModelReply, ToolCallBlock } from '../model.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
@@ -226,15 +227,4 @@ function routeFor(state: RunState, runTools: RunTools): ModelTurnRoute {
     needsHumanApproval(classifyCall(call, runTools.confirmedTool(call.tool))),
   );
   return waitsForHuman ? 'approval' : 'tools';
-}
-
-/** Whether a JSON value nests deeper than `limit`; walked with a stack of its own, so any depth is measured. */
-function nestsDeeperThan(value: unknown, limit: number): boolean {
-  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
-  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
-    if (typeof next.value !== 'object' || next.value === null) continue;
-    if (next.depth >= limit) return true;
-    for (const member of Object.values(next.value)) pending.push({ value: member, depth: next.depth + 1 });
-  }
-  return false;
 }

@@ -1,18 +1,29 @@
 import { type CardView, viewWaitingCard } from '../approvals/card-reader.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
-import { isAdmin, type UserProfile } from '../identity.js';
+import { hasGrant, type UserProfile } from '../identity.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import type { CardReaderDependencies } from './run-dependencies.js';
+import { type RunReader, readerOfRun } from './run-readers.js';
 import type { RunFailure, RunRecord } from './run-record.js';
 
-/** GET /runs/{id}: what the run's owner (or an admin) sees; while it waits, the part of its card view below. */
+/** GET /runs/{id}: what the run's readers see; while it waits, the part of its card view below. */
 export interface RunView
   extends RunStatusView,
     Partial<
-      Pick<CardView, 'pausedAt' | 'expiresAt' | 'digest' | 'pendingTools' | 'approvals' | 'approveRefusal'>
+      Pick<
+        CardView,
+        | 'pausedAt'
+        | 'expiresAt'
+        | 'digest'
+        | 'pendingTools'
+        | 'approvals'
+        | 'approveRefusal'
+        | 'approverGroups'
+        | 'context'
+      >
     > {
   runId: string;
   owner: string;
@@ -34,8 +45,11 @@ export interface RunView
 }
 
 /**
- * A run as its owner or an admin sees it. Anyone else gets the same 404 as for a run that
- * does not exist, so run ids cannot be probed.
+ * A run as its owner, an admin or an approver its card was routed to sees it (a decider opens
+ * the run they decided; run-readers.ts). Anyone else gets the same 404 as for a run that does
+ * not exist, so run ids cannot be probed. The final answer, the usage and a failure are the
+ * owner's (and admins'): an approver reads what they were asked to decide, not what the run
+ * found or cost.
  */
 export async function viewRun(
   dependencies: CardReaderDependencies,
@@ -43,9 +57,8 @@ export async function viewRun(
   runId: string,
 ): Promise<RunView> {
   const run = await readRun(dependencies, runId);
-  if (!run || (run.record.owner !== viewer.userId && !isAdmin(viewer))) {
-    throw new CountersignError('not-found', TEXTS.runNotFound);
-  }
+  const reader = run && (await readerOf(dependencies, viewer, run.record));
+  if (!run || reader === undefined) throw new CountersignError('not-found', TEXTS.runNotFound);
   const { record, sealedState } = run;
   const state =
     sealedState === undefined
@@ -57,7 +70,8 @@ export async function viewRun(
     label: record.label,
     createdAt: record.createdAt,
     ...describeRunStatus(record),
-    ...describeRunSpendAndRecovery(record),
+    // Spend and recovery are the owner's and operators' to act on (an approver cannot redrive).
+    ...(reader === 'approver' ? {} : describeRunSpendAndRecovery(record)),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -68,7 +82,7 @@ export async function viewRun(
                 count + message.content.filter((block) => block.type === 'tool_call').length,
               0,
             ),
-            ...(record.status === 'completed' && state.finalText !== undefined
+            ...(record.status === 'completed' && state.finalText !== undefined && reader !== 'approver'
               ? { finalAnswer: state.finalText }
               : {}),
           },
@@ -83,7 +97,8 @@ export async function viewRun(
       unopenableCard: reading.placeholder,
     };
   }
-  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal } = reading.view;
+  const { pausedAt, expiresAt, digest, pendingTools, approvals, approveRefusal, approverGroups, context } =
+    reading.view;
   return {
     ...view,
     pausedAt,
@@ -92,7 +107,27 @@ export async function viewRun(
     pendingTools,
     ...(approvals ? { approvals } : {}),
     ...(approveRefusal ? { approveRefusal } : {}),
+    ...(approverGroups ? { approverGroups } : {}),
+    ...(context ? { context } : {}),
   };
+}
+
+/**
+ * Who reads the run. The card (its routing) is read only for an approver who is neither owner nor
+ * admin, and only its plaintext: a card whose item does not parse routes to nobody.
+ */
+async function readerOf(
+  dependencies: CardReaderDependencies,
+  viewer: UserProfile,
+  record: RunRecord,
+): Promise<RunReader | undefined> {
+  const reader = readerOfRun(viewer, record, undefined);
+  if (reader !== undefined || !hasGrant(viewer, 'agent_approve')) return reader;
+  const card = await dependencies.runs.getCard(record.runId).catch((error: unknown) => {
+    if (isCountersignError(error, 'sealed-state-rejected')) return undefined;
+    throw error;
+  });
+  return readerOfRun(viewer, record, card);
 }
 
 /** The run's model usage, and where it failed and how often it was redriven (what an operator acts on). */

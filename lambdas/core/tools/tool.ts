@@ -1,4 +1,5 @@
 import type * as zc from 'zod/v4/core';
+import { createExternalToolStandIn } from '../external-runs/external-tools.js';
 import type { UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 
@@ -9,6 +10,12 @@ export type ToolEffect = 'read' | 'write';
 export interface ToolOutcome {
   content: string;
   isError: boolean;
+  /**
+   * The write was refused because its record no longer matches `context.precondition` (a
+   * conditional write lost its condition): nothing was applied, and the run asks again on a
+   * fresh card instead of telling the model. Only for a tool with `readPrecondition`.
+   */
+  recordChanged?: boolean;
 }
 
 /**
@@ -22,9 +29,21 @@ export interface ToolContext {
   /**
    * At execution, for a tool with `readPrecondition`: the target's version sealed with the card
    * the approver saw. The loop has compared it before the call; a tool whose store can write
-   * conditionally should compare it in the write itself, and refuse the write when it differs.
+   * conditionally compares it in the write itself, and answers `recordChanged` when it differs.
    */
   precondition?: string;
+}
+
+/**
+ * What `execute` gets: the tool context and the call's idempotency key.
+ *
+ * `idempotencyKey` names this call of this run and turn (`<runId>/<turn>/<call index>`, at most
+ * 200 characters, opaque): the same for every attempt to run the call, different for any other
+ * call. A tool whose backend can refuse a key it already applied (a conditional write, an
+ * idempotency header) passes it on and sets `idempotent: true`.
+ */
+export interface ToolExecutionContext extends ToolContext {
+  idempotencyKey: string;
 }
 
 /**
@@ -60,10 +79,52 @@ export interface Tool<Arguments = unknown> {
   readonly effect: ToolEffect;
   /** Ask a human even for a read. Ignored for writes, which always ask. @default false */
   readonly requiresApproval?: boolean;
-  execute(args: Arguments, context: ToolContext): Promise<ToolOutcome>;
-  preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[]>;
+  /**
+   * An approver may edit a call's arguments before approving it (docs/approvers.md, "Approve with
+   * edits"): the edit is checked against `input`, re-previewed and approved as a new proposal.
+   * Leave it off for a tool whose arguments a person should not rewrite. @default false
+   */
+  readonly editable?: boolean;
+  /**
+   * Tools whose calls in the same turn must get the same decision as this tool's calls: all
+   * approved or all rejected, never some of each (a per-call decision that splits them is a 400).
+   * Name this tool itself to tie its own calls of a turn together. @default - decided one by one
+   */
+  readonly decidedWith?: readonly string[];
+  /**
+   * Running the call twice with the same `context.idempotencyKey` applies it once (the tool's
+   * backend refuses a key it already applied). An approved call whose earlier attempt started
+   * and never reported back is then run again with its key; without it, the call is not run
+   * again and its result says its outcome is unknown (at most once). @default false
+   */
+  readonly idempotent?: boolean;
+  /**
+   * Runs the call. Throw `TransientToolError` when it failed for now and applied nothing (or the
+   * tool is `idempotent`): the workflow runs it again with backoff, a few times, before the call
+   * ends "not applied". Any other throw is a permanent failure, recorded as it is.
+   */
+  execute(args: Arguments, context: ToolExecutionContext): Promise<ToolOutcome>;
+  /** The preview's lines; or the lines and its text changes, which the card shows as a word-level diff. */
+  preview?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string[] | WritePreview>;
   mayViewerReadPreview?(args: Arguments, viewer: UserProfile, context: ToolContext): Promise<boolean>;
   readPrecondition?(args: Arguments, actingUser: UserProfile, context: ToolContext): Promise<string>;
+}
+
+/**
+ * A preview with the whole text of what changes: each field's value now and as the write would
+ * set it. Its lines still say what changes (bounded, 120-character excerpts); the card draws a
+ * word-level diff of the changes, so a long text shows where it changes (bounded too).
+ */
+export interface WritePreview {
+  lines: string[];
+  changes?: PreviewTextChange[];
+}
+
+/** One field of a record: its text now (`before`) and as the write would set it (`after`). */
+export interface PreviewTextChange {
+  field: string;
+  before: string;
+  after: string;
 }
 
 /** Identity function that keeps the argument type of a tool definition. */
@@ -108,8 +169,12 @@ export class ToolRegistry {
     this.tools.set(tool.name, tool);
   }
 
+  /**
+   * The tool of a name: registered here, else an external run's tool (`<configuration>/<tool>`,
+   * which no registered name can be), else the fallback's answer.
+   */
   public get(name: string): Tool | undefined {
-    return this.tools.get(name) ?? this.fallback?.(name);
+    return this.tools.get(name) ?? createExternalToolStandIn(name) ?? this.fallback?.(name);
   }
 
   /** Whether the name is registered here (a fallback's answer does not count). */

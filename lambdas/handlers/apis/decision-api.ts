@@ -1,10 +1,15 @@
-import type { DecisionDependencies } from '../../core/runs/run-dependencies.js';
+import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { DecisionDependencies, RunDependencies } from '../../core/runs/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createDecisionRoutes } from '../routes/decision-routes.js';
 
-/** The `decision` API Lambda: POST /runs/{id}/decision, the only route that resumes a run. */
+/**
+ * The `decision` API Lambda: POST /runs/{id}/decision, the only route that resumes a run, and the
+ * only function that signs receipt entries (each approval and decision it records).
+ */
 export function createDecisionApi(
-  dependencies: DecisionDependencies & HttpApiDependencies,
+  dependencies: DecisionDependencies & Pick<RunDependencies, 'receipts'> & HttpApiDependencies,
 ): HttpLambdaHandler {
-  return createHttpApi('api-decision', createDecisionRoutes(dependencies), dependencies);
+  const recording = withReceiptRecording(dependencies, 'sign');
+  return createHttpApi('api-decision', createDecisionRoutes(recording), recording);
 }

@@ -1,9 +1,17 @@
+import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createRunsRoutes } from '../routes/runs-routes.js';
 
-/** The `runs` API Lambda: POST /runs, GET /runs/{id} and POST /runs/{id}/cancel. */
+/**
+ * The `runs` API Lambda: POST /runs, GET /runs/{id}, POST /runs/{id}/cancel (a cancel appends to
+ * the run's receipt chain, unsigned) and GET /runs/{id}/receipt.
+ */
 export function createRunsApi(
-  dependencies: Parameters<typeof createRunsRoutes>[0] & HttpApiDependencies,
+  dependencies: Parameters<typeof createRunsRoutes>[0] &
+    Pick<RunDependencies, 'receipts' | 'settings'> &
+    HttpApiDependencies,
 ): HttpLambdaHandler {
-  return createHttpApi('api-runs', createRunsRoutes(dependencies), dependencies);
+  const recording = withReceiptRecording(dependencies, 'append');
+  return createHttpApi('api-runs', createRunsRoutes(recording), recording);
 }

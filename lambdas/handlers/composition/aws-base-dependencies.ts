@@ -1,10 +1,12 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import type { BlobStore } from '../../adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../adapters/dynamo/configuration-repository.js';
 import { DynamoQuotaStore } from '../../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../../adapters/dynamo/page-store.js';
 import { type DynamoRepositoryProps, DynamoRunRepository } from '../../adapters/dynamo/run-repository.js';
+import { DynamoSlackUserDirectory } from '../../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../../adapters/embedded-metrics.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
@@ -20,6 +22,7 @@ export type AwsBaseDependencies = Pick<
   | 'runs'
   | 'configurations'
   | 'users'
+  | 'slackUsers'
   | 'pages'
   | 'skills'
   | 'quotas'
@@ -64,7 +67,8 @@ export function awsRunStoreOptions(): DynamoRepositoryProps {
 
 function buildBaseDependencies(): NonNullable<typeof base> {
   const environment = lambdaEnvironment();
-  const documentClient = DynamoDBDocumentClient.from(new DynamoDBClient({}), {
+  // A throttled or failing table reaches the core as `unavailable` once the SDK's retries are spent.
+  const documentClient = DynamoDBDocumentClient.from(surfaceTransientFaults(new DynamoDBClient({})), {
     marshallOptions: { removeUndefinedValues: true },
   });
   const tableName = environment.COUNTERSIGN_TABLE_NAME;
@@ -89,6 +93,7 @@ function buildBaseDependencies(): NonNullable<typeof base> {
     runs: meterRunRepository(new DynamoRunRepository(runStoreOptions), metrics),
     configurations: new DynamoConfigurationRepository({ client: documentClient, tableName, logger }),
     users: new DynamoUserDirectory({ client: documentClient, tableName }),
+    slackUsers: new DynamoSlackUserDirectory({ client: documentClient, tableName }),
     pages: new DynamoPageStore({ client: documentClient, tableName }),
     skills: new DynamoSkillRepository({ client: documentClient, tableName }),
     quotas: new DynamoQuotaStore({ client: documentClient, tableName }),
@@ -121,7 +126,7 @@ function createOnDemandS3BlobStore(bucketName: string, kmsKeyId: string): BlobSt
   const load = (): Promise<BlobStore> => {
     store ??= Promise.all([import('@aws-sdk/client-s3'), import('../../adapters/blob-store.js')]).then(
       ([{ S3Client }, { S3BlobStore }]) =>
-        new S3BlobStore({ client: new S3Client({}), bucketName, kmsKeyId }),
+        new S3BlobStore({ client: surfaceTransientFaults(new S3Client({})), bucketName, kmsKeyId }),
     );
     return store;
   };

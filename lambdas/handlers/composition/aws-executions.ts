@@ -1,4 +1,5 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
+import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import { StepFunctionsRunExecutions } from '../../adapters/step-functions-run-executions.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
@@ -9,7 +10,7 @@ let executions: RunDependencies['executions'] | undefined;
 export function awsExecutions(): RunDependencies['executions'] {
   const stateMachineArn = lambdaEnvironment().COUNTERSIGN_STATE_MACHINE_ARN;
   executions ??= new StepFunctionsRunExecutions({
-    client: new SFNClient({}),
+    client: surfaceTransientFaults(new SFNClient({})),
     ...(stateMachineArn ? { stateMachineArn } : {}),
   });
   return executions;

@@ -1,7 +1,9 @@
+import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
 import { DynamoRunAndUserRepository } from '../../adapters/dynamo/run-and-user-repository.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { awsBaseDependencies, awsRunStoreOptions } from './aws-base-dependencies.js';
+import { awsNotifier } from './aws-notifier.js';
 
 let pausingRuns: RunDependencies['runs'] | undefined;
 
@@ -14,9 +16,10 @@ let pausingRuns: RunDependencies['runs'] | undefined;
  * const step = createAwaitApprovalStep({ ...awsBaseDependencies(), runs: awsPausingRuns(), ... });
  */
 export function awsPausingRuns(): RunDependencies['runs'] {
-  pausingRuns ??= meterRunRepository(
-    new DynamoRunAndUserRepository(awsRunStoreOptions()),
-    awsBaseDependencies().metrics,
+  const { clock, logger, metrics } = awsBaseDependencies();
+  pausingRuns ??= announceClosedCards(
+    meterRunRepository(new DynamoRunAndUserRepository(awsRunStoreOptions()), metrics),
+    { notifier: awsNotifier(), clock, logger, metrics },
   );
   return pausingRuns;
 }

@@ -5,7 +5,7 @@ import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
-import type { RouteFunction } from '../../contract/routes.js';
+import type { RouteAuth, RouteFunction } from '../../contract/routes.js';
 import { type OperationOf, routesOfFunction, type ServedRoute } from '../../contract/served-routes.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
@@ -13,6 +13,7 @@ import type { Logger, UserDirectory } from '../../core/ports.js';
 import type { PrincipalSource } from '../../core/principal.js';
 import type { RunSettings } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
+import { answerConditionally } from './conditional-response.js';
 import type { HttpApiEvent } from './http-api-event.js';
 import { errorBody, JSON_HEADERS } from './http-errors.js';
 import {
@@ -25,6 +26,9 @@ import {
 } from './http-middlewares.js';
 
 export { MAX_BODY_BYTES } from './http-middlewares.js';
+
+/** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
+export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
 
 export interface HttpRequest<Body = unknown, Query = Record<string, string | undefined>> {
   principal: UserProfile;
@@ -41,7 +45,9 @@ export interface HttpRequest<Body = unknown, Query = Record<string, string | und
 
 export type HttpResponse =
   | { statusCode: number; json: unknown }
-  | { statusCode: number; html: string; headers?: Record<string, string> };
+  | { statusCode: number; html: string; headers?: Record<string, string> }
+  /** A script module the page loads (its sign-in library). */
+  | { statusCode: number; script: string; headers?: Record<string, string> };
 
 /** One operation of the manifest: the schemas its input must satisfy, and what it answers. */
 export interface RouteImplementation<Body = unknown, Query = Record<string, string | undefined>> {
@@ -51,6 +57,8 @@ export interface RouteImplementation<Body = unknown, Query = Record<string, stri
   readonly query?: zc.$ZodType<Query>;
   /** The media types it answers, the default first (`Accept` picks among them). */
   readonly mediaTypes?: readonly [string, ...string[]];
+  /** A 200 carries an ETag of its body; `If-None-Match` naming it gets 304 (the operation's `conditional`). */
+  readonly conditional?: boolean;
   handle(request: HttpRequest<Body, Query>): Promise<HttpResponse>;
 }
 
@@ -97,6 +105,10 @@ export function createHttpApi<Function extends RouteFunction>(
   options: { readonly authorize?: (principal: UserProfile) => void } = {},
 ): HttpLambdaHandler {
   const routes = routesOfFunction(name).map((route) => {
+    if (route.auth === 'slack-signature') {
+      // Such a route authenticates its request itself, before reading it: never through this router.
+      throw new CountersignError('configuration', `${route.operationId} has its own handler, not ${name}.`);
+    }
     const implementation = (implementations as Record<string, AnyRouteImplementation | undefined>)[
       route.operationId
     ];
@@ -124,7 +136,7 @@ export function createHttpApi<Function extends RouteFunction>(
 }
 
 function createRouteHandler(
-  route: ServedRoute,
+  route: ServedRoute & { auth: Exclude<RouteAuth, 'slack-signature'> },
   implementation: AnyRouteImplementation,
   dependencies: HttpApiDependencies,
   authorize: ((principal: UserProfile) => void) | undefined,
@@ -141,7 +153,10 @@ function createRouteHandler(
       body: context.input?.body,
       mediaType: context.preferredMediaType ?? implementation.mediaTypes?.[0] ?? 'application/json',
     });
-    return toResult(response);
+    const result = toResult(response);
+    return implementation.conditional
+      ? answerConditionally(result, event.headers?.['if-none-match'])
+      : result;
   };
   const handler = middy<HttpApiEvent, APIGatewayProxyStructuredResultV2, Error, RouteContext>(serve).use(
     resolvePrincipal({
@@ -150,7 +165,7 @@ function createRouteHandler(
       ...(dependencies.settings?.identityGroupGrants
         ? { groupGrants: dependencies.settings.identityGroupGrants }
         : {}),
-      ...(authorize && route.auth === 'jwt' ? { authorize } : {}),
+      ...(authorize && route.auth !== 'none' ? { authorize } : {}),
     }),
   );
   if (implementation.mediaTypes && implementation.mediaTypes.length > 1) {
@@ -181,6 +196,17 @@ function describeHttpInvocation(event: HttpApiEvent): InvocationFields {
 }
 
 function toResult(response: HttpResponse): APIGatewayProxyStructuredResultV2 {
+  if ('script' in response) {
+    return {
+      statusCode: response.statusCode,
+      headers: {
+        'content-type': 'text/javascript; charset=utf-8',
+        'x-content-type-options': 'nosniff',
+        ...response.headers,
+      },
+      body: response.script,
+    };
+  }
   if ('json' in response) {
     return {
       statusCode: response.statusCode,

@@ -3,6 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import type { RouteAuth } from '../../contract/routes.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
@@ -67,7 +68,7 @@ export function jsonBody(maxBytes = MAX_BODY_BYTES): Middleware {
  * refuses a principal before the body is even validated (the admin API's grant).
  */
 export function resolvePrincipal(options: {
-  readonly auth: 'jwt' | 'none';
+  readonly auth: RouteAuth;
   readonly users: Pick<UserDirectory, 'getUser'>;
   readonly groupGrants?: IdentityGroupGrants;
   readonly authorize?: (principal: UserProfile) => void;
@@ -156,7 +157,7 @@ export function exposeErrors(logger: Logger): Middleware {
       request.error = Object.assign(new Error(String(response.body)), {
         statusCode,
         expose: true,
-        // JSON_HEADERS, and `retry-after` when a quota says when to come back.
+        // JSON_HEADERS, and `retry-after` when a quota or a transient fault says when to come back.
         headers: { ...JSON_HEADERS, ...(response.headers as Record<string, string>) },
       });
     },

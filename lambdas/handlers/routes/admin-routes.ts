@@ -1,10 +1,16 @@
 import type * as zc from 'zod/v4/core';
 import { ADMIN_COLLECTION_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
+import {
+  approverAnalyticsQuerySchema,
+  readApproverAnalytics,
+} from '../../core/analytics/read-approver-analytics.js';
+import { slackUserMappingSchema } from '../../core/channels/slack-ports.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
-import { isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
+import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } from '../../core/identity.js';
 import { pageSchema } from '../../core/pages.js';
 import type { PageRequest } from '../../core/ports.js';
+import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
@@ -19,15 +25,15 @@ import {
 /** What the admin routes read and write: no sealer, no model (the admin Lambda bundles neither). */
 export type AdminDependencies = Pick<
   RunDependencies,
-  'configurations' | 'users' | 'pages' | 'runs' | 'settings'
-> &
-  SkillsRouteDependencies;
+  'configurations' | 'users' | 'slackUsers' | 'pages' | 'runs' | 'settings' | 'clock'
+> & { receipts: Pick<ReceiptDependencies, 'responses'> } & SkillsRouteDependencies;
 
 const adminCollections = {
   configurations: { schema: configurationSchema, idField: 'configurationId' },
   tasks: { schema: taskSchema, idField: 'taskId' },
   users: { schema: userProfileSchema, idField: 'userId' },
   pages: { schema: pageSchema, idField: 'pageId' },
+  'slack-users': { schema: slackUserMappingSchema, idField: 'slackUserId' },
 } as const;
 
 type AdminCollection = keyof typeof adminCollections;
@@ -51,6 +57,7 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
   const tasks = createCollectionRoutes(dependencies, 'tasks');
   const users = createCollectionRoutes(dependencies, 'users');
   const pages = createCollectionRoutes(dependencies, 'pages');
+  const slackUsers = createCollectionRoutes(dependencies, 'slack-users');
   return {
     listConfigurations: configurations.list,
     getConfiguration: configurations.get,
@@ -67,7 +74,22 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
     listPages: pages.list,
     getPage: pages.get,
     putPage: pages.put,
+    listSlackUsers: slackUsers.list,
+    getSlackUser: slackUsers.get,
+    putSlackUser: slackUsers.put,
+    deleteSlackUser: createDeleteRoute(dependencies, 'slack-users'),
     ...createSkillsRoutes(dependencies),
+    getApproverAnalytics: defineRoute({
+      query: approverAnalyticsQuerySchema,
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await readApproverAnalytics(
+          { responses: dependencies.receipts.responses, clock: dependencies.clock },
+          request.principal,
+          request.query,
+        ),
+      }),
+    }),
   };
 }
 
@@ -116,17 +138,22 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
 }
 
 /** DELETE of a record the manifest lets an admin delete (pages have no delete). */
-function createDeleteRoute(dependencies: AdminDependencies, name: 'configurations' | 'tasks' | 'users') {
+function createDeleteRoute(
+  dependencies: AdminDependencies,
+  name: 'configurations' | 'tasks' | 'users' | 'slack-users',
+) {
   return defineRoute({
     handle: async (request) => {
       const id = adminIdOf(request, name);
-      if (name !== 'users') await refuseWhileRunsWait(dependencies, name, id);
+      if (name === 'configurations' || name === 'tasks') await refuseWhileRunsWait(dependencies, name, id);
       const deleted =
         name === 'users'
           ? await dependencies.users.deleteUser(id)
-          : name === 'configurations'
-            ? await dependencies.configurations.deleteConfiguration(id)
-            : await dependencies.configurations.deleteTask(id);
+          : name === 'slack-users'
+            ? await dependencies.slackUsers.deleteSlackUser(id)
+            : name === 'configurations'
+              ? await dependencies.configurations.deleteConfiguration(id)
+              : await dependencies.configurations.deleteTask(id);
       if (!deleted) throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
       return { statusCode: 200, json: { deleted: id } };
     },
@@ -194,7 +221,7 @@ interface AdminStore {
 }
 
 function adminStoreOf(
-  { configurations, users, pages }: AdminDependencies,
+  { configurations, users, slackUsers, pages }: AdminDependencies,
   name: AdminCollection,
 ): AdminStore {
   switch (name) {
@@ -214,7 +241,7 @@ function adminStoreOf(
       return {
         get: (id) => users.getUser(id),
         list: (query) => users.listUsersPage(query),
-        put: (item) => users.putUser(userProfileSchema.parse(item)),
+        put: (item) => users.putUser(userProfileSchema.parse(adminUserProfileSchema.parse(item))),
       };
     case 'pages':
       return {
@@ -224,6 +251,12 @@ function adminStoreOf(
           return { items, ...(cursor === undefined ? {} : { cursor }) };
         },
         put: (item) => pages.putPage(pageSchema.parse(item)),
+      };
+    case 'slack-users':
+      return {
+        get: (id) => slackUsers.getSlackUser(id),
+        list: (query) => slackUsers.listSlackUsersPage(query),
+        put: (item) => slackUsers.putSlackUser(slackUserMappingSchema.parse(item)),
       };
   }
 }

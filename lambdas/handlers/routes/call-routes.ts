@@ -1,11 +1,10 @@
 import { CALL_INDEX_PATTERN } from '../../contract/common-schemas.js';
 import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
+import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
-import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';
-import { JSON_OR_HTML } from './inbox-routes.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
@@ -13,7 +12,7 @@ import { runIdOf } from './request-parsing.js';
  * JSON, or for the inbox page (`Accept: text/html`) as the escaped block that replaces the excerpt.
  */
 export function createCallRoutes(
-  dependencies: CardReaderDependencies,
+  dependencies: InboxDependencies,
 ): Pick<RouteImplementations<'api-inbox'>, 'getCall'> {
   return {
     getCall: defineRoute({

@@ -1,39 +1,79 @@
+import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
-import { INBOX_PAGE_CSP, renderCard, renderInboxCards, renderInboxPage } from '../http/inbox-page.js';
+import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
+import { defineRoute, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
+import { renderCard, renderInboxCards } from '../http/inbox-page.js';
+import { renderInboxPage } from '../http/inbox-page-shell.js';
+import { readSignInLibrary } from '../http/sign-in-library.js';
 
 const encoder = new TextEncoder();
 
-/** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
-export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
+/** How the page signs approvers in (COUNTERSIGN_INBOX_SIGN_IN deployed; the local provider in `npm start`). */
+export interface InboxPageDependencies {
+  readonly page: { readonly signIn?: InboxSignIn };
+}
 
-/** GET /inbox (JSON, or the cards as escaped HTML for the page) and GET / (the page shell). */
+/**
+ * GET /inbox (JSON, or the cards as escaped HTML for the page; conditional, for the page's live
+ * list), GET / and GET /inbox/runs/{id} (the page shell) and the page's sign-in library.
+ */
 export function createInboxRoutes(
-  dependencies: CardReaderDependencies,
-): Pick<RouteImplementations<'api-inbox'>, 'listInbox' | 'getInboxPage'> {
+  dependencies: InboxDependencies & InboxPageDependencies,
+): Pick<
+  RouteImplementations<'api-inbox'>,
+  'listInbox' | 'getInboxPage' | 'getCardPage' | 'getSignInLibrary'
+> {
+  const servePage = defineRoute({
+    handle: async () => {
+      const { integrity } = await readSignInLibrary();
+      const page = renderInboxPage({
+        ...(dependencies.page.signIn ? { signIn: dependencies.page.signIn } : {}),
+        libraryIntegrity: integrity,
+      });
+      return {
+        statusCode: 200,
+        html: page.html,
+        headers: { 'content-security-policy': page.securityPolicy },
+      };
+    },
+  });
   return {
     listInbox: defineRoute({
       query: inboxQuerySchema,
       mediaTypes: JSON_OR_HTML,
+      conditional: true,
       handle: async (request) => {
         const html = request.mediaType === 'text/html';
         const now = dependencies.clock.now();
+        const { limit, cursor, sort, configuration, tool, owner, group } = request.query;
         // The page's byte bound is measured on what this answer carries: the cards' HTML or JSON.
         const page = await listInbox(dependencies, request.principal, {
-          ...request.query,
+          limit,
+          ...(cursor === undefined ? {} : { cursor }),
+          order: sort,
+          filter: {
+            ...(configuration === undefined ? {} : { configurationId: configuration }),
+            ...(tool === undefined ? {} : { tool }),
+            ...(owner === undefined ? {} : { owner }),
+            ...(group === undefined ? {} : { group }),
+          },
           ...(html ? { measureCard: (card) => encoder.encode(renderCard(card, now)).byteLength } : {}),
         });
         if (html) return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, now) };
         return { statusCode: 200, json: page };
       },
     }),
-    getInboxPage: defineRoute({
+    getInboxPage: servePage,
+    // The same shell: its script reads the run id from the address once the viewer signed in.
+    getCardPage: servePage,
+    getSignInLibrary: defineRoute({
+      conditional: true,
       handle: async () => ({
         statusCode: 200,
-        html: renderInboxPage(),
-        headers: { 'content-security-policy': INBOX_PAGE_CSP },
+        script: (await readSignInLibrary()).source,
+        // Revalidated each load (a 304 while unchanged): the page's integrity names one version.
+        headers: { 'cache-control': 'no-cache' },
       }),
     }),
   };

@@ -1,16 +1,29 @@
+import type * as z from 'zod/mini';
+import { historyQuerySchema } from '../../contract/run-schemas.js';
+import { type ReceiptReadingDependencies, readRunReceipt } from '../../core/receipts/read-run-receipt.js';
+import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
+import { auditRun } from '../../core/runs/audit-run.js';
 import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
+import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
 import { redriveRun } from '../../core/runs/redrive-run.js';
 import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
+import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
+import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { runIdOf } from './request-parsing.js';
 
-/** POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive: the run owner's routes. */
+/**
+ * POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive, GET /runs/{id}/receipt (the
+ * run's routes), its audit, and the signed-in user's history. The reads answer JSON, or escaped
+ * HTML for the inbox page.
+ */
 export function createRunsRoutes(
   dependencies: Parameters<typeof startRun>[0] &
     Parameters<typeof viewRun>[0] &
     Parameters<typeof cancelRun>[0] &
-    Parameters<typeof redriveRun>[0],
+    Parameters<typeof redriveRun>[0] &
+    Omit<ReceiptReadingDependencies, 'chain'> & { receipts: Pick<ReceiptDependencies, 'chain'> },
 ): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
@@ -26,9 +39,23 @@ export function createRunsRoutes(
       },
     }),
     getRun: defineRoute({
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const view = await viewRun(dependencies, request.principal, runIdOf(request));
+        if (request.mediaType === 'text/html') {
+          return { statusCode: 200, html: renderRunView(view, dependencies.clock.now()) };
+        }
+        return { statusCode: 200, json: view };
+      },
+    }),
+    getRunReceipt: defineRoute({
       handle: async (request) => ({
         statusCode: 200,
-        json: await viewRun(dependencies, request.principal, runIdOf(request)),
+        json: await readRunReceipt(
+          { runs: dependencies.runs, chain: dependencies.receipts.chain },
+          request.principal,
+          runIdOf(request),
+        ),
       }),
     }),
     cancelRun: defineRoute({
@@ -45,6 +72,22 @@ export function createRunsRoutes(
         return { statusCode: 200, json: outcome };
       },
     }),
+    getRunAudit: defineRoute({
+      mediaTypes: JSON_OR_HTML,
+      handle: async (request) => {
+        const audit = await auditRun(dependencies, request.principal, runIdOf(request));
+        if (request.mediaType === 'text/html') return { statusCode: 200, html: renderRunAudit(audit) };
+        return { statusCode: 200, json: audit };
+      },
+    }),
+    listMyDecisions: historyRoute(
+      (request) => listMyDecisions(dependencies, request.principal, request.query),
+      renderDecisionHistory,
+    ),
+    listMyRuns: historyRoute(
+      (request) => listMyRuns(dependencies, request.principal, request.query),
+      renderRunHistory,
+    ),
     redriveRun: defineRoute({
       handle: async (request) => {
         const { kind: _kind, ...outcome } = await redriveRun(
@@ -56,4 +99,21 @@ export function createRunsRoutes(
       },
     }),
   };
+}
+
+/** A paged history list: JSON, or escaped HTML for the page. */
+function historyRoute<Item>(
+  list: (request: HttpRequest<unknown, z.infer<typeof historyQuerySchema>>) => Promise<HistoryPage<Item>>,
+  render: (items: readonly Item[], cursor?: string) => string,
+) {
+  return defineRoute({
+    query: historyQuerySchema,
+    mediaTypes: JSON_OR_HTML,
+    handle: async (request) => {
+      const page = await list(request);
+      if (request.mediaType === 'text/html')
+        return { statusCode: 200, html: render(page.items, page.cursor) };
+      return { statusCode: 200, json: page };
+    },
+  });
 }

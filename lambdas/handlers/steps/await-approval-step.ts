@@ -1,20 +1,29 @@
 import * as z from 'zod/mini';
-import { STATE_NAMES } from '../../contract/state-names.js';
+import { ERROR_NAMES, STATE_NAMES } from '../../contract/state-names.js';
 import { awaitApproval } from '../../core/runs/await-approval.js';
 import { defineStep, type StepDependencies, stepInputSchema } from './define-step.js';
 
-/** The `AwaitApproval` step (`lambda:invoke.waitForTaskToken`): the approval scan. */
+/**
+ * The `AwaitApproval` step (`lambda:invoke.waitForTaskToken`): the approval scan. A retried
+ * pause whose turn is already decided ends the task with the decision's routing error
+ * (`countersign.Approved` to ExecuteTools, `countersign.Rejected` to RecordRejection) instead of
+ * waiting for a delivery that was made to an earlier attempt's token.
+ */
 export function createAwaitApprovalStep(dependencies: StepDependencies<typeof awaitApproval>) {
-  return defineStep(
+  const step = defineStep(
     STATE_NAMES.awaitApproval,
     dependencies.logger,
     z.extend(stepInputSchema, {
       taskToken: z.string().check(z.minLength(1)),
       owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
     }),
-    async (input) => {
-      await awaitApproval(dependencies, input);
-      return {};
-    },
+    (input) => awaitApproval(dependencies, input),
   );
+  return async (event: unknown): Promise<Record<string, never>> => {
+    const outcome = await step(event);
+    if (outcome.kind === 'waiting') return {};
+    const routed = new Error('The turn was decided while its pause was retried.');
+    routed.name = outcome.decision === 'reject' ? ERROR_NAMES.rejected : ERROR_NAMES.approved;
+    throw routed;
+  };
 }

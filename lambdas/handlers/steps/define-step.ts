@@ -1,10 +1,12 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
+import { isTransientAwsFault } from '../../adapters/aws-faults.js';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { ERROR_NAMES, type StateName, stepErrorName } from '../../contract/state-names.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import { TEXTS } from '../../core/texts.js';
 
 /** A run id in a step's input. */
 export const runIdSchema = z.string().check(z.minLength(1), z.maxLength(100));
@@ -69,12 +71,20 @@ function describeStepInvocation(stateName: StateName, event: unknown): Invocatio
   };
 }
 
-/** An error the state machine can route on by name, carrying only a client-safe message. */
+/**
+ * An error the state machine can route on by name, carrying only a client-safe message. A
+ * transient AWS fault is `countersign.unavailable` however it arrived, so the workflow retries it.
+ */
 export function stepError(error: unknown): Error {
   if (error instanceof CountersignError) {
     const safe = new Error(error.expose ? error.message : 'Internal error.');
     safe.name = stepErrorName(error.code);
     return safe;
+  }
+  if (isTransientAwsFault(error)) {
+    const transient = new Error(TEXTS.serviceUnavailable);
+    transient.name = ERROR_NAMES.unavailable;
+    return transient;
   }
   const generic = new Error('Internal error.');
   generic.name = ERROR_NAMES.internal;

@@ -2,7 +2,9 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { isTransientStepFailure, STATE_NAMES, type StateName } from '../../contract/state-names.js';
 import type { Logger } from '../../core/ports.js';
+import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /** The `Finish` step: the run completed. */
@@ -36,13 +38,16 @@ export function createMarkFailedStep(dependencies: StepDependencies<typeof markR
   );
 }
 
-/** The `MarkExpired` step: the approval wait timed out. */
-export function createMarkExpiredStep(dependencies: StepDependencies<typeof markRunExpired>) {
+/** The `MarkExpired` step: the approval wait timed out (an expiry entry on the run's receipt chain, unsigned). */
+export function createMarkExpiredStep(
+  dependencies: StepDependencies<typeof markRunExpired> & Pick<RunDependencies, 'receipts'>,
+) {
+  const recording = withReceiptRecording(dependencies, 'append');
   return defineEndStep(
     STATE_NAMES.markExpired,
     dependencies.logger,
     z.looseObject({ runId: runIdSchema }),
-    (input) => markRunExpired(dependencies, { runId: input.runId }),
+    (input) => markRunExpired(recording, { runId: input.runId }),
   );
 }
 

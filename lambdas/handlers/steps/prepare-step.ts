@@ -1,14 +1,23 @@
 import * as z from 'zod/mini';
 import { STATE_NAMES } from '../../contract/state-names.js';
+import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import { prepareRun } from '../../core/runs/prepare-run.js';
+import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
-/** The `Prepare` step: the run store only. */
-export function createPrepareStep(dependencies: StepDependencies<typeof prepareRun>) {
+/**
+ * The `Prepare` step: the run store, and the receipt chain for the cancel it finishes when a
+ * cancel request claimed the waiting turn and failed before it ended the run.
+ */
+export function createPrepareStep(
+  dependencies: StepDependencies<typeof prepareRun> &
+    Pick<RunDependencies, 'receipts' | 'settings' | 'metrics'>,
+) {
+  const recording = withReceiptRecording(dependencies, 'append');
   return defineStep(
     STATE_NAMES.prepare,
     dependencies.logger,
     z.object({ runId: runIdSchema, executionId: z.string().check(z.minLength(1)) }),
-    (input) => prepareRun(dependencies, input),
+    (input) => prepareRun(recording, input),
   );
 }

@@ -47,7 +47,7 @@ const storedCard: StoredCard = {
 };
 
 const approvalCard: ApprovalCard = {
-  schemaVersion: 2,
+  schemaVersion: 3,
   runId: 'run-1',
   turn: 1,
   digest: 'sha256:test',
@@ -170,5 +170,122 @@ describe('one rule for what an approver must hold (issue #20, item 10)', () => {
     expect(approvers).not.toMatch(/toolAccess`?:? the tools whose writes/);
     expect(approvers).not.toMatch(/`toolAccess` for every write tool/);
     expect(approvers).not.toContain('the message calls it a write only when it writes');
+  });
+});
+
+describe('the gate of a per-call approval and of an edited card (issue #22)', () => {
+  /** Two writes of different tools; the approver may release only the page writer's. */
+  const twoTools: StoredCard = {
+    ...storedCard,
+    toolNames: ['update_page_metadata', 'tickets__create_ticket'],
+    writeToolNames: ['update_page_metadata', 'tickets__create_ticket'],
+    callGuards: [
+      { index: 0, tool: 'update_page_metadata', guard: 'write' },
+      { index: 1, tool: 'tickets__create_ticket', guard: 'write' },
+    ],
+  };
+
+  const toolGate = (
+    card: StoredCard,
+    approvedIndexes?: ReadonlySet<number>,
+    policy = { fourEyes: false, requiredApprovals: 1 },
+  ) =>
+    evaluateApproveGate({
+      principal: approver,
+      card,
+      policy: { ...policy, decisionGate: 'tool' },
+      approvalCalls: async () => [],
+      pages: new InMemoryPageStore(samplePages),
+      logger: silentLogger,
+      ...(approvedIndexes ? { approvedIndexes } : {}),
+    });
+
+  it('gates only the calls an approval approves', async () => {
+    // Act
+    const whole = await toolGate(twoTools);
+    const own = await toolGate(twoTools, new Set([0]));
+    const other = await toolGate(twoTools, new Set([1]));
+
+    // Assess
+    expect(whole).toMatchObject({
+      kind: 'refused',
+      message: TEXTS.gateToolRefused('tickets__create_ticket'),
+    });
+    expect(own).toEqual({ kind: 'allowed' });
+    expect(other).toMatchObject({ kind: 'refused', gate: 'tool' });
+  });
+
+  it('gates a card put before call guards were recorded whole, failing closed', async () => {
+    // Act
+    const outcome = await toolGate({ ...twoTools, callGuards: undefined }, new Set([0]));
+
+    // Assess
+    expect(outcome).toMatchObject({ kind: 'refused', gate: 'tool' });
+  });
+
+  it('refuses the editor’s own approval under four-eyes or k-of-n, and only then', async () => {
+    // Prepare
+    const edited = { ...storedCard, editedBy: 'approver' };
+
+    // Act
+    const alone = await toolGate(edited);
+    const fourEyes = await toolGate(edited, undefined, { fourEyes: true, requiredApprovals: 1 });
+    const twoApprovers = await toolGate(edited, undefined, { fourEyes: false, requiredApprovals: 2 });
+    const someoneElses = await toolGate({ ...storedCard, editedBy: 'reviewer' }, undefined, {
+      fourEyes: true,
+      requiredApprovals: 1,
+    });
+
+    // Assess
+    expect(alone).toEqual({ kind: 'allowed' });
+    for (const outcome of [fourEyes, twoApprovers]) {
+      expect(outcome).toEqual({ kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit });
+    }
+    expect(someoneElses).toEqual({ kind: 'allowed' });
+  });
+
+  it('refuses an editor of any approved call of a card edited by several, reading the calls', async () => {
+    // Prepare: the card names its first editor; call 1 was edited by the approver afterwards
+    const card = { ...storedCard, editedBy: 'reviewer' };
+    const calls = resolveCalls(
+      [
+        {
+          index: 0,
+          tool: 'update_page_metadata',
+          arguments: { pageId: '12' },
+          offered: true,
+          edited: { by: 'reviewer', originalArguments: {} },
+        },
+        {
+          index: 1,
+          tool: 'update_page_metadata',
+          arguments: { pageId: '14' },
+          offered: true,
+          edited: { by: approver.userId, originalArguments: {} },
+        },
+      ],
+      new ToolRegistry([updatePageMetadataTool]),
+    );
+    const gateOn = (approvedIndexes?: ReadonlySet<number>) =>
+      evaluateApproveGate({
+        principal: approver,
+        card,
+        policy: { fourEyes: true, requiredApprovals: 1, decisionGate: 'tool' },
+        approvalCalls: async () => calls,
+        pages: new InMemoryPageStore(samplePages),
+        logger: silentLogger,
+        ...(approvedIndexes ? { approvedIndexes } : {}),
+      });
+
+    // Act
+    const whole = await gateOn();
+    const ownCall = await gateOn(new Set([1]));
+    const othersCall = await gateOn(new Set([0]));
+
+    // Assess
+    for (const outcome of [whole, ownCall]) {
+      expect(outcome).toEqual({ kind: 'refused', gate: 'own-edit', message: TEXTS.gateOwnEdit });
+    }
+    expect(othersCall).toEqual({ kind: 'allowed' });
   });
 });

@@ -68,7 +68,7 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
       offered: true,
       preview: { lines: ['would change'], failed: false },
     }));
-    const card: ApprovalCard = { schemaVersion: 2, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
+    const card: ApprovalCard = { schemaVersion: 3, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
     return {
       schemaVersion: STORED_CARD_SCHEMA_VERSION,
       runId,
@@ -101,6 +101,7 @@ function inboxOf(cards: StoredCard[], pages: InMemoryPageStore) {
     metrics: { count() {}, observe() {} } satisfies Metrics,
     clock: systemClock,
     executions: {} as never,
+    users: { getUser: async () => undefined },
   };
   // Every card here opens: the entries are cards, never placeholders.
   return async (viewer: UserProfile) =>

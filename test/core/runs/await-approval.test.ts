@@ -45,6 +45,7 @@ describe('awaitApproval', () => {
         toolNames: ['update_page_metadata'],
         pausedAt: START,
         approverGroups: ['legal'],
+        reason: 'paused',
       },
     ]);
     expect(JSON.stringify(harness.notifier.events)).not.toContain(paused.taskToken);

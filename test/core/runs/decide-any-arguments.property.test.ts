@@ -3,7 +3,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { DynamoRunRepository } from '../../../lambdas/adapters/dynamo/run-repository.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
-import { readCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import {
+  DECISION_RECORD_SCHEMA_VERSION,
+  readCardShown,
+} from '../../../lambdas/core/approvals/decision-record.js';
 import type { ModelProvider, ModelReply, ModelRequest } from '../../../lambdas/core/model.js';
 import type { RunRepository } from '../../../lambdas/core/ports.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
@@ -134,7 +137,7 @@ describe.each([
         expect(rejected).toMatchObject({ kind: 'decided', decision: 'reject' });
         for (const run of [toApprove, toReject]) {
           const record = await harness.runs.getDecision(run.runId, run.turn);
-          expect(record?.schemaVersion).toBe(2);
+          expect(record?.schemaVersion).toBe(DECISION_RECORD_SCHEMA_VERSION);
           expect(readCardShown(record?.cardShown ?? '').calls).toEqual([
             { index: 0, tool: acceptAnything.name, arguments: asJson(proposal), preview: 'none' },
           ]);

@@ -1,12 +1,18 @@
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type * as z from 'zod/mini';
+import { announceClosedCards } from '../../../lambdas/adapters/card-closing-announcer.js';
 import { EnvelopeSealer } from '../../../lambdas/adapters/envelope-sealer.js';
 import { createLocalKeyWrapping } from '../../../lambdas/adapters/local-keyring.js';
+import { LocalReceiptSigner } from '../../../lambdas/adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
+import { InMemoryApproverResponseStore } from '../../../lambdas/adapters/memory/in-memory-approver-response-store.js';
+import { InMemoryExternalRunStore } from '../../../lambdas/adapters/memory/in-memory-external-run-store.js';
+import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { InMemoryRunRepository } from '../../../lambdas/adapters/memory/in-memory-run-repository.js';
 import { createModelProviderResolver } from '../../../lambdas/adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../../lambdas/adapters/models/scripted-model.js';
+import type { EscalationTimer } from '../../../lambdas/core/approvals/escalation-ladder.js';
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { type UserProfile, userProfileSchema } from '../../../lambdas/core/identity.js';
@@ -14,7 +20,9 @@ import type { ModelProvider } from '../../../lambdas/core/model.js';
 import { type PolicyFloorInput, policyFloorSchema } from '../../../lambdas/core/policy/policy-floor.js';
 import type {
   AwaitingApprovalEvent,
+  CardClosedEvent,
   Clock,
+  EscalationTimers,
   Metrics,
   RunExecutions,
   RunNotifier,
@@ -31,6 +39,7 @@ import { type Tool, ToolRegistry } from '../../../lambdas/core/tools/tool.js';
 import { createBuiltInTools } from '../../../lambdas/tools/built-in-tools.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
+import { InMemorySlackUserDirectory } from '../../support/in-memory-slack-user-directory.js';
 import { InMemoryUserDirectory } from '../../support/in-memory-user-directory.js';
 
 /**
@@ -99,9 +108,23 @@ export class RecordingRunExecutions implements RunExecutions {
 
 export class RecordingNotifier implements RunNotifier {
   public readonly events: AwaitingApprovalEvent[] = [];
+  public readonly closedCards: CardClosedEvent[] = [];
 
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     this.events.push(event);
+  }
+
+  public async cardClosed(event: CardClosedEvent): Promise<void> {
+    this.closedCards.push(event);
+  }
+}
+
+/** Escalation timers armed, in order: a test fires one by calling the escalation with it. */
+export class RecordingEscalationTimers implements EscalationTimers {
+  public readonly armed: EscalationTimer[] = [];
+
+  public async arm(timers: readonly EscalationTimer[]): Promise<void> {
+    this.armed.push(...timers);
   }
 }
 
@@ -141,6 +164,7 @@ export interface UseCaseHarness {
   readonly runs: RunRepository;
   readonly executions: RecordingRunExecutions;
   readonly notifier: RecordingNotifier;
+  readonly escalations: RecordingEscalationTimers;
   readonly metrics: CountingMetrics;
   readonly clock: MovableClock;
 }
@@ -170,6 +194,7 @@ export function createHarness(
   const runs = options.runs ?? new InMemoryRunRepository();
   const executions = new RecordingRunExecutions();
   const notifier = new RecordingNotifier();
+  const escalations = new RecordingEscalationTimers();
   const metrics = new CountingMetrics();
   let nextId = 0;
   const configuration = configurationSchema.parse({
@@ -181,10 +206,12 @@ export function createHarness(
     ...options.configuration,
   });
   const dependencies: RunDependencies = {
-    runs,
+    // As every deployed composition: a card that closes is announced (`Card Closed`).
+    runs: announceClosedCards(runs, { notifier, clock, logger: silentLogger, metrics }),
     sealer: new EnvelopeSealer({ keyWrapping: createLocalKeyWrapping(randomBytes(32)) }),
     configurations: new InMemoryConfigurationRepository({ configurations: [configuration] }),
     users: new InMemoryUserDirectory(options.users ?? [OWNER, APPROVER, SECOND_APPROVER]),
+    slackUsers: new InMemorySlackUserDirectory(),
     pages: new InMemoryPageStore([{ pageId: PAGE_ID, language: 'en', title: 'Home' }], {
       now: () => clock.now(),
     }),
@@ -201,8 +228,10 @@ export function createHarness(
         }
       : {}),
     models: createModelProviderResolver({ scripted: options.model ?? new ScriptedModel() }),
+    externalRuns: new InMemoryExternalRunStore(),
     executions,
     notifier,
+    escalations,
     clock,
     logger: silentLogger,
     metrics,
@@ -215,8 +244,14 @@ export function createHarness(
       nextId += 1;
       return `run-${nextId}`;
     },
+    // Recorded where the API's and the steps' factories record (decide, cancel, expire).
+    receipts: {
+      chain: new InMemoryReceiptChainStore(),
+      signer: LocalReceiptSigner.withKey(generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).privateKey),
+      responses: new InMemoryApproverResponseStore(),
+    },
   };
-  return { dependencies, runs, executions, notifier, metrics, clock };
+  return { dependencies, runs, executions, notifier, escalations, metrics, clock };
 }
 
 /** What a paused run hands its approvers: its id, the turn and the token the wait holds. */

@@ -111,10 +111,9 @@ const parse = (response: { body?: string }) => JSON.parse(response.body ?? 'null
 
 describe('the HTTP API router', () => {
   it.each(
-    SERVED_ROUTES.filter((route) => route.function !== 'api-run-events').map((route) => [
-      `${route.method} ${route.path}`,
-      route,
-    ]),
+    SERVED_ROUTES.filter(
+      (route) => route.function !== 'api-run-events' && route.auth !== 'slack-signature',
+    ).map((route) => [`${route.method} ${route.path}`, route]),
   )('dispatches %s to its manifest operation', async (_name, route) => {
     // Prepare
     const api = createHttpApi(route.function as 'api-runs', echoRoutes(route.function as 'api-runs'), {
@@ -130,6 +129,15 @@ describe('the HTTP API router', () => {
     // Assess
     expect(response.statusCode).toBe(200);
     expect(parse(response).operationId).toBe(route.operationId);
+  });
+
+  it('never serves a route that authenticates itself (Slack’s signature) through the router', () => {
+    // Act
+    const build = () =>
+      createHttpApi('slack-interactions', {} as never, { users, logger: capturingLogger() });
+
+    // Assess
+    expect(build).toThrow('receiveSlackInteraction has its own handler, not slack-interactions.');
   });
 
   it('answers a path its function does not serve with a 404 in the API error shape', async () => {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ROUTES } from '../../../lambdas/contract/routes.js';
-import { renderInboxPage } from '../../../lambdas/handlers/http/inbox-page.js';
+import { renderInboxPage } from '../../../lambdas/handlers/http/inbox-page-shell.js';
 
 describe("the inbox page's script reaches the API through the route manifest", () => {
-  const page = renderInboxPage();
-  const script = /<script[^>]*>([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
+  const page = renderInboxPage({ libraryIntegrity: 'sha384-test' }).html;
+  const script = /<script type="module">([\s\S]*?)<\/script>/.exec(page)?.[1] ?? '';
   const table = /const routes = (\{.*\});/.exec(script)?.[1];
 
   it('carries the routes it calls, as the manifest has them', () => {
@@ -12,7 +12,16 @@ describe("the inbox page's script reaches the API through the route manifest", (
     const routes = JSON.parse(table ?? '{}') as Record<string, { method: string; path: string }>;
 
     // Assess
-    expect(Object.keys(routes).sort()).toEqual(['decideRun', 'getCall', 'listInbox']);
+    expect(Object.keys(routes).sort()).toEqual([
+      'decideRun',
+      'getCall',
+      'getCardPage',
+      'getRun',
+      'getRunAudit',
+      'listInbox',
+      'listMyDecisions',
+      'listMyRuns',
+    ]);
     for (const [operationId, route] of Object.entries(routes)) {
       const manifest = ROUTES.find((candidate) => candidate.operationId === operationId);
       expect(route, operationId).toEqual({ method: manifest?.method, path: manifest?.path });

@@ -11,6 +11,7 @@ const call: PendingToolView = {
   registered: true,
   willRun: true,
   requiresApproval: true,
+  editable: false,
   preview: { status: 'shown', lines: ['title: "Old" → "Evil⟨U+202E⟩root"'], caveat: TEXTS.previewCaveat },
 };
 
@@ -62,6 +63,44 @@ describe('renderInboxCards', () => {
     expect(html).toContain(
       '1 of 2 approvals — approved by <bdi>reviewer</bdi>; no longer counted: <bdi>app<span class="hidden-character">⟨U+202E⟩</span>rover</bdi>',
     );
+  });
+
+  it('shows who edited a call and each change, every value isolated, and offers refusing a call only on cards of several', () => {
+    // Prepare
+    const edited = {
+      ...call,
+      edited: {
+        by: 'an\u202Ea',
+        note: TEXTS.editedBy('an\u202Ea'),
+        changes: [
+          { kind: 'changed' as const, path: ['title'], before: 'Sale', after: '<b>Spring</b>' },
+          { kind: 'added' as const, path: ['author'], after: 'Ana' },
+        ],
+        more: 2,
+      },
+    };
+    const one = cardWith({ pendingTools: [edited] });
+    const two = cardWith({ pendingTools: [edited, { ...call, index: 1 }] });
+
+    // Act
+    const htmlOne = renderInboxCards([one], undefined, beforeDeadline);
+    const htmlTwo = renderInboxCards([two], undefined, beforeDeadline);
+
+    // Assess
+    expect(htmlOne).toContain('class="edited"');
+    expect(htmlOne).toContain(
+      '<bdi>Edited by an⟨U+202E⟩a</bdi>'.replace(
+        '⟨U+202E⟩',
+        '<span class="hidden-character">⟨U+202E⟩</span>',
+      ),
+    );
+    expect(htmlOne).not.toContain('<b>Spring</b>');
+    expect(textOf(htmlOne)).toContain('title: "Sale" → "<b>Spring</b>"');
+    expect(textOf(htmlOne)).toContain('author: "Ana"');
+    expect(textOf(htmlOne)).toContain(TEXTS.pageMoreChanges(2));
+    expect(htmlOne).not.toContain('name="refuse"');
+    expect(htmlTwo.match(/name="refuse"/g)).toHaveLength(2);
+    expect(htmlTwo).toContain('name="refuse" value="1"');
   });
 
   it('isolates and marks every value an approver reads: label, run id, owner, tool, arguments, preview lines', () => {

@@ -1,0 +1,61 @@
+import { CountersignError } from '../errors.js';
+import type { ExternalRunAnsweredEvent } from '../ports.js';
+import type { RunDependencies } from '../runs/run-dependencies.js';
+import { answerForCall } from './call-answer.js';
+import { callerToolName } from './external-tool-names.js';
+
+type RecordDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'notifier'>;
+
+/**
+ * The step that ends an external run once its wait is over (`RecordExternalDecision`): a turn
+ * decided on its card completes the run (the decision record is its answer), and the outside
+ * world is told by the `External Run Answered` event; a run whose window closed (MarkExpired
+ * ended it) only announces that. Idempotent: a retried step finds the run completed and
+ * announces again, which EventBridge consumers must bear anyway (it delivers at least once).
+ *
+ * @example
+ * await recordExternalDecision(dependencies, { runId, turn: 0 });
+ */
+export async function recordExternalDecision(
+  dependencies: RecordDependencies,
+  input: { runId: string; turn: number },
+): Promise<void> {
+  const record = await dependencies.runs.getRunRecord(input.runId);
+  if (!record) throw new CountersignError('not-found', 'The run does not exist.');
+  if (record.kind !== 'external') throw new CountersignError('conflict', 'The run is not an external run.');
+  const decision = await dependencies.runs.getDecision(input.runId, record.turn);
+  const ended = record.status !== 'running' && record.status !== 'waiting';
+  if (!ended) {
+    if (!decision || decision.decision === 'cancel') {
+      throw new CountersignError('conflict', 'The external run has no decision on record.');
+    }
+    const now = dependencies.clock.now().toISOString();
+    const outcome = await dependencies.runs.updateRun(
+      input.runId,
+      { status: 'completed', endedAt: now, updatedAt: now },
+      { expectStatus: ['running', 'waiting'], removeFields: ['pendingToolNames'] },
+    );
+    if (outcome.kind === 'written') {
+      dependencies.metrics.count('ExternalRunsAnswered', 1, { outcome: decision.decision });
+      dependencies.logger.info('external run answered', { runId: input.runId, decision: decision.decision });
+    }
+  }
+  const status = ended && record.status !== 'completed' ? record.status : 'completed';
+  if (status !== 'completed' && status !== 'expired') return;
+  const card = await dependencies.runs.getCard(input.runId);
+  const event: ExternalRunAnsweredEvent = {
+    runId: input.runId,
+    owner: record.owner,
+    configurationId: record.configurationId,
+    status: status === 'completed' ? 'decided' : 'expired',
+    calls: (card?.callGuards ?? []).map((call) => ({
+      index: call.index,
+      tool: callerToolName(call.tool),
+      ...(status === 'completed' && decision && decision.decision !== 'cancel'
+        ? { decision: answerForCall(decision, call.index).decision }
+        : {}),
+    })),
+  };
+  if (status === 'expired') dependencies.metrics.count('ExternalRunsAnswered', 1, { outcome: 'expired' });
+  await dependencies.notifier.externalRunAnswered?.(event);
+}

@@ -1,0 +1,120 @@
+import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
+import type { StoredCard } from '../approvals/stored-card.js';
+import type { TurnPolicy } from '../policy/policy-floor.js';
+import type { EntryDraft } from './append-chain-entry.js';
+import type { PolicyInForce, ReceiptPerson } from './chain-entry.js';
+import { hashOf, hashPolicy } from './entry-hashes.js';
+
+// The chain's account of the records countersign already writes: each entry is described from a
+// record (and the card it was decided on), never from the request, so the chain says what the
+// audit says.
+
+type CardOfEntry = Pick<
+  StoredCard,
+  'runId' | 'turn' | 'digest' | 'pausedAt' | 'sealedCard' | 'approverGroups'
+>;
+
+/** Fields an approval and a decision share: the card as it was shown, and the policy in force. */
+function describeCard(card: CardOfEntry, policy: TurnPolicy, channel: string | undefined) {
+  const inForce: PolicyInForce = {
+    fourEyes: policy.fourEyes,
+    requiredApprovals: policy.requiredApprovals,
+    decisionGate: policy.decisionGate,
+    approverGroups: [...(card.approverGroups ?? [])].sort(),
+  };
+  return {
+    digest: card.digest,
+    cardShownAt: card.pausedAt,
+    sealedCardHash: hashOf(card.sealedCard),
+    policy: inForce,
+    policyHash: hashPolicy(inForce),
+    ...(channel === undefined ? {} : { channel }),
+  };
+}
+
+/**
+ * A person as a receipt names them. countersign's user id is the subject (`sub`) of the token
+ * they signed in with: user records are keyed by it.
+ */
+export function describePerson(userId: string): ReceiptPerson {
+  return { userId, subject: userId };
+}
+
+/** The channel a record names, when it names one (records before channels do not). */
+function channelOf(record: object): string | undefined {
+  const channel = (record as { channel?: unknown }).channel;
+  return typeof channel === 'string' ? channel : undefined;
+}
+
+/**
+ * A k-of-n approval's entry, from its approval record and the card it approved.
+ *
+ * @example
+ * const draft = describeApprovalEntry(approval, card, effectiveTurnPolicy(card, floor));
+ */
+export function describeApprovalEntry(
+  approval: ApprovalRecord,
+  card: CardOfEntry,
+  policy: TurnPolicy,
+): EntryDraft {
+  return {
+    kind: 'approval',
+    runId: approval.runId,
+    turn: approval.turn,
+    approver: describePerson(approval.approvedBy),
+    approvedAt: approval.approvedAt,
+    ...describeCard(card, policy, channelOf(approval)),
+    // The approval names its digest; the card's is the same, or the approval did not count.
+    digest: approval.digest,
+  };
+}
+
+/**
+ * An approve or reject decision's entry, from its decision record (the claim) and its card. A
+ * decision without k-of-n approvers was approved (or rejected) by its decider alone.
+ *
+ * @example
+ * const draft = describeDecisionEntry(record, card, effectiveTurnPolicy(card, floor));
+ */
+export function describeDecisionEntry(
+  record: DecisionRecord & { decision: 'approve' | 'reject' },
+  card: CardOfEntry,
+  policy: TurnPolicy,
+): EntryDraft {
+  return {
+    kind: 'decision',
+    runId: record.runId,
+    turn: record.turn,
+    decision: record.decision,
+    decidedBy: describePerson(record.decidedBy),
+    approvers: (record.approvedBy ?? [record.decidedBy]).map(describePerson),
+    decidedAt: record.decidedAt,
+    callsHash: hashOf(record.cardShown),
+    ...(record.reason ? { reasonHash: hashOf(record.reason) } : {}),
+    ...describeCard(card, policy, channelOf(record)),
+    digest: record.digest,
+  };
+}
+
+/** The cancel of a run, from what the cancel wrote on its record. */
+export function describeCancelEntry(cancel: {
+  runId: string;
+  turn: number;
+  cancelledBy: string;
+  cancelledAt: string;
+  reason?: string | undefined;
+}): EntryDraft {
+  return {
+    kind: 'cancel',
+    runId: cancel.runId,
+    turn: cancel.turn,
+    cancelledBy: describePerson(cancel.cancelledBy),
+    cancelledAt: cancel.cancelledAt,
+    ...(cancel.reason ? { reasonHash: hashOf(cancel.reason) } : {}),
+  };
+}
+
+/** The expiry of a run's approval wait. */
+export function describeExpiryEntry(expiry: { runId: string; turn: number; expiredAt: string }): EntryDraft {
+  return { kind: 'expiry', runId: expiry.runId, turn: expiry.turn, expiredAt: expiry.expiredAt };
+}

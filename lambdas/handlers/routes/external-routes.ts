@@ -1,0 +1,61 @@
+import {
+  type AwaitExternalAnswerDependencies,
+  awaitExternalAnswer,
+  externalRunQuerySchema,
+} from '../../core/external-runs/await-external-answer.js';
+import { submitExternalRunRequestSchema } from '../../core/external-runs/external-turn.js';
+import {
+  reportExecutionRequestSchema,
+  reportExternalExecution,
+} from '../../core/external-runs/report-external-execution.js';
+import {
+  type SubmitExternalRunDependencies,
+  submitExternalRun,
+} from '../../core/external-runs/submit-external-run.js';
+import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import { runIdOf } from './request-parsing.js';
+
+/**
+ * POST /external-runs, GET /external-runs/{id} and POST /external-runs/{id}/report: what an agent
+ * that runs elsewhere calls (docs/external-agents.md), with a machine client's token only.
+ */
+export function createExternalRoutes(
+  dependencies: SubmitExternalRunDependencies & AwaitExternalAnswerDependencies,
+): RouteImplementations<'api-external'> {
+  return {
+    submitExternalRun: defineRoute({
+      body: submitExternalRunRequestSchema,
+      handle: async (request) => {
+        const outcome = await submitExternalRun(
+          dependencies,
+          request.principal,
+          request.body,
+          request.principalSource,
+        );
+        return {
+          statusCode: 202,
+          json: { runId: outcome.runId, status: 'pending', repeated: outcome.repeated },
+        };
+      },
+    }),
+    getExternalRun: defineRoute({
+      query: externalRunQuerySchema,
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await awaitExternalAnswer(
+          dependencies,
+          request.principal,
+          runIdOf(request),
+          request.query.wait,
+        ),
+      }),
+    }),
+    reportExternalExecution: defineRoute({
+      body: reportExecutionRequestSchema,
+      handle: async (request) => ({
+        statusCode: 200,
+        json: await reportExternalExecution(dependencies, request.principal, runIdOf(request), request.body),
+      }),
+    }),
+  };
+}

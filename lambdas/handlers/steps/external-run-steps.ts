@@ -1,0 +1,30 @@
+import * as z from 'zod/mini';
+import { STATE_NAMES } from '../../contract/state-names.js';
+import { notifyCaller } from '../../core/external-runs/notify-caller.js';
+import { recordExternalDecision } from '../../core/external-runs/record-external-decision.js';
+import { defineStep, runIdSchema, type StepDependencies, stepInputSchema } from './define-step.js';
+
+/** The `RecordExternalDecision` step: an external run's answer recorded and announced. */
+export function createRecordExternalDecisionStep(
+  dependencies: StepDependencies<typeof recordExternalDecision>,
+) {
+  return defineStep(
+    STATE_NAMES.recordExternalDecision,
+    dependencies.logger,
+    stepInputSchema,
+    async (input) => {
+      await recordExternalDecision(dependencies, input);
+      return { runId: input.runId };
+    },
+  );
+}
+
+/** The `NotifyCaller` step: the answer posted to the caller's webhook (retried by the workflow). */
+export function createNotifyCallerStep(dependencies: StepDependencies<typeof notifyCaller>) {
+  return defineStep(
+    STATE_NAMES.notifyCaller,
+    dependencies.logger,
+    z.object({ runId: runIdSchema }),
+    async (input) => ({ runId: input.runId, webhook: (await notifyCaller(dependencies, input)).kind }),
+  );
+}

@@ -1,0 +1,143 @@
+import * as z from 'zod/mini';
+import '../../../lambdas/core/schema-messages.js';
+import { describe, expect, it } from 'vitest';
+import { describeArgumentChanges } from '../../../lambdas/core/approvals/argument-changes.js';
+import { resolveCallEdits } from '../../../lambdas/core/approvals/call-edits.js';
+import { editedCallOutcome, refusedCallOutcome } from '../../../lambdas/core/runs/call-outcomes.js';
+import { TEXTS } from '../../../lambdas/core/texts.js';
+import { defineTool, type Tool } from '../../../lambdas/core/tools/tool.js';
+
+const setTitle = defineTool({
+  name: 'set_title',
+  description: 'Sets a title.',
+  effect: 'write',
+  editable: true,
+  input: z.strictObject({ pageId: z.string(), title: z.string().check(z.maxLength(60)) }),
+  execute: async () => ({ content: 'ok', isError: false }),
+}) as Tool;
+const lockedTool = { ...setTitle, name: 'locked', editable: undefined } as Tool;
+
+const CALLS = [
+  { index: 0, tool: 'set_title', arguments: { pageId: '12', title: 'Sale' }, registeredTool: setTitle },
+  { index: 1, tool: 'locked', arguments: { pageId: '14', title: 'X' }, registeredTool: lockedTool },
+  { index: 2, tool: 'gone', arguments: {}, registeredTool: undefined },
+];
+
+describe('editing a call’s arguments', () => {
+  it('accepts arguments its tool’s schema accepts, and keeps what the model proposed', () => {
+    // Act
+    const resolved = resolveCallEdits({
+      calls: CALLS,
+      edits: [{ index: 0, arguments: { pageId: '12', title: 'Spring sale' } }],
+    });
+
+    // Assess
+    expect(resolved).toEqual({
+      kind: 'resolved',
+      edits: [
+        {
+          index: 0,
+          tool: 'set_title',
+          arguments: { pageId: '12', title: 'Spring sale' },
+          originalArguments: { pageId: '12', title: 'Sale' },
+        },
+      ],
+    });
+  });
+
+  it.each([
+    ['a call not on the card', { index: 9, arguments: {} }, 'body.edits.0.index'],
+    [
+      'a tool that does not allow edits',
+      { index: 1, arguments: { pageId: '14', title: 'Y' } },
+      'body.edits.0.index',
+    ],
+    ['a tool no longer registered', { index: 2, arguments: { a: 1 } }, 'body.edits.0.index'],
+    [
+      'arguments the schema refuses',
+      { index: 0, arguments: { pageId: '12', title: 'x'.repeat(61) } },
+      'body.edits.0.arguments.title',
+    ],
+    [
+      'an unknown key',
+      { index: 0, arguments: { pageId: '12', title: 'a', extra: 1 } },
+      'body.edits.0.arguments.extra',
+    ],
+    ['no change at all', { index: 0, arguments: { title: 'Sale', pageId: '12' } }, 'body.edits.0.arguments'],
+    ['arguments nested past a turn’s depth', { index: 0, arguments: nested(130) }, 'body.edits.0.arguments'],
+  ])('refuses %s, naming the field', (_label, edit, field) => {
+    // Act
+    const resolved = resolveCallEdits({ calls: CALLS, edits: [edit] });
+
+    // Assess
+    expect(resolved).toMatchObject({ kind: 'refused', field });
+    expect(resolved.kind === 'refused' && resolved.message.length).toBeGreaterThan(0);
+  });
+
+  it('names the tool that does not allow edits', () => {
+    const resolved = resolveCallEdits({ calls: CALLS, edits: [{ index: 1, arguments: { pageId: '14' } }] });
+    expect(resolved).toMatchObject({ message: TEXTS.callNotEditable('locked') });
+  });
+});
+
+describe('the diff of an edit against the model’s proposal', () => {
+  it('lists what changed, was added or removed, by path', () => {
+    // Act
+    const diff = describeArgumentChanges(
+      { pageId: '12', title: 'Sale', keywords: ['a', 'b'], meta: { lang: 'en' } },
+      { pageId: '12', title: 'Spring sale', keywords: ['a'], meta: { lang: 'de', draft: true } },
+    );
+
+    // Assess
+    expect(diff).toEqual({
+      changes: [
+        { kind: 'removed', path: ['keywords', 1], before: 'b' },
+        { kind: 'added', path: ['meta', 'draft'], after: true },
+        { kind: 'changed', path: ['meta', 'lang'], before: 'en', after: 'de' },
+        { kind: 'changed', path: ['title'], before: 'Sale', after: 'Spring sale' },
+      ],
+      more: 0,
+    });
+  });
+
+  it('lists at most 50 changes and counts the rest', () => {
+    // Act
+    const diff = describeArgumentChanges(
+      Object.fromEntries(Array.from({ length: 80 }, (_unused, key) => [`k${key}`, key])),
+      Object.fromEntries(Array.from({ length: 80 }, (_unused, key) => [`k${key}`, key + 1])),
+    );
+
+    // Assess
+    expect(diff.changes).toHaveLength(50);
+    expect(diff.more).toBe(30);
+  });
+});
+
+describe('what the model reads of a decided call', () => {
+  it('says a refused call was denied, with the reason only when reasons are revealed', () => {
+    expect(refusedCallOutcome('set_title', 'wrong page', true).content).toBe(
+      `${TEXTS.toolDenied('set_title')} Reason given: wrong page`,
+    );
+    expect(refusedCallOutcome('set_title', 'wrong page', false)).toEqual({
+      content: TEXTS.toolDenied('set_title'),
+      isError: true,
+    });
+  });
+
+  it('says a call ran with an approver’s edit, and with what, before what the tool answered', () => {
+    const outcome = editedCallOutcome(
+      { content: 'Title set.', isError: false },
+      { editedBy: 'ana', arguments: { title: 'Spring', pageId: '12' } },
+    );
+    expect(outcome).toEqual({
+      content: `${TEXTS.callEditedNote('ana', '{"pageId":"12","title":"Spring"}')}\nTitle set.`,
+      isError: false,
+    });
+  });
+});
+
+function nested(depth: number): unknown {
+  let value: unknown = 'leaf';
+  for (let level = 0; level < depth; level += 1) value = { inner: value };
+  return value;
+}
