@@ -251,7 +251,7 @@ export const ROUTES = [
     function: 'api-admin',
     auth: 'jwt',
   },
-  // Admin: skills (seed 003): ingest, review, enable, attach.
+  // Admin: skills (docs/skills.md): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {
     operationId: 'getSkill',
