@@ -10,6 +10,7 @@
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import { AwsCallCounter } from '../lambdas/adapters/aws-call-counter.js';
 import { DynamoRunRepository } from '../lambdas/adapters/dynamo/run-repository.js';
 import type { InboxRouting } from '../lambdas/core/approvals/card-routing.js';
@@ -41,10 +42,15 @@ interface Row {
   p99: number;
 }
 
-function readFlag(name: string, fallback: number): number {
-  const index = process.argv.indexOf(`--${name}`);
-  if (index < 0) return fallback;
-  const value = Number(process.argv[index + 1]);
+const { values: flags } = parseArgs({
+  options: { cards: { type: 'string' }, reference: { type: 'string' } },
+  strict: true,
+});
+
+function readFlag(name: keyof typeof flags, fallback: number): number {
+  const text = flags[name];
+  if (text === undefined) return fallback;
+  const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new Error(`--${name} needs a whole number of cards.`);
   return value;
 }

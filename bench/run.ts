@@ -21,13 +21,13 @@ import { resolveCalls } from '../lambdas/core/approvals/resolve-calls.js';
 import type { UserProfile } from '../lambdas/core/identity.js';
 import { silentLogger } from '../lambdas/core/ports.js';
 import { capturePreviews } from '../lambdas/core/previews/capture-previews.js';
-import { benchmarkComposeSkills } from '../lambdas/core/skills/benchmark-skill-set.js';
 import { defineTool, type Tool, ToolRegistry } from '../lambdas/core/tools/tool.js';
 import { CallPaths, FIVE_PREVIEWING_CALLS, ONE_PREVIEWING_CALL, startBenchRuntime } from './call-paths.js';
 import { measureColdStarts, printColdStartTable } from './cold-start.js';
 import { measureFirstRequests, printFirstRequestTable } from './first-request.js';
 import { measureHostileInputs } from './hostile-inputs.js';
 import { measureSealingCost, printSealingTable } from './sealing-cost.js';
+import { benchmarkComposeSkills } from './skill-set.js';
 
 /** Runs per measured run operation (the issue asks for at least 200). */
 const RUNS = 200;

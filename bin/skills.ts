@@ -1,6 +1,7 @@
 // npm run skills -- <command>: ingest, review and attach skills through the admin API.
 import { basename, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import { FolderSkillSource } from '../lambdas/adapters/skills/folder-skill-source.js';
 import { type ApiRequest, createApiClient } from '../lambdas/contract/api-client.js';
 import type { ErrorBody } from '../lambdas/contract/common-schemas.js';
@@ -46,17 +47,19 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
  * await runSkillsCli(['ingest', '--folder', './skills'], { environment: process.env, print: console.log, printError: console.error });
  */
 export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Promise<number> {
-  const { positional, options } = parseArguments(args);
-  const [command, ...rest] = positional;
-  const url = (options.url ?? io.environment.COUNTERSIGN_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
-  const token = options.token ?? io.environment.COUNTERSIGN_TOKEN;
+  const parsed = parseArguments(args);
   const usage = (problem?: string): number => {
     if (problem) io.printError(problem);
     io.printError(USAGE);
     return 2;
   };
+  if (parsed.kind === 'refused') return usage(parsed.problem);
+  const { positional, options } = parsed;
+  const [command, ...rest] = positional;
+  const url = (options.url ?? io.environment.COUNTERSIGN_URL ?? 'http://127.0.0.1:8787').replace(/\/$/, '');
+  const token = options.token ?? io.environment.COUNTERSIGN_TOKEN;
   // Asked for, help is the answer (stdout, exit 0); printed because of a mistake, it is an error.
-  if (command === 'help' || options.help !== undefined) {
+  if (command === 'help' || options.help === true) {
     io.print(USAGE);
     return 0;
   }
@@ -140,14 +143,12 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       return rest[0]
         ? call(() => api.getSkill({ path: { skillId: rest[0] as string } }))
         : usage('show needs a skill id.');
-    case 'enable':
-      if (!rest[0] || !options.checksum) return usage('enable needs a skill id and --checksum.');
-      return call(() =>
-        api.enableSkill({
-          path: { skillId: rest[0] as string },
-          body: { bodyChecksum: options.checksum as string },
-        }),
-      );
+    case 'enable': {
+      const [skillId] = rest;
+      const { checksum } = options;
+      if (!skillId || !checksum) return usage('enable needs a skill id and --checksum.');
+      return call(() => api.enableSkill({ path: { skillId }, body: { bodyChecksum: checksum } }));
+    }
     case 'disable':
       return rest[0]
         ? call(() => api.disableSkill({ path: { skillId: rest[0] as string } }))
@@ -232,22 +233,33 @@ function encodeContent(bytes: Uint8Array): { content: string } | { contentBase64
   }
 }
 
-function parseArguments(args: readonly string[]): { positional: string[]; options: Record<string, string> } {
-  const positional: string[] = [];
-  const options: Record<string, string> = {};
-  for (let index = 0; index < args.length; index += 1) {
-    const argument = args[index] ?? '';
-    if (argument.startsWith('--')) {
-      const [name, inline] = argument.slice(2).split(/=(.*)/s);
-      const next = args[index + 1];
-      if (inline !== undefined) options[name ?? ''] = inline;
-      else if (next !== undefined && !next.startsWith('--')) {
-        options[name ?? ''] = next;
-        index += 1;
-      } else options[name ?? ''] = '';
-    } else positional.push(argument);
+const OPTIONS = {
+  folder: { type: 'string' },
+  label: { type: 'string' },
+  github: { type: 'string' },
+  ref: { type: 'string' },
+  path: { type: 'string' },
+  checksum: { type: 'string' },
+  task: { type: 'string' },
+  configuration: { type: 'string' },
+  url: { type: 'string' },
+  token: { type: 'string' },
+  help: { type: 'boolean' },
+} as const;
+
+/** Node's own parser, strict: an unknown option or one missing its value is a usage error. */
+function parseArguments(args: readonly string[]) {
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...args],
+      options: OPTIONS,
+      allowPositionals: true,
+      strict: true,
+    });
+    return { kind: 'parsed', positional: positionals, options: values } as const;
+  } catch (error) {
+    return { kind: 'refused', problem: error instanceof Error ? error.message : String(error) } as const;
   }
-  return { positional, options };
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

@@ -12,8 +12,14 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { EXTERNAL_RUNS_SCOPE, type OperationId, type RouteAuth } from '../lambdas/contract/routes.js';
-import { SERVED_ROUTES, type ServedRoute, transportOf } from '../lambdas/contract/served-routes.js';
+import {
+  EXTERNAL_RUNS_SCOPE,
+  type OperationId,
+  ROUTES,
+  type Route,
+  type RouteAuth,
+  transportOf,
+} from '../lambdas/contract/routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
 /** Properties of {@link CountersignApi}. */
@@ -48,9 +54,7 @@ export interface CountersignApiProps {
  * a `function-url` route: it streams from its own function URL (lib/events-endpoint.ts), because
  * an HTTP API integration buffers the response.
  */
-const HTTP_API_ROUTES: readonly ServedRoute[] = SERVED_ROUTES.filter(
-  (route) => transportOf(route) === 'http-api',
-);
+const HTTP_API_ROUTES: readonly Route[] = ROUTES.filter((route) => transportOf(route) === 'http-api');
 
 /** Why a public route may have no authorizer, by operation (cdk-nag's APIG4 asks for each). */
 const PUBLIC_ROUTE_REASONS: Readonly<Record<string, string>> = {

@@ -88,7 +88,7 @@ export interface CountersignProps {
    */
   readonly mcpAllowedHosts?: readonly string[];
   /**
-   * Byte budget of the skills block prepended to the first user message (seed 003).
+   * Byte budget of the skills block prepended to the first user message (docs/skills.md).
    *
    * @default - 24000
    */

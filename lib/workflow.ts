@@ -161,7 +161,7 @@ export class CountersignWorkflow extends Construct {
       lambdaFunction: functions.get('await-approval'),
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
       // The owner rides along (an identifier) so the pause reads the run and the owner's current
-      // rights in one BatchGetItem (seed 000: previews under the rights the write will have).
+      // rights in one BatchGetItem (docs/previews.md: previews under the rights the write will have).
       payload: TaskInput.fromObject({
         ...runAndTurn,
         owner: JsonPath.stringAt('$.owner'),

@@ -352,14 +352,14 @@ export const OPERATIONS = {
     success: { 200: { description: 'The runbook.', html: 'The runbook page.' } },
   },
   completeText: {
-    summary: 'Configuration-driven completion with its skills (seed 003): no run, no tools.',
+    summary: 'Configuration-driven completion with its skills (docs/skills.md): no run, no tools.',
     path: configurationPathSchema,
     body: completeRequestSchema,
     success: { 200: json('The generated text.', generationResponseSchema) },
     errors: [502, 503, 504],
   },
   translateText: {
-    summary: 'Configuration-driven translation with its skills (seed 003): no run, no tools.',
+    summary: 'Configuration-driven translation with its skills (docs/skills.md): no run, no tools.',
     path: configurationPathSchema,
     body: translateRequestSchema,
     success: { 200: json('The translation.', generationResponseSchema) },

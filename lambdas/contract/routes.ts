@@ -251,7 +251,7 @@ export const ROUTES = [
     function: 'api-admin',
     auth: 'jwt',
   },
-  // Admin: skills (seed 003): ingest, review, enable, attach.
+  // Admin: skills (docs/skills.md): ingest, review, enable, attach.
   { operationId: 'listSkills', method: 'GET', path: '/admin/skills', function: 'api-admin', auth: 'jwt' },
   {
     operationId: 'getSkill',
@@ -296,4 +296,20 @@ export type OperationId = Route['operationId'];
 /** API Gateway's route key of a route: `METHOD /path`. */
 export function routeKeyOf(route: Pick<RouteDefinition, 'method' | 'path'>): string {
   return `${route.method} ${route.path}`;
+}
+
+/** The operations one function serves: the keys its route implementations must have. */
+export type OperationOf<Function extends RouteFunction> = Extract<
+  Route,
+  { function: Function }
+>['operationId'];
+
+/** The routes one function answers. */
+export function routesOfFunction(name: RouteFunction): Route[] {
+  return ROUTES.filter((route) => route.function === name);
+}
+
+/** How a route is reached deployed (`http-api` unless the manifest says otherwise). */
+export function transportOf(route: Route): 'http-api' | 'function-url' {
+  return 'transport' in route ? route.transport : 'http-api';
 }

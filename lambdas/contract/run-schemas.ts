@@ -41,7 +41,7 @@ export const previewSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('none'), message: z.string() }),
 ]);
 
-/** One pending call as every surface shows it (seed 000): arguments or their excerpt, and its preview. */
+/** One pending call as every surface shows it (docs/previews.md): arguments or their excerpt, and its preview. */
 export const pendingToolSchema = z.object({
   index: count,
   tool: z.string(),

@@ -84,7 +84,7 @@ export function isCountersignError(error: unknown, code?: ErrorCode): error is C
 const ERROR_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
 
 /**
- * The class name of a thrown value, and nothing else: the seed withholds exception text
+ * The class name of a thrown value, and nothing else: exception text is withheld (docs/previews.md)
  * because it can carry credentials ("Access denied for user x@host").
  *
  * The name is read from `error.name` (data an error sets, which survives minification),

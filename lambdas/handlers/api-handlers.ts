@@ -27,7 +27,7 @@ export function createApiHandlers(
     'api-admin': createAdminApi(dependencies),
     /** The approval API of agents that run elsewhere (docs/external-agents.md). */
     'api-external': createExternalApi(dependencies),
-    /** POST /configurations/{id}/complete and /translate (seed 003's second entry point). */
+    /** POST /configurations/{id}/complete and /translate (docs/skills.md's second entry point). */
     'api-generate': createGenerateApi(dependencies),
     /** GET /runs/{id}/events: a streaming route (server-sent events), not an HTTP API Lambda. */
     'api-run-events': createRunEventsRoute(dependencies),

@@ -1,4 +1,4 @@
-import { SERVED_ROUTES, transportOf } from '../contract/served-routes.js';
+import { ROUTES, transportOf } from '../contract/routes.js';
 import type { ApiHandlers } from '../handlers/api-handlers.js';
 import type { HttpLambdaHandler } from '../handlers/http/http-api.js';
 import type { LocalRoute } from './local-http-server.js';
@@ -15,7 +15,7 @@ export interface ChannelRouteHandlers {
  * authenticates its requests itself (Slack's signature: no token).
  */
 export function localRoutesOf(handlers: ApiHandlers, channels: ChannelRouteHandlers = {}): LocalRoute[] {
-  return SERVED_ROUTES.flatMap((route): LocalRoute[] => {
+  return ROUTES.flatMap((route): LocalRoute[] => {
     const common = {
       method: route.method,
       path: route.path,

@@ -31,7 +31,7 @@ type PageKeywordsVersion = z.infer<typeof versionSchema>;
 
 /**
  * `append_page_keywords`: a RELATIVE write. It adds keywords to what a page has, so the page's
- * keywords at the pause are an operand, not decoration (seed 000, "revisit when a writing tool
+ * keywords at the pause are an operand, not decoration (docs/previews.md, "revisit when a writing tool
  * writes a relative change"): it opts into the precondition contract. Its version is the page's
  * id, language and keywords under the acting user, sealed with the card; execution appends to
  * exactly those keywords in ONE conditional write that lands only while the page still holds

@@ -46,7 +46,7 @@ export type UpdatePageMetadataArguments = z.infer<typeof updatePageMetadataInput
  * increment) on a page, as the acting user, after checking their page and language access.
  * A missing page and a forbidden page get the same `PAGE_NOT_AVAILABLE` refusal.
  *
- * Implements the opt-in preview contract of seed 000: `preview` says, under the run's acting
+ * Implements the opt-in preview contract of docs/previews.md: `preview` says, under the run's acting
  * user, what each written field holds now and what it would become (120-character excerpts,
  * only the fields the call writes); `mayViewerReadPreview` applies the same record check to
  * the person looking at the card.

@@ -63,6 +63,21 @@ describe('npm run skills (bin/skills.ts): newcomer paths', () => {
     expect(output.out).toEqual([]);
   });
 
+  it.each([
+    [['list', '--folderr', 'skills'], "'--folderr'"],
+    [['enable', 'skill-1', '--checksum'], "'--checksum <value>' argument missing"],
+    [['list', '--help=yes'], "'--help'"],
+  ])('refuses %j with usage on stderr and exit 2, naming the option', async (args, named) => {
+    // Act: node:util parseArgs, strict: a misspelt option is not silently ignored
+    const code = await cli(args);
+
+    // Assess
+    expect(code).toBe(2);
+    expect(output.error[0]).toContain(named);
+    expect(output.error.join('\n')).toContain('Usage: npm run skills');
+    expect(output.out).toEqual([]);
+  });
+
   it('names the URL it could not reach', async () => {
     // Prepare: a port that was free a moment ago, so nothing listens on it
     const port = await new Promise<number>((resolve) => {

@@ -2,8 +2,7 @@ import { App, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Match, type Template } from 'aws-cdk-lib/assertions';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import { describe, expect, it } from 'vitest';
-import { routeKeyOf } from '../../lambdas/contract/routes.js';
-import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
+import { ROUTES, routeKeyOf, transportOf } from '../../lambdas/contract/routes.js';
 import { CountersignAuth } from '../../lib/auth.js';
 import { synthesizeTestStack } from './synthesize-test-stack.js';
 
@@ -31,9 +30,7 @@ describe('authentication of the HTTP API', () => {
 
     // Assess
     // Without channels, a channel's route does not exist (test/infra/channels.test.ts has them).
-    const manifest = SERVED_ROUTES.filter(
-      (route) => transportOf(route) === 'http-api' && !('channel' in route),
-    );
+    const manifest = ROUTES.filter((route) => transportOf(route) === 'http-api' && !('channel' in route));
     expect(Object.keys(routes).sort()).toEqual(manifest.map(routeKeyOf).sort());
     expect(manifest.filter((route) => route.auth === 'none').map(routeKeyOf)).toEqual([
       'GET /',

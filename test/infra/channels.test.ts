@@ -9,8 +9,7 @@ import {
   emailChannelEnvironmentSchema,
   slackChannelEnvironmentSchema,
 } from '../../lambdas/contract/environment.js';
-import { routeKeyOf } from '../../lambdas/contract/routes.js';
-import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
+import { ROUTES, routeKeyOf, transportOf } from '../../lambdas/contract/routes.js';
 import { Countersign } from '../../lib/countersign.js';
 import { CARD_CLOSING_HANDLERS } from '../../lib/countersign-functions.js';
 import { CHANNEL_HANDLER_NAMES, type ChannelHandlerName, HANDLER_NAMES } from '../../lib/handler-names.js';
@@ -177,7 +176,7 @@ describe('the notification channels (issue #23)', () => {
 
     // Assess
     expect(routes.map((route) => route.Properties.RouteKey).sort()).toEqual(
-      SERVED_ROUTES.filter((route) => transportOf(route) === 'http-api')
+      ROUTES.filter((route) => transportOf(route) === 'http-api')
         .map(routeKeyOf)
         .sort(),
     );

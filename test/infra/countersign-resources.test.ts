@@ -2,8 +2,7 @@ import { RemovalPolicy } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { routeKeyOf } from '../../lambdas/contract/routes.js';
-import { SERVED_ROUTES, transportOf } from '../../lambdas/contract/served-routes.js';
+import { ROUTES, routeKeyOf, transportOf } from '../../lambdas/contract/routes.js';
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import { HANDLER_NAMES } from '../../lib/handler-names.js';
 import { type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';
@@ -237,7 +236,7 @@ describe('Countersign resources', () => {
 
     // Assess
     // Without channels, a channel's route does not exist (test/infra/channels.test.ts has them).
-    const expected = SERVED_ROUTES.filter(
+    const expected = ROUTES.filter(
       (route) => transportOf(route) === 'http-api' && route.function !== 'slack-interactions',
     ).map(
       (route) =>

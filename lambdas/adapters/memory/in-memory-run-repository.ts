@@ -1,4 +1,3 @@
-import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import {
   type ApprovalRecord,
   approvalRecordSchema,
@@ -6,7 +5,7 @@ import {
   type DecisionRecord,
   decisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
-import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
+import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
   isCardOpen,
@@ -39,13 +38,8 @@ import {
 } from '../../core/runs/call-record.js';
 import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
-import {
-  decodeInboxCursor,
-  encodeInboxCursor,
-  inboxSortKey,
-  undeliveredSortKey,
-} from '../dynamo/inbox-index.js';
-import { assertPageLimit, parseItem, withoutUndefined } from '../dynamo/item-codec.js';
+import { encodeInboxCursor, inboxSortKey, undeliveredSortKey } from '../dynamo/inbox-index.js';
+import { parseItem, withoutUndefined } from '../dynamo/item-codec.js';
 import { assertTurn, runFromKey } from '../dynamo/run-item-keys.js';
 import {
   parseRunUpdate,
@@ -59,6 +53,7 @@ import {
   sealedStateAttributes,
 } from '../dynamo/sealed-state-overflow.js';
 import { pageActsOf, pageRunsOwnedBy } from './in-memory-history.js';
+import { pageWaitingCards } from './in-memory-inbox.js';
 
 export interface InMemoryRunRepositoryProps {
   /**
@@ -201,31 +196,8 @@ export class InMemoryRunRepository implements RunRepository {
   }
 
   public async listWaitingCards(options: WaitingCardsRequest): Promise<WaitingCardsPage> {
-    assertPageLimit(options.limit);
-    const order = options.order ?? 'newest';
-    const position = options.cursor === undefined ? undefined : decodeInboxCursor(options.cursor, order);
-    const routing = options.routing ?? { kind: 'every' };
-    const filter = options.filter ?? {};
-    const sign = order === 'newest' ? 1 : -1;
-    const past = (sortKey: string) =>
-      position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
-    const ordered = [...this.cards.values()]
-      .filter(
-        (card) => isCardOpen(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter),
-      )
-      .map((card) => ({ card, sortKey: inboxSortKey(card) }))
-      .filter(({ sortKey }) => past(sortKey))
-      .sort((left, right) =>
-        left.sortKey < right.sortKey ? sign : left.sortKey > right.sortKey ? -sign : 0,
-      );
-    const page = ordered.slice(0, options.limit);
-    const last = page.at(-1);
-    return {
-      cards: page.map(({ card }) => copyOf(card)),
-      ...(ordered.length > options.limit && last !== undefined
-        ? { cursor: encodeInboxCursor(last.sortKey, order) }
-        : {}),
-    };
+    const page = pageWaitingCards(this.cards.values(), options);
+    return { ...page, cards: page.cards.map(copyOf) };
   }
 
   public waitingCardCursor(card: Pick<StoredCard, 'runId' | 'pausedAt'>, order?: InboxOrder): string {

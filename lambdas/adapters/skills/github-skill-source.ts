@@ -48,7 +48,7 @@ export interface GitHubSkillSourceProps extends GitHubIngest {
 type TreeEntry = { path: string; type: string; sha: string; size?: number };
 
 /**
- * Skills from a GitHub repository over GitHub's HTTPS REST API (seed 003, ADR-035): the ref is
+ * Skills from a GitHub repository over GitHub's HTTPS REST API (docs/skills.md): the ref is
  * resolved to a commit SHA first, and the tree and every blob are read at that commit, so one
  * ingest sees one consistent state (`pinnedCommit`). Only allow-listed hosts are contacted,
  * over the base URL's scheme, through the outbound policy (lambdas/adapters/outbound/): a

@@ -39,7 +39,7 @@ const WHAT = 'sealed approval card';
 /**
  * Reads a decrypted approval card of any known version as the current one. A card of an
  * unknown version, or with a prototype key, is refused; within a known version it degrades
- * rather than fails (seed 000):
+ * rather than fails (docs/previews.md):
  * - pending calls that are not usable at all are dropped, which renumbers the rest, and each
  *   preview stays with its call;
  * - a missing or malformed preview means "no preview": the run still resumes.
@@ -61,7 +61,7 @@ export function parseApprovalCard(value: unknown): ApprovalCard {
     if (call === undefined || call.index !== storedPosition) return;
     pendingCalls.push({ ...call, index: pendingCalls.length });
   });
-  // A missing or malformed context is no context: the card still opens (seed 000 degrades).
+  // A missing or malformed context is no context: the card still opens (docs/previews.md: a card degrades, it does not fail).
   const context = raw.context === undefined ? undefined : readCardContext(raw.context);
   return {
     schemaVersion: APPROVAL_CARD_SCHEMA_VERSION,

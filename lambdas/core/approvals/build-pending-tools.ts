@@ -64,9 +64,9 @@ export interface PendingToolView {
 /**
  * THE helper that turns an open card's calls into the pending calls a viewer sees, for every
  * surface: the inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event
- * (seed 000). Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
+ * (docs/previews.md). Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
  *
- * The read gate (seed 000, "at reading"): a stored preview is shown only when its tool,
+ * The read gate (docs/previews.md, "at reading"): a stored preview is shown only when its tool,
  * asked with `mayViewerReadPreview`, says this viewer may read it. It fails closed when there
  * is no viewer, the tool is not registered, or the tool has no preview contract: the
  * persisted preview outlives the registration that produced it.

@@ -4,7 +4,7 @@ import { callGuardSchema } from './needs-human-approval.js';
 
 const positionSchema = z.number().check(z.int(), z.nonnegative());
 
-/** A write preview of one call (seed 000): the lines captured at the pause, stored with the call. */
+/** A write preview of one call (docs/previews.md): the lines captured at the pause, stored with the call. */
 export const callPreviewSchema = z.object({
   lines: z.array(z.string()),
   failed: z.boolean(),

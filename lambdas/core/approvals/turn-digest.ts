@@ -8,7 +8,7 @@ type DigestedCall = Pick<PendingCall, 'index' | 'tool' | 'arguments' | 'precondi
  * The turn digest: sha256 over the canonical JSON of the run id, the turn and its pending
  * calls. A decision names it, so a stale tab cannot approve a turn nobody looked at. It
  * binds the agent's proposal, and the target resource only where a tool opted into a
- * precondition (seed 000: for an absolute write the preview is a snapshot, not a precondition).
+ * precondition (docs/previews.md: for an absolute write the preview is a snapshot, not a precondition).
  * A call without one digests exactly as before preconditions existed.
  *
  * @example

@@ -7,7 +7,7 @@ import { listEveryUser } from './list-every-user.js';
 /**
  * Who a channel message is written for: a viewer holding only what every member of its
  * audience holds, so a preview the read gate would withhold from any one of them is withheld
- * from the channel (seed 000: read-gated per viewer, failing closed). The audience is everyone who
+ * from the channel (docs/previews.md: read-gated per viewer, failing closed). The audience is everyone who
  * may decide the card (an approver it is routed to), within the route's group when it names one.
  * An audience of nobody holds nothing: every preview is withheld.
  *

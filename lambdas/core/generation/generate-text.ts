@@ -79,7 +79,7 @@ export const translateRequestSchema = z.strictObject({
 });
 export type TranslateRequest = z.infer<typeof translateRequestSchema>;
 
-/** What a caller asks for; only text generation is served (seed 003). */
+/** What a caller asks for; only text generation is served (docs/skills.md). */
 export type GenerationRequest =
   | { operation: 'complete'; body: CompleteRequest }
   | { operation: 'translate'; body: TranslateRequest }
@@ -99,7 +99,7 @@ export type GenerationDependencies = Pick<
   Partial<Pick<RunDependencies, 'skills' | 'quotas' | 'clock'>>;
 
 /**
- * The configuration-driven entry point of seed 003: a completion or a translation with the
+ * The configuration-driven entry point of docs/skills.md: a completion or a translation with the
  * configuration's model and system prompt, and the configuration's skills (there is no task on
  * this path) prepended to the first user message behind the guard preamble. No tools are
  * offered. Embeddings, vision and speech are refused: skills never reach them, and countersign
@@ -215,7 +215,7 @@ export async function generateText(
 }
 
 /**
- * Refuses every operation that is not text generation (seed 003: skills are never applied to
+ * Refuses every operation that is not text generation (docs/skills.md: skills are never applied to
  * embeddings, vision or speech, and countersign has no such path to apply them to).
  */
 export function requireTextGeneration(operation: GenerationRequest['operation']): 'complete' | 'translate' {

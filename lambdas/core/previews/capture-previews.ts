@@ -28,7 +28,7 @@ class EmptyPreview extends Error {
 }
 
 /**
- * The approval scan's preview step (seed 000). For every OFFERED call of the suspending turn
+ * The approval scan's preview step (docs/previews.md). For every OFFERED call of the suspending turn
  * whose tool implements `preview`, produce its lines under the run's acting user, all calls
  * concurrently, each within a time budget that covers the tool AND the trimming of what it
  * returned. A throw, a timeout or an empty result becomes one line flagged `failed` that names

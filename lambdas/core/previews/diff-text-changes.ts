@@ -5,7 +5,7 @@ import type { TextDiff } from './text-diff.js';
 
 type DiffPart = TextDiff['parts'][number];
 
-/** A change is diffed when a side is longer than a preview line shows of it (seed 000's 120). */
+/** A change is diffed when a side is longer than a preview line shows of it (the 120 characters of docs/previews.md). */
 export const DIFF_FROM_CHARACTERS = 120;
 /** Unchanged words kept on each side of a change; a longer unchanged run keeps its count only. */
 const CONTEXT_WORDS = 8;

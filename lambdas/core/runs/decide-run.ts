@@ -101,7 +101,7 @@ export type DecisionOutcome =
 export const UNDELIVERED_CLAIM_RETRY_MS = 30_000;
 
 /**
- * An approver's decision on a waiting turn (seed 000, DESIGN "Decisions"). Order matters:
+ * An approver's decision on a waiting turn (docs/approvers.md). Order matters:
  * 1. seeing the card needs `agent_approve`; the digest must name the turn that was reviewed;
  * 2. approving also passes the decision gate (tool-level authority, four-eyes, and with the
  *    `record` gate each write call's record check) under the card's policy raised to the floor;

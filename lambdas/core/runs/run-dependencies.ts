@@ -33,7 +33,7 @@ export interface RunSettings {
   approvalTimeoutSeconds: number;
   /** A deployment-wide cap on model turns, over any configuration's own. */
   maxTurns: number;
-  /** `skills.maxBytes` (seed 003); missing or not positive means 24,000. */
+  /** `skills.maxBytes` (docs/skills.md); missing or not positive means 24,000. */
   skillsMaxBytes?: number;
   /** Overrides the model's context window, in tokens (tests; models the table does not know). */
   contextWindowTokens?: number;
@@ -77,7 +77,7 @@ export interface RunDependencies {
   /** The admin's links of Slack users to users (docs/approvers.md, "Slack"). */
   slackUsers: SlackUserMappings;
   pages: PageStore;
-  /** Skill records (seed 003). Absent: attached skills are not injected, with a warning per run. */
+  /** Skill records (docs/skills.md). Absent: attached skills are not injected, with a warning per run. */
   skills?: SkillRepository;
   tools: ToolRegistry;
   /** The MCP client the run steps use. Absent: a configuration naming MCP servers fails its runs. */

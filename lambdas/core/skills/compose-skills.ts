@@ -1,7 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SkillRecord } from './skill-record.js';
 
-/** The byte budget when `skills.maxBytes` is missing, unparsable or not positive (seed 003). */
+/** The byte budget when `skills.maxBytes` is missing, unparsable or not positive (docs/skills.md). */
 export const DEFAULT_SKILLS_MAX_BYTES = 24_000;
 
 /** What the composer reads of a skill record. */
@@ -75,7 +75,7 @@ export const SKILLS_GUARD_PREAMBLE =
 export const SKILLS_BLOCK_HEADER = '[Task guidelines from reviewed skills]';
 
 /**
- * `skills.maxBytes` as the seed defines it: a positive whole number of bytes, else 24,000.
+ * `skills.maxBytes` as docs/skills.md defines it: a positive whole number of bytes, else 24,000.
  * So `0`, `-1`, `'abc'`, `''` and a missing value all mean the default, never "uncapped".
  *
  * @example
@@ -90,7 +90,7 @@ export function resolveSkillsMaxBytes(value: unknown): number {
 }
 
 /**
- * Composes the skills block (seed 003), a pure function of the skill set and the budget:
+ * Composes the skills block (docs/skills.md), a pure function of the skill set and the budget:
  * configuration skills first, then task skills; deduped by (source, identifier) with the
  * configuration winning; enabled and non-orphaned only; each body's sha256 re-verified in
  * constant time (a mismatch skips the skill with a warning); over the byte budget, skills
@@ -238,7 +238,7 @@ const EXTERNAL_TARGET = /^(?:https?:|mailto:|#)/i;
 
 /**
  * For partial skills: the assets and scripts were not ingested, so references to them are
- * removed to avoid dangling instructions (seed 003: not a security control). Relative images
+ * removed to avoid dangling instructions (docs/skills.md: not a security control). Relative images
  * go, relative links keep their text, and bundled paths (`scripts/…`, `assets/…`) are replaced.
  */
 export function stripAssetReferences(body: string): string {

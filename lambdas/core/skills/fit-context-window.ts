@@ -41,7 +41,7 @@ export interface FittedSend {
 }
 
 /**
- * Bounds the real send by the model's context window (seed 003, context-window manager). The
+ * Bounds the real send by the model's context window (docs/skills.md, context-window manager). The
  * estimate counts the system prompt, the tools and every message, skills block included.
  * Over budget, the oldest turns after the first user message go first, an assistant turn
  * always together with the user message that answers it (a tool call never leaves without

@@ -4,7 +4,7 @@ import { chooseTokenEstimator } from './choose-token-estimator.js';
 import { type FittedSend, fitContextWindow } from './fit-context-window.js';
 
 /**
- * One model send bounded by the context window (seed 003), the same way for a run's model turn
+ * One model send bounded by the context window (docs/skills.md), the same way for a run's model turn
  * and for text generation: the configured window wins, the scripted stand-in has none, other
  * models use the estimator's table. What was left out is counted and logged with `logFields`
  * (identifiers only, never message or skill text); a send that cannot fit throws `model-failed`.

@@ -41,7 +41,7 @@ interface ParsedFolder {
 }
 
 /**
- * Stores a source's skills (seed 003, ingest half): new skills arrive disabled; a changed body
+ * Stores a source's skills (docs/skills.md, ingest half): new skills arrive disabled; a changed body
  * (or name, description or partial flag) disables the skill again and clears its review; a
  * skill gone from the source within the snapshot's scope becomes orphaned, never deleted.
  * Every SKILL.md is read and checked before anything is written, so bad input stores nothing.

@@ -3,7 +3,7 @@ import { sha256Hex } from '../canonical-json.js';
 import type { ConditionalOutcome, PageRequest } from '../ports.js';
 
 /**
- * A reviewed SKILL.md (seed 003): third-party prose that may end up in prompts of a system
+ * A reviewed SKILL.md (docs/skills.md): third-party prose that may end up in prompts of a system
  * holding keys and write rights. Persisted shapes carry a schema version; version 1 keeps an
  * immutable fixture in `test/fixtures/skills/`.
  */

@@ -52,7 +52,7 @@ export interface ToolExecutionContext extends ToolContext {
  * classic zod or zod/mini: the loop only uses the shared core (`safeParse`, `toJSONSchema`).
  * The built-in tools use zod/mini, which keeps the Lambda bundles small.
  *
- * Opt-in preview contract (seed 000): `preview` returns human-readable lines that say what
+ * Opt-in preview contract (docs/previews.md): `preview` returns human-readable lines that say what
  * the call would do and what it would replace, under the acting user; `mayViewerReadPreview`
  * answers whether a given viewer may be shown them. Tools without them render no preview.
  *
@@ -61,7 +61,7 @@ export interface ToolExecutionContext extends ToolContext {
  * `updatedAt`), the same value for a missing and a forbidden target. It is read when the run
  * pauses, before the preview, and sealed with the card; at execution it is read again, and
  * when it differs the turn's writes are not applied and the run pauses on a fresh card. Absolute
- * writes leave it out: their preview is a snapshot, not a precondition (seed 000).
+ * writes leave it out: their preview is a snapshot, not a precondition (docs/previews.md).
  *
  * @example
  * const echo = defineTool({

@@ -6,7 +6,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
 import type { RouteAuth, RouteFunction } from '../../contract/routes.js';
-import { type OperationOf, routesOfFunction, type ServedRoute } from '../../contract/served-routes.js';
+import { type OperationOf, type Route, routesOfFunction } from '../../contract/routes.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
@@ -136,7 +136,7 @@ export function createHttpApi<Function extends RouteFunction>(
 }
 
 function createRouteHandler(
-  route: ServedRoute & { auth: Exclude<RouteAuth, 'slack-signature'> },
+  route: Route & { auth: Exclude<RouteAuth, 'slack-signature'> },
   implementation: AnyRouteImplementation,
   dependencies: HttpApiDependencies,
   authorize: ((principal: UserProfile) => void) | undefined,

@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
-import { SERVED_ROUTES, transportOf } from '../../contract/served-routes.js';
+import { ROUTES, transportOf } from '../../contract/routes.js';
 import { describeErrorClass } from '../../core/errors.js';
 import { readBearerToken } from '../../core/limits.js';
 import type { Logger } from '../../core/ports.js';
@@ -23,7 +23,7 @@ export type StartHttpResponse = (
 ) => Writable;
 
 /** The routes the function URL serves: the manifest's `function-url` transport. */
-const matchRoute = createRouteMatcher(SERVED_ROUTES.filter((route) => transportOf(route) === 'function-url'));
+const matchRoute = createRouteMatcher(ROUTES.filter((route) => transportOf(route) === 'function-url'));
 
 /**
  * GET /runs/{id}/events behind a Lambda function URL in RESPONSE_STREAM mode. A function URL

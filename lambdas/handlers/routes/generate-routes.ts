@@ -23,7 +23,7 @@ function configurationIdOf(request: Pick<HttpRequest, 'pathParameters'>): string
 }
 
 /**
- * POST /configurations/{id}/complete and /translate: seed 003's configuration-driven text
+ * POST /configurations/{id}/complete and /translate: docs/skills.md's configuration-driven text
  * generation, answered synchronously (no run, no tools, nothing to approve).
  */
 export function createGenerateRoutes(

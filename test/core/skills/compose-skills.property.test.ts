@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { benchmarkComposeSkills } from '../../../lambdas/core/skills/benchmark-skill-set.js';
+import { benchmarkComposeSkills } from '../../../bench/skill-set.js';
 import {
   type ComposableSkill,
   composeSkills,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import type { RouteFunction } from '../../../lambdas/contract/routes.js';
-import { routesOfFunction, SERVED_ROUTES } from '../../../lambdas/contract/served-routes.js';
+import { ROUTES, routesOfFunction } from '../../../lambdas/contract/routes.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { Logger } from '../../../lambdas/core/ports.js';
@@ -111,9 +111,9 @@ const parse = (response: { body?: string }) => JSON.parse(response.body ?? 'null
 
 describe('the HTTP API router', () => {
   it.each(
-    SERVED_ROUTES.filter(
-      (route) => route.function !== 'api-run-events' && route.auth !== 'slack-signature',
-    ).map((route) => [`${route.method} ${route.path}`, route]),
+    ROUTES.filter((route) => route.function !== 'api-run-events' && route.auth !== 'slack-signature').map(
+      (route) => [`${route.method} ${route.path}`, route],
+    ),
   )('dispatches %s to its manifest operation', async (_name, route) => {
     // Prepare
     const api = createHttpApi(route.function as 'api-runs', echoRoutes(route.function as 'api-runs'), {

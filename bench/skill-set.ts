@@ -1,13 +1,17 @@
-import { sha256Hex } from '../canonical-json.js';
-import { type ComposableSkill, composeSkills, type SkillComposition } from './compose-skills.js';
-import { skillIdFor } from './skill-record.js';
+import { sha256Hex } from '../lambdas/core/canonical-json.js';
+import {
+  type ComposableSkill,
+  composeSkills,
+  type SkillComposition,
+} from '../lambdas/core/skills/compose-skills.js';
+import { skillIdFor } from '../lambdas/core/skills/skill-record.js';
 
 export interface SkillBenchmarkOptions {
   /** @default 200 */
   readonly skills?: number;
   /** @default 24000 */
   readonly bodyBytes?: number;
-  /** @default 24000 (the seed's default budget) */
+  /** @default 24000 (the default context budget of skills) */
   readonly maxBytes?: number;
 }
 
