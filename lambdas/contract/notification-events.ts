@@ -22,6 +22,8 @@ export const awaitingApprovalDetailSchema = z.object({
   toolNames: z.array(z.string()),
   pausedAt: z.string(),
   approverGroups: z.array(z.string()),
+  /** `escalated`: the card reached a further group (docs/approvers.md); absent from earlier senders. */
+  reason: z.optional(z.enum(['paused', 'escalated'])),
 });
 
 /** `Card Closed`'s detail: the run and turn whose card stopped taking decisions, and why. */

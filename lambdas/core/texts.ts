@@ -249,6 +249,7 @@ export const TEXTS = {
     `… ${formatCount(hidden)} more line${hidden === 1 ? '' : 's'} on the card.`,
   channelMoreCalls: (hidden: number) =>
     `… ${formatCount(hidden)} more call${hidden === 1 ? '' : 's'} on the card.`,
+  channelEscalated: (groups: readonly string[]) => `Unanswered in time: escalated to ${groups.join(', ')}.`,
   channelNothingRuns: 'Nothing on this card can run: it can only be rejected.',
   channelApprove: 'Approve',
   channelReject: 'Reject',

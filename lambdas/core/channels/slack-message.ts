@@ -76,7 +76,9 @@ export function describeOpenSlackMessage(view: CardView, cardUrl: string): Slack
     turn: view.turn,
     digest: view.digest,
   } satisfies SlackButtonValue);
+  const reached = view.escalation?.steps.filter((step) => step.reached) ?? [];
   const notes = [
+    ...(reached.length > 0 ? [TEXTS.channelEscalated(reached.flatMap((step) => step.approverGroups))] : []),
     ...(hiddenCalls > 0 ? [TEXTS.channelMoreCalls(hiddenCalls)] : []),
     ...(view.approvals ? [view.approvals.summary] : []),
     ...(anyRuns ? [] : [TEXTS.channelNothingRuns]),

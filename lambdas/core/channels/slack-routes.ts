@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { approverGroupSchema } from '../approvals/card-routing.js';
+import { approverGroupSchema, routedGroupsOf } from '../approvals/card-routing.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import { configurationSchema } from '../configurations.js';
 
@@ -37,9 +37,10 @@ export const slackRoutesSchema = z
  */
 export function slackRoutesOfCard(
   routes: readonly SlackRoute[],
-  card: Pick<StoredCard, 'approverGroups' | 'configurationId'>,
+  card: Pick<StoredCard, 'approverGroups' | 'configurationId' | 'escalation'>,
 ): SlackRoute[] {
-  const groups = card.approverGroups ?? [];
+  // The groups it reaches now: its own, and those its escalation added.
+  const groups = routedGroupsOf(card);
   return routes.filter(
     (route) =>
       (route.configurationId === undefined || route.configurationId === card.configurationId) &&

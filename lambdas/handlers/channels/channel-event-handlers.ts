@@ -28,7 +28,8 @@ export type ChannelEvent = z.infer<typeof eventSchema>;
 type ChannelAction = () => Promise<void>;
 
 /**
- * The Slack channel's rule target: `Run Awaiting Approval` posts the card, `Card Closed` updates
+ * The Slack channel's rule target: `Run Awaiting Approval` posts the card (and, escalated,
+ * updates the messages posted to say so), `Card Closed` updates
  * its message (with the closing's turn and reason). The event only names the run: what is posted
  * is read from the store (`syncSlackMessages`), so a repeated or late event changes nothing.
  *
@@ -40,7 +41,8 @@ export function createSlackNotifyHandler(dependencies: SlackDependencies): (even
     if (event.source !== NOTIFICATION_EVENT_SOURCE) return undefined;
     if (event['detail-type'] === NOTIFICATION_DETAIL_TYPES.awaitingApproval) {
       const detail = awaitingApprovalDetailSchema.parse(event.detail);
-      return () => syncSlackMessages(dependencies, detail.runId);
+      // An escalation re-renders the messages already posted (they say so) and posts to the new group's.
+      return () => syncSlackMessages(dependencies, detail.runId, { refresh: detail.reason === 'escalated' });
     }
     if (event['detail-type'] === NOTIFICATION_DETAIL_TYPES.cardClosed) {
       const detail = cardClosedDetailSchema.parse(event.detail);

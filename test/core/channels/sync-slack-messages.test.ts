@@ -12,12 +12,15 @@ import {
 } from '../../../lambdas/core/channels/sync-slack-messages.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { markRunExpired } from '../../../lambdas/core/runs/end-run.js';
+import { escalateCardOnTimer } from '../../../lambdas/core/runs/escalate-card.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
+import { createSlackNotifyHandler } from '../../../lambdas/handlers/channels/channel-event-handlers.js';
 import { type RunningDynalite, startDynalite } from '../../support/dynalite.js';
 import {
   APPROVER,
   createHarness,
   digestShownTo,
+  person,
   startPausedRun,
   type UseCaseHarness,
 } from '../runs/use-case-harness.js';
@@ -275,5 +278,54 @@ describe('syncSlackMessages', () => {
     // Assess
     expect(api.posted.map((message) => message.channel)).toEqual(['C0FINANCE']);
     expect(JSON.stringify(api.posted[0]?.blocks)).toContain(TEXTS.channelPreviewWithheld);
+  });
+
+  it('says on the messages posted that a card escalated, and posts it to the group it reached, when Run Awaiting Approval says escalated', async () => {
+    // Prepare: a card for finance that escalates to leads after 30 minutes
+    const leads: SlackRoute = { channelId: 'C0LEADS', approverGroup: 'leads' };
+    const harness = createHarness({
+      configuration: {
+        approverGroups: ['finance'],
+        escalation: [{ afterMinutes: 30, approverGroups: ['leads'] }],
+      },
+    });
+    await harness.dependencies.users.putUser({ ...APPROVER, groups: ['finance'] });
+    await harness.dependencies.users.putUser(
+      person('lena', { grants: ['agent_approve'], groups: ['leads'] }),
+    );
+    const channel = await slackChannelOf(harness);
+    const dependencies = {
+      ...channel.dependencies,
+      slack: { ...channel.dependencies.slack, routes: [FINANCE, leads] },
+    };
+    const handle = createSlackNotifyHandler(dependencies);
+    const { runId } = await startPausedRun(harness);
+    const event = (reason: 'paused' | 'escalated') => ({
+      source: 'countersign',
+      'detail-type': 'Run Awaiting Approval',
+      detail: {
+        runId,
+        toolNames: ['update_page_metadata'],
+        pausedAt: harness.clock.now().toISOString(),
+        approverGroups: [],
+        reason,
+      },
+    });
+    await handle(event('paused'));
+    const [timer] = harness.escalations.armed;
+    harness.clock.advance(30 * 60_000);
+    const { at: _at, ...step } = timer ?? { at: '', runId: '', turn: 0, digest: '', step: 0 };
+    await escalateCardOnTimer(harness.dependencies, step);
+
+    // Act
+    await handle(event('escalated'));
+
+    // Assess: finance's message now says so (buttons kept: finance may still decide), leads get theirs
+    expect(channel.api.posted.map((message) => message.channel)).toEqual(['C0FINANCE', 'C0LEADS']);
+    expect(channel.api.updated.map((message) => message.channel)).toEqual(['C0FINANCE']);
+    const updated = JSON.stringify(channel.api.updated[0]?.blocks);
+    expect(updated).toContain(TEXTS.channelEscalated(['leads']));
+    expect(updated).toContain('"action_id"');
+    expect(JSON.stringify(channel.api.posted[1]?.blocks)).toContain(TEXTS.channelEscalated(['leads']));
   });
 });
