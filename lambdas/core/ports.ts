@@ -1,10 +1,10 @@
-import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
 import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
 import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
+import type { MetricName, MetricUnit } from './metric-names.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
 import type { RunRecord, RunStatus, RunSummary } from './runs/run-record.js';
 

@@ -1,4 +1,4 @@
-import { STEP_ERROR_PREFIX } from '../../contract/state-names.js';
+import { STEP_ERROR_PREFIX } from '../errors.js';
 import { TEXTS } from '../texts.js';
 import type { RunDependencies } from './run-dependencies.js';
 import type { RunFailure } from './run-record.js';
