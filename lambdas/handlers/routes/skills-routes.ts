@@ -2,7 +2,7 @@ import { GitHubSkillSource } from '../../adapters/skills/github-skill-source.js'
 import { UploadSkillSource } from '../../adapters/skills/upload-skill-source.js';
 import { adminListQuerySchema, ingestRequestSchema } from '../../contract/admin-schemas.js';
 import { CountersignError } from '../../core/errors.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import {
   attachSkills,
   attachSkillsRequestSchema,
