@@ -5,7 +5,7 @@ import { LocalKeyring } from '../lambdas/adapters/local-keyring.js';
 import type { UserProfile } from '../lambdas/core/identity.js';
 import type { Page } from '../lambdas/core/pages.js';
 import type { RunExecutions } from '../lambdas/core/ports.js';
-import type { RunDependencies } from '../lambdas/core/runs/run-dependencies.js';
+import type { RunDependencies } from '../lambdas/core/run-dependencies.js';
 import { createApiHandlers } from '../lambdas/handlers/api-handlers.js';
 import { createStepHandlers } from '../lambdas/handlers/step-handlers.js';
 import { DEMO_EXTERNAL_CONFIGURATION_ID } from '../lambdas/local/demo-data.js';

@@ -1,6 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { Metric } from 'aws-cdk-lib/aws-cloudwatch';
-import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName } from '../lambdas/contract/metric-names.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName } from '../lambdas/core/metric-names.js';
 
 /** How one of countersign's own metrics is read. */
 export interface ApplicationMetricOptions {

@@ -13,13 +13,13 @@ import { type ITable, Operation } from 'aws-cdk-lib/aws-dynamodb';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import type { IStateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import type { Construct } from 'constructs';
+import { QUICK_APPROVAL_SECONDS } from '../lambdas/core/analytics/record-approver-response.js';
+import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
 import {
   COUNTERSIGN_METRICS_NAMESPACE,
   METRIC_GROUPS,
   type MetricName,
-} from '../lambdas/contract/metric-names.js';
-import { QUICK_APPROVAL_SECONDS } from '../lambdas/core/analytics/record-approver-response.js';
-import { APPROVE_GATES } from '../lambdas/core/approvals/decision-gate.js';
+} from '../lambdas/core/metric-names.js';
 import { QUOTA_NAMES } from '../lambdas/core/quotas/principal-quotas.js';
 import type { CountersignAlarmName } from './alarms.js';
 import type { ApplicationMetricReader } from './application-metrics.js';

@@ -8,7 +8,7 @@ import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import type { Queue } from 'aws-cdk-lib/aws-sqs';
 import type { StateMachine } from 'aws-cdk-lib/aws-stepfunctions';
 import { Construct } from 'constructs';
-import type { MetricName } from '../lambdas/contract/metric-names.js';
+import type { MetricName } from '../lambdas/core/metric-names.js';
 import { type CountersignAlarmThresholds, resolveAlarmThresholds } from './alarm-thresholds.js';
 import { type CountersignAlarmTopics, createAlarmTopics } from './alarm-topics.js';
 import {

@@ -1,7 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import { GraphWidget, type IMetric, MathExpression } from 'aws-cdk-lib/aws-cloudwatch';
 import type { CfnFunction, IFunction } from 'aws-cdk-lib/aws-lambda';
-import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName } from '../lambdas/contract/metric-names.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName } from '../lambdas/core/metric-names.js';
 import type { ApplicationMetricReader } from './application-metrics.js';
 import type { HandlerName } from './handler-names.js';
 

@@ -1,5 +1,5 @@
 import { Metrics as PowertoolsMetrics } from '@aws-lambda-powertools/metrics';
-import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName, type MetricUnit } from '../contract/metric-names.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, type MetricName, type MetricUnit } from '../core/metric-names.js';
 import type { Logger, Metrics } from '../core/ports.js';
 import { currentInvocationKey, flushWhenInvocationEnds, type InvocationFlusher } from './invocation-scope.js';
 import type { LogLineWriter } from './structured-logger.js';

@@ -1,11 +1,10 @@
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
-import { gitHubIngestSchema } from '../adapters/skills/github-skill-source.js';
-import { skillUploadSchema } from '../adapters/skills/upload-skill-source.js';
 import { slackUserMappingSchema } from '../core/channels/slack-ports.js';
 import { configurationSchema, taskSchema } from '../core/configurations.js';
 import { adminUserProfileSchema, userProfileSchema } from '../core/identity.js';
 import { pageSchema } from '../core/pages.js';
+import { gitHubIngestSchema, skillUploadSchema } from '../core/skills/skill-ingest-requests.js';
 import { type SkillSummary, skillAuditEntrySchema, skillRecordSchema } from '../core/skills/skill-record.js';
 import { type Agrees, pagedListSchema, pageQuerySchema, type SameShape } from './common-schemas.js';
 

@@ -7,9 +7,9 @@ import { externalRunQuerySchema } from '../core/external-runs/await-external-ans
 import { submitExternalRunRequestSchema } from '../core/external-runs/external-turn.js';
 import { reportExecutionRequestSchema } from '../core/external-runs/report-external-execution.js';
 import { completeRequestSchema, translateRequestSchema } from '../core/generation/generate-text.js';
+import { runSummarySchema } from '../core/run-record.js';
 import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
-import { runSummarySchema } from '../core/runs/run-record.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { attachSkillsRequestSchema } from '../core/skills/attach-skills.js';
 import { ingestSummarySchema } from '../core/skills/ingest-skills.js';

@@ -8,6 +8,7 @@ import type { AwayOutcome } from '../core/delegation/set-away.js';
 import type { GenerationOutcome } from '../core/generation/generate-text.js';
 import type { RecordedAct } from '../core/ports.js';
 import { textDiffSchema } from '../core/previews/text-diff.js';
+import { RUN_STATUSES } from '../core/run-record.js';
 import type { RunAudit } from '../core/runs/audit-run.js';
 import type { CancelOutcome } from '../core/runs/cancel-run.js';
 import type { DecisionOutcome } from '../core/runs/decide-run.js';
@@ -15,7 +16,6 @@ import { HISTORY_PAGE_SIZE_DEFAULT, HISTORY_PAGE_SIZE_MAX } from '../core/runs/l
 import { INBOX_PAGE_SIZE_DEFAULT, INBOX_PAGE_SIZE_MAX, type InboxEntry } from '../core/runs/list-inbox.js';
 import type { RedriveOutcome } from '../core/runs/redrive-run.js';
 import type { RunEvent } from '../core/runs/run-events.js';
-import { RUN_STATUSES } from '../core/runs/run-record.js';
 import type { RunView } from '../core/runs/view-run.js';
 import { type Agrees, CONFIGURATION_ID_PATTERN, pageQuerySchema, type SameShape } from './common-schemas.js';
 

@@ -1,3 +1,5 @@
+import { STEP_ERROR_PREFIX } from '../core/errors.js';
+
 /**
  * The names the run workflow is wired by: its state names (the CDK definition names its states
  * so, the local runner and the step handlers are keyed by them) and the error names that route
@@ -39,12 +41,6 @@ export const STATE_NAMES = {
 
 /** One state of the run workflow. */
 export type StateName = (typeof STATE_NAMES)[keyof typeof STATE_NAMES];
-
-/**
- * Every error a countersign step throws is named `countersign.<code>` (the `CountersignError`
- * code): a failure named so carries a client-safe message, any other is shown as internal.
- */
-export const STEP_ERROR_PREFIX = 'countersign.';
 
 /**
  * The error names of the run workflow.

@@ -41,6 +41,12 @@ export type ErrorCode =
   | 'configuration'
   | 'internal';
 
+/**
+ * Every error a countersign step throws is named `countersign.<code>` (the `CountersignError`
+ * code): a failure named so carries a client-safe message, any other is shown as internal.
+ */
+export const STEP_ERROR_PREFIX = 'countersign.';
+
 export class CountersignError extends Error {
   public readonly code: ErrorCode;
   public readonly expose: boolean;

@@ -1,12 +1,12 @@
-import type { MetricName, MetricUnit } from '../contract/metric-names.js';
 import type { InboxRouting } from './approvals/card-routing.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from './approvals/decision-record.js';
 import type { EscalationTimer } from './approvals/escalation-ladder.js';
 import type { InboxFilter, InboxOrder } from './approvals/inbox-filter.js';
 import type { ApprovalContent, CardClosing, DelegatedApproval, StoredCard } from './approvals/stored-card.js';
 import type { Away, UserProfile } from './identity.js';
+import type { MetricName, MetricUnit } from './metric-names.js';
+import type { RunRecord, RunStatus, RunSummary } from './run-record.js';
 import type { CallRecord, CallRecordExpectation } from './runs/call-record.js';
-import type { RunRecord, RunStatus, RunSummary } from './runs/run-record.js';
 
 /** What sealed bytes protect; it is part of the encryption context and checked on unseal. */
 export type SealPurpose = 'run-state' | 'approval-card' | 'task-token' | 'call-result';
@@ -95,7 +95,7 @@ export interface RecordedAct {
   run?: { label: string; status: RunStatus };
 }
 
-export type { RunSummary } from './runs/run-record.js';
+export type { RunSummary } from './run-record.js';
 
 /**
  * `lapsed`: the approvals are out of the card's tally; `approvedBy` is who still counts and

@@ -1,5 +1,5 @@
 import type { RouteFunction } from '../contract/routes.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import { createAdminApi } from './apis/admin-api.js';
 import { createDecisionApi } from './apis/decision-api.js';
 import { createExternalApi } from './apis/external-api.js';

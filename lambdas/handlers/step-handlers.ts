@@ -1,5 +1,5 @@
 import { STATE_NAMES } from '../contract/state-names.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 import { createFinishStep, createMarkExpiredStep, createMarkFailedStep } from './steps/end-run-steps.js';
 import { createExecuteToolsStep } from './steps/execute-tools-step.js';

@@ -40,7 +40,7 @@ import type {
 import { systemClock } from '../core/ports.js';
 import { principalQuotasSchema } from '../core/quotas/principal-quotas.js';
 import type { ReceiptSigner } from '../core/receipts/receipt-ports.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { createMcpToolStandIn } from '../core/tools/mcp/mcp-tools.js';
 import { ToolRegistry } from '../core/tools/tool.js';

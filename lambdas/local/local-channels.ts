@@ -7,7 +7,7 @@ import { SlackWebApi } from '../adapters/slack/slack-web-api.js';
 import { cardPageUrl } from '../contract/card-address.js';
 import type { SlackRoute } from '../core/channels/slack-routes.js';
 import { describeErrorClass } from '../core/errors.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import {
   type ChannelEvent,
   createEmailNotifyHandler,

@@ -1,8 +1,8 @@
 import { WAITING_RUNS_PROBE_INTERVAL_MINUTES } from '../contract/table-layout.js';
 import { describeErrorClass } from '../core/errors.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import { redeliverDecisions } from '../core/runs/redeliver-decisions.js';
 import { reportWaitingRuns } from '../core/runs/report-waiting-runs.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
 
 /** The waiting-runs probe's schedule in `npm start`, as the deployed EventBridge rule runs it. */
 export interface LocalProbeSchedule {

@@ -1,7 +1,7 @@
 import { paginateScan } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../contract/table-layout.js';
+import type { RunDependencies } from '../core/run-dependencies.js';
 import { markRunExpired } from '../core/runs/end-run.js';
-import type { RunDependencies } from '../core/runs/run-dependencies.js';
 import type { LocalDynamo } from './local-dynamo.js';
 import type { LocalStateMachineRunner } from './local-state-machine-runner.js';
 

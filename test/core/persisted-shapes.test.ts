@@ -24,8 +24,8 @@ import {
   readableExecutionReportSchema,
 } from '../../lambdas/core/external-runs/external-run-store.js';
 import { readableChainEntrySchema } from '../../lambdas/core/receipts/chain-entry.js';
+import { readableRunRecordSchema } from '../../lambdas/core/run-record.js';
 import { readableCallRecordSchema } from '../../lambdas/core/runs/call-record.js';
-import { readableRunRecordSchema } from '../../lambdas/core/runs/run-record.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { readCardShown } from '../../lambdas/core/approvals/decision-record.js';
-import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { sealJson, unsealJson } from '../../lambdas/core/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';

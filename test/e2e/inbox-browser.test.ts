@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { type BrowserContext, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { sealJson, unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { sealJson, unsealJson } from '../../lambdas/core/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf } from '../support/api-answers.js';
 import {

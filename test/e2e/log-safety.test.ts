@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
 import { loadRun, unsealRunState } from '../../lambdas/core/runs/load-run.js';
-import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { unsealJson } from '../../lambdas/core/sealed-json.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
   type MeteredTestRuntime,

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/contract/metric-names.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/core/metric-names.js';
 import { reportWaitingRuns } from '../../lambdas/core/runs/report-waiting-runs.js';
 import { settle, startRunAndSettle, useTestRuntime } from '../support/local-runtime.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalCard } from '../../lambdas/core/approvals/approval-card.js';
-import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { unsealJson } from '../../lambdas/core/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { DEMO_CONFIGURATIONS, DEMO_USERS } from '../../lambdas/local/demo-data.js';
 import { bodyOf } from '../support/api-answers.js';

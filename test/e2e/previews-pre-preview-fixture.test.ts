@@ -2,8 +2,8 @@ import { readFile } from 'node:fs/promises';
 import { afterAll, describe, expect, it } from 'vitest';
 import { readableStoredCardSchema } from '../../lambdas/core/approvals/stored-card.js';
 import { computeTurnDigest } from '../../lambdas/core/approvals/turn-digest.js';
-import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
-import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
+import type { RunRecord } from '../../lambdas/core/run-record.js';
+import { sealJson } from '../../lambdas/core/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard } from '../support/api-answers.js';
 import {

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { userProfileSchema } from '../../lambdas/core/identity.js';
-import { RUN_RECORD_SCHEMA_VERSION } from '../../lambdas/core/runs/run-record.js';
+import { RUN_RECORD_SCHEMA_VERSION } from '../../lambdas/core/run-record.js';
 import { RUN_STATE_SCHEMA_VERSION } from '../../lambdas/core/runs/run-state.js';
-import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { sealJson } from '../../lambdas/core/sealed-json.js';
 import {
   apiClientWithToken,
   eventually,

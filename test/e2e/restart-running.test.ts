@@ -3,9 +3,9 @@ import {
   DECISION_RECORD_SCHEMA_VERSION,
   NO_CARD_SHOWN,
 } from '../../lambdas/core/approvals/decision-record.js';
-import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
+import type { RunRecord } from '../../lambdas/core/run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../../lambdas/core/runs/run-state.js';
-import { sealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { sealJson } from '../../lambdas/core/sealed-json.js';
 import {
   removeTestData,
   settle,

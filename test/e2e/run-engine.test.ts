@@ -152,7 +152,7 @@ describe('the run engine over HTTP in local mode', () => {
     // Prepare: a 2 MB incompressible transcript, sealed through the real state codec.
     const { runId, view } = await startRunAndSettle(runtime, "Set the author of page 12 to 'Big Run'");
     const stored = await runtime.dependencies.runs.getRun(runId);
-    const { sealJson, unsealJson } = await import('../../lambdas/core/runs/sealed-json.js');
+    const { sealJson, unsealJson } = await import('../../lambdas/core/sealed-json.js');
     const state = (await unsealJson(
       runtime.dependencies.sealer,
       'run-state',

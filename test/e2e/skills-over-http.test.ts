@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runSkillsCli } from '../../bin/skills.js';
-import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { unsealJson } from '../../lambdas/core/sealed-json.js';
 import { SKILLS_BLOCK_HEADER, splitSkillBlock } from '../../lambdas/core/skills/compose-skills.js';
 import { estimateToolsTokens, loadCl100kEstimator } from '../../lambdas/core/skills/estimate-tokens.js';
 import { skillIdFor } from '../../lambdas/core/skills/skill-record.js';

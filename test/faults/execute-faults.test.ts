@@ -4,7 +4,7 @@ import * as z from 'zod';
 import type { ToolResultBlock } from '../../lambdas/core/model.js';
 import { MAXIMUM_TOOL_ATTEMPTS } from '../../lambdas/core/runs/call-ledger.js';
 import { parseRunState } from '../../lambdas/core/runs/run-state.js';
-import { unsealJson } from '../../lambdas/core/runs/sealed-json.js';
+import { unsealJson } from '../../lambdas/core/sealed-json.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../lambdas/core/tools/tool.js';
 import { TransientToolError } from '../../lambdas/core/tools/transient-tool-error.js';

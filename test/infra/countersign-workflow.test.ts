@@ -8,8 +8,8 @@ import {
   STATE_NAMES,
   type StateName,
 } from '../../lambdas/contract/state-names.js';
+import type { RunDependencies } from '../../lambdas/core/run-dependencies.js';
 import { MAXIMUM_TOOL_ATTEMPTS } from '../../lambdas/core/runs/call-ledger.js';
-import type { RunDependencies } from '../../lambdas/core/runs/run-dependencies.js';
 import { createStepHandlers } from '../../lambdas/handlers/step-handlers.js';
 import { extractStateMachineDefinition } from '../../lib/state-machine-definition.js';
 import { definitionStatesOf, type SynthesizedStack, synthesizeTestStack } from './synthesize-test-stack.js';

@@ -2,7 +2,7 @@ import { App, Duration, Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/contract/metric-names.js';
+import { COUNTERSIGN_METRICS_NAMESPACE, METRIC_NAMES } from '../../lambdas/core/metric-names.js';
 import { ALARM_THRESHOLD_DEFAULTS } from '../../lib/alarm-thresholds.js';
 import { ALARM_ON_FIRST_OCCURRENCE, type CountersignAlarmName } from '../../lib/alarms.js';
 import { HANDLER_NAMES } from '../../lib/handler-names.js';

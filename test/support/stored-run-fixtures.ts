@@ -1,5 +1,5 @@
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
-import type { RunRecord } from '../../lambdas/core/runs/run-record.js';
+import type { RunRecord } from '../../lambdas/core/run-record.js';
 
 /**
  * A running run as the repositories store it; the adapter tests override only what they test.

@@ -9,7 +9,7 @@ import {
 } from '../../core/approvals/decision-record.js';
 import type { StoredCard } from '../../core/approvals/stored-card.js';
 import type { AuditTrail, PageRequest, RecordedAct, RunRepository, RunSummary } from '../../core/ports.js';
-import { RUN_STATUSES, runSummarySchema } from '../../core/runs/run-record.js';
+import { RUN_STATUSES, runSummarySchema } from '../../core/run-record.js';
 import { batchGetItems } from './batch-get-items.js';
 import { actorPartition, decodeHistoryCursor, encodeHistoryCursor, ownerPartition } from './history-index.js';
 import { assertPageLimit, parseItem } from './item-codec.js';

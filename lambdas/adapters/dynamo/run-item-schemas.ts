@@ -7,7 +7,7 @@ import {
 } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunRepository } from '../../core/ports.js';
-import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
+import { type RunRecord, runRecordSchema } from '../../core/run-record.js';
 import { withoutUndefined } from './item-codec.js';
 
 /**

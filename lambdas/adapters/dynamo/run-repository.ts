@@ -68,13 +68,13 @@ import {
   systemClock,
   type WaitingCardsPage,
 } from '../../core/ports.js';
-import type { CallRecord, CallRecordExpectation } from '../../core/runs/call-record.js';
 import {
   type RunRecord,
   readableRunRecordSchema,
   runRecordSchema,
   TERMINAL_STATUSES,
-} from '../../core/runs/run-record.js';
+} from '../../core/run-record.js';
+import type { CallRecord, CallRecordExpectation } from '../../core/runs/call-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { DynamoApprovalCardStore } from './approval-card-store.js';
 import { DynamoCallLedgerStore } from './call-ledger-store.js';

@@ -1,7 +1,7 @@
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type { ApprovalRecord, DecisionRecord } from '../../core/approvals/decision-record.js';
 import type { PageRequest, RecordedAct, RunSummary } from '../../core/ports.js';
-import { type RunRecord, runSummarySchema } from '../../core/runs/run-record.js';
+import { type RunRecord, runSummarySchema } from '../../core/run-record.js';
 import {
   actHistoryKey,
   decodeHistoryCursor,

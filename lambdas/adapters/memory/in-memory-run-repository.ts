@@ -31,12 +31,12 @@ import type {
   StoredRun,
   WaitingCardsPage,
 } from '../../core/ports.js';
+import { type RunRecord, runRecordSchema } from '../../core/run-record.js';
 import {
   type CallRecord,
   type CallRecordExpectation,
   callRecordSchema,
 } from '../../core/runs/call-record.js';
-import { type RunRecord, runRecordSchema } from '../../core/runs/run-record.js';
 import type { BlobStore } from '../blob-store.js';
 import { encodeInboxCursor, inboxSortKey, undeliveredSortKey } from '../dynamo/inbox-index.js';
 import { parseItem, withoutUndefined } from '../dynamo/item-codec.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
+import { type GitHubIngest, gitHubIngestSchema } from '../../core/skills/skill-ingest-requests.js';
 import { SKILL_BODY_MAX_BYTES } from '../../core/skills/skill-record.js';
 import { normaliseSourcePath, type SkillSnapshot, type SkillSource } from '../../core/skills/skill-source.js';
 import { callOutbound, type OutboundRefusalReason } from '../outbound/outbound-fetch.js';
@@ -12,27 +12,6 @@ const GITHUB_API_BASE_URL = 'https://api.github.com';
 const MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 /** A SKILL.md is its body plus frontmatter; a blob far larger is refused before decoding. */
 const MAX_SKILL_FILE_BYTES = SKILL_BODY_MAX_BYTES + 16 * 1024;
-
-export const gitHubIngestSchema = z.strictObject({
-  source: z.literal('github'),
-  owner: z
-    .string()
-    .check(z.regex(/^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})$/, 'a GitHub user or organisation name')),
-  repo: z.string().check(
-    z.regex(/^[A-Za-z0-9._-]{1,100}$/, 'a GitHub repository name'),
-    z.refine((repo: string) => repo !== '.' && repo !== '..', 'a GitHub repository name'),
-  ),
-  ref: z.string().check(
-    z.regex(/^[A-Za-z0-9._][A-Za-z0-9._/-]{0,199}$/, 'a branch, tag or commit SHA'),
-    z.refine(
-      (ref: string) => !ref.includes('..') && !ref.includes('//') && !ref.endsWith('/'),
-      'a branch, tag or commit SHA',
-    ),
-  ),
-  /** The folder inside the repository to ingest; `''` is the whole repository. */
-  path: z._default(z.string().check(z.maxLength(1000)), ''),
-});
-export type GitHubIngest = z.infer<typeof gitHubIngestSchema>;
 
 export interface GitHubSkillSourceProps extends GitHubIngest {
   /** @default 'https://api.github.com' (tests point it at a local server) */

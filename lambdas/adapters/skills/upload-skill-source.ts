@@ -1,30 +1,7 @@
-import * as z from 'zod/mini';
 import { CountersignError } from '../../core/errors.js';
+import type { SkillUpload } from '../../core/skills/skill-ingest-requests.js';
 import { normaliseSourcePath, type SkillSnapshot, type SkillSource } from '../../core/skills/skill-source.js';
 import { collectSkillFolders, SKILL_FILE_NAME } from './skill-folders.js';
-
-/** POST /admin/skills/ingest with `source: 'upload'`: the SKILL.md texts, and the other files' paths. */
-export const skillUploadSchema = z.strictObject({
-  source: z.literal('upload'),
-  label: z.string().check(z.regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/, 'letters, digits, ".", "_" or "-"')),
-  files: z
-    .array(
-      z.strictObject({
-        path: z.string().check(z.minLength(1), z.maxLength(1000)),
-        /** UTF-8 text of a SKILL.md. */
-        content: z.optional(z.string()),
-        /** Raw bytes of a SKILL.md that is not (or may not be) UTF-8: refused with a clear message. */
-        contentBase64: z.optional(z.string()),
-      }),
-    )
-    .check(z.minLength(1), z.maxLength(5000)),
-  /**
-   * The one skill folder this upload covers (the CLI splits a folder larger than a request this
-   * way): skills of the label outside it are left as they are, not orphaned.
-   */
-  scope: z.optional(z.string().check(z.minLength(1), z.maxLength(1000))),
-});
-export type SkillUpload = z.infer<typeof skillUploadSchema>;
 
 /**
  * Skills from an upload (the admin API; the CLI uploads a local folder this way). Only

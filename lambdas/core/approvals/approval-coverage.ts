@@ -1,5 +1,5 @@
 import { CountersignError } from '../errors.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import type { RunTools } from '../tools/mcp/run-tools.js';
 import type { DecisionRecord } from './decision-record.js';
 import {

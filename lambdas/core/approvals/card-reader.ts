@@ -1,8 +1,8 @@
 import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
-import type { CardReaderDependencies } from '../runs/run-dependencies.js';
-import { unsealJson } from '../runs/sealed-json.js';
+import type { CardReaderDependencies } from '../run-dependencies.js';
+import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';

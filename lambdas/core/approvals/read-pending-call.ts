@@ -1,7 +1,7 @@
 import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
-import type { InboxDependencies } from '../runs/run-dependencies.js';
+import type { InboxDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { readStoredCard, unsealCard } from './card-reader.js';
 import { isCardRoutedTo } from './card-routing.js';

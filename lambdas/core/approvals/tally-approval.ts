@@ -1,6 +1,6 @@
 import type { UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { type CallChoice, contentOfChoices, kindOfChoices } from './call-choices.js';
 import { type ApproverCheckDependencies, findLapsedApprovers } from './confirm-approvals.js';

@@ -1,6 +1,6 @@
 import { describeErrorClass } from '../errors.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
-import { TERMINAL_STATUSES } from '../runs/run-record.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import { TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 
 /**

@@ -3,7 +3,7 @@ import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { describeErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import type { EmailChannel, Mail } from './email-ports.js';
 import { listEveryUser } from './list-every-user.js';

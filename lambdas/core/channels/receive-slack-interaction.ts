@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { describeErrorClass, type ErrorCode, isCountersignError } from '../errors.js';
+import type { DecisionDependencies } from '../run-dependencies.js';
 import type { DecisionOutcome } from '../runs/decide-run.js';
 import { decideRun } from '../runs/decide-run.js';
-import type { DecisionDependencies } from '../runs/run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { SLACK_ACTIONS, type SlackButtonValue, slackButtonValueSchema } from './slack-message.js';
 import type { SlackReplayGuard, SlackUserMappings } from './slack-ports.js';

@@ -2,7 +2,7 @@ import { readStoredCard, viewCards } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { type CardClosing, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { describeErrorClass } from '../errors.js';
-import type { CardReaderDependencies, RunDependencies } from '../runs/run-dependencies.js';
+import type { CardReaderDependencies, RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { describeChannelViewer } from './channel-viewer.js';
 import { describeClosedSlackMessage, describeOpenSlackMessage, type SlackMessage } from './slack-message.js';

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import { type Away, hasGrant, isAdmin, requireGrant, type UserProfile } from '../identity.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 
 /** The longest absence one PUT may set: a delegation must end, and be renewed on purpose. */

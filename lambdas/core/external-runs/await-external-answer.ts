@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { UserProfile } from '../identity.js';
-import type { RunRecord } from '../runs/run-record.js';
+import type { RunRecord } from '../run-record.js';
 import {
   describeExternalRun,
   type ExternalAnswerDependencies,

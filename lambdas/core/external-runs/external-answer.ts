@@ -1,8 +1,8 @@
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import type { RunRecord } from '../run-record.js';
 import { loadRun, unsealRunState } from '../runs/load-run.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
-import type { RunRecord } from '../runs/run-record.js';
 import { TEXTS } from '../texts.js';
 import { answerForCall } from './call-answer.js';
 import type { ExecutionOutcome, ExternalRunStore } from './external-run-store.js';

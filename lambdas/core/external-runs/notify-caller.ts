@@ -1,6 +1,6 @@
 import { CountersignError } from '../errors.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { loadRun, unsealRunState } from '../runs/load-run.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
 import { describeExternalRun, type ExternalAnswerDependencies } from './external-answer.js';
 import type { WebhookPoster, WebhookSecrets } from './webhook-delivery.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from './webhook-signature.js';

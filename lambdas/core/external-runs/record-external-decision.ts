@@ -1,6 +1,6 @@
 import { CountersignError } from '../errors.js';
 import type { ExternalRunAnsweredEvent } from '../ports.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { answerForCall } from './call-answer.js';
 import { callerToolName } from './external-tool-names.js';
 

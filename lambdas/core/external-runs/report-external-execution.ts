@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { loadRun, unsealRunState } from '../runs/load-run.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
 import { MAX_TURN_CALLS } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
 import { answerForCall } from './call-answer.js';

@@ -7,12 +7,12 @@ import { nestsDeeperThan } from '../json-depth.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
 import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { requireUserRecord } from '../runs/require-user-record.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../runs/run-state.js';
-import { sealJson } from '../runs/sealed-json.js';
 import { describeRunPolicy, newRunRecord, startExecutionOrFail } from '../runs/start-run.js';
 import { MAX_TURN_ARGUMENTS_DEPTH } from '../runs/take-model-turn.js';
+import { sealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { boundCallerPreview } from './caller-previews.js';
 import {

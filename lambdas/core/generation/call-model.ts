@@ -6,7 +6,7 @@ import {
   type ModelReply,
   type ModelRequest,
 } from '../model.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { estimateModelCost } from './model-prices.js';
 
 /** What {@link callModel} measures a call by: the configuration it serves and the provider it reaches. */

@@ -11,7 +11,7 @@ import {
 import { mayStartWith } from '../policy/start-access.js';
 import { systemClock } from '../ports.js';
 import { enforceCompletionQuota } from '../quotas/enforce-quotas.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';

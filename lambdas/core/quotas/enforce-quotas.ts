@@ -2,7 +2,7 @@ import type { Configuration } from '../configurations.js';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Clock, Logger, Metrics, RunRepository } from '../ports.js';
-import { TERMINAL_STATUSES } from '../runs/run-record.js';
+import { TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 import { PRINCIPAL_QUOTA_DEFAULTS, type PrincipalQuotas, type QuotaName } from './principal-quotas.js';
 import type { QuotaStore, StartedRun, TakenLease } from './quota-store.js';

@@ -1,6 +1,6 @@
 import type { ApproverResponseStore } from '../analytics/approver-response.js';
 import { recordApproverResponse } from '../analytics/record-approver-response.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import type { ReceiptChainStore, ReceiptSigner } from './receipt-ports.js';
 import { recordReceiptEntries } from './record-receipt-entries.js';
 

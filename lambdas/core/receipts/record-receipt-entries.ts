@@ -4,7 +4,7 @@ import type { StoredCard } from '../approvals/stored-card.js';
 import { describeErrorClass } from '../errors.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type { Logger, RunRepository } from '../ports.js';
-import type { RunRecord } from '../runs/run-record.js';
+import type { RunRecord } from '../run-record.js';
 import {
   type AppendChainOutcome,
   appendChainEntry,

@@ -8,9 +8,9 @@ import {
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { RunRepository } from '../ports.js';
+import type { RunRecord, RunStatus } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 import { readerOfRun } from './run-readers.js';
-import type { RunRecord, RunStatus } from './run-record.js';
 
 /** One line of a run's audit, oldest first. */
 export type AuditEntry =

@@ -23,14 +23,14 @@ import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
+import type { RunDependencies, ToolStepDependencies } from '../run-dependencies.js';
+import { sealJson, unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { finishClaimedCancel } from './cancel-run.js';
 import { loadRun, reportingRefusal, unsealRunState } from './load-run.js';
 import { capturePreconditions } from './record-preconditions.js';
-import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
 import type { RunState } from './run-state.js';
-import { sealJson, unsealJson } from './sealed-json.js';
 
 export interface AwaitApprovalInput {
   runId: string;

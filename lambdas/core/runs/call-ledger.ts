@@ -1,4 +1,6 @@
 import { CountersignError } from '../errors.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import { sealJson, unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import {
   CALL_RECORD_SCHEMA_VERSION,
@@ -7,9 +9,7 @@ import {
   type CallResult,
   callResultSchema,
 } from './call-record.js';
-import type { RunDependencies } from './run-dependencies.js';
 import type { ToolCallAttempt } from './run-tool-call.js';
-import { sealJson, unsealJson } from './sealed-json.js';
 
 /**
  * Attempts at an approved call before it ends "not applied" when each fails transiently. The

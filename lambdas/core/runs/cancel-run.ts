@@ -7,9 +7,9 @@ import {
 } from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import type { RunRecord } from '../run-record.js';
 import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
 
 export const cancelRequestSchema = z.strictObject({
   reason: z.optional(z.string().check(z.maxLength(2000))),

@@ -1,4 +1,4 @@
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 
 /** Waiting cards are read this many at a time (one inbox query each). */
 const CARDS_PER_QUERY = 100;

@@ -20,11 +20,11 @@ import { reachesThroughGroups } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import type { ClaimOutcome } from '../ports.js';
+import type { DecisionDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { assertDecisionGate, type Decider, readDelegator } from './decision-authority.js';
 import { deliverDecision } from './deliver-decision.js';
 import { markRunExpired } from './end-run.js';
-import type { DecisionDependencies } from './run-dependencies.js';
 import {
   approvedIndexesOf,
   contentOfRecord,

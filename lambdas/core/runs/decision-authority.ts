@@ -5,8 +5,8 @@ import { isDelegationActive } from '../delegation/delegation.js';
 import { CountersignError } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
+import type { DecisionDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
-import type { DecisionDependencies } from './run-dependencies.js';
 
 /** Who decides: the approver, and the approver who is away when they act as their delegate. */
 export interface Decider {

@@ -1,8 +1,8 @@
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError } from '../errors.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
 
 /**
  * How many waits one delivery follows: a retried pause seals a new token into the card, so a

@@ -1,4 +1,4 @@
-import type { RunRecord, RunStatus } from './run-record.js';
+import type { RunRecord, RunStatus } from '../run-record.js';
 
 /** Where a run stands, as its owner and admins see it (GET /runs/{id}, the event stream's `state`). */
 export interface RunStatusView {

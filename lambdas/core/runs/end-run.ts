@@ -1,7 +1,7 @@
-import { STEP_ERROR_PREFIX } from '../../contract/state-names.js';
+import { STEP_ERROR_PREFIX } from '../errors.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import type { RunFailure } from '../run-record.js';
 import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunFailure } from './run-record.js';
 
 type EndDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'settings'>;
 

@@ -3,7 +3,7 @@ import type { CardEscalation } from '../approvals/escalation-ladder.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { isCountersignError } from '../errors.js';
 import type { EscalationChange } from '../ports.js';
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 
 /** What an escalation timer carries: identifiers only (no arguments, no token). */
 export const escalationTimerInputSchema = z.object({

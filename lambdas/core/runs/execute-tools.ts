@@ -10,6 +10,9 @@ import { type ResolvedCall, resolveCalls } from '../approvals/resolve-calls.js';
 import type { CardClosing } from '../approvals/stored-card.js';
 import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
+import type { RunDependencies, ToolStepDependencies } from '../run-dependencies.js';
+import { TERMINAL_STATUSES } from '../run-record.js';
+import { sealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
@@ -18,11 +21,8 @@ import { editedCallOutcome, refusedCallOutcome } from './call-outcomes.js';
 import { type CallResult, describeIdempotencyKey } from './call-record.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
-import type { RunDependencies, ToolStepDependencies } from './run-dependencies.js';
-import { TERMINAL_STATUSES } from './run-record.js';
 import { type CompletedCall, RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
 import { runToolCall } from './run-tool-call.js';
-import { sealJson } from './sealed-json.js';
 import { readTurnDecision } from './turn-decision.js';
 
 export interface StepInput {

@@ -5,7 +5,7 @@ import type { StoredCard } from '../approvals/stored-card.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { activeDelegatorsOf, delegatorReaching } from '../delegation/delegation.js';
 import { isAdmin, requireGrant, type UserProfile } from '../identity.js';
-import type { InboxDependencies } from './run-dependencies.js';
+import type { InboxDependencies } from '../run-dependencies.js';
 
 export const INBOX_PAGE_SIZE_DEFAULT = 20;
 export const INBOX_PAGE_SIZE_MAX = 100;

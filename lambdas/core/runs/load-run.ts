@@ -1,10 +1,10 @@
 import { reportSealedStateRejection } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import type { StoredRun } from '../ports.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
 import { parseRunState, type RunState } from './run-state.js';
-import { unsealJson } from './sealed-json.js';
 
 /** Reads a run or fails with `not-found`: a step for a run that does not exist is a bug, not input. */
 export async function loadRun(

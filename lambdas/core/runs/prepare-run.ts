@@ -1,8 +1,8 @@
 import { CountersignError } from '../errors.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import { TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 import { finishClaimedCancel } from './cancel-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { TERMINAL_STATUSES } from './run-record.js';
 
 export interface PrepareRunInput {
   runId: string;

@@ -1,9 +1,9 @@
 import { CountersignError } from '../errors.js';
 import type { ToolResultBlock } from '../model.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { refusedCallOutcome } from './call-outcomes.js';
 import { type StepInput, saveResults } from './execute-tools.js';
 import { loadRun, unsealRunState } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
 
 /**
  * Tells the model its proposed calls were denied, and lets it take another turn. The

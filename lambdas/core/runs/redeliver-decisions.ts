@@ -4,9 +4,9 @@ import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
 import { isDecisionOnChain } from '../receipts/append-chain-entry.js';
 import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
+import type { CardReaderDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { deliverDecision } from './deliver-decision.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
 
 /**
  * A claim younger than this may still be in flight (its request is delivering it); older and

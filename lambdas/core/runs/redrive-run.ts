@@ -1,8 +1,8 @@
 import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import type { RunRecord } from '../run-record.js';
 import { TEXTS } from '../texts.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
 
 export type RedriveOutcome = {
   kind: 'redriven';

@@ -1,4 +1,4 @@
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 
 /** Pages of the inbox index read per report; beyond this many waiting runs the age is a floor. */
 const MAXIMUM_PAGES = 50;

@@ -4,11 +4,11 @@ import { CountersignError } from '../errors.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import type { Message } from '../model.js';
 import type { StoredRun } from '../ports.js';
+import type { CardReaderDependencies } from '../run-dependencies.js';
+import { type RunRecord, TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { unsealRunStateUnlessRefused } from './load-run.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
-import { type RunRecord, TERMINAL_STATUSES } from './run-record.js';
 
 /** How often a followed run is read again while it runs. */
 export const RUN_EVENTS_POLL_INTERVAL_MS = 1_000;

@@ -1,7 +1,7 @@
 import { isCardRoutedTo } from '../approvals/card-routing.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
-import type { RunRecord } from './run-record.js';
+import type { RunRecord } from '../run-record.js';
 
 /** Who reads a run, and as whom: what the run's view and audit show depends on it. */
 export type RunReader = 'owner' | 'admin' | 'approver';

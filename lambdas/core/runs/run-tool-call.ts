@@ -2,11 +2,11 @@ import { describeCallRunnability } from '../approvals/call-runnability.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import type { ResolvedCall } from '../approvals/resolve-calls.js';
 import { describeErrorClass, isCountersignError } from '../errors.js';
+import type { ToolStepDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
 import { isTransientToolError } from '../tools/transient-tool-error.js';
 import type { CallResult } from './call-record.js';
-import type { ToolStepDependencies } from './run-dependencies.js';
 
 /**
  * One run of a tool call: its result, or a transient failure (the tool's `TransientToolError`,

@@ -11,9 +11,9 @@ import { type DecisionRecord, readCardShown, readEditsOnRecord } from '../approv
 import type { StoredCard } from '../approvals/stored-card.js';
 import { canonicalJson } from '../canonical-json.js';
 import { CountersignError, isCountersignError } from '../errors.js';
+import type { DecisionDependencies } from '../run-dependencies.js';
 import type { Tool } from '../tools/tool.js';
 import type { DecisionRequest } from './decide-run.js';
-import type { DecisionDependencies } from './run-dependencies.js';
 
 /**
  * What a decision body amounts to on its card: approve every call, approve some (`choices`),

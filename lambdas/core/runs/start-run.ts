@@ -8,14 +8,14 @@ import { applyPolicyFloor, type PolicyFloor } from '../policy/policy-floor.js';
 import { mayStartWith } from '../policy/start-access.js';
 import type { PrincipalSource } from '../principal.js';
 import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quotas.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from '../run-record.js';
+import { sealJson } from '../sealed-json.js';
 import { composeRunSkills } from '../skills/compose-run-skills.js';
 import { injectIntoTranscript } from '../skills/inject-skills.js';
 import { TEXTS } from '../texts.js';
 import { requireUserRecord } from './require-user-record.js';
-import type { RunDependencies } from './run-dependencies.js';
-import { RUN_RECORD_SCHEMA_VERSION, type RunRecord } from './run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
-import { sealJson } from './sealed-json.js';
 
 export const startRunRequestSchema = z
   .strictObject({

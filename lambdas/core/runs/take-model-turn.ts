@@ -4,16 +4,16 @@ import { CountersignError } from '../errors.js';
 import { callModel } from '../generation/call-model.js';
 import { nestsDeeperThan } from '../json-depth.js';
 import type { ModelReply, ToolCallBlock } from '../model.js';
+import type { RunDependencies } from '../run-dependencies.js';
+import type { RunRecord } from '../run-record.js';
+import { sealJson } from '../sealed-json.js';
 import { fitModelSend } from '../skills/fit-model-send.js';
 import { TEXTS } from '../texts.js';
 import { mcpServerOf } from '../tools/mcp/mcp-tools.js';
 import { type RunTools, toolsForRun } from '../tools/mcp/run-tools.js';
 import { specifyAllowedTools } from '../tools/tool-specification.js';
 import { loadRun, unsealRunState } from './load-run.js';
-import type { RunDependencies } from './run-dependencies.js';
-import type { RunRecord } from './run-record.js';
 import type { RunState } from './run-state.js';
-import { sealJson } from './sealed-json.js';
 
 export interface ModelTurnInput {
   runId: string;

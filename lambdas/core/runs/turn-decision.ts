@@ -1,6 +1,6 @@
 import type { CallChoice } from '../approvals/call-choices.js';
 import { type DecisionRecord, type EditOnRecord, readEditsOnRecord } from '../approvals/decision-record.js';
-import type { RunDependencies } from './run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 
 /** What the decision on record does with a turn's calls, as execution reads it. */
 export interface TurnDecision {

@@ -2,12 +2,12 @@ import { type CardView, viewWaitingCard } from '../approvals/card-reader.js';
 import type { UnopenableCard } from '../approvals/unopenable-card.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
+import type { CardReaderDependencies } from '../run-dependencies.js';
+import type { RunFailure, RunRecord } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
-import type { CardReaderDependencies } from './run-dependencies.js';
 import { type RunReader, readerOfRun } from './run-readers.js';
-import type { RunFailure, RunRecord } from './run-record.js';
 
 /** GET /runs/{id}: what the run's readers see; while it waits, the part of its card view below. */
 export interface RunView

@@ -1,5 +1,5 @@
 import type { ModelProvider, ModelRequest } from '../model.js';
-import type { RunDependencies } from '../runs/run-dependencies.js';
+import type { RunDependencies } from '../run-dependencies.js';
 import { chooseTokenEstimator } from './choose-token-estimator.js';
 import { type FittedSend, fitContextWindow } from './fit-context-window.js';
 

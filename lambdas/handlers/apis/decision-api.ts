@@ -1,5 +1,5 @@
 import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { DecisionDependencies, RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { DecisionDependencies, RunDependencies } from '../../core/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createDecisionRoutes } from '../routes/decision-routes.js';
 

@@ -1,4 +1,4 @@
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
+import type { CardReaderDependencies } from '../../core/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createCallRoutes } from '../routes/call-routes.js';
 import { createInboxRoutes, type InboxPageDependencies } from '../routes/inbox-routes.js';

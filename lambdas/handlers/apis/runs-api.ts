@@ -1,5 +1,5 @@
 import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createRunsRoutes } from '../routes/runs-routes.js';
 

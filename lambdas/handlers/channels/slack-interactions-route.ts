@@ -6,7 +6,7 @@ import {
 } from '../../core/channels/receive-slack-interaction.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpLambdaHandler } from '../http/http-api.js';
 import { errorResponse, JSON_HEADERS } from '../http/http-errors.js';

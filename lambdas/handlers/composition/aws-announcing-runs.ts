@@ -1,5 +1,5 @@
 import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { awsBaseDependencies } from './aws-base-dependencies.js';
 import { awsNotifier } from './aws-notifier.js';
 

@@ -13,7 +13,7 @@ import { meterRunRepository } from '../../adapters/metered-run-repository.js';
 import { DynamoSkillRepository } from '../../adapters/skills/dynamo-skill-repository.js';
 import { StructuredLogger } from '../../adapters/structured-logger.js';
 import { systemClock } from '../../core/ports.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEnvironment, lambdaMcpHostPolicy } from '../config.js';
 
 /** What every Lambda uses: the table's stores, the clock, the logger, the metrics and the settings. */

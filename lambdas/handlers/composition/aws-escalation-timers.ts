@@ -1,7 +1,7 @@
 import { SchedulerClient } from '@aws-sdk/client-scheduler';
 import { EventBridgeSchedulerEscalationTimers } from '../../adapters/event-bridge-scheduler-escalation-timers.js';
 import { systemClock } from '../../core/ports.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEscalationSchedule } from '../config.js';
 
 let timers: RunDependencies['escalations'] | undefined;

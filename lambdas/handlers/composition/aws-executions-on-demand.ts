@@ -1,5 +1,5 @@
 import type { RunExecutions } from '../../core/ports.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 
 let loaded: Promise<RunExecutions> | undefined;
 

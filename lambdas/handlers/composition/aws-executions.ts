@@ -1,7 +1,7 @@
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { surfaceTransientFaults } from '../../adapters/aws-faults.js';
 import { StepFunctionsRunExecutions } from '../../adapters/step-functions-run-executions.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
 
 let executions: RunDependencies['executions'] | undefined;

@@ -1,7 +1,7 @@
 import { createModelProviderResolver } from '../../adapters/models/model-provider-resolver.js';
 import { ScriptedModel } from '../../adapters/models/scripted-model.js';
 import type { ModelCallOptions, ModelProvider, ModelRequest } from '../../core/model.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
 
 let models: RunDependencies['models'] | undefined;

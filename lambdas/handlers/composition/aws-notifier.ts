@@ -1,5 +1,5 @@
 import { EventBridgeRunNotifier } from '../../adapters/event-bridge-run-notifier.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
 
 let notifier: RunDependencies['notifier'] | undefined;

@@ -1,7 +1,7 @@
 import { announceClosedCards } from '../../adapters/card-closing-announcer.js';
 import { DynamoRunAndUserRepository } from '../../adapters/dynamo/run-and-user-repository.js';
 import { meterRunRepository } from '../../adapters/metered-run-repository.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { awsBaseDependencies, awsRunStoreOptions } from './aws-base-dependencies.js';
 import { awsNotifier } from './aws-notifier.js';
 

@@ -1,5 +1,5 @@
 import { createKmsKeyWrapping, EnvelopeSealer } from '../../adapters/envelope-sealer.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { lambdaEnvironment } from '../config.js';
 
 let sealer: RunDependencies['sealer'] | undefined;

@@ -1,5 +1,5 @@
 import { teamTools } from 'countersign-team-tools';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { createMcpToolStandIn } from '../../core/tools/mcp/mcp-tools.js';
 import { ToolRegistry } from '../../core/tools/tool.js';
 import { createBuiltInTools } from '../../tools/built-in-tools.js';

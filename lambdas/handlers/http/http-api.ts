@@ -11,7 +11,7 @@ import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
 import type { PrincipalSource } from '../../core/principal.js';
-import type { RunSettings } from '../../core/runs/run-dependencies.js';
+import type { RunSettings } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import { answerConditionally } from './conditional-response.js';
 import type { HttpApiEvent } from './http-api-event.js';

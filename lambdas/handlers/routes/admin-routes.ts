@@ -11,8 +11,8 @@ import { adminUserProfileSchema, isAdmin, type UserProfile, userProfileSchema } 
 import { pageSchema } from '../../core/pages.js';
 import type { PageRequest } from '../../core/ports.js';
 import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import { NO_MCP_HOSTS, refuseDisallowedMcpServers } from '../../core/tools/mcp/mcp-host-policy.js';
 import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';

@@ -1,7 +1,7 @@
 import { CALL_INDEX_PATTERN } from '../../contract/common-schemas.js';
 import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
-import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
+import type { InboxDependencies } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';

@@ -1,7 +1,7 @@
 import { awayRequestSchema, clearAway, setAway } from '../../core/delegation/set-away.js';
 import { CountersignError } from '../../core/errors.js';
+import type { DecisionDependencies } from '../../core/run-dependencies.js';
 import { decideRun, decisionRequestSchema } from '../../core/runs/decide-run.js';
-import type { DecisionDependencies } from '../../core/runs/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';

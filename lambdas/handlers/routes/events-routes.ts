@@ -7,7 +7,7 @@ import {
   takeEventStream,
 } from '../../core/quotas/enforce-quotas.js';
 import type { TakenLease } from '../../core/quotas/quota-store.js';
-import type { CardReaderDependencies } from '../../core/runs/run-dependencies.js';
+import type { CardReaderDependencies } from '../../core/run-dependencies.js';
 import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/runs/run-events.js';
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import type { HttpApiDependencies } from '../http/http-api.js';

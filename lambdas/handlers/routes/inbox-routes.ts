@@ -1,7 +1,7 @@
 import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
 import { inboxQuerySchema } from '../../contract/run-schemas.js';
+import type { InboxDependencies } from '../../core/run-dependencies.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
-import type { InboxDependencies } from '../../core/runs/run-dependencies.js';
 import { defineRoute, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderCard, renderInboxCards } from '../http/inbox-page.js';
 import { renderInboxPage } from '../http/inbox-page-shell.js';

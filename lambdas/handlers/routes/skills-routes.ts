@@ -1,8 +1,8 @@
-import { type GitHubIngest, GitHubSkillSource } from '../../adapters/skills/github-skill-source.js';
+import { GitHubSkillSource } from '../../adapters/skills/github-skill-source.js';
 import { UploadSkillSource } from '../../adapters/skills/upload-skill-source.js';
 import { adminListQuerySchema, ingestRequestSchema } from '../../contract/admin-schemas.js';
 import { CountersignError } from '../../core/errors.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import {
   attachSkills,
   attachSkillsRequestSchema,
@@ -15,6 +15,7 @@ import {
   enableSkillRequestSchema,
   requireSkill,
 } from '../../core/skills/review-skill.js';
+import type { GitHubIngest } from '../../core/skills/skill-ingest-requests.js';
 import { type SkillRepository, summariseSkill } from '../../core/skills/skill-record.js';
 import type { SkillSource } from '../../core/skills/skill-source.js';
 import { TEXTS } from '../../core/texts.js';

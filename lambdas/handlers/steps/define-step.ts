@@ -5,7 +5,7 @@ import { type InvocationFields, runInInvocationScope } from '../../adapters/invo
 import { ERROR_NAMES, type StateName, stepErrorName } from '../../contract/state-names.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
 
 /** A run id in a step's input. */

@@ -3,8 +3,8 @@ import type * as zc from 'zod/v4/core';
 import { isTransientStepFailure, STATE_NAMES, type StateName } from '../../contract/state-names.js';
 import type { Logger } from '../../core/ports.js';
 import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /** The `Finish` step: the run completed. */

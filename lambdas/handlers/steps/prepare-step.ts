@@ -1,8 +1,8 @@
 import * as z from 'zod/mini';
 import { STATE_NAMES } from '../../contract/state-names.js';
 import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import { prepareRun } from '../../core/runs/prepare-run.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /**

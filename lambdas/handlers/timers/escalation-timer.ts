@@ -1,12 +1,12 @@
 import * as z from 'zod/mini';
 import { runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { describeErrorClass } from '../../core/errors.js';
+import type { RunDependencies } from '../../core/run-dependencies.js';
 import {
   type EscalationTimerOutcome,
   escalateCardOnTimer,
   escalationTimerInputSchema,
 } from '../../core/runs/escalate-card.js';
-import type { RunDependencies } from '../../core/runs/run-dependencies.js';
 
 /** What an escalation timer's handler needs: the card, the notifier and what it logs and counts with. */
 export type EscalationTimerDependencies = Parameters<typeof escalateCardOnTimer>[0] &

@@ -4,7 +4,7 @@ import { readableDecisionRecordSchema } from '../../../lambdas/core/approvals/de
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
 import { policyProposalSchema } from '../../../lambdas/core/policy/policy-replay.js';
 import { type ReplayPage, replayRecordedDecisions } from '../../../lambdas/core/policy/replay-decisions.js';
-import { readableRunRecordSchema } from '../../../lambdas/core/runs/run-record.js';
+import { readableRunRecordSchema } from '../../../lambdas/core/run-record.js';
 import { InMemoryConfigurationRepository } from '../../support/in-memory-configuration-repository.js';
 import { InMemoryUserDirectory } from '../../support/in-memory-user-directory.js';
 

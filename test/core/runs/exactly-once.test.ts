@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import { withReceiptRecording } from '../../../lambdas/core/receipts/receipt-recording.js';
+import type { RunRecord } from '../../../lambdas/core/run-record.js';
 import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { executeTools } from '../../../lambdas/core/runs/execute-tools.js';
@@ -9,9 +10,8 @@ import {
   redeliverDecisions,
   UNDELIVERED_DECISION_AGE_MS,
 } from '../../../lambdas/core/runs/redeliver-decisions.js';
-import type { RunRecord } from '../../../lambdas/core/runs/run-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../../../lambdas/core/runs/run-state.js';
-import { sealJson } from '../../../lambdas/core/runs/sealed-json.js';
+import { sealJson } from '../../../lambdas/core/sealed-json.js';
 import { InMemoryPageStore } from '../../support/in-memory-page-store.js';
 import {
   APPROVER,

@@ -29,9 +29,9 @@ import type {
   RunRepository,
 } from '../../../lambdas/core/ports.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
+import type { RunDependencies } from '../../../lambdas/core/run-dependencies.js';
 import { awaitApproval } from '../../../lambdas/core/runs/await-approval.js';
 import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
-import type { RunDependencies } from '../../../lambdas/core/runs/run-dependencies.js';
 import { startRun } from '../../../lambdas/core/runs/start-run.js';
 import { takeModelTurn } from '../../../lambdas/core/runs/take-model-turn.js';
 import { createMcpToolStandIn } from '../../../lambdas/core/tools/mcp/mcp-tools.js';

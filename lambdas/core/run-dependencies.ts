@@ -1,12 +1,12 @@
-import type { SlackUserMappings } from '../channels/slack-ports.js';
-import type { ConfigurationRepository } from '../configurations.js';
-import type { ExternalRunStore } from '../external-runs/external-run-store.js';
-import type { WebhookPoster, WebhookSecrets } from '../external-runs/webhook-delivery.js';
-import type { WebhookUrlPolicy } from '../external-runs/webhook-url.js';
-import type { ModelPrices } from '../generation/model-prices.js';
-import type { ModelProviderResolver } from '../model.js';
-import type { PageStore } from '../pages.js';
-import type { PolicyFloor } from '../policy/policy-floor.js';
+import type { SlackUserMappings } from './channels/slack-ports.js';
+import type { ConfigurationRepository } from './configurations.js';
+import type { ExternalRunStore } from './external-runs/external-run-store.js';
+import type { WebhookPoster, WebhookSecrets } from './external-runs/webhook-delivery.js';
+import type { WebhookUrlPolicy } from './external-runs/webhook-url.js';
+import type { ModelPrices } from './generation/model-prices.js';
+import type { ModelProviderResolver } from './model.js';
+import type { PageStore } from './pages.js';
+import type { PolicyFloor } from './policy/policy-floor.js';
 import type {
   Clock,
   EscalationTimers,
@@ -17,15 +17,15 @@ import type {
   RunRepository,
   StateSealer,
   UserDirectory,
-} from '../ports.js';
-import type { IdentityGroupGrants } from '../principal.js';
-import type { PrincipalQuotas } from '../quotas/principal-quotas.js';
-import type { QuotaStore } from '../quotas/quota-store.js';
-import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
-import type { SkillRepository } from '../skills/skill-record.js';
-import type { McpHostPolicy } from '../tools/mcp/mcp-host-policy.js';
-import type { McpServers } from '../tools/mcp/mcp-servers.js';
-import type { ToolRegistry } from '../tools/tool.js';
+} from './ports.js';
+import type { IdentityGroupGrants } from './principal.js';
+import type { PrincipalQuotas } from './quotas/principal-quotas.js';
+import type { QuotaStore } from './quotas/quota-store.js';
+import type { ReceiptDependencies } from './receipts/receipt-recording.js';
+import type { SkillRepository } from './skills/skill-record.js';
+import type { McpHostPolicy } from './tools/mcp/mcp-host-policy.js';
+import type { McpServers } from './tools/mcp/mcp-servers.js';
+import type { ToolRegistry } from './tools/tool.js';
 
 /** Deployment-wide settings the use cases need (read once by the config module). */
 export interface RunSettings {

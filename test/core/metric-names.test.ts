@@ -1,7 +1,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { METRIC_NAMES } from '../../lambdas/contract/metric-names.js';
+import { METRIC_NAMES } from '../../lambdas/core/metric-names.js';
 import { resolveProjectPath } from '../../lib/project-path.js';
 
 /** Every `.count('Name'` and `.observe('Name'` (a port call) in the Lambda sources, by name. */

@@ -1,5 +1,5 @@
-import { CountersignError } from '../errors.js';
-import type { SealPurpose, StateSealer } from '../ports.js';
+import { CountersignError } from './errors.js';
+import type { SealPurpose, StateSealer } from './ports.js';
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder('utf-8', { fatal: true });

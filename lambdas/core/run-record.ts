@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
-import { escalationLadderSchema } from '../approvals/escalation-ladder.js';
-import { refusingPrototypeKeys } from '../persisted-shape.js';
-import { DECISION_GATES, requiredApprovalsSchema } from '../policy/policy-floor.js';
+import { escalationLadderSchema } from './approvals/escalation-ladder.js';
+import { refusingPrototypeKeys } from './persisted-shape.js';
+import { DECISION_GATES, requiredApprovalsSchema } from './policy/policy-floor.js';
 
 /**
  * The run record's schema version. Records written before versions existed have none and read
