@@ -71,26 +71,43 @@ describe.each([
     expect(again).toEqual({ kind: 'sequence-taken' });
     expect(await chain.readEntries('run-3')).toEqual([entry]);
   });
+});
 
-  it.runIf(kind === 'dynamo')(
-    'keeps entries in the run partition, each under its sequence, with the retention stamp',
-    async () => {
-      // Act
-      const { Items: items } = await (dynamo as RunningDynalite).documentClient.send(
-        new QueryCommand({
-          TableName: (dynamo as RunningDynalite).tableName,
-          KeyConditionExpression: 'pk = :pk',
-          ExpressionAttributeValues: { ':pk': 'RUN#run-1' },
-        }),
-      );
+/** The DynamoDB store's own layout, which no in-memory store has: the run's partition and the retention stamp. */
+describe('receipt chain store on DynamoDB: its items', () => {
+  let dynamo: RunningDynalite;
+  beforeAll(async () => {
+    dynamo = await startDynalite();
+  });
+  afterAll(async () => {
+    await dynamo.stop();
+  });
 
-      // Assess
-      expect(items?.map((item) => [item.sk, item.removeAfter])).toEqual([
-        ['CHAIN#00000000', 1_900_000_000],
-        ['CHAIN#00000001', 1_900_000_000],
-        ['CHAIN#00000002', 1_900_000_000],
-        ['CHAIN#00000003', 1_900_000_000],
-      ]);
-    },
-  );
+  it('keeps entries in the run partition, each under its sequence, with the retention stamp', async () => {
+    // Prepare
+    const chain = new DynamoReceiptChainStore({
+      client: dynamo.documentClient,
+      tableName: dynamo.tableName,
+      removeAfter: () => 1_900_000_000,
+    });
+    const { signer } = await createTestSigner();
+    await recordSampleChain({ chain, signer, clock: steppingClock() }, 'run-1', 'cancel');
+
+    // Act
+    const { Items: items } = await dynamo.documentClient.send(
+      new QueryCommand({
+        TableName: dynamo.tableName,
+        KeyConditionExpression: 'pk = :pk',
+        ExpressionAttributeValues: { ':pk': 'RUN#run-1' },
+      }),
+    );
+
+    // Assess
+    expect(items?.map((item) => [item.sk, item.removeAfter])).toEqual([
+      ['CHAIN#00000000', 1_900_000_000],
+      ['CHAIN#00000001', 1_900_000_000],
+      ['CHAIN#00000002', 1_900_000_000],
+      ['CHAIN#00000003', 1_900_000_000],
+    ]);
+  });
 });

@@ -6,6 +6,7 @@ import {
   type ResponsePageRequest,
   responseOrderKey,
 } from '../../core/analytics/approver-response.js';
+import { decodeCursor, encodeCursor, hasExactAttributes } from '../dynamo/item-codec.js';
 
 /**
  * Approver responses in memory, with the DynamoDB store's semantics (one contract runs on both):
@@ -25,20 +26,27 @@ export class InMemoryApproverResponseStore implements ApproverResponseStore {
   public async listResponses(options: ResponsePageRequest): Promise<ResponsePage> {
     const from = options.from.toISOString();
     const to = options.to.toISOString();
+    const inRange = (key: string) => key >= from && key.slice(0, to.length) <= to;
+    // A cursor names a response's order key in the range read, as the DynamoDB store's names a
+    // key in the months read: anything else is the client's mistake (400), never a page.
+    const after =
+      options.cursor === undefined
+        ? undefined
+        : decodeCursor(
+            options.cursor,
+            (key) => hasExactAttributes(key, ['order']) && inRange(String(key.order)),
+          ).order;
     const keys = [...this.responses.keys()]
       .sort()
-      .filter(
-        (key) =>
-          key >= from &&
-          key.slice(0, to.length) <= to &&
-          (options.cursor === undefined || key > options.cursor),
-      );
+      .filter((key) => inRange(key) && (after === undefined || key > after));
     const page = keys.slice(0, options.limit);
     const items = page.flatMap((key) => {
       const response = this.responses.get(key);
       return response ? [response] : [];
     });
     const last = page.at(-1);
-    return keys.length > options.limit && last !== undefined ? { items, cursor: last } : { items };
+    const cursor =
+      keys.length > options.limit && last !== undefined ? encodeCursor({ order: last }) : undefined;
+    return cursor === undefined ? { items } : { items, cursor };
   }
 }
