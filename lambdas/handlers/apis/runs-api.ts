@@ -1,5 +1,4 @@
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createRunsRoutes, type RunsRouteDependencies } from '../routes/runs-routes.js';
 
@@ -8,7 +7,7 @@ import { createRunsRoutes, type RunsRouteDependencies } from '../routes/runs-rou
  * the run's receipt chain, unsigned) and GET /runs/{id}/receipt.
  */
 export function createRunsApi(
-  dependencies: RunsRouteDependencies & Pick<RunDependencies, 'receipts' | 'settings'> & HttpApiDependencies,
+  dependencies: RunsRouteDependencies & RecordingDependencies & HttpApiDependencies,
 ): HttpLambdaHandler {
   const recording = withReceiptRecording(dependencies, 'append');
   return createHttpApi('api-runs', createRunsRoutes(recording), recording);

@@ -2,8 +2,7 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { isTransientStepFailure, STATE_NAMES, type StateName } from '../../contract/state-names.js';
 import type { Logger } from '../../core/ports.js';
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import {
   type EndRunDependencies,
   finishRun,
@@ -45,7 +44,7 @@ export function createMarkFailedStep(dependencies: StepDependencies<EndRunDepend
 
 /** The `MarkExpired` step: the approval wait timed out (an expiry entry on the run's receipt chain, unsigned). */
 export function createMarkExpiredStep(
-  dependencies: StepDependencies<EndRunDependencies> & Pick<RunDependencies, 'receipts'>,
+  dependencies: StepDependencies<EndRunDependencies> & RecordingDependencies,
 ) {
   const recording = withReceiptRecording(dependencies, 'append');
   return defineEndStep(
