@@ -11,7 +11,7 @@ export const WEBHOOK_DELIVERY_HEADER = 'countersign-delivery';
 /** The `type` of the webhook body: the answer of an external run, decided or expired. */
 export const EXTERNAL_RUN_ANSWERED_TYPE = 'external_run.answered';
 
-type NotifyDependencies = ExternalAnswerDependencies &
+export type NotifyCallerDependencies = ExternalAnswerDependencies &
   Pick<RunDependencies, 'clock' | 'settings'> & {
     webhookSecrets?: WebhookSecrets;
     webhookPoster?: WebhookPoster;
@@ -32,7 +32,7 @@ export type NotifyCallerOutcome =
  * The body is the same answer GET /external-runs/{id} gives, so a receiver may also just poll.
  */
 export async function notifyCaller(
-  dependencies: NotifyDependencies,
+  dependencies: NotifyCallerDependencies,
   input: { runId: string },
 ): Promise<NotifyCallerOutcome> {
   const run = await loadRun(dependencies, input.runId);

@@ -4,7 +4,10 @@ import type { RunDependencies } from '../run-dependencies.js';
 import { answerForCall } from './call-answer.js';
 import { callerToolName } from './external-tool-names.js';
 
-type RecordDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'notifier'>;
+export type RecordExternalDecisionDependencies = Pick<
+  RunDependencies,
+  'runs' | 'clock' | 'logger' | 'metrics' | 'notifier'
+>;
 
 /**
  * The step that ends an external run once its wait is over (`RecordExternalDecision`): a turn
@@ -17,7 +20,7 @@ type RecordDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'm
  * await recordExternalDecision(dependencies, { runId, turn: 0 });
  */
 export async function recordExternalDecision(
-  dependencies: RecordDependencies,
+  dependencies: RecordExternalDecisionDependencies,
   input: { runId: string; turn: number },
 ): Promise<void> {
   const record = await dependencies.runs.getRunRecord(input.runId);

@@ -13,7 +13,8 @@ export interface ReceiptDependencies {
   responses: ApproverResponseStore;
 }
 
-type RecordingDependencies = Pick<
+/** What a function that records receipt entries needs beside its use case's dependencies. */
+export type RecordingDependencies = Pick<
   RunDependencies,
   'runs' | 'clock' | 'logger' | 'metrics' | 'settings' | 'receipts'
 >;

@@ -45,7 +45,7 @@ export interface AwaitApprovalInput {
   owner?: string;
 }
 
-type AwaitDependencies = ToolStepDependencies &
+export type AwaitApprovalDependencies = ToolStepDependencies &
   Pick<RunDependencies, 'notifier' | 'settings' | 'escalations'>;
 
 /**
@@ -67,7 +67,7 @@ export type AwaitApprovalOutcome = { kind: 'waiting' } | { kind: 'decided'; deci
  * once per pause: the card is written with its outbox `pending`, marked `sent` after the event.
  */
 export async function awaitApproval(
-  stepDependencies: AwaitDependencies,
+  stepDependencies: AwaitApprovalDependencies,
   input: AwaitApprovalInput,
 ): Promise<AwaitApprovalOutcome> {
   let dependencies = stepDependencies;
@@ -228,7 +228,7 @@ export async function awaitApproval(
  * never went out goes out now.
  */
 async function reenterWait(
-  dependencies: AwaitDependencies,
+  dependencies: AwaitApprovalDependencies,
   input: AwaitApprovalInput,
   run: StoredRun,
   card: StoredCard,
@@ -267,7 +267,7 @@ async function reenterWait(
 
 /** The run waits (and, with preconditions, its state holds the versions the card sealed). */
 async function markWaiting(
-  dependencies: AwaitDependencies,
+  dependencies: AwaitApprovalDependencies,
   input: AwaitApprovalInput,
   pause: Pick<StoredCard, 'pausedAt' | 'expiresAt' | 'toolNames'>,
   state: RunState | undefined,
@@ -298,7 +298,7 @@ async function markWaiting(
  * mark that fails transiently is only logged: the event is out, and failing the step for it
  * would make its retry send it a second time.
  */
-async function sendNotification(dependencies: AwaitDependencies, card: StoredCard): Promise<void> {
+async function sendNotification(dependencies: AwaitApprovalDependencies, card: StoredCard): Promise<void> {
   if (!isNotificationPending(card)) return;
   await dependencies.notifier.runAwaitingApproval({
     runId: card.runId,
@@ -323,7 +323,7 @@ async function sendNotification(dependencies: AwaitDependencies, card: StoredCar
  * is carried on) or the run ended (nothing to wait for).
  */
 async function afterCardClosed(
-  dependencies: AwaitDependencies,
+  dependencies: AwaitApprovalDependencies,
   input: AwaitApprovalInput,
 ): Promise<AwaitApprovalOutcome> {
   const decision = await dependencies.runs.getDecision(input.runId, input.turn);
@@ -336,7 +336,7 @@ async function afterCardClosed(
  * counts as delivered, since this step carries it on itself. A cancel's claim is the cancel.
  */
 async function carryOnDecision(
-  dependencies: AwaitDependencies,
+  dependencies: AwaitApprovalDependencies,
   decision: DecisionRecord,
 ): Promise<AwaitApprovalOutcome> {
   if (decision.decision === 'cancel') {
@@ -359,7 +359,7 @@ async function carryOnDecision(
  * it); the owner is otherwise read only when a preview needs them.
  */
 async function readPause(
-  dependencies: AwaitDependencies,
+  dependencies: AwaitApprovalDependencies,
   input: AwaitApprovalInput,
 ): Promise<{
   run: StoredRun;

@@ -27,7 +27,7 @@ export type CancelOutcome = {
   repeated: boolean;
 };
 
-type CancelDependencies = Pick<
+export type CancelRunDependencies = Pick<
   RunDependencies,
   'runs' | 'executions' | 'clock' | 'logger' | 'metrics' | 'newId'
 >;
@@ -47,7 +47,7 @@ const MAXIMUM_ATTEMPTS = 5;
  *    cancel (200, the same outcome) also finishes a cancel that failed half-way.
  */
 export async function cancelRun(
-  dependencies: CancelDependencies,
+  dependencies: CancelRunDependencies,
   principal: UserProfile,
   runId: string,
   request: CancelRequest,
@@ -87,7 +87,7 @@ export async function cancelRun(
  * cancel lets the cancel go on (nothing will be written); one held by an approval wins.
  */
 async function claimWaitingTurn(
-  dependencies: CancelDependencies,
+  dependencies: CancelRunDependencies,
   principal: UserProfile,
   record: RunRecord,
   request: CancelRequest,
@@ -128,7 +128,7 @@ function cancelledChanges(cancelledBy: string, reason: string | undefined, now: 
   } as const;
 }
 
-async function stopAndClose(dependencies: CancelDependencies, record: RunRecord): Promise<void> {
+async function stopAndClose(dependencies: CancelRunDependencies, record: RunRecord): Promise<void> {
   await dependencies.executions.stopExecution({
     runId: record.runId,
     ...(record.executionId === undefined ? {} : { executionId: record.executionId }),

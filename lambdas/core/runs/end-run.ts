@@ -3,12 +3,12 @@ import type { RunDependencies } from '../run-dependencies.js';
 import type { RunFailure } from '../run-record.js';
 import { TEXTS } from '../texts.js';
 
-type EndDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'settings'>;
+export type EndRunDependencies = Pick<RunDependencies, 'runs' | 'clock' | 'logger' | 'metrics' | 'settings'>;
 
 const OPEN_STATUSES = ['running', 'waiting'] as const;
 
 /** The run gave its final answer. */
-export async function finishRun(dependencies: EndDependencies, input: { runId: string }): Promise<void> {
+export async function finishRun(dependencies: EndRunDependencies, input: { runId: string }): Promise<void> {
   const now = dependencies.clock.now().toISOString();
   const outcome = await dependencies.runs.updateRun(
     input.runId,
@@ -40,7 +40,7 @@ export interface FailedStep {
 }
 
 export async function markRunFailed(
-  dependencies: EndDependencies,
+  dependencies: EndRunDependencies,
   input: { runId: string; failure?: CaughtFailure; failedStep?: FailedStep },
 ): Promise<void> {
   const reason = readableReason(input.failure);
@@ -80,7 +80,10 @@ function describeErrorName(error: string | undefined): string {
   return error !== undefined && /^[A-Za-z][A-Za-z0-9._-]{0,127}$/.test(error) ? error : 'unknown';
 }
 
-export async function markRunExpired(dependencies: EndDependencies, input: { runId: string }): Promise<void> {
+export async function markRunExpired(
+  dependencies: EndRunDependencies,
+  input: { runId: string },
+): Promise<void> {
   const now = dependencies.clock.now().toISOString();
   const outcome = await dependencies.runs.updateRun(
     input.runId,

@@ -24,7 +24,10 @@ export type EscalationTimerOutcome =
 
 export type EscalationIgnored = 'card-moved' | 'window-closed' | 'no-such-step' | 'already-escalated';
 
-type EscalationDependencies = Pick<RunDependencies, 'runs' | 'notifier' | 'clock' | 'logger' | 'metrics'>;
+export type EscalationDependencies = Pick<
+  RunDependencies,
+  'runs' | 'notifier' | 'clock' | 'logger' | 'metrics'
+>;
 
 /**
  * An escalation timer fired: while the card still waits at the timer's turn and digest, it is

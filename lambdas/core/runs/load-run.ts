@@ -6,6 +6,10 @@ import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { parseRunState, type RunState } from './run-state.js';
 
+/** What unsealing a run's working state needs; a refusal is reported when a logger is given. */
+export type StateUnsealingDependencies = Pick<RunDependencies, 'sealer'> &
+  Partial<Pick<RunDependencies, 'logger' | 'metrics'>>;
+
 /** Reads a run or fails with `not-found`: a step for a run that does not exist is a bug, not input. */
 export async function loadRun(
   dependencies: Pick<RunDependencies, 'runs'> & Partial<Pick<RunDependencies, 'logger' | 'metrics'>>,
@@ -38,7 +42,7 @@ export async function reportingRefusal<Result>(
  * run goes on without it, so a refused state does not hide the run's status from its owner.
  */
 export async function unsealRunStateUnlessRefused(
-  dependencies: Parameters<typeof unsealRunState>[0],
+  dependencies: StateUnsealingDependencies,
   run: StoredRun,
 ): Promise<RunState | undefined> {
   try {
@@ -54,7 +58,7 @@ export async function unsealRunStateUnlessRefused(
  * and each refusal is reported (one log line, one `SealedStateRejections`).
  */
 export async function unsealRunState(
-  dependencies: Pick<RunDependencies, 'sealer'> & Partial<Pick<RunDependencies, 'logger' | 'metrics'>>,
+  dependencies: StateUnsealingDependencies,
   run: StoredRun,
 ): Promise<RunState> {
   return reportingRefusal(dependencies, run.record.runId, async () => {

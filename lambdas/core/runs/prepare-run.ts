@@ -27,12 +27,15 @@ export interface PrepareRunOutput {
   kind?: 'external';
 }
 
+/** Prepare reads and moves the run record only, never its sealed state. */
+export type PrepareRunDependencies = Pick<RunDependencies, 'runs' | 'clock'>;
+
 /**
  * First step of every execution. A run continues as a new execution when one execution's
  * history would grow too long; the new execution starts counting its turns here.
  */
 export async function prepareRun(
-  dependencies: Pick<RunDependencies, 'runs' | 'clock'>,
+  dependencies: PrepareRunDependencies,
   input: PrepareRunInput,
 ): Promise<PrepareRunOutput> {
   // The record alone: Prepare never touches the sealed state (nor its S3 overflow).

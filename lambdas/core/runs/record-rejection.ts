@@ -5,13 +5,19 @@ import { refusedCallOutcome } from './call-outcomes.js';
 import { type StepInput, saveResults } from './execute-tools.js';
 import { loadRun, unsealRunState } from './load-run.js';
 
+/** What recording a rejection for the model reads, reseals and counts. */
+export type RecordRejectionDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'clock' | 'logger' | 'metrics'
+>;
+
 /**
  * Tells the model its proposed calls were denied, and lets it take another turn. The
  * approver's reason (each call's own, for a per-call rejection) reaches the model only when the
  * configuration allows it.
  */
 export async function recordRejection(
-  dependencies: Pick<RunDependencies, 'runs' | 'sealer' | 'clock' | 'logger' | 'metrics'>,
+  dependencies: RecordRejectionDependencies,
   input: StepInput,
 ): Promise<StepInput> {
   const run = await loadRun(dependencies, input.runId);

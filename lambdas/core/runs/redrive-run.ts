@@ -19,7 +19,10 @@ export type RedriveOutcome = {
   repeated: boolean;
 };
 
-type RedriveDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock' | 'logger' | 'metrics'>;
+export type RedriveRunDependencies = Pick<
+  RunDependencies,
+  'runs' | 'executions' | 'clock' | 'logger' | 'metrics'
+>;
 
 /** A run moves between statuses while a redrive is under way only if two race; a few rounds settle it. */
 const MAXIMUM_ATTEMPTS = 5;
@@ -41,7 +44,7 @@ const MAXIMUM_ATTEMPTS = 5;
  *    also finishes a redrive whose start failed half-way.
  */
 export async function redriveRun(
-  dependencies: RedriveDependencies,
+  dependencies: RedriveRunDependencies,
   principal: UserProfile,
   runId: string,
 ): Promise<RedriveOutcome> {
@@ -85,7 +88,7 @@ export async function redriveRun(
 }
 
 /** The execution a redrive starts: its name makes a repeated start of the same redrive harmless. */
-function startRedrive(dependencies: RedriveDependencies, runId: string, redrives: number): Promise<void> {
+function startRedrive(dependencies: RedriveRunDependencies, runId: string, redrives: number): Promise<void> {
   return dependencies.executions.start({ runId, executionName: `${runId}-redrive-${redrives}` });
 }
 

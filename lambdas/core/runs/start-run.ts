@@ -34,16 +34,19 @@ export type StartRunRequest = z.infer<typeof startRunRequestSchema>;
 
 export type StartRunOutcome = { kind: 'started'; runId: string; status: 'running' };
 
+/** What starting a run reads and writes; skills, settings and quotas apply when composed. */
+export type StartRunDependencies = Pick<
+  RunDependencies,
+  'runs' | 'sealer' | 'configurations' | 'executions' | 'clock' | 'newId' | 'logger' | 'metrics'
+> &
+  Partial<Pick<RunDependencies, 'skills' | 'settings' | 'quotas'>>;
+
 /**
  * Starts a run of a task or a configuration for the signed-in user, who becomes the run's
  * acting user: every tool of the run authorises against them, never an ambient identity.
  */
 export async function startRun(
-  dependencies: Pick<
-    RunDependencies,
-    'runs' | 'sealer' | 'configurations' | 'executions' | 'clock' | 'newId' | 'logger' | 'metrics'
-  > &
-    Partial<Pick<RunDependencies, 'skills' | 'settings' | 'quotas'>>,
+  dependencies: StartRunDependencies,
   principal: UserProfile,
   request: StartRunRequest,
   principalSource: PrincipalSource,

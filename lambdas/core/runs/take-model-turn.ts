@@ -49,7 +49,7 @@ export const MAX_TURN_ARGUMENTS_DEPTH = 128;
 /** Longer than any tool's name can be (64): a call's name is stored as is on its card. */
 export const MAX_TOOL_NAME_CHARACTERS = 200;
 
-type TurnDependencies = Pick<
+export type ModelTurnDependencies = Pick<
   RunDependencies,
   | 'runs'
   | 'sealer'
@@ -69,7 +69,7 @@ type TurnDependencies = Pick<
  * as calls that may run; the rest are answered with an error at execution.
  */
 export async function takeModelTurn(
-  dependencies: TurnDependencies,
+  dependencies: ModelTurnDependencies,
   input: ModelTurnInput,
 ): Promise<ModelTurnOutput> {
   const run = await loadRun(dependencies, input.runId);

@@ -1,5 +1,5 @@
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { DecisionDependencies, RunDependencies } from '../../core/run-dependencies.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import type { DecisionDependencies } from '../../core/run-dependencies.js';
 import { createHttpApi, type HttpApiDependencies, type HttpLambdaHandler } from '../http/http-api.js';
 import { createDecisionRoutes } from '../routes/decision-routes.js';
 
@@ -8,7 +8,7 @@ import { createDecisionRoutes } from '../routes/decision-routes.js';
  * only function that signs receipt entries (each approval and decision it records).
  */
 export function createDecisionApi(
-  dependencies: DecisionDependencies & Pick<RunDependencies, 'receipts'> & HttpApiDependencies,
+  dependencies: DecisionDependencies & RecordingDependencies & HttpApiDependencies,
 ): HttpLambdaHandler {
   const recording = withReceiptRecording(dependencies, 'sign');
   return createHttpApi('api-decision', createDecisionRoutes(recording), recording);

@@ -5,8 +5,7 @@ import {
   type SlackInteractionDependencies,
 } from '../../core/channels/receive-slack-interaction.js';
 import { CountersignError, describeErrorClass } from '../../core/errors.js';
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpLambdaHandler } from '../http/http-api.js';
 import { errorResponse, JSON_HEADERS } from '../http/http-errors.js';
@@ -27,7 +26,7 @@ export const SLACK_INTERACTION_MAX_BODY_BYTES = 1024 * 1024;
  * export const handler = createSlackInteractionsHandler({ ...decisionDependencies, receipts, slack, slackUsers, slackReplays, slackSigningSecret });
  */
 export function createSlackInteractionsHandler(
-  deciding: SlackInteractionDependencies & Pick<RunDependencies, 'receipts'>,
+  deciding: SlackInteractionDependencies & RecordingDependencies,
 ): HttpLambdaHandler {
   const dependencies = withReceiptRecording(deciding, 'sign');
   return (event) =>

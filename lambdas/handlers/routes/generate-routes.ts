@@ -3,6 +3,7 @@ import { CountersignError } from '../../core/errors.js';
 import {
   completeRequestSchema,
   type GenerationDependencies,
+  type GenerationRequest,
   generateText,
   translateRequestSchema,
 } from '../../core/generation/generate-text.js';
@@ -46,7 +47,7 @@ export function createGenerateRoutes(
 async function generate(
   dependencies: GenerationDependencies,
   request: Pick<HttpRequest, 'principal' | 'pathParameters'>,
-  operation: Parameters<typeof generateText>[3],
+  operation: GenerationRequest,
 ): Promise<HttpResponse> {
   const { kind: _kind, ...outcome } = await generateText(
     dependencies,

@@ -2,29 +2,31 @@ import type * as z from 'zod/mini';
 import { historyQuerySchema } from '../../contract/run-schemas.js';
 import { type ReceiptReadingDependencies, readRunReceipt } from '../../core/receipts/read-run-receipt.js';
 import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
+import type { CardReaderDependencies } from '../../core/run-dependencies.js';
 import { auditRun } from '../../core/runs/audit-run.js';
-import { cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
+import { type CancelRunDependencies, cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
 import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
-import { redriveRun } from '../../core/runs/redrive-run.js';
-import { startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
+import { type RedriveRunDependencies, redriveRun } from '../../core/runs/redrive-run.js';
+import { type StartRunDependencies, startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
 import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
 import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { runIdOf } from './request-parsing.js';
 
+/** What the run routes need: each use case's dependencies, and the receipt chain a receipt is read from. */
+export type RunsRouteDependencies = StartRunDependencies &
+  CardReaderDependencies &
+  CancelRunDependencies &
+  RedriveRunDependencies &
+  Omit<ReceiptReadingDependencies, 'chain'> & { receipts: Pick<ReceiptDependencies, 'chain'> };
+
 /**
  * POST /runs, GET /runs/{id}, POST /runs/{id}/cancel and /redrive, GET /runs/{id}/receipt (the
  * run's routes), its audit, and the signed-in user's history. The reads answer JSON, or escaped
  * HTML for the inbox page.
  */
-export function createRunsRoutes(
-  dependencies: Parameters<typeof startRun>[0] &
-    Parameters<typeof viewRun>[0] &
-    Parameters<typeof cancelRun>[0] &
-    Parameters<typeof redriveRun>[0] &
-    Omit<ReceiptReadingDependencies, 'chain'> & { receipts: Pick<ReceiptDependencies, 'chain'> },
-): RouteImplementations<'api-runs'> {
+export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImplementations<'api-runs'> {
   return {
     startRun: defineRoute({
       body: startRunRequestSchema,

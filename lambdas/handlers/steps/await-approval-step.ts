@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { ERROR_NAMES, STATE_NAMES } from '../../contract/state-names.js';
-import { awaitApproval } from '../../core/runs/await-approval.js';
+import { type AwaitApprovalDependencies, awaitApproval } from '../../core/runs/await-approval.js';
 import { defineStep, type StepDependencies, stepInputSchema } from './define-step.js';
 
 /**
@@ -9,7 +9,7 @@ import { defineStep, type StepDependencies, stepInputSchema } from './define-ste
  * (`countersign.Approved` to ExecuteTools, `countersign.Rejected` to RecordRejection) instead of
  * waiting for a delivery that was made to an earlier attempt's token.
  */
-export function createAwaitApprovalStep(dependencies: StepDependencies<typeof awaitApproval>) {
+export function createAwaitApprovalStep(dependencies: StepDependencies<AwaitApprovalDependencies>) {
   const step = defineStep(
     STATE_NAMES.awaitApproval,
     dependencies.logger,

@@ -17,9 +17,8 @@ export const stepInputSchema = z.object({
   turn: z.number().check(z.int(), z.nonnegative()),
 });
 
-/** What a step needs: its use case's dependencies and a logger for the failures it maps. */
-export type StepDependencies<UseCase extends (dependencies: never, ...rest: never[]) => unknown> =
-  Parameters<UseCase>[0] & Pick<RunDependencies, 'logger'>;
+/** What a step needs: its use case's named dependencies and a logger for the failures it maps. */
+export type StepDependencies<UseCaseDependencies> = UseCaseDependencies & Pick<RunDependencies, 'logger'>;
 
 /**
  * One state's Lambda step: parses its input, runs one use case, and turns a countersign error

@@ -2,13 +2,17 @@ import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { isTransientStepFailure, STATE_NAMES, type StateName } from '../../contract/state-names.js';
 import type { Logger } from '../../core/ports.js';
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
-import { finishRun, markRunExpired, markRunFailed } from '../../core/runs/end-run.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import {
+  type EndRunDependencies,
+  finishRun,
+  markRunExpired,
+  markRunFailed,
+} from '../../core/runs/end-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /** The `Finish` step: the run completed. */
-export function createFinishStep(dependencies: StepDependencies<typeof finishRun>) {
+export function createFinishStep(dependencies: StepDependencies<EndRunDependencies>) {
   return defineEndStep(STATE_NAMES.finish, dependencies.logger, z.object({ runId: runIdSchema }), (input) =>
     finishRun(dependencies, input),
   );
@@ -18,7 +22,7 @@ export function createFinishStep(dependencies: StepDependencies<typeof finishRun
  * The `MarkFailed` step: any failure the state machine caught, with the state that failed (the
  * catch's Pass state names it) and whether its error is transient (a redrive may then resume it).
  */
-export function createMarkFailedStep(dependencies: StepDependencies<typeof markRunFailed>) {
+export function createMarkFailedStep(dependencies: StepDependencies<EndRunDependencies>) {
   return defineEndStep(
     STATE_NAMES.markFailed,
     dependencies.logger,
@@ -40,7 +44,7 @@ export function createMarkFailedStep(dependencies: StepDependencies<typeof markR
 
 /** The `MarkExpired` step: the approval wait timed out (an expiry entry on the run's receipt chain, unsigned). */
 export function createMarkExpiredStep(
-  dependencies: StepDependencies<typeof markRunExpired> & Pick<RunDependencies, 'receipts'>,
+  dependencies: StepDependencies<EndRunDependencies> & RecordingDependencies,
 ) {
   const recording = withReceiptRecording(dependencies, 'append');
   return defineEndStep(

@@ -1,12 +1,15 @@
 import * as z from 'zod/mini';
 import { STATE_NAMES } from '../../contract/state-names.js';
-import { notifyCaller } from '../../core/external-runs/notify-caller.js';
-import { recordExternalDecision } from '../../core/external-runs/record-external-decision.js';
+import { type NotifyCallerDependencies, notifyCaller } from '../../core/external-runs/notify-caller.js';
+import {
+  type RecordExternalDecisionDependencies,
+  recordExternalDecision,
+} from '../../core/external-runs/record-external-decision.js';
 import { defineStep, runIdSchema, type StepDependencies, stepInputSchema } from './define-step.js';
 
 /** The `RecordExternalDecision` step: an external run's answer recorded and announced. */
 export function createRecordExternalDecisionStep(
-  dependencies: StepDependencies<typeof recordExternalDecision>,
+  dependencies: StepDependencies<RecordExternalDecisionDependencies>,
 ) {
   return defineStep(
     STATE_NAMES.recordExternalDecision,
@@ -20,7 +23,7 @@ export function createRecordExternalDecisionStep(
 }
 
 /** The `NotifyCaller` step: the answer posted to the caller's webhook (retried by the workflow). */
-export function createNotifyCallerStep(dependencies: StepDependencies<typeof notifyCaller>) {
+export function createNotifyCallerStep(dependencies: StepDependencies<NotifyCallerDependencies>) {
   return defineStep(
     STATE_NAMES.notifyCaller,
     dependencies.logger,

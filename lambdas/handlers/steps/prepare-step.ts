@@ -1,8 +1,7 @@
 import * as z from 'zod/mini';
 import { STATE_NAMES } from '../../contract/state-names.js';
-import { withReceiptRecording } from '../../core/receipts/receipt-recording.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
-import { prepareRun } from '../../core/runs/prepare-run.js';
+import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
+import { type PrepareRunDependencies, prepareRun } from '../../core/runs/prepare-run.js';
 import { defineStep, runIdSchema, type StepDependencies } from './define-step.js';
 
 /**
@@ -10,8 +9,7 @@ import { defineStep, runIdSchema, type StepDependencies } from './define-step.js
  * cancel request claimed the waiting turn and failed before it ended the run.
  */
 export function createPrepareStep(
-  dependencies: StepDependencies<typeof prepareRun> &
-    Pick<RunDependencies, 'receipts' | 'settings' | 'metrics'>,
+  dependencies: StepDependencies<PrepareRunDependencies> & RecordingDependencies,
 ) {
   const recording = withReceiptRecording(dependencies, 'append');
   return defineStep(

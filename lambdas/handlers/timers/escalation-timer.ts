@@ -1,16 +1,15 @@
 import * as z from 'zod/mini';
 import { runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { describeErrorClass } from '../../core/errors.js';
-import type { RunDependencies } from '../../core/run-dependencies.js';
 import {
+  type EscalationDependencies,
   type EscalationTimerOutcome,
   escalateCardOnTimer,
   escalationTimerInputSchema,
 } from '../../core/runs/escalate-card.js';
 
 /** What an escalation timer's handler needs: the card, the notifier and what it logs and counts with. */
-export type EscalationTimerDependencies = Parameters<typeof escalateCardOnTimer>[0] &
-  Pick<RunDependencies, 'logger'>;
+export type EscalationTimerDependencies = EscalationDependencies;
 
 /**
  * The handler an escalation timer invokes (EventBridge Scheduler deployed, the local timers
