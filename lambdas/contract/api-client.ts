@@ -31,6 +31,8 @@ export type ApiRequest<Id extends OperationId> = PathPart<Id> &
   BodyPart<Id> & {
     /** Extra headers, e.g. `accept: text/html` for the page's HTML answers. */
     readonly headers?: Readonly<Record<string, string>>;
+    /** Aborts the request (a long poll the caller stops waiting for). */
+    readonly signal?: AbortSignal;
   };
 
 type Success<Id extends OperationId> = {
@@ -73,6 +75,7 @@ export interface RawApiRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sends this token instead of the client's (`''`: none). */
   readonly token?: string;
+  readonly signal?: AbortSignal;
 }
 
 export interface RawApiResponse {
@@ -121,6 +124,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           path: `${fillPath(route.path, request.path ?? {})}${queryStringOf(request.query)}`,
           ...(request.body === undefined ? {} : { body: request.body }),
           ...(request.headers ? { headers: request.headers } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
         }),
     ]),
   );
@@ -133,6 +137,7 @@ interface OperationRequest {
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
+  signal?: AbortSignal;
 }
 
 /** `/runs/{id}` with `{id: 'a b'}` → `/runs/a%20b`; a missing parameter is a programming error. */
@@ -160,6 +165,7 @@ async function sendApiRequest(options: ApiClientOptions, request: RawApiRequest)
   const response = await (options.fetch ?? fetch)(`${options.baseUrl}${request.path}`, {
     method: request.method,
     headers,
+    ...(request.signal ? { signal: request.signal } : {}),
     ...(request.body === undefined
       ? {}
       : { body: typeof request.body === 'string' ? request.body : JSON.stringify(request.body) }),

@@ -1,0 +1,106 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, Runner, tool } from '@openai/agents';
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { useTestRuntime } from '../support/local-runtime.js';
+import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
+
+/**
+ * The OpenAI Agents SDK's own loop with a `needsApproval` tool, its model the SDK's ScriptedModel
+ * (no network, tracing off), its interruptions answered from a countersign card an approver decides
+ * on the embedded runtime.
+ */
+describe('the OpenAI Agents SDK adapter', () => {
+  const runtime = useTestRuntime();
+  const runner = new Runner({ tracingDisabled: true });
+  const seen = new Set<string>();
+
+  function invoiceAgent(model: ScriptedModel, sent: unknown[]) {
+    const sendInvoice = tool({
+      name: 'send_invoice',
+      description: 'Sends an invoice.',
+      parameters: z.object({ customer: z.string(), amountCents: z.number() }),
+      needsApproval: true,
+      execute: async (input) => {
+        sent.push(input);
+        return `Invoice to ${input.customer} sent.`;
+      },
+    });
+    return new Agent({ name: 'billing', instructions: 'Bill customers.', model, tools: [sendInvoice] });
+  }
+
+  it('submits the interruptions as one card, approves each from the decision and resumes the run, which runs the call', async () => {
+    // Prepare
+    const model = new ScriptedModel([
+      [functionCall('send_invoice', { customer: 'ACME', amountCents: 120_000 }, { callId: 'call_invoice' })],
+      [assistantMessage('Invoiced ACME.')],
+    ]);
+    const sent: unknown[] = [];
+    const agent = invoiceAgent(model, sent);
+    const first = await runner.run(agent, 'Invoice ACME for March.');
+    const interrupted = first.interruptions.map((item) => item.name);
+
+    // Act
+    const approver = decideNextAgentCard(runtime, { decision: 'approve' }, seen);
+    const answer = await countersignInterruptions(first, {
+      approvals: demoAgentApprovals(runtime),
+      configurationId: 'demo-external',
+      clientKey: randomUUID(),
+      summary: 'Invoice ACME for March.',
+      previewOf: ({ arguments: input }) => [`Invoice to ${(input as { customer: string }).customer}`],
+    });
+    const card = await approver;
+    const resumed = await runner.run(agent, first.state);
+
+    // Assess
+    expect(interrupted).toEqual(['send_invoice']);
+    expect(card.pendingTools[0]).toMatchObject({
+      tool: 'demo-external/send_invoice',
+      requiresApproval: true,
+      arguments: { customer: 'ACME', amountCents: 120_000 },
+      preview: { suppliedBy: 'caller', lines: ['"Invoice to ACME"'] },
+    });
+    expect(answer?.calls).toEqual([
+      {
+        decision: 'approved',
+        index: 0,
+        callId: 'call_invoice',
+        tool: 'send_invoice',
+        arguments: { customer: 'ACME', amountCents: 120_000 },
+      },
+    ]);
+    expect(sent).toEqual([{ customer: 'ACME', amountCents: 120_000 }]);
+    expect(resumed.interruptions).toEqual([]);
+    expect(resumed.finalOutput).toBe('Invoiced ACME.');
+  });
+
+  it('rejects an interruption the approver refused, tells the model the reason, and never runs the tool', async () => {
+    // Prepare
+    const model = new ScriptedModel([
+      [functionCall('send_invoice', { customer: 'ACME', amountCents: 990_000 }, { callId: 'call_big' })],
+      [assistantMessage('Not invoiced.')],
+    ]);
+    const sent: unknown[] = [];
+    const agent = invoiceAgent(model, sent);
+    const first = await runner.run(agent, 'Invoice ACME for everything.');
+
+    // Act
+    const approver = decideNextAgentCard(runtime, { decision: 'reject', reason: 'Wrong amount' }, seen);
+    const answer = await countersignInterruptions(first, {
+      approvals: demoAgentApprovals(runtime),
+      configurationId: 'demo-external',
+      clientKey: randomUUID(),
+    });
+    await approver;
+    const resumed = await runner.run(agent, first.state);
+
+    // Assess: the model's next request carries the rejection as the call's output
+    expect(answer?.calls.map((call) => call.decision)).toEqual(['rejected']);
+    expect(sent).toEqual([]);
+    expect(resumed.finalOutput).toBe('Not invoiced.');
+    expect(JSON.stringify(model.lastCall?.request.input)).toContain(TEXTS.agentCallRejected('Wrong amount'));
+  });
+});
