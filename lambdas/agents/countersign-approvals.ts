@@ -106,6 +106,10 @@ export interface CountersignApprovalsOptions {
   readonly api: ApiClient;
   /** @default 3600 (an hour); a call's own `maxWaitSeconds` overrides it */
   readonly maxWaitSeconds?: number;
+  /** How long a request may take beyond what it asks the API to hold it. @default 15 */
+  readonly requestMarginSeconds?: number;
+  /** The pause before the first retry of a request that met a transient failure, doubled after. @default 1 */
+  readonly retryPauseSeconds?: number;
   /** @default - the system time, in epoch milliseconds */
   readonly now?: () => number;
 }
@@ -141,13 +145,24 @@ const answerSchema = z.object({
  */
 export function createCountersignApprovals(options: CountersignApprovalsOptions): CountersignApprovals {
   const now = options.now ?? Date.now;
+  const margin = options.requestMarginSeconds ?? REQUEST_MARGIN_SECONDS;
+  const send = (
+    action: string,
+    request: (signal: AbortSignal) => Promise<RawApiResponse>,
+    signal: AbortSignal | undefined,
+    holdSeconds = 0,
+  ) =>
+    sendIdempotent(action, request, {
+      signal,
+      timeoutSeconds: holdSeconds + margin,
+      pauseSeconds: options.retryPauseSeconds ?? 1,
+    });
   const submitTurn: CountersignApprovals['submitTurn'] = async (request, waitOptions = {}) => {
     const body = turnBodyOf(request);
-    const response = await sendIdempotent(
+    const response = await send(
       'submit the turn',
       (signal) => options.api.submitExternalRun({ body, signal }),
       waitOptions.signal,
-      REQUEST_MARGIN_SECONDS,
     );
     if (response.status !== 202) throw refusalOf('submit the turn', response);
     const submitted = z
@@ -161,11 +176,11 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
     const deadline = now() + maxWaitSeconds * 1_000;
     for (;;) {
       const wait = Math.max(0, Math.min(LONG_POLL_SECONDS, Math.floor((deadline - now()) / 1_000)));
-      const response = await sendIdempotent(
+      const response = await send(
         'read the answer',
         (signal) => options.api.getExternalRun({ path: { id: runId }, query: { wait }, signal }),
         waitOptions.signal,
-        wait + REQUEST_MARGIN_SECONDS,
+        wait,
       );
       if (response.status !== 200) throw refusalOf('read the answer', response);
       const answer = answerSchema.safeParse(response.body);
@@ -195,11 +210,10 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
     },
     reportExecution: async (runId, reports, waitOptions = {}) => {
       const body = { reports: reports.map((report) => ({ ...report })) };
-      const response = await sendIdempotent(
+      const response = await send(
         'record what ran',
         (signal) => options.api.reportExternalExecution({ path: { id: runId }, body, signal }),
         waitOptions.signal,
-        REQUEST_MARGIN_SECONDS,
       );
       if (response.status !== 200) throw refusalOf('record what ran', response);
     },
@@ -294,14 +308,14 @@ function verdictsOf(
 async function sendIdempotent(
   action: string,
   send: (signal: AbortSignal) => Promise<RawApiResponse>,
-  signal: AbortSignal | undefined,
-  timeoutSeconds: number,
+  options: { signal: AbortSignal | undefined; timeoutSeconds: number; pauseSeconds: number },
 ): Promise<RawApiResponse> {
+  const { signal, timeoutSeconds } = options;
   let failure: CountersignError | undefined;
   for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    if (attempt > 0) await pause(2 ** (attempt - 1) * 1_000, signal);
+    if (attempt > 0) await pause(Math.ceil(2 ** (attempt - 1) * options.pauseSeconds * 1_000), signal);
     signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(timeoutSeconds * 1_000);
+    const timeout = AbortSignal.timeout(Math.ceil(timeoutSeconds * 1_000));
     try {
       const response = await send(signal ? AbortSignal.any([signal, timeout]) : timeout);
       if (response.status < 500) return response;

@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { generateText, type ModelMessage, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { useTestRuntime } from '../support/local-runtime.js';
+import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
+
+const USAGE = {
+  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 5, text: 5, reasoning: 0 },
+};
+
+/** The SDK's mock model: first a call of send_invoice, then a closing text. */
+function scriptedModel(input: Record<string, unknown>) {
+  return new MockLanguageModelV4({
+    doGenerate: [
+      {
+        content: [
+          {
+            type: 'tool-call',
+            toolCallId: 'call_invoice',
+            toolName: 'send_invoice',
+            input: JSON.stringify(input),
+          },
+        ],
+        finishReason: { unified: 'tool-calls', raw: undefined },
+        usage: USAGE,
+        warnings: [],
+      },
+      {
+        content: [{ type: 'text', text: 'Done.' }],
+        finishReason: { unified: 'stop', raw: undefined },
+        usage: USAGE,
+        warnings: [],
+      },
+    ],
+  });
+}
+
+/**
+ * The Vercel AI SDK's own tool approval (`needsApproval`, `tool-approval-request`, a
+ * `tool-approval-response` in the next call's messages), with its mock model (no network), the
+ * responses written from a countersign card an approver decides on the embedded runtime.
+ */
+describe('the Vercel AI SDK adapter', () => {
+  const runtime = useTestRuntime();
+  const seen = new Set<string>();
+
+  async function generateWithCountersign(
+    decision: { decision: 'approve' } | { decision: 'reject'; reason: string },
+  ) {
+    const sent: unknown[] = [];
+    const model = scriptedModel({ customer: 'ACME', amountCents: 120_000 });
+    const tools = {
+      send_invoice: tool({
+        description: 'Sends an invoice.',
+        inputSchema: z.object({ customer: z.string(), amountCents: z.number() }),
+        needsApproval: true,
+        execute: async (input) => {
+          sent.push(input);
+          return 'sent';
+        },
+      }),
+    };
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Invoice ACME for March.' }];
+    const first = await generateText({ model, tools, messages });
+    const approver = decideNextAgentCard(runtime, decision, seen);
+    const answered = await countersignToolApprovals(first, {
+      approvals: demoAgentApprovals(runtime),
+      configurationId: 'demo-external',
+      clientKey: randomUUID(),
+    });
+    const card = await approver;
+    messages.push(...first.response.messages, ...answered.messages);
+    const second = await generateText({ model, tools, messages });
+    return { first, answered, card, second, sent, model };
+  }
+
+  it('answers the approval request from the decision, after which the SDK runs the call', async () => {
+    // Act
+    const { first, answered, card, second, sent } = await generateWithCountersign({ decision: 'approve' });
+
+    // Assess
+    expect(first.content.filter((part) => part.type === 'tool-approval-request')).toHaveLength(1);
+    expect(card.pendingTools[0]).toMatchObject({
+      tool: 'demo-external/send_invoice',
+      arguments: { customer: 'ACME', amountCents: 120_000 },
+    });
+    expect(answered.messages).toEqual([
+      {
+        role: 'tool',
+        content: [{ type: 'tool-approval-response', approvalId: expect.any(String), approved: true }],
+      },
+    ]);
+    expect(sent).toEqual([{ customer: 'ACME', amountCents: 120_000 }]);
+    expect(second.text).toBe('Done.');
+  });
+
+  it('denies a call the approver refused, with the reason, and the SDK never runs it', async () => {
+    // Act
+    const { answered, second, sent, model } = await generateWithCountersign({
+      decision: 'reject',
+      reason: 'Not this month',
+    });
+
+    // Assess
+    expect(answered.answer?.calls.map((call) => call.decision)).toEqual(['rejected']);
+    expect(sent).toEqual([]);
+    expect(second.text).toBe('Done.');
+    expect(JSON.stringify(model.doGenerateCalls.at(-1)?.prompt)).toContain(
+      TEXTS.agentCallRejected('Not this month'),
+    );
+  });
+});
