@@ -1,0 +1,230 @@
+import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
+import { Agent, tool as agentTool, Runner } from '@openai/agents';
+import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
+import { generateText, type ModelMessage, tool } from 'ai';
+import { MockLanguageModelV4 } from 'ai/test';
+import { describe, expect, it } from 'vitest';
+import * as z from 'zod';
+import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
+import {
+  awaitCountersign,
+  invokeWithCountersign,
+  runCountersignedCalls,
+} from '../../lambdas/agents/langgraph.js';
+import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { approvalsWithFakeCountersign, decidedWith, SUBMITTED } from './fake-countersign.js';
+
+/*
+ * An approver's edit, as the answer of an external run carries it (`arguments` to run instead,
+ * `edited.by`), fabricated: each SDK's own loop meets it. Where the SDK can run only the model's
+ * arguments the adapter refuses the call; LangGraph's resume can carry them, so its node runs them.
+ */
+const PROPOSED = { customer: 'ACME', amountCents: 120_000 };
+const EDITED = { customer: 'ACME', amountCents: 100_000 };
+const EDITED_ANSWER = decidedWith([
+  {
+    index: 0,
+    callId: 'call_invoice',
+    tool: 'send_invoice',
+    decision: 'approved',
+    arguments: EDITED,
+    edited: { by: 'approver-1' },
+  },
+]);
+const USAGE = {
+  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 1, text: 1, reasoning: 0 },
+};
+
+/** An OpenAI Agents SDK agent with a `needsApproval` invoice tool, its model scripted. */
+function openAiInvoiceAgent(script: ConstructorParameters<typeof ScriptedModel>[0]) {
+  const sent: unknown[] = [];
+  const model = new ScriptedModel(script);
+  const sendInvoice = agentTool({
+    name: 'send_invoice',
+    description: 'Sends an invoice.',
+    parameters: z.object({ customer: z.string(), amountCents: z.number() }),
+    needsApproval: true,
+    execute: async (input) => {
+      sent.push(input);
+      return 'sent';
+    },
+  });
+  const agent = new Agent({ name: 'billing', model, tools: [sendInvoice] });
+  return { agent, runner: new Runner({ tracingDisabled: true }), sent, model };
+}
+
+describe('an adapter when countersign fails', () => {
+  it('OpenAI Agents SDK: throws and leaves the interruption undecided, so the resumed run stops on it again and nothing runs', async () => {
+    // Prepare
+    const { approvals } = approvalsWithFakeCountersign({
+      submit: [{ status: 503, body: { error: { code: 'unavailable', message: 'Try again.' } } }],
+    });
+    const { agent, runner, sent } = openAiInvoiceAgent([
+      [functionCall('send_invoice', PROPOSED, { callId: 'call_invoice' })],
+    ]);
+    const first = await runner.run(agent, 'Invoice ACME.');
+
+    // Act
+    const failure = await countersignInterruptions(first, {
+      approvals,
+      configurationId: 'billing-agent',
+      clientKey: 'turn-1',
+    }).catch((error: unknown) => error);
+    const resumed = await runner.run(agent, first.state);
+
+    // Assess
+    expect(failure).toMatchObject({
+      code: 'unavailable',
+      message: TEXTS.agentCountersignFailing('submit the turn', 503),
+    });
+    expect(resumed.interruptions.map((item) => item.name)).toEqual(['send_invoice']);
+    expect(sent).toEqual([]);
+  });
+});
+
+describe('an approver’s edited arguments', () => {
+  it('OpenAI Agents SDK: rejects the call, telling the model an approver edited it, and the tool never runs', async () => {
+    // Prepare
+    const { approvals } = approvalsWithFakeCountersign({ submit: [SUBMITTED], poll: [EDITED_ANSWER] });
+    const { agent, runner, sent, model } = openAiInvoiceAgent([
+      [functionCall('send_invoice', PROPOSED, { callId: 'call_invoice' })],
+      [assistantMessage('Not sent.')],
+    ]);
+    const first = await runner.run(agent, 'Invoice ACME.');
+
+    // Act
+    await countersignInterruptions(first, {
+      approvals,
+      configurationId: 'billing-agent',
+      clientKey: 'turn-1',
+    });
+    const resumed = await runner.run(agent, first.state);
+
+    // Assess
+    expect(sent).toEqual([]);
+    expect(resumed.finalOutput).toBe('Not sent.');
+    expect(JSON.stringify(model.lastCall?.request.input)).toContain(TEXTS.agentCallEditedNotRunnable);
+  });
+
+  it('Vercel AI SDK: denies the call with the same message, and the SDK never runs it', async () => {
+    // Prepare
+    const { approvals } = approvalsWithFakeCountersign({ submit: [SUBMITTED], poll: [EDITED_ANSWER] });
+    const sent: unknown[] = [];
+    const model = new MockLanguageModelV4({
+      doGenerate: [
+        {
+          content: [
+            {
+              type: 'tool-call',
+              toolCallId: 'call_invoice',
+              toolName: 'send_invoice',
+              input: JSON.stringify(PROPOSED),
+            },
+          ],
+          finishReason: { unified: 'tool-calls', raw: undefined },
+          usage: USAGE,
+          warnings: [],
+        },
+        {
+          content: [{ type: 'text', text: 'Not sent.' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage: USAGE,
+          warnings: [],
+        },
+      ],
+    });
+    const tools = {
+      send_invoice: tool({
+        inputSchema: z.object({ customer: z.string(), amountCents: z.number() }),
+        needsApproval: true,
+        execute: async (input) => {
+          sent.push(input);
+          return 'sent';
+        },
+      }),
+    };
+    const messages: ModelMessage[] = [{ role: 'user', content: 'Invoice ACME.' }];
+    const first = await generateText({ model, tools, messages });
+
+    // Act
+    const answered = await countersignToolApprovals(first, {
+      approvals,
+      configurationId: 'billing-agent',
+      clientKey: 'turn-1',
+    });
+    messages.push(...first.response.messages, ...answered.messages);
+    const second = await generateText({ model, tools, messages });
+
+    // Assess
+    expect(answered.messages[0]?.content).toEqual([
+      {
+        type: 'tool-approval-response',
+        approvalId: expect.any(String),
+        approved: false,
+        reason: TEXTS.agentCallEditedNotRunnable,
+      },
+    ]);
+    expect(sent).toEqual([]);
+    expect(second.text).toBe('Not sent.');
+  });
+
+  it('LangGraph.js: the node runs the edited arguments, and reports that it ran the approver’s edit', async () => {
+    // Prepare
+    const { approvals, sent: requests } = approvalsWithFakeCountersign({
+      submit: [SUBMITTED],
+      poll: [EDITED_ANSWER],
+      report: [
+        {
+          status: 200,
+          body: {
+            runId: 'run-1',
+            status: 'decided',
+            configurationId: 'billing-agent',
+            createdAt: '2026-12-02T04:00:00.000Z',
+            reports: [],
+          },
+        },
+      ],
+    });
+    const sent: unknown[] = [];
+    const State = Annotation.Root({ outcomes: Annotation<string[]> });
+    const graph = new StateGraph(State)
+      .addNode('invoice', async () => {
+        const answer = awaitCountersign({
+          tools: [{ name: 'send_invoice', effect: 'write' }],
+          calls: [{ tool: 'send_invoice', callId: 'call_invoice', arguments: PROPOSED }],
+        });
+        const outcomes = await runCountersignedCalls(
+          answer,
+          {
+            send_invoice: (input) => {
+              sent.push(input);
+              return 'sent';
+            },
+          },
+          { approvals },
+        );
+        return { outcomes: outcomes.map((outcome) => outcome.kind) };
+      })
+      .addEdge(START, 'invoice')
+      .addEdge('invoice', END)
+      .compile({ checkpointer: new MemorySaver() });
+
+    // Act
+    const state = await invokeWithCountersign(
+      graph,
+      { outcomes: [] },
+      { configurable: { thread_id: 'thread-1' } },
+      { approvals, configurationId: 'billing-agent' },
+    );
+
+    // Assess
+    expect(sent).toEqual([EDITED]);
+    expect(state.outcomes).toEqual(['ran']);
+    expect(requests.find((request) => request.path.endsWith('/report'))?.body).toEqual({
+      reports: [{ index: 0, outcome: 'succeeded', detail: 'ran the arguments approver-1 edited' }],
+    });
+  });
+});
