@@ -233,6 +233,31 @@ describe('the npm package', () => {
     });
   });
 
+  it('exports the agent adapters as subpaths, each loading no SDK but its own (none is installed here)', () => {
+    // Prepare: the scratch app installed no SDK, as a team that uses none of them
+    const script = `
+      const results = {};
+      for (const path of ['countersign/agents', 'countersign/agents/openai', 'countersign/agents/ai-sdk', 'countersign/agents/langgraph']) {
+        try { results[path] = Object.keys(await import(path)).sort(); } catch (error) { results[path] = error.code + ' ' + error.message; }
+      }
+      console.log(JSON.stringify(results));`;
+
+    // Act
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: appDirectory,
+      encoding: 'utf8',
+    });
+    const results = JSON.parse(run.stdout) as Record<string, string[] | string>;
+
+    // Assess
+    expect(results['countersign/agents']).toEqual(
+      expect.arrayContaining(['clientCredentialsTokens', 'createApiClient', 'createCountersignApprovals']),
+    );
+    expect(results['countersign/agents/openai']).toEqual(['countersignInterruptions']);
+    expect(results['countersign/agents/ai-sdk']).toEqual(['countersignToolApprovals']);
+    expect(results['countersign/agents/langgraph']).toMatch(/^ERR_MODULE_NOT_FOUND .*'@langchain\/langgraph'/);
+  });
+
   it('documents every prop of the construct, with its default, in the API reference', () => {
     // Prepare
     const extracted = join(workDirectory, 'extracted');
