@@ -1,13 +1,7 @@
 // Types only: importing this adapter loads no SDK (the caller's own `ai` does the work).
 import type { ToolApprovalResponse, ToolModelMessage } from 'ai';
 import { TEXTS } from '../core/texts.js';
-import type {
-  ApprovalRequest,
-  CountersignAnswer,
-  CountersignApprovals,
-  ProposedCall,
-  WaitOptions,
-} from './countersign-approvals.js';
+import { approvalRequestOf, type CountersignAnswer, type SdkTurnOptions } from './countersign-approvals.js';
 
 /** A `tool-approval-request` part of a generation's content, as the AI SDK gives it. */
 interface ApprovalRequestPart {
@@ -15,20 +9,6 @@ interface ApprovalRequestPart {
   readonly approvalId: string;
   readonly toolCall: { readonly toolCallId: string; readonly toolName: string; readonly input: unknown };
   readonly isAutomatic?: boolean;
-}
-
-export interface AiSdkApprovalOptions extends WaitOptions {
-  readonly approvals: CountersignApprovals;
-  /** The configuration whose policy the turn is decided under. */
-  readonly configurationId: string;
-  /** One per turn, stable across retries of it (e.g. your chat id and step number). */
-  readonly clientKey: string;
-  /** What the turn is for, shown on the card. */
-  readonly summary?: string;
-  /** A tool whose effect you have not confirmed is shown so. @default - every tool is a `write` */
-  readonly effects?: Readonly<Record<string, 'write' | 'unknown'>>;
-  /** Lines you computed to preview a call, flagged on the card as supplied by the caller. */
-  readonly previewOf?: (call: { tool: string; arguments: unknown }) => readonly string[] | undefined;
 }
 
 /**
@@ -47,32 +27,21 @@ export interface AiSdkApprovalOptions extends WaitOptions {
  */
 export async function countersignToolApprovals(
   result: { readonly content: ReadonlyArray<{ readonly type: string }> },
-  options: AiSdkApprovalOptions,
+  options: SdkTurnOptions,
 ): Promise<{ answer?: CountersignAnswer; messages: ToolModelMessage[] }> {
   const requests = result.content.filter(
     (part): part is ApprovalRequestPart =>
       part.type === 'tool-approval-request' && !(part as ApprovalRequestPart).isAutomatic,
   );
   if (requests.length === 0) return { messages: [] };
-  const calls = requests.map(({ toolCall }): ProposedCall => {
-    const preview = options.previewOf?.({ tool: toolCall.toolName, arguments: toolCall.input });
-    return {
+  const request = approvalRequestOf(
+    requests.map(({ toolCall }) => ({
       tool: toolCall.toolName,
       arguments: toolCall.input,
       callId: toolCall.toolCallId,
-      ...(preview === undefined ? {} : { preview }),
-    };
-  });
-  const request: ApprovalRequest = {
-    configurationId: options.configurationId,
-    clientKey: options.clientKey,
-    ...(options.summary === undefined ? {} : { summary: options.summary }),
-    tools: [...new Set(calls.map((call) => call.tool))].map((name) => ({
-      name,
-      effect: options.effects?.[name] ?? 'write',
     })),
-    calls,
-  };
+    options,
+  );
   const answer = await options.approvals.requestApproval(request, options);
   const responses = answer.calls.map((verdict, index): ToolApprovalResponse => {
     const approvalId = (requests[index] as ApprovalRequestPart).approvalId;

@@ -13,6 +13,7 @@ export { CountersignError, type ErrorCode } from '../core/errors.js';
 export { type ClientCredentialsOptions, clientCredentialsTokens } from './client-credentials.js';
 export {
   type ApprovalRequest,
+  approvalRequestOf,
   type CallVerdict,
   type CountersignAnswer,
   type CountersignApprovals,
@@ -20,5 +21,6 @@ export {
   createCountersignApprovals,
   type ExecutionReport,
   type ProposedCall,
+  type SdkTurnOptions,
   type WaitOptions,
 } from './countersign-approvals.js';

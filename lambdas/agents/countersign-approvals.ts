@@ -80,6 +80,41 @@ export interface WaitOptions {
   readonly maxWaitSeconds?: number;
 }
 
+/** What an adapter is given for each turn it submits (the OpenAI Agents SDK's, the AI SDK's). */
+export interface SdkTurnOptions extends WaitOptions {
+  readonly approvals: CountersignApprovals;
+  /** The configuration whose policy the turn is decided under. */
+  readonly configurationId: string;
+  /** One per turn, stable across retries of it (e.g. your conversation id and turn number). */
+  readonly clientKey: string;
+  /** What the turn is for, shown on the card. */
+  readonly summary?: string;
+  /** A tool whose effect you have not confirmed is shown so. @default - every tool is a `write` */
+  readonly effects?: Readonly<Record<string, 'write' | 'unknown'>>;
+  /** Lines you computed to preview a call, flagged on the card as supplied by the caller. */
+  readonly previewOf?: (call: { tool: string; arguments: unknown }) => readonly string[] | undefined;
+}
+
+/** The turn of an SDK's held calls: each tool declared once, with its effect; the caller's previews. */
+export function approvalRequestOf(
+  calls: ReadonlyArray<Omit<ProposedCall, 'preview'>>,
+  options: SdkTurnOptions,
+): ApprovalRequest {
+  return {
+    configurationId: options.configurationId,
+    clientKey: options.clientKey,
+    ...(options.summary === undefined ? {} : { summary: options.summary }),
+    tools: [...new Set(calls.map((call) => call.tool))].map((name) => ({
+      name,
+      effect: options.effects?.[name] ?? 'write',
+    })),
+    calls: calls.map((call) => {
+      const preview = options.previewOf?.({ tool: call.tool, arguments: call.arguments });
+      return preview === undefined ? call : { ...call, preview };
+    }),
+  };
+}
+
 export interface ExecutionReport {
   readonly index: number;
   readonly outcome: 'succeeded' | 'failed' | 'skipped';

@@ -2,32 +2,17 @@
 import type { RunToolApprovalItem } from '@openai/agents';
 import { CountersignError } from '../core/errors.js';
 import { TEXTS } from '../core/texts.js';
-import type {
-  ApprovalRequest,
-  CountersignAnswer,
-  CountersignApprovals,
-  ProposedCall,
-  WaitOptions,
+import {
+  approvalRequestOf,
+  type CountersignAnswer,
+  type ProposedCall,
+  type SdkTurnOptions,
 } from './countersign-approvals.js';
 
 /** What the adapter needs of a run's state: the SDK's `RunState` has both methods. */
 export interface ApprovableRunState {
   approve(item: RunToolApprovalItem): void;
   reject(item: RunToolApprovalItem, options?: { message?: string }): void;
-}
-
-export interface OpenAiInterruptionOptions extends WaitOptions {
-  readonly approvals: CountersignApprovals;
-  /** The configuration whose policy the turn is decided under. */
-  readonly configurationId: string;
-  /** One per turn, stable across retries of it (e.g. your conversation id and turn number). */
-  readonly clientKey: string;
-  /** What the turn is for, shown on the card. */
-  readonly summary?: string;
-  /** A tool whose effect you have not confirmed is shown so. @default - every tool is a `write` */
-  readonly effects?: Readonly<Record<string, 'write' | 'unknown'>>;
-  /** Lines you computed to preview a call, flagged on the card as supplied by the caller. */
-  readonly previewOf?: (call: { tool: string; arguments: unknown }) => readonly string[] | undefined;
 }
 
 /**
@@ -47,21 +32,14 @@ export interface OpenAiInterruptionOptions extends WaitOptions {
  */
 export async function countersignInterruptions(
   result: { readonly interruptions: readonly RunToolApprovalItem[]; readonly state: ApprovableRunState },
-  options: OpenAiInterruptionOptions,
+  options: SdkTurnOptions,
 ): Promise<CountersignAnswer | undefined> {
   const items = result.interruptions;
   if (items.length === 0) return undefined;
-  const calls = items.map((item, index) => proposedCallOf(item, index, options));
-  const request: ApprovalRequest = {
-    configurationId: options.configurationId,
-    clientKey: options.clientKey,
-    ...(options.summary === undefined ? {} : { summary: options.summary }),
-    tools: [...new Set(calls.map((call) => call.tool))].map((name) => ({
-      name,
-      effect: options.effects?.[name] ?? 'write',
-    })),
-    calls,
-  };
+  const request = approvalRequestOf(
+    items.map((item, index) => proposedCallOf(item, index)),
+    options,
+  );
   const answer = await options.approvals.requestApproval(request, options);
   answer.calls.forEach((verdict, index) => {
     const item = items[index] as RunToolApprovalItem;
@@ -77,11 +55,7 @@ export async function countersignInterruptions(
 }
 
 /** A function tool's call as the turn carries it; any other kind of approval is refused, unanswered. */
-function proposedCallOf(
-  item: RunToolApprovalItem,
-  index: number,
-  options: Pick<OpenAiInterruptionOptions, 'previewOf'>,
-): ProposedCall {
+function proposedCallOf(item: RunToolApprovalItem, index: number): ProposedCall {
   const raw = item.rawItem;
   if (raw.type !== 'function_call') {
     throw new CountersignError(
@@ -100,11 +74,5 @@ function proposedCallOf(
       TEXTS.agentTurnInvalid(`interruptions[${index}].arguments: not JSON`),
     );
   }
-  const preview = options.previewOf?.({ tool: raw.name, arguments: parsed });
-  return {
-    tool: raw.name,
-    arguments: parsed,
-    callId: raw.callId,
-    ...(preview === undefined ? {} : { preview }),
-  };
+  return { tool: raw.name, arguments: parsed, callId: raw.callId };
 }

@@ -13,7 +13,7 @@ import {
 } from '../../lambdas/agents/langgraph.js';
 import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { approvalsWithFakeCountersign, decidedWith, SUBMITTED } from './fake-countersign.js';
+import { approvalsWithFakeCountersign, decidedWith, runInStatus, SUBMITTED } from './fake-countersign.js';
 
 /*
  * An approver's edit, as the answer of an external run carries it (`arguments` to run instead,
@@ -175,18 +175,7 @@ describe('an approver’s edited arguments', () => {
     const { approvals, sent: requests } = approvalsWithFakeCountersign({
       submit: [SUBMITTED],
       poll: [EDITED_ANSWER],
-      report: [
-        {
-          status: 200,
-          body: {
-            runId: 'run-1',
-            status: 'decided',
-            configurationId: 'billing-agent',
-            createdAt: '2026-12-02T04:00:00.000Z',
-            reports: [],
-          },
-        },
-      ],
+      report: [runInStatus('decided')],
     });
     const sent: unknown[] = [];
     const State = Annotation.Root({ outcomes: Annotation<string[]> });

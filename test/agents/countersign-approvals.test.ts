@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ApprovalRequest } from '../../lambdas/agents/countersign-approvals.js';
-import { CountersignError } from '../../lambdas/core/errors.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { refusalOf } from '../core/runs/use-case-harness.js';
 import {
   approvalsWithFakeCountersign,
   decidedWith,
-  runEnded,
+  runInStatus,
   SECRET_TOKEN,
   SUBMITTED,
 } from './fake-countersign.js';
@@ -22,17 +22,6 @@ function invoiceRequest(overrides: Partial<ApprovalRequest> = {}): ApprovalReque
   };
 }
 
-/** The error a promise rejects with (a test fails if it resolves). */
-async function failureOf(promise: Promise<unknown>): Promise<CountersignError> {
-  const error = await promise.then(
-    () => undefined,
-    (reason: unknown) => reason,
-  );
-  if (!(error instanceof CountersignError))
-    throw new Error(`expected a CountersignError, got ${String(error)}`);
-  return error;
-}
-
 const APPROVED = { index: 0, callId: 'call_1', tool: 'send_invoice', decision: 'approved' };
 
 describe('the approvals the SDK adapters share', () => {
@@ -40,7 +29,7 @@ describe('the approvals the SDK adapters share', () => {
     // Prepare
     const { approvals, sent } = approvalsWithFakeCountersign({
       submit: [SUBMITTED],
-      poll: [runEnded('pending'), decidedWith([APPROVED])],
+      poll: [runInStatus('pending'), decidedWith([APPROVED])],
     });
 
     // Act
@@ -145,7 +134,7 @@ describe('the approvals the SDK adapters share', () => {
     const { approvals, sent } = approvalsWithFakeCountersign({ submit: [SUBMITTED] });
 
     // Act
-    const error = await failureOf(
+    const error = await refusalOf(
       approvals.requestApproval(invoiceRequest(overrides as Partial<ApprovalRequest>)),
     );
 
@@ -163,7 +152,7 @@ describe('the approvals the SDK adapters share', () => {
     const { approvals, sent } = approvalsWithFakeCountersign({ submit: [{ fail: refused }] });
 
     // Act
-    const error = await failureOf(approvals.requestApproval(invoiceRequest()));
+    const error = await refusalOf(approvals.requestApproval(invoiceRequest()));
 
     // Assess
     expect(error.code).toBe('unavailable');
@@ -184,7 +173,7 @@ describe('the approvals the SDK adapters share', () => {
     });
 
     // Act
-    const error = await failureOf(failing.approvals.requestApproval(invoiceRequest()));
+    const error = await refusalOf(failing.approvals.requestApproval(invoiceRequest()));
     const answer = await recovering.approvals.requestApproval(invoiceRequest());
 
     // Assess
@@ -204,7 +193,7 @@ describe('the approvals the SDK adapters share', () => {
     );
 
     // Act
-    const error = await failureOf(approvals.submitTurn(invoiceRequest()));
+    const error = await refusalOf(approvals.submitTurn(invoiceRequest()));
 
     // Assess
     expect(error).toMatchObject({ code: 'unavailable' });
@@ -222,11 +211,11 @@ describe('the approvals the SDK adapters share', () => {
       // Prepare
       const { approvals } = approvalsWithFakeCountersign({
         submit: [SUBMITTED],
-        poll: [runEnded(status, reason)],
+        poll: [runInStatus(status, reason)],
       });
 
       // Act
-      const error = await failureOf(approvals.requestApproval(invoiceRequest()));
+      const error = await refusalOf(approvals.requestApproval(invoiceRequest()));
 
       // Assess
       expect(error).toMatchObject({
@@ -241,7 +230,7 @@ describe('the approvals the SDK adapters share', () => {
     // Prepare: a clock that moves ten minutes per poll
     let clock = 0;
     const { approvals, sent } = approvalsWithFakeCountersign(
-      { submit: [SUBMITTED], poll: [runEnded('pending')] },
+      { submit: [SUBMITTED], poll: [runInStatus('pending')] },
       {
         now: () => {
           clock += 600_000;
@@ -251,7 +240,7 @@ describe('the approvals the SDK adapters share', () => {
     );
 
     // Act
-    const error = await failureOf(approvals.requestApproval(invoiceRequest(), { maxWaitSeconds: 1_800 }));
+    const error = await refusalOf(approvals.requestApproval(invoiceRequest(), { maxWaitSeconds: 1_800 }));
 
     // Assess
     expect(error).toMatchObject({
@@ -290,9 +279,9 @@ describe('the approvals the SDK adapters share', () => {
     });
 
     // Act
-    const mismatch = await failureOf(mismatched.approvals.requestApproval(invoiceRequest()));
-    const conflict = await failureOf(refused.approvals.requestApproval(invoiceRequest()));
-    const unauthenticated = await failureOf(unauthorized.approvals.requestApproval(invoiceRequest()));
+    const mismatch = await refusalOf(mismatched.approvals.requestApproval(invoiceRequest()));
+    const conflict = await refusalOf(refused.approvals.requestApproval(invoiceRequest()));
+    const unauthenticated = await refusalOf(unauthorized.approvals.requestApproval(invoiceRequest()));
 
     // Assess
     expect(mismatch).toMatchObject({ code: 'internal', message: TEXTS.agentAnswerMismatch('run-1') });

@@ -85,8 +85,9 @@ export function decidedWith(calls: unknown[]): FakeAnswer {
   };
 }
 
-export function runEnded(
-  status: 'pending' | 'expired' | 'cancelled' | 'failed',
+/** GET /external-runs/run-1 answering the run in this status, without calls. */
+export function runInStatus(
+  status: 'pending' | 'decided' | 'expired' | 'cancelled' | 'failed',
   reason?: string,
 ): FakeAnswer {
   return {
