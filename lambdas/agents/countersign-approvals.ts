@@ -210,7 +210,8 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
     const maxWaitSeconds = waitOptions.maxWaitSeconds ?? options.maxWaitSeconds ?? 3_600;
     const deadline = now() + maxWaitSeconds * 1_000;
     for (;;) {
-      const wait = Math.max(0, Math.min(LONG_POLL_SECONDS, Math.floor((deadline - now()) / 1_000)));
+      // Rounded up: a last poll holds to the deadline instead of spinning with wait=0 until it.
+      const wait = Math.max(0, Math.min(LONG_POLL_SECONDS, Math.ceil((deadline - now()) / 1_000)));
       const response = await send(
         'read the answer',
         (signal) => options.api.getExternalRun({ path: { id: runId }, query: { wait }, signal }),

@@ -6,6 +6,7 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
+import type { CountersignApprovals } from '../../lambdas/agents/countersign-approvals.js';
 import {
   awaitCountersign,
   invokeWithCountersign,
@@ -55,6 +56,29 @@ function openAiInvoiceAgent(script: ConstructorParameters<typeof ScriptedModel>[
   return { agent, runner: new Runner({ tracingDisabled: true }), sent, model };
 }
 
+/** A LangGraph graph whose node asks countersign for one invoice and runs what is approved. */
+function langGraphInvoiceGraph(approvals: CountersignApprovals) {
+  const sent: unknown[] = [];
+  const State = Annotation.Root({ outcomes: Annotation<string[]> });
+  const graph = new StateGraph(State)
+    .addNode('invoice', async () => {
+      const answer = awaitCountersign({
+        tools: [{ name: 'send_invoice', effect: 'write' }],
+        calls: [{ tool: 'send_invoice', callId: 'call_invoice', arguments: PROPOSED }],
+      });
+      const send = (input: Record<string, unknown>) => {
+        sent.push(input);
+        return 'sent';
+      };
+      const outcomes = await runCountersignedCalls(answer, { send_invoice: send }, { approvals });
+      return { outcomes: outcomes.map((outcome) => outcome.kind) };
+    })
+    .addEdge(START, 'invoice')
+    .addEdge('invoice', END)
+    .compile({ checkpointer: new MemorySaver() });
+  return { graph, sent };
+}
+
 describe('an adapter when countersign fails', () => {
   it('OpenAI Agents SDK: throws and leaves the interruption undecided, so the resumed run stops on it again and nothing runs', async () => {
     // Prepare
@@ -80,6 +104,28 @@ describe('an adapter when countersign fails', () => {
       message: TEXTS.agentCountersignFailing('submit the turn', 503),
     });
     expect(resumed.interruptions.map((item) => item.name)).toEqual(['send_invoice']);
+    expect(sent).toEqual([]);
+  });
+  it('LangGraph.js: throws from the host loop and leaves the graph on its interrupt, so the node runs nothing', async () => {
+    // Prepare
+    const dropped = Object.assign(new TypeError('fetch failed'), { cause: { code: 'ECONNRESET' } });
+    const { approvals } = approvalsWithFakeCountersign({ submit: [{ fail: dropped }] });
+    const { graph, sent } = langGraphInvoiceGraph(approvals);
+    const config = { configurable: { thread_id: 'thread-failing' } };
+
+    // Act
+    const failure = await invokeWithCountersign(graph, { outcomes: [] }, config, {
+      approvals,
+      configurationId: 'billing-agent',
+    }).catch((error: unknown) => error);
+    const snapshot = await graph.getState(config);
+
+    // Assess
+    expect(failure).toMatchObject({
+      code: 'unavailable',
+      message: TEXTS.agentCountersignUnreachable('submit the turn', 'TypeError ECONNRESET'),
+    });
+    expect(snapshot.next).toEqual(['invoice']);
     expect(sent).toEqual([]);
   });
 });
@@ -177,29 +223,7 @@ describe('an approver’s edited arguments', () => {
       poll: [EDITED_ANSWER],
       report: [runInStatus('decided')],
     });
-    const sent: unknown[] = [];
-    const State = Annotation.Root({ outcomes: Annotation<string[]> });
-    const graph = new StateGraph(State)
-      .addNode('invoice', async () => {
-        const answer = awaitCountersign({
-          tools: [{ name: 'send_invoice', effect: 'write' }],
-          calls: [{ tool: 'send_invoice', callId: 'call_invoice', arguments: PROPOSED }],
-        });
-        const outcomes = await runCountersignedCalls(
-          answer,
-          {
-            send_invoice: (input) => {
-              sent.push(input);
-              return 'sent';
-            },
-          },
-          { approvals },
-        );
-        return { outcomes: outcomes.map((outcome) => outcome.kind) };
-      })
-      .addEdge(START, 'invoice')
-      .addEdge('invoice', END)
-      .compile({ checkpointer: new MemorySaver() });
+    const { graph, sent } = langGraphInvoiceGraph(approvals);
 
     // Act
     const state = await invokeWithCountersign(
