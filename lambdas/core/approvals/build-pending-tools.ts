@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import { isExternalToolName } from '../external-runs/external-tool-names.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
@@ -8,8 +8,8 @@ import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
-import { type ArgumentChange, describeArgumentChanges } from './argument-changes.js';
-import { describeCallRunnability } from './call-runnability.js';
+import { type ArgumentChange, listArgumentChanges } from './argument-changes.js';
+import { classifyCallRunnability } from './call-runnability.js';
 import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
@@ -91,7 +91,7 @@ export async function buildPendingTools(input: {
         arguments: shown.arguments,
         ...(shown.kind === 'excerpt' ? { argumentsExcerpt: shown.excerpt } : {}),
         registered: tool !== undefined,
-        willRun: describeCallRunnability(resolved).kind === 'runs',
+        willRun: classifyCallRunnability(resolved).kind === 'runs',
         // As the card was decided under; a card sealed before guards were recorded asks the tool,
         // and a call to a tool nobody registered shows as needing approval: the card fails closed.
         requiresApproval:
@@ -104,7 +104,7 @@ export async function buildPendingTools(input: {
               edited: {
                 by: call.edited.by,
                 note: TEXTS.editedBy(call.edited.by),
-                ...describeArgumentChanges(call.edited.originalArguments, call.arguments),
+                ...listArgumentChanges(call.edited.originalArguments, call.arguments),
               },
             }
           : {}),
@@ -168,7 +168,7 @@ async function mayViewerRead(
       })) === true
     );
   } catch (error) {
-    input.logger.warn('preview read gate failed', { tool: call.tool, errorClass: describeErrorClass(error) });
+    input.logger.warn('preview read gate failed', { tool: call.tool, errorClass: nameErrorClass(error) });
     return false;
   }
 }

@@ -5,10 +5,10 @@ import type { CardReaderDependencies } from '../run-dependencies.js';
 import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
+import { buildCardPolicyView, type CardPolicyView } from './build-card-policy-view.js';
 import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
 import type { CardContext, ContextText } from './card-context.js';
 import { isCardRoutedTo } from './card-routing.js';
-import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
@@ -248,7 +248,7 @@ async function viewCard(
       context: { runId: stored.runId, pages: dependencies.pages },
       logger: dependencies.logger,
     }),
-    describeCardPolicy({
+    buildCardPolicyView({
       stored,
       calls,
       viewer,

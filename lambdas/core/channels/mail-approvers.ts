@@ -1,6 +1,6 @@
 import { isCardRoutedTo } from '../approvals/card-routing.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import type { RunDependencies } from '../run-dependencies.js';
@@ -44,7 +44,7 @@ export async function mailWaitingCard(dependencies: EmailDependencies, runId: st
       await send(dependencies, {
         to: address,
         subject: oneLine(TEXTS.mailSubject(card.label)),
-        text: [...describeCard(dependencies, card), '', TEXTS.mailFooter].join('\n'),
+        text: [...formatCardLines(dependencies, card), '', TEXTS.mailFooter].join('\n'),
       });
     } catch (error) {
       await dependencies.email.notifications.releaseMail(key);
@@ -89,9 +89,10 @@ export async function mailDueDigests(dependencies: EmailDependencies): Promise<v
       await send(dependencies, {
         to: address,
         subject: TEXTS.mailDigestSubject(cards.length),
-        text: [...cards.flatMap((card) => [...describeCard(dependencies, card), '']), TEXTS.mailFooter].join(
-          '\n',
-        ),
+        text: [
+          ...cards.flatMap((card) => [...formatCardLines(dependencies, card), '']),
+          TEXTS.mailFooter,
+        ].join('\n'),
       });
     } catch (error) {
       await dependencies.email.notifications.returnToDigest(digest.userId, digest.runIds);
@@ -111,7 +112,7 @@ function mayDecide(user: UserProfile, card: StoredCard): boolean {
 }
 
 /** A card's summary lines: every value one line, its hidden characters drawn as markers. */
-function describeCard(dependencies: EmailDependencies, card: StoredCard): string[] {
+function formatCardLines(dependencies: EmailDependencies, card: StoredCard): string[] {
   return TEXTS.mailCardLines({
     label: oneLine(card.label),
     owner: oneLine(card.owner),
@@ -131,7 +132,7 @@ async function send(dependencies: EmailDependencies, mail: Mail): Promise<void> 
     dependencies.metrics.count('ChannelDeliveries', 1, { channel: 'email' });
   } catch (error) {
     dependencies.metrics.count('ChannelDeliveryFailures', 1, { channel: 'email' });
-    dependencies.logger.error('mail not sent', { errorClass: describeErrorClass(error) });
+    dependencies.logger.error('mail not sent', { errorClass: nameErrorClass(error) });
     throw error;
   }
 }

@@ -11,8 +11,8 @@ import {
   type DecisionChannel,
   type DecisionClaim,
   type DecisionRecord,
-  describeCardShown,
   readEditsOnRecord,
+  serializeCardShown,
 } from '../approvals/decision-record.js';
 import { type DelegatedApproval, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
@@ -29,7 +29,7 @@ import {
   approvedIndexesOf,
   contentOfRecord,
   contentOfRequest,
-  describeEdits,
+  serializeEdits,
   shapeOnCard,
 } from './shape-decision.js';
 
@@ -226,14 +226,14 @@ async function decideOnce(
     decidedBy: principal.userId,
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
-    cardShown: describeCardShown((await opened()).card),
+    cardShown: serializeCardShown((await opened()).card),
     ...(delegator ? { actingFor: delegator.userId } : {}),
     ...(approved ? { approvedBy: approved.approvedBy } : {}),
     ...(approved && approved.delegatedApprovals.length > 0
       ? { delegatedApprovals: approved.delegatedApprovals }
       : {}),
     ...(shaped.decision !== 'edit' && shaped.choices ? { choices: shaped.choices } : {}),
-    ...(shaped.decision === 'edit' ? { edits: describeEdits(shaped.edits) } : {}),
+    ...(shaped.decision === 'edit' ? { edits: serializeEdits(shaped.edits) } : {}),
     channel,
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.

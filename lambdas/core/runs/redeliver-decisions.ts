@@ -1,7 +1,7 @@
 import { unsealCardToken } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { CountersignError, isCountersignError, nameErrorClass } from '../errors.js';
 import { isDecisionOnChain } from '../receipts/append-chain-entry.js';
 import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
@@ -56,7 +56,7 @@ export async function redeliverDecisions(dependencies: RedeliveryDependencies): 
       dependencies.logger.warn('decision not redelivered', {
         runId: claim.runId,
         turn: claim.turn,
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
         code: isCountersignError(error) ? error.code : undefined,
       });
     }

@@ -89,7 +89,7 @@ export function contentOfRecord(record: DecisionRecord): string {
 }
 
 /** The edits of a decision as the record keeps them: JSON text of each call's new arguments. */
-export function describeEdits(edits: readonly CallEdit[]): string {
+export function serializeEdits(edits: readonly CallEdit[]): string {
   return canonicalJson(edits.map(({ index, tool, arguments: value }) => ({ index, tool, arguments: value })));
 }
 

@@ -4,7 +4,7 @@ import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card
 import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
 import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
 import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
-import { describeCardShown, readCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import { readCardShown, serializeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
 import {
   classifyCall,
   classifyCallForExecution,
@@ -91,7 +91,7 @@ describe('resolveCalls (arguments parsed once)', () => {
       logger: silentLogger,
     });
     const nothingRuns = isNothingRunnable(calls);
-    const shown = describeCardShown(card);
+    const shown = serializeCardShown(card);
 
     // Assess
     expect(parses()).toBe(card.pendingCalls.length);
