@@ -12,7 +12,7 @@ import { isCardRoutedTo } from './card-routing.js';
 import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
-import { isCardOpen, type StoredCard } from './stored-card.js';
+import { isCardUndecided, type StoredCard } from './stored-card.js';
 import {
   endRunWithUnopenableCard,
   reportSealedStateRejection,
@@ -97,7 +97,7 @@ export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
  *
  * @example
  * const read = await readStoredCard(dependencies, runId);
- * if (read.kind === 'stored' && isCardOpen(read.stored)) …
+ * if (read.kind === 'stored' && isCardUndecided(read.stored)) …
  */
 export async function readStoredCard(
   dependencies: CardReaderDependencies,
@@ -206,7 +206,7 @@ export async function viewWaitingCard(
 ): Promise<CardReading | { kind: 'none' }> {
   const read = await readStoredCard(dependencies, runId);
   if (read.kind === 'unopenable') return read;
-  if (read.kind === 'none' || !isCardOpen(read.stored)) return { kind: 'none' };
+  if (read.kind === 'none' || !isCardUndecided(read.stored)) return { kind: 'none' };
   const [viewed] = await viewCards(dependencies, viewer, [read.stored]);
   return viewed?.reading ?? { kind: 'none' };
 }

@@ -1,5 +1,5 @@
 import { isCardRoutedTo } from '../approvals/card-routing.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { nameErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
@@ -27,7 +27,7 @@ export type EmailDependencies = Pick<RunDependencies, 'runs' | 'users' | 'clock'
  */
 export async function mailWaitingCard(dependencies: EmailDependencies, runId: string): Promise<void> {
   const card = await dependencies.runs.getCard(runId);
-  if (card === undefined || !isCardOpen(card)) return;
+  if (card === undefined || !isCardUndecided(card)) return;
   const recipients = (await listEveryUser(dependencies.users)).filter((user) => mayDecide(user, card));
   let failure: unknown;
   for (const user of recipients) {
@@ -82,7 +82,7 @@ export async function mailDueDigests(dependencies: EmailDependencies): Promise<v
     const address = user?.email;
     if (user === undefined || address === undefined) continue;
     const cards = (await Promise.all(digest.runIds.map((runId) => dependencies.runs.getCard(runId)))).filter(
-      (card): card is StoredCard => card !== undefined && isCardOpen(card) && mayDecide(user, card),
+      (card): card is StoredCard => card !== undefined && isCardUndecided(card) && mayDecide(user, card),
     );
     if (cards.length === 0) continue;
     try {

@@ -104,7 +104,7 @@ export function formatUndecidedCardSlackMessage(view: CardView, cardUrl: string)
             ? [button(SLACK_ACTIONS.approve, TEXTS.channelApprove, { style: 'primary', value })]
             : []),
           button(SLACK_ACTIONS.reject, TEXTS.channelReject, { style: 'danger', value }),
-          button(SLACK_ACTIONS.open, TEXTS.channelOpenCard, { url: cardUrl }),
+          button(SLACK_ACTIONS.open, TEXTS.channelCardLink, { url: cardUrl }),
         ],
       },
     ],
@@ -132,7 +132,7 @@ export function formatClosedCardSlackMessage(input: {
       {
         type: 'actions',
         block_id: 'countersign',
-        elements: [button(SLACK_ACTIONS.open, TEXTS.channelOpenCard, { url: input.cardUrl })],
+        elements: [button(SLACK_ACTIONS.open, TEXTS.channelCardLink, { url: input.cardUrl })],
       },
     ],
   };

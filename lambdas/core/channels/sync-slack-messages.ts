@@ -1,6 +1,6 @@
 import { readStoredCard, viewCards } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
-import { type CardClosing, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { type CardClosing, isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { nameErrorClass } from '../errors.js';
 import type { CardReaderDependencies, RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
@@ -55,7 +55,7 @@ export async function syncSlackMessages(
     return;
   }
   const stored = read.stored;
-  const open = isCardOpen(stored);
+  const open = isCardUndecided(stored);
   await closeMessages(
     dependencies,
     messages.filter((message) => !open || message.turn !== stored.turn),

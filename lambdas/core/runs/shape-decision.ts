@@ -106,10 +106,10 @@ export async function shapeOnCard(
   dependencies: DecisionDependencies,
   request: DecisionRequest,
   card: StoredCard,
-  opened: () => Promise<UnsealedCard>,
+  unsealOnce: () => Promise<UnsealedCard>,
 ): Promise<ShapedDecision> {
   if (request.calls === undefined && request.edits === undefined) return shapeDecision(request, [], []);
-  const { calls } = await opened();
+  const { calls } = await unsealOnce();
   const shapedCalls = calls.map(({ call, tool }) => ({
     index: call.index,
     tool: call.tool,
