@@ -5,8 +5,8 @@ import type { CardReaderDependencies } from '../run-dependencies.js';
 import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
+import { buildCardCallViews, type CardCallView } from './build-card-call-views.js';
 import { buildCardPolicyView, type CardPolicyView } from './build-card-policy-view.js';
-import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
 import type { CardContext, ContextText } from './card-context.js';
 import { isCardRoutedTo } from './card-routing.js';
 import type { CardEscalation } from './escalation-ladder.js';
@@ -53,7 +53,7 @@ export interface CardView {
   pausedAt: string;
   expiresAt: string;
   digest: string;
-  pendingTools: PendingToolView[];
+  pendingTools: CardCallView[];
   /** k-of-n progress, when the turn needs more than one approver. */
   approvals?: CardPolicyView['approvals'];
   /** Why this viewer may not approve (rejecting stays open); only to a viewer who may decide. */
@@ -242,7 +242,7 @@ async function viewCard(
 ): Promise<CardView> {
   const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
   const [pendingTools, policy] = await Promise.all([
-    buildPendingTools({
+    buildCardCallViews({
       calls,
       viewer,
       context: { runId: stored.runId, pages: dependencies.pages },
@@ -299,7 +299,7 @@ function viewContext(
   context: CardContext,
   viewer: UserProfile,
   stored: StoredCard,
-  pendingTools: readonly PendingToolView[],
+  pendingTools: readonly CardCallView[],
 ): CardContextView {
   const { ownerName, request, reasoning } = context;
   const named = ownerName ? { ownerName } : {};

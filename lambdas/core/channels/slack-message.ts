@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { PendingToolView } from '../approvals/build-pending-tools.js';
+import type { CardCallView } from '../approvals/build-card-call-views.js';
 import type { CardView } from '../approvals/card-reader.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
@@ -139,7 +139,7 @@ export function formatClosedCardSlackMessage(input: {
 }
 
 /** One call: its tool and arguments, then its preview's lines while they fit one section. */
-function formatCallLine(call: PendingToolView): string {
+function formatCallLine(call: CardCallView): string {
   const heading = `*${call.index + 1}. ${escapeSlackText(call.tool)}*${call.willRun ? '' : ` — ${escapeSlackText(TEXTS.callWillNotRun)}`}`;
   const lines = [heading, escapeSlackText(cut(JSON.stringify(call.arguments) ?? '', MAX_VALUE_CHARACTERS))];
   if (call.recordChanged !== undefined) lines.push(`_${escapeSlackText(call.recordChanged)}_`);

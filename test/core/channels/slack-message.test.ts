@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import type { CardCallView } from '../../../lambdas/core/approvals/build-card-call-views.js';
 import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
 import {
   escapeSlackText,
@@ -13,7 +13,7 @@ import { TEXTS } from '../../../lambdas/core/texts.js';
 
 const CARD_URL = 'https://abc.execute-api.eu-west-1.amazonaws.com/#run-run-1';
 
-function call(index: number, overrides: Partial<PendingToolView> = {}): PendingToolView {
+function call(index: number, overrides: Partial<CardCallView> = {}): CardCallView {
   return {
     index,
     tool: 'update_page_metadata',

@@ -24,8 +24,8 @@ export type PreviewView =
   | { status: 'withheld'; message: string }
   | { status: 'none'; message: string };
 
-/** One pending call as every surface shows it. */
-export interface PendingToolView {
+/** One call of a card as every surface shows it (the API's `pendingTools` entry). */
+export interface CardCallView {
   index: number;
   tool: string;
   /** The call's arguments, or an excerpt of them when `argumentsExcerpt` is present. */
@@ -75,14 +75,14 @@ export interface PendingToolView {
  * render asks for in one turn of the event loop become one batched read, reused for that
  * viewer for a bounded time. Build the cards of one render concurrently to get one batch.
  */
-export async function buildPendingTools(input: {
+export async function buildCardCallViews(input: {
   calls: ReadonlyArray<ResolvedCall<CardCall>>;
   viewer: UserProfile | undefined;
   context: Omit<ToolContext, 'actingUser'>;
   logger: Logger;
-}): Promise<PendingToolView[]> {
+}): Promise<CardCallView[]> {
   return Promise.all(
-    input.calls.map(async (resolved): Promise<PendingToolView> => {
+    input.calls.map(async (resolved): Promise<CardCallView> => {
       const { call, tool } = resolved;
       const shown = excerptArguments(call.arguments);
       const base = {
