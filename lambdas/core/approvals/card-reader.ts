@@ -241,7 +241,7 @@ async function viewCard(
   delegators: readonly UserProfile[],
 ): Promise<CardView> {
   const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
-  const [pendingTools, policy] = await Promise.all([
+  const [callViews, policy] = await Promise.all([
     buildCardCallViews({
       calls,
       viewer,
@@ -266,7 +266,7 @@ async function viewCard(
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
-    pendingTools,
+    pendingTools: callViews,
     ...(policy.approvals ? { approvals: policy.approvals } : {}),
     // Only a viewer who could decide is told why they may not approve.
     ...(policy.approveRefusal && hasGrant(viewer, 'agent_approve')
@@ -280,7 +280,7 @@ async function viewCard(
       ? { decidedTogether: stored.decisionGroups }
       : {}),
     ...(delegator ? { actingFor: delegator.userId } : {}),
-    ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
+    ...(card.context ? { context: viewContext(card.context, viewer, stored, callViews) } : {}),
   };
 }
 
@@ -299,12 +299,12 @@ function viewContext(
   context: CardContext,
   viewer: UserProfile,
   stored: StoredCard,
-  pendingTools: readonly CardCallView[],
+  callViews: readonly CardCallView[],
 ): CardContextView {
   const { ownerName, request, reasoning } = context;
   const named = ownerName ? { ownerName } : {};
   const everything = stored.owner === viewer.userId || isAdmin(viewer);
-  if (!everything && pendingTools.some((call) => call.preview.status === 'withheld')) {
+  if (!everything && callViews.some((call) => call.preview.status === 'withheld')) {
     return request || reasoning ? { ...named, withheld: TEXTS.contextWithheld } : named;
   }
   return { ...named, ...(request ? { request } : {}), ...(reasoning ? { reasoning } : {}) };
