@@ -62,7 +62,7 @@ export interface CardCallView {
 }
 
 /**
- * THE helper that turns an open card's calls into the pending calls a viewer sees, for every
+ * THE helper that turns an undecided card's calls into the call views a viewer sees, for every
  * surface: the inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event
  * (docs/previews.md). Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
  *

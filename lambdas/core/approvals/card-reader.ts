@@ -56,7 +56,7 @@ export interface CardView {
   pendingTools: CardCallView[];
   /** k-of-n progress, when the turn needs more than one approver. */
   approvals?: CardPolicyView['approvals'];
-  /** Why this viewer may not approve (rejecting stays open); only to a viewer who may decide. */
+  /** Why this viewer may not approve (rejecting stays possible); only to a viewer who may decide. */
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];

@@ -32,7 +32,7 @@ export type InboxRouting =
   | { kind: 'groups'; groups: readonly string[] };
 
 /**
- * Admins read every card; an approver reads open cards and those routed to their groups, and a
+ * Admins read every card; an approver reads cards routed to no group and those routed to theirs, and a
  * delegate also those routed to the groups of the approvers away who named them (`delegators`).
  */
 export function inboxRoutingOf(viewer: UserProfile, delegators: readonly UserProfile[] = []): InboxRouting {
