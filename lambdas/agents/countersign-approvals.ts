@@ -9,7 +9,7 @@ import {
 } from '../core/external-runs/external-turn.js';
 import { nestsDeeperThan } from '../core/json-depth.js';
 import { MAX_TURN_ARGUMENTS_BYTES, MAX_TURN_ARGUMENTS_DEPTH } from '../core/runs/take-model-turn.js';
-import { describeSchemaIssues } from '../core/schema-messages.js';
+import { formatSchemaIssues } from '../core/schema-messages.js';
 import { TEXTS } from '../core/texts.js';
 
 /** The longest long poll the API holds (GET /external-runs/{id}?wait=25). */
@@ -291,7 +291,7 @@ export function turnBodyOf(request: ApprovalRequest): SubmitExternalRunRequest {
     calls,
   };
   const parsed = submitExternalRunRequestSchema.safeParse(body);
-  if (!parsed.success) problems.push(describeSchemaIssues(parsed.error.issues));
+  if (!parsed.success) problems.push(formatSchemaIssues(parsed.error.issues));
   if (problems.length > 0 || !parsed.success) {
     throw new CountersignError('bad-request', TEXTS.agentTurnInvalid(problems.join('; ')));
   }
@@ -358,7 +358,7 @@ async function sendIdempotent(
       failure = new CountersignError('unavailable', TEXTS.agentCountersignFailing(action, response.status));
     } catch (error) {
       signal?.throwIfAborted();
-      const problem = timeout.aborted ? `no answer within ${timeoutSeconds} s` : describeFailure(error);
+      const problem = timeout.aborted ? `no answer within ${timeoutSeconds} s` : formatFailure(error);
       failure = new CountersignError('unavailable', TEXTS.agentCountersignUnreachable(action, problem));
     }
   }
@@ -390,7 +390,7 @@ const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
 };
 
 /** What failed, by name and code only: a message may quote a URL or a server's text. */
-function describeFailure(error: unknown): string {
+function formatFailure(error: unknown): string {
   const named = error as { name?: unknown; code?: unknown; error?: unknown; cause?: { code?: unknown } };
   const code = [named.code, named.error, named.cause?.code].find((value) => typeof value === 'string');
   const name = typeof named.name === 'string' ? named.name : 'Error';
