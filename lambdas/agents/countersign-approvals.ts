@@ -38,7 +38,15 @@ export interface ApprovalRequest {
   /** One per turn, the same on every retry of it: a retry finds the run the first attempt started. */
   readonly clientKey: string;
   readonly summary?: string;
-  readonly tools: ReadonlyArray<{ readonly name: string; readonly effect: DeclaredEffect }>;
+  /**
+   * Each tool once, with its effect; `editable` lets an approver correct its calls' arguments
+   * (the answer then says what to run), for an agent that can run them (LangGraph).
+   */
+  readonly tools: ReadonlyArray<{
+    readonly name: string;
+    readonly effect: DeclaredEffect;
+    readonly editable?: boolean;
+  }>;
   readonly calls: readonly ProposedCall[];
 }
 
@@ -95,7 +103,10 @@ export interface SdkTurnOptions extends WaitOptions {
   readonly previewOf?: (call: { tool: string; arguments: unknown }) => readonly string[] | undefined;
 }
 
-/** The turn of an SDK's held calls: each tool declared once, with its effect; the caller's previews. */
+/**
+ * The turn of an SDK's held calls: each tool declared once, with its effect; the caller's
+ * previews. No tool is declared editable: these SDKs run the model's arguments only.
+ */
 export function approvalRequestOf(
   calls: ReadonlyArray<Omit<ProposedCall, 'preview'>>,
   options: SdkTurnOptions,
@@ -287,7 +298,11 @@ export function turnBodyOf(request: ApprovalRequest): SubmitExternalRunRequest {
     configurationId: request.configurationId,
     clientKey: request.clientKey,
     ...(request.summary === undefined ? {} : { summary: request.summary }),
-    tools: request.tools.map((tool) => ({ name: tool.name, effect: tool.effect })),
+    tools: request.tools.map((tool) => ({
+      name: tool.name,
+      effect: tool.effect,
+      ...(tool.editable ? { editable: true } : {}),
+    })),
     calls,
   };
   const parsed = submitExternalRunRequestSchema.safeParse(body);

@@ -21,7 +21,9 @@ export type CountersignTurn = Omit<ApprovalRequest, 'configurationId' | 'clientK
 const interruptValueSchema = z.object({
   kind: z.literal(COUNTERSIGN_INTERRUPT),
   summary: z.optional(z.string()),
-  tools: z.array(z.object({ name: z.string(), effect: z.enum(DECLARED_EFFECTS) })),
+  tools: z.array(
+    z.object({ name: z.string(), effect: z.enum(DECLARED_EFFECTS), editable: z.optional(z.boolean()) }),
+  ),
   calls: z.array(
     z.object({
       tool: z.string(),
