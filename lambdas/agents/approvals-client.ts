@@ -21,6 +21,7 @@ export {
   createCountersignApprovals,
   type ExecutionReport,
   type ProposedCall,
+  reportsByCallId,
   type SdkTurnOptions,
   type WaitOptions,
 } from './countersign-approvals.js';

@@ -267,6 +267,25 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
   };
 }
 
+/**
+ * Reports named by the SDK's call ids (what its results name: a `tool-result`'s `toolCallId`,
+ * a tool output item's `callId`), each at its call's index in the answer; an id the answer does
+ * not hold is left out. A call the SDK ran that was not approved is reported all the same: the
+ * audit flags it.
+ *
+ * @example
+ * await approvals.reportExecution(answer.runId, reportsByCallId(answer, [{ callId: 'call_1', outcome: 'succeeded' }]));
+ */
+export function reportsByCallId(
+  answer: CountersignAnswer,
+  executions: ReadonlyArray<{ readonly callId: string } & Omit<ExecutionReport, 'index'>>,
+): ExecutionReport[] {
+  return executions.flatMap(({ callId, ...report }) => {
+    const verdict = answer.calls.find((call) => call.callId === callId);
+    return verdict === undefined ? [] : [{ ...report, index: verdict.index }];
+  });
+}
+
 /** The request body of a turn, every value checked against the API's own schema and bounds first. */
 export function turnBodyOf(request: ApprovalRequest): SubmitExternalRunRequest {
   const problems: string[] = [];
@@ -279,6 +298,12 @@ export function turnBodyOf(request: ApprovalRequest): SubmitExternalRunRequest {
     }
     if (call.callId !== undefined && !CALL_ID_PATTERN.test(call.callId)) {
       problems.push(`${field}.callId: 1 to 200 printable characters without spaces`);
+    } else if (
+      call.callId !== undefined &&
+      request.calls.findIndex((other) => other.callId === call.callId) < index
+    ) {
+      // Reports and answers are matched by call id: two calls may not share one.
+      problems.push(`${field}.callId: the same as an earlier call's`);
     }
     return {
       tool: call.tool,

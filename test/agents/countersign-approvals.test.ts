@@ -98,6 +98,16 @@ describe('the approvals the SDK adapters share', () => {
       'calls[0].callId',
     ],
     [
+      'two calls with one call id',
+      {
+        calls: [
+          { tool: 'send_invoice', callId: 'call_1', arguments: {} },
+          { tool: 'send_invoice', callId: 'call_1', arguments: {} },
+        ],
+      },
+      'calls[1].callId',
+    ],
+    [
       'arguments that are a list',
       { calls: [{ tool: 'send_invoice', arguments: [1, 2] }] },
       'calls[0].arguments',

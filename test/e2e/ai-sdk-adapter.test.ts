@@ -4,9 +4,12 @@ import { MockLanguageModelV4 } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
+import { type CountersignAnswer, reportsByCallId } from '../../lambdas/agents/countersign-approvals.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
+import { machineClientOf } from './external-runs-support.js';
 
 const USAGE = {
   inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
@@ -68,20 +71,38 @@ describe('the Vercel AI SDK adapter', () => {
     const messages: ModelMessage[] = [{ role: 'user', content: 'Invoice ACME for March.' }];
     const first = await generateText({ model, tools, messages });
     const approver = decideNextAgentCard(runtime, decision, seen);
+    const approvals = demoAgentApprovals(runtime);
     const answered = await countersignToolApprovals(first, {
-      approvals: demoAgentApprovals(runtime),
+      approvals,
       configurationId: 'demo-external',
       clientKey: randomUUID(),
     });
     const card = await approver;
     messages.push(...first.response.messages, ...answered.messages);
-    const second = await generateText({ model, tools, messages });
-    return { first, answered, card, second, sent, model };
+    // What ran: each tool execution the SDK ends, as it ends it.
+    const ran: Array<{ callId: string; outcome: 'succeeded' | 'failed' }> = [];
+    const second = await generateText({
+      model,
+      tools,
+      messages,
+      onToolExecutionEnd: ({ toolOutput }) => {
+        ran.push({
+          callId: toolOutput.toolCallId,
+          outcome: toolOutput.type === 'tool-result' ? 'succeeded' : 'failed',
+        });
+      },
+    });
+    const reports = reportsByCallId(answered.answer as CountersignAnswer, ran);
+    if (reports.length > 0) await approvals.reportExecution(card.runId, reports);
+    const run = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+    return { first, answered, card, second, sent, model, run };
   }
 
   it('answers the approval request from the decision, after which the SDK runs the call', async () => {
     // Act
-    const { first, answered, card, second, sent } = await generateWithCountersign({ decision: 'approve' });
+    const { first, answered, card, second, sent, run } = await generateWithCountersign({
+      decision: 'approve',
+    });
 
     // Assess
     expect(first.content.filter((part) => part.type === 'tool-approval-request')).toHaveLength(1);
@@ -97,11 +118,14 @@ describe('the Vercel AI SDK adapter', () => {
     ]);
     expect(sent).toEqual([{ customer: 'ACME', amountCents: 120_000 }]);
     expect(second.text).toBe('Done.');
+    expect(run.reports).toEqual([
+      { index: 0, outcome: 'succeeded', approved: true, reportedAt: expect.any(String) },
+    ]);
   });
 
   it('denies a call the approver refused, with the reason, and the SDK never runs it', async () => {
     // Act
-    const { answered, second, sent, model } = await generateWithCountersign({
+    const { answered, second, sent, model, run } = await generateWithCountersign({
       decision: 'reject',
       reason: 'Not this month',
     });
@@ -109,6 +133,7 @@ describe('the Vercel AI SDK adapter', () => {
     // Assess
     expect(answered.answer?.calls.map((call) => call.decision)).toEqual(['rejected']);
     expect(sent).toEqual([]);
+    expect(run.reports).toEqual([]);
     expect(second.text).toBe('Done.');
     expect(JSON.stringify(model.doGenerateCalls.at(-1)?.prompt)).toContain(
       TEXTS.agentCallRejected('Not this month'),

@@ -3,10 +3,13 @@ import { Agent, Runner, tool } from '@openai/agents';
 import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
+import { type CountersignAnswer, reportsByCallId } from '../../lambdas/agents/countersign-approvals.js';
 import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
+import { machineClientOf } from './external-runs-support.js';
 
 /**
  * The OpenAI Agents SDK's own loop with a `needsApproval` tool, its model the SDK's ScriptedModel
@@ -45,8 +48,9 @@ describe('the OpenAI Agents SDK adapter', () => {
 
     // Act
     const approver = decideNextAgentCard(runtime, { decision: 'approve' }, seen);
+    const approvals = demoAgentApprovals(runtime);
     const answer = await countersignInterruptions(first, {
-      approvals: demoAgentApprovals(runtime),
+      approvals,
       configurationId: 'demo-external',
       clientKey: randomUUID(),
       summary: 'Invoice ACME for March.',
@@ -54,6 +58,14 @@ describe('the OpenAI Agents SDK adapter', () => {
     });
     const card = await approver;
     const resumed = await runner.run(agent, first.state);
+    // What ran: the output items of calls the SDK executed (a rejection's output is not one).
+    const ran = resumed.newItems.flatMap((item) =>
+      item.type === 'tool_call_output_item' && item.executionStatus === 'executed'
+        ? [{ callId: item.rawItem.callId, outcome: 'succeeded' as const }]
+        : [],
+    );
+    await approvals.reportExecution(card.runId, reportsByCallId(answer as CountersignAnswer, ran));
+    const run = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
 
     // Assess
     expect(interrupted).toEqual(['send_invoice']);
@@ -75,6 +87,9 @@ describe('the OpenAI Agents SDK adapter', () => {
     expect(sent).toEqual([{ customer: 'ACME', amountCents: 120_000 }]);
     expect(resumed.interruptions).toEqual([]);
     expect(resumed.finalOutput).toBe('Invoiced ACME.');
+    expect(run.reports).toEqual([
+      { index: 0, outcome: 'succeeded', approved: true, reportedAt: expect.any(String) },
+    ]);
   });
 
   it('rejects an interruption the approver refused, tells the model the reason, and never runs the tool', async () => {
@@ -96,10 +111,14 @@ describe('the OpenAI Agents SDK adapter', () => {
     });
     await approver;
     const resumed = await runner.run(agent, first.state);
+    const executed = resumed.newItems.filter(
+      (item) => item.type === 'tool_call_output_item' && item.executionStatus === 'executed',
+    );
 
     // Assess: the model's next request carries the rejection as the call's output
     expect(answer?.calls.map((call) => call.decision)).toEqual(['rejected']);
     expect(sent).toEqual([]);
+    expect(executed).toEqual([]);
     expect(resumed.finalOutput).toBe('Not invoiced.');
     expect(JSON.stringify(model.lastCall?.request.input)).toContain(TEXTS.agentCallRejected('Wrong amount'));
   });
