@@ -255,7 +255,9 @@ describe('the npm package', () => {
     );
     expect(results['countersign/agents/openai']).toEqual(['countersignInterruptions']);
     expect(results['countersign/agents/ai-sdk']).toEqual(['countersignToolApprovals']);
-    expect(results['countersign/agents/langgraph']).toMatch(/^ERR_MODULE_NOT_FOUND .*'@langchain\/langgraph'/);
+    expect(results['countersign/agents/langgraph']).toMatch(
+      /^ERR_MODULE_NOT_FOUND .*'@langchain\/langgraph'/,
+    );
   });
 
   it('documents every prop of the construct, with its default, in the API reference', () => {
