@@ -1,54 +1,17 @@
 import * as z from 'zod/mini';
 import type { ApiClient, RawApiResponse } from '../contract/api-client.js';
 import { canonicalJson } from '../core/canonical-json.js';
-import { CountersignError, type ErrorCode } from '../core/errors.js';
-import {
-  type DeclaredEffect,
-  type SubmitExternalRunRequest,
-  submitExternalRunRequestSchema,
-} from '../core/external-runs/external-turn.js';
-import { nestsDeeperThan } from '../core/json-depth.js';
-import { MAX_TURN_ARGUMENTS_BYTES, MAX_TURN_ARGUMENTS_DEPTH } from '../core/runs/take-model-turn.js';
-import { formatSchemaIssues } from '../core/schema-messages.js';
+import { CountersignError } from '../core/errors.js';
 import { TEXTS } from '../core/texts.js';
+import { type ApprovalRequest, type ProposedCall, turnBodyOf } from './approval-turn.js';
+import { refusalOf, sendIdempotent } from './countersign-requests.js';
+
+export type { ApprovalRequest, ProposedCall } from './approval-turn.js';
 
 /** The longest long poll the API holds (GET /external-runs/{id}?wait=25). */
 const LONG_POLL_SECONDS = 25;
 /** How long a request may take beyond what it asked the API to hold it. */
 const REQUEST_MARGIN_SECONDS = 15;
-/** Attempts of one request that met a transient failure (network, 5xx): each is idempotent. */
-const ATTEMPTS = 3;
-/** An SDK's call id, echoed on the card and in the answer: printable ASCII, no spaces. */
-const CALL_ID_PATTERN = /^[\x21-\x7e]{1,200}$/;
-
-/** One call an agent proposes, as its SDK gave it. */
-export interface ProposedCall {
-  readonly tool: string;
-  /** The model's arguments: a JSON object (checked before anything is sent). */
-  readonly arguments: unknown;
-  /** The SDK's id of the call (echoed in the answer). @default - `call-<index>` */
-  readonly callId?: string;
-  /** Lines the caller computed to preview the call, flagged on the card as supplied by the caller. */
-  readonly preview?: readonly string[];
-}
-
-/** A turn to countersign: the calls that need approval, under a configuration's policy. */
-export interface ApprovalRequest {
-  readonly configurationId: string;
-  /** One per turn, the same on every retry of it: a retry finds the run the first attempt started. */
-  readonly clientKey: string;
-  readonly summary?: string;
-  /**
-   * Each tool once, with its effect; `editable` lets an approver correct its calls' arguments
-   * (the answer then says what to run), for an agent that can run them (LangGraph).
-   */
-  readonly tools: ReadonlyArray<{
-    readonly name: string;
-    readonly effect: DeclaredEffect;
-    readonly editable?: boolean;
-  }>;
-  readonly calls: readonly ProposedCall[];
-}
 
 /**
  * The answer for one call, by its position in the turn. An approved call carries the arguments to
@@ -286,71 +249,6 @@ export function reportsByCallId(
   });
 }
 
-/** The request body of a turn, every value checked against the API's own schema and bounds first. */
-export function turnBodyOf(request: ApprovalRequest): SubmitExternalRunRequest {
-  const problems: string[] = [];
-  const calls = request.calls.map((call, index) => {
-    const field = `calls[${index}]`;
-    const argumentsObject = jsonObjectOf(call.arguments);
-    if (argumentsObject === undefined) problems.push(`${field}.arguments: not a JSON object`);
-    else if (nestsDeeperThan(argumentsObject, MAX_TURN_ARGUMENTS_DEPTH)) {
-      problems.push(`${field}.arguments: nested more than ${MAX_TURN_ARGUMENTS_DEPTH} levels deep`);
-    }
-    if (call.callId !== undefined && !CALL_ID_PATTERN.test(call.callId)) {
-      problems.push(`${field}.callId: 1 to 200 printable characters without spaces`);
-    } else if (
-      call.callId !== undefined &&
-      request.calls.findIndex((other) => other.callId === call.callId) < index
-    ) {
-      // Reports and answers are matched by call id: two calls may not share one.
-      problems.push(`${field}.callId: the same as an earlier call's`);
-    }
-    return {
-      tool: call.tool,
-      arguments: argumentsObject ?? {},
-      ...(call.callId === undefined ? {} : { callId: call.callId }),
-      ...(call.preview === undefined ? {} : { preview: [...call.preview] }),
-    };
-  });
-  const argumentsBytes = calls.reduce(
-    (total, call) => total + Buffer.byteLength(JSON.stringify(call.arguments)),
-    0,
-  );
-  if (argumentsBytes > MAX_TURN_ARGUMENTS_BYTES) {
-    problems.push(`calls: arguments of ${argumentsBytes} bytes, more than ${MAX_TURN_ARGUMENTS_BYTES}`);
-  }
-  const body = {
-    configurationId: request.configurationId,
-    clientKey: request.clientKey,
-    ...(request.summary === undefined ? {} : { summary: request.summary }),
-    tools: request.tools.map((tool) => ({
-      name: tool.name,
-      effect: tool.effect,
-      ...(tool.editable ? { editable: true } : {}),
-    })),
-    calls,
-  };
-  const parsed = submitExternalRunRequestSchema.safeParse(body);
-  if (!parsed.success) problems.push(formatSchemaIssues(parsed.error.issues));
-  if (problems.length > 0 || !parsed.success) {
-    throw new CountersignError('bad-request', TEXTS.agentTurnInvalid(problems.join('; ')));
-  }
-  return parsed.data;
-}
-
-/** The value as a plain JSON object (a copy, as JSON carries it), or undefined. */
-function jsonObjectOf(value: unknown): Record<string, unknown> | undefined {
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  try {
-    const copy: unknown = JSON.parse(JSON.stringify(value));
-    return typeof copy === 'object' && copy !== null && !Array.isArray(copy)
-      ? (copy as Record<string, unknown>)
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** Each call's verdict, once the answer is checked against the turn (same calls, same order). */
 function verdictsOf(
   runId: string,
@@ -374,79 +272,5 @@ function verdictsOf(
     const edited =
       call.edited ?? (canonicalJson(toRun) === canonicalJson(proposed) ? undefined : { by: 'an approver' });
     return { decision: 'approved', ...base, arguments: toRun, ...(edited ? { edited } : {}) };
-  });
-}
-
-/**
- * One request, sent again on a transient failure (no answer, a timeout, a 5xx): every request
- * here is idempotent (a client key, a read, a first-report-stands report).
- */
-async function sendIdempotent(
-  action: string,
-  send: (signal: AbortSignal) => Promise<RawApiResponse>,
-  options: { signal: AbortSignal | undefined; timeoutSeconds: number; pauseSeconds: number },
-): Promise<RawApiResponse> {
-  const { signal, timeoutSeconds } = options;
-  let failure: CountersignError | undefined;
-  for (let attempt = 0; attempt < ATTEMPTS; attempt += 1) {
-    if (attempt > 0) await pause(Math.ceil(2 ** (attempt - 1) * options.pauseSeconds * 1_000), signal);
-    signal?.throwIfAborted();
-    const timeout = AbortSignal.timeout(Math.ceil(timeoutSeconds * 1_000));
-    try {
-      const response = await send(signal ? AbortSignal.any([signal, timeout]) : timeout);
-      if (response.status < 500) return response;
-      failure = new CountersignError('unavailable', TEXTS.agentCountersignFailing(action, response.status));
-    } catch (error) {
-      signal?.throwIfAborted();
-      const problem = timeout.aborted ? `no answer within ${timeoutSeconds} s` : formatFailure(error);
-      failure = new CountersignError('unavailable', TEXTS.agentCountersignUnreachable(action, problem));
-    }
-  }
-  throw failure;
-}
-
-/** A refusal (4xx) with the API's own message, written for clients; the code follows the status. */
-function refusalOf(action: string, response: RawApiResponse): CountersignError {
-  const message = z.object({ error: z.object({ message: z.string() }) }).safeParse(response.body);
-  return new CountersignError(
-    CODE_BY_STATUS[response.status] ?? 'internal',
-    TEXTS.agentCountersignRefused(
-      action,
-      response.status,
-      message.success ? message.data.error.message : 'an unexpected answer',
-    ),
-  );
-}
-
-const CODE_BY_STATUS: Readonly<Record<number, ErrorCode>> = {
-  400: 'bad-request',
-  401: 'unauthenticated',
-  403: 'forbidden',
-  404: 'not-found',
-  409: 'conflict',
-  410: 'gone',
-  413: 'payload-too-large',
-  429: 'too-many-requests',
-};
-
-/** What failed, by name and code only: a message may quote a URL or a server's text. */
-function formatFailure(error: unknown): string {
-  const named = error as { name?: unknown; code?: unknown; error?: unknown; cause?: { code?: unknown } };
-  const code = [named.code, named.error, named.cause?.code].find((value) => typeof value === 'string');
-  const name = typeof named.name === 'string' ? named.name : 'Error';
-  return code === undefined ? name : `${name} ${code}`;
-}
-
-function pause(milliseconds: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, milliseconds);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
   });
 }
