@@ -1,10 +1,7 @@
 import { Annotation, END, MemorySaver, START, StateGraph } from '@langchain/langgraph';
-import { Agent, tool as agentTool, Runner } from '@openai/agents';
-import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
-import { generateText, type ModelMessage, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { assistantMessage, functionCall } from '@openai/agents/testing';
+import { generateText, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
 import type { CountersignApprovals } from '../../lambdas/agents/countersign-approvals.js';
 import {
@@ -15,6 +12,7 @@ import {
 import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { approvalsWithFakeCountersign, decidedWith, runInStatus, SUBMITTED } from './fake-countersign.js';
+import { aiSdkInvoiceAgent, openAiInvoiceAgent } from './invoice-agents.js';
 
 /*
  * An approver's edit, as the answer of an external run carries it (`arguments` to run instead,
@@ -33,29 +31,6 @@ const EDITED_ANSWER = decidedWith([
     edited: { by: 'approver-1' },
   },
 ]);
-const USAGE = {
-  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 1, text: 1, reasoning: 0 },
-};
-
-/** An OpenAI Agents SDK agent with a `needsApproval` invoice tool, its model scripted. */
-function openAiInvoiceAgent(script: ConstructorParameters<typeof ScriptedModel>[0]) {
-  const sent: unknown[] = [];
-  const model = new ScriptedModel(script);
-  const sendInvoice = agentTool({
-    name: 'send_invoice',
-    description: 'Sends an invoice.',
-    parameters: z.object({ customer: z.string(), amountCents: z.number() }),
-    needsApproval: true,
-    execute: async (input) => {
-      sent.push(input);
-      return 'sent';
-    },
-  });
-  const agent = new Agent({ name: 'billing', model, tools: [sendInvoice] });
-  return { agent, runner: new Runner({ tracingDisabled: true }), sent, model };
-}
-
 /** A LangGraph graph whose node asks countersign for one invoice and runs what is approved. */
 function langGraphInvoiceGraph(approvals: CountersignApprovals) {
   const sent: unknown[] = [];
@@ -157,40 +132,7 @@ describe('an approver’s edited arguments', () => {
   it('Vercel AI SDK: denies the call with the same message, and the SDK never runs it', async () => {
     // Prepare
     const { approvals } = approvalsWithFakeCountersign({ submit: [SUBMITTED], poll: [EDITED_ANSWER] });
-    const sent: unknown[] = [];
-    const model = new MockLanguageModelV4({
-      doGenerate: [
-        {
-          content: [
-            {
-              type: 'tool-call',
-              toolCallId: 'call_invoice',
-              toolName: 'send_invoice',
-              input: JSON.stringify(PROPOSED),
-            },
-          ],
-          finishReason: { unified: 'tool-calls', raw: undefined },
-          usage: USAGE,
-          warnings: [],
-        },
-        {
-          content: [{ type: 'text', text: 'Not sent.' }],
-          finishReason: { unified: 'stop', raw: undefined },
-          usage: USAGE,
-          warnings: [],
-        },
-      ],
-    });
-    const tools = {
-      send_invoice: tool({
-        inputSchema: z.object({ customer: z.string(), amountCents: z.number() }),
-        needsApproval: true,
-        execute: async (input) => {
-          sent.push(input);
-          return 'sent';
-        },
-      }),
-    };
+    const { model, tools, sent } = aiSdkInvoiceAgent(PROPOSED, 'Not sent.');
     const messages: ModelMessage[] = [{ role: 'user', content: 'Invoice ACME.' }];
     const first = await generateText({ model, tools, messages });
 

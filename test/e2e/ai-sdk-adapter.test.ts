@@ -1,47 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { generateText, type ModelMessage, tool } from 'ai';
-import { MockLanguageModelV4 } from 'ai/test';
+import { generateText, type ModelMessage } from 'ai';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { countersignToolApprovals } from '../../lambdas/agents/ai-sdk.js';
 import { type CountersignAnswer, reportsByCallId } from '../../lambdas/agents/countersign-approvals.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { aiSdkInvoiceAgent } from '../agents/invoice-agents.js';
 import { bodyOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
 import { machineClientOf } from './external-runs-support.js';
-
-const USAGE = {
-  inputTokens: { total: 10, noCache: 10, cacheRead: 0, cacheWrite: 0 },
-  outputTokens: { total: 5, text: 5, reasoning: 0 },
-};
-
-/** The SDK's mock model: first a call of send_invoice, then a closing text. */
-function scriptedModel(input: Record<string, unknown>) {
-  return new MockLanguageModelV4({
-    doGenerate: [
-      {
-        content: [
-          {
-            type: 'tool-call',
-            toolCallId: 'call_invoice',
-            toolName: 'send_invoice',
-            input: JSON.stringify(input),
-          },
-        ],
-        finishReason: { unified: 'tool-calls', raw: undefined },
-        usage: USAGE,
-        warnings: [],
-      },
-      {
-        content: [{ type: 'text', text: 'Done.' }],
-        finishReason: { unified: 'stop', raw: undefined },
-        usage: USAGE,
-        warnings: [],
-      },
-    ],
-  });
-}
 
 /**
  * The Vercel AI SDK's own tool approval (`needsApproval`, `tool-approval-request`, a
@@ -55,19 +22,7 @@ describe('the Vercel AI SDK adapter', () => {
   async function generateWithCountersign(
     decision: { decision: 'approve' } | { decision: 'reject'; reason: string },
   ) {
-    const sent: unknown[] = [];
-    const model = scriptedModel({ customer: 'ACME', amountCents: 120_000 });
-    const tools = {
-      send_invoice: tool({
-        description: 'Sends an invoice.',
-        inputSchema: z.object({ customer: z.string(), amountCents: z.number() }),
-        needsApproval: true,
-        execute: async (input) => {
-          sent.push(input);
-          return 'sent';
-        },
-      }),
-    };
+    const { model, tools, sent } = aiSdkInvoiceAgent({ customer: 'ACME', amountCents: 120_000 }, 'Done.');
     const messages: ModelMessage[] = [{ role: 'user', content: 'Invoice ACME for March.' }];
     const first = await generateText({ model, tools, messages });
     const approver = decideNextAgentCard(runtime, decision, seen);

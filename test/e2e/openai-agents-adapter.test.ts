@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Agent, Runner, tool } from '@openai/agents';
-import { assistantMessage, functionCall, ScriptedModel } from '@openai/agents/testing';
+import { assistantMessage, functionCall } from '@openai/agents/testing';
 import { describe, expect, it } from 'vitest';
-import * as z from 'zod';
 import { type CountersignAnswer, reportsByCallId } from '../../lambdas/agents/countersign-approvals.js';
 import { countersignInterruptions } from '../../lambdas/agents/openai-agents.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
+import { openAiInvoiceAgent } from '../agents/invoice-agents.js';
 import { bodyOf } from '../support/api-answers.js';
 import { useTestRuntime } from '../support/local-runtime.js';
 import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
@@ -18,31 +17,14 @@ import { machineClientOf } from './external-runs-support.js';
  */
 describe('the OpenAI Agents SDK adapter', () => {
   const runtime = useTestRuntime();
-  const runner = new Runner({ tracingDisabled: true });
   const seen = new Set<string>();
-
-  function invoiceAgent(model: ScriptedModel, sent: unknown[]) {
-    const sendInvoice = tool({
-      name: 'send_invoice',
-      description: 'Sends an invoice.',
-      parameters: z.object({ customer: z.string(), amountCents: z.number() }),
-      needsApproval: true,
-      execute: async (input) => {
-        sent.push(input);
-        return `Invoice to ${input.customer} sent.`;
-      },
-    });
-    return new Agent({ name: 'billing', instructions: 'Bill customers.', model, tools: [sendInvoice] });
-  }
 
   it('submits the interruptions as one card, approves each from the decision and resumes the run, which runs the call', async () => {
     // Prepare
-    const model = new ScriptedModel([
+    const { agent, runner, sent } = openAiInvoiceAgent([
       [functionCall('send_invoice', { customer: 'ACME', amountCents: 120_000 }, { callId: 'call_invoice' })],
       [assistantMessage('Invoiced ACME.')],
     ]);
-    const sent: unknown[] = [];
-    const agent = invoiceAgent(model, sent);
     const first = await runner.run(agent, 'Invoice ACME for March.');
     const interrupted = first.interruptions.map((item) => item.name);
 
@@ -94,12 +76,10 @@ describe('the OpenAI Agents SDK adapter', () => {
 
   it('rejects an interruption the approver refused, tells the model the reason, and never runs the tool', async () => {
     // Prepare
-    const model = new ScriptedModel([
+    const { agent, runner, sent, model } = openAiInvoiceAgent([
       [functionCall('send_invoice', { customer: 'ACME', amountCents: 990_000 }, { callId: 'call_big' })],
       [assistantMessage('Not invoiced.')],
     ]);
-    const sent: unknown[] = [];
-    const agent = invoiceAgent(model, sent);
     const first = await runner.run(agent, 'Invoice ACME for everything.');
 
     // Act
