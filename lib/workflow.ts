@@ -219,7 +219,16 @@ export class CountersignWorkflow extends Construct {
     notifyCaller.addCatch(done, { resultPath: '$.webhook' });
 
     awaitApproval.next(afterApproval);
-    recordExternalDecision.next(notifyCaller);
+    // An edit of an external run is a new proposal, not an answer: ExecuteTools reopens the turn
+    // with the edited calls (it runs nothing of an external run), and the run pauses again.
+    recordExternalDecision.next(
+      new Choice(this, STATE_NAMES.afterExternalDecision)
+        .when(
+          Condition.and(Condition.isPresent('$.route'), Condition.stringEquals('$.route', 'edited')),
+          executeTools,
+        )
+        .otherwise(notifyCaller),
+    );
     notifyCaller.next(done);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An
     // output without a route (a step from before preconditions, mid-deploy) goes on as before.

@@ -10,19 +10,27 @@ export type RecordExternalDecisionDependencies = Pick<
 >;
 
 /**
+ * `answered`: the run ended and its answer went out. `edited`: an approver edited calls, a new
+ * proposal and no answer yet: the workflow puts the edited calls on a fresh card (ExecuteTools
+ * reopens the turn, as for every run's edit, then AwaitApproval pauses again).
+ */
+export type RecordExternalDecisionOutcome = { kind: 'answered' } | { kind: 'edited' };
+
+/**
  * The step that ends an external run once its wait is over (`RecordExternalDecision`): a turn
  * decided on its card completes the run (the decision record is its answer), and the outside
  * world is told by the `External Run Answered` event; a run whose window closed (MarkExpired
- * ended it) only announces that. Idempotent: a retried step finds the run completed and
- * announces again, which EventBridge consumers must bear anyway (it delivers at least once).
+ * ended it) only announces that; an edit ends nothing (`edited`). Idempotent: a retried step
+ * finds the run completed and announces again, which EventBridge consumers must bear anyway (it
+ * delivers at least once).
  *
  * @example
- * await recordExternalDecision(dependencies, { runId, turn: 0 });
+ * const outcome = await recordExternalDecision(dependencies, { runId, turn: 0 });
  */
 export async function recordExternalDecision(
   dependencies: RecordExternalDecisionDependencies,
   input: { runId: string; turn: number },
-): Promise<void> {
+): Promise<RecordExternalDecisionOutcome> {
   const record = await dependencies.runs.getRunRecord(input.runId);
   if (!record) throw new CountersignError('not-found', 'The run does not exist.');
   if (record.kind !== 'external') throw new CountersignError('conflict', 'The run is not an external run.');
@@ -31,6 +39,13 @@ export async function recordExternalDecision(
   if (!ended) {
     if (!decision || decision.decision === 'cancel') {
       throw new CountersignError('conflict', 'The external run has no decision on record.');
+    }
+    if (decision.decision === 'edit') {
+      dependencies.logger.info('external run edited: the edit waits on a fresh card', {
+        runId: input.runId,
+        turn: record.turn,
+      });
+      return { kind: 'edited' };
     }
     const now = dependencies.clock.now().toISOString();
     const outcome = await dependencies.runs.updateRun(
@@ -44,7 +59,7 @@ export async function recordExternalDecision(
     }
   }
   const status = ended && record.status !== 'completed' ? record.status : 'completed';
-  if (status !== 'completed' && status !== 'expired') return;
+  if (status !== 'completed' && status !== 'expired') return { kind: 'answered' };
   const card = await dependencies.runs.getCard(input.runId);
   const event: ExternalRunAnsweredEvent = {
     runId: input.runId,
@@ -61,4 +76,5 @@ export async function recordExternalDecision(
   };
   if (status === 'expired') dependencies.metrics.count('ExternalRunsAnswered', 1, { outcome: 'expired' });
   await dependencies.notifier.externalRunAnswered?.(event);
+  return { kind: 'answered' };
 }
