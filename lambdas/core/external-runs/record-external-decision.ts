@@ -1,12 +1,15 @@
+import type { DecisionRecord } from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import type { ExternalRunAnsweredEvent } from '../ports.js';
 import type { RunDependencies } from '../run-dependencies.js';
+import { loadRun, unsealRunState } from '../runs/load-run.js';
 import { answerForCall } from './call-answer.js';
 import { callerToolName } from './external-tool-names.js';
 
+/** The sealer opens the run state once the run is answered: which calls an approver edited. */
 export type RecordExternalDecisionDependencies = Pick<
   RunDependencies,
-  'runs' | 'clock' | 'logger' | 'metrics' | 'notifier'
+  'runs' | 'sealer' | 'clock' | 'logger' | 'metrics' | 'notifier'
 >;
 
 /**
@@ -60,21 +63,47 @@ export async function recordExternalDecision(
   }
   const status = ended && record.status !== 'completed' ? record.status : 'completed';
   if (status !== 'completed' && status !== 'expired') return { kind: 'answered' };
-  const card = await dependencies.runs.getCard(input.runId);
   const event: ExternalRunAnsweredEvent = {
     runId: input.runId,
     owner: record.owner,
     configurationId: record.configurationId,
     status: status === 'completed' ? 'decided' : 'expired',
-    calls: (card?.callGuards ?? []).map((call) => ({
-      index: call.index,
-      tool: callerToolName(call.tool),
-      ...(status === 'completed' && decision && decision.decision !== 'cancel'
-        ? { decision: answerForCall(decision, call.index).decision }
-        : {}),
-    })),
+    calls:
+      status === 'completed' && decision && decision.decision !== 'cancel'
+        ? await answeredCalls(dependencies, input.runId, decision)
+        : await expiredCalls(dependencies, input.runId),
   };
   if (status === 'expired') dependencies.metrics.count('ExternalRunsAnswered', 1, { outcome: 'expired' });
   await dependencies.notifier.externalRunAnswered?.(event);
   return { kind: 'answered' };
+}
+
+/**
+ * Each call's answer as the event says it: the decision and, for an approved call an approver
+ * edited, who edited it. No arguments and no reason: an event names, the API answers.
+ */
+async function answeredCalls(
+  dependencies: RecordExternalDecisionDependencies,
+  runId: string,
+  decision: DecisionRecord,
+): Promise<ExternalRunAnsweredEvent['calls']> {
+  const state = await unsealRunState(dependencies, await loadRun(dependencies, runId));
+  return state.pendingCalls.map((call) => {
+    const answer = answerForCall(decision, call);
+    return {
+      index: call.index,
+      tool: callerToolName(call.tool),
+      decision: answer.decision,
+      ...(answer.decision === 'approved' && answer.edited ? { edited: answer.edited } : {}),
+    };
+  });
+}
+
+/** The calls of a run whose window closed, from its card: no decision, nothing unsealed. */
+async function expiredCalls(
+  dependencies: RecordExternalDecisionDependencies,
+  runId: string,
+): Promise<ExternalRunAnsweredEvent['calls']> {
+  const card = await dependencies.runs.getCard(runId);
+  return (card?.callGuards ?? []).map((call) => ({ index: call.index, tool: callerToolName(call.tool) }));
 }

@@ -111,7 +111,11 @@ function readTurn(
         },
       );
     }
-    return { ...call, guard: guardOfDeclaredEffect(effect), editable: declared.get(call.tool)?.editable === true };
+    return {
+      ...call,
+      guard: guardOfDeclaredEffect(effect),
+      editable: declared.get(call.tool)?.editable === true,
+    };
   });
   if (calls.every((call) => call.guard === 'none')) {
     throw new CountersignError('bad-request', TEXTS.externalNothingToApprove, { field: 'body.calls' });
