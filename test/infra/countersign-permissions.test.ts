@@ -437,6 +437,7 @@ describe('Countersign least privilege', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'record-external-decision',
       ),
     );
     expect(writers).toEqual(

@@ -90,7 +90,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eleven unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the twelve unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -109,6 +109,7 @@ describe('keys by purpose', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'record-external-decision',
         'report-waiting-runs',
       ].sort(),
     );
