@@ -1,11 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { DEMO_EXTERNAL_CONFIGURATION_ID } from '../../lambdas/local/demo-data.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';
 import { eventually, type ResponseJson, useTestRuntime } from '../support/local-runtime.js';
-import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 import { decide } from './approvers-support.js';
-import { demoTurn, type ExternalTurn, inboxCardOf, machineClientOf } from './external-runs-support.js';
+import {
+  demoTurn,
+  type ExternalTurn,
+  inboxCardOf,
+  machineClientOf,
+  submitToCard,
+  useWebhookReceiver,
+} from './external-runs-support.js';
 
 /** The demo turn with `send_invoice` declared editable (call 1); `notify_sales` (call 2) is not. */
 const editableTurn = (overrides: Partial<ExternalTurn> = {}): ExternalTurn =>
@@ -22,18 +28,10 @@ const correctedInvoice = { customer: 'ACME', amountCents: 90_000, currency: 'EUR
 
 describe('external runs: an approver edits a call, someone approves the edit, the caller runs it', () => {
   const runtime = useTestRuntime();
-  let receiver: WebhookReceiver;
-
-  beforeAll(async () => {
-    receiver = await startWebhookReceiver();
-  });
-
-  afterAll(async () => {
-    await receiver.stop();
-  });
+  const webhooks = useWebhookReceiver();
 
   /** Submits `turn` under the demo configuration with its policy under four-eyes (restored after). */
-  const submitUnderFourEyes = async (turn: ExternalTurn): Promise<string> => {
+  const submitUnderFourEyes = async (turn: ExternalTurn) => {
     const configurations = runtime.dependencies.configurations;
     const configuration = await configurations.getConfiguration(DEMO_EXTERNAL_CONFIGURATION_ID);
     if (!configuration) throw new Error('demo data is missing');
@@ -42,7 +40,7 @@ describe('external runs: an approver edits a call, someone approves the edit, th
       options: { ...configuration.options, fourEyes: true },
     });
     try {
-      return bodyOf(await machineClientOf(runtime).submitExternalRun({ body: turn }), 202).runId;
+      return await submitToCard(runtime, turn);
     } finally {
       await configurations.putConfiguration(configuration);
     }
@@ -53,7 +51,7 @@ describe('external runs: an approver edits a call, someone approves the edit, th
     const agent = machineClientOf(runtime);
     const polled = bodyOf(await agent.getExternalRun({ path: { id: runId }, query: { wait: 20 } }));
     const hook = await eventually(async () =>
-      receiver.received.find((each) => each.headers['countersign-delivery'] === runId),
+      webhooks.current.received.find((each) => each.headers['countersign-delivery'] === runId),
     );
     const event = await eventually(async () =>
       runtime.externalNotifications.find((each) => each.runId === runId),
@@ -63,8 +61,9 @@ describe('external runs: an approver edits a call, someone approves the edit, th
 
   it('puts the edit on a fresh card that its editor may not approve under four-eyes, and answers the edited arguments once another approves', async () => {
     // Prepare
-    const runId = await submitUnderFourEyes(editableTurn({ webhookUrl: receiver.url }));
-    const first = await inboxCardOf(runtime, runId);
+    const { runId, card: first } = await submitUnderFourEyes(
+      editableTurn({ webhookUrl: webhooks.current.url }),
+    );
 
     // Act
     const edited = await decide(runtime, runId, {
@@ -127,8 +126,7 @@ describe('external runs: an approver edits a call, someone approves the edit, th
   it('refuses an edit of a tool its caller did not declare editable, and one that is not a JSON object, naming the field', async () => {
     // Prepare
     const agent = machineClientOf(runtime);
-    const { runId } = bodyOf(await agent.submitExternalRun({ body: editableTurn() }), 202);
-    const card = await inboxCardOf(runtime, runId);
+    const { runId, card } = await submitToCard(runtime, editableTurn());
     const edit = (index: number, value: unknown) =>
       decide(runtime, runId, {
         digest: card.digest,
@@ -170,12 +168,7 @@ describe('external runs: an approver edits a call, someone approves the edit, th
 
   it('takes one of an edit and an approval sent together, and gives one answer everywhere', async () => {
     // Prepare
-    const agent = machineClientOf(runtime);
-    const { runId } = bodyOf(
-      await agent.submitExternalRun({ body: editableTurn({ webhookUrl: receiver.url }) }),
-      202,
-    );
-    const card = await inboxCardOf(runtime, runId);
+    const { runId, card } = await submitToCard(runtime, editableTurn({ webhookUrl: webhooks.current.url }));
 
     // Act
     const [edit, approval] = await Promise.all([
@@ -214,7 +207,9 @@ describe('external runs: an approver edits a call, someone approves the edit, th
       decision: 'approved',
       ...(editWon ? { edited: { by: 'approver' } } : {}),
     });
-    const deliveries = receiver.received.filter((hook) => hook.headers['countersign-delivery'] === runId);
+    const deliveries = webhooks.current.received.filter(
+      (hook) => hook.headers['countersign-delivery'] === runId,
+    );
     expect(deliveries).toHaveLength(1);
   });
 });
