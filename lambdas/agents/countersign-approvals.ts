@@ -1,7 +1,8 @@
-import * as z from 'zod/mini';
 import type { ApiClient, RawApiResponse } from '../contract/api-client.js';
+import { externalRunViewSchema, submitExternalRunResponseSchema } from '../contract/external-schemas.js';
 import { canonicalJson } from '../core/canonical-json.js';
 import { CountersignError } from '../core/errors.js';
+import type { ExternalRunView } from '../core/external-runs/external-answer.js';
 import { TEXTS } from '../core/texts.js';
 import { type ApprovalRequest, type ProposedCall, turnBodyOf } from './approval-turn.js';
 import { refusalOf, sendIdempotent } from './countersign-requests.js';
@@ -123,23 +124,6 @@ export interface CountersignApprovalsOptions {
   readonly now?: () => number;
 }
 
-/** An answered call as GET /external-runs/{id} gives it, with the edit fields an approver's edit adds. */
-const answeredCallSchema = z.object({
-  index: z.number(),
-  callId: z.string(),
-  tool: z.string(),
-  decision: z.enum(['approved', 'rejected']),
-  reason: z.optional(z.string()),
-  arguments: z.optional(z.record(z.string(), z.unknown())),
-  edited: z.optional(z.object({ by: z.string() })),
-});
-const answerSchema = z.object({
-  runId: z.string(),
-  status: z.string(),
-  reason: z.optional(z.string()),
-  calls: z.optional(z.array(answeredCallSchema)),
-});
-
 /**
  * What the SDK adapters share (`countersign/agents/openai`, `/langgraph`, `/ai-sdk`): a turn
  * checked and bounded before it is sent, submitted through the typed client, its answer awaited
@@ -174,11 +158,9 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
       waitOptions.signal,
     );
     if (response.status !== 202) throw refusalOf('submit the turn', response);
-    const submitted = z
-      .object({ runId: z.string().check(z.minLength(1)), repeated: z.boolean() })
-      .safeParse(response.body);
+    const submitted = submitExternalRunResponseSchema.safeParse(response.body);
     if (!submitted.success) throw refusalOf('submit the turn', response);
-    return submitted.data;
+    return { runId: submitted.data.runId, repeated: submitted.data.repeated };
   };
   const awaitAnswer: CountersignApprovals['awaitAnswer'] = async (runId, request, waitOptions = {}) => {
     const maxWaitSeconds = waitOptions.maxWaitSeconds ?? options.maxWaitSeconds ?? 3_600;
@@ -193,7 +175,7 @@ export function createCountersignApprovals(options: CountersignApprovalsOptions)
         wait,
       );
       if (response.status !== 200) throw refusalOf('read the answer', response);
-      const answer = answerSchema.safeParse(response.body);
+      const answer = externalRunViewSchema.safeParse(response.body);
       if (!answer.success || answer.data.runId !== runId) {
         throw new CountersignError('internal', TEXTS.agentAnswerMismatch(runId), { details: { runId } });
       }
@@ -253,7 +235,7 @@ export function reportsByCallId(
 function verdictsOf(
   runId: string,
   request: ApprovalRequest,
-  calls: ReadonlyArray<z.output<typeof answeredCallSchema>>,
+  calls: NonNullable<ExternalRunView['calls']>,
 ): CallVerdict[] {
   const submitted = turnBodyOf(request).calls;
   const matches =
