@@ -9,9 +9,10 @@ import {
 } from '../../lambdas/agents/langgraph.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf } from '../support/api-answers.js';
-import { useTestRuntime } from '../support/local-runtime.js';
-import { decideNextAgentCard, demoAgentApprovals } from './agent-adapters-support.js';
-import { machineClientOf } from './external-runs-support.js';
+import { eventually, useTestRuntime } from '../support/local-runtime.js';
+import { decideNextAgentCard, demoAgentApprovals, nextAgentCard } from './agent-adapters-support.js';
+import { decide } from './approvers-support.js';
+import { inboxCardOf, machineClientOf } from './external-runs-support.js';
 
 const InvoiceState = Annotation.Root({
   customer: Annotation<string>,
@@ -23,12 +24,12 @@ const InvoiceState = Annotation.Root({
  * countersign and runs what the answer approves; the host loop submits the interrupt's turn to
  * the embedded runtime, an approver decides its card, and the graph resumes with the answer.
  */
-function invoiceGraph(approvals: CountersignApprovals, sent: unknown[]) {
+function invoiceGraph(approvals: CountersignApprovals, sent: unknown[], editable = false) {
   return new StateGraph(InvoiceState)
     .addNode('invoice', async (state) => {
       const answer = awaitCountersign({
         summary: `Invoice ${state.customer}.`,
-        tools: [{ name: 'send_invoice', effect: 'write' }],
+        tools: [{ name: 'send_invoice', effect: 'write', editable }],
         calls: [
           {
             tool: 'send_invoice',
@@ -108,5 +109,57 @@ describe('the LangGraph.js adapter', () => {
     // Assess
     expect(sent).toEqual([]);
     expect(state.outcomes).toEqual([TEXTS.agentCallRejected('Already invoiced')]);
+  });
+
+  it('runs the arguments an approver edited on the card of a tool the node declared editable, once the fresh card is approved', async () => {
+    // Prepare
+    const approvals = demoAgentApprovals(runtime);
+    const sent: unknown[] = [];
+    const graph = invoiceGraph(approvals, sent, true);
+    const corrected = { customer: 'Initech', amountCents: 100_000 };
+
+    // Act: the approver corrects the amount, then approves the card the edit put up
+    const approver = (async () => {
+      const first = await nextAgentCard(runtime, seen);
+      await decide(runtime, first.runId, {
+        digest: first.digest,
+        decision: 'edit',
+        edits: [{ index: 0, arguments: corrected }],
+      });
+      const fresh = await eventually(async () => {
+        const card = await inboxCardOf(runtime, first.runId);
+        return card.digest === first.digest ? undefined : card;
+      });
+      await decide(runtime, first.runId, { digest: fresh.digest, decision: 'approve' });
+      return first;
+    })();
+    const state = await invokeWithCountersign(
+      graph,
+      { customer: 'Initech', outcomes: [] },
+      { configurable: { thread_id: randomUUID() } },
+      { approvals, configurationId: 'demo-external' },
+    );
+    const card = await approver;
+    const run = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+
+    // Assess
+    expect(card.pendingTools[0]).toMatchObject({
+      editable: true,
+      arguments: { customer: 'Initech', amountCents: 120_000 },
+    });
+    expect(sent).toEqual([corrected]);
+    expect(state.outcomes).toEqual(['ran']);
+    expect(run.calls).toEqual([
+      expect.objectContaining({ decision: 'approved', arguments: corrected, edited: { by: 'approver' } }),
+    ]);
+    expect(run.reports).toEqual([
+      {
+        index: 0,
+        outcome: 'succeeded',
+        approved: true,
+        reportedAt: expect.any(String),
+        detail: 'ran the arguments approver edited',
+      },
+    ]);
   });
 });
