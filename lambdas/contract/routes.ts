@@ -54,7 +54,13 @@ const decision = { function: 'api-decision', auth: 'jwt' } as const;
 const inbox = { function: 'api-inbox', auth: 'jwt' } as const;
 /** The page and what it loads carry no data: no token. */
 const publicPage = { function: 'api-inbox', auth: 'none' } as const;
-const generate = { function: 'api-generate', auth: 'jwt' } as const;
+/** Text generation: of one configuration; the model provider may fail, be missing or be late. */
+const generate = {
+  function: 'api-generate',
+  auth: 'jwt',
+  pathParameters: configurationPathSchema,
+  errors: [502, 503, 504],
+} as const;
 
 export const ROUTES = [
   {
@@ -361,10 +367,8 @@ export const ROUTES = [
     path: '/configurations/{id}/complete',
     ...generate,
     summary: 'Configuration-driven completion with its skills (docs/skills.md): no run, no tools.',
-    pathParameters: configurationPathSchema,
     body: completeRequestSchema,
     success: { 200: json('The generated text.', generationResponseSchema) },
-    errors: [502, 503, 504],
   },
   {
     operationId: 'translateText',
@@ -372,10 +376,8 @@ export const ROUTES = [
     path: '/configurations/{id}/translate',
     ...generate,
     summary: 'Configuration-driven translation with its skills (docs/skills.md): no run, no tools.',
-    pathParameters: configurationPathSchema,
     body: translateRequestSchema,
     success: { 200: json('The translation.', generationResponseSchema) },
-    errors: [502, 503, 504],
   },
   ...ADMIN_COLLECTION_ROUTES,
   // Slack's interactivity Request URL: a button of a card's message, decided like the API.

@@ -23,15 +23,16 @@ export type AdminDependencies = Pick<
   'configurations' | 'users' | 'slackUsers' | 'pages' | 'runs' | 'settings' | 'clock'
 > & { receipts: Pick<ReceiptDependencies, 'responses'> } & SkillsRouteDependencies;
 
-const adminCollections = {
-  configurations: { schema: configurationSchema, idField: 'configurationId' },
-  tasks: { schema: taskSchema, idField: 'taskId' },
-  users: { schema: userProfileSchema, idField: 'userId' },
-  pages: { schema: pageSchema, idField: 'pageId' },
-  'slack-users': { schema: slackUserMappingSchema, idField: 'slackUserId' },
+/** The field of each collection's record that must equal the path's id. */
+const ID_FIELDS = {
+  configurations: 'configurationId',
+  tasks: 'taskId',
+  users: 'userId',
+  pages: 'pageId',
+  'slack-users': 'slackUserId',
 } as const;
 
-type AdminCollection = keyof typeof adminCollections;
+type AdminCollection = keyof typeof ID_FIELDS;
 
 const MAX_ID_LENGTH = 200;
 
@@ -109,7 +110,7 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
       // The body as the collection's strict schema in the manifest parsed it.
       handle: async (request: HttpRequest<Record<string, unknown>>) => {
         const id = adminIdOf(request, name);
-        const { idField } = adminCollections[name];
+        const idField = ID_FIELDS[name];
         const item = request.body;
         if (item[idField] !== id) {
           throw new CountersignError('bad-request', TEXTS.adminIdMismatch(`body.${idField}`, id), {
