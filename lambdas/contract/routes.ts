@@ -29,7 +29,7 @@ import {
   historyQuerySchema,
   inboxPageSchema,
   inboxQuerySchema,
-  pendingCallSchema,
+  pendingCallViewSchema,
   recordedActSchema,
   redriveResponseSchema,
   runAuditSchema,
@@ -286,7 +286,7 @@ export const ROUTES = [
     success: {
       200: withHtml(
         'The call with its whole arguments.',
-        pendingCallSchema,
+        pendingCallViewSchema,
         'The escaped block that replaces the excerpt on the inbox page.',
       ),
     },
