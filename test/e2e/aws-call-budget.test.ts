@@ -61,7 +61,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
       // then the owner's current record (issue #9: previews under current rights), and the page its
       // preview shows. Issue #26 gave up the one BatchGetItem of the first four: it took the owner
       // named by the state machine, a port method and an adapter of its own, and saved one round
-      // trip and no read capacity (docs/previews.md)
+      // trip and no read capacity (README, "Benchmark")
       'DynamoDB:GetItem': 5,
       // the card with its sealed token (indexed for admins), and its approver entry (issues #16, #27)
       'DynamoDB:PutItem': 2,
