@@ -57,6 +57,20 @@ function invoiceGraph(approvals: CountersignApprovals, sent: unknown[], editable
     .compile({ checkpointer: new MemorySaver() });
 }
 
+/** Invokes the graph for one customer on a thread of its own, countersigned under `demo-external`. */
+function invoiceOnNewThread(
+  graph: ReturnType<typeof invoiceGraph>,
+  approvals: CountersignApprovals,
+  customer: string,
+) {
+  return invokeWithCountersign(
+    graph,
+    { customer, outcomes: [] },
+    { configurable: { thread_id: randomUUID() } },
+    { approvals, configurationId: 'demo-external' },
+  );
+}
+
 describe('the LangGraph.js adapter', () => {
   const runtime = useTestRuntime();
   const seen = new Set<string>();
@@ -69,12 +83,7 @@ describe('the LangGraph.js adapter', () => {
 
     // Act
     const approver = decideNextAgentCard(runtime, { decision: 'approve' }, seen);
-    const state = await invokeWithCountersign(
-      graph,
-      { customer: 'ACME', outcomes: [] },
-      { configurable: { thread_id: randomUUID() } },
-      { approvals, configurationId: 'demo-external' },
-    );
+    const state = await invoiceOnNewThread(graph, approvals, 'ACME');
     const card = await approver;
     const run = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
 
@@ -98,12 +107,7 @@ describe('the LangGraph.js adapter', () => {
 
     // Act
     const approver = decideNextAgentCard(runtime, { decision: 'reject', reason: 'Already invoiced' }, seen);
-    const state = await invokeWithCountersign(
-      graph,
-      { customer: 'Globex', outcomes: [] },
-      { configurable: { thread_id: randomUUID() } },
-      { approvals, configurationId: 'demo-external' },
-    );
+    const state = await invoiceOnNewThread(graph, approvals, 'Globex');
     await approver;
 
     // Assess
@@ -133,12 +137,7 @@ describe('the LangGraph.js adapter', () => {
       await decide(runtime, first.runId, { digest: fresh.digest, decision: 'approve' });
       return first;
     })();
-    const state = await invokeWithCountersign(
-      graph,
-      { customer: 'Initech', outcomes: [] },
-      { configurable: { thread_id: randomUUID() } },
-      { approvals, configurationId: 'demo-external' },
-    );
+    const state = await invoiceOnNewThread(graph, approvals, 'Initech');
     const card = await approver;
     const run = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
 
