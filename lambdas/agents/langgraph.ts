@@ -90,6 +90,9 @@ export type CountersignedCallOutcome =
     }
   | { readonly kind: 'rejected'; readonly verdict: CallVerdict; readonly message: string };
 
+/** What an approved call's outcome is reported as (an approved call without an executor is skipped). */
+const REPORTED_OUTCOME = { ran: 'succeeded', failed: 'failed', rejected: 'skipped' } as const;
+
 /**
  * Runs each approved call of the answer with the arguments it carries (an approver's edit, when
  * there is one: LangGraph resumes with any value, so this adapter runs what was approved), one at a
@@ -118,24 +121,17 @@ export async function runCountersignedCalls(
       outcomes.push({ kind: 'failed', verdict, error });
     }
   }
-  const reports = outcomes.flatMap((outcome) =>
-    outcome.verdict.decision === 'approved'
-      ? [
-          {
-            index: outcome.verdict.index,
-            outcome:
-              outcome.kind === 'ran'
-                ? ('succeeded' as const)
-                : outcome.kind === 'failed'
-                  ? ('failed' as const)
-                  : ('skipped' as const),
-            ...(outcome.verdict.edited
-              ? { detail: `ran the arguments ${outcome.verdict.edited.by} edited` }
-              : {}),
-          },
-        ]
-      : [],
-  );
+  const reports = outcomes.flatMap((outcome) => {
+    if (outcome.verdict.decision !== 'approved') return [];
+    const edited = outcome.kind === 'ran' ? outcome.verdict.edited : undefined;
+    return [
+      {
+        index: outcome.verdict.index,
+        outcome: REPORTED_OUTCOME[outcome.kind],
+        ...(edited ? { detail: TEXTS.agentRanEditedArguments(edited.by) } : {}),
+      },
+    ];
+  });
   if (options.approvals && reports.length > 0) {
     await options.approvals.reportExecution(answer.runId, reports, options);
   }

@@ -217,6 +217,7 @@ export const TEXTS = {
     reason === undefined ? 'Rejected in countersign by an approver.' : `Rejected in countersign: ${reason}`,
   agentCallEditedNotRunnable:
     'Not run: an approver edited the arguments of this call in countersign, and this adapter cannot run other arguments than the ones proposed. Propose the call again with the arguments the approver wants.',
+  agentRanEditedArguments: (editor: string) => `ran the arguments ${editor} edited`,
   agentTurnInvalid: (problems: string) => `The turn cannot be submitted to countersign: ${problems}`,
   agentCountersignUnreachable: (action: string, problem: string) =>
     `countersign could not be reached to ${action} (${problem}); no call was run.`,

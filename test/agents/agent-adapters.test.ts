@@ -179,7 +179,48 @@ describe('an approver’s edited arguments', () => {
     expect(sent).toEqual([EDITED]);
     expect(state.outcomes).toEqual(['ran']);
     expect(requests.find((request) => request.path.endsWith('/report'))?.body).toEqual({
-      reports: [{ index: 0, outcome: 'succeeded', detail: 'ran the arguments approver-1 edited' }],
+      reports: [{ index: 0, outcome: 'succeeded', detail: TEXTS.agentRanEditedArguments('approver-1') }],
     });
+  });
+});
+
+describe('the LangGraph node’s calls', () => {
+  it('reports a call that threw as failed and one without an executor as skipped, runs neither twice, and reports no refused call', async () => {
+    // Prepare
+    const { approvals, sent: requests } = approvalsWithFakeCountersign({ report: [runInStatus('decided')] });
+    const approved = { decision: 'approved' as const, arguments: PROPOSED };
+    const answer = {
+      runId: 'run-1',
+      calls: [
+        { ...approved, index: 0, callId: 'call_a', tool: 'send_invoice' },
+        { ...approved, index: 1, callId: 'call_b', tool: 'constructor' },
+        { decision: 'rejected' as const, index: 2, callId: 'call_c', tool: 'send_invoice', reason: 'No' },
+      ],
+    };
+    let runs = 0;
+
+    // Act
+    const outcomes = await runCountersignedCalls(
+      answer,
+      {
+        send_invoice: () => {
+          runs += 1;
+          throw new Error('the billing system is down');
+        },
+      },
+      { approvals },
+    );
+
+    // Assess: `constructor` is no executor of the record, whatever its prototype holds
+    expect(outcomes.map((outcome) => outcome.kind)).toEqual(['failed', 'rejected', 'rejected']);
+    expect(runs).toBe(1);
+    expect(requests.map((request) => request.body)).toEqual([
+      {
+        reports: [
+          { index: 0, outcome: 'failed' },
+          { index: 1, outcome: 'skipped' },
+        ],
+      },
+    ]);
   });
 });

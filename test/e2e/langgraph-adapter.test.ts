@@ -157,7 +157,7 @@ describe('the LangGraph.js adapter', () => {
         outcome: 'succeeded',
         approved: true,
         reportedAt: expect.any(String),
-        detail: 'ran the arguments approver edited',
+        detail: TEXTS.agentRanEditedArguments('approver'),
       },
     ]);
   });
