@@ -2,7 +2,7 @@
  * countersign's own metrics: the names the core emits through the `Metrics` port and the
  * dashboard and alarms read. One table, so a metric the core emits cannot be missing from the
  * dashboard (the port accepts only these names; test/core/metric-names.test.ts and
- * test/infra/observability.test.ts check both ends).
+ * test/infra/observability-dashboard-and-settings.test.ts check both ends).
  */
 
 /** The CloudWatch namespace of countersign's own metrics. */
