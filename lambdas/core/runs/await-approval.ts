@@ -215,10 +215,7 @@ export async function awaitApproval(
     turn: input.turn,
     tools: toolNames,
   });
-  await sendNotification(dependencies, storedCard);
-  // Armed once the card is up and announced: a step fires only for a card that waits.
-  await dependencies.escalations.arm(escalationTimersOf(storedCard));
-  return { kind: 'waiting' };
+  return announceWaitingCard(dependencies, storedCard);
 }
 
 /**
@@ -259,10 +256,8 @@ async function reenterWait(
     );
   }
   dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
-  await sendNotification(dependencies, card);
   // A re-entered wait re-arms the steps not yet announced (a restarted local process lost its timers).
-  await dependencies.escalations.arm(escalationTimersOf(card));
-  return { kind: 'waiting' };
+  return announceWaitingCard(dependencies, card);
 }
 
 /** The run waits (and, with preconditions, its state holds the versions the card sealed). */
@@ -291,6 +286,19 @@ async function markWaiting(
     await dependencies.runs.closeCard(input.runId, 'ended');
     throw new CountersignError('conflict', 'The run ended while it was pausing.');
   }
+}
+
+/**
+ * The card waits: `Run Awaiting Approval` goes out (once), then the escalation steps are armed,
+ * so a step fires only for a card that is up and announced.
+ */
+async function announceWaitingCard(
+  dependencies: AwaitApprovalDependencies,
+  card: StoredCard,
+): Promise<AwaitApprovalOutcome> {
+  await sendNotification(dependencies, card);
+  await dependencies.escalations.arm(escalationTimersOf(card));
+  return { kind: 'waiting' };
 }
 
 /**
