@@ -59,8 +59,6 @@ describe('the Lambda handler bundles', () => {
       ['Preview failed (EmptyPreview).'],
       ['Preview failed (CountersignError).'],
     ]);
-    expect(bundled.describeErrorClass(new bundled.CountersignError('internal', 'x'))).toBe(
-      'CountersignError',
-    );
+    expect(bundled.nameErrorClass(new bundled.CountersignError('internal', 'x'))).toBe('CountersignError');
   });
 });

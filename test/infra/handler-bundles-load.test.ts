@@ -2,7 +2,7 @@ import { builtinModules } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { describeHandlerBundle } from '../../lib/functions.js';
+import { computeHandlerBundleSettings } from '../../lib/functions.js';
 import { startDynalite } from '../support/dynalite.js';
 import {
   bundle,
@@ -135,7 +135,7 @@ describe('the Lambda handler bundles', () => {
         expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
         expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
         // The SDK is bundled (tree-shaken): nothing is left for the runtime's own copy to resolve.
-        const sideModules = describeHandlerBundle(TOOLS_MODULE).sideModules.map(
+        const sideModules = computeHandlerBundleSettings(TOOLS_MODULE).sideModules.map(
           (module) => module.importPath,
         );
         const externals = Object.values(metafile.outputs).flatMap((output) =>
