@@ -1,7 +1,7 @@
 import { expect, it, vi } from 'vitest';
-import { decoder, describeEachKeyring, encoder, locateWrappedKey } from './envelope-sealer-support.js';
+import { decoder, encoder, locateWrappedKey, testEveryKeyring } from './envelope-sealer-support.js';
 
-describeEachKeyring((harness) => {
+testEveryKeyring((harness) => {
   it('costs one Decrypt to unseal cold, then nothing more to seal two blobs (a pause)', async () => {
     // Prepare
     const earlier = await harness.createSealer();

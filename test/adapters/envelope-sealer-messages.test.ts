@@ -4,13 +4,13 @@ import { SEALING_FRAME_LENGTH } from '../../lambdas/adapters/envelope-sealer.js'
 import type { SealPurpose } from '../../lambdas/core/ports.js';
 import {
   decoder,
-  describeEachKeyring,
   encoder,
   expectRefused,
   locateWrappedKey,
+  testEveryKeyring,
 } from './envelope-sealer-support.js';
 
-describeEachKeyring((harness) => {
+testEveryKeyring((harness) => {
   it('round-trips bytes for every purpose without leaving the plaintext readable', async () => {
     // Prepare
     const sealer = await harness.createSealer();

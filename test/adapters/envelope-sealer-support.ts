@@ -93,7 +93,7 @@ export function locateWrappedKey(blob: Uint8Array): { offset: number; length: nu
  * The cases run against each way of wrapping sealing keys, the call counter reset before each.
  * The harness the cases are handed is filled in `beforeAll`, so a case reads it only while it runs.
  */
-export function describeEachKeyring(cases: (harness: KeyringHarness) => void): void {
+export function testEveryKeyring(cases: (harness: KeyringHarness) => void): void {
   describe.each([
     { name: 'local keyring', start: startLocalHarness },
     { name: 'KMS keyring (fake KMS)', start: startKmsHarness },

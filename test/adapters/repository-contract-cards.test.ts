@@ -1,9 +1,9 @@
 import { expect, it } from 'vitest';
 import { STORED_CARD_SCHEMA_VERSION, type StoredCard } from '../../lambdas/core/approvals/stored-card.js';
 import type { RunRepository } from '../../lambdas/core/ports.js';
-import { describeRunRepositoryContract, errorOf, makeCard } from './repository-contract-support.js';
+import { errorOf, makeCard, testEveryRunRepository } from './repository-contract-support.js';
 
-describeRunRepositoryContract('cards and the inbox', (adapters) => {
+testEveryRunRepository('cards and the inbox', (adapters) => {
   it('lists waiting cards newest first, page by page, and drops closed ones', async () => {
     // Prepare
     const pausedTimes = ['10:01', '10:05', '10:03', '10:04', '10:02'];
@@ -161,7 +161,7 @@ describeRunRepositoryContract('cards and the inbox', (adapters) => {
   });
 });
 
-describeRunRepositoryContract('inbox filters and order', (adapters) => {
+testEveryRunRepository('inbox filters and order', (adapters) => {
   it('lists closing soon first and narrows by configuration, tool, owner and routed group, a filtered page resuming where it stopped', async () => {
     // Prepare: six cards of one configuration among cards of another, paused in this order
     const times = ['09:01', '09:02', '09:03', '09:04', '09:05', '09:06'];

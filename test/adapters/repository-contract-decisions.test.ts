@@ -5,14 +5,9 @@ import {
   readCardShown,
 } from '../../lambdas/core/approvals/decision-record.js';
 import type { StoredCard } from '../../lambdas/core/approvals/stored-card.js';
-import {
-  describeRunRepositoryContract,
-  makeCard,
-  makeDecision,
-  shownCard,
-} from './repository-contract-support.js';
+import { makeCard, makeDecision, shownCard, testEveryRunRepository } from './repository-contract-support.js';
 
-describeRunRepositoryContract('decisions', (adapters) => {
+testEveryRunRepository('decisions', (adapters) => {
   it('lets exactly one of 50 concurrent claims win and shows the others the winner', async () => {
     // Prepare
     const claims = Array.from({ length: 50 }, (_, index) =>

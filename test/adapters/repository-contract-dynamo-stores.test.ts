@@ -2,9 +2,9 @@ import { expect, it } from 'vitest';
 import { configurationSchema, taskSchema } from '../../lambdas/core/configurations.js';
 import { userProfileSchema } from '../../lambdas/core/identity.js';
 import { PAGE_NOT_AVAILABLE, pageSchema } from '../../lambdas/core/pages.js';
-import { describeDynamoAdapters, errorOf } from './repository-contract-support.js';
+import { errorOf, testDynamoAdapters } from './repository-contract-support.js';
 
-describeDynamoAdapters('users', (adapters) => {
+testDynamoAdapters('users', (adapters) => {
   it('stores, reads and lists users with the schema defaults', async () => {
     // Prepare
     const alice = userProfileSchema.parse({
@@ -33,7 +33,7 @@ describeDynamoAdapters('users', (adapters) => {
   });
 });
 
-describeDynamoAdapters('configurations and tasks', (adapters) => {
+testDynamoAdapters('configurations and tasks', (adapters) => {
   it('stores, lists and deletes configurations and tasks', async () => {
     // Prepare
     const configuration = configurationSchema.parse({
@@ -70,7 +70,7 @@ describeDynamoAdapters('configurations and tasks', (adapters) => {
   });
 });
 
-describeDynamoAdapters('pages', (adapters) => {
+testDynamoAdapters('pages', (adapters) => {
   it('reads many pages in batches of 100 and skips the missing ones', async () => {
     // Prepare
     const ids = Array.from({ length: 150 }, (_, index) => `page-${String(index).padStart(3, '0')}`);

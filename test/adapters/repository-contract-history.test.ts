@@ -4,14 +4,9 @@ import {
   type ApprovalRecord,
 } from '../../lambdas/core/approvals/decision-record.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
-import {
-  describeRunRepositoryContract,
-  errorOf,
-  makeCard,
-  makeDecision,
-} from './repository-contract-support.js';
+import { errorOf, makeCard, makeDecision, testEveryRunRepository } from './repository-contract-support.js';
 
-describeRunRepositoryContract('history', (adapters) => {
+testEveryRunRepository('history', (adapters) => {
   it('keeps every decision and approval of a run, with its card, for the audit', async () => {
     // Prepare
     const card = makeCard('run-audit', '2026-03-01T10:00:00.000Z', { turn: 4 });

@@ -3,9 +3,9 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
-import { describeRunRepositoryContract, errorOf, listAllFiles } from './repository-contract-support.js';
+import { errorOf, listAllFiles, testEveryRunRepository } from './repository-contract-support.js';
 
-describeRunRepositoryContract('runs', (adapters) => {
+testEveryRunRepository('runs', (adapters) => {
   it('stores a run with its sealed state and reads it back', async () => {
     // Prepare
     const record = makeStoredRun('run-create', { pendingToolNames: ['get_page'] });

@@ -160,7 +160,7 @@ function withAdapters<Adapters extends { close(): Promise<void> }>(
 }
 
 /** One area of the run repository contract, its cases run against every implementation. */
-export function describeRunRepositoryContract(
+export function testEveryRunRepository(
   area: string,
   cases: (adapters: RunRepositoryUnderContract) => void,
 ): void {
@@ -170,7 +170,7 @@ export function describeRunRepositoryContract(
 }
 
 /** One area of the ports only the DynamoDB adapters serve, on a table of its own. */
-export function describeDynamoAdapters(area: string, cases: (adapters: AdapterSet) => void): void {
+export function testDynamoAdapters(area: string, cases: (adapters: AdapterSet) => void): void {
   describe('persistence contract: DynamoDB adapters on dynalite', () => {
     withAdapters(startDynamoAdapters, (adapters) => describe(area, () => cases(adapters)));
   });

@@ -4,14 +4,14 @@ import { STORED_CARD_SCHEMA_VERSION } from '../../lambdas/core/approvals/stored-
 import { userProfileSchema } from '../../lambdas/core/identity.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
 import {
-  describeDynamoAdapters,
   errorOf,
   makeCard,
   makeDecision,
   requireBatchRead,
+  testDynamoAdapters,
 } from './repository-contract-support.js';
 
-describeDynamoAdapters('table items and call counts of the run repository', (adapters) => {
+testDynamoAdapters('table items and call counts of the run repository', (adapters) => {
   it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
     // Prepare: the item as version 1 wrote it (no schemaVersion, `waiting`, one inbox key).
     const {
@@ -201,7 +201,7 @@ describeDynamoAdapters('table items and call counts of the run repository', (ada
   });
 });
 
-describeDynamoAdapters('call counting', (adapters) => {
+testDynamoAdapters('call counting', (adapters) => {
   it('counts DynamoDB calls by operation through the client middleware', async () => {
     // Prepare
     await adapters.runs.createRun(makeStoredRun('run-counted'), Uint8Array.from([1]));
