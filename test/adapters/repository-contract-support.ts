@@ -7,7 +7,6 @@ import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { FileBlobStore } from '../../lambdas/adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../lambdas/adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../../lambdas/adapters/dynamo/page-store.js';
-import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-and-user-repository.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
@@ -55,7 +54,7 @@ async function startDynamoAdapters(): Promise<AdapterSet> {
   counter.attachTo(dynamo.client);
   const props = { client: dynamo.documentClient, tableName: dynamo.tableName };
   return {
-    runs: new DynamoRunAndUserRepository({ ...props, blobStore: new FileBlobStore(blobDirectory) }),
+    runs: new DynamoRunRepository({ ...props, blobStore: new FileBlobStore(blobDirectory) }),
     runsWithoutBlobStore: new DynamoRunRepository(props),
     users: new DynamoUserDirectory(props),
     configurations: new DynamoConfigurationRepository(props),
@@ -113,12 +112,6 @@ export function makeDecision(
 /** A decision record's `cardShown`, as `serializeCardShown` writes it. */
 export function shownCard(calls: Array<Omit<CardShown['calls'][number], 'index'>>): string {
   return canonicalJson({ calls: calls.map((call, index) => ({ index, ...call })) });
-}
-
-/** The one-round-trip read of a run and a user, which the contract's run store must offer. */
-export function requireBatchRead(runs: RunRepository): NonNullable<RunRepository['getRunAndUser']> {
-  if (!runs.getRunAndUser) throw new Error('this run store reads the run and a user apart');
-  return runs.getRunAndUser.bind(runs);
 }
 
 export async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {

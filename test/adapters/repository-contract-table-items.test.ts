@@ -1,15 +1,8 @@
 import { expect, it } from 'vitest';
 import { APPROVAL_RECORD_SCHEMA_VERSION } from '../../lambdas/core/approvals/decision-record.js';
 import { STORED_CARD_SCHEMA_VERSION } from '../../lambdas/core/approvals/stored-card.js';
-import { userProfileSchema } from '../../lambdas/core/identity.js';
 import { makeStoredRun } from '../support/stored-run-fixtures.js';
-import {
-  errorOf,
-  makeCard,
-  makeDecision,
-  requireBatchRead,
-  testDynamoAdapters,
-} from './repository-contract-support.js';
+import { errorOf, makeCard, makeDecision, testDynamoAdapters } from './repository-contract-support.js';
 
 testDynamoAdapters('table items and call counts of the run repository', (adapters) => {
   it('reads a card item written before card version 2 as open, tallies it, and closes it as the current version', async () => {
@@ -116,29 +109,6 @@ testDynamoAdapters('table items and call counts of the run repository', (adapter
     expect(page.unreadableRunIds).toEqual(['run-unreadable']);
     expect(page.cards.map((card) => card.runId)).toContain('run-unreadable-ok');
     expect(error.code).toBe('sealed-state-rejected');
-  });
-
-  it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
-    // Prepare
-    await adapters.runs.createRun(makeStoredRun('run-with-owner'), Uint8Array.from([1]));
-    await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
-    adapters.counter.reset();
-
-    // Act
-    const both = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-now');
-    const noUser = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-gone');
-    const noRun = await requireBatchRead(adapters.runs)('run-never', 'owner-now');
-
-    // Assess
-    expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 3 });
-    expect(both.run?.record.runId).toBe('run-with-owner');
-    expect(both.run?.sealedState).toEqual(Uint8Array.from([1]));
-    expect(both.user?.pageAccess).toEqual(['12']);
-    expect(noUser.user).toBeUndefined();
-    expect(noUser.run?.record.owner).toBe('olivia');
-    expect(noRun.run).toBeUndefined();
-    expect(noRun.user?.userId).toBe('owner-now');
-    await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
   });
 
   it('reads a history page with one query of the history index (and one batch read of run labels), an audit with one query', async () => {

@@ -85,6 +85,7 @@ describe('Countersign least privilege', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'record-external-decision',
       ),
     );
     expect(writers).toEqual(

@@ -176,6 +176,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:UpdateItem',
+    's3:GetObject',
     ...DATA_KEY_WRITE,
     'events:PutEvents',
   ],
