@@ -1,7 +1,7 @@
 import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DeleteCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { FileBlobStore } from '../../lambdas/adapters/blob-store.js';
@@ -42,7 +42,6 @@ export interface AdapterSet extends RunRepositoryUnderContract {
   readonly counter: AwsCallCounter;
   /** Writes an item as it is, key and all: copying or corrupting one as an attacker with table access would. */
   putRawItem(item: Record<string, unknown>): Promise<void>;
-  deleteRawItem(key: Record<string, string>): Promise<void>;
 }
 
 export const fixedClock: Clock = { now: () => new Date('2026-03-01T12:00:00.000Z') };
@@ -63,9 +62,6 @@ async function startDynamoAdapters(): Promise<AdapterSet> {
     blobDirectory,
     putRawItem: async (item) => {
       await dynamo.documentClient.send(new PutCommand({ TableName: dynamo.tableName, Item: item }));
-    },
-    deleteRawItem: async (key) => {
-      await dynamo.documentClient.send(new DeleteCommand({ TableName: dynamo.tableName, Key: key }));
     },
     close: async () => {
       await dynamo.stop();
