@@ -7,6 +7,7 @@ import {
   createKmsKeyWrapping,
   EnvelopeSealer,
   type EnvelopeSealerProps,
+  type KeyWrapping,
 } from '../../lambdas/adapters/envelope-sealer.js';
 import { LocalKeyring } from '../../lambdas/adapters/local-keyring.js';
 import { CountersignError } from '../../lambdas/core/errors.js';
@@ -23,45 +24,42 @@ export interface KeyringHarness {
   close(): Promise<void>;
 }
 
-async function startLocalHarness(): Promise<KeyringHarness> {
-  const directory = await mkdtemp(join(tmpdir(), 'countersign-keyring-'));
+/**
+ * A harness over one way of wrapping keys: each sealer it creates is a fresh container counting
+ * its calls in the harness's counter (handed to the key wrapping too, which must not count twice).
+ */
+function harnessOver(
+  wrapKeys: (counter: AwsCallCounter) => Promise<KeyWrapping>,
+  service: Pick<KeyringHarness, 'serviceCounts' | 'close'>,
+): KeyringHarness {
   const counter = new AwsCallCounter();
   return {
     counter,
     createSealer: async (options = {}) =>
-      new EnvelopeSealer({
-        ...options,
-        keyWrapping: await new LocalKeyring(directory).keyWrapping(),
-        callCounter: counter,
-      }),
+      new EnvelopeSealer({ ...options, keyWrapping: await wrapKeys(counter), callCounter: counter }),
+    ...service,
+  };
+}
+
+async function startLocalHarness(): Promise<KeyringHarness> {
+  const directory = await mkdtemp(join(tmpdir(), 'countersign-keyring-'));
+  return harnessOver(() => new LocalKeyring(directory).keyWrapping(), {
     serviceCounts: () => undefined,
     close: () => rm(directory, { recursive: true, force: true }),
-  };
+  });
 }
 
 async function startKmsHarness(): Promise<KeyringHarness> {
   const kms: FakeKmsServer = await startFakeKmsServer();
-  const counter = new AwsCallCounter();
-  return {
-    counter,
-    createSealer: async (options = {}) =>
-      new EnvelopeSealer({
-        ...options,
-        keyWrapping: createKmsKeyWrapping({
-          keyArn: kms.keyArn,
-          clientConfig: {
-            endpoint: kms.endpoint,
-            credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
-            maxAttempts: 1,
-          },
-          callCounter: counter,
-        }),
-        // Also handed to the sealer: with the KMS keyring it must not count a second time.
-        callCounter: counter,
-      }),
-    serviceCounts: () => kms.requestCounts(),
-    close: () => kms.stop(),
+  const clientConfig = {
+    endpoint: kms.endpoint,
+    credentials: { accessKeyId: 'test', secretAccessKey: 'test' },
+    maxAttempts: 1,
   };
+  return harnessOver(
+    async (counter) => createKmsKeyWrapping({ keyArn: kms.keyArn, clientConfig, callCounter: counter }),
+    { serviceCounts: () => kms.requestCounts(), close: () => kms.stop() },
+  );
 }
 
 export const encoder = new TextEncoder();
