@@ -9,6 +9,8 @@ const DATA_KEY_WRITE = [...DATA_KEY_READ, 'kms:Encrypt', 'kms:GenerateDataKey'];
 const BASE = [...LOGS, ...XRAY];
 /** A run's receipt chain (issue #25): read with a Query, appended with a conditional put. */
 const RECEIPT_CHAIN = ['dynamodb:Query', 'dynamodb:PutItem'];
+/** Reading a run and writing its state back, the sealed state's overflow object included. */
+const RUN_STATE_READ_WRITE = ['dynamodb:GetItem', 'dynamodb:UpdateItem', 's3:GetObject', 's3:PutObject'];
 /** Reading, adding and updating runs, cards and decisions, and reading their sealed blobs. */
 const RECORDS_READ_WRITE = [
   'dynamodb:GetItem',
@@ -29,10 +31,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
   prepare: [...BASE, ...RECEIPT_CHAIN, 'dynamodb:GetItem', 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'model-turn': [
     ...BASE,
-    'dynamodb:GetItem',
-    'dynamodb:UpdateItem',
-    's3:GetObject',
-    's3:PutObject',
+    ...RUN_STATE_READ_WRITE,
     ...DATA_KEY_WRITE,
     'bedrock:InvokeModel',
     // The context-window manager's own token count (issue #12), on the foundation model.
@@ -48,14 +47,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     'iam:PassRole',
   ],
   'execute-tools': [...BASE, ...RECORDS_READ_WRITE, 's3:PutObject', ...DATA_KEY_WRITE, 'events:PutEvents'],
-  'record-rejection': [
-    ...BASE,
-    'dynamodb:GetItem',
-    'dynamodb:UpdateItem',
-    's3:GetObject',
-    's3:PutObject',
-    ...DATA_KEY_WRITE,
-  ],
+  'record-rejection': [...BASE, ...RUN_STATE_READ_WRITE, ...DATA_KEY_WRITE],
   'finish-run': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE],
   'mark-failed': [...BASE, 'dynamodb:UpdateItem', ...DATA_KEY_WRITE, 'events:PutEvents'],
   // The expiry's receipt entry: the run's turn (GetItem), then the chain and a conditional put.
