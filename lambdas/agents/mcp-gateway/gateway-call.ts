@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import type { ApiClient } from '../../contract/api-client.js';
+import { canonicalJson } from '../../core/canonical-json.js';
+import type { DeclaredEffect } from '../../core/external-runs/external-turn.js';
+import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
+import type { McpServers } from '../../core/tools/mcp/mcp-servers.js';
+import { TEXTS } from '../../core/texts.js';
+import { type ApprovalAnswer, submitAndAwaitApproval } from './approval-wait.js';
+import { offerUpstreamTools } from './upstream-tools.js';
+
+/** A tool result as MCP carries it: text content, and whether it reports an error. */
+export type GatewayToolResult = {
+  content: Array<{ type: 'text'; text: string }>;
+  isError?: boolean;
+};
+
+export interface GatewayCallSettings {
+  /** The configuration every call is submitted under: its policy decides who approves. */
+  readonly configurationId: string;
+  /** Where a card is read: `<inboxUrl>/inbox/runs/<run id>`. */
+  readonly inboxUrl: string;
+  /** How long one call waits for a decision before it answers "waiting for approval". */
+  readonly waitMs: number;
+  /** The longest long poll; progress goes out after each (at most 25 s). */
+  readonly pollSeconds: number;
+  /** The largest arguments accepted, in bytes of JSON. */
+  readonly maxArgumentBytes: number;
+}
+
+export interface GatewayCallDependencies {
+  readonly api: ApiClient;
+  readonly upstream: McpServers;
+  readonly server: McpServerConfiguration;
+  readonly settings: GatewayCallSettings;
+  readonly ledger: GatewayCallLedger;
+  readonly now: () => number;
+}
+
+/** Calls answered so far per call identity, and the calls under way, in this process. */
+export class GatewayCallLedger {
+  /** The most identities remembered; past it the oldest is forgotten (its next call reaches its old run). */
+  private static readonly MAX_REMEMBERED = 10_000;
+  private readonly answered = new Map<string, number>();
+  private readonly underWay = new Map<string, Promise<GatewayToolResult>>();
+  /** The most calls that wait for a decision at once. */
+  public readonly maxWaiting: number;
+
+  public constructor(maxWaiting: number) {
+    this.maxWaiting = maxWaiting;
+  }
+
+  /**
+   * Runs `work` once per client key at a time: the same call made again while it waits joins the
+   * first (one run, one upstream call), and one beyond `maxWaiting` waiting calls is `busy`.
+   */
+  public async once(
+    identity: string,
+    work: (clientKey: string) => Promise<GatewayToolResult>,
+  ): Promise<GatewayToolResult | 'busy'> {
+    const clientKey = `mcp-gateway-${identity}-${this.answered.get(identity) ?? 0}`;
+    const joined = this.underWay.get(clientKey);
+    if (joined !== undefined) return joined;
+    if (this.underWay.size >= this.maxWaiting) return 'busy';
+    const running = work(clientKey).finally(() => this.underWay.delete(clientKey));
+    this.underWay.set(clientKey, running);
+    return running;
+  }
+
+  /** The call's answer was final (ran, refused, ended): its next call asks for a new approval. */
+  public settle(identity: string): void {
+    this.answered.delete(identity);
+    this.answered.set(identity, (this.answered.get(identity) ?? 0) + 1);
+    if (this.answered.size > GatewayCallLedger.MAX_REMEMBERED) {
+      const oldest = this.answered.keys().next().value;
+      if (oldest !== undefined) this.answered.delete(oldest);
+    }
+  }
+}
+
+/**
+ * One `tools/call` through the gateway (docs/external-agents.md#mcp-approval-gateway). The tool's
+ * effect is what the upstream lists now: a read passes through; anything else, a listing that
+ * failed included, is submitted as an external run and runs on the upstream only once approved.
+ * Nothing reaches the upstream for a write without an approval on record (fail closed).
+ *
+ * @example
+ * const result = await callThroughGateway(dependencies, { tool: 'create_ticket', arguments: { title: 'Printer' } });
+ */
+export async function callThroughGateway(
+  dependencies: GatewayCallDependencies,
+  call: { readonly tool: string; readonly arguments: Record<string, unknown> },
+  progress?: (message: string) => Promise<void>,
+): Promise<GatewayToolResult> {
+  const { settings, upstream, server } = dependencies;
+  if (Buffer.byteLength(JSON.stringify(call.arguments), 'utf8') > settings.maxArgumentBytes) {
+    return errorResult(TEXTS.mcpGatewayArgumentsTooLarge(settings.maxArgumentBytes));
+  }
+  const effect = await establishEffect(dependencies, call.tool);
+  if (effect === 'not-listed') return errorResult(TEXTS.mcpGatewayUnknownTool(call.tool));
+  if (effect === 'read') {
+    try {
+      const answered = await upstream.callTool(server, call.tool, call.arguments);
+      return textResult(answered.text, answered.isError);
+    } catch {
+      return errorResult(TEXTS.mcpGatewayReadUnavailable(call.tool));
+    }
+  }
+  const identity = createHash('sha256')
+    .update(canonicalJson([settings.configurationId, server.url, call.tool, call.arguments]))
+    .digest('hex');
+  const result = await dependencies.ledger.once(identity, async (clientKey) => {
+    const answer = await submitAndAwaitApproval(
+      dependencies.api,
+      {
+        configurationId: settings.configurationId,
+        clientKey,
+        tool: call.tool,
+        effect,
+        arguments: call.arguments,
+        summary: TEXTS.mcpGatewaySummary(call.tool),
+      },
+      {
+        deadline: dependencies.now() + settings.waitMs,
+        pollSeconds: settings.pollSeconds,
+        now: dependencies.now,
+        ...(progress ? { onPending: (runId: string) => progress(TEXTS.mcpGatewayWaitingProgress(runId)) } : {}),
+      },
+    );
+    if (isFinal(answer)) dependencies.ledger.settle(identity);
+    return resultOfAnswer(dependencies, call.tool, answer);
+  });
+  return result === 'busy' ? errorResult(TEXTS.mcpGatewayBusy(dependencies.ledger.maxWaiting)) : result;
+}
+
+/** The effect as the upstream lists it now; a listing that fails is an effect nobody confirmed. */
+async function establishEffect(
+  dependencies: GatewayCallDependencies,
+  tool: string,
+): Promise<DeclaredEffect | 'not-listed'> {
+  let listed: Awaited<ReturnType<McpServers['listTools']>>;
+  try {
+    listed = await dependencies.upstream.listTools(dependencies.server);
+  } catch {
+    return 'unknown';
+  }
+  return offerUpstreamTools(listed).find((offered) => offered.name === tool)?.effect ?? 'not-listed';
+}
+
+function isFinal(answer: ApprovalAnswer): boolean {
+  return ['approved', 'already-run', 'rejected', 'not-decided'].includes(answer.kind);
+}
+
+async function resultOfAnswer(
+  dependencies: GatewayCallDependencies,
+  tool: string,
+  answer: ApprovalAnswer,
+): Promise<GatewayToolResult> {
+  switch (answer.kind) {
+    case 'approved':
+      return runApproved(dependencies, tool, answer.runId, answer.arguments);
+    case 'already-run':
+      return textResult(TEXTS.mcpGatewayAlreadyRun(tool, answer.runId, answer.outcome), false);
+    case 'rejected':
+      return errorResult(TEXTS.mcpGatewayRejected(tool, answer.reason));
+    case 'not-decided':
+      return errorResult(TEXTS.mcpGatewayNotDecided(tool, answer.status, answer.reason));
+    case 'waiting': {
+      const card = `${dependencies.settings.inboxUrl}/inbox/runs/${encodeURIComponent(answer.runId)}`;
+      return textResult(TEXTS.mcpGatewayWaiting(tool, answer.runId, card), false);
+    }
+    case 'refused':
+      return errorResult(TEXTS.mcpGatewayApprovalRefused(answer.status, answer.message));
+    case 'unavailable':
+      return errorResult(TEXTS.mcpGatewayApprovalUnavailable);
+  }
+}
+
+/** The approved call, once, on the upstream; then what happened is reported for the audit. */
+async function runApproved(
+  dependencies: GatewayCallDependencies,
+  tool: string,
+  runId: string,
+  approvedArguments: Record<string, unknown>,
+): Promise<GatewayToolResult> {
+  let result: GatewayToolResult;
+  try {
+    const answered = await dependencies.upstream.callTool(dependencies.server, tool, approvedArguments);
+    result = textResult(answered.text, answered.isError);
+  } catch {
+    result = errorResult(TEXTS.mcpGatewayUpstreamUnavailable(tool));
+  }
+  // A report that does not arrive loses the audit line, not the result the client waits for.
+  await dependencies.api
+    .reportExternalExecution({
+      path: { id: runId },
+      body: { reports: [{ index: 0, outcome: result.isError ? 'failed' : 'succeeded' }] },
+    })
+    .catch(() => undefined);
+  return result;
+}
+
+function textResult(text: string, isError: boolean): GatewayToolResult {
+  return { content: [{ type: 'text', text }], ...(isError ? { isError: true } : {}) };
+}
+
+function errorResult(text: string): GatewayToolResult {
+  return textResult(text, true);
+}

@@ -1,0 +1,312 @@
+import { request } from 'node:http';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { type McpGateway, startMcpGateway } from '../../lambdas/agents/mcp-gateway/mcp-gateway-server.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
+import { eventually, type ResponseJson, type TestRuntime, useTestRuntime } from '../support/local-runtime.js';
+import { MCP_TEST_TOKEN, type McpTestServer, startMcpTestServer } from '../support/mcp-test-server.js';
+import { decide } from './approvers-support.js';
+import { demoMachineClient, machineClientOf } from './external-runs-support.js';
+
+/** The gateway in front of the test upstream, the embedded runtime as its approval API. */
+function startGateway(
+  runtime: TestRuntime,
+  upstream: McpTestServer,
+  overrides: Partial<Parameters<typeof startMcpGateway>[0]> = {},
+): Promise<McpGateway> {
+  const client = demoMachineClient(runtime);
+  return startMcpGateway({
+    upstreamUrl: upstream.url,
+    upstreamToken: MCP_TEST_TOKEN,
+    allowLoopbackUpstream: true,
+    apiUrl: runtime.url,
+    tokenUrl: runtime.machine.tokenUrl,
+    clientId: client.clientId,
+    clientSecret: client.clientSecret,
+    configurationId: 'demo-external',
+    ...overrides,
+  });
+}
+
+/** An MCP client of the official SDK, connected to the gateway over streamable HTTP. */
+async function connectClient(gateway: McpGateway): Promise<Client> {
+  const client = new Client({ name: 'test-ide', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  return client;
+}
+
+/** The card of the gateway's call of `tool` whose arguments include `marker`, as the approver reads it. */
+function cardOfCall(runtime: TestRuntime, tool: string, marker: string): Promise<ResponseJson> {
+  return eventually(async () => {
+    const inbox: ResponseJson = (await runtime.client('approver').listInbox({ query: { limit: 100 } })).body;
+    return (inbox?.cards ?? []).find((card: ResponseJson) =>
+      card.pendingTools.some(
+        (pending: ResponseJson) =>
+          pending.tool === `demo-external/${tool}` && JSON.stringify(pending.arguments).includes(marker),
+      ),
+    );
+  });
+}
+
+async function cardsOfCall(runtime: TestRuntime, marker: string): Promise<ResponseJson[]> {
+  const inbox: ResponseJson = (await runtime.client('approver').listInbox({ query: { limit: 100 } })).body;
+  return (inbox?.cards ?? []).filter((card: ResponseJson) => JSON.stringify(card).includes(marker));
+}
+
+/** A POST whose Host header names another site, as a page on a rebound name would send it. */
+function statusWithHost(url: string, host: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const sent = request(url, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (answer) => {
+      answer.resume();
+      resolve(answer.statusCode);
+    });
+    sent.on('error', reject);
+    sent.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
+  });
+}
+
+const textOf = (result: Awaited<ReturnType<Client['callTool']>>): string =>
+  (result.content as Array<{ text: string }>).map((block) => block.text).join('\n');
+
+const callsOf = (upstream: McpTestServer, tool: string) => upstream.calls.filter((call) => call.tool === tool);
+
+describe('the MCP approval gateway', () => {
+  const runtime = useTestRuntime();
+  let upstream: McpTestServer;
+  let patient: McpGateway;
+  let hasty: McpGateway;
+  let client: Client;
+  let hastyClient: Client;
+
+  beforeAll(async () => {
+    upstream = await startMcpTestServer();
+    patient = await startGateway(runtime, upstream, { waitSeconds: 20, pollSeconds: 2 });
+    hasty = await startGateway(runtime, upstream, { waitSeconds: 2, pollSeconds: 1 });
+    client = await connectClient(patient);
+    hastyClient = await connectClient(hasty);
+  });
+
+  afterEach(() => {
+    upstream.scriptListings([]);
+  });
+
+  afterAll(async () => {
+    await client.close();
+    await hastyClient.close();
+    await patient.stop();
+    await hasty.stop();
+    await upstream.stop();
+  });
+
+  it('offers the upstream’s tools under their names, marking only the read-only ones read-only', async () => {
+    // Act
+    const { tools } = await client.listTools();
+
+    // Assess
+    const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
+    expect(Object.keys(byName).sort()).toEqual([
+      'create_ticket',
+      'create_ticket__preview',
+      'delete_ticket',
+      'explode',
+      'lookup',
+    ]);
+    expect(byName.lookup?.annotations?.readOnlyHint).toBe(true);
+    expect(byName.create_ticket?.annotations?.readOnlyHint).toBeUndefined();
+    expect(byName.lookup?.inputSchema).toMatchObject({ type: 'object', properties: { ticket: { type: 'string' } } });
+  });
+
+  it('passes a read-only call through to the upstream with no card', async () => {
+    // Act
+    const result = await client.callTool({ name: 'lookup', arguments: { ticket: 'T-read-1' } });
+
+    // Assess
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('Ticket T-read-1: open, assigned to Ana.');
+    expect(callsOf(upstream, 'lookup')).toContainEqual({ tool: 'lookup', arguments: { ticket: 'T-read-1' } });
+    expect(await cardsOfCall(runtime, 'T-read-1')).toEqual([]);
+  });
+
+  it('holds a write until an approver approves, then calls the upstream once and reports it', async () => {
+    // Prepare
+    const pending = client.callTool({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+    const card = await cardOfCall(runtime, 'create_ticket', 'Printer on fire');
+    expect(callsOf(upstream, 'create_ticket')).toEqual([]);
+
+    // Act
+    bodyOf(await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' }), 200);
+    const result = await pending;
+
+    // Assess: the upstream ran the approved call once, and the run records what ran
+    expect(result.isError).toBeFalsy();
+    expect(textOf(result)).toBe('Created ticket T-9 "Printer on fire".');
+    expect(callsOf(upstream, 'create_ticket')).toEqual([
+      { tool: 'create_ticket', arguments: { title: 'Printer on fire' } },
+    ]);
+    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, arguments: { title: 'Printer on fire' } });
+    const run = await eventually(async () => {
+      const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+      return view?.reports.length ? view : undefined;
+    });
+    expect(run).toMatchObject({ status: 'decided', reports: [{ index: 0, outcome: 'succeeded', approved: true }] });
+  });
+
+  it('answers a rejection as an error with the approver’s reason, and never calls the upstream', async () => {
+    // Prepare
+    const pending = client.callTool({ name: 'delete_ticket', arguments: { ticket: 'T-reject-1' } });
+    const card = await cardOfCall(runtime, 'delete_ticket', 'T-reject-1');
+
+    // Act
+    await decide(runtime, card.runId, { digest: card.digest, decision: 'reject', reason: 'Not this one' });
+    const result = await pending;
+
+    // Assess: no hint upstream is an effect nobody confirmed, on the card as such
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(TEXTS.mcpGatewayRejected('delete_ticket', 'Not this one'));
+    expect(card.pendingTools[0]).toMatchObject({ effectUnconfirmed: TEXTS.effectUnconfirmed });
+    expect(callsOf(upstream, 'delete_ticket')).toEqual([]);
+  });
+
+  it('answers "waiting for approval" when the wait runs out, with progress, and the same call again reaches the same run', async () => {
+    // Prepare
+    const progress: string[] = [];
+    const call = () =>
+      hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Slow approver' } }, undefined, {
+        onprogress: (notification) => progress.push(notification.message ?? ''),
+      });
+
+    // Act: the first call's wait runs out
+    const first = await call();
+    const card = await cardOfCall(runtime, 'create_ticket', 'Slow approver');
+    const second = await call();
+
+    // Assess: a clear non-error result naming the run and its card; nothing ran
+    const cardUrl = `${runtime.url}/inbox/runs/${encodeURIComponent(card.runId)}`;
+    expect(first.isError).toBeFalsy();
+    expect(textOf(first)).toBe(TEXTS.mcpGatewayWaiting('create_ticket', card.runId, cardUrl));
+    expect(textOf(second)).toBe(textOf(first));
+    expect(progress).toContain(TEXTS.mcpGatewayWaitingProgress(card.runId));
+    expect(callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'))).toEqual([]);
+
+    // Act: approved meanwhile, the retry gets the decision
+    await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
+    const third = await call();
+
+    // Assess: one upstream call, reported on the same run
+    expect(textOf(third)).toBe('Created ticket T-9 "Slow approver".');
+    const slowCalls = callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'));
+    expect(slowCalls).toHaveLength(1);
+    const run = await eventually(async () => {
+      const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+      return view?.reports.length ? view : undefined;
+    });
+    expect(run.reports).toMatchObject([{ index: 0, outcome: 'succeeded', approved: true }]);
+
+    // Act: once it ran, the same call is a new intent: it asks for a new approval, never reruns the old one
+    const fourth = await call();
+
+    // Assess
+    const next = await cardOfCall(runtime, 'create_ticket', 'Slow approver');
+    expect(next.runId).not.toBe(card.runId);
+    expect(textOf(fourth)).toContain(next.runId);
+    expect(callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'))).toHaveLength(1);
+  });
+
+  it('fails closed when the upstream’s listing fails: a read-only tool waits for approval, nothing reaches the upstream', async () => {
+    // Prepare
+    const before = callsOf(upstream, 'lookup').length;
+    upstream.scriptListings(['fail']);
+
+    // Act
+    const result = await hastyClient.callTool({ name: 'lookup', arguments: { ticket: 'T-unlisted-1' } });
+    const card = await cardOfCall(runtime, 'lookup', 'T-unlisted-1');
+
+    // Assess
+    expect(textOf(result)).toContain('Waiting for approval');
+    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, effectUnconfirmed: TEXTS.effectUnconfirmed });
+    expect(callsOf(upstream, 'lookup')).toHaveLength(before);
+  });
+
+  it('answers a tool list the upstream could not give with an error', async () => {
+    // Prepare
+    upstream.scriptListings(['fail']);
+
+    // Act
+    const listing = client.listTools();
+
+    // Assess
+    await expect(listing).rejects.toThrow(TEXTS.mcpGatewayListingFailed);
+  });
+
+  it('refuses hostile names and oversized arguments before any card or upstream call', async () => {
+    // Prepare
+    const callsBefore = upstream.calls.length;
+
+    // Act
+    const unknown = await client.callTool({ name: 'create_ticket\u202e', arguments: { title: 'x' } });
+    const traversal = await client.callTool({ name: '../admin', arguments: {} });
+    const huge = await client.callTool({ name: 'create_ticket', arguments: { title: 'H'.repeat(70_000) } });
+
+    // Assess
+    expect(unknown).toMatchObject({ isError: true });
+    expect(textOf(unknown)).toBe(TEXTS.mcpGatewayUnknownTool('create_ticket\u202e'));
+    expect(textOf(traversal)).toBe(TEXTS.mcpGatewayUnknownTool('../admin'));
+    expect(textOf(huge)).toBe(TEXTS.mcpGatewayArgumentsTooLarge(64 * 1024));
+    expect(upstream.calls.length).toBe(callsBefore);
+    expect(await cardsOfCall(runtime, 'HHHHHHHH')).toEqual([]);
+  });
+
+  it('answers a body over its bound with 413 and a request for another host with 403', async () => {
+    // Act
+    const tooLarge = await fetch(patient.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } }),
+    });
+    const wrongPath = await fetch(patient.url.replace('/mcp', '/other'), { method: 'POST', body: '{}' });
+    const rebound = await statusWithHost(patient.url, 'attacker.example');
+
+    // Assess
+    expect(tooLarge.status).toBe(413);
+    expect(wrongPath.status).toBe(404);
+    expect(rebound).toBe(403);
+  });
+
+  it('fails closed when countersign cannot be reached: no upstream call, an error without secrets', async () => {
+    // Prepare
+    const client = demoMachineClient(runtime);
+    const unreachable = await startGateway(runtime, upstream, {
+      apiUrl: 'http://127.0.0.1:9',
+      tokenUrl: 'http://127.0.0.1:9/oauth2/token',
+    });
+    const mcp = await connectClient(unreachable);
+
+    // Act
+    const result = await mcp.callTool({ name: 'create_ticket', arguments: { title: 'Nobody to ask' } });
+
+    // Assess
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(TEXTS.mcpGatewayApprovalUnavailable);
+    expect(textOf(result)).not.toContain(client.clientSecret);
+    expect(callsOf(upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody'))).toBe(false);
+    await mcp.close();
+    await unreachable.stop();
+  });
+
+  it('refuses an upstream on a reserved host unless loopback is allowed for local development', async () => {
+    // Act and assess
+    for (const upstreamUrl of [
+      'http://127.0.0.1:4000/mcp',
+      'https://169.254.169.254/mcp',
+      'https://[::ffff:a9fe:a9fe]/mcp',
+      'https://0x7f.1/mcp',
+      'http://mcp.example.com/mcp',
+    ]) {
+      await expect(startGateway(runtime, upstream, { upstreamUrl, allowLoopbackUpstream: false })).rejects.toThrow(
+        /upstream: /,
+      );
+    }
+  });
+});
