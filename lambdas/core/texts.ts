@@ -215,10 +215,15 @@ export const TEXTS = {
     `An MCP client calls "${tool}" through the countersign MCP gateway; it runs on the upstream server once approved.`,
   mcpGatewayWaiting: (tool: string, runId: string, cardUrl: string) =>
     `Waiting for approval: "${tool}" has not run. A person must countersign it first (run ${runId}, card ${cardUrl}). To get the decision, call "${tool}" again with the same arguments: the same run answers and no second card is made.`,
-  mcpGatewayWaitingProgress: (runId: string) => `Waiting for a person to countersign this call (run ${runId}).`,
+  mcpGatewayWaitingProgress: (runId: string) =>
+    `Waiting for a person to countersign this call (run ${runId}).`,
   mcpGatewayRejected: (tool: string, reason: string | undefined) =>
     `Not run: an approver rejected this call of "${tool}"${reason === undefined ? ' (the reason is not shown to callers)' : `: ${reason}`}.`,
-  mcpGatewayNotDecided: (tool: string, status: 'expired' | 'cancelled' | 'failed', reason: string | undefined) =>
+  mcpGatewayNotDecided: (
+    tool: string,
+    status: 'expired' | 'cancelled' | 'failed',
+    reason: string | undefined,
+  ) =>
     `Not run: the approval of this call of "${tool}" ${status === 'expired' ? 'expired without a decision' : status === 'cancelled' ? 'was cancelled' : 'failed'}${reason === undefined ? '' : ` (${reason})`}. Calling it again asks for a new approval.`,
   mcpGatewayAlreadyRun: (tool: string, runId: string, outcome: string) =>
     `Not run again: this call of "${tool}" was approved and already ran (run ${runId}, reported ${outcome}). Calling it again asks for a new approval.`,
@@ -228,7 +233,8 @@ export const TEXTS = {
     `Not run: countersign refused to put this call on a card (HTTP ${status}${message === undefined ? '' : `: ${message}`}).`,
   mcpGatewayUpstreamUnavailable: (tool: string) =>
     `"${tool}" was approved but the upstream MCP server could not be reached; the failure is reported to countersign. Calling it again asks for a new approval.`,
-  mcpGatewayReadUnavailable: (tool: string) => `"${tool}" did not run: the upstream MCP server could not be reached.`,
+  mcpGatewayReadUnavailable: (tool: string) =>
+    `"${tool}" did not run: the upstream MCP server could not be reached.`,
   mcpGatewayListingFailed: 'The upstream MCP server did not list its tools; try again later.',
   mcpGatewayUnknownTool: (tool: string) => `No tool "${tool}": the upstream MCP server does not list it.`,
   mcpGatewayArgumentsTooLarge: (limit: number) =>

@@ -58,10 +58,14 @@ async function cardsOfCall(runtime: TestRuntime, marker: string): Promise<Respon
 /** A POST whose Host header names another site, as a page on a rebound name would send it. */
 function statusWithHost(url: string, host: string): Promise<number | undefined> {
   return new Promise((resolve, reject) => {
-    const sent = request(url, { method: 'POST', headers: { host, 'content-type': 'application/json' } }, (answer) => {
-      answer.resume();
-      resolve(answer.statusCode);
-    });
+    const sent = request(
+      url,
+      { method: 'POST', headers: { host, 'content-type': 'application/json' } },
+      (answer) => {
+        answer.resume();
+        resolve(answer.statusCode);
+      },
+    );
     sent.on('error', reject);
     sent.end('{"jsonrpc":"2.0","id":1,"method":"ping"}');
   });
@@ -70,7 +74,8 @@ function statusWithHost(url: string, host: string): Promise<number | undefined> 
 const textOf = (result: Awaited<ReturnType<Client['callTool']>>): string =>
   (result.content as Array<{ text: string }>).map((block) => block.text).join('\n');
 
-const callsOf = (upstream: McpTestServer, tool: string) => upstream.calls.filter((call) => call.tool === tool);
+const callsOf = (upstream: McpTestServer, tool: string) =>
+  upstream.calls.filter((call) => call.tool === tool);
 
 describe('the MCP approval gateway', () => {
   const runtime = useTestRuntime();
@@ -115,7 +120,10 @@ describe('the MCP approval gateway', () => {
     ]);
     expect(byName.lookup?.annotations?.readOnlyHint).toBe(true);
     expect(byName.create_ticket?.annotations?.readOnlyHint).toBeUndefined();
-    expect(byName.lookup?.inputSchema).toMatchObject({ type: 'object', properties: { ticket: { type: 'string' } } });
+    expect(byName.lookup?.inputSchema).toMatchObject({
+      type: 'object',
+      properties: { ticket: { type: 'string' } },
+    });
   });
 
   it('passes a read-only call through to the upstream with no card', async () => {
@@ -145,12 +153,18 @@ describe('the MCP approval gateway', () => {
     expect(callsOf(upstream, 'create_ticket')).toEqual([
       { tool: 'create_ticket', arguments: { title: 'Printer on fire' } },
     ]);
-    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, arguments: { title: 'Printer on fire' } });
+    expect(card.pendingTools[0]).toMatchObject({
+      requiresApproval: true,
+      arguments: { title: 'Printer on fire' },
+    });
     const run = await eventually(async () => {
       const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
       return view?.reports.length ? view : undefined;
     });
-    expect(run).toMatchObject({ status: 'decided', reports: [{ index: 0, outcome: 'succeeded', approved: true }] });
+    expect(run).toMatchObject({
+      status: 'decided',
+      reports: [{ index: 0, outcome: 'succeeded', approved: true }],
+    });
   });
 
   it('answers a rejection as an error with the approver’s reason, and never calls the upstream', async () => {
@@ -188,7 +202,9 @@ describe('the MCP approval gateway', () => {
     expect(textOf(first)).toBe(TEXTS.mcpGatewayWaiting('create_ticket', card.runId, cardUrl));
     expect(textOf(second)).toBe(textOf(first));
     expect(progress).toContain(TEXTS.mcpGatewayWaitingProgress(card.runId));
-    expect(callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'))).toEqual([]);
+    expect(
+      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
+    ).toEqual([]);
 
     // Act: approved meanwhile, the retry gets the decision
     await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
@@ -196,7 +212,9 @@ describe('the MCP approval gateway', () => {
 
     // Assess: one upstream call, reported on the same run
     expect(textOf(third)).toBe('Created ticket T-9 "Slow approver".');
-    const slowCalls = callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'));
+    const slowCalls = callsOf(upstream, 'create_ticket').filter((each) =>
+      JSON.stringify(each).includes('Slow'),
+    );
     expect(slowCalls).toHaveLength(1);
     const run = await eventually(async () => {
       const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
@@ -211,7 +229,9 @@ describe('the MCP approval gateway', () => {
     const next = await cardOfCall(runtime, 'create_ticket', 'Slow approver');
     expect(next.runId).not.toBe(card.runId);
     expect(textOf(fourth)).toContain(next.runId);
-    expect(callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow'))).toHaveLength(1);
+    expect(
+      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
+    ).toHaveLength(1);
   });
 
   it('fails closed when the upstream’s listing fails: a read-only tool waits for approval, nothing reaches the upstream', async () => {
@@ -225,7 +245,10 @@ describe('the MCP approval gateway', () => {
 
     // Assess
     expect(textOf(result)).toContain('Waiting for approval');
-    expect(card.pendingTools[0]).toMatchObject({ requiresApproval: true, effectUnconfirmed: TEXTS.effectUnconfirmed });
+    expect(card.pendingTools[0]).toMatchObject({
+      requiresApproval: true,
+      effectUnconfirmed: TEXTS.effectUnconfirmed,
+    });
     expect(callsOf(upstream, 'lookup')).toHaveLength(before);
   });
 
@@ -290,7 +313,9 @@ describe('the MCP approval gateway', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(TEXTS.mcpGatewayApprovalUnavailable);
     expect(textOf(result)).not.toContain(client.clientSecret);
-    expect(callsOf(upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody'))).toBe(false);
+    expect(callsOf(upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody'))).toBe(
+      false,
+    );
     await mcp.close();
     await unreachable.stop();
   });
@@ -304,9 +329,9 @@ describe('the MCP approval gateway', () => {
       'https://0x7f.1/mcp',
       'http://mcp.example.com/mcp',
     ]) {
-      await expect(startGateway(runtime, upstream, { upstreamUrl, allowLoopbackUpstream: false })).rejects.toThrow(
-        /upstream: /,
-      );
+      await expect(
+        startGateway(runtime, upstream, { upstreamUrl, allowLoopbackUpstream: false }),
+      ).rejects.toThrow(/upstream: /);
     }
   });
 });

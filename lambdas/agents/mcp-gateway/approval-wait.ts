@@ -94,7 +94,12 @@ function answerOf(
   const view = run as ExternalRunView;
   if (view.status === 'pending') return { kind: 'waiting', runId };
   if (view.status !== 'decided') {
-    return { kind: 'not-decided', runId, status: view.status, ...(view.reason ? { reason: view.reason } : {}) };
+    return {
+      kind: 'not-decided',
+      runId,
+      status: view.status,
+      ...(view.reason ? { reason: view.reason } : {}),
+    };
   }
   const call = view.calls?.find((each) => each.index === 0);
   if (call?.decision !== 'approved') {

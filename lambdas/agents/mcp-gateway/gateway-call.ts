@@ -2,9 +2,9 @@ import { createHash } from 'node:crypto';
 import type { ApiClient } from '../../contract/api-client.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { DeclaredEffect } from '../../core/external-runs/external-turn.js';
+import { TEXTS } from '../../core/texts.js';
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import type { McpServers } from '../../core/tools/mcp/mcp-servers.js';
-import { TEXTS } from '../../core/texts.js';
 import { type ApprovalAnswer, submitAndAwaitApproval } from './approval-wait.js';
 import { offerUpstreamTools } from './upstream-tools.js';
 
@@ -123,7 +123,9 @@ export async function callThroughGateway(
         deadline: dependencies.now() + settings.waitMs,
         pollSeconds: settings.pollSeconds,
         now: dependencies.now,
-        ...(progress ? { onPending: (runId: string) => progress(TEXTS.mcpGatewayWaitingProgress(runId)) } : {}),
+        ...(progress
+          ? { onPending: (runId: string) => progress(TEXTS.mcpGatewayWaitingProgress(runId)) }
+          : {}),
       },
     );
     if (isFinal(answer)) dependencies.ledger.settle(identity);

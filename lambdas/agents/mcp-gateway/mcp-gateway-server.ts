@@ -11,10 +11,10 @@ import {
 import { SdkMcpServers } from '../../adapters/mcp/sdk-mcp-servers.js';
 import { createApiClient } from '../../contract/api-client.js';
 import { CountersignError } from '../../core/errors.js';
+import { TEXTS } from '../../core/texts.js';
 import { checkMcpServerUrl, normalizeMcpAllowedHost } from '../../core/tools/mcp/mcp-host-policy.js';
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import { isLoopbackHost } from '../../core/tools/mcp/reserved-hosts.js';
-import { TEXTS } from '../../core/texts.js';
 import { clientCredentialsTokens } from '../client-credentials.js';
 import { callThroughGateway, type GatewayCallDependencies, GatewayCallLedger } from './gateway-call.js';
 import { offerUpstreamTools } from './upstream-tools.js';
@@ -169,7 +169,10 @@ function checkedUpstreamUrl(options: McpGatewayOptions): string {
   }
   const verdict = checkMcpServerUrl(parsed.href, { allowedHosts: [parsed.host], allowLoopback });
   if (verdict.kind === 'not-allowed') {
-    throw new CountersignError('bad-request', TEXTS.mcpServerUrlRefused('upstream', verdict.host, verdict.problem));
+    throw new CountersignError(
+      'bad-request',
+      TEXTS.mcpServerUrlRefused('upstream', verdict.host, verdict.problem),
+    );
   }
   return parsed.href;
 }
@@ -207,7 +210,8 @@ async function serveRequest(
   },
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://gateway').pathname;
-  if (path !== MCP_GATEWAY_PATH) return answerError(response, 404, ErrorCode.InvalidRequest, 'Not found: use /mcp.');
+  if (path !== MCP_GATEWAY_PATH)
+    return answerError(response, 404, ErrorCode.InvalidRequest, 'Not found: use /mcp.');
   if (!context.allowedHosts.includes(request.headers.host ?? '')) {
     return answerError(response, 403, ErrorCode.InvalidRequest, 'Host not allowed.');
   }
@@ -240,10 +244,7 @@ async function serveRequest(
 
 /** One SDK server per request (stateless): it lists and calls through the shared dependencies. */
 function createGatewayServer(dependencies: GatewayCallDependencies): Server {
-  const mcp = new Server(
-    { name: 'countersign-mcp-gateway', version: '1' },
-    { capabilities: { tools: {} } },
-  );
+  const mcp = new Server({ name: 'countersign-mcp-gateway', version: '1' }, { capabilities: { tools: {} } });
   mcp.setRequestHandler(ListToolsRequestSchema, async () => {
     let listed: Awaited<ReturnType<GatewayCallDependencies['upstream']['listTools']>>;
     try {
