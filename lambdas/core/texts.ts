@@ -228,7 +228,7 @@ export const TEXTS = {
   mcpGatewayAlreadyRun: (tool: string, runId: string, outcome: string) =>
     `Not run again: this call of "${tool}" was approved and already ran (run ${runId}, reported ${outcome}). Calling it again asks for a new approval.`,
   mcpGatewayApprovalUnavailable:
-    'Not run: countersign could not be reached to ask for approval, and a write never runs without one. Try again later.',
+    "Not run: the gateway could not ask countersign for approval (countersign or its token endpoint did not answer, or refused the gateway's credentials), and a write never runs without one. Try again later.",
   mcpGatewayApprovalRefused: (status: number, message: string | undefined) =>
     `Not run: countersign refused to put this call on a card (HTTP ${status}${message === undefined ? '' : `: ${message}`}).`,
   mcpGatewayUpstreamUnavailable: (tool: string) =>

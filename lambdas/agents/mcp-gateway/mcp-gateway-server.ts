@@ -158,6 +158,12 @@ function checkedUpstreamUrl(options: McpGatewayOptions): string {
   } catch {
     throw new CountersignError('bad-request', 'upstream: not a URL.');
   }
+  if (parsed.username !== '' || parsed.password !== '') {
+    throw new CountersignError(
+      'bad-request',
+      'upstream: must not carry a user name or password; give a bearer token.',
+    );
+  }
   if (!(allowLoopback && isLoopbackHost(parsed.hostname))) {
     const host = normalizeMcpAllowedHost(parsed.host);
     if (host.kind === 'invalid') {
