@@ -105,8 +105,10 @@ export async function callThroughGateway(
       return errorResult(TEXTS.mcpGatewayReadUnavailable(call.tool));
     }
   }
+  // The effect is part of the call: a tool whose listing changed asks anew (the same key for another
+  // turn would be refused), never under an approval given for less.
   const identity = createHash('sha256')
-    .update(canonicalJson([settings.configurationId, server.url, call.tool, call.arguments]))
+    .update(canonicalJson([settings.configurationId, server.url, call.tool, effect, call.arguments]))
     .digest('hex');
   const result = await dependencies.ledger.once(identity, async (clientKey) => {
     const answer = await submitAndAwaitApproval(

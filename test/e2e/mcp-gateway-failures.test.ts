@@ -1,0 +1,142 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { McpGateway } from '../../lambdas/agents/mcp-gateway/mcp-gateway-server.js';
+import { TEXTS } from '../../lambdas/core/texts.js';
+import { bodyOf } from '../support/api-answers.js';
+import { eventually, useTestRuntime } from '../support/local-runtime.js';
+import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server.js';
+import { decide } from './approvers-support.js';
+import { demoMachineClient, machineClientOf } from './external-runs-support.js';
+import { callsOf, cardOfCall, connectClient, startGateway, textOf } from './mcp-gateway-support.js';
+
+describe('the MCP approval gateway when something fails', () => {
+  const runtime = useTestRuntime();
+  let upstream: McpTestServer;
+  let hasty: McpGateway;
+  let hastyClient: Client;
+
+  beforeAll(async () => {
+    upstream = await startMcpTestServer();
+    hasty = await startGateway(runtime, upstream, { waitSeconds: 1, pollSeconds: 1 });
+    hastyClient = await connectClient(hasty);
+  });
+
+  afterEach(() => {
+    upstream.scriptListings([]);
+  });
+
+  afterAll(async () => {
+    await hastyClient.close();
+    await hasty.stop();
+    await upstream.stop();
+  });
+
+  it('fails closed when the upstream’s listing fails: a read-only tool waits for approval, nothing reaches the upstream', async () => {
+    // Prepare
+    const before = callsOf(upstream, 'lookup').length;
+    upstream.scriptListings(['fail']);
+
+    // Act
+    const result = await hastyClient.callTool({ name: 'lookup', arguments: { ticket: 'T-unlisted-1' } });
+    const card = await cardOfCall(runtime, 'lookup', 'T-unlisted-1');
+
+    // Assess
+    expect(textOf(result)).toContain('Waiting for approval');
+    expect(card.pendingTools[0]).toMatchObject({
+      requiresApproval: true,
+      effectUnconfirmed: TEXTS.effectUnconfirmed,
+    });
+    expect(callsOf(upstream, 'lookup')).toHaveLength(before);
+  });
+
+  it('fails closed when countersign cannot be reached: no upstream call, an error without secrets', async () => {
+    // Prepare
+    const client = demoMachineClient(runtime);
+    const unreachable = await startGateway(runtime, upstream, {
+      apiUrl: 'http://127.0.0.1:9',
+      tokenUrl: 'http://127.0.0.1:9/oauth2/token',
+    });
+    const mcp = await connectClient(unreachable);
+
+    // Act
+    const result = await mcp.callTool({ name: 'create_ticket', arguments: { title: 'Nobody to ask' } });
+
+    // Assess
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(TEXTS.mcpGatewayApprovalUnavailable);
+    expect(textOf(result)).not.toContain(client.clientSecret);
+    expect(callsOf(upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody'))).toBe(
+      false,
+    );
+    await mcp.close();
+    await unreachable.stop();
+  });
+
+  it('refuses an upstream on a reserved host unless loopback is allowed for local development', async () => {
+    // Act and assess
+    for (const upstreamUrl of [
+      'http://127.0.0.1:4000/mcp',
+      'https://169.254.169.254/mcp',
+      'https://[::ffff:a9fe:a9fe]/mcp',
+      'https://0x7f.1/mcp',
+      'http://mcp.example.com/mcp',
+    ]) {
+      await expect(
+        startGateway(runtime, upstream, { upstreamUrl, allowLoopbackUpstream: false }),
+      ).rejects.toThrow(/upstream: /);
+    }
+  });
+
+  it('reports an approved call the upstream could not take as failed, and answers an error', async () => {
+    // Prepare: an upstream that goes away while its call waits
+    const doomed = await startMcpTestServer();
+    const gateway = await startGateway(runtime, doomed, { waitSeconds: 20, pollSeconds: 1 });
+    const mcp = await connectClient(gateway);
+    const pending = mcp.callTool({ name: 'create_ticket', arguments: { title: 'Upstream gone' } });
+    const card = await cardOfCall(runtime, 'create_ticket', 'Upstream gone');
+    await doomed.stop();
+
+    // Act
+    await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
+    const result = await pending;
+
+    // Assess
+    expect(result.isError).toBe(true);
+    expect(textOf(result)).toBe(TEXTS.mcpGatewayUpstreamUnavailable('create_ticket'));
+    const run = await eventually(async () => {
+      const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+      return view?.reports.length ? view : undefined;
+    });
+    expect(run.reports).toMatchObject([{ index: 0, outcome: 'failed', approved: true }]);
+    await mcp.close();
+    await gateway.stop();
+  });
+
+  it('never runs an approved call twice, even from a gateway that restarted', async () => {
+    // Prepare: the call approved and run through one gateway
+    const first = await hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Run once' } });
+    const card = await cardOfCall(runtime, 'create_ticket', 'Run once');
+    await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
+    const ran = await hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Run once' } });
+    const restarted = await startGateway(runtime, upstream, { waitSeconds: 1, pollSeconds: 1 });
+    const mcp = await connectClient(restarted);
+    await eventually(async () => {
+      const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
+      return view?.reports.length ? view : undefined;
+    });
+
+    // Act: a fresh gateway knows nothing of it; the same call reaches the same, reported run
+    const again = await mcp.callTool({ name: 'create_ticket', arguments: { title: 'Run once' } });
+
+    // Assess
+    expect(textOf(first)).toContain('Waiting for approval');
+    expect(textOf(ran)).toBe('Created ticket T-9 "Run once".');
+    expect(again.isError).toBeFalsy();
+    expect(textOf(again)).toBe(TEXTS.mcpGatewayAlreadyRun('create_ticket', card.runId, 'succeeded'));
+    expect(
+      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Run once')),
+    ).toHaveLength(1);
+    await mcp.close();
+    await restarted.stop();
+  });
+});
