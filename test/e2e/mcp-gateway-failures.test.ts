@@ -1,43 +1,33 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { McpGateway } from '../../lambdas/agents/mcp-gateway/mcp-gateway-server.js';
+import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf } from '../support/api-answers.js';
 import { eventually, useTestRuntime } from '../support/local-runtime.js';
-import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server.js';
+import { startMcpTestServer } from '../support/mcp-test-server.js';
 import { decide } from './approvers-support.js';
 import { demoMachineClient, machineClientOf } from './external-runs-support.js';
-import { callsOf, cardOfCall, connectClient, startGateway, textOf } from './mcp-gateway-support.js';
+import {
+  callsOf,
+  cardOfCall,
+  connectClient,
+  startGateway,
+  textOf,
+  useGateways,
+} from './mcp-gateway-support.js';
 
 describe('the MCP approval gateway when something fails', () => {
   const runtime = useTestRuntime();
-  let upstream: McpTestServer;
-  let hasty: McpGateway;
-  let hastyClient: Client;
-
-  beforeAll(async () => {
-    upstream = await startMcpTestServer();
-    hasty = await startGateway(runtime, upstream, { waitSeconds: 1, pollSeconds: 1 });
-    hastyClient = await connectClient(hasty);
-  });
-
-  afterEach(() => {
-    upstream.scriptListings([]);
-  });
-
-  afterAll(async () => {
-    await hastyClient.close();
-    await hasty.stop();
-    await upstream.stop();
-  });
+  const fixture = useGateways(runtime, { hasty: { waitSeconds: 1, pollSeconds: 1 } });
 
   it('fails closed when the upstream’s listing fails: a read-only tool waits for approval, nothing reaches the upstream', async () => {
     // Prepare
-    const before = callsOf(upstream, 'lookup').length;
-    upstream.scriptListings(['fail']);
+    const before = callsOf(fixture.upstream, 'lookup').length;
+    fixture.upstream.scriptListings(['fail']);
 
     // Act
-    const result = await hastyClient.callTool({ name: 'lookup', arguments: { ticket: 'T-unlisted-1' } });
+    const result = await fixture.clients.hasty.callTool({
+      name: 'lookup',
+      arguments: { ticket: 'T-unlisted-1' },
+    });
     const card = await cardOfCall(runtime, 'lookup', 'T-unlisted-1');
 
     // Assess
@@ -46,13 +36,13 @@ describe('the MCP approval gateway when something fails', () => {
       requiresApproval: true,
       effectUnconfirmed: TEXTS.effectUnconfirmed,
     });
-    expect(callsOf(upstream, 'lookup')).toHaveLength(before);
+    expect(callsOf(fixture.upstream, 'lookup')).toHaveLength(before);
   });
 
   it('fails closed when countersign cannot be reached: no upstream call, an error without secrets', async () => {
     // Prepare
     const client = demoMachineClient(runtime);
-    const unreachable = await startGateway(runtime, upstream, {
+    const unreachable = await startGateway(runtime, fixture.upstream, {
       apiUrl: 'http://127.0.0.1:9',
       tokenUrl: 'http://127.0.0.1:9/oauth2/token',
     });
@@ -65,9 +55,9 @@ describe('the MCP approval gateway when something fails', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(TEXTS.mcpGatewayApprovalUnavailable);
     expect(textOf(result)).not.toContain(client.clientSecret);
-    expect(callsOf(upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody'))).toBe(
-      false,
-    );
+    expect(
+      callsOf(fixture.upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('Nobody')),
+    ).toBe(false);
     await mcp.close();
     await unreachable.stop();
   });
@@ -82,7 +72,7 @@ describe('the MCP approval gateway when something fails', () => {
       'http://mcp.example.com/mcp',
     ]) {
       await expect(
-        startGateway(runtime, upstream, { upstreamUrl, allowLoopbackUpstream: false }),
+        startGateway(runtime, fixture.upstream, { upstreamUrl, allowLoopbackUpstream: false }),
       ).rejects.toThrow(/upstream: /);
     }
   });
@@ -114,11 +104,17 @@ describe('the MCP approval gateway when something fails', () => {
 
   it('never runs an approved call twice, even from a gateway that restarted', async () => {
     // Prepare: the call approved and run through one gateway
-    const first = await hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Run once' } });
+    const first = await fixture.clients.hasty.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'Run once' },
+    });
     const card = await cardOfCall(runtime, 'create_ticket', 'Run once');
     await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
-    const ran = await hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Run once' } });
-    const restarted = await startGateway(runtime, upstream, { waitSeconds: 1, pollSeconds: 1 });
+    const ran = await fixture.clients.hasty.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'Run once' },
+    });
+    const restarted = await startGateway(runtime, fixture.upstream, { waitSeconds: 1, pollSeconds: 1 });
     const mcp = await connectClient(restarted);
     await eventually(async () => {
       const view = bodyOf(await machineClientOf(runtime).getExternalRun({ path: { id: card.runId } }));
@@ -134,7 +130,7 @@ describe('the MCP approval gateway when something fails', () => {
     expect(again.isError).toBeFalsy();
     expect(textOf(again)).toBe(TEXTS.mcpGatewayAlreadyRun('create_ticket', card.runId, 'succeeded'));
     expect(
-      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Run once')),
+      callsOf(fixture.upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Run once')),
     ).toHaveLength(1);
     await mcp.close();
     await restarted.stop();

@@ -1,9 +1,10 @@
 import { request } from 'node:http';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { type McpGateway, startMcpGateway } from '../../lambdas/agents/mcp-gateway/mcp-gateway-server.js';
 import { eventually, type ResponseJson, type TestRuntime } from '../support/local-runtime.js';
-import { MCP_TEST_TOKEN, type McpTestServer } from '../support/mcp-test-server.js';
+import { MCP_TEST_TOKEN, type McpTestServer, startMcpTestServer } from '../support/mcp-test-server.js';
 import { demoMachineClient } from './external-runs-support.js';
 
 /** The gateway in front of the test upstream, the embedded runtime as its approval API. */
@@ -72,3 +73,37 @@ export const textOf = (result: Awaited<ReturnType<Client['callTool']>>): string 
 
 export const callsOf = (upstream: McpTestServer, tool: string) =>
   upstream.calls.filter((call) => call.tool === tool);
+
+/**
+ * A test upstream with the named gateways in front of it, each with an SDK client: started before
+ * the file's tests, stopped after them; each test starts with the upstream listing as usual.
+ */
+export function useGateways<Name extends string>(
+  runtime: TestRuntime,
+  settings: Readonly<Record<Name, Partial<Parameters<typeof startMcpGateway>[0]>>>,
+) {
+  const fixture = {
+    upstream: undefined as unknown as McpTestServer,
+    gateways: {} as Record<Name, McpGateway>,
+    clients: {} as Record<Name, Client>,
+  };
+  const names = Object.keys(settings) as Name[];
+  beforeAll(async () => {
+    fixture.upstream = await startMcpTestServer();
+    for (const name of names) {
+      fixture.gateways[name] = await startGateway(runtime, fixture.upstream, settings[name]);
+      fixture.clients[name] = await connectClient(fixture.gateways[name]);
+    }
+  });
+  afterEach(() => {
+    fixture.upstream.scriptListings([]);
+  });
+  afterAll(async () => {
+    for (const name of names) {
+      await fixture.clients[name].close();
+      await fixture.gateways[name].stop();
+    }
+    await fixture.upstream.stop();
+  });
+  return fixture;
+}

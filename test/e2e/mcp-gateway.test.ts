@@ -1,53 +1,28 @@
-import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { McpGateway } from '../../lambdas/agents/mcp-gateway/mcp-gateway-server.js';
+import { describe, expect, it } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf } from '../support/api-answers.js';
 import { eventually, useTestRuntime } from '../support/local-runtime.js';
-import { type McpTestServer, startMcpTestServer } from '../support/mcp-test-server.js';
 import { decide } from './approvers-support.js';
 import { machineClientOf } from './external-runs-support.js';
 import {
   callsOf,
   cardOfCall,
   cardsOfCall,
-  connectClient,
-  startGateway,
   statusWithHost,
   textOf,
+  useGateways,
 } from './mcp-gateway-support.js';
 
 describe('the MCP approval gateway', () => {
   const runtime = useTestRuntime();
-  let upstream: McpTestServer;
-  let patient: McpGateway;
-  let hasty: McpGateway;
-  let client: Client;
-  let hastyClient: Client;
-
-  beforeAll(async () => {
-    upstream = await startMcpTestServer();
-    patient = await startGateway(runtime, upstream, { waitSeconds: 20, pollSeconds: 2 });
-    hasty = await startGateway(runtime, upstream, { waitSeconds: 2, pollSeconds: 1 });
-    client = await connectClient(patient);
-    hastyClient = await connectClient(hasty);
-  });
-
-  afterEach(() => {
-    upstream.scriptListings([]);
-  });
-
-  afterAll(async () => {
-    await client.close();
-    await hastyClient.close();
-    await patient.stop();
-    await hasty.stop();
-    await upstream.stop();
+  const fixture = useGateways(runtime, {
+    patient: { waitSeconds: 20, pollSeconds: 2 },
+    hasty: { waitSeconds: 2, pollSeconds: 1 },
   });
 
   it('offers the upstream’s tools under their names, marking only the read-only ones read-only', async () => {
     // Act
-    const { tools } = await client.listTools();
+    const { tools } = await fixture.clients.patient.listTools();
 
     // Assess
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
@@ -68,20 +43,29 @@ describe('the MCP approval gateway', () => {
 
   it('passes a read-only call through to the upstream with no card', async () => {
     // Act
-    const result = await client.callTool({ name: 'lookup', arguments: { ticket: 'T-read-1' } });
+    const result = await fixture.clients.patient.callTool({
+      name: 'lookup',
+      arguments: { ticket: 'T-read-1' },
+    });
 
     // Assess
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('Ticket T-read-1: open, assigned to Ana.');
-    expect(callsOf(upstream, 'lookup')).toContainEqual({ tool: 'lookup', arguments: { ticket: 'T-read-1' } });
+    expect(callsOf(fixture.upstream, 'lookup')).toContainEqual({
+      tool: 'lookup',
+      arguments: { ticket: 'T-read-1' },
+    });
     expect(await cardsOfCall(runtime, 'T-read-1')).toEqual([]);
   });
 
   it('holds a write until an approver approves, then calls the upstream once and reports it', async () => {
     // Prepare
-    const pending = client.callTool({ name: 'create_ticket', arguments: { title: 'Printer on fire' } });
+    const pending = fixture.clients.patient.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'Printer on fire' },
+    });
     const card = await cardOfCall(runtime, 'create_ticket', 'Printer on fire');
-    expect(callsOf(upstream, 'create_ticket')).toEqual([]);
+    expect(callsOf(fixture.upstream, 'create_ticket')).toEqual([]);
 
     // Act
     bodyOf(await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' }), 200);
@@ -90,7 +74,7 @@ describe('the MCP approval gateway', () => {
     // Assess: the upstream ran the approved call once, and the run records what ran
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('Created ticket T-9 "Printer on fire".');
-    expect(callsOf(upstream, 'create_ticket')).toEqual([
+    expect(callsOf(fixture.upstream, 'create_ticket')).toEqual([
       { tool: 'create_ticket', arguments: { title: 'Printer on fire' } },
     ]);
     expect(card.pendingTools[0]).toMatchObject({
@@ -109,7 +93,10 @@ describe('the MCP approval gateway', () => {
 
   it('answers a rejection as an error with the approver’s reason, and never calls the upstream', async () => {
     // Prepare
-    const pending = client.callTool({ name: 'delete_ticket', arguments: { ticket: 'T-reject-1' } });
+    const pending = fixture.clients.patient.callTool({
+      name: 'delete_ticket',
+      arguments: { ticket: 'T-reject-1' },
+    });
     const card = await cardOfCall(runtime, 'delete_ticket', 'T-reject-1');
 
     // Act
@@ -120,16 +107,20 @@ describe('the MCP approval gateway', () => {
     expect(result.isError).toBe(true);
     expect(textOf(result)).toBe(TEXTS.mcpGatewayRejected('delete_ticket', 'Not this one'));
     expect(card.pendingTools[0]).toMatchObject({ effectUnconfirmed: TEXTS.effectUnconfirmed });
-    expect(callsOf(upstream, 'delete_ticket')).toEqual([]);
+    expect(callsOf(fixture.upstream, 'delete_ticket')).toEqual([]);
   });
 
   it('answers "waiting for approval" when the wait runs out, with progress, and the same call again reaches the same run', async () => {
     // Prepare
     const progress: string[] = [];
     const call = () =>
-      hastyClient.callTool({ name: 'create_ticket', arguments: { title: 'Slow approver' } }, undefined, {
-        onprogress: (notification) => progress.push(notification.message ?? ''),
-      });
+      fixture.clients.hasty.callTool(
+        { name: 'create_ticket', arguments: { title: 'Slow approver' } },
+        undefined,
+        {
+          onprogress: (notification) => progress.push(notification.message ?? ''),
+        },
+      );
 
     // Act: the first call's wait runs out
     const first = await call();
@@ -143,7 +134,7 @@ describe('the MCP approval gateway', () => {
     expect(textOf(second)).toBe(textOf(first));
     expect(progress).toContain(TEXTS.mcpGatewayWaitingProgress(card.runId));
     expect(
-      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
+      callsOf(fixture.upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
     ).toEqual([]);
 
     // Act: approved meanwhile, the retry gets the decision
@@ -152,7 +143,7 @@ describe('the MCP approval gateway', () => {
 
     // Assess: one upstream call, reported on the same run
     expect(textOf(third)).toBe('Created ticket T-9 "Slow approver".');
-    const slowCalls = callsOf(upstream, 'create_ticket').filter((each) =>
+    const slowCalls = callsOf(fixture.upstream, 'create_ticket').filter((each) =>
       JSON.stringify(each).includes('Slow'),
     );
     expect(slowCalls).toHaveLength(1);
@@ -170,16 +161,16 @@ describe('the MCP approval gateway', () => {
     expect(next.runId).not.toBe(card.runId);
     expect(textOf(fourth)).toContain(next.runId);
     expect(
-      callsOf(upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
+      callsOf(fixture.upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
     ).toHaveLength(1);
   });
 
   it('answers a tool list the upstream could not give with an error', async () => {
     // Prepare
-    upstream.scriptListings(['fail']);
+    fixture.upstream.scriptListings(['fail']);
 
     // Act
-    const listing = client.listTools();
+    const listing = fixture.clients.patient.listTools();
 
     // Assess
     await expect(listing).rejects.toThrow(TEXTS.mcpGatewayListingFailed);
@@ -187,31 +178,40 @@ describe('the MCP approval gateway', () => {
 
   it('refuses hostile names and oversized arguments before any card or upstream call', async () => {
     // Prepare
-    const callsBefore = upstream.calls.length;
+    const callsBefore = fixture.upstream.calls.length;
 
     // Act
-    const unknown = await client.callTool({ name: 'create_ticket\u202e', arguments: { title: 'x' } });
-    const traversal = await client.callTool({ name: '../admin', arguments: {} });
-    const huge = await client.callTool({ name: 'create_ticket', arguments: { title: 'H'.repeat(70_000) } });
+    const unknown = await fixture.clients.patient.callTool({
+      name: 'create_ticket\u202e',
+      arguments: { title: 'x' },
+    });
+    const traversal = await fixture.clients.patient.callTool({ name: '../admin', arguments: {} });
+    const huge = await fixture.clients.patient.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'H'.repeat(70_000) },
+    });
 
     // Assess
     expect(unknown).toMatchObject({ isError: true });
     expect(textOf(unknown)).toBe(TEXTS.mcpGatewayUnknownTool('create_ticket\u202e'));
     expect(textOf(traversal)).toBe(TEXTS.mcpGatewayUnknownTool('../admin'));
     expect(textOf(huge)).toBe(TEXTS.mcpGatewayArgumentsTooLarge(64 * 1024));
-    expect(upstream.calls.length).toBe(callsBefore);
+    expect(fixture.upstream.calls.length).toBe(callsBefore);
     expect(await cardsOfCall(runtime, 'HHHHHHHH')).toEqual([]);
   });
 
   it('answers a body over its bound with 413 and a request for another host with 403', async () => {
     // Act
-    const tooLarge = await fetch(patient.url, {
+    const tooLarge = await fetch(fixture.gateways.patient.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping', params: { pad: 'x'.repeat(1_100_000) } }),
     });
-    const wrongPath = await fetch(patient.url.replace('/mcp', '/other'), { method: 'POST', body: '{}' });
-    const rebound = await statusWithHost(patient.url, 'attacker.example');
+    const wrongPath = await fetch(fixture.gateways.patient.url.replace('/mcp', '/other'), {
+      method: 'POST',
+      body: '{}',
+    });
+    const rebound = await statusWithHost(fixture.gateways.patient.url, 'attacker.example');
 
     // Assess
     expect(tooLarge.status).toBe(413);

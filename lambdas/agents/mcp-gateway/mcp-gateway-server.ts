@@ -1,7 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import {
   CallToolRequestSchema,
   ErrorCode,
@@ -17,6 +16,7 @@ import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-con
 import { isLoopbackHost } from '../../core/tools/mcp/reserved-hosts.js';
 import { clientCredentialsTokens } from '../client-credentials.js';
 import { callThroughGateway, type GatewayCallDependencies, GatewayCallLedger } from './gateway-call.js';
+import { serveStatelessMcpRequest } from './stateless-mcp-request.js';
 import { offerUpstreamTools } from './upstream-tools.js';
 
 export interface McpGatewayOptions {
@@ -238,14 +238,7 @@ async function serveRequest(
       return answerError(response, 400, ErrorCode.ParseError, 'The request body is not JSON.');
     }
   }
-  const mcp = createGatewayServer(context.dependencies);
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-  response.on('close', () => {
-    void transport.close();
-    void mcp.close();
-  });
-  await mcp.connect(transport);
-  await transport.handleRequest(request, response, body);
+  await serveStatelessMcpRequest(createGatewayServer(context.dependencies), request, response, body);
 }
 
 /** One SDK server per request (stateless): it lists and calls through the shared dependencies. */
