@@ -59,11 +59,16 @@ describe('the MCP approval gateway', () => {
   });
 
   it('holds a write until an approver approves, then calls the upstream once and reports it', async () => {
-    // Prepare
-    const pending = fixture.clients.patient.callTool({
-      name: 'create_ticket',
-      arguments: { title: 'Printer on fire' },
-    });
+    // Prepare: a client that asks for progress, and resets its timeout on it
+    const progress: string[] = [];
+    const pending = fixture.clients.patient.callTool(
+      { name: 'create_ticket', arguments: { title: 'Printer on fire' } },
+      undefined,
+      {
+        onprogress: (notification) => progress.push(notification.message ?? ''),
+        resetTimeoutOnProgress: true,
+      },
+    );
     const card = await cardOfCall(runtime, 'create_ticket', 'Printer on fire');
     expect(callsOf(fixture.upstream, 'create_ticket')).toEqual([]);
 
@@ -74,6 +79,7 @@ describe('the MCP approval gateway', () => {
     // Assess: the upstream ran the approved call once, and the run records what ran
     expect(result.isError).toBeFalsy();
     expect(textOf(result)).toBe('Created ticket T-9 "Printer on fire".');
+    expect(progress[0]).toBe(TEXTS.mcpGatewayWaitingProgress(card.runId));
     expect(callsOf(fixture.upstream, 'create_ticket')).toEqual([
       { tool: 'create_ticket', arguments: { title: 'Printer on fire' } },
     ]);

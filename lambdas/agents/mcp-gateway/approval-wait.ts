@@ -33,7 +33,7 @@ export interface ApprovalWaitOptions {
   /** The longest single long poll, in seconds (at most 25): progress is sent between polls. */
   readonly pollSeconds: number;
   readonly now: () => number;
-  /** Called after each poll that found the run still pending (the gateway sends progress). */
+  /** Called once the card exists and after each poll that found the run pending (progress). */
   readonly onPending?: (runId: string) => Promise<void>;
 }
 
@@ -68,6 +68,8 @@ export async function submitAndAwaitApproval(
     }
     const runId = submitted.body?.runId;
     if (runId === undefined) return { kind: 'unavailable' };
+    // The first progress names the run as soon as its card exists.
+    await options.onPending?.(runId);
     for (;;) {
       const remainingSeconds = Math.floor((options.deadline - options.now()) / 1000);
       const wait = Math.max(0, Math.min(options.pollSeconds, MAX_POLL_SECONDS, remainingSeconds));
