@@ -145,7 +145,7 @@ async function readReceipt(
   try {
     text = await io.readFile(path);
   } catch (error) {
-    return { kind: 'unreadable', message: `Could not read ${path}: ${describeFileError(error)}.` };
+    return { kind: 'unreadable', message: `Could not read ${path}: ${formatFileError(error)}.` };
   }
   try {
     return { kind: 'read', json: JSON.parse(text) as unknown };
@@ -180,7 +180,7 @@ async function readKey(
   } catch (error) {
     return {
       kind: 'unreadable',
-      message: `Could not read the public key ${path}: ${describeFileError(error)}.`,
+      message: `Could not read the public key ${path}: ${formatFileError(error)}.`,
     };
   }
   let publicKey: KeyObject;
@@ -229,7 +229,7 @@ function isFileError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
 }
 
-function describeFileError(error: unknown): string {
+function formatFileError(error: unknown): string {
   if (!isFileError(error)) return 'unreadable';
   if (error.code === 'ENOENT') return 'no such file';
   if (error.code === 'EACCES') return 'permission denied';

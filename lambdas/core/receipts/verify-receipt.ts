@@ -1,5 +1,5 @@
 import { type KeyObject, verify } from 'node:crypto';
-import { describeSchemaIssues } from '../schema-messages.js';
+import { formatSchemaIssues } from '../schema-messages.js';
 import {
   type ChainEntry,
   isSignedEntry,
@@ -77,7 +77,7 @@ export function verifyReceipt(
   if (!document.success) {
     return failed(
       'format',
-      `The receipt is not a countersign receipt: ${describeSchemaIssues(document.error.issues.slice(0, 1))}.`,
+      `The receipt is not a countersign receipt: ${formatSchemaIssues(document.error.issues.slice(0, 1))}.`,
     );
   }
   if (!isP256PublicKey(key.publicKey)) {
@@ -94,14 +94,14 @@ export function verifyReceipt(
     if (!parsed.success) {
       return failed(
         'format',
-        `Entry ${position} is not a chain entry: ${describeSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
+        `Entry ${position} is not a chain entry: ${formatSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
         position,
       );
     }
     const entry = parsed.data;
     const problem = checkEntry(entry, position, previous, runId, key);
     if (problem) return { kind: 'failed', ...problem, entry: position };
-    verified.push(describeEntry(entry));
+    verified.push(toVerifiedEntry(entry));
     previous = entry;
   }
   const lastSigned = verified.findLastIndex((entry) => entry.signed);
@@ -175,7 +175,7 @@ function isP256PublicKey(publicKey: KeyObject): boolean {
   );
 }
 
-function describeEntry(entry: ChainEntry): VerifiedEntry {
+function toVerifiedEntry(entry: ChainEntry): VerifiedEntry {
   const base = { sequence: entry.sequence, kind: entry.kind, turn: entry.turn, signed: isSignedEntry(entry) };
   switch (entry.kind) {
     case 'approval':

@@ -10,7 +10,7 @@ import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
 import {
-  isCardOpen,
+  isCardUndecided,
   isNotificationPending,
   STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
@@ -83,7 +83,7 @@ export async function awaitApproval(
   const waitId = dependencies.newId();
   const sealTaskToken = () =>
     sealJson(dependencies.sealer, 'task-token', input.runId, { taskToken: input.taskToken });
-  if (existing && existing.turn === input.turn && isCardOpen(existing)) {
+  if (existing && existing.turn === input.turn && isCardUndecided(existing)) {
     return reenterWait(dependencies, input, run, existing, { waitId, sealedToken: await sealTaskToken() });
   }
 

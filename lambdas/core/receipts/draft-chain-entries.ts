@@ -15,7 +15,7 @@ type CardOfEntry = Pick<
 >;
 
 /** Fields an approval and a decision share: the card as it was shown, and the policy in force. */
-function describeCard(card: CardOfEntry, policy: TurnPolicy, channel: string | undefined) {
+function draftCardFields(card: CardOfEntry, policy: TurnPolicy, channel: string | undefined) {
   const inForce: PolicyInForce = {
     fourEyes: policy.fourEyes,
     requiredApprovals: policy.requiredApprovals,
@@ -36,7 +36,7 @@ function describeCard(card: CardOfEntry, policy: TurnPolicy, channel: string | u
  * A person as a receipt names them. countersign's user id is the subject (`sub`) of the token
  * they signed in with: user records are keyed by it.
  */
-export function describePerson(userId: string): ReceiptPerson {
+export function toReceiptPerson(userId: string): ReceiptPerson {
   return { userId, subject: userId };
 }
 
@@ -50,9 +50,9 @@ function channelOf(record: object): string | undefined {
  * A k-of-n approval's entry, from its approval record and the card it approved.
  *
  * @example
- * const draft = describeApprovalEntry(approval, card, effectiveTurnPolicy(card, floor));
+ * const draft = draftApprovalEntry(approval, card, effectiveTurnPolicy(card, floor));
  */
-export function describeApprovalEntry(
+export function draftApprovalEntry(
   approval: ApprovalRecord,
   card: CardOfEntry,
   policy: TurnPolicy,
@@ -61,9 +61,9 @@ export function describeApprovalEntry(
     kind: 'approval',
     runId: approval.runId,
     turn: approval.turn,
-    approver: describePerson(approval.approvedBy),
+    approver: toReceiptPerson(approval.approvedBy),
     approvedAt: approval.approvedAt,
-    ...describeCard(card, policy, channelOf(approval)),
+    ...draftCardFields(card, policy, channelOf(approval)),
     // The approval names its digest; the card's is the same, or the approval did not count.
     digest: approval.digest,
   };
@@ -74,9 +74,9 @@ export function describeApprovalEntry(
  * decision without k-of-n approvers was approved (or rejected) by its decider alone.
  *
  * @example
- * const draft = describeDecisionEntry(record, card, effectiveTurnPolicy(card, floor));
+ * const draft = draftDecisionEntry(record, card, effectiveTurnPolicy(card, floor));
  */
-export function describeDecisionEntry(
+export function draftDecisionEntry(
   record: DecisionRecord & { decision: 'approve' | 'reject' },
   card: CardOfEntry,
   policy: TurnPolicy,
@@ -86,18 +86,18 @@ export function describeDecisionEntry(
     runId: record.runId,
     turn: record.turn,
     decision: record.decision,
-    decidedBy: describePerson(record.decidedBy),
-    approvers: (record.approvedBy ?? [record.decidedBy]).map(describePerson),
+    decidedBy: toReceiptPerson(record.decidedBy),
+    approvers: (record.approvedBy ?? [record.decidedBy]).map(toReceiptPerson),
     decidedAt: record.decidedAt,
     callsHash: hashOf(record.cardShown),
     ...(record.reason ? { reasonHash: hashOf(record.reason) } : {}),
-    ...describeCard(card, policy, channelOf(record)),
+    ...draftCardFields(card, policy, channelOf(record)),
     digest: record.digest,
   };
 }
 
 /** The cancel of a run, from what the cancel wrote on its record. */
-export function describeCancelEntry(cancel: {
+export function draftCancelEntry(cancel: {
   runId: string;
   turn: number;
   cancelledBy: string;
@@ -108,13 +108,13 @@ export function describeCancelEntry(cancel: {
     kind: 'cancel',
     runId: cancel.runId,
     turn: cancel.turn,
-    cancelledBy: describePerson(cancel.cancelledBy),
+    cancelledBy: toReceiptPerson(cancel.cancelledBy),
     cancelledAt: cancel.cancelledAt,
     ...(cancel.reason ? { reasonHash: hashOf(cancel.reason) } : {}),
   };
 }
 
 /** The expiry of a run's approval wait. */
-export function describeExpiryEntry(expiry: { runId: string; turn: number; expiredAt: string }): EntryDraft {
+export function draftExpiryEntry(expiry: { runId: string; turn: number; expiredAt: string }): EntryDraft {
   return { kind: 'expiry', runId: expiry.runId, turn: expiry.turn, expiredAt: expiry.expiredAt };
 }
