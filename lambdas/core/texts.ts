@@ -227,6 +227,19 @@ export const TEXTS = {
     `Not run: the approval of this call of "${tool}" ${status === 'expired' ? 'expired without a decision' : status === 'cancelled' ? 'was cancelled' : 'failed'}${reason === undefined ? '' : ` (${reason})`}. Calling it again asks for a new approval.`,
   mcpGatewayAlreadyRun: (tool: string, runId: string, outcome: string) =>
     `Not run again: this call of "${tool}" was approved and already ran (run ${runId}, reported ${outcome}). Calling it again asks for a new approval.`,
+  mcpGatewayStatusToolDescription:
+    'countersign: how a call that waited for approval stands, by the run id its "waiting for approval" answer named. Reads only; to run an approved call, call its tool again with the same arguments.',
+  mcpGatewayStatusPending: (runId: string, cardUrl: string) =>
+    `Run ${runId} waits for approval: card ${cardUrl}.`,
+  mcpGatewayStatusApproved: (runId: string) =>
+    `Run ${runId} is approved and has not run: call its tool again with the same arguments to run it.`,
+  mcpGatewayStatusRan: (runId: string, outcome: string) =>
+    `Run ${runId} was approved and ran (reported ${outcome}).`,
+  mcpGatewayStatusRejected: (runId: string, reason: string | undefined) =>
+    `Run ${runId} was rejected${reason === undefined ? ' (the reason is not shown to callers)' : `: ${reason}`}; its call will not run.`,
+  mcpGatewayStatusEnded: (runId: string, status: string, reason: string | undefined) =>
+    `Run ${runId} ended ${status} without a decision${reason === undefined ? '' : ` (${reason})`}; its call will not run.`,
+  mcpGatewayStatusNotFound: (runId: string) => `No run "${runId}" of this gateway's machine client.`,
   mcpGatewayApprovalUnavailable:
     "Not run: the gateway could not ask countersign for approval (countersign or its token endpoint did not answer, or refused the gateway's credentials), and a write never runs without one. Try again later.",
   mcpGatewayApprovalRefused: (status: number, message: string | undefined) =>

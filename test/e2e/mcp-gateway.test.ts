@@ -27,6 +27,7 @@ describe('the MCP approval gateway', () => {
     // Assess
     const byName = Object.fromEntries(tools.map((tool) => [tool.name, tool]));
     expect(Object.keys(byName).sort()).toEqual([
+      'countersign_approval_status',
       'create_ticket',
       'create_ticket__preview',
       'delete_ticket',
@@ -169,6 +170,44 @@ describe('the MCP approval gateway', () => {
     expect(
       callsOf(fixture.upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('Slow')),
     ).toHaveLength(1);
+  });
+
+  it('says how a waiting call stands through countersign_approval_status, never running it', async () => {
+    // Prepare
+    const client = fixture.clients.hasty;
+    const status = async (runId: string) =>
+      client.callTool({ name: 'countersign_approval_status', arguments: { runId } });
+    await client.callTool({ name: 'create_ticket', arguments: { title: 'Status check' } });
+    const card = await cardOfCall(runtime, 'create_ticket', 'Status check');
+    const cardUrl = `${runtime.url}/inbox/runs/${encodeURIComponent(card.runId)}`;
+
+    // Act
+    const pending = await status(card.runId);
+    await decide(runtime, card.runId, { digest: card.digest, decision: 'approve' });
+    const approved = await eventually(async () => {
+      const answer = await status(card.runId);
+      return textOf(answer).includes('is approved') ? answer : undefined;
+    });
+    const ranOnlyOnRetry = callsOf(fixture.upstream, 'create_ticket').filter((each) =>
+      JSON.stringify(each).includes('Status check'),
+    );
+    await client.callTool({ name: 'create_ticket', arguments: { title: 'Status check' } });
+    const ran = await eventually(async () => {
+      const answer = await status(card.runId);
+      return textOf(answer).includes('and ran (') ? answer : undefined;
+    });
+    const unknown = await status('no-such-run');
+    const hostile = await status('../runs/x');
+
+    // Assess
+    expect(textOf(pending)).toBe(TEXTS.mcpGatewayStatusPending(card.runId, cardUrl));
+    expect(approved.isError).toBeFalsy();
+    expect(textOf(approved)).toBe(TEXTS.mcpGatewayStatusApproved(card.runId));
+    expect(ranOnlyOnRetry).toEqual([]);
+    expect(textOf(ran)).toBe(TEXTS.mcpGatewayStatusRan(card.runId, 'succeeded'));
+    expect(unknown).toMatchObject({ isError: true });
+    expect(textOf(unknown)).toBe(TEXTS.mcpGatewayStatusNotFound('no-such-run'));
+    expect(textOf(hostile)).toBe(TEXTS.mcpGatewayStatusNotFound('../runs/x'));
   });
 
   it('answers a tool list the upstream could not give with an error', async () => {

@@ -85,10 +85,11 @@ export async function submitAndAwaitApproval(
   }
 }
 
-type ExternalRunBody = NonNullable<Awaited<ReturnType<ApiClient['getExternalRun']>>['body']>;
+export type ExternalRunBody = NonNullable<Awaited<ReturnType<ApiClient['getExternalRun']>>['body']>;
 type ExternalRunView = Extract<ExternalRunBody, { runId: string; status: string }>;
 
-function answerOf(
+/** The answer a run's view gives for its one call, for the arguments the caller submitted. */
+export function answerOf(
   runId: string,
   run: ExternalRunBody,
   submittedArguments: Record<string, unknown>,
@@ -110,7 +111,9 @@ function answerOf(
   }
   const report = view.reports.find((each) => each.index === 0);
   if (report !== undefined) return { kind: 'already-run', runId, outcome: report.outcome };
-  return { kind: 'approved', runId, arguments: submittedArguments };
+  // An answer that names the arguments to run (an approver's edit) is what was approved.
+  const approved = (call as { arguments?: Record<string, unknown> }).arguments;
+  return { kind: 'approved', runId, arguments: approved ?? submittedArguments };
 }
 
 /** The API's own 4xx message (it names the field, never a secret). */

@@ -15,6 +15,7 @@ import { checkMcpServerUrl, normalizeMcpAllowedHost } from '../../core/tools/mcp
 import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-configuration.js';
 import { isLoopbackHost } from '../../core/tools/mcp/reserved-hosts.js';
 import { clientCredentialsTokens } from '../client-credentials.js';
+import { APPROVAL_STATUS_TOOL, APPROVAL_STATUS_TOOL_LISTING, readApprovalStatus } from './approval-status.js';
 import { callThroughGateway, type GatewayCallDependencies, GatewayCallLedger } from './gateway-call.js';
 import { serveStatelessMcpRequest } from './stateless-mcp-request.js';
 import { offerUpstreamTools } from './upstream-tools.js';
@@ -252,12 +253,15 @@ function createGatewayServer(dependencies: GatewayCallDependencies): Server {
       throw new McpError(ErrorCode.InternalError, TEXTS.mcpGatewayListingFailed);
     }
     return {
-      tools: offerUpstreamTools(listed).map((tool) => ({
-        name: tool.name,
-        ...(tool.description === undefined ? {} : { description: tool.description }),
-        inputSchema: tool.inputSchema as { type: 'object' },
-        ...(tool.effect === 'read' ? { annotations: { readOnlyHint: true } } : {}),
-      })),
+      tools: [
+        ...offerUpstreamTools(listed).map((tool) => ({
+          name: tool.name,
+          ...(tool.description === undefined ? {} : { description: tool.description }),
+          inputSchema: tool.inputSchema as { type: 'object' },
+          ...(tool.effect === 'read' ? { annotations: { readOnlyHint: true } } : {}),
+        })),
+        APPROVAL_STATUS_TOOL_LISTING,
+      ],
     };
   });
   mcp.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
@@ -275,6 +279,9 @@ function createGatewayServer(dependencies: GatewayCallDependencies): Server {
               })
               .catch(() => undefined);
           };
+    if (request.params.name === APPROVAL_STATUS_TOOL) {
+      return readApprovalStatus(dependencies, request.params.arguments ?? {});
+    }
     return callThroughGateway(
       dependencies,
       { tool: request.params.name, arguments: request.params.arguments ?? {} },

@@ -1,6 +1,7 @@
 import type { DeclaredEffect } from '../../core/external-runs/external-turn.js';
 import type { McpToolDescriptor } from '../../core/tools/mcp/mcp-servers.js';
 import { TOOL_NAME_PATTERN } from '../../core/tools/tool.js';
+import { APPROVAL_STATUS_TOOL } from './approval-status.js';
 
 /** The most upstream tools the gateway offers: a client's model reads every one on each turn. */
 export const MAX_GATEWAY_TOOLS = 100;
@@ -38,6 +39,8 @@ export function offerUpstreamTools(listed: readonly McpToolDescriptor[]): Gatewa
     if (offered.length >= MAX_GATEWAY_TOOLS) break;
     if (typeof tool.name !== 'string' || !TOOL_NAME_PATTERN.test(tool.name)) continue;
     if (counts.get(tool.name) !== 1 || !isOfferableSchema(tool.inputSchema)) continue;
+    // The gateway's own tool keeps its name: an upstream cannot stand in for it.
+    if (tool.name === APPROVAL_STATUS_TOOL) continue;
     const description =
       typeof tool.description === 'string'
         ? tool.description.slice(0, MAX_TOOL_DESCRIPTION_CHARACTERS)

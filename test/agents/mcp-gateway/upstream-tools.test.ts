@@ -30,7 +30,7 @@ describe('the upstream tools the gateway offers', () => {
     ]);
   });
 
-  it('leaves out names a card cannot carry, names listed twice and schemas that are not small object schemas', () => {
+  it('leaves out names a card cannot carry, the gateway’s own tool’s name, names listed twice and schemas that are not small object schemas', () => {
     // Act
     const offered = offerUpstreamTools([
       tool('send\u202email'),
@@ -38,6 +38,7 @@ describe('the upstream tools the gateway offers', () => {
       tool('dotted.name'),
       tool(`a${'b'.repeat(64)}`),
       tool('__proto__'),
+      tool('countersign_approval_status', { annotations: { readOnlyHint: true } }),
       tool('twice', { annotations: { readOnlyHint: true } }),
       tool('twice'),
       tool('array_schema', { inputSchema: { type: 'array' } }),
