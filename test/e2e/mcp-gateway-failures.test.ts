@@ -135,4 +135,44 @@ describe('the MCP approval gateway when something fails', () => {
     await mcp.close();
     await restarted.stop();
   });
+
+  it('stops waiting when the client goes away, so the call’s place is free and the run stays for the next call', async () => {
+    // Prepare: a gateway with room for one waiting call
+    const gateway = await startGateway(runtime, fixture.upstream, {
+      waitSeconds: 20,
+      pollSeconds: 1,
+      maxWaitingCalls: 1,
+    });
+    const leaving = await connectClient(gateway);
+    const staying = await connectClient(gateway);
+    const first = leaving.callTool({ name: 'create_ticket', arguments: { title: 'Client gone' } });
+    first.catch(() => undefined);
+    const card = await cardOfCall(runtime, 'create_ticket', 'Client gone');
+
+    // Act: the first client closes its connection; another write then finds the place free (it
+    // waits on a card of its own, so this client stops listening after a few seconds)
+    await leaving.close();
+    const second = await eventually(async () => {
+      try {
+        const answer = await staying.callTool(
+          { name: 'create_ticket', arguments: { title: 'After it left' } },
+          undefined,
+          { timeout: 3_000 },
+        );
+        return textOf(answer) === TEXTS.mcpGatewayBusy(1) ? undefined : textOf(answer);
+      } catch {
+        return 'waiting on its card';
+      }
+    }, 10_000);
+
+    // Assess: the second waits on its own card; the first's run is still there, unanswered
+    expect(second).toBe('waiting on its card');
+    expect((await cardOfCall(runtime, 'create_ticket', 'After it left')).runId).not.toBe(card.runId);
+    expect((await cardOfCall(runtime, 'create_ticket', 'Client gone')).runId).toBe(card.runId);
+    expect(
+      callsOf(fixture.upstream, 'create_ticket').some((each) => JSON.stringify(each).includes('gone')),
+    ).toBe(false);
+    await staying.close();
+    await gateway.stop();
+  }, 60_000);
 });

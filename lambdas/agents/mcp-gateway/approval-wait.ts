@@ -35,6 +35,8 @@ export interface ApprovalWaitOptions {
   readonly now: () => number;
   /** Called once the card exists and after each poll that found the run pending (progress). */
   readonly onPending?: (runId: string) => Promise<void>;
+  /** The client gave up (cancelled, disconnected): stop waiting, the run stays as it is. */
+  readonly signal?: AbortSignal;
 }
 
 /**
@@ -75,6 +77,8 @@ export async function submitAndAwaitApproval(
       const wait = Math.max(0, Math.min(options.pollSeconds, MAX_POLL_SECONDS, remainingSeconds));
       const polled = await api.getExternalRun({ path: { id: runId }, query: { wait } });
       if (!polled.ok || polled.body === undefined) return { kind: 'unavailable' };
+      // Nobody reads an answer now: the next call of the same call picks the run up where it is.
+      if (options.signal?.aborted) return { kind: 'waiting', runId };
       const answer = answerOf(runId, polled.body, request.arguments);
       if (answer.kind !== 'waiting' || remainingSeconds <= 0) return answer;
       await options.onPending?.(runId);

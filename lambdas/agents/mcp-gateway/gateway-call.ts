@@ -89,9 +89,15 @@ export class GatewayCallLedger {
 export async function callThroughGateway(
   dependencies: GatewayCallDependencies,
   call: { readonly tool: string; readonly arguments: Record<string, unknown> },
-  progress?: (message: string) => Promise<void>,
+  caller: {
+    /** Sends a progress notification, when the client gave a progress token. */
+    readonly progress?: (message: string) => Promise<void>;
+    /** Aborted when the client cancels the call or goes away. */
+    readonly signal?: AbortSignal;
+  } = {},
 ): Promise<GatewayToolResult> {
   const { settings, upstream, server } = dependencies;
+  const { progress, signal } = caller;
   if (Buffer.byteLength(JSON.stringify(call.arguments), 'utf8') > settings.maxArgumentBytes) {
     return errorResult(TEXTS.mcpGatewayArgumentsTooLarge(settings.maxArgumentBytes));
   }
@@ -128,6 +134,7 @@ export async function callThroughGateway(
         ...(progress
           ? { onPending: (runId: string) => progress(TEXTS.mcpGatewayWaitingProgress(runId)) }
           : {}),
+        ...(signal ? { signal } : {}),
       },
     );
     if (isFinal(answer)) dependencies.ledger.settle(identity);

@@ -285,7 +285,7 @@ function createGatewayServer(dependencies: GatewayCallDependencies): Server {
     return callThroughGateway(
       dependencies,
       { tool: request.params.name, arguments: request.params.arguments ?? {} },
-      progress,
+      { ...(progress ? { progress } : {}), signal: extra.signal },
     );
   });
   return mcp;
