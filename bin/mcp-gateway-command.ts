@@ -15,6 +15,7 @@ The machine client's secret is read from ${CLIENT_SECRET_VARIABLE}, the upstream
 any) from ${UPSTREAM_TOKEN_VARIABLE}.
 
   --host <address>              listen on this address (default 127.0.0.1)
+  --allowed-host <host:port>    another Host header to accept (repeatable), for a non-loopback --host
   --port <port>                 listen on this port (default 8788)
   --inbox-url <url>             where approvers open a card (default: the API's URL)
   --wait-seconds <n>            how long a call waits for a decision (default 45)
@@ -86,6 +87,7 @@ function readGatewayOptions(
       configuration: { type: 'string' },
       'inbox-url': { type: 'string' },
       host: { type: 'string' },
+      'allowed-host': { type: 'string', multiple: true },
       port: { type: 'string' },
       'wait-seconds': { type: 'string' },
       'poll-seconds': { type: 'string' },
@@ -129,6 +131,7 @@ function readGatewayOptions(
     ...optional('upstreamToken', upstreamToken === '' ? undefined : upstreamToken),
     ...optional('inboxUrl', values['inbox-url']),
     ...optional('host', values.host),
+    ...optional('allowedHosts', values['allowed-host']),
     ...optional('waitSeconds', number('wait-seconds')),
     ...optional('pollSeconds', number('poll-seconds')),
     ...optional('maxWaitingCalls', number('max-waiting-calls')),

@@ -8,6 +8,7 @@ import {
   callsOf,
   cardOfCall,
   cardsOfCall,
+  startGateway,
   statusWithHost,
   textOf,
   useGateways,
@@ -257,10 +258,17 @@ describe('the MCP approval gateway', () => {
       body: '{}',
     });
     const rebound = await statusWithHost(fixture.gateways.patient.url, 'attacker.example');
+    const port = new URL(fixture.gateways.patient.url).port;
+    const byName = await statusWithHost(fixture.gateways.patient.url, `LocalHost:${port}`);
+    const named = await startGateway(runtime, fixture.upstream, { allowedHosts: ['Gateway.Internal:8788'] });
+    const byListedName = await statusWithHost(named.url, 'gateway.internal:8788');
+    await named.stop();
 
-    // Assess
+    // Assess: a Host the gateway answers to (any case) reaches the transport
     expect(tooLarge.status).toBe(413);
     expect(wrongPath.status).toBe(404);
     expect(rebound).toBe(403);
+    expect(byName).not.toBe(403);
+    expect(byListedName).not.toBe(403);
   });
 });

@@ -43,6 +43,12 @@ export interface McpGatewayOptions {
   readonly host?: string;
   /** @default 0 (any free port) */
   readonly port?: number;
+  /**
+   * Further `Host` header values a request may carry (`gateway.internal:8788`), for a gateway on a
+   * non-loopback address; any other is refused (403), so a page on a rebound name cannot call it.
+   * @default - the listening address and port, and `localhost:<port>` on loopback
+   */
+  readonly allowedHosts?: readonly string[];
   /** How long a call waits for a decision before it answers "waiting for approval". @default 45 */
   readonly waitSeconds?: number;
   /** The longest long poll, after which progress goes out (1–25). @default 15 */
@@ -93,7 +99,11 @@ export async function startMcpGateway(options: McpGatewayOptions): Promise<McpGa
   const { port } = server.address() as AddressInfo;
   const authority = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
   // A browser page on another site must not reach the gateway by a name rebound to 127.0.0.1.
-  allowedHosts = isLoopbackHost(host) ? [authority, `localhost:${port}`] : [authority];
+  allowedHosts = [
+    authority,
+    ...(isLoopbackHost(host) ? [`localhost:${port}`] : []),
+    ...(options.allowedHosts ?? []).map((entry) => entry.toLowerCase()),
+  ];
   return {
     url: `http://${authority}${MCP_GATEWAY_PATH}`,
     stop: () =>
@@ -219,7 +229,7 @@ async function serveRequest(
   const path = new URL(request.url ?? '/', 'http://gateway').pathname;
   if (path !== MCP_GATEWAY_PATH)
     return answerError(response, 404, ErrorCode.InvalidRequest, 'Not found: use /mcp.');
-  if (!context.allowedHosts.includes(request.headers.host ?? '')) {
+  if (!context.allowedHosts.includes((request.headers.host ?? '').toLowerCase())) {
     return answerError(response, 403, ErrorCode.InvalidRequest, 'Host not allowed.');
   }
   let body: unknown;
