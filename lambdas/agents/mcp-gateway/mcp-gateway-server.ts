@@ -16,7 +16,8 @@ import type { McpServerConfiguration } from '../../core/tools/mcp/mcp-server-con
 import { isLoopbackHost } from '../../core/tools/mcp/reserved-hosts.js';
 import { clientCredentialsTokens } from '../client-credentials.js';
 import { APPROVAL_STATUS_TOOL, APPROVAL_STATUS_TOOL_LISTING, readApprovalStatus } from './approval-status.js';
-import { callThroughGateway, type GatewayCallDependencies, GatewayCallLedger } from './gateway-call.js';
+import { callThroughGateway, type GatewayCallDependencies } from './gateway-call.js';
+import { GatewayCallLedger } from './gateway-call-ledger.js';
 import { serveStatelessMcpRequest } from './stateless-mcp-request.js';
 import { offerUpstreamTools } from './upstream-tools.js';
 

@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  GatewayCallLedger,
-  type GatewayToolResult,
-} from '../../../lambdas/agents/mcp-gateway/gateway-call.js';
+import type { GatewayToolResult } from '../../../lambdas/agents/mcp-gateway/gateway-call.js';
+import { GatewayCallLedger } from '../../../lambdas/agents/mcp-gateway/gateway-call-ledger.js';
 
 const answer = (text: string): GatewayToolResult => ({ content: [{ type: 'text', text }] });
 
