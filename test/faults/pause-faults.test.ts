@@ -20,8 +20,8 @@ import {
 
 /** Which stored item a DynamoDB call writes or reads, told by its key and values. */
 const ITEMS = {
-  // The pause's one read: the run, its owner, its card and the turn's decision together.
-  pauseRead: (input: string) => input.includes('"CARD"') && input.includes('DECISION#'),
+  // The pause's read of the turn's decision (beside the run's and the card's, at once).
+  decisionRead: (input: string) => input.includes('DECISION#'),
   card: (input: string) => input.includes('"CARD"') && input.includes('sealedCard'),
   inboxEntry: (input: string) => input.includes('INBOX#'),
   runWaiting: (input: string) => input.includes('pendingToolNames') && input.includes('"waiting"'),
@@ -87,7 +87,7 @@ describe('a pause under faults', () => {
   }
 
   const cases = [
-    ['the pause read (run, owner, card, decision)', 'BatchGetItem', ITEMS.pauseRead],
+    ["the pause's read of the turn's decision", 'GetItem', ITEMS.decisionRead],
     ['the card', 'PutItem', ITEMS.card],
     ["the card's approver entry", 'PutItem', ITEMS.inboxEntry],
     ['the run moving to waiting', 'UpdateItem', ITEMS.runWaiting],
@@ -150,7 +150,7 @@ describe('a pause under faults', () => {
 
   it('never reopens a card whose turn was decided while its pause was retried: the retry carries the approval on', async () => {
     // Prepare: the first attempt put the card and failed marking the run waiting; the retry is held
-    // at its first read until an approver decided on the card the first attempt put.
+    // at its read of the turn's decision until an approver decided on the card the first attempt put.
     faults.push(
       injectFault(runtime.dynamo.client, {
         command: 'UpdateItem',
@@ -159,8 +159,8 @@ describe('a pause under faults', () => {
       }),
     );
     const retry = holdCall(runtime.dynamo.client, {
-      command: 'BatchGetItem',
-      matching: ITEMS.pauseRead,
+      command: 'GetItem',
+      matching: ITEMS.decisionRead,
       nth: 2,
     });
     faults.push(retry);
