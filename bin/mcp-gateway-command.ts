@@ -22,6 +22,7 @@ any) from ${UPSTREAM_TOKEN_VARIABLE}.
   --poll-seconds <n>            progress goes out this often while a call waits (default 15, at most 25)
   --max-waiting-calls <n>       calls waiting at once (default 16)
   --max-argument-bytes <n>      the largest arguments of a call, as JSON (default 65536)
+  --allow-edits                 approvers may edit a call's arguments before approving it
   --allow-loopback-upstream     local development: the upstream may be on 127.0.0.1 or localhost`;
 
 /** What `countersign mcp-gateway` needs of its process. */
@@ -94,6 +95,7 @@ function readGatewayOptions(
       'max-waiting-calls': { type: 'string' },
       'max-argument-bytes': { type: 'string' },
       'allow-loopback-upstream': { type: 'boolean' },
+      'allow-edits': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -137,5 +139,6 @@ function readGatewayOptions(
     ...optional('maxWaitingCalls', number('max-waiting-calls')),
     ...optional('maxArgumentBytes', number('max-argument-bytes')),
     ...optional('allowLoopbackUpstream', values['allow-loopback-upstream']),
+    ...optional('allowEdits', values['allow-edits']),
   };
 }

@@ -219,6 +219,8 @@ export const TEXTS = {
     `Waiting for approval: "${tool}" has not run. A person must countersign it first (run ${runId}, card ${cardUrl}). To get the decision, call "${tool}" again with the same arguments: the same run answers and no second card is made.`,
   mcpGatewayWaitingProgress: (runId: string) =>
     `Waiting for a person to countersign this call (run ${runId}).`,
+  mcpGatewayEdited: (tool: string, editor: string, approvedArguments: string) =>
+    `An approver (${editor}) changed the arguments of "${tool}" before approving it; it ran with ${approvedArguments}.`,
   mcpGatewayRejected: (tool: string, reason: string | undefined) =>
     `Not run: an approver rejected this call of "${tool}"${reason === undefined ? ' (the reason is not shown to callers)' : `: ${reason}`}.`,
   mcpGatewayNotDecided: (

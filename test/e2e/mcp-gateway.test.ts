@@ -19,6 +19,7 @@ describe('the MCP approval gateway', () => {
   const fixture = useGateways(runtime, {
     patient: { waitSeconds: 20, pollSeconds: 2 },
     hasty: { waitSeconds: 2, pollSeconds: 1 },
+    editing: { waitSeconds: 20, pollSeconds: 1, allowEdits: true },
   });
 
   it('offers the upstream’s tools under their names, marking only the read-only ones read-only', async () => {
@@ -97,6 +98,46 @@ describe('the MCP approval gateway', () => {
       status: 'decided',
       reports: [{ index: 0, outcome: 'succeeded', approved: true }],
     });
+  });
+
+  it('runs the arguments an approver edited, once another approved them, and tells the client so', async () => {
+    // Prepare
+    const pending = fixture.clients.editing.callTool({
+      name: 'create_ticket',
+      arguments: { title: 'Pritner jammed' },
+    });
+    const first = await cardOfCall(runtime, 'create_ticket', 'Pritner jammed');
+
+    // Act: the approver fixes the title; the edit is a fresh card another person approves
+    bodyOf(
+      await decide(runtime, first.runId, {
+        digest: first.digest,
+        decision: 'edit',
+        edits: [{ index: 0, arguments: { title: 'Printer jammed' } }],
+      }),
+      200,
+    );
+    const fresh = await cardOfCall(runtime, 'create_ticket', 'Printer jammed');
+    await decide(runtime, fresh.runId, { digest: fresh.digest, decision: 'approve' }, 'reviewer');
+    const result = await pending;
+
+    // Assess: the upstream got the approved arguments only, and the model reads that they changed
+    expect(first.pendingTools[0].editable).toBe(true);
+    expect(fresh.runId).toBe(first.runId);
+    expect(
+      callsOf(fixture.upstream, 'create_ticket').filter((each) => JSON.stringify(each).includes('jammed')),
+    ).toEqual([{ tool: 'create_ticket', arguments: { title: 'Printer jammed' } }]);
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: TEXTS.mcpGatewayEdited(
+          'create_ticket',
+          'approver',
+          JSON.stringify({ title: 'Printer jammed' }),
+        ),
+      },
+      { type: 'text', text: 'Created ticket T-9 "Printer jammed".' },
+    ]);
   });
 
   it('answers a rejection as an error with the approver’s reason, and never calls the upstream', async () => {

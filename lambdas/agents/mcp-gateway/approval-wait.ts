@@ -6,7 +6,8 @@ const MAX_POLL_SECONDS = 25;
 
 /** What countersign answered for one gateway call, read from its external run. */
 export type ApprovalAnswer =
-  | { kind: 'approved'; runId: string; arguments: Record<string, unknown> }
+  /** `editedBy`: an approver changed the arguments; `arguments` are theirs, the ones approved. */
+  | { kind: 'approved'; runId: string; arguments: Record<string, unknown>; editedBy?: string }
   /** Approved, and a report of it is on record: it ran already, it must not run twice. */
   | { kind: 'already-run'; runId: string; outcome: string }
   | { kind: 'rejected'; runId: string; reason?: string }
@@ -23,6 +24,8 @@ export interface ApprovalRequest {
   readonly clientKey: string;
   readonly tool: string;
   readonly effect: Exclude<DeclaredEffect, 'read'>;
+  /** Whether an approver may edit the arguments (the answer then carries the ones to run). */
+  readonly editable: boolean;
   readonly arguments: Record<string, unknown>;
   readonly summary: string;
 }
@@ -59,7 +62,9 @@ export async function submitAndAwaitApproval(
         configurationId: request.configurationId,
         clientKey: request.clientKey,
         summary: request.summary,
-        tools: [{ name: request.tool, effect: request.effect }],
+        tools: [
+          { name: request.tool, effect: request.effect, ...(request.editable ? { editable: true } : {}) },
+        ],
         calls: [{ tool: request.tool, arguments: request.arguments }],
       },
     });
@@ -116,8 +121,10 @@ export function answerOf(
   const report = view.reports.find((each) => each.index === 0);
   if (report !== undefined) return { kind: 'already-run', runId, outcome: report.outcome };
   // An answer that names the arguments to run (an approver's edit) is what was approved.
-  const approved = (call as { arguments?: Record<string, unknown> }).arguments;
-  return { kind: 'approved', runId, arguments: approved ?? submittedArguments };
+  if (call.arguments !== undefined) {
+    return { kind: 'approved', runId, arguments: call.arguments, editedBy: call.edited?.by ?? 'an approver' };
+  }
+  return { kind: 'approved', runId, arguments: submittedArguments };
 }
 
 /** The API's own 4xx message (it names the field, never a secret). */

@@ -26,6 +26,8 @@ export interface GatewayCallSettings {
   readonly pollSeconds: number;
   /** The largest arguments accepted, in bytes of JSON. */
   readonly maxArgumentBytes: number;
+  /** Whether approvers may edit a call's arguments before they approve it. */
+  readonly allowEdits: boolean;
 }
 
 export interface GatewayCallDependencies {
@@ -74,7 +76,16 @@ export async function callThroughGateway(
   // The effect is part of the call: a tool whose listing changed asks anew (the same key for another
   // turn would be refused), never under an approval given for less.
   const identity = createHash('sha256')
-    .update(canonicalJson([settings.configurationId, server.url, call.tool, effect, call.arguments]))
+    .update(
+      canonicalJson([
+        settings.configurationId,
+        server.url,
+        settings.allowEdits,
+        call.tool,
+        effect,
+        call.arguments,
+      ]),
+    )
     .digest('hex');
   const result = await dependencies.ledger.once(identity, async (clientKey) => {
     const answer = await submitAndAwaitApproval(
@@ -84,6 +95,7 @@ export async function callThroughGateway(
         clientKey,
         tool: call.tool,
         effect,
+        editable: settings.allowEdits,
         arguments: call.arguments,
         summary: TEXTS.mcpGatewaySummary(call.tool),
       },
@@ -128,7 +140,7 @@ async function resultOfAnswer(
 ): Promise<GatewayToolResult> {
   switch (answer.kind) {
     case 'approved':
-      return runApproved(dependencies, tool, answer.runId, answer.arguments);
+      return runApproved(dependencies, tool, answer);
     case 'already-run':
       return textResult(TEXTS.mcpGatewayAlreadyRun(tool, answer.runId, answer.outcome), false);
     case 'rejected':
@@ -150,12 +162,11 @@ async function resultOfAnswer(
 async function runApproved(
   dependencies: GatewayCallDependencies,
   tool: string,
-  runId: string,
-  approvedArguments: Record<string, unknown>,
+  approved: Extract<ApprovalAnswer, { kind: 'approved' }>,
 ): Promise<GatewayToolResult> {
   let result: GatewayToolResult;
   try {
-    const answered = await dependencies.upstream.callTool(dependencies.server, tool, approvedArguments);
+    const answered = await dependencies.upstream.callTool(dependencies.server, tool, approved.arguments);
     result = textResult(answered.text, answered.isError);
   } catch {
     result = errorResult(TEXTS.mcpGatewayUpstreamUnavailable(tool));
@@ -163,11 +174,14 @@ async function runApproved(
   // A report that does not arrive loses the audit line, not the result the client waits for.
   await dependencies.api
     .reportExternalExecution({
-      path: { id: runId },
+      path: { id: approved.runId },
       body: { reports: [{ index: 0, outcome: result.isError ? 'failed' : 'succeeded' }] },
     })
     .catch(() => undefined);
-  return result;
+  if (approved.editedBy === undefined) return result;
+  // The model must know it ran other arguments than it sent.
+  const note = TEXTS.mcpGatewayEdited(tool, approved.editedBy, JSON.stringify(approved.arguments));
+  return { ...result, content: [{ type: 'text', text: note }, ...result.content] };
 }
 
 function textResult(text: string, isError: boolean): GatewayToolResult {

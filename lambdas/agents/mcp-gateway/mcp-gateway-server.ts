@@ -58,6 +58,11 @@ export interface McpGatewayOptions {
   readonly maxWaitingCalls?: number;
   /** The largest arguments of one call, as JSON. @default 65536 */
   readonly maxArgumentBytes?: number;
+  /**
+   * Let approvers edit a call's arguments before they approve it; the upstream then runs theirs
+   * and the result says so. @default false
+   */
+  readonly allowEdits?: boolean;
   /** The largest HTTP request body. @default 1048576 */
   readonly maxRequestBytes?: number;
   /** @default globalThis.fetch, for the API and the token endpoint */
@@ -153,6 +158,7 @@ function createGatewayDependencies(options: McpGatewayOptions): GatewayCallDepen
       waitMs: positive(options.waitSeconds ?? 45, 'waitSeconds') * 1000,
       pollSeconds: Math.min(25, positive(options.pollSeconds ?? 15, 'pollSeconds')),
       maxArgumentBytes: positive(options.maxArgumentBytes ?? 64 * 1024, 'maxArgumentBytes'),
+      allowEdits: options.allowEdits === true,
     },
   };
 }
