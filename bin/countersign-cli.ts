@@ -184,8 +184,14 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       entry.kind === 'decision' && entry.approvers !== undefined
         ? ` (approvers: ${entry.approvers.join(', ')})`
         : '';
+    const calls =
+      entry.refusedCalls !== undefined
+        ? ` refusing calls ${entry.refusedCalls.join(', ')}`
+        : entry.editedCalls !== undefined
+          ? ` of calls ${entry.editedCalls.join(', ')}`
+          : '';
     io.print(
-      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${who}${approvers}${entry.signed ? '  signed' : ''}`,
+      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${calls}${who}${approvers}${entry.signed ? '  signed' : ''}`,
     );
   }
   if (verification.unsignedTail > 0) {
