@@ -76,12 +76,15 @@ describe('approver responses from receipt entries', () => {
     expect(metrics.calls).toEqual([
       ['ApproverResponseTime', 30_000, { approverGroup: 'marketing' }],
       ['ApproverRejects', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
       ['QuickApprovals', 0, { approverGroup: 'marketing' }],
       ['ApproverResponseTime', 60_000, { approverGroup: 'marketing' }],
       ['ApproverRejects', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
       ['QuickApprovals', 0, { approverGroup: 'marketing' }],
       ['ApproverResponseTime', 60_000, { approverGroup: EVERY_APPROVER_GROUP }],
       ['ApproverRejects', 1, { approverGroup: EVERY_APPROVER_GROUP }],
+      ['ApproverEdits', 0, { approverGroup: EVERY_APPROVER_GROUP }],
     ]);
     const listed = await responses.listResponses({
       from: new Date(0),
@@ -89,6 +92,53 @@ describe('approver responses from receipt entries', () => {
       limit: 10,
     });
     expect(listed.items).toHaveLength(3);
+  });
+});
+
+describe('edits in approver analytics (issue #25)', () => {
+  it('takes an edit as its editor’s response, flags it per group, and counts it apart from approvals and rejects', async () => {
+    // Prepare: the sample's k-of-n turn, then ana edits a call of turn 3
+    const dependencies = await createChainDependencies();
+    await recordSampleChain(dependencies, 'run-1', 'edit');
+    const entries = (await dependencies.chain.readEntries('run-1')) as ChainEntry[];
+    const metrics = recordingMetrics();
+    const responses = new InMemoryApproverResponseStore();
+
+    // Act
+    for (const entry of entries)
+      await recordApproverResponse({ responses, metrics, logger: silentLogger }, entry);
+    const listed = await responses.listResponses({
+      from: new Date(0),
+      to: new Date('2030-01-01'),
+      limit: 10,
+    });
+    const summary = summarizeApproverResponses(
+      [...listed.items, response({ approver: 'ana', outcome: 'reject', sequence: 9 })],
+      10,
+    );
+
+    // Assess
+    expect(listed.items.map((each) => [each.approver, each.outcome])).toEqual([
+      ['ana', 'approve'],
+      ['bo', 'approve'],
+      ['ana', 'edit'],
+    ]);
+    expect(metrics.calls.filter(([name]) => name === 'ApproverEdits')).toEqual([
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 1, { approverGroup: EVERY_APPROVER_GROUP }],
+    ]);
+    expect(metrics.calls.filter(([name]) => name === 'QuickApprovals')).toHaveLength(2);
+    expect(summary.approvers[0]).toMatchObject({
+      approver: 'ana',
+      responses: 3,
+      approvals: 1,
+      rejects: 1,
+      rejectRate: 0.333,
+      edits: 1,
+      editShare: 0.333,
+    });
+    expect(summary.approvers[1]).toMatchObject({ approver: 'bo', edits: 0, editShare: 0 });
   });
 });
 
@@ -119,6 +169,8 @@ describe('summarizeApproverResponses', () => {
         approvals: 3,
         rejects: 1,
         rejectRate: 0.25,
+        edits: 0,
+        editShare: 0,
         medianResponseSeconds: 3,
         p90ResponseSeconds: 90,
         quickApprovals: 2,

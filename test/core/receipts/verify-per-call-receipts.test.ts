@@ -2,7 +2,7 @@ import { createPublicKey } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendChainEntry } from '../../../lambdas/core/receipts/append-chain-entry.js';
-import { chainEntrySchema } from '../../../lambdas/core/receipts/chain-entry.js';
+import { chainEntrySchema, type SignedChainEntry } from '../../../lambdas/core/receipts/chain-entry.js';
 import { describeExpiryEntry } from '../../../lambdas/core/receipts/describe-chain-entries.js';
 import { hashEntry, signedContentOf, signedMessageOf } from '../../../lambdas/core/receipts/entry-hashes.js';
 import { verifyReceipt } from '../../../lambdas/core/receipts/verify-receipt.js';
@@ -121,7 +121,7 @@ describe('verifyReceipt on per-call decisions and edits', () => {
       // other edited arguments, another call edited
       { ...edit, edits: [{ ...firstEdit, argumentsHash: `sha256:${'2'.repeat(64)}` }] },
       { ...edit, edits: [{ ...firstEdit, index: 1 }] },
-    ].map((entry, index) => verify(replacing(index < 4 ? perCall : edited, 3, entry)));
+    ].map((entry, index) => verify(replacing(index < 4 ? perCall : edited, 3, entry as Json)));
 
     // Assess
     expect(outcomes.map((outcome) => outcome.kind === 'failed' && [outcome.check, outcome.entry])).toEqual([
@@ -142,7 +142,7 @@ describe('verifyReceipt on per-call decisions and edits', () => {
     // Prepare: the sample's first approval as version 1 wrote it (no choices), signed and linked
     const [approval] = perCall.entries as Entry[];
     const content = signedContentOf(
-      chainEntrySchema.parse({ ...approval, runId: 'run-mixed', schemaVersion: 1 }) as never,
+      chainEntrySchema.parse({ ...approval, runId: 'run-mixed', schemaVersion: 1 }) as SignedChainEntry,
     );
     const signature = Buffer.from(await dependencies.signer.sign(signedMessageOf(content))).toString(
       'base64',
