@@ -1,3 +1,4 @@
+import type { DecisionRecord } from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { refusal } from '../persisted-shape.js';
 import type { Clock } from '../ports.js';
@@ -79,6 +80,23 @@ export async function isDecisionOnChain(
 ): Promise<boolean> {
   const origin = decisionOrigin(turn);
   return (await readChain(store, runId)).some((entry) => originOf(entry) === origin);
+}
+
+/**
+ * Whether a decision on record still lacks its receipt entry (its request failed between the claim
+ * and the entry), so what may not sign (the probe, a retried pause) must not deliver or carry it
+ * on: the approver's repeat appends it. A cancel's entry is its run's, and a claim without a
+ * claim id was made before receipts were kept.
+ *
+ * @example
+ * if (await lacksDecisionEntry(chain, claim)) throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
+ */
+export async function lacksDecisionEntry(
+  store: ReceiptChainStore,
+  decision: Pick<DecisionRecord, 'runId' | 'turn' | 'decision' | 'claimId'>,
+): Promise<boolean> {
+  if (decision.decision === 'cancel' || decision.claimId === undefined) return false;
+  return !(await isDecisionOnChain(store, decision.runId, decision.turn));
 }
 
 const decisionOrigin = (turn: number): string => `decision:${turn}`;
