@@ -186,9 +186,9 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
         : '';
     const calls =
       entry.refusedCalls !== undefined
-        ? ` refusing calls ${entry.refusedCalls.join(', ')}`
+        ? ` refusing ${describeCalls(entry.refusedCalls)}`
         : entry.editedCalls !== undefined
-          ? ` of calls ${entry.editedCalls.join(', ')}`
+          ? ` of ${describeCalls(entry.editedCalls)}`
           : '';
     io.print(
       `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${calls}${who}${approvers}${entry.signed ? '  signed' : ''}`,
@@ -199,6 +199,11 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       `Note: the last ${verification.unsignedTail} entr${verification.unsignedTail === 1 ? 'y is' : 'ies are'} chained but not signed (a cancel or an expiry); see docs/receipts.md.`,
     );
   }
+}
+
+/** `call 1`, `calls 0, 2`: the calls an entry names, by index. */
+function describeCalls(indexes: readonly number[]): string {
+  return `${indexes.length === 1 ? 'call' : 'calls'} ${indexes.join(', ')}`;
 }
 
 /** The region of a key ARN (`arn:aws:kms:<region>:…`); an id or alias uses the SDK's default region. */
