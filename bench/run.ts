@@ -268,7 +268,7 @@ function printTable(measurements: readonly Measurement[]): void {
     );
     for (const { calls, samples } of measurement.variants.values()) {
       const share = measurement.variants.size === 1 ? '' : ` (${samples} of ${n} samples)`;
-      console.log(`    AWS calls: ${describeCalls(calls)}${share}`);
+      console.log(`    AWS calls: ${formatCallCounts(calls)}${share}`);
       const summary = `${reads(calls)} reads, ${writes(calls)} writes, ${service(calls, 'KMS')} KMS`;
       if (measurement.target) {
         const verdict = measurement.target.met(calls, measurement.durationsMs) ? 'met' : 'MISSED';
@@ -281,7 +281,7 @@ function printTable(measurements: readonly Measurement[]): void {
 }
 
 /** `DynamoDB GetItem 2, PutItem 1 | KMS Decrypt 1`. */
-function describeCalls(calls: Snapshot): string {
+function formatCallCounts(calls: Snapshot): string {
   const byService = new Map<string, string[]>();
   for (const [key, count] of Object.entries(calls)) {
     const [name = key, operation = ''] = key.split(':');

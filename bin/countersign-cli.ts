@@ -121,7 +121,7 @@ async function readReceipt(
   try {
     text = await io.readFile(path);
   } catch (error) {
-    return { kind: 'unreadable', message: `Could not read ${path}: ${describeFileError(error)}.` };
+    return { kind: 'unreadable', message: `Could not read ${path}: ${formatFileError(error)}.` };
   }
   try {
     return { kind: 'read', json: JSON.parse(text) as unknown };
@@ -156,7 +156,7 @@ async function readKey(
   } catch (error) {
     return {
       kind: 'unreadable',
-      message: `Could not read the public key ${path}: ${describeFileError(error)}.`,
+      message: `Could not read the public key ${path}: ${formatFileError(error)}.`,
     };
   }
   let publicKey: KeyObject;
@@ -186,9 +186,9 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
         : '';
     const calls =
       entry.refusedCalls !== undefined
-        ? ` refusing ${describeCalls(entry.refusedCalls)}`
+        ? ` refusing ${formatCalls(entry.refusedCalls)}`
         : entry.editedCalls !== undefined
-          ? ` of ${describeCalls(entry.editedCalls)}`
+          ? ` of ${formatCalls(entry.editedCalls)}`
           : '';
     io.print(
       `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${calls}${who}${approvers}${entry.signed ? '  signed' : ''}`,
@@ -202,7 +202,7 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
 }
 
 /** `call 1`, `calls 0, 2`: the calls an entry names, by index. */
-function describeCalls(indexes: readonly number[]): string {
+function formatCalls(indexes: readonly number[]): string {
   return `${indexes.length === 1 ? 'call' : 'calls'} ${indexes.join(', ')}`;
 }
 
@@ -216,7 +216,7 @@ function isFileError(error: unknown): error is NodeJS.ErrnoException {
   return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string';
 }
 
-function describeFileError(error: unknown): string {
+function formatFileError(error: unknown): string {
   if (!isFileError(error)) return 'unreadable';
   if (error.code === 'ENOENT') return 'no such file';
   if (error.code === 'EACCES') return 'permission denied';

@@ -19,7 +19,7 @@ import {
 } from '../lambdas/core/policy/policy-replay.js';
 import { type ReplayDependencies, replayRecordedDecisions } from '../lambdas/core/policy/replay-decisions.js';
 import { silentLogger } from '../lambdas/core/ports.js';
-import { describeSchemaIssues } from '../lambdas/core/schema-messages.js';
+import { formatSchemaIssues } from '../lambdas/core/schema-messages.js';
 import { LocalDataDirectory } from '../lambdas/local/local-data-directory.js';
 import { startLocalDynamo } from '../lambdas/local/local-dynamo.js';
 
@@ -139,7 +139,7 @@ async function readProposal(
   if (!parsed.success) {
     return {
       kind: 'refused',
-      message: `The proposed policy ${path} is not valid: ${describeSchemaIssues(parsed.error.issues)}.`,
+      message: `The proposed policy ${path} is not valid: ${formatSchemaIssues(parsed.error.issues)}.`,
     };
   }
   return { kind: 'read', proposal: parsed.data };
@@ -246,7 +246,7 @@ async function printReplay(
       io.print(
         `  run ${decision.runId} turn ${decision.turn}  ${decision.decidedAt}  ${decision.configurationId}  ${decision.decision === 'approve' ? 'approved' : 'rejected'} by ${decision.decidedBy}`,
       );
-      for (const finding of decision.findings) io.print(`    - ${describeFinding(finding)}`);
+      for (const finding of decision.findings) io.print(`    - ${formatFinding(finding)}`);
     }
   }
   if (options.json) {
@@ -263,7 +263,7 @@ async function printReplay(
   );
 }
 
-function describeFinding(finding: ReplayFinding): string {
+function formatFinding(finding: ReplayFinding): string {
   switch (finding.kind) {
     case 'refused':
       return 'refused: four-eyes (the run’s owner approved it)';

@@ -73,7 +73,7 @@ export async function runSkillsCli(args: readonly string[], io: SkillsCliIo): Pr
       answer = await operation();
     } catch (error) {
       io.printError(
-        `Could not reach ${url}/admin/skills: ${describeNetworkError(error)}. Is the server running there?`,
+        `Could not reach ${url}/admin/skills: ${formatNetworkError(error)}. Is the server running there?`,
       );
       return { kind: 'failed' };
     }
@@ -217,7 +217,7 @@ function requestBytes(body: unknown): number {
 }
 
 /** The reason a request never got an answer (connection refused, unknown host), without a stack. */
-function describeNetworkError(error: unknown): string {
+function formatNetworkError(error: unknown): string {
   const cause = (error as { cause?: { code?: unknown; message?: unknown } } | undefined)?.cause;
   if (typeof cause?.code === 'string') return cause.code;
   if (typeof cause?.message === 'string') return cause.message;

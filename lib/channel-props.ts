@@ -8,7 +8,7 @@ import {
   slackRouteSchema,
   slackRoutesSchema,
 } from '../lambdas/core/channels/slack-routes.js';
-import { describeSchemaIssues } from '../lambdas/core/schema-messages.js';
+import { formatSchemaIssues } from '../lambdas/core/schema-messages.js';
 import { invalidProp } from './validation-error.js';
 
 /** Where a card is posted in Slack (docs/approvers.md, "Slack"). */
@@ -95,7 +95,7 @@ function resolveSlack(
     if (!parsed.success) {
       throw invalidProp(
         scope,
-        `channels.slack.routes[${index}] ${JSON.stringify(route)} is invalid: ${describeSchemaIssues(parsed.error.issues.slice(0, 1))}; use e.g. { channelId: 'C0123456789', approverGroup: 'finance' }.`,
+        `channels.slack.routes[${index}] ${JSON.stringify(route)} is invalid: ${formatSchemaIssues(parsed.error.issues.slice(0, 1))}; use e.g. { channelId: 'C0123456789', approverGroup: 'finance' }.`,
       );
     }
   }

@@ -8,7 +8,7 @@ import {
   type ModelPrices,
   modelPricesSchema,
 } from '../lambdas/core/generation/model-prices.js';
-import { describeSchemaIssues } from '../lambdas/core/schema-messages.js';
+import { formatSchemaIssues } from '../lambdas/core/schema-messages.js';
 import { validateExternalIdentityProvider } from './auth.js';
 import type { CountersignFunctionsProps } from './countersign-functions.js';
 import {
@@ -144,7 +144,7 @@ function validateModelPrices(
   const [issue] = parsed.error.issues;
   throw invalidProp(
     scope,
-    `modelPrices.${issue?.path.map(String).join('.') ?? ''} is invalid (${describeSchemaIssues(parsed.error.issues.slice(0, 1))}); give each model id { inputPerMillionTokens, outputPerMillionTokens } in US dollars, e.g. { 'my-model': { inputPerMillionTokens: 3, outputPerMillionTokens: 15 } }.`,
+    `modelPrices.${issue?.path.map(String).join('.') ?? ''} is invalid (${formatSchemaIssues(parsed.error.issues.slice(0, 1))}); give each model id { inputPerMillionTokens, outputPerMillionTokens } in US dollars, e.g. { 'my-model': { inputPerMillionTokens: 3, outputPerMillionTokens: 15 } }.`,
   );
 }
 

@@ -5,12 +5,12 @@ import type { BuildOptions as EsbuildOptions } from 'esbuild';
 import { RUNBOOK_MARKDOWN_DEFINE } from '../lambdas/handlers/http/runbook-page.js';
 import { resolveProjectPath } from './project-path.js';
 import {
-  describeEncryptionSdkAliases,
-  describeEncryptionSdkSideModule,
-  describeMcpClientSideModules,
-  describeS3ClientSideModule,
-  describeSignInLibrarySideModule,
-  describeTokenizerSideModule,
+  computeEncryptionSdkAliases,
+  computeEncryptionSdkSideModule,
+  computeMcpClientSideModules,
+  computeS3ClientSideModule,
+  computeSignInLibrarySideModule,
+  computeTokenizerSideModule,
   type SideModule,
 } from './side-modules.js';
 
@@ -62,9 +62,9 @@ export interface HandlerBundleSettings {
  * of the handlers' dependencies installed.
  *
  * @example
- * describeBundleFormat().target; // 'node24'
+ * computeBundleFormat().target; // 'node24'
  */
-function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
+function computeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFields' | 'banner'> {
   return {
     target: LAMBDA_RUNTIME.name.replace(/^nodejs(\d+)\.x$/, 'node$1'),
     mainFields: ['module', 'main'],
@@ -74,7 +74,7 @@ function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFie
 
 /**
  * The handler bundle settings for a team tools module. The AWS Encryption SDK is a side
- * module (`describeEncryptionSdkSideModule`), kept small without changing what runs:
+ * module (`computeEncryptionSdkSideModule`), kept small without changing what runs:
  * - `@aws-crypto/client-node` ships an ES module build but no `module` field, so esbuild would
  *   take its CommonJS index, which requires every keyring (RSA, hierarchical, caching) and
  *   tree-shakes nothing; the side module's entry (lib/bundling/encryption-sdk.ts) names the
@@ -88,21 +88,21 @@ function describeBundleFormat(): Pick<HandlerBundleSettings, 'target' | 'mainFie
  *   `new BN(bytes)`, `toArray()` and `toString(10)`, which both majors share, so one copy ships.
  *
  * @example
- * describeHandlerBundle(resolveProjectPath('lambdas/tools/no-team-tools.ts')).aliases;
+ * computeHandlerBundleSettings(resolveProjectPath('lambdas/tools/no-team-tools.ts')).aliases;
  */
-export function describeHandlerBundle(toolsModulePath: string): HandlerBundleSettings {
-  const tokenizer = describeTokenizerSideModule();
-  const mcpClient = describeMcpClientSideModules();
-  const encryptionSdk = describeEncryptionSdkSideModule();
-  const s3Client = describeS3ClientSideModule();
-  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client, describeSignInLibrarySideModule()];
+export function computeHandlerBundleSettings(toolsModulePath: string): HandlerBundleSettings {
+  const tokenizer = computeTokenizerSideModule();
+  const mcpClient = computeMcpClientSideModules();
+  const encryptionSdk = computeEncryptionSdkSideModule();
+  const s3Client = computeS3ClientSideModule();
+  const sideModules = [tokenizer, encryptionSdk, ...mcpClient, s3Client, computeSignInLibrarySideModule()];
   return {
-    ...describeBundleFormat(),
+    ...computeBundleFormat(),
     externalModules: sideModules.map((module) => module.importPath),
     sideModules,
     aliases: {
       [TEAM_TOOLS_ALIAS]: toolsModulePath,
-      ...describeEncryptionSdkAliases(),
+      ...computeEncryptionSdkAliases(),
     },
   };
 }
@@ -132,7 +132,7 @@ function createSideModuleEsbuildOptions(module: SideModule, settings: HandlerBun
 }
 
 /**
- * Builds the side modules of `describeHandlerBundle` beside a bundle written to `directory`,
+ * Builds the side modules of `computeHandlerBundleSettings` beside a bundle written to `directory`,
  * when the bundle imports them: the one way they are built, at synth (lib/handler-assets.ts),
  * by `npm run build`, the bench and the tests. Returns the files built.
  *
@@ -147,7 +147,7 @@ export function buildSideModulesBeside(
   bundleText: string,
   toolsModulePath: string,
 ): string[] {
-  const settings = describeHandlerBundle(toolsModulePath);
+  const settings = computeHandlerBundleSettings(toolsModulePath);
   const built: string[] = [];
   for (const module of settings.sideModules) {
     if (!bundleText.includes(module.importPath)) continue;
@@ -203,7 +203,7 @@ export async function buildSideModules(
  * @internal
  */
 export function createEsbuildOptions(entryPath: string, toolsModulePath: string): EsbuildOptions {
-  const settings = describeHandlerBundle(toolsModulePath);
+  const settings = computeHandlerBundleSettings(toolsModulePath);
   return {
     ...createBundleFormatOptions(),
     entryPoints: [entryPath],
@@ -218,7 +218,7 @@ export function createEsbuildOptions(entryPath: string, toolsModulePath: string)
 
 /**
  * The esbuild options every handler-like bundle shares (a handler, a team tools module): one
- * minified ES module for Node with `describeBundleFormat`'s target, module fields and shim.
+ * minified ES module for Node with `computeBundleFormat`'s target, module fields and shim.
  *
  * @example
  * esbuild.buildSync({ ...createBundleFormatOptions(), entryPoints: [toolsModulePath], external: [], outfile });
@@ -226,7 +226,7 @@ export function createEsbuildOptions(entryPath: string, toolsModulePath: string)
  * @internal
  */
 export function createBundleFormatOptions(): EsbuildOptions {
-  const format = describeBundleFormat();
+  const format = computeBundleFormat();
   return {
     bundle: true,
     platform: 'node',

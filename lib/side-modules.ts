@@ -53,9 +53,9 @@ export const NODE_BUILTIN_ALIASES: Readonly<Record<string, string>> = {
 
 /**
  * The aliases the Encryption SDK's code needs wherever it is bundled, in its side module and in
- * the handlers (lib/functions.ts, `describeHandlerBundle`, says why each).
+ * the handlers (lib/functions.ts, `computeHandlerBundleSettings`, says why each).
  */
-export function describeEncryptionSdkAliases(): Readonly<Record<string, string>> {
+export function computeEncryptionSdkAliases(): Readonly<Record<string, string>> {
   return {
     'readable-stream': resolveProjectPath('lib/bundling/readable-stream.ts'),
     'bn.js': resolveEncryptionSdkBigNumber(),
@@ -73,7 +73,7 @@ export function describeEncryptionSdkAliases(): Readonly<Record<string, string>>
  * so the side module carries no copy of the AWS SDK core. 578 KB became 160 KB, and its first
  * load with the first KMS call about half as dear (README, Benchmark, first request).
  */
-export function describeEncryptionSdkSideModule(): SideModule {
+export function computeEncryptionSdkSideModule(): SideModule {
   return {
     importPath: '@aws-crypto/client-node',
     entryPath: resolveProjectPath('lib/bundling/encryption-sdk.ts'),
@@ -86,7 +86,7 @@ export function describeEncryptionSdkSideModule(): SideModule {
     }),
     handlerLike: {
       aliases: {
-        ...describeEncryptionSdkAliases(),
+        ...computeEncryptionSdkAliases(),
         '@aws-sdk/client-kms': resolveProjectPath('lib/bundling/no-default-kms-client.ts'),
       },
     },
@@ -99,12 +99,12 @@ export function describeEncryptionSdkSideModule(): SideModule {
  * `import()`, cost each cold start ~10 ms of parsing (`npm run bench`). Built like a handler
  * (module-first fields, the built-in aliases); it carries its own copy of the SDK core.
  */
-export function describeS3ClientSideModule(): SideModule {
+export function computeS3ClientSideModule(): SideModule {
   const packageJson = requireFromHere.resolve('@aws-sdk/client-s3/package.json');
   const entryPath = join(dirname(packageJson), 'dist-es', 'index.js');
   if (!existsSync(entryPath)) {
     throw new Error(
-      `@aws-sdk/client-s3 has no ES module build at ${entryPath}; update describeS3ClientSideModule in lib/side-modules.ts to the layout of the installed version.`,
+      `@aws-sdk/client-s3 has no ES module build at ${entryPath}; update computeS3ClientSideModule in lib/side-modules.ts to the layout of the installed version.`,
     );
   }
   return {
@@ -129,7 +129,7 @@ export function describeS3ClientSideModule(): SideModule {
  * steps its evaluation. Each side module bundles its own copy of what the two share: they
  * talk through the transport interface with plain JSON-RPC objects.
  */
-export function describeMcpClientSideModules(): SideModule[] {
+export function computeMcpClientSideModules(): SideModule[] {
   // The package's exports map `package.json` into dist/cjs; its root is above `dist`.
   const resolved = requireFromHere.resolve('@modelcontextprotocol/sdk/client/index.js');
   const packageRoot = resolved.slice(0, resolved.lastIndexOf(`${sep}dist${sep}`));
@@ -145,7 +145,7 @@ export function describeMcpClientSideModules(): SideModule[] {
     const entryPath = join(packageRoot, 'dist', 'esm', 'client', `${name}.js`);
     if (!existsSync(entryPath)) {
       throw new Error(
-        `@modelcontextprotocol/sdk has no ES module build at ${entryPath}; update describeMcpClientSideModules in lib/side-modules.ts to the layout of the installed version.`,
+        `@modelcontextprotocol/sdk has no ES module build at ${entryPath}; update computeMcpClientSideModules in lib/side-modules.ts to the layout of the installed version.`,
       );
     }
     return {
@@ -164,7 +164,7 @@ export function describeMcpClientSideModules(): SideModule[] {
  * browser. The handler only reads it (lambdas/handlers/http/sign-in-library.ts), so it costs the
  * inbox function nothing at cold start.
  */
-export function describeSignInLibrarySideModule(): SideModule {
+export function computeSignInLibrarySideModule(): SideModule {
   const entryPath = requireFromHere.resolve('oauth4webapi');
   return {
     importPath: 'oauth4webapi',
@@ -177,12 +177,12 @@ export function describeSignInLibrarySideModule(): SideModule {
 }
 
 /** The cl100k tokenizer, shipped beside the bundle (its ES module build). */
-export function describeTokenizerSideModule(): SideModule {
+export function computeTokenizerSideModule(): SideModule {
   const packageJson = requireFromHere.resolve('gpt-tokenizer/package.json');
   const entryPath = join(dirname(packageJson), 'esm', 'encoding', 'cl100k_base.js');
   if (!existsSync(entryPath)) {
     throw new Error(
-      `gpt-tokenizer has no ES module build at ${entryPath}; update describeTokenizerSideModule in lib/side-modules.ts to the layout of the installed version.`,
+      `gpt-tokenizer has no ES module build at ${entryPath}; update computeTokenizerSideModule in lib/side-modules.ts to the layout of the installed version.`,
     );
   }
   return {

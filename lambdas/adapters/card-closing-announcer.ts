@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../core/errors.js';
+import { nameErrorClass } from '../core/errors.js';
 import type { Clock, Logger, Metrics, RunNotifier, RunRepository } from '../core/ports.js';
 
 /**
@@ -40,7 +40,7 @@ export function announceClosedCards(
       dependencies.logger.error('card closed event failed', {
         runId,
         because,
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
       });
       dependencies.metrics.count('CardEventFailures');
     }

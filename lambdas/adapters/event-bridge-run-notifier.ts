@@ -21,9 +21,9 @@ function loadEventBridgeClient(): Promise<typeof import('@aws-sdk/client-eventbr
  * card after sign-in). No arguments, no previews, no token.
  *
  * @example
- * describeAwaitingApproval(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
+ * buildAwaitingApprovalDetail(event, 'https://abc.execute-api.eu-west-1.amazonaws.com/').cardUrl;
  */
-export function describeAwaitingApproval(
+export function buildAwaitingApprovalDetail(
   event: AwaitingApprovalEvent,
   inboxUrl: string | undefined,
 ): AwaitingApprovalEvent & { cardUrl?: string } {
@@ -66,7 +66,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
   public async runAwaitingApproval(event: AwaitingApprovalEvent): Promise<void> {
     await this.put(
       NOTIFICATION_DETAIL_TYPES.awaitingApproval,
-      describeAwaitingApproval(event, this.options.inboxUrl),
+      buildAwaitingApprovalDetail(event, this.options.inboxUrl),
     );
   }
 

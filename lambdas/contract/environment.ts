@@ -5,7 +5,7 @@ import { ENDED_RUN_RETENTION_DAYS_DEFAULT } from '../core/limits.js';
 import { DEFAULT_POLICY_FLOOR, policyFloorSchema } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, identityGroupGrantsSchema } from '../core/principal.js';
 import { PRINCIPAL_QUOTA_DEFAULTS, principalQuotasSchema } from '../core/quotas/principal-quotas.js';
-import { describeSchemaIssues } from '../core/schema-messages.js';
+import { formatSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import { normalizeMcpAllowedHost } from '../core/tools/mcp/mcp-host-policy.js';
 import { inboxSignInSchema } from './inbox-sign-in.js';
@@ -36,7 +36,7 @@ export function parseIdentityGroupGrants(
   }
   const parsed = identityGroupGrantsSchema.safeParse(json);
   if (parsed.success) return { kind: 'valid', mapping: parsed.data };
-  return { kind: 'invalid', problem: describeSchemaIssues(parsed.error.issues.slice(0, 1)) };
+  return { kind: 'invalid', problem: formatSchemaIssues(parsed.error.issues.slice(0, 1)) };
 }
 
 const identityGroupGrantsVariable = z.pipe(

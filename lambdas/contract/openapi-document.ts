@@ -16,8 +16,8 @@ import {
 } from './operations.js';
 import { EXTERNAL_RUNS_SCOPE, ROUTES, type RouteAuth } from './routes.js';
 import {
+  cardCallViewSchema,
   cardViewSchema,
-  pendingToolSchema,
   runEventSchema,
   runViewSchema,
   unopenableCardSchema,
@@ -112,7 +112,7 @@ export function createOpenApiDocument(options: { version: string }): ReturnType<
         ErrorBody: errorBodySchema,
         GatewayErrorBody: gatewayErrorBodySchema,
         RunView: runViewSchema,
-        PendingTool: pendingToolSchema,
+        PendingTool: cardCallViewSchema,
         InboxCard: cardViewSchema,
         UnopenableCard: unopenableCardSchema,
         [RUN_EVENT_SCHEMA_NAME]: runEventSchema,

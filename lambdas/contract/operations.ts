@@ -46,7 +46,7 @@ import {
   historyQuerySchema,
   inboxPageSchema,
   inboxQuerySchema,
-  pendingCallSchema,
+  pendingCallViewSchema,
   recordedActSchema,
   redriveResponseSchema,
   runAuditSchema,
@@ -307,7 +307,7 @@ export const OPERATIONS = {
     success: {
       200: {
         description: 'The call with its whole arguments.',
-        json: pendingCallSchema,
+        json: pendingCallViewSchema,
         html: 'The escaped block that replaces the excerpt on the inbox page.',
       },
     },

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { PendingToolView, PreviewView } from '../core/approvals/build-pending-tools.js';
+import type { CardCallView, PreviewView } from '../core/approvals/build-card-call-views.js';
 import type { CardView } from '../core/approvals/card-reader.js';
 import { approverGroupSchema } from '../core/approvals/card-routing.js';
 import type { PendingCallView } from '../core/approvals/read-pending-call.js';
@@ -41,8 +41,11 @@ export const previewSchema = z.discriminatedUnion('status', [
   z.object({ status: z.literal('none'), message: z.string() }),
 ]);
 
-/** One pending call as every surface shows it (docs/previews.md): arguments or their excerpt, and its preview. */
-export const pendingToolSchema = z.object({
+/**
+ * One call of a card as every surface shows it (docs/previews.md): arguments or their excerpt, and
+ * its preview. The API keeps its names: the `pendingTools` entries, the `PendingTool` component.
+ */
+export const cardCallViewSchema = z.object({
   index: count,
   tool: z.string(),
   arguments: z.unknown(),
@@ -134,7 +137,7 @@ export const cardViewSchema = z.object({
   pausedAt: z.string(),
   expiresAt: z.string(),
   digest: z.string(),
-  pendingTools: z.array(pendingToolSchema),
+  pendingTools: z.array(cardCallViewSchema),
   approvals: z.optional(approvalsSchema),
   approveRefusal: z.optional(z.string()),
   approverGroups: z.optional(z.array(z.string())),
@@ -273,7 +276,8 @@ export const awayResponseSchema = z.object({
   ),
 });
 
-export const pendingCallSchema = z.object({
+/** GET /runs/{id}/calls/{index}: one pending call's full arguments, at the turn and digest it waits on. */
+export const pendingCallViewSchema = z.object({
   runId: z.string(),
   turn: count,
   digest: z.string(),
@@ -395,7 +399,7 @@ type Without<Value, Key extends PropertyKey> = Value extends unknown ? Omit<Valu
 /** Compile-time agreement of each response schema with the type its handler answers. */
 export type ResponseShapesAgree = [
   Agrees<SameShape<z.output<typeof previewSchema>, PreviewView>>,
-  Agrees<SameShape<z.output<typeof pendingToolSchema>, PendingToolView>>,
+  Agrees<SameShape<z.output<typeof cardCallViewSchema>, CardCallView>>,
   Agrees<SameShape<z.output<typeof unopenableCardSchema>, UnopenableCard>>,
   Agrees<SameShape<z.output<typeof runViewSchema>, RunView>>,
   Agrees<SameShape<z.output<typeof cardViewSchema>, CardView>>,
@@ -405,7 +409,7 @@ export type ResponseShapesAgree = [
   Agrees<
     SameShape<z.output<typeof decidedSchema> | z.output<typeof approvalRecordedSchema>, DecisionOutcome>
   >,
-  Agrees<SameShape<z.output<typeof pendingCallSchema>, PendingCallView>>,
+  Agrees<SameShape<z.output<typeof pendingCallViewSchema>, PendingCallView>>,
   Agrees<SameShape<z.output<typeof awayResponseSchema>, AwayOutcome>>,
   Agrees<SameShape<z.output<typeof runEventSchema>, RunEvent>>,
   Agrees<SameShape<z.output<typeof generationResponseSchema>, Without<GenerationOutcome, 'kind'>>>,

@@ -99,9 +99,9 @@ const ERROR_CLASS_NAME = /^[A-Za-z_$][A-Za-z0-9_$]{0,63}$/;
  * not a class, and shows as `Error`.
  *
  * @example
- * describeErrorClass(Object.assign(new Error('x'), { name: 'PreviewTimeout' })) // 'PreviewTimeout'
+ * nameErrorClass(Object.assign(new Error('x'), { name: 'PreviewTimeout' })) // 'PreviewTimeout'
  */
-export function describeErrorClass(error: unknown): string {
+export function nameErrorClass(error: unknown): string {
   if (error instanceof Error) {
     const name: unknown = error.name;
     return typeof name === 'string' && ERROR_CLASS_NAME.test(name) ? name : 'Error';

@@ -20,9 +20,9 @@ export interface SchemaProblem {
  * is named by its own path (at whatever depth), with any other unknown keys beside it.
  *
  * @example
- * describeSchemaIssue(error.issues[0], 'body'); // { path: 'body.owner', message: 'unknown field' }
+ * formatSchemaIssue(error.issues[0], 'body'); // { path: 'body.owner', message: 'unknown field' }
  */
-export function describeSchemaIssue(issue: $ZodIssue | undefined, prefix = ''): SchemaProblem {
+export function formatSchemaIssue(issue: $ZodIssue | undefined, prefix = ''): SchemaProblem {
   const unknownKey = issue?.code === 'unrecognized_keys' ? issue.keys[0] : undefined;
   const path = [prefix, ...(issue?.path ?? []).map(String), ...(unknownKey === undefined ? [] : [unknownKey])]
     .filter(Boolean)
@@ -37,10 +37,10 @@ export function describeSchemaIssue(issue: $ZodIssue | undefined, prefix = ''): 
 }
 
 /** Every issue of a failed parse on one line: `A: message; B.c: message`. */
-export function describeSchemaIssues(issues: readonly $ZodIssue[], prefix = ''): string {
+export function formatSchemaIssues(issues: readonly $ZodIssue[], prefix = ''): string {
   return issues
     .map((issue) => {
-      const problem = describeSchemaIssue(issue, prefix);
+      const problem = formatSchemaIssue(issue, prefix);
       return `${problem.path}: ${problem.message}`;
     })
     .join('; ');

@@ -253,7 +253,7 @@ export const TEXTS = {
   channelNothingRuns: 'Nothing on this card can run: it can only be rejected.',
   channelApprove: 'Approve',
   channelReject: 'Reject',
-  channelOpenCard: 'Open the card',
+  channelCardLink: 'Open the card',
   channelDecided: (
     decision: 'approve' | 'reject' | 'edit',
     by: string,

@@ -15,7 +15,7 @@ import type { InboxSignIn } from '../contract/inbox-sign-in.js';
 import type { PolicyFloor } from '../core/policy/policy-floor.js';
 import { type IdentityGroupGrants, OWN_GROUP_GRANTS } from '../core/principal.js';
 import type { PrincipalQuotas } from '../core/quotas/principal-quotas.js';
-import { describeSchemaIssues } from '../core/schema-messages.js';
+import { formatSchemaIssues } from '../core/schema-messages.js';
 import { resolveSkillsMaxBytes } from '../core/skills/compose-skills.js';
 import type { McpHostPolicy } from '../core/tools/mcp/mcp-host-policy.js';
 
@@ -37,7 +37,7 @@ function parseConfiguration<Schema extends zc.$ZodType>(
 ): z.infer<Schema> {
   const parsed = z.safeParse(schema, value);
   if (parsed.success) return parsed.data;
-  const problems = describeSchemaIssues(parsed.error.issues, variable);
+  const problems = formatSchemaIssues(parsed.error.issues, variable);
   throw new Error(`countersign configuration is invalid: ${problems}`);
 }
 

@@ -14,7 +14,7 @@ import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-director
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
 import { EmbeddedMetrics } from '../adapters/embedded-metrics.js';
 import { EnvelopeSealer } from '../adapters/envelope-sealer.js';
-import { describeAwaitingApproval } from '../adapters/event-bridge-run-notifier.js';
+import { buildAwaitingApprovalDetail } from '../adapters/event-bridge-run-notifier.js';
 import { LocalKeyring } from '../adapters/local-keyring.js';
 import { LocalReceiptSigner } from '../adapters/local-receipt-signer.js';
 import { EnvironmentMcpSecrets } from '../adapters/mcp/environment-mcp-secrets.js';
@@ -158,7 +158,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   const notifier: RunNotifier = {
     async runAwaitingApproval(event) {
       calls.record('EventBridge', 'PutEvents');
-      const detail = describeAwaitingApproval(event, inboxUrl);
+      const detail = buildAwaitingApprovalDetail(event, inboxUrl);
       notifications.push(detail);
       logger.info('Run Awaiting Approval', {
         runId: event.runId,

@@ -6,7 +6,7 @@ import { SesMailSender } from '../adapters/ses-mail-sender.js';
 import { SlackWebApi } from '../adapters/slack/slack-web-api.js';
 import { cardPageUrl } from '../contract/card-address.js';
 import type { SlackRoute } from '../core/channels/slack-routes.js';
-import { describeErrorClass } from '../core/errors.js';
+import { nameErrorClass } from '../core/errors.js';
 import type { RunDependencies } from '../core/run-dependencies.js';
 import {
   type ChannelEvent,
@@ -117,7 +117,7 @@ export function startLocalChannels(
         const delivery = target(event).catch((error: unknown) =>
           dependencies.logger.error('channel event failed', {
             detailType: event['detail-type'],
-            errorClass: describeErrorClass(error),
+            errorClass: nameErrorClass(error),
           }),
         );
         pending.add(delivery);

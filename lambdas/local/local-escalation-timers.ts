@@ -1,5 +1,5 @@
 import type { EscalationTimer } from '../core/approvals/escalation-ladder.js';
-import { describeErrorClass } from '../core/errors.js';
+import { nameErrorClass } from '../core/errors.js';
 import type { Clock, EscalationTimers, Logger } from '../core/ports.js';
 
 /** Node's longest timeout (about 24.8 days); a later time is reached in hops. */
@@ -67,7 +67,7 @@ export class LocalEscalationTimers implements EscalationTimers {
       this.options.logger.warn('escalation timer delivery failed', {
         runId: timer.runId,
         attempt,
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
       });
       if (this.stopped || attempt >= DELIVERY_ATTEMPTS) {
         this.armed.delete(key);

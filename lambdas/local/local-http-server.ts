@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
 import type { RouteAuth } from '../contract/routes.js';
-import { CountersignError, describeErrorClass } from '../core/errors.js';
+import { CountersignError, nameErrorClass } from '../core/errors.js';
 import { readBearerToken, type ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';
 import { TEXTS } from '../core/texts.js';
@@ -155,13 +155,13 @@ export class LocalHttpServer {
         if (request.destroyed && !request.complete) {
           this.logger.warn('http-client-gone', {
             requestId: response.getHeader('apigw-requestid') ?? 'unknown',
-            error: describeErrorClass(error),
+            error: nameErrorClass(error),
           });
           return;
         }
         this.logger.error('http-request-crashed', {
           requestId: response.getHeader('apigw-requestid') ?? 'unknown',
-          error: describeErrorClass(error),
+          error: nameErrorClass(error),
         });
         if (!response.headersSent) sendInternalError(toEventStreamResponse(response));
         else response.destroy();
@@ -319,7 +319,7 @@ export class LocalHttpServer {
       this.logger.error('http-handler-failed', {
         requestId: event.requestContext.requestId,
         routeKey,
-        error: describeErrorClass(error),
+        error: nameErrorClass(error),
       });
       return sendInternalError(toEventStreamResponse(response));
     }
@@ -345,7 +345,7 @@ export class LocalHttpServer {
       this.logger.error('http-handler-failed', {
         requestId: event.requestContext.requestId,
         routeKey,
-        error: describeErrorClass(error),
+        error: nameErrorClass(error),
       });
       if (!response.headersSent) return sendInternalError(stream);
     }

@@ -1,5 +1,5 @@
 import { WAITING_RUNS_PROBE_INTERVAL_MINUTES } from '../contract/table-layout.js';
-import { describeErrorClass } from '../core/errors.js';
+import { nameErrorClass } from '../core/errors.js';
 import type { RunDependencies } from '../core/run-dependencies.js';
 import { redeliverDecisions } from '../core/runs/redeliver-decisions.js';
 import { reportWaitingRuns } from '../core/runs/report-waiting-runs.js';
@@ -32,7 +32,7 @@ export function scheduleLocalProbe(
         await redeliverDecisions(dependencies);
         await reportWaitingRuns(dependencies);
       } catch (error) {
-        dependencies.logger.error('waiting-runs probe failed', { errorClass: describeErrorClass(error) });
+        dependencies.logger.error('waiting-runs probe failed', { errorClass: nameErrorClass(error) });
       } finally {
         running = undefined;
       }

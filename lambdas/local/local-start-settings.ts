@@ -3,7 +3,7 @@ import { isAbsolute, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as z from 'zod/mini';
 import { slackRoutesSchema } from '../core/channels/slack-routes.js';
-import { describeSchemaIssues } from '../core/schema-messages.js';
+import { formatSchemaIssues } from '../core/schema-messages.js';
 import type { Tool } from '../core/tools/tool.js';
 import type { LocalChannelOptions } from './local-channels.js';
 
@@ -142,9 +142,7 @@ function parseJsonSetting<Output>(variable: string, text: string, schema: z.ZodM
   }
   const parsed = schema.safeParse(json);
   if (!parsed.success) {
-    throw new LocalStartSettingError(
-      `${variable}: ${describeSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
-    );
+    throw new LocalStartSettingError(`${variable}: ${formatSchemaIssues(parsed.error.issues.slice(0, 1))}.`);
   }
   return parsed.data;
 }

@@ -13,9 +13,9 @@ export const PRIVATE_FILE_MODE = 0o600;
  * link (its target lies outside the folder this check guards, and chmod would follow it).
  *
  * @example
- * describeUnprivateEntry(await lstat(file), process.getuid()); // undefined for our own file
+ * formatUnprivateEntryProblem(await lstat(file), process.getuid()); // undefined for our own file
  */
-export function describeUnprivateEntry(
+export function formatUnprivateEntryProblem(
   stats: Pick<Stats, 'uid' | 'isSymbolicLink'>,
   userId: number | undefined,
 ): string | undefined {
@@ -42,7 +42,7 @@ export async function enforcePrivateModes(root: string): Promise<void> {
   const pending = [root];
   for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
     const stats = await lstat(next);
-    const problem = describeUnprivateEntry(stats, userId);
+    const problem = formatUnprivateEntryProblem(stats, userId);
     if (problem !== undefined) throw notPrivate(root, next, problem);
     const wanted = stats.isDirectory() ? PRIVATE_DIRECTORY_MODE : PRIVATE_FILE_MODE;
     if ((stats.mode & 0o777) !== wanted) {

@@ -48,7 +48,7 @@ async function resumeRunningRuns(
     for (const item of page.Items ?? []) {
       if (typeof item.runId !== 'string') continue;
       if (item.status === 'waiting') {
-        // Its card still open: already restarted into its wait. Closed: decided, not yet carried out.
+        // Its card still undecided: already restarted into its wait. Closed: decided, not yet carried out.
         const card = await dependencies.runs.getCard(item.runId);
         if (card?.state === 'open') continue;
       }

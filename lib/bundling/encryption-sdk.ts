@@ -1,5 +1,5 @@
 /**
- * The entry of the Encryption SDK's side module (`describeEncryptionSdkSideModule`): the part
+ * The entry of the Encryption SDK's side module (`computeEncryptionSdkSideModule`): the part
  * of `@aws-crypto/client-node` the sealer calls, from the ES module builds of the packages
  * that make it up, so the side module leaves out what nothing calls (the branch keystore and
  * the hierarchical keyring with their DynamoDB and KMS clients, the RSA and MRK keyrings). The

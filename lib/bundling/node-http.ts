@@ -1,6 +1,6 @@
 /**
  * Node's `http` module, bundled in place of `import ... from 'node:http'` (the alias is set in
- * `describeHandlerBundle`, lib/functions.ts). An ES module import of a built-in makes Node
+ * `computeHandlerBundleSettings`, lib/functions.ts). An ES module import of a built-in makes Node
  * build its module facade, which reads every export, and `http`'s `WebSocket`, `CloseEvent`
  * and `MessageEvent` are getters that load undici: about 20 ms of a cold start, more than a
  * third of a hello-world DynamoDB Lambda's init (`npm run bench`). `require` reads only what

@@ -1,6 +1,6 @@
 /**
  * Node's own stream module, bundled in place of the npm `readable-stream` package (the alias
- * is set in `describeHandlerBundle`, lib/functions.ts). readable-stream 3 is Node's stream
+ * is set in `computeHandlerBundleSettings`, lib/functions.ts). readable-stream 3 is Node's stream
  * code republished for old runtimes, with one difference that matters here: its `pipeline`
  * lets the callback be left out (it then rethrows an error), where Node's requires it. The AWS
  * Encryption SDK leaves it out when it encrypts, so this `pipeline` supplies that same callback.

@@ -4,7 +4,7 @@ import { DynamoReceiptChainStore } from '../../lambdas/adapters/dynamo/receipt-c
 import { InMemoryReceiptChainStore } from '../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { appendChainEntry } from '../../lambdas/core/receipts/append-chain-entry.js';
 import type { ChainEntry } from '../../lambdas/core/receipts/chain-entry.js';
-import { describeExpiryEntry } from '../../lambdas/core/receipts/describe-chain-entries.js';
+import { draftExpiryEntry } from '../../lambdas/core/receipts/draft-chain-entries.js';
 import type { ReceiptChainStore } from '../../lambdas/core/receipts/receipt-ports.js';
 import { verifyReceipt } from '../../lambdas/core/receipts/verify-receipt.js';
 import { type RunningDynalite, startDynalite } from '../support/dynalite.js';
@@ -61,7 +61,7 @@ describe.each([
     const clock = steppingClock();
     const { entry } = await appendChainEntry(
       { chain, clock },
-      describeExpiryEntry({ runId: 'run-3', turn: 1, expiredAt: clock.now().toISOString() }),
+      draftExpiryEntry({ runId: 'run-3', turn: 1, expiredAt: clock.now().toISOString() }),
     );
 
     // Act

@@ -119,7 +119,7 @@ function makeDecision(
   };
 }
 
-/** A decision record's `cardShown`, as `describeCardShown` writes it. */
+/** A decision record's `cardShown`, as `serializeCardShown` writes it. */
 function shownCard(calls: Array<Omit<CardShown['calls'][number], 'index'>>): string {
   return canonicalJson({ calls: calls.map((call, index) => ({ index, ...call })) });
 }

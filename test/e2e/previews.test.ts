@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { TEXTS } from '../../lambdas/core/texts.js';
-import { renderPendingTool } from '../../lambdas/handlers/http/inbox-page.js';
+import { renderCardCall } from '../../lambdas/handlers/http/inbox-page.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
   type ResponseJson,
@@ -87,7 +87,7 @@ describe('write previews over HTTP in local mode', () => {
       // A card of several calls offers to refuse each (per-call decisions)
       const perCall = inboxJson.pendingTools.length > 1;
       for (const tool of inboxJson.pendingTools)
-        expect(inboxHtml.text).toContain(renderPendingTool(tool, perCall));
+        expect(inboxHtml.text).toContain(renderCardCall(tool, perCall));
       expect(inboxHtml.text).not.toContain('Angaben gemäß');
     } finally {
       await runtime.dependencies.users.putUser(editor);

@@ -17,8 +17,8 @@ import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repositor
 import { TABLE_LAYOUT } from '../../lambdas/contract/table-layout.js';
 import {
   buildSideModules,
+  computeHandlerBundleSettings,
   createEsbuildOptions,
-  describeHandlerBundle,
   LAMBDA_RUNTIME,
 } from '../../lib/functions.js';
 import { buildHandlerAsset, createHandlerCode } from '../../lib/handler-assets.js';
@@ -62,7 +62,7 @@ async function bundle(
   return result.metafile;
 }
 
-/** The built-ins the handler bundles require instead of importing (`describeHandlerBundle`'s aliases). */
+/** The built-ins the handler bundles require instead of importing (`computeHandlerBundleSettings`'s aliases). */
 const REQUIRED_BUILTINS = ['fs', 'http', 'https', 'process', 'util'];
 
 const USER = { requestContext: { authorizer: { jwt: { claims: { sub: 'bundle-tester' }, scopes: [] } } } };
@@ -260,7 +260,7 @@ describe('the Lambda handler bundles', () => {
         expect(inputs.filter((input) => input.includes('asn1.js/node_modules/bn.js'))).toEqual([]);
         expect(typeof loaded.handler, `${name} exports a handler`).toBe('function');
         // The SDK is bundled (tree-shaken): nothing is left for the runtime's own copy to resolve.
-        const sideModules = describeHandlerBundle(TOOLS_MODULE).sideModules.map(
+        const sideModules = computeHandlerBundleSettings(TOOLS_MODULE).sideModules.map(
           (module) => module.importPath,
         );
         const externals = Object.values(metafile.outputs).flatMap((output) =>
@@ -612,9 +612,7 @@ describe('the Lambda handler bundles', () => {
       ['Preview failed (EmptyPreview).'],
       ['Preview failed (CountersignError).'],
     ]);
-    expect(bundled.describeErrorClass(new bundled.CountersignError('internal', 'x'))).toBe(
-      'CountersignError',
-    );
+    expect(bundled.nameErrorClass(new bundled.CountersignError('internal', 'x'))).toBe('CountersignError');
   });
 
   it("ship model-turn's tokenizer beside its bundle, where the lazy import resolves, and not inside it", async () => {

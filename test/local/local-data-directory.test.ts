@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalDataDirectory } from '../../lambdas/local/local-data-directory.js';
-import { describeUnprivateEntry } from '../../lambdas/local/private-file-modes.js';
+import { formatUnprivateEntryProblem } from '../../lambdas/local/private-file-modes.js';
 
 /** Every entry under `root` (itself included) with its permission bits, as octal text. */
 async function modesUnder(root: string): Promise<Record<string, string>> {
@@ -134,8 +134,8 @@ describe('LocalDataDirectory', () => {
     const entry = (uid: number) => ({ uid, isSymbolicLink: () => false });
 
     // Act
-    const foreign = describeUnprivateEntry(entry(1001), 1000);
-    const own = describeUnprivateEntry(entry(1000), 1000);
+    const foreign = formatUnprivateEntryProblem(entry(1001), 1000);
+    const own = formatUnprivateEntryProblem(entry(1000), 1000);
 
     // Assess
     expect(foreign).toMatch(/belongs to another user \(uid 1001\)/);

@@ -80,7 +80,7 @@ export class OpenApiResponseValidator {
     const name = event.event;
     const validate = this.validatorOf(`#/components/schemas/${RUN_EVENT_SCHEMA_NAME}`);
     if (validate(event)) return undefined;
-    return `The "${name}" event does not match the document: ${describeErrors(validate)}`;
+    return `The "${name}" event does not match the document: ${formatValidationErrors(validate)}`;
   }
 
   /** The object a local `#/…` reference points at. */
@@ -102,7 +102,7 @@ export class OpenApiResponseValidator {
     }
     const validate = this.validatorOf(pointer);
     if (validate(body)) return undefined;
-    return `${label}: the body does not match the document: ${describeErrors(validate)}`;
+    return `${label}: the body does not match the document: ${formatValidationErrors(validate)}`;
   }
 
   private validatorOf(pointer: string): ValidateFunction {
@@ -116,7 +116,7 @@ export class OpenApiResponseValidator {
 }
 
 /** The first mismatch, with the path of the value that does not match (`/pendingTools/0/preview`). */
-function describeErrors(validate: ValidateFunction): string {
+function formatValidationErrors(validate: ValidateFunction): string {
   const error = validate.errors?.[0];
   if (!error) return 'invalid';
   const extra =

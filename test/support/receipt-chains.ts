@@ -13,12 +13,12 @@ import type { Clock } from '../../lambdas/core/ports.js';
 import { appendChainEntry, type ChainDependencies } from '../../lambdas/core/receipts/append-chain-entry.js';
 import { RECEIPT_FORMAT, RECEIPT_FORMAT_VERSION } from '../../lambdas/core/receipts/chain-entry.js';
 import {
-  describeApprovalEntry,
-  describeCancelEntry,
-  describeDecisionEntry,
-  describeEditEntry,
-  describeExpiryEntry,
-} from '../../lambdas/core/receipts/describe-chain-entries.js';
+  draftApprovalEntry,
+  draftCancelEntry,
+  draftDecisionEntry,
+  draftEditEntry,
+  draftExpiryEntry,
+} from '../../lambdas/core/receipts/draft-chain-entries.js';
 import { makeStoredCard } from './stored-run-fixtures.js';
 
 /** A clock the tests move by hand. */
@@ -103,7 +103,7 @@ export async function recordSampleChain(
       approvedBy: approver,
       approvedAt: at(),
     } as const;
-    await appendChainEntry(dependencies, describeApprovalEntry(approval, card, POLICY));
+    await appendChainEntry(dependencies, draftApprovalEntry(approval, card, POLICY));
   }
   const decision = {
     schemaVersion: DECISION_RECORD_SCHEMA_VERSION,
@@ -116,7 +116,7 @@ export async function recordSampleChain(
   } as const;
   await appendChainEntry(
     dependencies,
-    describeDecisionEntry(
+    draftDecisionEntry(
       { ...decision, turn: 2, decision: 'approve', approvedBy: ['ana', 'bo'] },
       card,
       POLICY,
@@ -129,7 +129,7 @@ export async function recordSampleChain(
     const reject = { ...decision, turn: 3, digest: nextCard.digest, decidedBy: 'ana', decidedAt: at() };
     await appendChainEntry(
       dependencies,
-      describeDecisionEntry({ ...reject, decision: 'reject', reason: 'Not this title.' }, nextCard, POLICY),
+      draftDecisionEntry({ ...reject, decision: 'reject', reason: 'Not this title.' }, nextCard, POLICY),
     );
   } else if (ending === 'per-call') {
     const choices = [
@@ -139,18 +139,18 @@ export async function recordSampleChain(
     const partial = { ...decision, turn: 3, digest: nextCard.digest, decidedBy: 'ana', decidedAt: at() };
     await appendChainEntry(
       dependencies,
-      describeDecisionEntry({ ...partial, decision: 'approve', choices: [...choices] }, nextCard, POLICY),
+      draftDecisionEntry({ ...partial, decision: 'approve', choices: [...choices] }, nextCard, POLICY),
     );
   } else if (ending === 'edit') {
     const edits = JSON.stringify([
       { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'Spring sale' } },
     ]);
     const edit = { ...decision, turn: 3, digest: nextCard.digest, decidedBy: 'ana', decidedAt: at(), edits };
-    await appendChainEntry(dependencies, describeEditEntry({ ...edit, decision: 'edit' }, nextCard, POLICY));
+    await appendChainEntry(dependencies, draftEditEntry({ ...edit, decision: 'edit' }, nextCard, POLICY));
   } else if (ending === 'cancel') {
     await appendChainEntry(
       dependencies,
-      describeCancelEntry({
+      draftCancelEntry({
         runId,
         turn: 3,
         cancelledBy: 'olivia',
@@ -159,7 +159,7 @@ export async function recordSampleChain(
       }),
     );
   } else {
-    await appendChainEntry(dependencies, describeExpiryEntry({ runId, turn: 3, expiredAt: at() }));
+    await appendChainEntry(dependencies, draftExpiryEntry({ runId, turn: 3, expiredAt: at() }));
   }
 }
 

@@ -8,10 +8,10 @@ import { admin, createToolContext, createUser, editor } from './page-tool-fixtur
 
 const tool = updatePageMetadataTool;
 // The tool implements the optional preview contract; fail loudly if that ever changes.
-const describePreview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
+const capturePreview = tool.preview?.bind(tool) ?? (() => Promise.reject(new Error('preview is missing')));
 /** The preview's lines (it also gives its text changes: see below). */
-async function preview(...args: Parameters<typeof describePreview>): Promise<string[]> {
-  const produced = await describePreview(...args);
+async function preview(...args: Parameters<typeof capturePreview>): Promise<string[]> {
+  const produced = await capturePreview(...args);
   return Array.isArray(produced) ? produced : produced.lines;
 }
 const mayViewerReadPreview =
@@ -170,7 +170,7 @@ describe('update_page_metadata preview', () => {
     ]);
 
     // Act
-    const produced = await describePreview(
+    const produced = await capturePreview(
       { pageId: '12', description: `${long} and more`, title: 'Same' },
       editor,
       context,

@@ -5,7 +5,7 @@ import { isCardInRouting, routedGroupsOf } from '../../core/approvals/card-routi
 import { type InboxOrder, matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
-  isCardOpen,
+  isCardUndecided,
   STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
   storedCardSchema,
@@ -94,7 +94,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     // The card item carries the every-card index key (a put replaces a pre-sharding `WAITING`
     // key); its approver entry is written after it, so an entry never points at nothing.
     const shard = shardOf(parsed.runId, this.inboxShards);
-    const inboxAttributes = isCardOpen(parsed)
+    const inboxAttributes = isCardUndecided(parsed)
       ? {
           [INBOX.partitionKey]: inboxPartition(EVERY_CARD_ROUTE, shard),
           [INBOX.sortKey]: inboxSortKey(parsed),
@@ -125,7 +125,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     if (!(await putWhen(this.table.client, this.table.tableName, item, condition))) {
       return { kind: 'condition-failed' };
     }
-    if (!isCardOpen(parsed)) {
+    if (!isCardUndecided(parsed)) {
       await this.unindexEntry(parsed.runId);
       return { kind: 'written' };
     }
@@ -248,7 +248,7 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
       // An entry whose card closed between the query and the read is no longer waiting; the
       // card's own groups and fields decide, whatever its entry said (fail closed).
       else if (
-        isCardOpen(card) &&
+        isCardUndecided(card) &&
         isCardInRouting(card, routing) &&
         matchesInboxFilter(card, options.filter ?? {})
       ) {
@@ -307,9 +307,9 @@ export class DynamoApprovalCardStore implements Pick<RunRepository, CardMethods>
     await this.unindexEntry(runId);
     const closed = outcome.attributes ?? {};
     // `waiting`: an open card written before card version 2. Only the first closing saw it open.
-    const wasOpen = closed.state === 'open' || closed.state === 'waiting';
+    const wasUndecided = closed.state === 'open' || closed.state === 'waiting';
     const groups = z.safeParse(z.array(z.string()), closed.approverGroups);
-    return wasOpen && typeof closed.turn === 'number'
+    return wasUndecided && typeof closed.turn === 'number'
       ? { kind: 'closed', turn: closed.turn, approverGroups: groups.success ? groups.data : [] }
       : { kind: 'not-open' };
   }

@@ -8,7 +8,7 @@ import {
   decisionRecordSchema,
   readableDecisionRecordSchema,
 } from '../../core/approvals/decision-record.js';
-import { isCardOpen } from '../../core/approvals/stored-card.js';
+import { isCardUndecided } from '../../core/approvals/stored-card.js';
 import { CountersignError } from '../../core/errors.js';
 import type {
   ApprovalLapse,
@@ -139,7 +139,7 @@ export class DynamoDecisionStore implements Pick<RunRepository, DecisionMethods>
       const current = card === undefined ? undefined : readStoredCardItem(card);
       const waits =
         current !== undefined &&
-        isCardOpen(current) &&
+        isCardUndecided(current) &&
         current.turn === parsed.turn &&
         current.digest === parsed.digest &&
         (current.approvedBy ?? []).includes(parsed.approvedBy);

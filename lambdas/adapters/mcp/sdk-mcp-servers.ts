@@ -40,7 +40,7 @@ class McpTimeout extends Error {
  * send the bearer secret on to another host (`OutboundRedirectRefused`).
  *
  * The SDK is imported on first use, and deployed beside the bundle as side modules
- * (lib/side-modules.ts, `describeMcpClientSideModules`): a run that names no server never loads it.
+ * (lib/side-modules.ts, `computeMcpClientSideModules`): a run that names no server never loads it.
  */
 export class SdkMcpServers implements McpServers {
   private readonly secrets: McpSecretReader;

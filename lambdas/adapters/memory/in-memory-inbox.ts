@@ -1,6 +1,6 @@
 import { isCardInRouting } from '../../core/approvals/card-routing.js';
 import { matchesInboxFilter } from '../../core/approvals/inbox-filter.js';
-import { isCardOpen, type StoredCard } from '../../core/approvals/stored-card.js';
+import { isCardUndecided, type StoredCard } from '../../core/approvals/stored-card.js';
 import type { WaitingCardsPage } from '../../core/ports.js';
 import { decodeInboxCursor, encodeInboxCursor, inboxSortKey } from '../dynamo/inbox-index.js';
 import { assertPageLimit } from '../dynamo/item-codec.js';
@@ -23,7 +23,9 @@ export function pageWaitingCards(
   const past = (sortKey: string) =>
     position === undefined || (order === 'newest' ? sortKey < position : sortKey > position);
   const ordered = [...cards]
-    .filter((card) => isCardOpen(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter))
+    .filter(
+      (card) => isCardUndecided(card) && isCardInRouting(card, routing) && matchesInboxFilter(card, filter),
+    )
     .map((card) => ({ card, sortKey: inboxSortKey(card) }))
     .filter(({ sortKey }) => past(sortKey))
     .sort((left, right) => (left.sortKey < right.sortKey ? sign : left.sortKey > right.sortKey ? -sign : 0));

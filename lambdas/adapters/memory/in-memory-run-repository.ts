@@ -8,7 +8,7 @@ import {
 import type { InboxOrder } from '../../core/approvals/inbox-filter.js';
 import {
   type CardClosing,
-  isCardOpen,
+  isCardUndecided,
   STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
   storedCardSchema,
@@ -151,7 +151,7 @@ export class InMemoryRunRepository implements RunRepository {
     const { approvedBy, lapsedApprovers, delegatedApprovals, approvalContents, ...parsed } =
       storedCardSchema.parse(card);
     const existing = this.cards.get(parsed.runId);
-    if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardOpen(existing)) {
+    if (options.unlessClosedAtItsTurn && existing?.turn === parsed.turn && !isCardUndecided(existing)) {
       return { kind: 'condition-failed' };
     }
     // DynamoDB keeps no empty set: nobody has approved (or lapsed) means no attribute.
@@ -173,7 +173,7 @@ export class InMemoryRunRepository implements RunRepository {
     change: { turn: number; digest: string; sealedToken: Uint8Array; waitId: string },
   ): Promise<ConditionalOutcome> {
     const card = this.cards.get(runId);
-    if (!card || !isCardOpen(card) || card.turn !== change.turn || card.digest !== change.digest) {
+    if (!card || !isCardUndecided(card) || card.turn !== change.turn || card.digest !== change.digest) {
       return { kind: 'condition-failed' };
     }
     this.cards.set(runId, {
@@ -221,7 +221,7 @@ export class InMemoryRunRepository implements RunRepository {
       state: 'closed',
       closedBecause: because,
     });
-    return isCardOpen(card)
+    return isCardUndecided(card)
       ? { kind: 'closed', turn: card.turn, approverGroups: [...(card.approverGroups ?? [])] }
       : { kind: 'not-open' };
   }
@@ -416,7 +416,7 @@ export class InMemoryRunRepository implements RunRepository {
 
 /** Whether the card is open at this turn and digest: what a k-of-n tally's conditional write checks. */
 function cardWaitsAt(card: StoredCard | undefined, at: { turn: number; digest: string }): card is StoredCard {
-  return card !== undefined && isCardOpen(card) && card.turn === at.turn && card.digest === at.digest;
+  return card !== undefined && isCardUndecided(card) && card.turn === at.turn && card.digest === at.digest;
 }
 
 function decisionKey(runId: string, turn: number): string {

@@ -51,7 +51,7 @@ export class BedrockConverseModel implements ModelProvider {
         options.signal ? { abortSignal: options.signal } : {},
       );
     } catch (error) {
-      throw describeBedrockFailure(error);
+      throw classifyBedrockFailure(error);
     }
     // The SDK's standard retry mode retried inside `send`; it says how many requests it made.
     return { ...fromConverseOutput(output), attempts: { total: attemptsOf(output), throttled: 0 } };
@@ -75,7 +75,7 @@ export class BedrockConverseModel implements ModelProvider {
         }),
       ));
     } catch (error) {
-      throw describeBedrockFailure(error);
+      throw classifyBedrockFailure(error);
     }
     if (typeof inputTokens !== 'number')
       throw modelFailed('Bedrock returned a reply that could not be read.');
@@ -195,7 +195,7 @@ function toStopReason(stopReason: string | undefined): ModelReply['stopReason'] 
  * Throttling, a 5xx and an unreachable endpoint come after the SDK's own retries and are
  * transient (a later attempt may be answered); a refusal or an unreadable reply is not.
  */
-function describeBedrockFailure(error: unknown) {
+function classifyBedrockFailure(error: unknown) {
   const record = asRecord(error);
   const errorName = typeof record?.name === 'string' ? record.name : 'Error';
   const metadata = asRecord(record?.$metadata);

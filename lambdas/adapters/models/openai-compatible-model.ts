@@ -225,11 +225,11 @@ export class OpenAiCompatibleModel implements ModelProvider {
     const bodyText = new TextDecoder().decode(answer.body);
     if (answer.status >= 200 && answer.status <= 299) return { kind: 'answered', bodyText };
     if (!isRetryableStatus(answer.status)) {
-      return { kind: 'failed', describe: (attempts) => describeHttpFailure(answer.status, attempts) };
+      return { kind: 'failed', describe: (attempts) => classifyHttpFailure(answer.status, attempts) };
     }
     return {
       kind: 'retryable',
-      reason: describeTransientStatus(answer.status),
+      reason: formatTransientStatus(answer.status),
       throttled: answer.status === 429,
       retryAfterMilliseconds: parseRetryAfter(answer.headers.get('retry-after'), this.now()),
     };
@@ -251,12 +251,12 @@ function callerGaveUp() {
 }
 
 /** The reason of a transient refusal, completed with the attempts when they run out. */
-function describeTransientStatus(status: number): string {
+function formatTransientStatus(status: number): string {
   if (status === 429) return 'The model provider is throttling requests (HTTP 429)';
   return `The model provider failed to answer (HTTP ${status})`;
 }
 
-function describeHttpFailure(status: number, attempts: ModelAttempts) {
+function classifyHttpFailure(status: number, attempts: ModelAttempts) {
   if (status === 401 || status === 403) {
     return modelFailed(`The model provider refused the API key (HTTP ${status}).`, attempts);
   }

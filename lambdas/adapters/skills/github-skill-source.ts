@@ -150,7 +150,7 @@ export class GitHubSkillSource implements SkillSource {
       },
       { fetch: this.fetch },
     );
-    if (answer.kind === 'refused') throw this.refusal(this.describeRefusal(answer));
+    if (answer.kind === 'refused') throw this.refusal(this.formatRefusal(answer));
     if (answer.status >= 300 && answer.status < 400) {
       throw this.refusal('GitHub answered with a redirect that was not followed.');
     }
@@ -169,7 +169,7 @@ export class GitHubSkillSource implements SkillSource {
     }
   }
 
-  private describeRefusal(answer: { reason: OutboundRefusalReason; target?: string }): string {
+  private formatRefusal(answer: { reason: OutboundRefusalReason; target?: string }): string {
     switch (answer.reason) {
       case 'redirect-refused':
       case 'url-refused':

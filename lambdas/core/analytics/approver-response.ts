@@ -61,9 +61,9 @@ export const readableApproverResponseSchema = refusingPrototypeKeys<ApproverResp
  * counted.
  *
  * @example
- * describeApproverResponse(entry) // { approver: 'ana', outcome: 'approve', responseMilliseconds: 4200, … }
+ * readApproverResponse(entry) // { approver: 'ana', outcome: 'approve', responseMilliseconds: 4200, … }
  */
-export function describeApproverResponse(entry: ChainEntry): ApproverResponse | undefined {
+export function readApproverResponse(entry: ChainEntry): ApproverResponse | undefined {
   if (entry.kind === 'approval') {
     return response(entry, entry.approver.userId, 'approve', entry.approvedAt);
   }

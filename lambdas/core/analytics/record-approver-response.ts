@@ -1,6 +1,6 @@
 import type { Logger, Metrics } from '../ports.js';
 import type { ChainEntry } from '../receipts/chain-entry.js';
-import { type ApproverResponseStore, describeApproverResponse } from './approver-response.js';
+import { type ApproverResponseStore, readApproverResponse } from './approver-response.js';
 
 /**
  * Approvals within this many seconds of the card appearing count as quick on the dashboard
@@ -27,7 +27,7 @@ export async function recordApproverResponse(
   dependencies: ApproverResponseRecording,
   entry: ChainEntry,
 ): Promise<void> {
-  const response = describeApproverResponse(entry);
+  const response = readApproverResponse(entry);
   if (!response) return;
   for (const approverGroup of response.groups) {
     const dimensions = { approverGroup };

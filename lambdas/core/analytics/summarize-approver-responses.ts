@@ -48,18 +48,21 @@ export function summarizeApproverResponses(
   }
   const groups = [...byGroup.entries()]
     .sort(([left], [right]) => compare(left, right))
-    .map(([group, members]) => ({ group, ...describe(members, quickSeconds) }));
+    .map(([group, members]) => ({ group, ...computeResponseStatistics(members, quickSeconds) }));
   const approvers = [...byApprover.entries()]
     .sort(([left], [right]) => compare(left, right))
     .map(([approver, members]) => ({
       approver,
       groups: [...new Set(members.flatMap((member) => member.groups))].sort(),
-      ...describe(members, quickSeconds),
+      ...computeResponseStatistics(members, quickSeconds),
     }));
   return { groups, approvers };
 }
 
-function describe(responses: readonly ApproverResponse[], quickSeconds: number): ResponseStatistics {
+function computeResponseStatistics(
+  responses: readonly ApproverResponse[],
+  quickSeconds: number,
+): ResponseStatistics {
   const approvals = responses.filter((response) => response.outcome === 'approve');
   const rejects = responses.filter((response) => response.outcome === 'reject').length;
   const edits = responses.filter((response) => response.outcome === 'edit').length;

@@ -27,10 +27,10 @@ const MAX_WALKED_DEPTH = 10;
  * rest, so a large rewrite cannot make the card unbounded.
  *
  * @example
- * describeArgumentChanges({ pageId: '12', title: 'Sale' }, { pageId: '12', title: 'Spring sale' })
+ * listArgumentChanges({ pageId: '12', title: 'Sale' }, { pageId: '12', title: 'Spring sale' })
  * // { changes: [{ kind: 'changed', path: ['title'], before: 'Sale', after: 'Spring sale' }], more: 0 }
  */
-export function describeArgumentChanges(
+export function listArgumentChanges(
   before: unknown,
   after: unknown,
 ): { changes: ArgumentChange[]; more: number } {

@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import { canonicalJson } from '../canonical-json.js';
 import { callerToolName, isExternalToolName } from '../external-runs/external-tool-names.js';
 import { nestsDeeperThan } from '../json-depth.js';
-import { describeSchemaIssue } from '../schema-messages.js';
+import { formatSchemaIssue } from '../schema-messages.js';
 import { TEXTS } from '../texts.js';
 import type { Tool } from '../tools/tool.js';
 
@@ -71,7 +71,7 @@ export function resolveCallEdits(input: {
     }
     const parsed = z.safeParse(call.registeredTool.input, edit.arguments);
     if (!parsed.success) {
-      const problem = describeSchemaIssue(parsed.error.issues[0], `${field}.arguments`);
+      const problem = formatSchemaIssue(parsed.error.issues[0], `${field}.arguments`);
       return refused(problem.path, `${problem.path}: ${problem.message}`);
     }
     if (text === canonicalJson(call.arguments ?? null)) {

@@ -15,10 +15,10 @@ export type CallRunnability =
  * tool's schema refuses, is answered with an error instead of run.
  *
  * @example
- * describeCallRunnability(resolveCall({ index: 0, tool: 'nope', arguments: {}, offered: true }, undefined))
+ * classifyCallRunnability(resolveCall({ index: 0, tool: 'nope', arguments: {}, offered: true }, undefined))
  * // { kind: 'not-registered' }
  */
-export function describeCallRunnability({ call, tool, arguments: parsed }: ResolvedCall): CallRunnability {
+export function classifyCallRunnability({ call, tool, arguments: parsed }: ResolvedCall): CallRunnability {
   if (!tool) return { kind: 'not-registered' };
   if (!call.offered) return { kind: 'not-offered' };
   if (parsed.kind !== 'accepted') {
@@ -29,5 +29,5 @@ export function describeCallRunnability({ call, tool, arguments: parsed }: Resol
 
 /** True when no call of the card would run: approving it would change nothing (issue #9). */
 export function isNothingRunnable(calls: readonly ResolvedCall[]): boolean {
-  return calls.every((call) => describeCallRunnability(call).kind !== 'runs');
+  return calls.every((call) => classifyCallRunnability(call).kind !== 'runs');
 }

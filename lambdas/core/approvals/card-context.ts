@@ -54,7 +54,7 @@ function contextTextOf(text: string): ContextText {
   return { text: excerptOf(text, CARD_CONTEXT_MAX_CHARACTERS), totalCharacters: Array.from(text).length };
 }
 
-/** A stored context as it reads; a malformed one is no context (the card still opens). */
+/** A stored context as it reads; a malformed one is no context (the card still reads). */
 export function readCardContext(value: unknown): CardContext | undefined {
   const parsed = cardContextSchema.safeParse(value);
   return parsed.success ? parsed.data : undefined;

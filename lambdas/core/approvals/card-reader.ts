@@ -5,14 +5,14 @@ import type { CardReaderDependencies } from '../run-dependencies.js';
 import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
 import { type ApprovalCard, parseApprovalCard } from './approval-card.js';
-import { buildPendingTools, type PendingToolView } from './build-pending-tools.js';
+import { buildCardCallViews, type CardCallView } from './build-card-call-views.js';
+import { buildCardPolicyView, type CardPolicyView } from './build-card-policy-view.js';
 import type { CardContext, ContextText } from './card-context.js';
 import { isCardRoutedTo } from './card-routing.js';
-import { type CardPolicyView, describeCardPolicy } from './describe-card-policy.js';
 import type { CardEscalation } from './escalation-ladder.js';
 import type { CardCall } from './pending-call.js';
 import { type ResolvedCall, resolveCalls } from './resolve-calls.js';
-import { isCardOpen, type StoredCard } from './stored-card.js';
+import { isCardUndecided, type StoredCard } from './stored-card.js';
 import {
   endRunWithUnopenableCard,
   reportSealedStateRejection,
@@ -53,10 +53,10 @@ export interface CardView {
   pausedAt: string;
   expiresAt: string;
   digest: string;
-  pendingTools: PendingToolView[];
+  pendingTools: CardCallView[];
   /** k-of-n progress, when the turn needs more than one approver. */
   approvals?: CardPolicyView['approvals'];
-  /** Why this viewer may not approve (rejecting stays open); only to a viewer who may decide. */
+  /** Why this viewer may not approve (rejecting stays possible); only to a viewer who may decide. */
   approveRefusal?: string;
   /** The approver groups the card was routed to; absent: every approver. */
   approverGroups?: string[];
@@ -97,7 +97,7 @@ export type CardReading = { kind: 'viewed'; view: CardView } | CardRefusal;
  *
  * @example
  * const read = await readStoredCard(dependencies, runId);
- * if (read.kind === 'stored' && isCardOpen(read.stored)) …
+ * if (read.kind === 'stored' && isCardUndecided(read.stored)) …
  */
 export async function readStoredCard(
   dependencies: CardReaderDependencies,
@@ -206,7 +206,7 @@ export async function viewWaitingCard(
 ): Promise<CardReading | { kind: 'none' }> {
   const read = await readStoredCard(dependencies, runId);
   if (read.kind === 'unopenable') return read;
-  if (read.kind === 'none' || !isCardOpen(read.stored)) return { kind: 'none' };
+  if (read.kind === 'none' || !isCardUndecided(read.stored)) return { kind: 'none' };
   const [viewed] = await viewCards(dependencies, viewer, [read.stored]);
   return viewed?.reading ?? { kind: 'none' };
 }
@@ -241,14 +241,14 @@ async function viewCard(
   delegators: readonly UserProfile[],
 ): Promise<CardView> {
   const delegator = isCardRoutedTo(stored, viewer) ? undefined : delegatorReaching(stored, delegators);
-  const [pendingTools, policy] = await Promise.all([
-    buildPendingTools({
+  const [callViews, policy] = await Promise.all([
+    buildCardCallViews({
       calls,
       viewer,
       context: { runId: stored.runId, pages: dependencies.pages },
       logger: dependencies.logger,
     }),
-    describeCardPolicy({
+    buildCardPolicyView({
       stored,
       calls,
       viewer,
@@ -266,7 +266,7 @@ async function viewCard(
     pausedAt: stored.pausedAt,
     expiresAt: stored.expiresAt,
     digest: stored.digest,
-    pendingTools,
+    pendingTools: callViews,
     ...(policy.approvals ? { approvals: policy.approvals } : {}),
     // Only a viewer who could decide is told why they may not approve.
     ...(policy.approveRefusal && hasGrant(viewer, 'agent_approve')
@@ -280,7 +280,7 @@ async function viewCard(
       ? { decidedTogether: stored.decisionGroups }
       : {}),
     ...(delegator ? { actingFor: delegator.userId } : {}),
-    ...(card.context ? { context: viewContext(card.context, viewer, stored, pendingTools) } : {}),
+    ...(card.context ? { context: viewContext(card.context, viewer, stored, callViews) } : {}),
   };
 }
 
@@ -299,12 +299,12 @@ function viewContext(
   context: CardContext,
   viewer: UserProfile,
   stored: StoredCard,
-  pendingTools: readonly PendingToolView[],
+  callViews: readonly CardCallView[],
 ): CardContextView {
   const { ownerName, request, reasoning } = context;
   const named = ownerName ? { ownerName } : {};
   const everything = stored.owner === viewer.userId || isAdmin(viewer);
-  if (!everything && pendingTools.some((call) => call.preview.status === 'withheld')) {
+  if (!everything && callViews.some((call) => call.preview.status === 'withheld')) {
     return request || reasoning ? { ...named, withheld: TEXTS.contextWithheld } : named;
   }
   return { ...named, ...(request ? { request } : {}), ...(reasoning ? { reasoning } : {}) };

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { isAdmin, type UserProfile } from '../identity.js';
-import type { CardEscalation } from './escalation-ladder.js';
+import type { StoredCard } from './stored-card.js';
 
 /**
  * A group name a card may be routed to. Restricted to what can sit inside an index partition
@@ -32,7 +32,7 @@ export type InboxRouting =
   | { kind: 'groups'; groups: readonly string[] };
 
 /**
- * Admins read every card; an approver reads open cards and those routed to their groups, and a
+ * Admins read every card; an approver reads cards routed to no group and those routed to theirs, and a
  * delegate also those routed to the groups of the approvers away who named them (`delegators`).
  */
 export function inboxRoutingOf(viewer: UserProfile, delegators: readonly UserProfile[] = []): InboxRouting {
@@ -44,11 +44,8 @@ export function inboxRoutingOf(viewer: UserProfile, delegators: readonly UserPro
   return { kind: 'groups', groups: groups.sort() };
 }
 
-/** What routing reads of a card: its groups and how far its escalation went. */
-export interface RoutedCard {
-  approverGroups?: readonly string[] | undefined;
-  escalation?: CardEscalation | undefined;
-}
+/** What routing reads of a stored card: its groups and how far its escalation went. */
+export type RoutedCard = Pick<StoredCard, 'approverGroups' | 'escalation'>;
 
 /**
  * Whether a card is in the inbox a routing reads: every card for admins; for an approver, a

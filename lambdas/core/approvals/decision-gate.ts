@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import { allowsTool } from '../external-runs/external-tool-names.js';
 import { isAdmin, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
@@ -119,7 +119,7 @@ async function passesRecordCheck(
       })) === true
     );
   } catch (error) {
-    input.logger.warn('record gate check failed', { tool: call.tool, errorClass: describeErrorClass(error) });
+    input.logger.warn('record gate check failed', { tool: call.tool, errorClass: nameErrorClass(error) });
     return false;
   }
 }

@@ -92,7 +92,7 @@ const decisionFields = {
 
 /**
  * The audit record of a decision; it is also the exactly-once claim. `cardShown` is the card as
- * shown, as JSON text ({@link describeCardShown}; read it with {@link readCardShown}): a model
+ * shown, as JSON text ({@link serializeCardShown}; read it with {@link readCardShown}): a model
  * proposes any JSON (numbers past 2^53 or DynamoDB's 1e125, empty or `constructor` keys, more
  * than DynamoDB's 32 levels), and stored as native attributes it made the record unwritable,
  * so neither approve nor reject could be recorded (issue #20).
@@ -248,15 +248,15 @@ export const NO_CARD_SHOWN: string = canonicalJson({ calls: [] });
  * saw it (canonical, so equal cards read the same). A refusal line is not a captured preview.
  *
  * @example
- * describeCardShown(card) // '{"calls":[{"arguments":{…},"index":0,"preview":"captured","tool":"update_page_metadata"}]}'
+ * serializeCardShown(card) // '{"calls":[{"arguments":{…},"index":0,"preview":"captured","tool":"update_page_metadata"}]}'
  */
-export function describeCardShown(card: ApprovalCard): string {
+export function serializeCardShown(card: ApprovalCard): string {
   const shown: CardShown = {
     calls: card.pendingCalls.map((call) => ({
       index: call.index,
       tool: call.tool,
       arguments: call.arguments,
-      preview: describePreviewShown(call.preview),
+      preview: classifyPreviewShown(call.preview),
     })),
   };
   return canonicalJson(shown);
@@ -308,7 +308,7 @@ export function readEditsOnRecord(record: Pick<DecisionRecord, 'edits'>): EditOn
 
 const readableCardShownSchema = refusingPrototypeKeys<CardShown>(cardShownSchema);
 
-function describePreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
+function classifyPreviewShown(preview: CallPreview | undefined): CardShown['calls'][number]['preview'] {
   if (preview === undefined) return 'none';
   if (preview.failed) return 'failed';
   return preview.refused === true ? 'refused' : 'captured';

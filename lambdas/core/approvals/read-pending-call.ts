@@ -5,7 +5,7 @@ import type { InboxDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import { readStoredCard, unsealCard } from './card-reader.js';
 import { isCardRoutedTo } from './card-routing.js';
-import { isCardOpen } from './stored-card.js';
+import { isCardUndecided } from './stored-card.js';
 
 /** GET /runs/{id}/calls/{index}: one pending call with its whole arguments. */
 export interface PendingCallView {
@@ -42,7 +42,7 @@ export async function readPendingCall(
     throw new CountersignError('forbidden', TEXTS.grantRefused('agent_approve'));
   }
   if (read.kind === 'unopenable') throw new CountersignError('gone', TEXTS.cardUnopenable);
-  if (!stored || !isCardOpen(stored)) throw new CountersignError('not-found', TEXTS.runNotFound);
+  if (!stored || !isCardUndecided(stored)) throw new CountersignError('not-found', TEXTS.runNotFound);
   // The owner reads their own run's calls; an approver only those of cards routed to them, or
   // to an approver away who named them their delegate.
   if (stored.owner !== viewer.userId && !isCardRoutedTo(stored, viewer)) {

@@ -46,7 +46,7 @@ export function resolveCall<Call extends PendingCall>(
     tool,
     arguments: parsed.success
       ? { kind: 'accepted', value: parsed.data }
-      : { kind: 'refused', problem: describeArgumentProblem(parsed.error.issues) },
+      : { kind: 'refused', problem: formatArgumentProblem(parsed.error.issues) },
   };
 }
 
@@ -57,7 +57,7 @@ const NAMED_ISSUES = 5;
  * The first issues of a refused call as `path: message`, the wording the model and the card
  * both read. Issue messages name expectations, never the refused values.
  */
-export function describeArgumentProblem(
+export function formatArgumentProblem(
   issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }>,
 ): string {
   return issues

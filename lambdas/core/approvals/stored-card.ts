@@ -216,12 +216,13 @@ export const readableStoredCardSchema = refusingPrototypeKeys<StoredCard>(
 );
 
 /**
- * Whether the card still takes decisions.
+ * Whether the card is undecided: it still takes decisions. Its persisted state keeps the name
+ * `open`; code says undecided, and reading a card's sealed content is `unseal`.
  *
  * @example
- * if (!isCardOpen(stored)) return answerClosedCard(stored);
+ * if (!isCardUndecided(stored)) return answerClosedCard(stored);
  */
-export function isCardOpen(card: Pick<StoredCard, 'state'>): boolean {
+export function isCardUndecided(card: Pick<StoredCard, 'state'>): boolean {
   return card.state === 'open';
 }
 

@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import type { RunDependencies } from '../run-dependencies.js';
 import { TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
@@ -30,7 +30,7 @@ export function reportSealedStateRejection(
   runId: string,
   error: unknown,
 ): void {
-  dependencies.logger.error('sealed state rejected', { runId, errorClass: describeErrorClass(error) });
+  dependencies.logger.error('sealed state rejected', { runId, errorClass: nameErrorClass(error) });
   dependencies.metrics?.count('SealedStateRejections');
 }
 
@@ -72,7 +72,7 @@ export async function endRunWithUnopenableCard(dependencies: EndDependencies, ru
   } catch (error) {
     dependencies.logger.error('run with an unopenable card could not be ended', {
       runId,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
     });
   }
 }

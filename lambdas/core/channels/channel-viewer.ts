@@ -12,10 +12,10 @@ import { listEveryUser } from './list-every-user.js';
  * An audience of nobody holds nothing: every preview is withheld.
  *
  * @example
- * const viewer = await describeChannelViewer(users, card, { approverGroup: 'finance' });
+ * const viewer = await deriveChannelViewer(users, card, { approverGroup: 'finance' });
  * viewer.pageAccess; // the pages every finance approver may read
  */
-export async function describeChannelViewer(
+export async function deriveChannelViewer(
   users: Pick<UserDirectory, 'listUsersPage'>,
   card: Pick<StoredCard, 'approverGroups'>,
   audience: { readonly approverGroup?: string },

@@ -1,6 +1,6 @@
 import { isCardRoutedTo } from '../approvals/card-routing.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { describeErrorClass } from '../errors.js';
+import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
+import { nameErrorClass } from '../errors.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import type { RunDependencies } from '../run-dependencies.js';
@@ -27,7 +27,7 @@ export type EmailDependencies = Pick<RunDependencies, 'runs' | 'users' | 'clock'
  */
 export async function mailWaitingCard(dependencies: EmailDependencies, runId: string): Promise<void> {
   const card = await dependencies.runs.getCard(runId);
-  if (card === undefined || !isCardOpen(card)) return;
+  if (card === undefined || !isCardUndecided(card)) return;
   const recipients = (await listEveryUser(dependencies.users)).filter((user) => mayDecide(user, card));
   let failure: unknown;
   for (const user of recipients) {
@@ -44,7 +44,7 @@ export async function mailWaitingCard(dependencies: EmailDependencies, runId: st
       await send(dependencies, {
         to: address,
         subject: oneLine(TEXTS.mailSubject(card.label)),
-        text: [...describeCard(dependencies, card), '', TEXTS.mailFooter].join('\n'),
+        text: [...formatCardLines(dependencies, card), '', TEXTS.mailFooter].join('\n'),
       });
     } catch (error) {
       await dependencies.email.notifications.releaseMail(key);
@@ -82,16 +82,17 @@ export async function mailDueDigests(dependencies: EmailDependencies): Promise<v
     const address = user?.email;
     if (user === undefined || address === undefined) continue;
     const cards = (await Promise.all(digest.runIds.map((runId) => dependencies.runs.getCard(runId)))).filter(
-      (card): card is StoredCard => card !== undefined && isCardOpen(card) && mayDecide(user, card),
+      (card): card is StoredCard => card !== undefined && isCardUndecided(card) && mayDecide(user, card),
     );
     if (cards.length === 0) continue;
     try {
       await send(dependencies, {
         to: address,
         subject: TEXTS.mailDigestSubject(cards.length),
-        text: [...cards.flatMap((card) => [...describeCard(dependencies, card), '']), TEXTS.mailFooter].join(
-          '\n',
-        ),
+        text: [
+          ...cards.flatMap((card) => [...formatCardLines(dependencies, card), '']),
+          TEXTS.mailFooter,
+        ].join('\n'),
       });
     } catch (error) {
       await dependencies.email.notifications.returnToDigest(digest.userId, digest.runIds);
@@ -111,7 +112,7 @@ function mayDecide(user: UserProfile, card: StoredCard): boolean {
 }
 
 /** A card's summary lines: every value one line, its hidden characters drawn as markers. */
-function describeCard(dependencies: EmailDependencies, card: StoredCard): string[] {
+function formatCardLines(dependencies: EmailDependencies, card: StoredCard): string[] {
   return TEXTS.mailCardLines({
     label: oneLine(card.label),
     owner: oneLine(card.owner),
@@ -131,7 +132,7 @@ async function send(dependencies: EmailDependencies, mail: Mail): Promise<void> 
     dependencies.metrics.count('ChannelDeliveries', 1, { channel: 'email' });
   } catch (error) {
     dependencies.metrics.count('ChannelDeliveryFailures', 1, { channel: 'email' });
-    dependencies.logger.error('mail not sent', { errorClass: describeErrorClass(error) });
+    dependencies.logger.error('mail not sent', { errorClass: nameErrorClass(error) });
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { describeErrorClass, type ErrorCode, isCountersignError } from '../errors.js';
+import { type ErrorCode, isCountersignError, nameErrorClass } from '../errors.js';
 import type { DecisionDependencies } from '../run-dependencies.js';
 import type { DecisionOutcome } from '../runs/decide-run.js';
 import { decideRun } from '../runs/decide-run.js';
@@ -160,7 +160,7 @@ async function refuse(
     await dependencies.slack.api
       .postEphemeral({ channel, user: presser.user, text: message })
       .catch((error: unknown) =>
-        dependencies.logger.warn('slack refusal not shown', { errorClass: describeErrorClass(error) }),
+        dependencies.logger.warn('slack refusal not shown', { errorClass: nameErrorClass(error) }),
       );
   }
   return { kind: 'refused', reason, message };
@@ -177,7 +177,7 @@ async function bringMessagesUpToDate(
     // Counted where it failed; the `Card Closed` event tries again for a closed card.
     dependencies.logger.warn('slack messages not brought up to date', {
       runId: button.runId,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
     });
   }
 }

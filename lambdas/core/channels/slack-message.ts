@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import type { PendingToolView } from '../approvals/build-pending-tools.js';
+import type { CardCallView } from '../approvals/build-card-call-views.js';
 import type { CardView } from '../approvals/card-reader.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
@@ -57,16 +57,16 @@ export function escapeSlackText(value: string): string {
 
 /**
  * The message of a waiting card, viewed as the channel's least-privileged approver sees it
- * (`describeChannelViewer`): the run's label and owner, each call with its arguments and its
+ * (`deriveChannelViewer`): the run's label and owner, each call with its arguments and its
  * before → after preview (bounded; a withheld preview stays withheld, with the caveat), the
  * deadline, the k-of-n tally, and Approve and Reject buttons (Reject only when nothing would run)
  * beside a link to the card's page.
  *
  * @example
- * const message = describeOpenSlackMessage(view, cardPageUrl(inboxUrl, view.runId));
+ * const message = formatUndecidedCardSlackMessage(view, cardPageUrl(inboxUrl, view.runId));
  * await slack.postMessage({ channel: 'C0123', ...message });
  */
-export function describeOpenSlackMessage(view: CardView, cardUrl: string): SlackMessage {
+export function formatUndecidedCardSlackMessage(view: CardView, cardUrl: string): SlackMessage {
   const label = escapeSlackText(cut(view.label, MAX_LABEL_CHARACTERS));
   const shown = view.pendingTools.slice(0, MAX_CALLS_SHOWN);
   const hiddenCalls = view.pendingTools.length - shown.length;
@@ -94,7 +94,7 @@ export function describeOpenSlackMessage(view: CardView, cardUrl: string): Slack
           `run ${escapeSlackText(view.runId)}`,
         ].join(' · '),
       ),
-      ...shown.map((call) => section(describeCall(call))),
+      ...shown.map((call) => section(formatCallLine(call))),
       ...(notes.length > 0 ? [context(notes.map(escapeSlackText).join(' · '))] : []),
       {
         type: 'actions',
@@ -104,7 +104,7 @@ export function describeOpenSlackMessage(view: CardView, cardUrl: string): Slack
             ? [button(SLACK_ACTIONS.approve, TEXTS.channelApprove, { style: 'primary', value })]
             : []),
           button(SLACK_ACTIONS.reject, TEXTS.channelReject, { style: 'danger', value }),
-          button(SLACK_ACTIONS.open, TEXTS.channelOpenCard, { url: cardUrl }),
+          button(SLACK_ACTIONS.open, TEXTS.channelCardLink, { url: cardUrl }),
         ],
       },
     ],
@@ -116,9 +116,9 @@ export function describeOpenSlackMessage(view: CardView, cardUrl: string): Slack
  * sentence of TEXTS), and the link to its page. No buttons are left to press.
  *
  * @example
- * describeClosedSlackMessage({ label, cardUrl, outcome: TEXTS.channelDecided('approve', 'ana', 'slack') });
+ * formatClosedCardSlackMessage({ label, cardUrl, outcome: TEXTS.channelDecided('approve', 'ana', 'slack') });
  */
-export function describeClosedSlackMessage(input: {
+export function formatClosedCardSlackMessage(input: {
   readonly label: string;
   readonly cardUrl: string;
   readonly outcome: string;
@@ -132,14 +132,14 @@ export function describeClosedSlackMessage(input: {
       {
         type: 'actions',
         block_id: 'countersign',
-        elements: [button(SLACK_ACTIONS.open, TEXTS.channelOpenCard, { url: input.cardUrl })],
+        elements: [button(SLACK_ACTIONS.open, TEXTS.channelCardLink, { url: input.cardUrl })],
       },
     ],
   };
 }
 
 /** One call: its tool and arguments, then its preview's lines while they fit one section. */
-function describeCall(call: PendingToolView): string {
+function formatCallLine(call: CardCallView): string {
   const heading = `*${call.index + 1}. ${escapeSlackText(call.tool)}*${call.willRun ? '' : ` — ${escapeSlackText(TEXTS.callWillNotRun)}`}`;
   const lines = [heading, escapeSlackText(cut(JSON.stringify(call.arguments) ?? '', MAX_VALUE_CHARACTERS))];
   if (call.recordChanged !== undefined) lines.push(`_${escapeSlackText(call.recordChanged)}_`);

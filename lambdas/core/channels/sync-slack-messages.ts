@@ -1,11 +1,15 @@
 import { readStoredCard, viewCards } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
-import { type CardClosing, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { describeErrorClass } from '../errors.js';
+import { type CardClosing, isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
+import { nameErrorClass } from '../errors.js';
 import type { CardReaderDependencies, RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
-import { describeChannelViewer } from './channel-viewer.js';
-import { describeClosedSlackMessage, describeOpenSlackMessage, type SlackMessage } from './slack-message.js';
+import { deriveChannelViewer } from './channel-viewer.js';
+import {
+  formatClosedCardSlackMessage,
+  formatUndecidedCardSlackMessage,
+  type SlackMessage,
+} from './slack-message.js';
 import type { SlackChannel, SlackMessageKey, SlackMessageRecord } from './slack-ports.js';
 import { type SlackRoute, slackRoutesOfCard } from './slack-routes.js';
 
@@ -51,11 +55,11 @@ export async function syncSlackMessages(
     return;
   }
   const stored = read.stored;
-  const open = isCardOpen(stored);
+  const open = isCardUndecided(stored);
   await closeMessages(
     dependencies,
     messages.filter((message) => !open || message.turn !== stored.turn),
-    (message) => describeOutcome(dependencies, stored, message, options.closed),
+    (message) => formatOutcomeSentence(dependencies, stored, message, options.closed),
     read,
   );
   if (!open) return;
@@ -67,7 +71,7 @@ export async function syncSlackMessages(
     );
     if (existing?.state === 'closed') continue;
     if (existing?.state === 'open' && !options.refresh) continue;
-    const message = await describeWaitingCard(dependencies, stored, route);
+    const message = await formatCardForRoute(dependencies, stored, route);
     if (message === undefined) {
       // The reader refused the card (and ended its run): no message of it may keep its buttons.
       await closeMessages(dependencies, messages, () => Promise.resolve(TEXTS.cardUnopenable), read);
@@ -84,17 +88,17 @@ export async function syncSlackMessages(
 }
 
 /** The card as a route's least-privileged approver sees it; undefined when the card cannot be opened. */
-async function describeWaitingCard(
+async function formatCardForRoute(
   dependencies: SlackDependencies,
   stored: StoredCard,
   route: SlackRoute,
 ): Promise<SlackMessage | undefined> {
-  const viewer = await describeChannelViewer(dependencies.users, stored, {
+  const viewer = await deriveChannelViewer(dependencies.users, stored, {
     ...(route.approverGroup === undefined ? {} : { approverGroup: route.approverGroup }),
   });
   const [viewed] = await viewCards(dependencies, viewer, [stored]);
   if (viewed?.reading.kind !== 'viewed') return undefined;
-  return describeOpenSlackMessage(viewed.reading.view, dependencies.slack.cardUrl(stored.runId));
+  return formatUndecidedCardSlackMessage(viewed.reading.view, dependencies.slack.cardUrl(stored.runId));
 }
 
 /** Claims the post (once per key), posts, and records the message's `ts`; a failed post gives the claim back. */
@@ -131,7 +135,7 @@ async function closeMessages(
   for (const message of messages) {
     if (message.state === 'closed' || message.ts === undefined) continue;
     const ts = message.ts;
-    const closed = describeClosedSlackMessage({
+    const closed = formatClosedCardSlackMessage({
       label,
       cardUrl: dependencies.slack.cardUrl(message.runId),
       outcome: await outcomeOf(message),
@@ -144,7 +148,7 @@ async function closeMessages(
 }
 
 /** What happened to a message's turn, in a sentence: who decided it and where, or why it closed. */
-async function describeOutcome(
+async function formatOutcomeSentence(
   dependencies: SlackDependencies,
   stored: StoredCard,
   message: SlackMessageRecord,
@@ -194,7 +198,7 @@ async function deliver<Result>(
       runId: key.runId,
       turn: key.turn,
       channel: key.channelId,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
     });
     throw error;
   }

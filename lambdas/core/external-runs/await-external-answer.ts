@@ -2,7 +2,7 @@ import * as z from 'zod/mini';
 import type { UserProfile } from '../identity.js';
 import type { RunRecord } from '../run-record.js';
 import {
-  describeExternalRun,
+  buildExternalRunView,
   type ExternalAnswerDependencies,
   type ExternalRunView,
   readOwnExternalRun,
@@ -56,7 +56,7 @@ export async function awaitExternalAnswer(
     waitedMs += pause;
     record = await readOwnExternalRun(dependencies, principal, runId);
   }
-  return describeExternalRun(dependencies, record);
+  return buildExternalRunView(dependencies, record);
 }
 
 function isPending(record: RunRecord): boolean {

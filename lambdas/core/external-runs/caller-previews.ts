@@ -6,7 +6,7 @@ import { quotePreviewValue } from '../previews/quote-preview-value.js';
  * A caller's preview lines as the card keeps them: each line is one quoted value (so it cannot
  * imitate a line of ours: a failure, a cut, a field), then bounded and marked like every preview
  * (20 lines, 500 characters, hidden and bidi characters as markers). The card flags them as
- * supplied by the caller (`approvals/build-pending-tools.ts`).
+ * supplied by the caller (`approvals/build-card-call-views.ts`).
  *
  * @example
  * boundCallerPreview(['Send invoice INV-7 to ana@example.com']); // ['"Send invoice INV-7 to ana@example.com"']

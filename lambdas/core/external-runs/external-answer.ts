@@ -82,9 +82,9 @@ export async function readOwnExternalRun(
  * (unsealed) and the caller's reports. A pending run costs nothing more than its record.
  *
  * @example
- * const view = await describeExternalRun(dependencies, record); // { status: 'decided', calls: [...] }
+ * const view = await buildExternalRunView(dependencies, record); // { status: 'decided', calls: [...] }
  */
-export async function describeExternalRun(
+export async function buildExternalRunView(
   dependencies: ExternalAnswerDependencies,
   record: RunRecord,
 ): Promise<ExternalRunView> {
@@ -104,7 +104,7 @@ export async function describeExternalRun(
         reports: [],
       };
     case 'completed':
-      return describeDecidedRun(dependencies, record, base);
+      return buildDecidedRunView(dependencies, record, base);
     case 'cancelled':
       return {
         ...base,
@@ -123,7 +123,7 @@ export async function describeExternalRun(
   }
 }
 
-async function describeDecidedRun(
+async function buildDecidedRunView(
   dependencies: ExternalAnswerDependencies,
   record: RunRecord,
   base: Omit<ExternalRunView, 'status' | 'reports'>,

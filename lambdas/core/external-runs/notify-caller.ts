@@ -1,7 +1,7 @@
 import { CountersignError } from '../errors.js';
 import type { RunDependencies } from '../run-dependencies.js';
 import { loadRun, unsealRunState } from '../runs/load-run.js';
-import { describeExternalRun, type ExternalAnswerDependencies } from './external-answer.js';
+import { buildExternalRunView, type ExternalAnswerDependencies } from './external-answer.js';
 import type { WebhookPoster, WebhookSecrets } from './webhook-delivery.js';
 import { signWebhook, WEBHOOK_SIGNATURE_HEADER } from './webhook-signature.js';
 import { checkWebhookUrl, DEPLOYED_WEBHOOK_URL_POLICY } from './webhook-url.js';
@@ -50,7 +50,7 @@ export async function notifyCaller(
   const secret = await dependencies.webhookSecrets?.secretOf(run.record.owner);
   if (secret === undefined || dependencies.webhookPoster === undefined) return refused('no-secret');
 
-  const view = await describeExternalRun(dependencies, run.record);
+  const view = await buildExternalRunView(dependencies, run.record);
   const body = JSON.stringify({ type: EXTERNAL_RUN_ANSWERED_TYPE, run: view });
   const timestampSeconds = Math.floor(dependencies.clock.now().getTime() / 1000);
   const outcome = await dependencies.webhookPoster.post({

@@ -7,7 +7,7 @@ import { MAX_TURN_CALLS } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
 import { answerForCall } from './call-answer.js';
 import {
-  describeExternalRun,
+  buildExternalRunView,
   type ExternalAnswerDependencies,
   type ExternalRunView,
   readOwnExternalRun,
@@ -101,5 +101,5 @@ export async function reportExternalExecution(
       });
     }
   }
-  return describeExternalRun(dependencies, record);
+  return buildExternalRunView(dependencies, record);
 }

@@ -10,7 +10,7 @@ import { enforceRunStartQuotas, recordStartedRun } from '../quotas/enforce-quota
 import type { RunDependencies } from '../run-dependencies.js';
 import { requireUserRecord } from '../runs/require-user-record.js';
 import { RUN_STATE_SCHEMA_VERSION, type RunState } from '../runs/run-state.js';
-import { describeRunPolicy, newRunRecord, startExecutionOrFail } from '../runs/start-run.js';
+import { computeRunPolicy, newRunRecord, startExecutionOrFail } from '../runs/start-run.js';
 import { MAX_TURN_ARGUMENTS_DEPTH } from '../runs/take-model-turn.js';
 import { sealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
@@ -218,7 +218,7 @@ async function createExternalRun(
     owner: principal.userId,
     label: configuration.label,
     configurationId: configuration.configurationId,
-    policy: describeRunPolicy(configuration, undefined, dependencies.settings?.policyFloor),
+    policy: computeRunPolicy(configuration, undefined, dependencies.settings?.policyFloor),
     now,
   });
   await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });

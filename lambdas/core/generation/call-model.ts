@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import {
   ModelCallFailure,
   type ModelCallOptions,
@@ -60,7 +60,7 @@ export async function callModel(
     dependencies.logger.warn('model call failed', {
       ...input.logFields,
       ...byConfiguration,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
       transient: error instanceof ModelCallFailure ? error.transient : undefined,
       attempts: attempts.total,
       latencyMilliseconds: latency(),

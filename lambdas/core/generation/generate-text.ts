@@ -1,5 +1,5 @@
 import * as z from 'zod/mini';
-import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { CountersignError, isCountersignError, nameErrorClass } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import {
   type Message,
@@ -190,7 +190,7 @@ export async function generateText(
     // The adapter's reason stays in the logs' class only: the client reads one plain sentence.
     dependencies.logger.warn('model provider failed', {
       ...logFields,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
       code: isCountersignError(error) ? error.code : undefined,
     });
     throw new CountersignError('model-provider-failed', TEXTS.generationProviderFailed);
@@ -246,7 +246,7 @@ function resolveProvider(dependencies: GenerationDependencies, providerName: str
   } catch (error) {
     dependencies.logger.warn('model provider not available', {
       provider: providerName,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
     });
     throw new CountersignError('model-provider-unavailable', TEXTS.generationProviderUnavailable);
   }

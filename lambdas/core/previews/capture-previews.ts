@@ -1,6 +1,6 @@
 import type { CallPreview, PendingCall } from '../approvals/pending-call.js';
 import type { ResolvedCall } from '../approvals/resolve-calls.js';
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import { TEXTS } from '../texts.js';
@@ -83,7 +83,7 @@ async function capturePreview(
     if (lines.length === 0) throw new EmptyPreview();
     return { lines, failed: false, ...(diffs.length > 0 ? { diffs } : {}) };
   } catch (error) {
-    const errorClass = describeErrorClass(error);
+    const errorClass = nameErrorClass(error);
     input.logger.warn('preview failed', { tool: call.tool, callIndex: call.index, errorClass });
     return { lines: [TEXTS.previewFailedLine(errorClass)], failed: true };
   }

@@ -1,7 +1,7 @@
 import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
 import type { ApprovalRecord, DecisionClaim, DecisionRecord } from '../approvals/decision-record.js';
 import type { StoredCard } from '../approvals/stored-card.js';
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import type { PolicyFloor } from '../policy/policy-floor.js';
 import type { Logger, RunRepository } from '../ports.js';
 import type { RunRecord } from '../run-record.js';
@@ -12,12 +12,12 @@ import {
   type EntryDraft,
 } from './append-chain-entry.js';
 import {
-  describeApprovalEntry,
-  describeCancelEntry,
-  describeDecisionEntry,
-  describeEditEntry,
-  describeExpiryEntry,
-} from './describe-chain-entries.js';
+  draftApprovalEntry,
+  draftCancelEntry,
+  draftDecisionEntry,
+  draftEditEntry,
+  draftExpiryEntry,
+} from './draft-chain-entries.js';
 
 export interface ReceiptRecordingDependencies extends ChainDependencies {
   /** The deployment's policy floor: an entry names the policy a turn was decided under. */
@@ -59,7 +59,7 @@ export function recordReceiptEntries(
     await dependencies.onAppended(outcome.entry).catch((error: unknown) => {
       dependencies.logger.warn('receipt entry observer failed', {
         runId: draft.runId,
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
       });
     });
   };
@@ -81,9 +81,7 @@ export function recordReceiptEntries(
     if (!dependencies.signer) return;
     const card = await cardOf(approval.runId, approval.turn, approval.digest);
     if (card)
-      await append(
-        describeApprovalEntry(approval, card, effectiveTurnPolicy(card, dependencies.policyFloor)),
-      );
+      await append(draftApprovalEntry(approval, card, effectiveTurnPolicy(card, dependencies.policyFloor)));
   };
 
   const recordDecision = async (record: DecisionRecord): Promise<void> => {
@@ -94,8 +92,8 @@ export function recordReceiptEntries(
     // An edit is the turn's decision too: signed, though it released and refused nothing.
     await append(
       record.decision === 'edit'
-        ? describeEditEntry({ ...record, decision: record.decision }, card, policy)
-        : describeDecisionEntry({ ...record, decision: record.decision }, card, policy),
+        ? draftEditEntry({ ...record, decision: record.decision }, card, policy)
+        : draftDecisionEntry({ ...record, decision: record.decision }, card, policy),
     );
   };
 
@@ -103,7 +101,7 @@ export function recordReceiptEntries(
   const recordEnding = async (runId: string): Promise<void> => {
     if (endings.get(runId)) return;
     const record = await runs.getRunRecord(runId);
-    const draft = record ? describeEnding(record) : undefined;
+    const draft = record ? draftEndingEntry(record) : undefined;
     if (!draft) return;
     await append(draft);
     endings.set(runId, true);
@@ -171,10 +169,10 @@ function isEnding(status: string | undefined): boolean {
 }
 
 /** The entry of a run that ended by a cancel or an expiry, from what its record says. */
-function describeEnding(record: RunRecord): EntryDraft | undefined {
+function draftEndingEntry(record: RunRecord): EntryDraft | undefined {
   const endedAt = record.endedAt ?? record.updatedAt;
   if (record.status === 'cancelled') {
-    return describeCancelEntry({
+    return draftCancelEntry({
       runId: record.runId,
       turn: record.turn,
       cancelledBy: record.cancelledBy ?? record.owner,
@@ -183,7 +181,7 @@ function describeEnding(record: RunRecord): EntryDraft | undefined {
     });
   }
   if (record.status === 'expired') {
-    return describeExpiryEntry({ runId: record.runId, turn: record.turn, expiredAt: endedAt });
+    return draftExpiryEntry({ runId: record.runId, turn: record.turn, expiredAt: endedAt });
   }
   return undefined;
 }

@@ -1,5 +1,5 @@
 import { type KeyObject, verify } from 'node:crypto';
-import { describeSchemaIssues } from '../schema-messages.js';
+import { formatSchemaIssues } from '../schema-messages.js';
 import {
   type ChainEntry,
   isSignedEntry,
@@ -90,7 +90,7 @@ export function verifyReceipt(
   if (!document.success) {
     return failed(
       'format',
-      `The receipt is not a countersign receipt: ${describeSchemaIssues(document.error.issues.slice(0, 1))}.`,
+      `The receipt is not a countersign receipt: ${formatSchemaIssues(document.error.issues.slice(0, 1))}.`,
     );
   }
   if (!isP256PublicKey(key.publicKey)) {
@@ -107,14 +107,14 @@ export function verifyReceipt(
     if (!parsed.success) {
       return failed(
         'format',
-        `Entry ${position} is not a chain entry: ${describeSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
+        `Entry ${position} is not a chain entry: ${formatSchemaIssues(parsed.error.issues.slice(0, 1))}.`,
         position,
       );
     }
     const entry = parsed.data;
     const problem = checkEntry(entry, position, previous, runId, key);
     if (problem) return { kind: 'failed', ...problem, entry: position };
-    verified.push(describeEntry(entry));
+    verified.push(toVerifiedEntry(entry));
     previous = entry;
   }
   const lastSigned = verified.findLastIndex((entry) => entry.signed);
@@ -151,7 +151,7 @@ function checkEntry(
   if (entry.policyHash !== hashPolicy(entry.policy)) {
     return { check: 'policy', message: `Entry ${position}'s policy does not match its policy hash.` };
   }
-  const calls = describeCallsProblem(entry);
+  const calls = findCallsProblem(entry);
   if (calls) return { check: 'calls', message: `Entry ${position} ${calls}` };
   if (key.keyId !== undefined && entry.signer.keyId !== key.keyId) {
     return {
@@ -173,7 +173,7 @@ function checkEntry(
  * a decision's choices agree with its decision (an approval approves some call, a rejection none);
  * an edit changes each call it names. Anything else changed is the signature's to find.
  */
-function describeCallsProblem(entry: SignedChainEntry): string | undefined {
+function findCallsProblem(entry: SignedChainEntry): string | undefined {
   if (entry.schemaVersion === 1) return undefined;
   const named = entry.kind === 'edit' ? entry.edits : (entry.choices ?? []);
   const indexes = named.map((call) => call.index);
@@ -211,7 +211,7 @@ function isP256PublicKey(publicKey: KeyObject): boolean {
   );
 }
 
-function describeEntry(entry: ChainEntry): VerifiedEntry {
+function toVerifiedEntry(entry: ChainEntry): VerifiedEntry {
   const base = { sequence: entry.sequence, kind: entry.kind, turn: entry.turn, signed: isSignedEntry(entry) };
   switch (entry.kind) {
     case 'approval':

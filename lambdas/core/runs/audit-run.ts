@@ -88,9 +88,9 @@ export async function auditRun(
     return released?.length;
   };
   const entries: AuditEntry[] = [
-    ...describeApprovals(trail.approvals, required),
-    ...trail.decisions.map(describeDecision),
-    ...describeEnding(record, trail.decisions),
+    ...toApprovalAuditEntries(trail.approvals, required),
+    ...trail.decisions.map(toDecisionAuditEntry),
+    ...toEndingAuditEntries(record, trail.decisions),
   ].sort((left, right) => (left.at < right.at ? -1 : left.at > right.at ? 1 : 0));
   return {
     runId,
@@ -103,7 +103,7 @@ export async function auditRun(
   };
 }
 
-function describeApprovals(
+function toApprovalAuditEntries(
   approvals: readonly ApprovalRecord[],
   required: (turn: number) => number | undefined,
 ): AuditEntry[] {
@@ -127,7 +127,7 @@ function describeApprovals(
   });
 }
 
-function describeDecision(decision: DecisionRecord): AuditEntry {
+function toDecisionAuditEntry(decision: DecisionRecord): AuditEntry {
   if (decision.decision === 'cancel') {
     return {
       kind: 'cancel',
@@ -162,7 +162,7 @@ function callsShown(decision: DecisionRecord): CardShown['calls'] {
 }
 
 /** How the run ended, when no decision record says it already (a cancel of a waiting turn does). */
-function describeEnding(record: RunRecord, decisions: readonly DecisionRecord[]): AuditEntry[] {
+function toEndingAuditEntries(record: RunRecord, decisions: readonly DecisionRecord[]): AuditEntry[] {
   const at = record.endedAt ?? record.updatedAt;
   const reason = record.failureReason ? { reason: record.failureReason } : {};
   if (record.status === 'cancelled') {

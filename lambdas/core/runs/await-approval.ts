@@ -10,7 +10,7 @@ import { escalationTimersOf, planCardEscalation } from '../approvals/escalation-
 import { classifyCall, needsHumanApproval } from '../approvals/needs-human-approval.js';
 import { resolveCalls } from '../approvals/resolve-calls.js';
 import {
-  isCardOpen,
+  isCardUndecided,
   isNotificationPending,
   STORED_CARD_SCHEMA_VERSION,
   type StoredCard,
@@ -92,7 +92,7 @@ export async function awaitApproval(
   const waitId = dependencies.newId();
   const sealTaskToken = () =>
     sealJson(dependencies.sealer, 'task-token', input.runId, { taskToken: input.taskToken });
-  if (existing && existing.turn === input.turn && isCardOpen(existing)) {
+  if (existing && existing.turn === input.turn && isCardUndecided(existing)) {
     if (waitsForEntry) {
       dependencies.logger.warn('decision on record without its receipt entry: waiting for its repeat', {
         runId: input.runId,
@@ -101,7 +101,7 @@ export async function awaitApproval(
     }
     return reenterWait(dependencies, input, run, existing, { waitId, sealedToken: await sealTaskToken() });
   }
-  // Decided without an entry (this step may not sign), its card no longer open: nothing to carry on or reopen.
+  // Decided without an entry (this step may not sign), its card no longer undecided: nothing to carry on or reopen.
   if (waitsForEntry) throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
 
   // Unseal before sealing anything: a cold container then unwraps the state's sealing key (one

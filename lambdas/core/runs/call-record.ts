@@ -61,8 +61,8 @@ export type CallRecordExpectation =
  * different for any other call (docs/runbook.md, "Idempotency").
  *
  * @example
- * describeIdempotencyKey('run-1', 3, 0); // 'run-1/3/0'
+ * deriveIdempotencyKey('run-1', 3, 0); // 'run-1/3/0'
  */
-export function describeIdempotencyKey(runId: string, turn: number, index: number): string {
+export function deriveIdempotencyKey(runId: string, turn: number, index: number): string {
   return `${runId}/${turn}/${index}`;
 }

@@ -59,7 +59,7 @@ export async function cancelRun(
     }
     if (record.status === 'cancelled') {
       await stopAndClose(dependencies, record);
-      return describeCancelled(record, true);
+      return toCancelOutcome(record, true);
     }
     if (record.status !== 'running' && record.status !== 'waiting') {
       throw new CountersignError('conflict', TEXTS.cancelEnded(record.status));
@@ -76,7 +76,7 @@ export async function cancelRun(
     await stopAndClose(dependencies, cancelled);
     dependencies.metrics.count('RunsCancelled');
     dependencies.logger.info('run cancelled', { runId, from: record.status, turn: record.turn });
-    return describeCancelled(cancelled, false);
+    return toCancelOutcome(cancelled, false);
   }
   // Each round lost to a step that moved the run on; the caller may simply try again.
   throw new CountersignError('conflict', TEXTS.cancelKeptChanging);
@@ -136,7 +136,7 @@ async function stopAndClose(dependencies: CancelRunDependencies, record: RunReco
   await dependencies.runs.closeCard(record.runId, 'cancelled');
 }
 
-function describeCancelled(record: RunRecord, repeated: boolean): CancelOutcome {
+function toCancelOutcome(record: RunRecord, repeated: boolean): CancelOutcome {
   return {
     kind: 'cancelled',
     runId: record.runId,

@@ -11,10 +11,10 @@ import {
   type DecisionChannel,
   type DecisionClaim,
   type DecisionRecord,
-  describeCardShown,
   readEditsOnRecord,
+  serializeCardShown,
 } from '../approvals/decision-record.js';
-import { type DelegatedApproval, isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { type DelegatedApproval, isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
 import { reachesThroughGroups } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
@@ -29,7 +29,7 @@ import {
   approvedIndexesOf,
   contentOfRecord,
   contentOfRequest,
-  describeEdits,
+  serializeEdits,
   shapeOnCard,
 } from './shape-decision.js';
 
@@ -164,7 +164,7 @@ async function decideOnce(
   // A decision must name the turn that was reviewed: without a digest nobody reviewed anything.
   if (!request.digest)
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
-  if (!isCardOpen(card)) return answerClosedCard(dependencies, { principal, delegator }, card, request);
+  if (!isCardUndecided(card)) return answerClosedCard(dependencies, { principal, delegator }, card, request);
   const now = dependencies.clock.now();
   if (now.getTime() >= Date.parse(card.expiresAt)) {
     // The wait's own timeout ends the run too; expiring it here as well means the run shows
@@ -177,23 +177,30 @@ async function decideOnce(
     throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
   }
   const policy = effectiveTurnPolicy(card, dependencies.settings.policyFloor);
-  // Opened at most once per request, and only when something reads the sealed card.
-  const opened = memoize(() => openCard(dependencies, card));
-  const shaped = await shapeOnCard(dependencies, request, card, opened);
+  // Unsealed at most once per request, and only when something reads the sealed card.
+  const unsealOnce = memoize(() => unsealShownCard(dependencies, card));
+  const shaped = await shapeOnCard(dependencies, request, card, unsealOnce);
   const approvedIndexes = approvedIndexesOf(shaped);
   if (shaped.decision !== 'reject') {
     // An edit shapes writes: its editor holds the authority approving them needs.
-    await assertDecisionGate(dependencies, { principal, delegator }, card, policy, opened, approvedIndexes);
+    await assertDecisionGate(
+      dependencies,
+      { principal, delegator },
+      card,
+      policy,
+      unsealOnce,
+      approvedIndexes,
+    );
   }
   if (shaped.decision === 'approve') {
     // A card (or the calls approved of it) on which nothing would run can only be rejected (issue #9).
-    const calls = (await opened()).calls.filter(({ call }) => approvedIndexes?.has(call.index) ?? true);
+    const calls = (await unsealOnce()).calls.filter(({ call }) => approvedIndexes?.has(call.index) ?? true);
     if (isNothingRunnable(calls)) throw new CountersignError('forbidden', TEXTS.nothingToApprove);
   }
 
   let approved: { approvedBy: string[]; delegatedApprovals: DelegatedApproval[] } | undefined;
   if (shaped.decision === 'approve' && policy.requiredApprovals > 1) {
-    const approvalCalls = async () => (await opened()).calls;
+    const approvalCalls = async () => (await unsealOnce()).calls;
     const tally = await tallyApproval(dependencies, {
       principal,
       ...(delegator ? { actingFor: delegator.userId } : {}),
@@ -226,14 +233,14 @@ async function decideOnce(
     decidedBy: principal.userId,
     decidedAt: now.toISOString(),
     ...(request.reason ? { reason: request.reason } : {}),
-    cardShown: describeCardShown((await opened()).card),
+    cardShown: serializeCardShown((await unsealOnce()).card),
     ...(delegator ? { actingFor: delegator.userId } : {}),
     ...(approved ? { approvedBy: approved.approvedBy } : {}),
     ...(approved && approved.delegatedApprovals.length > 0
       ? { delegatedApprovals: approved.delegatedApprovals }
       : {}),
     ...(shaped.decision !== 'edit' && shaped.choices ? { choices: shaped.choices } : {}),
-    ...(shaped.decision === 'edit' ? { edits: describeEdits(shaped.edits) } : {}),
+    ...(shaped.decision === 'edit' ? { edits: serializeEdits(shaped.edits) } : {}),
     channel,
   };
   // Unsealed before the claim: a token that cannot be used must not leave a claim behind.
@@ -277,7 +284,7 @@ async function answerMovedCard(
   request: DecisionRequest,
 ): Promise<DecisionOutcome> {
   const current = await dependencies.runs.getCard(card.runId);
-  if (current && !isCardOpen(current) && current.turn === card.turn)
+  if (current && !isCardUndecided(current) && current.turn === card.turn)
     return answerClosedCard(dependencies, decider, current, request);
   throw new CountersignError('stale-digest', TEXTS.staleDigest, { field: 'body.digest' });
 }
@@ -337,12 +344,12 @@ async function answerExistingClaim(
       decider,
       card,
       effectiveTurnPolicy(card, dependencies.settings.policyFloor),
-      memoize(() => openCard(dependencies, card)),
+      memoize(() => unsealShownCard(dependencies, card)),
       approvedIndexes,
     );
   }
   const claimAge = dependencies.clock.now().getTime() - Date.parse(existing.decidedAt);
-  if (isCardOpen(card) && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
+  if (isCardUndecided(card) && claimAge >= UNDELIVERED_CLAIM_RETRY_MS) {
     // The first request claimed but never delivered (it crashed in between): deliver now.
     await deliver(dependencies, card, existing);
   }
@@ -355,22 +362,22 @@ async function unsealTaskToken(dependencies: DecisionDependencies, card: StoredC
   return unsealed.taskToken;
 }
 
-/** The stored card; one whose item does not even parse cannot be opened (its run ended by the reader). */
+/** The stored card; one whose item does not even parse cannot be unsealed (its run ended by the reader). */
 async function readCard(dependencies: DecisionDependencies, runId: string): Promise<StoredCard | undefined> {
   const read = await readStoredCard(dependencies, runId);
   if (read.kind === 'unopenable') return refuseUnopenable();
   return read.kind === 'stored' ? read.stored : undefined;
 }
 
-/** The sealed card the approver was shown, or a 410 when it cannot be opened. */
-async function openCard(dependencies: DecisionDependencies, card: StoredCard): Promise<UnsealedCard> {
+/** The sealed card the approver was shown, or a 410 when it cannot be unsealed. */
+async function unsealShownCard(dependencies: DecisionDependencies, card: StoredCard): Promise<UnsealedCard> {
   const unsealed = await unsealCard(dependencies, card);
   if (unsealed.kind === 'unsealed') return unsealed;
   return refuseUnopenable();
 }
 
 /**
- * A card that cannot be opened can never be decided: the reader has ended the run (its execution
+ * A card that cannot be unsealed can never be decided: the reader has ended the run (its execution
  * stopped without its token), and the approver is told so, as a 4xx: nothing they sent was
  * wrong, and nothing will happen.
  */

@@ -24,7 +24,7 @@ export async function assertDecisionGate(
   { principal, delegator }: Decider,
   card: StoredCard,
   policy: TurnPolicy,
-  opened: () => Promise<UnsealedCard>,
+  unsealOnce: () => Promise<UnsealedCard>,
   approvedIndexes?: ReadonlySet<number>,
 ): Promise<void> {
   for (const decider of delegator ? [principal, delegator] : [principal]) {
@@ -32,7 +32,7 @@ export async function assertDecisionGate(
       principal: decider,
       card,
       policy,
-      approvalCalls: async () => (await opened()).calls,
+      approvalCalls: async () => (await unsealOnce()).calls,
       // Fresh reads: what may be released is judged on the record as it is now, not a cached one.
       pages: dependencies.pages,
       logger: dependencies.logger,

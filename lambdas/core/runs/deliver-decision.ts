@@ -1,5 +1,5 @@
 import type { DecisionRecord } from '../approvals/decision-record.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError } from '../errors.js';
 import type { RunDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
@@ -27,18 +27,18 @@ type DeliveryDependencies = Pick<RunDependencies, 'runs' | 'executions' | 'clock
  * nothing is left waiting with a decision on record.
  *
  * @example
- * const outcome = await deliverDecision(dependencies, card, record, (card) => openToken(card));
+ * const outcome = await deliverDecision(dependencies, card, record, (card) => unsealToken(card));
  */
 export async function deliverDecision(
   dependencies: DeliveryDependencies,
   card: StoredCard,
   record: DecisionRecord,
-  openTaskToken: (card: StoredCard) => Promise<string>,
+  unsealTaskToken: (card: StoredCard) => Promise<string>,
 ): Promise<DeliveryOutcome> {
   let current = card;
   for (let round = 0; round < MAXIMUM_DELIVERY_ROUNDS; round += 1) {
     const outcome = await dependencies.executions.resume(
-      await openTaskToken(current),
+      await unsealTaskToken(current),
       // An edit goes on like an approval: ExecuteTools reads the record and puts the edit on a fresh card.
       record.decision === 'reject'
         ? { kind: 'reject', ...(record.reason ? { reason: record.reason } : {}) }
@@ -62,7 +62,7 @@ export async function deliverDecision(
     const next = await dependencies.runs.getCard(record.runId);
     if (
       next === undefined ||
-      !isCardOpen(next) ||
+      !isCardUndecided(next) ||
       next.turn !== record.turn ||
       next.digest !== record.digest
     ) {

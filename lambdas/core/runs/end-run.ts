@@ -52,7 +52,7 @@ export async function markRunFailed(
   const failure: RunFailure = {
     step: input.failedStep?.step ?? 'unknown',
     turn: record?.turn ?? 0,
-    error: describeErrorName(input.failure?.Error),
+    error: formatErrorName(input.failure?.Error),
     transient: input.failedStep?.transient ?? false,
     resumeAs,
     failedAt: now,
@@ -76,7 +76,7 @@ export async function markRunFailed(
 }
 
 /** The caught error's name if it is a plain name (`States.Timeout`, `countersign.internal`), else `unknown`. */
-function describeErrorName(error: string | undefined): string {
+function formatErrorName(error: string | undefined): string {
   return error !== undefined && /^[A-Za-z][A-Za-z0-9._-]{0,127}$/.test(error) ? error : 'unknown';
 }
 

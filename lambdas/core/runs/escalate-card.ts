@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import type { CardEscalation } from '../approvals/escalation-ladder.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
+import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { isCountersignError } from '../errors.js';
 import type { EscalationChange } from '../ports.js';
 import type { RunDependencies } from '../run-dependencies.js';
@@ -55,7 +55,7 @@ export async function escalateCardOnTimer(
     return { kind: 'ignored', runId: input.runId, turn: input.turn, step: input.step, because };
   };
   const card = await readCard(dependencies, input.runId);
-  if (!card || !isCardOpen(card) || card.turn !== input.turn || card.digest !== input.digest)
+  if (!card || !isCardUndecided(card) || card.turn !== input.turn || card.digest !== input.digest)
     return ignored('card-moved');
   if (card.escalation?.steps[input.step] === undefined) return ignored('no-such-step');
   if (dependencies.clock.now().getTime() >= Date.parse(card.expiresAt)) return ignored('window-closed');

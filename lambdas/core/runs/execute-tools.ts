@@ -18,7 +18,7 @@ import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
 import { type CallLedger, openCallLedger, readRecordedResult, runLedgeredCall } from './call-ledger.js';
 import { editedCallOutcome, refusedCallOutcome } from './call-outcomes.js';
-import { type CallResult, describeIdempotencyKey } from './call-record.js';
+import { type CallResult, deriveIdempotencyKey } from './call-record.js';
 import { loadRun, unsealRunState } from './load-run.js';
 import { checkPreconditions } from './record-preconditions.js';
 import { type CompletedCall, RUN_STATE_SCHEMA_VERSION, type RunState } from './run-state.js';
@@ -155,7 +155,7 @@ export async function executeTools(
           ? { content: TEXTS.toolFailed(call.tool, unreadable), isError: true }
           : await runCall(dependencies, ledger, approved.has(call.index), resolvedCall, {
               ...context,
-              idempotencyKey: describeIdempotencyKey(input.runId, input.turn, call.index),
+              idempotencyKey: deriveIdempotencyKey(input.runId, input.turn, call.index),
               ...(call.precondition === undefined ? {} : { precondition: call.precondition }),
             }));
     if (result.recordChanged === true) {

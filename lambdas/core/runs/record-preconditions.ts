@@ -1,6 +1,6 @@
 import type { PendingCall } from '../approvals/pending-call.js';
 import type { ResolvedCall } from '../approvals/resolve-calls.js';
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
 import type { Tool, ToolContext } from '../tools/tool.js';
@@ -36,7 +36,7 @@ async function readVersion(
     if (typeof version !== 'string') return { kind: 'unreadable', errorClass: 'NoVersion' };
     return { kind: 'read', version };
   } catch (error) {
-    return { kind: 'unreadable', errorClass: describeErrorClass(error) };
+    return { kind: 'unreadable', errorClass: nameErrorClass(error) };
   }
 }
 

@@ -1,7 +1,7 @@
 import { unsealCardToken } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
-import { isCardOpen, type StoredCard } from '../approvals/stored-card.js';
-import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
+import { CountersignError, isCountersignError, nameErrorClass } from '../errors.js';
 import { lacksDecisionEntry } from '../receipts/append-chain-entry.js';
 import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
@@ -56,7 +56,7 @@ export async function redeliverDecisions(dependencies: RedeliveryDependencies): 
       dependencies.logger.warn('decision not redelivered', {
         runId: claim.runId,
         turn: claim.turn,
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
         code: isCountersignError(error) ? error.code : undefined,
       });
     }
@@ -72,7 +72,7 @@ export async function redeliverDecisions(dependencies: RedeliveryDependencies): 
 /** True when a wait took the decision now; false when nothing waited for it any more. */
 async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRecord): Promise<boolean> {
   const card = await dependencies.runs.getCard(claim.runId);
-  if (!card || !isCardOpen(card) || card.turn !== claim.turn || card.digest !== claim.digest) {
+  if (!card || !isCardUndecided(card) || card.turn !== claim.turn || card.digest !== claim.digest) {
     await dependencies.runs.markDecisionDelivered(claim.runId, claim.turn);
     return false;
   }
@@ -81,7 +81,7 @@ async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRe
   if (await lacksDecisionEntry(dependencies.receipts.chain, claim))
     throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
   const outcome = await deliverDecision(dependencies, card, claim, (current) =>
-    openTaskToken(dependencies, current),
+    unsealTaskToken(dependencies, current),
   );
   if (outcome.kind === 'expired') {
     // The wait timed out; its run expires on its own (MarkExpired). Nothing is left to deliver.
@@ -96,7 +96,7 @@ async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRe
  * The card's task token, through the card reader: a card that does not open is refused there
  * (reported, its run ended), and its decision needs no delivery any more.
  */
-async function openTaskToken(dependencies: RedeliveryDependencies, card: StoredCard): Promise<string> {
+async function unsealTaskToken(dependencies: RedeliveryDependencies, card: StoredCard): Promise<string> {
   const unsealed = await unsealCardToken(dependencies, card);
   if (unsealed.kind === 'unsealed') return unsealed.taskToken;
   await dependencies.runs.markDecisionDelivered(card.runId, card.turn);

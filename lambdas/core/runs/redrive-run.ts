@@ -54,7 +54,7 @@ export async function redriveRun(
       throw new CountersignError('not-found', TEXTS.runNotFound);
     }
     if (record.status !== 'failed') {
-      const redriven = describeRedriven(record, true);
+      const redriven = toRedriveOutcome(record, true);
       if (!redriven) throw new CountersignError('conflict', TEXTS.redriveNotFailed(record.status));
       await startRedrive(dependencies, runId, redriven.redrives);
       return redriven;
@@ -81,7 +81,7 @@ export async function redriveRun(
       error: failure.error,
       redrives: redrive.count,
     });
-    const redriven = describeRedriven({ ...record, status: failure.resumeAs, redrive }, false);
+    const redriven = toRedriveOutcome({ ...record, status: failure.resumeAs, redrive }, false);
     if (redriven) return redriven;
   }
   throw new CountersignError('conflict', TEXTS.redriveKeptChanging);
@@ -96,7 +96,7 @@ function startRedrive(dependencies: RedriveRunDependencies, runId: string, redri
  * The outcome of the run's last redrive, when it is the latest thing that happened to the run
  * (made after its last failure, and the run is still in the status it put it back in or later).
  */
-function describeRedriven(record: RunRecord, repeated: boolean): RedriveOutcome | undefined {
+function toRedriveOutcome(record: RunRecord, repeated: boolean): RedriveOutcome | undefined {
   const { failure, redrive } = record;
   if (!failure || !redrive || redrive.at < failure.failedAt) return undefined;
   if (record.status !== 'running' && record.status !== 'waiting') return undefined;

@@ -7,7 +7,7 @@ import type { StoredRun } from '../ports.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
 import { type RunRecord, TERMINAL_STATUSES } from '../run-record.js';
 import { TEXTS } from '../texts.js';
-import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
+import { buildRunStatusView, type RunStatusView } from './build-run-status-view.js';
 import { unsealRunStateUnlessRefused } from './load-run.js';
 
 /** How often a followed run is read again while it runs. */
@@ -178,7 +178,7 @@ async function awaitingApproval(
 }
 
 function stateEvent(record: RunRecord): StateEvent {
-  return { event: 'state', data: { runId: record.runId, ...describeRunStatus(record) } };
+  return { event: 'state', data: { runId: record.runId, ...buildRunStatusView(record) } };
 }
 
 function sleep(milliseconds: number, signal?: AbortSignal): Promise<void> {

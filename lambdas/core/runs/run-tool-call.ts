@@ -1,7 +1,7 @@
-import { describeCallRunnability } from '../approvals/call-runnability.js';
+import { classifyCallRunnability } from '../approvals/call-runnability.js';
 import type { RunStateCall } from '../approvals/pending-call.js';
 import type { ResolvedCall } from '../approvals/resolve-calls.js';
-import { describeErrorClass, isCountersignError } from '../errors.js';
+import { isCountersignError, nameErrorClass } from '../errors.js';
 import type { ToolStepDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
 import type { ToolExecutionContext } from '../tools/tool.js';
@@ -30,7 +30,7 @@ export async function runToolCall(
   context: ToolExecutionContext,
 ): Promise<ToolCallAttempt> {
   const { call } = resolved;
-  const runnability = describeCallRunnability(resolved);
+  const runnability = classifyCallRunnability(resolved);
   if (runnability.kind === 'refused-arguments') {
     return ran({ content: TEXTS.toolInvalidArguments(call.tool, runnability.problem), isError: true });
   }
@@ -48,7 +48,7 @@ export async function runToolCall(
       ...(outcome.recordChanged === true ? { recordChanged: true } : {}),
     });
   } catch (error) {
-    const errorClass = describeErrorClass(error);
+    const errorClass = nameErrorClass(error);
     const transient = isTransientToolError(error) || isCountersignError(error, 'unavailable');
     dependencies.logger.warn('tool failed', { runId: context.runId, tool: call.tool, errorClass, transient });
     dependencies.metrics.count('ToolCalls', 1, {

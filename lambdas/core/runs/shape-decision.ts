@@ -89,7 +89,7 @@ export function contentOfRecord(record: DecisionRecord): string {
 }
 
 /** The edits of a decision as the record keeps them: JSON text of each call's new arguments. */
-export function describeEdits(edits: readonly CallEdit[]): string {
+export function serializeEdits(edits: readonly CallEdit[]): string {
   return canonicalJson(edits.map(({ index, tool, arguments: value }) => ({ index, tool, arguments: value })));
 }
 
@@ -106,10 +106,10 @@ export async function shapeOnCard(
   dependencies: DecisionDependencies,
   request: DecisionRequest,
   card: StoredCard,
-  opened: () => Promise<UnsealedCard>,
+  unsealOnce: () => Promise<UnsealedCard>,
 ): Promise<ShapedDecision> {
   if (request.calls === undefined && request.edits === undefined) return shapeDecision(request, [], []);
-  const { calls } = await opened();
+  const { calls } = await unsealOnce();
   const shapedCalls = calls.map(({ call, tool }) => ({
     index: call.index,
     tool: call.tool,

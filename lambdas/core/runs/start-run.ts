@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { type Configuration, renderPrompt, type Task } from '../configurations.js';
-import { CountersignError, describeErrorClass, isCountersignError } from '../errors.js';
+import { CountersignError, isCountersignError, nameErrorClass } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import { MAXIMUM_RUN_INPUT_CHARACTERS } from '../limits.js';
 import type { Message } from '../model.js';
@@ -112,7 +112,7 @@ export async function startRun(
     label: task?.label ?? configuration.label,
     configurationId: configuration.configurationId,
     ...(task ? { taskId: task.taskId } : {}),
-    policy: describeRunPolicy(configuration, task, dependencies.settings?.policyFloor),
+    policy: computeRunPolicy(configuration, task, dependencies.settings?.policyFloor),
     now,
   });
   await recordStartedRun(dependencies, principal, { runId, configurationId: configuration.configurationId });
@@ -142,7 +142,7 @@ export async function startExecutionOrFail(
     );
     dependencies.logger.error('run execution did not start', {
       runId,
-      errorClass: describeErrorClass(error),
+      errorClass: nameErrorClass(error),
     });
     // Step Functions throttled or failing: the client is told to start it again (503), not a 500.
     if (isCountersignError(error, 'unavailable'))
@@ -182,9 +182,9 @@ export function newRunRecord(
  * Every kind of run takes it from here (a model run, an external one).
  *
  * @example
- * const policy = describeRunPolicy(configuration, undefined, settings.policyFloor);
+ * const policy = computeRunPolicy(configuration, undefined, settings.policyFloor);
  */
-export function describeRunPolicy(
+export function computeRunPolicy(
   configuration: Configuration,
   task: Task | undefined,
   floor: PolicyFloor | undefined,

@@ -5,7 +5,7 @@ import { hasGrant, type UserProfile } from '../identity.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
 import type { RunFailure, RunRecord } from '../run-record.js';
 import { TEXTS } from '../texts.js';
-import { describeRunStatus, type RunStatusView } from './describe-run-status.js';
+import { buildRunStatusView, type RunStatusView } from './build-run-status-view.js';
 import { reportingRefusal, unsealRunStateUnlessRefused } from './load-run.js';
 import { type RunReader, readerOfRun } from './run-readers.js';
 
@@ -69,9 +69,9 @@ export async function viewRun(
     owner: record.owner,
     label: record.label,
     createdAt: record.createdAt,
-    ...describeRunStatus(record),
+    ...buildRunStatusView(record),
     // Spend and recovery are the owner's and operators' to act on (an approver cannot redrive).
-    ...(reader === 'approver' ? {} : describeRunSpendAndRecovery(record)),
+    ...(reader === 'approver' ? {} : buildSpendAndRecoveryView(record)),
     transcript:
       state === undefined
         ? { messages: 0, toolCalls: 0, sealed: 'refused' }
@@ -131,7 +131,7 @@ async function readerOf(
 }
 
 /** The run's model usage, and where it failed and how often it was redriven (what an operator acts on). */
-function describeRunSpendAndRecovery(record: RunRecord): Pick<RunView, 'usage' | 'failure' | 'redrives'> {
+function buildSpendAndRecoveryView(record: RunRecord): Pick<RunView, 'usage' | 'failure' | 'redrives'> {
   const failure = record.status === 'failed' ? record.failure : undefined;
   return {
     ...(record.usage ? { usage: record.usage } : {}),
@@ -166,5 +166,5 @@ async function readRun(
 /** The view with the record's status fields as they are now (after the run was ended). */
 function withRecordOf(view: RunView, record: RunRecord | undefined): RunView {
   if (!record) return view;
-  return { ...view, ...describeRunStatus(record) };
+  return { ...view, ...buildRunStatusView(record) };
 }

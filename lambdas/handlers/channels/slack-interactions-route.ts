@@ -4,7 +4,7 @@ import {
   receiveSlackInteraction,
   type SlackInteractionDependencies,
 } from '../../core/channels/receive-slack-interaction.js';
-import { CountersignError, describeErrorClass } from '../../core/errors.js';
+import { CountersignError, nameErrorClass } from '../../core/errors.js';
 import { type RecordingDependencies, withReceiptRecording } from '../../core/receipts/receipt-recording.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpLambdaHandler } from '../http/http-api.js';
@@ -59,7 +59,7 @@ export function createSlackInteractionsHandler(
           // Every 5xx logs one line: the request and the error's class, nothing of the body.
           dependencies.logger.error('slack interaction failed', {
             requestId: event.requestContext?.requestId,
-            errorClass: describeErrorClass(error),
+            errorClass: nameErrorClass(error),
           });
           return errorResponse(error);
         }

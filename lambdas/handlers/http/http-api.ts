@@ -132,7 +132,7 @@ export function createHttpApi<Function extends RouteFunction>(
     .use(httpErrorHandler({ logger: false, fallbackMessage: errorBody('internal', TEXTS.internalError) }))
     .use(exposeErrors(dependencies.logger))
     .use(jsonBody()) as unknown as HttpLambdaHandler;
-  return (event) => runInInvocationScope(describeHttpInvocation(event), () => handler(event));
+  return (event) => runInInvocationScope(collectHttpInvocationLogFields(event), () => handler(event));
 }
 
 function createRouteHandler(
@@ -185,7 +185,7 @@ function createRouteHandler(
 }
 
 /** The identifiers a request's log lines carry; API Gateway's request id is the correlation id. */
-function describeHttpInvocation(event: HttpApiEvent): InvocationFields {
+function collectHttpInvocationLogFields(event: HttpApiEvent): InvocationFields {
   // A path parameter is client input: an identifier's length at most.
   const runId = event.pathParameters?.id?.slice(0, 100);
   return {

@@ -2,7 +2,7 @@ import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { $ZodError } from 'zod/v4/core';
 import { isTransientAwsFault } from '../../adapters/aws-faults.js';
 import { CountersignError, type ErrorCode } from '../../core/errors.js';
-import { describeSchemaIssue } from '../../core/schema-messages.js';
+import { formatSchemaIssue } from '../../core/schema-messages.js';
 import { TEXTS } from '../../core/texts.js';
 
 const STATUS_BY_CODE: Record<ErrorCode, number> = {
@@ -88,7 +88,7 @@ export function errorResponse(error: unknown): APIGatewayProxyStructuredResultV2
 
 /** A zod failure on client input as a 400 that names the first offending field. */
 export function badRequestFrom(error: $ZodError, prefix: string): CountersignError {
-  const { path, message } = describeSchemaIssue(error.issues[0], prefix);
+  const { path, message } = formatSchemaIssue(error.issues[0], prefix);
   return new CountersignError('bad-request', `${path}: ${message}`, { field: path });
 }
 

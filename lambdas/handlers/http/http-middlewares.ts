@@ -4,7 +4,7 @@ import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import type { RouteAuth } from '../../contract/routes.js';
-import { CountersignError, describeErrorClass } from '../../core/errors.js';
+import { CountersignError, nameErrorClass } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
 import type { IdentityGroupGrants } from '../../core/principal.js';
@@ -150,7 +150,7 @@ export function exposeErrors(logger: Logger): Middleware {
           requestId: request.event?.requestContext?.requestId ?? 'unknown',
           routeKey: request.event?.routeKey,
           status: statusCode,
-          errorClass: describeErrorClass(error),
+          errorClass: nameErrorClass(error),
           code: error instanceof CountersignError ? error.code : undefined,
         });
       }

@@ -1,4 +1,4 @@
-import type { PendingToolView } from '../../core/approvals/build-pending-tools.js';
+import type { CardCallView } from '../../core/approvals/build-card-call-views.js';
 import type { CardView } from '../../core/approvals/card-reader.js';
 import type { UnopenableCard } from '../../core/approvals/unopenable-card.js';
 import type { InboxEntry } from '../../core/runs/list-inbox.js';
@@ -68,7 +68,7 @@ export function renderCard(card: CardView, now: Date): string {
   <p class="meta">Run <code>${showValue(card.runId)}</code> by ${renderOwner(card)}, turn ${showValue(card.turn)}.</p>
   ${renderRouting(card)}<p class="times"><span class="paused">${escapeHtml(TEXTS.pausedAt)} ${renderTime(card.pausedAt)}</span>
   <span class="deadline">${escapeHtml(TEXTS.approvalWindowCloses)} ${renderTime(card.expiresAt)}</span></p></header>
-  ${renderCardContext(card.context)}<ol class="calls">${card.pendingTools.map((tool) => renderPendingTool(tool, card.pendingTools.length > 1)).join('')}</ol>
+  ${renderCardContext(card.context)}<ol class="calls">${card.pendingTools.map((tool) => renderCardCall(tool, card.pendingTools.length > 1)).join('')}</ol>
   ${notice}${renderPolicy(card)}${blind ? renderBlindApprovalWarning(card) : ''}<div class="decision"><label>Reason (optional) <input type="text" name="reason" maxlength="2000"${disabled(closed)}></label>
   <div class="actions">${approve}
   <button type="button" class="reject"${disabled(closed)}>Reject</button></div></div>
@@ -115,7 +115,7 @@ function renderPolicy(card: CardView): string {
  * One pending call; the same fields, in the same order, as the JSON `pendingTools` entry. On a
  * card of several calls (`perCall`), a call can be refused while the others are approved.
  */
-export function renderPendingTool(tool: PendingToolView, perCall = false): string {
+export function renderCardCall(tool: CardCallView, perCall = false): string {
   const warning = !tool.registered
     ? ` <span class="warning">${escapeHtml(TEXTS.toolNotRegistered)}</span>`
     : tool.willRun
@@ -131,7 +131,7 @@ export function renderPendingTool(tool: PendingToolView, perCall = false): strin
 }
 
 /** An approver's edit of the call: who, and each change against the model's proposal. */
-function renderEdit(tool: PendingToolView): string {
+function renderEdit(tool: CardCallView): string {
   if (!tool.edited) return '';
   const changes = tool.edited.changes.map((change) => {
     const path = showValue(change.path.join('.') || '(all)');
@@ -145,14 +145,14 @@ function renderEdit(tool: PendingToolView): string {
 }
 
 /** Above excerpted arguments: the full size, and the one request that loads them whole. */
-function renderExcerptNote(tool: PendingToolView): string {
+function renderExcerptNote(tool: CardCallView): string {
   if (!tool.argumentsExcerpt) return '';
   return `<p class="excerpt-note">${escapeHtml(TEXTS.argumentsExcerpted(tool.argumentsExcerpt.totalCharacters))}
   <button type="button" class="full-arguments">${escapeHtml(TEXTS.showFullArguments)}</button></p>
   `;
 }
 
-function renderPreview(preview: PendingToolView['preview']): string {
+function renderPreview(preview: CardCallView['preview']): string {
   switch (preview.status) {
     case 'shown':
       // The caller's lines are flagged before they are read, not only in the caveat after them.

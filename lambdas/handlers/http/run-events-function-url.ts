@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import type { LambdaFunctionURLEvent } from 'aws-lambda';
 import { ROUTES, transportOf } from '../../contract/routes.js';
-import { describeErrorClass } from '../../core/errors.js';
+import { nameErrorClass } from '../../core/errors.js';
 import { readBearerToken } from '../../core/limits.js';
 import type { Logger } from '../../core/ports.js';
 import { TEXTS } from '../../core/texts.js';
@@ -68,7 +68,7 @@ export function createRunEventsFunctionUrlHandler(options: {
     } catch (error) {
       const fields = {
         requestId: event.requestContext?.requestId ?? 'unknown',
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
       };
       // A client that hung up is no failure of ours: WARN keeps ERROR (and the 5xx alarm) meaningful.
       if (response.clientGone()) options.logger.warn('run events client gone', fields);

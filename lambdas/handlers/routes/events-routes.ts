@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
-import { describeErrorClass } from '../../core/errors.js';
+import { nameErrorClass } from '../../core/errors.js';
 import {
   type QuotaDependencies,
   releaseEventStream,
@@ -70,7 +70,7 @@ export function createRunEventsRoute(
         dependencies.logger.error('run events refused', {
           requestId: event.requestContext?.requestId ?? 'unknown',
           status: result.statusCode,
-          errorClass: describeErrorClass(error),
+          errorClass: nameErrorClass(error),
         });
       }
       response.setHeaders(result.statusCode ?? 500, { ...(result.headers as Record<string, string>) });
@@ -87,7 +87,7 @@ export function createRunEventsRoute(
     } catch (error) {
       const fields = {
         requestId: event.requestContext?.requestId ?? 'unknown',
-        errorClass: describeErrorClass(error),
+        errorClass: nameErrorClass(error),
       };
       // The client hung up: nobody reads what failed after, and it is not our failure.
       if (aborted.signal.aborted) dependencies.logger.warn('run events client gone', fields);

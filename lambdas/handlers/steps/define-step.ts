@@ -3,7 +3,7 @@ import type * as zc from 'zod/v4/core';
 import { isTransientAwsFault } from '../../adapters/aws-faults.js';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
 import { ERROR_NAMES, type StateName, stepErrorName } from '../../contract/state-names.js';
-import { CountersignError, describeErrorClass } from '../../core/errors.js';
+import { CountersignError, nameErrorClass } from '../../core/errors.js';
 import type { Logger } from '../../core/ports.js';
 import type { RunDependencies } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
@@ -35,7 +35,7 @@ export function defineStep<Schema extends zc.$ZodType, Output>(
   run: (input: z.infer<Schema>) => Promise<Output>,
 ): (event: unknown) => Promise<Output> {
   return async (event: unknown): Promise<Output> =>
-    runInInvocationScope(describeStepInvocation(stateName, event), async () => {
+    runInInvocationScope(collectStepInvocationLogFields(stateName, event), async () => {
       const parsed = z.safeParse(schema, event);
       if (!parsed.success)
         throw stepError(new CountersignError('bad-request', `${stateName}: malformed step input.`));
@@ -45,7 +45,7 @@ export function defineStep<Schema extends zc.$ZodType, Output>(
         logger.warn('step failed', {
           state: stateName,
           runId: (parsed.data as { runId?: string }).runId,
-          errorClass: describeErrorClass(error),
+          errorClass: nameErrorClass(error),
           code: error instanceof CountersignError ? error.code : undefined,
         });
         throw stepError(error);
@@ -57,7 +57,7 @@ export function defineStep<Schema extends zc.$ZodType, Output>(
  * The identifiers a step's log lines carry; the execution id is the correlation id. Read
  * loosely (the input is validated after): the task token in the event is never copied.
  */
-function describeStepInvocation(stateName: StateName, event: unknown): InvocationFields {
+function collectStepInvocationLogFields(stateName: StateName, event: unknown): InvocationFields {
   const input = (typeof event === 'object' && event !== null ? event : {}) as Record<string, unknown>;
   const runId = typeof input.runId === 'string' ? input.runId : undefined;
   const executionId = typeof input.executionId === 'string' ? input.executionId : undefined;

@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { runInInvocationScope } from '../../adapters/invocation-scope.js';
-import { describeErrorClass } from '../../core/errors.js';
+import { nameErrorClass } from '../../core/errors.js';
 import {
   type EscalationDependencies,
   type EscalationTimerOutcome,
@@ -43,7 +43,7 @@ export function createEscalationTimerHandler(
         } catch (error) {
           dependencies.logger.warn('escalation timer failed', {
             runId,
-            errorClass: describeErrorClass(error),
+            errorClass: nameErrorClass(error),
           });
           throw error;
         }

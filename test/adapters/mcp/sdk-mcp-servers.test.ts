@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvironmentMcpSecrets } from '../../../lambdas/adapters/mcp/environment-mcp-secrets.js';
 import { SdkMcpServers } from '../../../lambdas/adapters/mcp/sdk-mcp-servers.js';
-import { describeErrorClass } from '../../../lambdas/core/errors.js';
+import { nameErrorClass } from '../../../lambdas/core/errors.js';
 import { MCP_TEST_TOKEN, type McpTestServer, startMcpTestServer } from '../../support/mcp-test-server.js';
 import { startMisbehavingServer } from '../../support/misbehaving-server.js';
 
@@ -75,7 +75,7 @@ describe('the MCP client over the official SDK', () => {
       .catch((caught: unknown) => caught);
 
     // Assess
-    expect(describeErrorClass(error)).toBe('McpTimeout');
+    expect(nameErrorClass(error)).toBe('McpTimeout');
   });
 
   it('fails with a plain class, no token, for a wrong secret, a missing secret and a closed port', async () => {
@@ -97,8 +97,8 @@ describe('the MCP client over the official SDK', () => {
 
     // Assess
     expect(errors.every((error) => error instanceof Error)).toBe(true);
-    expect(describeErrorClass(errors[1])).toBe('McpSecretMissing');
-    for (const error of errors) expect(describeErrorClass(error)).not.toContain(MCP_TEST_TOKEN);
+    expect(nameErrorClass(errors[1])).toBe('McpSecretMissing');
+    for (const error of errors) expect(nameErrorClass(error)).not.toContain(MCP_TEST_TOKEN);
   });
 
   it('refuses a host the deployed policy does not list before any request or secret leaves', async () => {
@@ -113,7 +113,7 @@ describe('the MCP client over the official SDK', () => {
     const error = await deployed.listTools(serverAt(recorder.url)).catch((caught: unknown) => caught);
 
     // Assess
-    expect(describeErrorClass(error)).toBe('McpHostNotAllowed');
+    expect(nameErrorClass(error)).toBe('McpHostNotAllowed');
     expect((error as Error).message).toMatch(/^MCP server tickets: host not allowed/);
     expect(recorder.requests).toEqual([]);
     await recorder.stop();
@@ -131,7 +131,7 @@ describe('the MCP client over the official SDK', () => {
     await bloated.stop();
 
     // Assess
-    expect(describeErrorClass(error)).toBe('OutboundResponseTooLarge');
+    expect(nameErrorClass(error)).toBe('OutboundResponseTooLarge');
   });
 
   it('follows no redirect, to the same origin or another host, so the secret goes nowhere else', async () => {
@@ -148,7 +148,7 @@ describe('the MCP client over the official SDK', () => {
     );
 
     // Assess: each was asked once, and no request followed the redirect
-    expect(errors.map(describeErrorClass)).toEqual(['OutboundRedirectRefused', 'OutboundRedirectRefused']);
+    expect(errors.map(nameErrorClass)).toEqual(['OutboundRedirectRefused', 'OutboundRedirectRefused']);
     expect(sameOrigin.requests.map((request) => request.url)).toEqual(['/mcp']);
     expect(otherHost.requests.map((request) => request.url)).toEqual(['/mcp']);
     expect(target.requests).toEqual([]);

@@ -3,8 +3,8 @@ import { InMemoryApproverResponseStore } from '../../../lambdas/adapters/memory/
 import {
   APPROVER_RESPONSE_SCHEMA_VERSION,
   type ApproverResponse,
-  describeApproverResponse,
   EVERY_APPROVER_GROUP,
+  readApproverResponse,
 } from '../../../lambdas/core/analytics/approver-response.js';
 import { readApproverAnalytics } from '../../../lambdas/core/analytics/read-approver-analytics.js';
 import { recordApproverResponse } from '../../../lambdas/core/analytics/record-approver-response.js';
@@ -50,7 +50,7 @@ describe('approver responses from receipt entries', () => {
     const entries = (await dependencies.chain.readEntries('run-1')) as ChainEntry[];
 
     // Act
-    const responses = entries.map(describeApproverResponse);
+    const responses = entries.map(readApproverResponse);
 
     // Assess
     expect(responses.map((each) => each && [each.approver, each.outcome, each.responseMilliseconds])).toEqual(

@@ -1,7 +1,7 @@
 import * as z from 'zod/mini';
 import '../../../lambdas/core/schema-messages.js';
 import { describe, expect, it } from 'vitest';
-import { describeArgumentChanges } from '../../../lambdas/core/approvals/argument-changes.js';
+import { listArgumentChanges } from '../../../lambdas/core/approvals/argument-changes.js';
 import { resolveCallEdits } from '../../../lambdas/core/approvals/call-edits.js';
 import { editedCallOutcome, refusedCallOutcome } from '../../../lambdas/core/runs/call-outcomes.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
@@ -83,7 +83,7 @@ describe('editing a call’s arguments', () => {
 describe('the diff of an edit against the model’s proposal', () => {
   it('lists what changed, was added or removed, by path', () => {
     // Act
-    const diff = describeArgumentChanges(
+    const diff = listArgumentChanges(
       { pageId: '12', title: 'Sale', keywords: ['a', 'b'], meta: { lang: 'en' } },
       { pageId: '12', title: 'Spring sale', keywords: ['a'], meta: { lang: 'de', draft: true } },
     );
@@ -102,7 +102,7 @@ describe('the diff of an edit against the model’s proposal', () => {
 
   it('lists at most 50 changes and counts the rest', () => {
     // Act
-    const diff = describeArgumentChanges(
+    const diff = listArgumentChanges(
       Object.fromEntries(Array.from({ length: 80 }, (_unused, key) => [`k${key}`, key])),
       Object.fromEntries(Array.from({ length: 80 }, (_unused, key) => [`k${key}`, key + 1])),
     );

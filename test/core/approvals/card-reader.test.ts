@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readPendingCall } from '../../../lambdas/core/approvals/read-pending-call.js';
-import { isCardOpen } from '../../../lambdas/core/approvals/stored-card.js';
+import { isCardUndecided } from '../../../lambdas/core/approvals/stored-card.js';
 import { decideRun } from '../../../lambdas/core/runs/decide-run.js';
 import { listInbox } from '../../../lambdas/core/runs/list-inbox.js';
 import { openRunEvents, type RunEvent } from '../../../lambdas/core/runs/run-events.js';
@@ -77,7 +77,7 @@ describe('the card reader', () => {
         failureReason: TEXTS.cardUnopenableFailure,
       });
       const card = await harness.runs.getCard(runId);
-      expect(card && isCardOpen(card)).toBe(false);
+      expect(card && isCardUndecided(card)).toBe(false);
       expect(harness.executions.resumed).toEqual([]);
     },
   );

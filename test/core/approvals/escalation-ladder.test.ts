@@ -11,7 +11,7 @@ import {
   planCardEscalation,
 } from '../../../lambdas/core/approvals/escalation-ladder.js';
 import { configurationSchema } from '../../../lambdas/core/configurations.js';
-import { describeSchemaIssues } from '../../../lambdas/core/schema-messages.js';
+import { formatSchemaIssues } from '../../../lambdas/core/schema-messages.js';
 import { person } from '../runs/use-case-harness.js';
 
 const PAUSED_AT = new Date('2026-03-01T10:00:00.000Z');
@@ -41,7 +41,7 @@ describe('escalation ladder', () => {
 
     // Assess
     expect(parsed.success).toBe(false);
-    expect(describeSchemaIssues(parsed.error?.issues ?? [])).toContain(problem);
+    expect(formatSchemaIssues(parsed.error?.issues ?? [])).toContain(problem);
   });
 
   it('is a configuration field, named by its path when it is wrong', () => {
@@ -58,7 +58,7 @@ describe('escalation ladder', () => {
     });
 
     // Assess
-    expect(describeSchemaIssues(parsed.error?.issues ?? [], 'body')).toBe(
+    expect(formatSchemaIssues(parsed.error?.issues ?? [], 'body')).toBe(
       'body.escalation.1.afterMinutes: must be later than step 0 (60 minutes)',
     );
   });

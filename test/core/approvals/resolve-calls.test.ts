@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import type { ApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
-import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import { buildCardCallViews } from '../../../lambdas/core/approvals/build-card-call-views.js';
 import { isNothingRunnable } from '../../../lambdas/core/approvals/call-runnability.js';
 import { evaluateApproveGate } from '../../../lambdas/core/approvals/decision-gate.js';
-import { describeCardShown, readCardShown } from '../../../lambdas/core/approvals/decision-record.js';
+import { readCardShown, serializeCardShown } from '../../../lambdas/core/approvals/decision-record.js';
 import {
   classifyCall,
   classifyCallForExecution,
@@ -76,7 +76,7 @@ describe('resolveCalls (arguments parsed once)', () => {
 
     // Act
     const calls = resolveCalls(card.pendingCalls, new ToolRegistry([tool]));
-    const views = await buildPendingTools({
+    const views = await buildCardCallViews({
       calls,
       viewer,
       context: { runId: 'run-1', pages },
@@ -91,7 +91,7 @@ describe('resolveCalls (arguments parsed once)', () => {
       logger: silentLogger,
     });
     const nothingRuns = isNothingRunnable(calls);
-    const shown = describeCardShown(card);
+    const shown = serializeCardShown(card);
 
     // Assess
     expect(parses()).toBe(card.pendingCalls.length);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { CHANNEL_VIEWER_ID, describeChannelViewer } from '../../../lambdas/core/channels/channel-viewer.js';
+import { CHANNEL_VIEWER_ID, deriveChannelViewer } from '../../../lambdas/core/channels/channel-viewer.js';
 import { InMemoryUserDirectory } from '../../support/in-memory-user-directory.js';
 
 const users = new InMemoryUserDirectory([
@@ -32,10 +32,10 @@ const users = new InMemoryUserDirectory([
   },
 ]);
 
-describe('describeChannelViewer', () => {
+describe('deriveChannelViewer', () => {
   it('holds only what every approver of the route’s group holds', async () => {
     // Act
-    const viewer = await describeChannelViewer(
+    const viewer = await deriveChannelViewer(
       users,
       { approverGroups: ['finance'] },
       { approverGroup: 'finance' },
@@ -55,7 +55,7 @@ describe('describeChannelViewer', () => {
 
   it('reads a card routed to every approver as its least-privileged approver: one without rights leaves none', async () => {
     // Act
-    const viewer = await describeChannelViewer(users, {}, {});
+    const viewer = await deriveChannelViewer(users, {}, {});
 
     // Assess: cleo may decide it and may read nothing
     expect(viewer).toMatchObject({
@@ -67,7 +67,7 @@ describe('describeChannelViewer', () => {
   });
 
   it('holds nothing when nobody in the route’s audience may decide the card', async () => {
-    const viewer = await describeChannelViewer(
+    const viewer = await deriveChannelViewer(
       users,
       { approverGroups: ['legal'] },
       { approverGroup: 'legal' },
@@ -89,7 +89,7 @@ describe('describeChannelViewer', () => {
     );
 
     // Act
-    const viewer = await describeChannelViewer(many, { approverGroups: ['ops'] }, { approverGroup: 'ops' });
+    const viewer = await deriveChannelViewer(many, { approverGroups: ['ops'] }, { approverGroup: 'ops' });
 
     // Assess
     expect(viewer.pageAccess).toEqual(['12']);

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import type { CardCallView } from '../../../lambdas/core/approvals/build-card-call-views.js';
 import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
 import {
-  describeClosedSlackMessage,
-  describeOpenSlackMessage,
   escapeSlackText,
+  formatClosedCardSlackMessage,
+  formatUndecidedCardSlackMessage,
   SLACK_ACTIONS,
   type SlackBlock,
   slackButtonValueSchema,
@@ -13,7 +13,7 @@ import { TEXTS } from '../../../lambdas/core/texts.js';
 
 const CARD_URL = 'https://abc.execute-api.eu-west-1.amazonaws.com/#run-run-1';
 
-function call(index: number, overrides: Partial<PendingToolView> = {}): PendingToolView {
+function call(index: number, overrides: Partial<CardCallView> = {}): CardCallView {
   return {
     index,
     tool: 'update_page_metadata',
@@ -78,10 +78,10 @@ describe('escapeSlackText', () => {
   });
 });
 
-describe('describeOpenSlackMessage', () => {
+describe('formatUndecidedCardSlackMessage', () => {
   it('shows the label, owner, deadline, each call with its preview and caveat, and the three buttons', () => {
     // Act
-    const message = describeOpenSlackMessage(view(), CARD_URL);
+    const message = formatUndecidedCardSlackMessage(view(), CARD_URL);
 
     // Assess
     const shown = texts(message.blocks).join('\n');
@@ -104,7 +104,7 @@ describe('describeOpenSlackMessage', () => {
 
   it('binds both buttons to the card’s run, turn and digest', () => {
     // Act
-    const [approve, reject] = buttons(describeOpenSlackMessage(view(), CARD_URL).blocks);
+    const [approve, reject] = buttons(formatUndecidedCardSlackMessage(view(), CARD_URL).blocks);
 
     // Assess
     for (const button of [approve, reject]) {
@@ -118,7 +118,7 @@ describe('describeOpenSlackMessage', () => {
 
   it('keeps a withheld preview withheld, with the channel’s caveat', () => {
     // Act
-    const message = describeOpenSlackMessage(
+    const message = formatUndecidedCardSlackMessage(
       view({ pendingTools: [call(0, { preview: { status: 'withheld', message: TEXTS.previewWithheld } })] }),
       CARD_URL,
     );
@@ -131,7 +131,7 @@ describe('describeOpenSlackMessage', () => {
 
   it('escapes every value a model or a starter chose: label, tool, arguments and preview lines', () => {
     // Act
-    const message = describeOpenSlackMessage(
+    const message = formatUndecidedCardSlackMessage(
       view({
         label: '<!here> urgent',
         pendingTools: [
@@ -163,7 +163,7 @@ describe('describeOpenSlackMessage', () => {
     );
 
     // Act
-    const message = describeOpenSlackMessage(view({ pendingTools: calls }), CARD_URL);
+    const message = formatUndecidedCardSlackMessage(view({ pendingTools: calls }), CARD_URL);
 
     // Assess
     const sections = texts(message.blocks);
@@ -176,7 +176,10 @@ describe('describeOpenSlackMessage', () => {
 
   it('offers only Reject when nothing on the card would run, and says so', () => {
     // Act
-    const message = describeOpenSlackMessage(view({ pendingTools: [call(0, { willRun: false })] }), CARD_URL);
+    const message = formatUndecidedCardSlackMessage(
+      view({ pendingTools: [call(0, { willRun: false })] }),
+      CARD_URL,
+    );
 
     // Assess
     expect(buttons(message.blocks).map((button) => button.action_id)).toEqual([
@@ -187,7 +190,7 @@ describe('describeOpenSlackMessage', () => {
   });
 
   it('shows the k-of-n tally', () => {
-    const message = describeOpenSlackMessage(
+    const message = formatUndecidedCardSlackMessage(
       view({
         approvals: {
           count: 1,
@@ -202,10 +205,10 @@ describe('describeOpenSlackMessage', () => {
   });
 });
 
-describe('describeClosedSlackMessage', () => {
+describe('formatClosedCardSlackMessage', () => {
   it('says what happened and keeps only the link', () => {
     // Act
-    const message = describeClosedSlackMessage({
+    const message = formatClosedCardSlackMessage({
       label: 'Page <metadata>',
       cardUrl: CARD_URL,
       outcome: TEXTS.channelDecided('approve', 'ana', 'slack'),

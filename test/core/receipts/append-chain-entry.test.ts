@@ -2,10 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { InMemoryReceiptChainStore } from '../../../lambdas/adapters/memory/in-memory-receipt-chain-store.js';
 import { appendChainEntry } from '../../../lambdas/core/receipts/append-chain-entry.js';
 import type { ChainEntry } from '../../../lambdas/core/receipts/chain-entry.js';
-import {
-  describeCancelEntry,
-  describeExpiryEntry,
-} from '../../../lambdas/core/receipts/describe-chain-entries.js';
+import { draftCancelEntry, draftExpiryEntry } from '../../../lambdas/core/receipts/draft-chain-entries.js';
 import type { AppendOutcome } from '../../../lambdas/core/receipts/receipt-ports.js';
 import { verifyReceipt } from '../../../lambdas/core/receipts/verify-receipt.js';
 import {
@@ -31,7 +28,7 @@ class CountingChainStore extends InMemoryReceiptChainStore {
 }
 
 /** The cancel of run-1 the retry and race cases append. */
-const cancel = describeCancelEntry({
+const cancel = draftCancelEntry({
   runId: 'run-1',
   turn: 1,
   cancelledBy: 'olivia',
@@ -80,7 +77,7 @@ describe('appendChainEntry', () => {
   it('links racing appends one after the other, and records racing retries of one record once', async () => {
     // Prepare
     const dependencies = await createChainDependencies();
-    const expiry = describeExpiryEntry({ runId: 'run-1', turn: 1, expiredAt: '2026-03-01T10:00:01.000Z' });
+    const expiry = draftExpiryEntry({ runId: 'run-1', turn: 1, expiredAt: '2026-03-01T10:00:01.000Z' });
 
     // Act
     const outcomes = await Promise.all([
@@ -114,7 +111,7 @@ describe('appendChainEntry', () => {
     // Act
     const appending = appendChainEntry(
       { ...dependencies, chain },
-      describeExpiryEntry({ runId: 'run-1', turn: 1, expiredAt: '2026-03-01T10:00:00.000Z' }),
+      draftExpiryEntry({ runId: 'run-1', turn: 1, expiredAt: '2026-03-01T10:00:00.000Z' }),
     );
 
     // Assess
@@ -131,7 +128,7 @@ describe('appendChainEntry', () => {
     // Act
     const appending = appendChainEntry(
       dependencies,
-      describeExpiryEntry({ runId: 'run-1', turn: 3, expiredAt: '2026-03-01T12:00:00.000Z' }),
+      draftExpiryEntry({ runId: 'run-1', turn: 3, expiredAt: '2026-03-01T12:00:00.000Z' }),
     );
 
     // Assess

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { appendChainEntry } from '../../../lambdas/core/receipts/append-chain-entry.js';
 import { chainEntrySchema, type SignedChainEntry } from '../../../lambdas/core/receipts/chain-entry.js';
-import { describeExpiryEntry } from '../../../lambdas/core/receipts/describe-chain-entries.js';
+import { draftExpiryEntry } from '../../../lambdas/core/receipts/draft-chain-entries.js';
 import { hashEntry, signedContentOf, signedMessageOf } from '../../../lambdas/core/receipts/entry-hashes.js';
 import { verifyReceipt } from '../../../lambdas/core/receipts/verify-receipt.js';
 import {
@@ -151,7 +151,7 @@ describe('verifyReceipt on per-call decisions and edits', () => {
     dependencies.chain.overwrite('run-mixed', 0, version1);
     await appendChainEntry(
       dependencies,
-      describeExpiryEntry({ runId: 'run-mixed', turn: 2, expiredAt: '2026-03-01T12:00:00.000Z' }),
+      draftExpiryEntry({ runId: 'run-mixed', turn: 2, expiredAt: '2026-03-01T12:00:00.000Z' }),
     );
     const mixed = await readSampleReceipt(dependencies.chain, 'run-mixed');
 

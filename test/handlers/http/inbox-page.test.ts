@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PendingToolView } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import type { CardCallView } from '../../../lambdas/core/approvals/build-card-call-views.js';
 import type { CardView } from '../../../lambdas/core/approvals/card-reader.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
-import { renderInboxCards, renderPendingTool } from '../../../lambdas/handlers/http/inbox-page.js';
+import { renderCardCall, renderInboxCards } from '../../../lambdas/handlers/http/inbox-page.js';
 
-const call: PendingToolView = {
+const call: CardCallView = {
   index: 0,
   tool: 'update_page_metadata',
   arguments: { pageId: '12', title: 'Evil\u202Eroot', nested: [{ note: '\u200B' }, 3, true, null] },
@@ -140,7 +140,7 @@ describe('renderInboxCards', () => {
 
   it('draws the arguments as their JSON text, every key and string isolated', () => {
     // Act
-    const html = renderPendingTool(call);
+    const html = renderCardCall(call);
     const arguments_ = /<pre class="arguments"[^>]*>([\s\S]*?)<\/pre>/.exec(html)?.[1] ?? '';
 
     // Assess

@@ -1,5 +1,5 @@
 import type { Configuration } from '../../configurations.js';
-import { CountersignError, describeErrorClass } from '../../errors.js';
+import { CountersignError, nameErrorClass } from '../../errors.js';
 import type { Logger } from '../../ports.js';
 import { TEXTS } from '../../texts.js';
 import { type Tool, ToolRegistry } from '../tool.js';
@@ -50,7 +50,7 @@ export async function toolsForRun(
         // The class only: an MCP client's error text can carry the server's URL and token.
         dependencies.logger.warn('MCP server could not be listed', {
           server: server.name,
-          errorClass: describeErrorClass(error),
+          errorClass: nameErrorClass(error),
         });
         if (mode === 'offer')
           throw new CountersignError(

@@ -15,7 +15,7 @@ function problemText(response, problem, fallback) {
   if (response.status === 429) return statusTexts[429];
   return (problem.error && problem.error.message) || statusTexts[response.status] || fallback;
 }
-function describeRelative(format, deltaMs) {
+function formatRelative(format, deltaMs) {
   const units = [['day', 86400000], ['hour', 3600000], ['minute', 60000]];
   for (const [unit, size] of units) {
     if (Math.abs(deltaMs) >= size) return format.format(Math.round(deltaMs / size), unit);
@@ -30,7 +30,7 @@ function showTimes(root = document) {
   root.querySelectorAll('time[data-when]').forEach((element) => {
     const at = Date.parse(element.dataset.when);
     if (Number.isNaN(at)) return;
-    element.textContent = describeRelative(relative, at - now) + ' (' + absolute.format(at) + ')';
+    element.textContent = formatRelative(relative, at - now) + ' (' + absolute.format(at) + ')';
     element.title = new Date(at).toISOString();
   });
   root.querySelectorAll('.card[data-state=waiting]').forEach((card) => {

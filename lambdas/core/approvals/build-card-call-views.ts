@@ -1,4 +1,4 @@
-import { describeErrorClass } from '../errors.js';
+import { nameErrorClass } from '../errors.js';
 import { isExternalToolName } from '../external-runs/external-tool-names.js';
 import type { UserProfile } from '../identity.js';
 import type { Logger } from '../ports.js';
@@ -8,8 +8,8 @@ import type { TextDiff } from '../previews/text-diff.js';
 import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
-import { type ArgumentChange, describeArgumentChanges } from './argument-changes.js';
-import { describeCallRunnability } from './call-runnability.js';
+import { type ArgumentChange, listArgumentChanges } from './argument-changes.js';
+import { classifyCallRunnability } from './call-runnability.js';
 import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
 import type { ResolvedCall } from './resolve-calls.js';
@@ -24,8 +24,8 @@ export type PreviewView =
   | { status: 'withheld'; message: string }
   | { status: 'none'; message: string };
 
-/** One pending call as every surface shows it. */
-export interface PendingToolView {
+/** One call of a card as every surface shows it (the API's `pendingTools` entry). */
+export interface CardCallView {
   index: number;
   tool: string;
   /** The call's arguments, or an excerpt of them when `argumentsExcerpt` is present. */
@@ -62,7 +62,7 @@ export interface PendingToolView {
 }
 
 /**
- * THE helper that turns an open card's calls into the pending calls a viewer sees, for every
+ * THE helper that turns an undecided card's calls into the call views a viewer sees, for every
  * surface: the inbox JSON, the inbox page, GET /runs/{id} and the `awaiting_approval` event
  * (docs/previews.md). Long arguments are excerpted here, once for every surface ({@link excerptArguments}).
  *
@@ -75,14 +75,14 @@ export interface PendingToolView {
  * render asks for in one turn of the event loop become one batched read, reused for that
  * viewer for a bounded time. Build the cards of one render concurrently to get one batch.
  */
-export async function buildPendingTools(input: {
+export async function buildCardCallViews(input: {
   calls: ReadonlyArray<ResolvedCall<CardCall>>;
   viewer: UserProfile | undefined;
   context: Omit<ToolContext, 'actingUser'>;
   logger: Logger;
-}): Promise<PendingToolView[]> {
+}): Promise<CardCallView[]> {
   return Promise.all(
-    input.calls.map(async (resolved): Promise<PendingToolView> => {
+    input.calls.map(async (resolved): Promise<CardCallView> => {
       const { call, tool } = resolved;
       const shown = excerptArguments(call.arguments);
       const base = {
@@ -91,7 +91,7 @@ export async function buildPendingTools(input: {
         arguments: shown.arguments,
         ...(shown.kind === 'excerpt' ? { argumentsExcerpt: shown.excerpt } : {}),
         registered: tool !== undefined,
-        willRun: describeCallRunnability(resolved).kind === 'runs',
+        willRun: classifyCallRunnability(resolved).kind === 'runs',
         // As the card was decided under; a card sealed before guards were recorded asks the tool,
         // and a call to a tool nobody registered shows as needing approval: the card fails closed.
         requiresApproval:
@@ -104,7 +104,7 @@ export async function buildPendingTools(input: {
               edited: {
                 by: call.edited.by,
                 note: TEXTS.editedBy(call.edited.by),
-                ...describeArgumentChanges(call.edited.originalArguments, call.arguments),
+                ...listArgumentChanges(call.edited.originalArguments, call.arguments),
               },
             }
           : {}),
@@ -168,7 +168,7 @@ async function mayViewerRead(
       })) === true
     );
   } catch (error) {
-    input.logger.warn('preview read gate failed', { tool: call.tool, errorClass: describeErrorClass(error) });
+    input.logger.warn('preview read gate failed', { tool: call.tool, errorClass: nameErrorClass(error) });
     return false;
   }
 }

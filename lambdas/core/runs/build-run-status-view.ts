@@ -12,7 +12,7 @@ export interface RunStatusView {
 }
 
 /** The record's status fields, leaving out those the run has not reached (no end, no cancellation). */
-export function describeRunStatus(record: RunRecord): RunStatusView {
+export function buildRunStatusView(record: RunRecord): RunStatusView {
   return {
     status: record.status,
     turn: record.turn,

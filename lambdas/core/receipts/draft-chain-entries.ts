@@ -22,7 +22,7 @@ type CardOfEntry = Pick<
 >;
 
 /** Fields an approval and a decision share: the card as it was shown, and the policy in force. */
-function describeCard(card: CardOfEntry, policy: TurnPolicy, channel: string | undefined) {
+function draftCardFields(card: CardOfEntry, policy: TurnPolicy, channel: string | undefined) {
   const inForce: PolicyInForce = {
     fourEyes: policy.fourEyes,
     requiredApprovals: policy.requiredApprovals,
@@ -43,7 +43,7 @@ function describeCard(card: CardOfEntry, policy: TurnPolicy, channel: string | u
  * A person as a receipt names them. countersign's user id is the subject (`sub`) of the token
  * they signed in with: user records are keyed by it.
  */
-export function describePerson(userId: string): ReceiptPerson {
+export function toReceiptPerson(userId: string): ReceiptPerson {
   return { userId, subject: userId };
 }
 
@@ -57,9 +57,9 @@ function channelOf(record: object): string | undefined {
  * A k-of-n approval's entry, from its approval record and the card it approved.
  *
  * @example
- * const draft = describeApprovalEntry(approval, card, effectiveTurnPolicy(card, floor));
+ * const draft = draftApprovalEntry(approval, card, effectiveTurnPolicy(card, floor));
  */
-export function describeApprovalEntry(
+export function draftApprovalEntry(
   approval: ApprovalRecord,
   card: CardOfEntry,
   policy: TurnPolicy,
@@ -68,10 +68,10 @@ export function describeApprovalEntry(
     kind: 'approval',
     runId: approval.runId,
     turn: approval.turn,
-    approver: describePerson(approval.approvedBy),
+    approver: toReceiptPerson(approval.approvedBy),
     approvedAt: approval.approvedAt,
-    ...(approval.choices ? { choices: describeChoices(approval.choices) } : {}),
-    ...describeCard(card, policy, channelOf(approval)),
+    ...(approval.choices ? { choices: toChoiceEntries(approval.choices) } : {}),
+    ...draftCardFields(card, policy, channelOf(approval)),
     // The approval names its digest; the card's is the same, or the approval did not count.
     digest: approval.digest,
   };
@@ -82,9 +82,9 @@ export function describeApprovalEntry(
  * decision without k-of-n approvers was approved (or rejected) by its decider alone.
  *
  * @example
- * const draft = describeDecisionEntry(record, card, effectiveTurnPolicy(card, floor));
+ * const draft = draftDecisionEntry(record, card, effectiveTurnPolicy(card, floor));
  */
-export function describeDecisionEntry(
+export function draftDecisionEntry(
   record: DecisionRecord & { decision: 'approve' | 'reject' },
   card: CardOfEntry,
   policy: TurnPolicy,
@@ -94,13 +94,13 @@ export function describeDecisionEntry(
     runId: record.runId,
     turn: record.turn,
     decision: record.decision,
-    decidedBy: describePerson(record.decidedBy),
-    approvers: (record.approvedBy ?? [record.decidedBy]).map(describePerson),
+    decidedBy: toReceiptPerson(record.decidedBy),
+    approvers: (record.approvedBy ?? [record.decidedBy]).map(toReceiptPerson),
     decidedAt: record.decidedAt,
     callsHash: hashOf(record.cardShown),
     ...(record.reason ? { reasonHash: hashOf(record.reason) } : {}),
     // A whole-turn decision gives every call its decision, a rejected call the body's reason.
-    choices: describeChoices(
+    choices: toChoiceEntries(
       record.choices ??
         readCardShown(record.cardShown).calls.map((call) => ({
           index: call.index,
@@ -109,7 +109,7 @@ export function describeDecisionEntry(
           ...(record.decision === 'reject' && record.reason ? { reason: record.reason } : {}),
         })),
     ),
-    ...describeCard(card, policy, channelOf(record)),
+    ...draftCardFields(card, policy, channelOf(record)),
     digest: record.digest,
   };
 }
@@ -120,9 +120,9 @@ export function describeDecisionEntry(
  * the card is of: the record's account of the card is the original.
  *
  * @example
- * const draft = describeEditEntry(record, card, effectiveTurnPolicy(card, floor));
+ * const draft = draftEditEntry(record, card, effectiveTurnPolicy(card, floor));
  */
-export function describeEditEntry(
+export function draftEditEntry(
   record: DecisionRecord & { decision: 'edit' },
   card: CardOfEntry,
   policy: TurnPolicy,
@@ -141,17 +141,17 @@ export function describeEditEntry(
     kind: 'edit',
     runId: record.runId,
     turn: record.turn,
-    editedBy: describePerson(record.decidedBy),
+    editedBy: toReceiptPerson(record.decidedBy),
     editedAt: record.decidedAt,
     callsHash: hashOf(record.cardShown),
     edits: edits.sort((left, right) => left.index - right.index),
-    ...describeCard(card, policy, channelOf(record)),
+    ...draftCardFields(card, policy, channelOf(record)),
     digest: record.digest,
   };
 }
 
 /** Each call's choice as a receipt binds it: its reason by hash, in the order of the calls. */
-function describeChoices(choices: readonly CallChoice[]): CallChoiceEntry[] {
+function toChoiceEntries(choices: readonly CallChoice[]): CallChoiceEntry[] {
   return [...choices]
     .sort((left, right) => left.index - right.index)
     .map((choice) => ({
@@ -162,7 +162,7 @@ function describeChoices(choices: readonly CallChoice[]): CallChoiceEntry[] {
 }
 
 /** The cancel of a run, from what the cancel wrote on its record. */
-export function describeCancelEntry(cancel: {
+export function draftCancelEntry(cancel: {
   runId: string;
   turn: number;
   cancelledBy: string;
@@ -173,13 +173,13 @@ export function describeCancelEntry(cancel: {
     kind: 'cancel',
     runId: cancel.runId,
     turn: cancel.turn,
-    cancelledBy: describePerson(cancel.cancelledBy),
+    cancelledBy: toReceiptPerson(cancel.cancelledBy),
     cancelledAt: cancel.cancelledAt,
     ...(cancel.reason ? { reasonHash: hashOf(cancel.reason) } : {}),
   };
 }
 
 /** The expiry of a run's approval wait. */
-export function describeExpiryEntry(expiry: { runId: string; turn: number; expiredAt: string }): EntryDraft {
+export function draftExpiryEntry(expiry: { runId: string; turn: number; expiredAt: string }): EntryDraft {
   return { kind: 'expiry', runId: expiry.runId, turn: expiry.turn, expiredAt: expiry.expiredAt };
 }

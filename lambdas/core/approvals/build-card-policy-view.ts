@@ -23,7 +23,7 @@ export interface CardPolicyView {
  * disable Approve and keep Reject. The record checks read through the read gate's batched,
  * cached page reads; the decision itself re-checks on fresh reads.
  */
-export async function describeCardPolicy(input: {
+export async function buildCardPolicyView(input: {
   stored: StoredCard;
   calls: readonly ResolvedCall[];
   viewer: UserProfile;
@@ -47,7 +47,7 @@ export async function describeCardPolicy(input: {
     gateOf(input.viewer),
     input.delegator ? gateOf(input.delegator) : undefined,
   ]);
-  const approvals = describeTallyUnder(input.stored, policy);
+  const approvals = buildTallyView(input.stored, policy);
   const view: CardPolicyView = approvals ? { approvals } : {};
   if (own.kind === 'refused') view.approveRefusal = own.message;
   else if (delegated?.kind === 'refused' && input.delegator)
@@ -55,7 +55,7 @@ export async function describeCardPolicy(input: {
   return view;
 }
 
-function describeTallyUnder(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
+function buildTallyView(stored: StoredCard, policy: TurnPolicy): CardPolicyView['approvals'] {
   if (policy.requiredApprovals <= 1) return undefined;
   // The card shows the approvals of every call; those of some calls only are named apart.
   const tally = countApprovals(stored, policy, stored.owner);

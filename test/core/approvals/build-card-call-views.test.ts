@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod';
 import { parseApprovalCard } from '../../../lambdas/core/approvals/approval-card.js';
-import { buildPendingTools } from '../../../lambdas/core/approvals/build-pending-tools.js';
+import { buildCardCallViews } from '../../../lambdas/core/approvals/build-card-call-views.js';
 import { resolveCalls } from '../../../lambdas/core/approvals/resolve-calls.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
@@ -61,7 +61,7 @@ const writerWithoutPreviewContract: Tool = defineTool({
 
 async function build(card: Version1Card, viewer: UserProfile | undefined, tools: Tool[]) {
   const pages = new InMemoryPageStore(samplePages);
-  const views = await buildPendingTools({
+  const views = await buildCardCallViews({
     calls: callsOf(card, new ToolRegistry(tools)),
     viewer,
     context: { runId: 'run-1', pages },
@@ -70,7 +70,7 @@ async function build(card: Version1Card, viewer: UserProfile | undefined, tools:
   return { views, pages };
 }
 
-describe('buildPendingTools (the read gate)', () => {
+describe('buildCardCallViews (the read gate)', () => {
   it('withholds the preview from the operations approver and shows it to the approver with page rights', async () => {
     // Act
     const forOperations = await build(cardFor('update_page_metadata'), operationsApprover, [
@@ -117,7 +117,7 @@ describe('buildPendingTools (the read gate)', () => {
     });
 
     // Act
-    const views = await buildPendingTools({
+    const views = await buildCardCallViews({
       calls: callsOf(cardFor('update_page_metadata'), new ToolRegistry([failingGate])),
       viewer: approverWithPageRights,
       context: { runId: 'run-1', pages: new InMemoryPageStore(samplePages) },
