@@ -3,6 +3,7 @@ import {
   BENCH_USER_ID,
   CallPaths,
   FIVE_PREVIEWING_CALLS,
+  type ModelReply,
   ONE_PREVIEWING_CALL,
 } from '../../bench/call-paths.js';
 import { readPrincipal } from '../../lambdas/handlers/http/read-principal.js';
@@ -49,6 +50,14 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     runtime.calls.reset();
     await paths.suspend(runId, reply);
     return { runId, snapshot: runtime.calls.snapshot() };
+  }
+
+  /** A run paused on its card, each step a cold container, nothing measured yet. */
+  async function pausedRun(input = ONE_PREVIEWING_CALL): Promise<{ runId: string; reply: ModelReply }> {
+    const runId = await paths.startRun(input);
+    const reply = await paths.runToModelReply(runId);
+    await paths.suspend(runId, reply);
+    return { runId, reply };
   }
 
   it('pauses with one read of the run, its owner, card and decision, one page read for its one preview, four writes and one KMS call', async () => {
@@ -133,9 +142,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
 
   it('records an edit like an approval: the claim, its signed receipt entry and the delivery (issue #25)', async () => {
     // Prepare
-    const runId = await paths.startRun(ONE_PREVIEWING_CALL);
-    const reply = await paths.runToModelReply(runId);
-    await paths.suspend(runId, reply);
+    const { runId } = await pausedRun();
     const digest = await paths.digestOf(runId);
     runtime.calls.reset();
 
@@ -162,9 +169,7 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
 
   it('carries a decision on at a retried pause after checking its receipt entry: one chain Query more (issue #25)', async () => {
     // Prepare: decided and delivered, then the pause of the same turn runs again (a retry)
-    const runId = await paths.startRun(ONE_PREVIEWING_CALL);
-    const reply = await paths.runToModelReply(runId);
-    await paths.suspend(runId, reply);
+    const { runId, reply } = await pausedRun();
     await paths.decide(runId, await paths.digestOf(runId), 'approve');
     runtime.calls.reset();
 

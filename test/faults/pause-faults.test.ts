@@ -88,6 +88,31 @@ describe('a pause under faults', () => {
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords })]);
   }
 
+  /**
+   * Starts a run whose first pause attempt puts the card and fails marking the run waiting; its
+   * retry is held at its first read (released by the test) once it got there.
+   */
+  async function startWithPauseRetryHeld(keywords: string): Promise<{ runId: string; retry: HeldCall }> {
+    faults.push(
+      injectFault(runtime.dynamo.client, {
+        command: 'UpdateItem',
+        matching: ITEMS.runWaiting,
+        when: 'before-applied',
+      }),
+    );
+    const retry = holdCall(runtime.dynamo.client, {
+      command: 'BatchGetItem',
+      matching: ITEMS.pauseRead,
+      nth: 2,
+    });
+    faults.push(retry);
+    const started = await runtime.client('editor').startRun({
+      body: { taskId: 'page-metadata', input: `Set the keywords of page 12 to '${keywords}'` },
+    });
+    await retry.entered();
+    return { runId: bodyOf(started).runId, retry };
+  }
+
   const cases = [
     ['the pause read (run, owner, card, decision)', 'BatchGetItem', ITEMS.pauseRead],
     ['the card', 'PutItem', ITEMS.card],
@@ -151,29 +176,11 @@ describe('a pause under faults', () => {
   });
 
   it('never reopens a card whose turn was decided while its pause was retried: the retry carries the approval on', async () => {
-    // Prepare: the first attempt put the card and failed marking the run waiting; the retry is held
-    // at its first read until an approver decided on the card the first attempt put.
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'UpdateItem',
-        matching: ITEMS.runWaiting,
-        when: 'before-applied',
-      }),
-    );
-    const retry = holdCall(runtime.dynamo.client, {
-      command: 'BatchGetItem',
-      matching: ITEMS.pauseRead,
-      nth: 2,
-    });
-    faults.push(retry);
+    // Prepare: the retry is held until an approver decided on the card the first attempt put.
     const writesBefore = pageWrites.length;
-    const started = await runtime.client('editor').startRun({
-      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'decided meanwhile'" },
-    });
-    const runId = bodyOf(started).runId;
+    const { runId, retry } = await startWithPauseRetryHeld('decided meanwhile');
 
     // Act
-    await retry.entered();
     const card = await runtime.dependencies.runs.getCard(runId);
     const answer = await decide(runtime, runId, { digest: card?.digest ?? '', decision: 'approve' });
     const cardAfterDecision = await runtime.dependencies.runs.getCard(runId);
@@ -193,22 +200,8 @@ describe('a pause under faults', () => {
   });
 
   it('carries a decision on only with its receipt entry: a retried pause that finds none waits for the repeat, which appends it', async () => {
-    // Prepare: the first attempt put the card and failed marking the run waiting; the retry is held
-    // at its first read while an approver decides and signing fails (the claim is made, its entry
-    // is not: the second fault within seconds, issue #25)
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'UpdateItem',
-        matching: ITEMS.runWaiting,
-        when: 'before-applied',
-      }),
-    );
-    const retry = holdCall(runtime.dynamo.client, {
-      command: 'BatchGetItem',
-      matching: ITEMS.pauseRead,
-      nth: 2,
-    });
-    faults.push(retry);
+    // Prepare: the retry is held while an approver decides and signing fails (the claim is made,
+    // its entry is not: the second fault within seconds, issue #25)
     const signer = runtime.dependencies.receipts.signer as NonNullable<
       typeof runtime.dependencies.receipts.signer
     >;
@@ -217,11 +210,7 @@ describe('a pause under faults', () => {
       throw new CountersignError('unavailable', 'KMS is throttling.');
     };
     const writesBefore = pageWrites.length;
-    const started = await runtime.client('editor').startRun({
-      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'entry missing'" },
-    });
-    const runId = bodyOf(started).runId;
-    await retry.entered();
+    const { runId, retry } = await startWithPauseRetryHeld('entry missing');
     const card = await runtime.dependencies.runs.getCard(runId);
     const decision = { digest: card?.digest ?? '', decision: 'approve' } as const;
 
