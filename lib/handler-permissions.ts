@@ -94,8 +94,9 @@ export const HANDLER_DATA_PERMISSIONS: Readonly<Record<HandlerName, HandlerDataP
     sealing: 'seal',
     quotaItems: [DELETE],
   },
-  // Ends the run (UpdateItem) after reading it, its decision and its card (GetItem).
-  'record-external-decision': { table: [GET, UPDATE] },
+  // Ends the run (UpdateItem) after reading it, its decision and its card (GetItem); opens the
+  // answered run's state (which calls an approver edited, for the event).
+  'record-external-decision': { table: [GET, UPDATE], overflow: 'read', sealing: 'unseal' },
   // Reads the run (unsealing its webhook URL), its decision and its reports: no write at all.
   'notify-caller': { table: [GET, QUERY], overflow: 'read', sealing: 'unseal' },
 };

@@ -151,6 +151,9 @@ export class CountersignWorkflow extends Construct {
       runId: JsonPath.stringAt('$.runId'),
       executionId,
     });
+    // A step's output names where the run goes; one without a route (a step from before) names none.
+    const routeIs = (route: string): Condition =>
+      Condition.and(Condition.isPresent('$.route'), Condition.stringEquals('$.route', route));
     const isExternal = Condition.and(
       Condition.isPresent('$.kind'),
       Condition.stringEquals('$.kind', 'external'),
@@ -219,17 +222,18 @@ export class CountersignWorkflow extends Construct {
     notifyCaller.addCatch(done, { resultPath: '$.webhook' });
 
     awaitApproval.next(afterApproval);
-    recordExternalDecision.next(notifyCaller);
+    // An edit of an external run is a new proposal, not an answer: ExecuteTools reopens the turn
+    // with the edited calls (it runs nothing of an external run), and the run pauses again.
+    recordExternalDecision.next(
+      new Choice(this, STATE_NAMES.afterExternalDecision)
+        .when(routeIs('edited'), executeTools)
+        .otherwise(notifyCaller),
+    );
     notifyCaller.next(done);
     // A record that changed after its card was shown: the same calls wait on a fresh card. An
     // output without a route (a step from before preconditions, mid-deploy) goes on as before.
     executeTools.next(
-      new Choice(this, STATE_NAMES.executed)
-        .when(
-          Condition.and(Condition.isPresent('$.route'), Condition.stringEquals('$.route', 'review')),
-          awaitApproval,
-        )
-        .otherwise(modelTurn),
+      new Choice(this, STATE_NAMES.executed).when(routeIs('review'), awaitApproval).otherwise(modelTurn),
     );
     recordRejection.next(modelTurn);
     finish.next(done);

@@ -82,7 +82,8 @@ export class EventBridgeRunNotifier implements RunNotifier {
 
   /**
    * `External Run Answered` (docs/external-agents.md): the run, its caller, its outcome and
-   * each call's decision by position; the caller reads the rest from the API.
+   * each call's decision by position (an approved edited call's editor); the caller reads the rest, the
+   * edited arguments among it, from the API.
    */
   public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
     await this.put(NOTIFICATION_DETAIL_TYPES.externalRunAnswered, {

@@ -45,6 +45,10 @@ export const externalRunViewSchema = z.object({
         tool: z.string(),
         decision: z.enum(['approved', 'rejected']),
         reason: z.optional(z.string()),
+        /** An approved call an approver edited: the arguments to run instead of the caller's own. */
+        arguments: z.optional(z.record(z.string(), z.unknown())),
+        /** An approved call an approver edited: who edited it. */
+        edited: z.optional(z.object({ by: z.string() })),
       }),
     ),
   ),

@@ -32,6 +32,8 @@ export const STATE_NAMES = {
   afterExpiry: 'AfterExpiry',
   /** An external run's end (docs/external-agents.md): its answer recorded and announced. */
   recordExternalDecision: 'RecordExternalDecision',
+  /** After it: an edit goes back to a fresh card (through ExecuteTools), an answer to the caller. */
+  afterExternalDecision: 'AfterExternalDecision',
   /** The answer posted to the caller's webhook, retried with backoff; never fails the run. */
   notifyCaller: 'NotifyCaller',
   done: 'Done',

@@ -346,7 +346,8 @@ export interface ExternalRunAnsweredEvent {
   configurationId: string;
   /** `decided`: every call has its decision; `expired`: the window closed without one. */
   status: 'decided' | 'expired';
-  calls: Array<{ index: number; tool: string; decision?: 'approved' | 'rejected' }>;
+  /** `edited`: an approved call an approver edited, and who (its arguments: GET /external-runs/{id}). */
+  calls: Array<{ index: number; tool: string; decision?: 'approved' | 'rejected'; edited?: { by: string } }>;
 }
 
 /** Port: tells the outside world a run waits, and when its card closes (EventBridge deployed). No arguments, no token. */

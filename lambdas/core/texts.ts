@@ -107,7 +107,7 @@ export const TEXTS = {
     `calls: calls ${indexes.join(', ')} are decided together (${tools.map((tool) => `"${tool}"`).join(', ')} ${tools.length === 1 ? 'declares' : 'declare'} it): approve all of them or reject all of them.`,
   callNotEditable: (tool: string) => `index: tool "${tool}" does not allow its arguments to be edited.`,
   externalCallNotEditable: (tool: string) =>
-    `index: "${tool}" is a call of an agent that runs elsewhere: approve or reject it, its arguments cannot be edited.`,
+    `index: "${tool}" is a tool of an agent that runs elsewhere that its agent did not declare editable (tools[].editable): approve or reject the call.`,
   editUnchanged: 'arguments: the same as the call holds now; an edit must change something.',
   editTooLarge:
     'arguments: larger or more deeply nested than a model’s turn may propose (200 KB, 128 levels).',
@@ -188,6 +188,8 @@ export const TEXTS = {
   externalToolRunsElsewhere: 'Error: this tool runs in the agent that proposed it, never in countersign.',
   callerPreviewCaveat:
     'Supplied by the caller — countersign did not compute these lines and cannot vouch for them.',
+  callerPreviewOfOriginal:
+    'No preview: the caller’s lines describe its own arguments, not the edited ones, so they are not shown.',
   externalUndeclaredTool: (field: string, tool: string) =>
     `${field}: "${tool}" is not one of the tools this request declares (tools[].name).`,
   externalNothingToApprove:

@@ -356,6 +356,20 @@ describe('reading earlier versions as the current one', () => {
     expect(earlier.pendingCalls.every((call) => call.edited === undefined)).toBe(true);
   });
 
+  it('reads which external calls an approver may edit from a version 5 run state and a version 4 card', () => {
+    const state = parseRunState(readFixture('run-state', 'v5-external-edited-call.json'));
+    const card = parseApprovalCard(readFixture('approval-card', 'v4-external-editable.json'));
+    const earlier = parseRunState(readFixture('run-state', 'v3-external.json'));
+    for (const calls of [state.pendingCalls, card.pendingCalls]) {
+      expect(calls.map((call) => call.editable)).toEqual([true, undefined]);
+      expect(calls[0]?.edited).toEqual({
+        by: 'ana',
+        originalArguments: { customer: 'ACME', amountCents: 120000 },
+      });
+    }
+    expect(earlier.pendingCalls.every((call) => call.editable === undefined)).toBe(true);
+  });
+
   it('reads a version 3 run record’s escalation ladder, and a version 1 record as one without', () => {
     expect(
       readableRunRecordSchema.parse(readFixture('run-record', 'v4-escalation.json')).policy.escalation,

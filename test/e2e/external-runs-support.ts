@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from 'vitest';
 import { clientCredentialsTokens } from '../../lambdas/agents/client-credentials.js';
 import { type ApiClient, createApiClient } from '../../lambdas/contract/api-client.js';
 import type { EmbeddedRuntime } from '../../lambdas/local/embedded-runtime.js';
 import { DEMO_MACHINE_CLIENT_ID } from '../../lambdas/local/local-machine-clients.js';
-import type { RequestBody } from '../support/api-answers.js';
+import { bodyOf, type RequestBody } from '../support/api-answers.js';
 import { eventually, type ResponseJson, type TestRuntime } from '../support/local-runtime.js';
 import { createValidatingFetch } from '../support/openapi-response-validator.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../support/webhook-receiver.js';
 
 /** The demo agent's client as the local token endpoint knows it (id and secrets). */
 export function demoMachineClient(runtime: Pick<EmbeddedRuntime, 'machine'>) {
@@ -71,4 +73,33 @@ export async function inboxCardOf(
     const inbox: ResponseJson = (await runtime.client(as).listInbox({ query: { limit: 100 } })).body;
     return (inbox?.cards ?? []).find((card: ResponseJson) => card.runId === runId);
   });
+}
+
+/**
+ * A webhook receiver for the tests of one describe block: started before them, stopped after.
+ * Read `receiver.current` inside a test.
+ */
+export function useWebhookReceiver(): { readonly current: WebhookReceiver } {
+  let receiver: WebhookReceiver | undefined;
+  beforeAll(async () => {
+    receiver = await startWebhookReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+  });
+  return {
+    get current(): WebhookReceiver {
+      if (!receiver) throw new Error('The webhook receiver is not started yet.');
+      return receiver;
+    },
+  };
+}
+
+/** Submits `turn` as the demo agent and waits until its card is in the demo approver's inbox. */
+export async function submitToCard(
+  runtime: TestRuntime,
+  turn: ExternalTurn,
+): Promise<{ runId: string; card: ResponseJson }> {
+  const { runId } = bodyOf(await machineClientOf(runtime).submitExternalRun({ body: turn }), 202);
+  return { runId, card: await inboxCardOf(runtime, runId) };
 }

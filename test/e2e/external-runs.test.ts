@@ -211,7 +211,7 @@ describe('the approval API of agents that run elsewhere', () => {
     ).toBe(true);
   });
 
-  it('answers per call when an approver refuses one call and approves the others, and refuses an edit (the agent runs its own arguments)', async () => {
+  it('answers per call when an approver refuses one call and approves the others, and refuses an edit of a tool its agent did not declare editable', async () => {
     // Prepare
     const agent = machineClientOf(runtime);
     const { runId } = bodyOf(await agent.submitExternalRun({ body: demoTurn() }), 202);
@@ -239,7 +239,7 @@ describe('the approval API of agents that run elsewhere', () => {
       },
     });
 
-    // Assess: the edit changed nothing; the per-call decision is each call's answer
+    // Assess: the refused edit changed nothing; the per-call decision is each call's answer
     expect(edit.status).toBe(400);
     expect(refusalOf(edit).error).toMatchObject({
       field: 'body.edits.0.index',

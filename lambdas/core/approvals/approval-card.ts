@@ -11,12 +11,13 @@ import {
 
 /**
  * What an approver's card needs, sealed apart from the transcript so that rendering the inbox
- * never decrypts a transcript. Version 3 marks a call an approver edited (`edited`); version 2
+ * never decrypts a transcript. Version 4 marks an external run's call its caller declared editable
+ * (`editable`); version 3 marks a call an approver edited (`edited`); version 2
  * stores each call with its preview inline; versions 2 and 1 (a `callPreviews` list joined to the
  * calls by index) are still read. Every version keeps an
  * immutable fixture in `test/fixtures/approval-card/`.
  */
-export const APPROVAL_CARD_SCHEMA_VERSION = 3;
+export const APPROVAL_CARD_SCHEMA_VERSION = 4;
 
 export interface ApprovalCard {
   schemaVersion: typeof APPROVAL_CARD_SCHEMA_VERSION;
@@ -50,7 +51,9 @@ const WHAT = 'sealed approval card';
  */
 export function parseApprovalCard(value: unknown): ApprovalCard {
   const version = readSchemaVersion(value, WHAT);
-  if (version !== 1 && version !== 2 && version !== APPROVAL_CARD_SCHEMA_VERSION) throw refusal(WHAT);
+  if (version !== 1 && version !== 2 && version !== 3 && version !== APPROVAL_CARD_SCHEMA_VERSION) {
+    throw refusal(WHAT);
+  }
   const header = headerSchema.safeParse(value);
   if (!header.success) throw refusal(WHAT);
   const raw = value as { pendingCalls?: unknown; callPreviews?: unknown; context?: unknown };

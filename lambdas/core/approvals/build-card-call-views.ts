@@ -9,6 +9,7 @@ import { revealHiddenCharacters } from '../reveal-hidden-characters.js';
 import { TEXTS } from '../texts.js';
 import { needsApproval, type ToolContext } from '../tools/tool.js';
 import { type ArgumentChange, listArgumentChanges } from './argument-changes.js';
+import { isCallEditable } from './call-edits.js';
 import { classifyCallRunnability } from './call-runnability.js';
 import { needsHumanApproval } from './needs-human-approval.js';
 import type { CallPreview, CardCall } from './pending-call.js';
@@ -98,7 +99,7 @@ export async function buildCardCallViews(input: {
           call.guard !== undefined ? needsHumanApproval(call.guard) : tool ? needsApproval(tool) : true,
         ...(call.recordChanged === true ? { recordChanged: TEXTS.recordChanged } : {}),
         ...(call.guard === 'unconfirmed' ? { effectUnconfirmed: TEXTS.effectUnconfirmed } : {}),
-        editable: tool?.editable === true,
+        editable: isCallEditable(call, tool),
         ...(call.edited
           ? {
               edited: {
@@ -110,6 +111,10 @@ export async function buildCardCallViews(input: {
           : {}),
       };
       const preview = call.preview;
+      // The caller's lines were for its own arguments (the pause leaves them off an edited call).
+      if (!preview && call.edited && isExternalToolName(call.tool)) {
+        return { ...base, preview: { status: 'none', message: TEXTS.callerPreviewOfOriginal } };
+      }
       if (!preview) {
         // A call that needs approval from a tool with no preview contract (an MCP tool without a
         // companion, a team tool without `preview`): the approver decides without one, and reads so.

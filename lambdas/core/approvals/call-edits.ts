@@ -32,6 +32,20 @@ export type EditsResolution =
   | { kind: 'refused'; field: string; message: string };
 
 /**
+ * Whether an approver may edit a call's arguments: a tool of ours says so itself (`editable`), an
+ * external run's call carries what its caller declared for its tool.
+ *
+ * @example
+ * isCallEditable({ tool: 'billing-agent/send_invoice', editable: true }, standIn); // true
+ */
+export function isCallEditable(
+  call: { tool: string; editable?: boolean | undefined },
+  tool: Tool | undefined,
+): boolean {
+  return isExternalToolName(call.tool) ? call.editable === true : tool?.editable === true;
+}
+
+/**
  * The edits a body proposes, checked against the card's calls and their tools: each names a call
  * on the card once, whose tool is registered and allows editing (`editable`), with arguments its
  * tool's schema accepts (an issue is named by its path under `body.edits.<n>.arguments`), within
@@ -45,6 +59,7 @@ export function resolveCallEdits(input: {
     index: number;
     tool: string;
     arguments: unknown;
+    editable?: boolean | undefined;
     registeredTool?: Tool | undefined;
   }>;
   edits: readonly CallEditRequest[];
@@ -57,11 +72,13 @@ export function resolveCallEdits(input: {
     if (resolved.some((earlier) => earlier.index === edit.index)) {
       return refused(`${field}.index`, TEXTS.choiceNamedTwice(edit.index));
     }
-    // An agent that runs elsewhere runs its own arguments: its answer can approve or refuse a call, never rewrite it.
-    if (isExternalToolName(call.tool))
-      return refused(`${field}.index`, TEXTS.externalCallNotEditable(callerToolName(call.tool)));
-    if (call.registeredTool?.editable !== true)
-      return refused(`${field}.index`, TEXTS.callNotEditable(call.tool));
+    const tool = call.registeredTool;
+    if (tool === undefined || !isCallEditable(call, tool)) {
+      const message = isExternalToolName(call.tool)
+        ? TEXTS.externalCallNotEditable(callerToolName(call.tool))
+        : TEXTS.callNotEditable(call.tool);
+      return refused(`${field}.index`, message);
+    }
     const text = canonicalJson(edit.arguments ?? null);
     if (
       new TextEncoder().encode(text).byteLength > MAX_EDITED_ARGUMENTS_BYTES ||
@@ -69,7 +86,8 @@ export function resolveCallEdits(input: {
     ) {
       return refused(`${field}.arguments`, TEXTS.editTooLarge);
     }
-    const parsed = z.safeParse(call.registeredTool.input, edit.arguments);
+    // An external tool's stand-in reads any JSON object: its caller checks its own arguments.
+    const parsed = z.safeParse(tool.input, edit.arguments);
     if (!parsed.success) {
       const problem = formatSchemaIssue(parsed.error.issues[0], `${field}.arguments`);
       return refused(problem.path, `${problem.path}: ${problem.message}`);

@@ -40,6 +40,11 @@ export const pendingCallSchema = z.object({
    * proposed. The card shows who and what changed; the model is told with what the call ran.
    */
   edited: z.optional(z.object({ by: z.string(), originalArguments: z.unknown() })),
+  /**
+   * A call of an external run whose caller declared its tool editable (`tools[].editable`): an
+   * approver may edit its arguments. A tool of ours says so itself (`Tool.editable`).
+   */
+  editable: z.optional(z.boolean()),
 });
 export type PendingCall = z.infer<typeof pendingCallSchema>;
 

@@ -17,18 +17,19 @@ export function boundCallerPreview(lines: readonly string[]): string[] {
 
 /**
  * The pending calls with the caller's lines as their previews, by call index; a call without
- * lines has no preview (the card says the approver decides without one).
+ * lines has no preview (the card says the approver decides without one), nor has a call an
+ * approver edited: the lines were computed for the caller's own arguments.
  *
  * @example
  * const onCard = withCallerPreviews(calls, state.external.callerPreviews);
  */
-export function withCallerPreviews<Call extends { index: number }>(
+export function withCallerPreviews<Call extends { index: number; edited?: unknown }>(
   calls: readonly Call[],
   previews: ReadonlyArray<{ index: number; lines: string[] }>,
 ): Array<Call & { preview?: CallPreview }> {
   const byIndex = new Map(previews.map((preview) => [preview.index, preview.lines]));
   return calls.map((call) => {
-    const lines = byIndex.get(call.index);
+    const lines = call.edited === undefined ? byIndex.get(call.index) : undefined;
     return lines === undefined || lines.length === 0 ? call : { ...call, preview: { lines, failed: false } };
   });
 }

@@ -14,7 +14,7 @@ export type ExternalRunStatus = (typeof EXTERNAL_RUN_STATUSES)[number];
 
 /**
  * The answer for one call, by its position in the submitted turn: its own choice when the
- * approver decided per call, else the turn's decision. (An external run's calls cannot be edited.)
+ * approver decided per call, else the turn's decision.
  */
 export interface ExternalCallAnswer {
   index: number;
@@ -24,6 +24,13 @@ export interface ExternalCallAnswer {
   decision: 'approved' | 'rejected';
   /** The approver's reason for a rejection, when the configuration reveals it (`revealRejectionReason`). */
   reason?: string;
+  /**
+   * An approved call an approver edited (its tool declared `editable`): the arguments to run
+   * instead of the caller's own. A caller that runs the call runs these.
+   */
+  arguments?: Record<string, unknown>;
+  /** An approved call an approver edited: who edited it (someone else approved it under four-eyes). */
+  edited?: { by: string };
 }
 
 /** What the caller reported it did with a call (the audit), as the API shows it. */
@@ -143,16 +150,12 @@ async function buildDecidedRunView(
     ...base,
     status: 'decided',
     decidedAt: decision.decidedAt,
-    calls: state.pendingCalls.map((call) => {
-      const answer = answerForCall(decision, call.index);
+    calls: state.pendingCalls.map((call): ExternalCallAnswer => {
+      const identity = { index: call.index, callId: call.callId, tool: callerToolName(call.tool) };
+      const answer = answerForCall(decision, call);
+      if (answer.decision === 'approved') return { ...identity, ...answer };
       const reason = record.policy.revealRejectionReason ? answer.reason : undefined;
-      return {
-        index: call.index,
-        callId: call.callId,
-        tool: callerToolName(call.tool),
-        decision: answer.decision,
-        ...(reason === undefined ? {} : { reason }),
-      };
+      return { ...identity, decision: 'rejected', ...(reason === undefined ? {} : { reason }) };
     }),
     reports,
   };

@@ -59,6 +59,12 @@ export const submitExternalRunRequestSchema = z
         z.strictObject({
           name: callerToolNameSchema,
           effect: z.enum(DECLARED_EFFECTS),
+          /**
+           * Whether an approver may edit the arguments of this tool's calls (the answer then
+           * carries the arguments to run instead). Checked as a JSON object within a turn's bounds:
+           * countersign runs no JSON Schema validator, so a tool cannot give a schema. @default false
+           */
+          editable: z.optional(z.boolean()),
         }),
       )
       .check(z.minLength(1), z.maxLength(MAX_DECLARED_TOOLS)),

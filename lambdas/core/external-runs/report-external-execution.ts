@@ -5,7 +5,7 @@ import type { RunDependencies } from '../run-dependencies.js';
 import { loadRun, unsealRunState } from '../runs/load-run.js';
 import { MAX_TURN_CALLS } from '../runs/take-model-turn.js';
 import { TEXTS } from '../texts.js';
-import { answerForCall } from './call-answer.js';
+import { decideCall } from './call-answer.js';
 import {
   buildExternalRunView,
   type ExternalAnswerDependencies,
@@ -70,7 +70,7 @@ export async function reportExternalExecution(
   const approvedCall = (index: number) =>
     decision !== undefined &&
     decision.decision !== 'cancel' &&
-    answerForCall(decision, index).decision === 'approved';
+    decideCall(decision, index).decision === 'approved';
   const reportedAt = dependencies.clock.now().toISOString();
   for (const report of request.reports) {
     const stored: ExecutionReport = {

@@ -84,7 +84,9 @@ export async function submitExternalRun(
 /** A submission checked beyond its schema: each call's declared effect, its depth, the webhook. */
 interface ExternalTurnInput {
   request: SubmitExternalRunRequest;
-  calls: Array<SubmitExternalRunRequest['calls'][number] & { guard: RunStateCall['guard'] }>;
+  calls: Array<
+    SubmitExternalRunRequest['calls'][number] & { guard: RunStateCall['guard']; editable: boolean }
+  >;
   webhookUrl?: string;
 }
 
@@ -92,9 +94,9 @@ function readTurn(
   dependencies: SubmitExternalRunDependencies,
   request: SubmitExternalRunRequest,
 ): ExternalTurnInput {
-  const effects = new Map(request.tools.map((tool) => [tool.name, tool.effect]));
+  const declared = new Map(request.tools.map((tool) => [tool.name, tool]));
   const calls = request.calls.map((call, index) => {
-    const effect = effects.get(call.tool);
+    const effect = declared.get(call.tool)?.effect;
     if (effect === undefined) {
       const field = `body.calls.${index}.tool`;
       throw new CountersignError('bad-request', TEXTS.externalUndeclaredTool(field, call.tool), { field });
@@ -109,7 +111,11 @@ function readTurn(
         },
       );
     }
-    return { ...call, guard: guardOfDeclaredEffect(effect) };
+    return {
+      ...call,
+      guard: guardOfDeclaredEffect(effect),
+      editable: declared.get(call.tool)?.editable === true,
+    };
   });
   if (calls.every((call) => call.guard === 'none')) {
     throw new CountersignError('bad-request', TEXTS.externalNothingToApprove, { field: 'body.calls' });
@@ -192,6 +198,7 @@ async function createExternalRun(
     arguments: call.arguments,
     offered: true,
     guard: call.guard,
+    ...(call.editable ? { editable: true } : {}),
   }));
   const state: RunState = {
     schemaVersion: RUN_STATE_SCHEMA_VERSION,

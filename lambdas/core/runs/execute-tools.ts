@@ -40,6 +40,8 @@ export interface ExecuteToolsOutput {
   route: 'model' | 'review';
   /** The run's owner (an identifier): the pause reads their current record with the run. */
   owner: string;
+  /** An external run's edit going back to its card: the state after the wait chooses by it. */
+  kind?: 'external';
 }
 
 /**
@@ -60,6 +62,7 @@ export async function executeTools(
   let dependencies = stepDependencies;
   const run = await loadRun(dependencies, input.runId);
   const { owner } = run.record;
+  const kind = run.record.kind === 'external' ? ({ kind: 'external' } as const) : {};
   // A cancelled (or otherwise ended) run writes nothing more, even if its execution still ran.
   if (TERMINAL_STATUSES.has(run.record.status)) {
     throw new CountersignError('conflict', `The run has already ended (${run.record.status}).`);
@@ -68,7 +71,7 @@ export async function executeTools(
     // A retried step whose first attempt reopened the turn for review: go to that review.
     const reopened = await unsealRunState(dependencies, run);
     if (reopened.reopenedFromTurn === input.turn && reopened.pendingCalls.length > 0) {
-      return { runId: input.runId, turn: run.record.turn, route: 'review', owner };
+      return { runId: input.runId, turn: run.record.turn, route: 'review', owner, ...kind };
     }
   }
   if (run.record.turn !== input.turn) {
@@ -85,10 +88,15 @@ export async function executeTools(
   // rejected calls do not run (the model is told each was denied).
   const decision = await readTurnDecision(dependencies, input.runId, input.turn);
   if (decision.edits.length > 0) {
-    return reopenForReview(dependencies, run.record.status, input, state, owner, {
+    const reviewed = await reopenForReview(dependencies, run.record.status, input, state, owner, {
       reopening: { kind: 'edited', edits: decision.edits, editedBy: decision.record?.decidedBy ?? '' },
       completed: [],
     });
+    return { ...reviewed, ...kind };
+  }
+  // An external run comes here only with an edit (RecordExternalDecision routes it): its agent runs its calls.
+  if (run.record.kind === 'external') {
+    throw new CountersignError('conflict', 'An external run’s calls run in its agent, never here.');
   }
   const { refused } = decision;
   // The calls that need approval as they are about to run: those the ledger keeps at most once.

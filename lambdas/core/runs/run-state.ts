@@ -11,9 +11,10 @@ import { readSchemaVersion, refusal } from '../persisted-shape.js';
  * `test/fixtures/run-state/` that later code must still read. Version 2 adds
  * `completedCalls`; version 3 may carry an external run's turn (`external`,
  * docs/external-agents.md); version 4 marks a pending call an approver edited (`edited`: by whom,
- * the model's own arguments). Earlier versions read as they are, without what came later.
+ * the model's own arguments); version 5 marks an external run's call whose caller declared its tool
+ * editable (`editable`). Earlier versions read as they are, without what came later.
  */
-export const RUN_STATE_SCHEMA_VERSION = 4;
+export const RUN_STATE_SCHEMA_VERSION = 5;
 
 const textBlock = z.object({ type: z.literal('text'), text: z.string() });
 const toolCallBlock = z.object({
@@ -52,7 +53,13 @@ const completedCallSchema = z.object({
 export type CompletedCall = z.infer<typeof completedCallSchema>;
 
 export const runStateSchema = z.object({
-  schemaVersion: z.union([z.literal(1), z.literal(2), z.literal(3), z.literal(RUN_STATE_SCHEMA_VERSION)]),
+  schemaVersion: z.union([
+    z.literal(1),
+    z.literal(2),
+    z.literal(3),
+    z.literal(4),
+    z.literal(RUN_STATE_SCHEMA_VERSION),
+  ]),
   runId: z.string(),
   turn: z.number().check(z.int(), z.nonnegative()),
   system: z.optional(z.string()),

@@ -29,6 +29,8 @@ export interface ShapedCall {
   index: number;
   tool: string;
   arguments: unknown;
+  /** An external run's call: whether its caller declared the tool editable. */
+  editable?: boolean | undefined;
   registeredTool?: Tool | undefined;
 }
 
@@ -114,6 +116,7 @@ export async function shapeOnCard(
     index: call.index,
     tool: call.tool,
     arguments: call.arguments,
+    editable: call.editable,
     registeredTool: tool,
   }));
   // What the pause recorded (the tools as they were); a card from before it: the tools as they are.

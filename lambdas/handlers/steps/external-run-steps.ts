@@ -16,8 +16,9 @@ export function createRecordExternalDecisionStep(
     dependencies.logger,
     stepInputSchema,
     async (input) => {
-      await recordExternalDecision(dependencies, input);
-      return { runId: input.runId };
+      const outcome = await recordExternalDecision(dependencies, input);
+      // An edit goes back to its card through ExecuteTools, which reads the run and turn.
+      return { runId: input.runId, turn: input.turn, route: outcome.kind };
     },
   );
 }

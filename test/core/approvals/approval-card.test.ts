@@ -86,7 +86,7 @@ describe('parseApprovalCard, version 2 (each call with its preview)', () => {
   });
 
   it('refuses a card of an unknown version', () => {
-    expect(() => parseApprovalCard({ ...header, schemaVersion: 4, pendingCalls: [] })).toThrow(
+    expect(() => parseApprovalCard({ ...header, schemaVersion: 5, pendingCalls: [] })).toThrow(
       /unknown shape/,
     );
     expect(() => parseApprovalCard({ ...header, pendingCalls: [] })).toThrow(/unknown shape/);

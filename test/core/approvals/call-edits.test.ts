@@ -2,7 +2,8 @@ import * as z from 'zod/mini';
 import '../../../lambdas/core/schema-messages.js';
 import { describe, expect, it } from 'vitest';
 import { listArgumentChanges } from '../../../lambdas/core/approvals/argument-changes.js';
-import { resolveCallEdits } from '../../../lambdas/core/approvals/call-edits.js';
+import { isCallEditable, resolveCallEdits } from '../../../lambdas/core/approvals/call-edits.js';
+import { createExternalToolStandIn } from '../../../lambdas/core/external-runs/external-tools.js';
 import { editedCallOutcome, refusedCallOutcome } from '../../../lambdas/core/runs/call-outcomes.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { defineTool, type Tool } from '../../../lambdas/core/tools/tool.js';
@@ -77,6 +78,32 @@ describe('editing a call’s arguments', () => {
   it('names the tool that does not allow edits', () => {
     const resolved = resolveCallEdits({ calls: CALLS, edits: [{ index: 1, arguments: { pageId: '14' } }] });
     expect(resolved).toMatchObject({ message: TEXTS.callNotEditable('locked') });
+  });
+
+  it('edits an external call its caller declared editable as any JSON object, and no other', () => {
+    // Prepare: the registry's stand-in of an external tool reads any object of arguments
+    const standIn = createExternalToolStandIn('billing/send_invoice') as Tool;
+    const external = (editable: boolean | undefined) => [
+      { index: 0, tool: 'billing/send_invoice', arguments: { amount: 1 }, editable, registeredTool: standIn },
+    ];
+
+    // Act
+    const edit = (editable: boolean | undefined, value: unknown) =>
+      resolveCallEdits({ calls: external(editable), edits: [{ index: 0, arguments: value }] });
+
+    // Assess
+    expect(edit(true, { amount: 2 })).toMatchObject({
+      kind: 'resolved',
+      edits: [{ arguments: { amount: 2 } }],
+    });
+    expect(edit(true, [2])).toMatchObject({ kind: 'refused', field: 'body.edits.0.arguments' });
+    expect(edit(undefined, { amount: 2 })).toEqual({
+      kind: 'refused',
+      field: 'body.edits.0.index',
+      message: TEXTS.externalCallNotEditable('send_invoice'),
+    });
+    // A tool of ours is editable by its own say only, whatever a call carries.
+    expect(isCallEditable({ tool: 'locked', editable: true }, lockedTool)).toBe(false);
   });
 });
 

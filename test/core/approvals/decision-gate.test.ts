@@ -47,7 +47,7 @@ const storedCard: StoredCard = {
 };
 
 const approvalCard: ApprovalCard = {
-  schemaVersion: 3,
+  schemaVersion: 4,
   runId: 'run-1',
   turn: 1,
   digest: 'sha256:test',

@@ -45,7 +45,7 @@ function countingWriteTool(): { tool: Tool; parses: () => number } {
 }
 
 const card: ApprovalCard = {
-  schemaVersion: 3,
+  schemaVersion: 4,
   runId: 'run-1',
   turn: 1,
   digest: 'sha256:test',

@@ -68,7 +68,7 @@ function waitingCards(count: number, callsPerCard: number): StoredCard[] {
       offered: true,
       preview: { lines: ['would change'], failed: false },
     }));
-    const card: ApprovalCard = { schemaVersion: 3, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
+    const card: ApprovalCard = { schemaVersion: 4, runId, turn: 1, digest: `sha256:${runId}`, pendingCalls };
     return {
       schemaVersion: STORED_CARD_SCHEMA_VERSION,
       runId,

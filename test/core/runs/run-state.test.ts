@@ -29,7 +29,7 @@ describe('parseRunState', () => {
 
   it('refuses an unknown schema version as a sealed-state refusal', () => {
     expect(() =>
-      parseRunState({ schemaVersion: 5, runId: 'r', turn: 0, transcript: [], pendingCalls: [] }),
+      parseRunState({ schemaVersion: 6, runId: 'r', turn: 0, transcript: [], pendingCalls: [] }),
     ).toThrow(/unknown shape/);
   });
 });
