@@ -64,7 +64,6 @@ export interface ApiAnswer {
 export interface ModelReply {
   turn: number;
   route: string;
-  owner: string;
 }
 
 /**
@@ -142,18 +141,17 @@ export class CallPaths {
       runId,
       turn: 0,
     })) as ModelReply;
-    return { turn: reply.turn, route: reply.route, owner: reply.owner };
+    return { turn: reply.turn, route: reply.route };
   }
 
   /**
    * The AwaitApproval step in a cold container: from the model's reply to waiting, with the
-   * input the state machine gives it (the owner named by the model turn's output).
+   * input the state machine gives it.
    */
-  public async suspend(runId: string, reply: Pick<ModelReply, 'turn' | 'owner'>): Promise<void> {
+  public async suspend(runId: string, reply: Pick<ModelReply, 'turn'>): Promise<void> {
     await createStepHandlers(this.coldDependencies()).AwaitApproval({
       runId,
       turn: reply.turn,
-      owner: reply.owner,
       taskToken: `bench-task-token-${runId}`,
     });
   }
@@ -177,7 +175,6 @@ export class CallPaths {
       await steps.AwaitApproval({
         runId,
         turn: reply.turn,
-        owner: reply.owner,
         taskToken: `bench-task-token-${runId}`,
       });
     }

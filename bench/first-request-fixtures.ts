@@ -108,7 +108,6 @@ export class FirstRequestFixtures {
         event: {
           runId: replied,
           turn: reply.turn,
-          owner: reply.owner,
           taskToken: `bench-task-token-${replied}`,
         },
         check: (answer) =>
@@ -196,7 +195,6 @@ export class FirstRequestFixtures {
     const runId = await this.paths.submitExternalRun(randomUUID());
     const prepared = (await this.steps().Prepare({ runId, executionId: `${runId}-bench` })) as {
       turn: number;
-      owner: string;
     };
     await this.paths.suspend(runId, prepared);
     return { runId, turn: prepared.turn };

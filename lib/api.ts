@@ -12,14 +12,8 @@ import { HttpLambdaIntegration } from 'aws-cdk-lib/aws-apigatewayv2-integrations
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, type RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import {
-  EXTERNAL_RUNS_SCOPE,
-  type OperationId,
-  ROUTES,
-  type Route,
-  type RouteAuth,
-  transportOf,
-} from '../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE, type RouteAuth } from '../lambdas/contract/route-definition.js';
+import { type OperationId, ROUTES, type Route, transportOf } from '../lambdas/contract/routes.js';
 import type { CountersignFunctions } from './countersign-functions.js';
 
 /** Properties of {@link CountersignApi}. */

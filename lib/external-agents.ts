@@ -13,7 +13,7 @@ import type { IFunction } from 'aws-cdk-lib/aws-lambda';
 import { type ISecret, Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct, type IConstruct } from 'constructs';
 import type { EnvironmentVariableName } from '../lambdas/contract/environment.js';
-import { EXTERNAL_RUNS_SCOPE } from '../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE } from '../lambdas/contract/route-definition.js';
 import { invalidProp } from './validation-error.js';
 
 /** One machine client of the agents that run elsewhere (docs/external-agents.md). */

@@ -163,13 +163,7 @@ export class CountersignWorkflow extends Construct {
     const awaitApproval = new LambdaInvoke(this, STATE_NAMES.awaitApproval, {
       lambdaFunction: functions.get('await-approval'),
       integrationPattern: IntegrationPattern.WAIT_FOR_TASK_TOKEN,
-      // The owner rides along (an identifier) so the pause reads the run and the owner's current
-      // rights in one BatchGetItem (docs/previews.md: previews under the rights the write will have).
-      payload: TaskInput.fromObject({
-        ...runAndTurn,
-        owner: JsonPath.stringAt('$.owner'),
-        taskToken: JsonPath.taskToken,
-      }),
+      payload: TaskInput.fromObject({ ...runAndTurn, taskToken: JsonPath.taskToken }),
       resultPath: '$.decision',
       // The whole human wait: the run then ends as expired, never silently.
       taskTimeout: Timeout.duration(props.approvalTimeout),

@@ -1,29 +1,28 @@
 import type * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import type { ErrorBody } from './common-schemas.js';
-import type { ErrorStatus, Operations } from './operations.js';
-import { type OperationId, ROUTES, type Route } from './routes.js';
+import type { ErrorStatus } from './route-definition.js';
+import { type OperationId, ROUTES, type Route, type RouteOf } from './routes.js';
 
 /** The names in a path template: `/runs/{id}/calls/{index}` → `'id' | 'index'`. */
 type PathParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
   ? Name | PathParameterNames<Rest>
   : never;
 
-type RouteOf<Id extends OperationId> = Extract<Route, { operationId: Id }>;
 type InputOf<Schema> = Schema extends zc.$ZodType ? z.input<Schema> : never;
 type OutputOf<Schema> = Schema extends zc.$ZodType ? z.output<Schema> : never;
 
 type PathPart<Id extends OperationId> = [PathParameterNames<RouteOf<Id>['path']>] extends [never]
   ? unknown
   : { readonly path: Readonly<Record<PathParameterNames<RouteOf<Id>['path']>, string | number>> };
-type QueryPart<Id extends OperationId> = Operations[Id] extends { query: infer Query }
-  ? { readonly query?: Partial<InputOf<Query>> }
-  : unknown;
-type BodyPart<Id extends OperationId> = Operations[Id] extends { body: infer Body }
-  ? Operations[Id] extends { bodyOptional: true }
-    ? { readonly body?: InputOf<Body> }
-    : { readonly body: InputOf<Body> }
-  : unknown;
+type QueryPart<Id extends OperationId> =
+  RouteOf<Id> extends { query: infer Query } ? { readonly query?: Partial<InputOf<Query>> } : unknown;
+type BodyPart<Id extends OperationId> =
+  RouteOf<Id> extends { body: infer Body }
+    ? RouteOf<Id> extends { bodyOptional: true }
+      ? { readonly body?: InputOf<Body> }
+      : { readonly body: InputOf<Body> }
+    : unknown;
 
 /** What one call of an operation sends: its path parameters, query and body, typed from its schemas. */
 export type ApiRequest<Id extends OperationId> = PathPart<Id> &
@@ -34,15 +33,15 @@ export type ApiRequest<Id extends OperationId> = PathPart<Id> &
   };
 
 type Success<Id extends OperationId> = {
-  [Status in keyof Operations[Id]['success'] & number]: {
+  [Status in keyof RouteOf<Id>['success'] & number]: {
     status: Status;
     ok: true;
     /** The parsed JSON body; `undefined` when the answer is HTML or a stream. */
-    body: Operations[Id]['success'][Status] extends { json: infer Json }
+    body: RouteOf<Id>['success'][Status] extends { json: infer Json }
       ? OutputOf<Json> | undefined
       : undefined;
   };
-}[keyof Operations[Id]['success'] & number];
+}[keyof RouteOf<Id>['success'] & number];
 
 /** What an operation answered: a success body typed from its schema, or the error body. */
 export type ApiResponse<Id extends OperationId> = (
@@ -101,8 +100,8 @@ export interface ApiClientOptions {
 }
 
 /**
- * A typed client of the API, derived from the route manifest and the contract's schemas (no code
- * is generated): each operationId is a method whose path parameters, query, body and answer are
+ * A typed client of the API, derived from the route manifest and its schemas (no code is
+ * generated): each operationId is a method whose path parameters, query, body and answer are
  * typed from the same schemas the handlers validate with and the OpenAPI document describes.
  *
  * @example

@@ -9,12 +9,13 @@ import { ADMIN_COLLECTION_SCHEMAS, skillSummarySchema } from './admin-schemas.js
 import { errorBodySchema, gatewayErrorBodySchema } from './common-schemas.js';
 import {
   type ErrorStatus,
+  EXTERNAL_RUNS_SCOPE,
   errorStatusesOf,
-  OPERATIONS,
-  type OperationContract,
+  type RouteAuth,
+  type RouteDefinition,
   type SuccessContent,
-} from './operations.js';
-import { EXTERNAL_RUNS_SCOPE, ROUTES, type RouteAuth } from './routes.js';
+} from './route-definition.js';
+import { ROUTES } from './routes.js';
 import {
   cardCallViewSchema,
   cardViewSchema,
@@ -51,7 +52,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
 
 /**
  * The OpenAPI 3.1 document of the API: one operation per route of the manifest, its request
- * schemas the ones the handlers validate with, its responses the contract's response schemas.
+ * schemas the ones the router validates with, its responses the manifest's response schemas.
  * `npm run openapi` writes it to docs/openapi.json; a test regenerates it and compares.
  *
  * @example
@@ -60,33 +61,32 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus, string> = {
  */
 export function createOpenApiDocument(options: { version: string }): ReturnType<typeof createDocument> {
   const paths: Record<string, Record<string, ZodOpenApiOperationObject>> = {};
-  for (const route of ROUTES) {
-    const operation: OperationContract = OPERATIONS[route.operationId];
+  for (const route of ROUTES as readonly RouteDefinition[]) {
     paths[route.path] ??= {};
     (paths[route.path] as Record<string, ZodOpenApiOperationObject>)[route.method.toLowerCase()] = {
       operationId: route.operationId,
-      summary: operation.summary,
+      summary: route.summary,
       tags: [tagOf(route.path)],
       security: securityOf(route.auth),
-      ...(operation.path || operation.query
+      ...(route.pathParameters || route.query
         ? {
             requestParams: {
-              ...(operation.path ? { path: operation.path } : {}),
-              ...(operation.query ? { query: operation.query } : {}),
+              ...(route.pathParameters ? { path: route.pathParameters } : {}),
+              ...(route.query ? { query: route.query } : {}),
             },
           }
         : {}),
-      ...(operation.body
+      ...(route.body
         ? {
             requestBody: {
-              required: operation.bodyOptional !== true,
-              content: { [operation.bodyMediaType ?? 'application/json']: { schema: operation.body } },
+              required: route.bodyOptional !== true,
+              content: { [route.bodyMediaType ?? 'application/json']: { schema: route.body } },
             },
           }
         : {}),
-      responses: responsesOf(operation, route.auth),
-      ...('transport' in route ? { 'x-countersign-transport': route.transport } : {}),
-      ...('channel' in route ? { 'x-countersign-channel': route.channel } : {}),
+      responses: responsesOf(route),
+      ...(route.transport ? { 'x-countersign-transport': route.transport } : {}),
+      ...(route.channel ? { 'x-countersign-channel': route.channel } : {}),
     };
   }
   return createDocument({
@@ -152,7 +152,7 @@ function securityOf(auth: RouteAuth): Array<Record<string, string[]>> {
   return [{ [auth === 'jwt' ? BEARER : MACHINE_BEARER]: [] }];
 }
 
-function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiResponsesObject {
+function responsesOf(operation: RouteDefinition): ZodOpenApiResponsesObject {
   const responses: ZodOpenApiResponsesObject = {};
   for (const [status, content] of Object.entries(operation.success) as [string, SuccessContent][]) {
     responses[status as '200'] = {
@@ -191,7 +191,7 @@ function responsesOf(operation: OperationContract, auth: RouteAuth): ZodOpenApiR
       description: 'Not modified: the request’s If-None-Match names the current ETag. No body.',
     };
   }
-  for (const status of errorStatusesOf(operation, auth)) {
+  for (const status of errorStatusesOf(operation)) {
     const own = operation.errorBodies?.[status];
     responses[String(status) as '400'] = own
       ? { description: own.description, content: { 'application/json': { schema: own.json } } }

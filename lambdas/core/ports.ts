@@ -47,16 +47,6 @@ export type CardCloseOutcome =
   | { kind: 'not-open' }
   | { kind: 'condition-failed' };
 
-/** What a pause reads in one round trip: each absent when it does not exist. */
-export interface PauseRecords {
-  run?: StoredRun;
-  user?: UserProfile;
-  /** With a turn: the run's card (of whatever turn it is at). */
-  card?: StoredCard;
-  /** With a turn: the decision on record for it. */
-  decision?: DecisionRecord;
-}
-
 export type ClaimOutcome = { kind: 'claimed' } | { kind: 'already-decided'; existing: DecisionRecord };
 
 /**
@@ -125,14 +115,6 @@ export type LapseOutcome =
 export interface RunRepository {
   createRun(record: RunRecord, sealedState: Uint8Array): Promise<void>;
   getRun(runId: string): Promise<StoredRun | undefined>;
-  /**
-   * The run and a user's current record in ONE read round trip (the pause reads the run and
-   * its owner's rights as they are now). Either is absent when it does not exist. With `turn`,
-   * the same read also brings the run's card and the decision on record for that turn (a
-   * retried pause must see both). Optional: an adapter composed only for the functions that
-   * pause a run; without it, a read each.
-   */
-  getRunAndUser?(runId: string, userId: string, turn?: number): Promise<PauseRecords>;
   /** The plaintext record only: no sealed state is fetched (no S3 read for an overflowed one). */
   getRunRecord(runId: string): Promise<RunRecord | undefined>;
   /**

@@ -1,4 +1,4 @@
-import type { RouteFunction } from '../contract/routes.js';
+import type { RouteFunction } from '../contract/route-definition.js';
 import type { RunDependencies } from '../core/run-dependencies.js';
 import { createAdminApi } from './apis/admin-api.js';
 import { createDecisionApi } from './apis/decision-api.js';

@@ -2,7 +2,6 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsEscalationTimers } from './composition/aws-escalation-timers.js';
 import { awsMcp } from './composition/aws-mcp.js';
 import { awsNotifier } from './composition/aws-notifier.js';
-import { awsPausingRuns } from './composition/aws-pausing-runs.js';
 import { awsReceipts } from './composition/aws-receipts.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
@@ -14,8 +13,6 @@ import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 export const handler: StepHandlers['AwaitApproval'] = composeOnFirstInvocation(() =>
   createAwaitApprovalStep({
     ...awsBaseDependencies(),
-    // The run and its owner in one BatchGetItem: previews use the owner's rights as they are now.
-    runs: awsPausingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     mcp: awsMcp(),

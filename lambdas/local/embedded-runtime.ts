@@ -8,7 +8,7 @@ import { DynamoExternalRunStore } from '../adapters/dynamo/dynamo-external-run-s
 import { DynamoQuotaStore } from '../adapters/dynamo/dynamo-quota-store.js';
 import { DynamoPageStore } from '../adapters/dynamo/page-store.js';
 import { DynamoReceiptChainStore } from '../adapters/dynamo/receipt-chain-store.js';
-import { DynamoRunAndUserRepository } from '../adapters/dynamo/run-and-user-repository.js';
+import { DynamoRunRepository } from '../adapters/dynamo/run-repository.js';
 import { RunTable } from '../adapters/dynamo/run-table.js';
 import { DynamoSlackUserDirectory } from '../adapters/dynamo/slack-user-directory.js';
 import { DynamoUserDirectory } from '../adapters/dynamo/user-directory.js';
@@ -231,7 +231,7 @@ export async function startEmbeddedRuntime(options: EmbeddedRuntimeOptions): Pro
   const dependencies: RunDependencies = {
     runs: announceClosedCards(
       meterRunRepository(
-        new DynamoRunAndUserRepository({
+        new DynamoRunRepository({
           client,
           tableName,
           blobStore: new FileBlobStore(directory.blobsDirectory),

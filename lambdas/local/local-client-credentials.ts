@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { EXTERNAL_RUNS_SCOPE } from '../contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE } from '../contract/route-definition.js';
 import { CountersignError } from '../core/errors.js';
 import { closeHttpServer, listenLocally, readBody } from './local-http-io.js';
 import { LOCAL_HTTP_HOST } from './local-http-server.js';

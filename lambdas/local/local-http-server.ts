@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer, APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
 import type { JWTPayload } from 'jose';
-import type { RouteAuth } from '../contract/routes.js';
+import type { RouteAuth } from '../contract/route-definition.js';
 import { CountersignError, nameErrorClass } from '../core/errors.js';
 import { readBearerToken, type ThrottlingLimits } from '../core/limits.js';
 import { type Clock, type Logger, silentLogger, systemClock } from '../core/ports.js';

@@ -2,7 +2,7 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { createLocalJWKSet, jwtVerify } from 'jose';
-import { EXTERNAL_RUNS_SCOPE } from '../contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE } from '../contract/route-definition.js';
 import { CountersignError } from '../core/errors.js';
 import type { WebhookSecrets } from '../core/external-runs/webhook-delivery.js';
 import { type Clock, systemClock } from '../core/ports.js';

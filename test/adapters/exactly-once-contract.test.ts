@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
-import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-and-user-repository.js';
+import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
@@ -10,7 +10,7 @@ import {
 import type { RunRepository } from '../../lambdas/core/ports.js';
 import { CALL_RECORD_SCHEMA_VERSION, type CallRecord } from '../../lambdas/core/runs/call-record.js';
 import { startDynalite } from '../support/dynalite.js';
-import { makeStoredCard, makeStoredRun } from '../support/stored-run-fixtures.js';
+import { makeStoredCard } from '../support/stored-run-fixtures.js';
 
 /** A run repository under the exactly-once contract, with a DynamoDB call counter where there is one. */
 interface RepositoryUnderContract {
@@ -24,7 +24,7 @@ async function startDynamoRepository(): Promise<RepositoryUnderContract> {
   const counter = new AwsCallCounter();
   counter.attachTo(dynamo.client);
   return {
-    runs: new DynamoRunAndUserRepository({ client: dynamo.documentClient, tableName: dynamo.tableName }),
+    runs: new DynamoRunRepository({ client: dynamo.documentClient, tableName: dynamo.tableName }),
     counter,
     close: () => dynamo.stop(),
   };
@@ -285,32 +285,5 @@ describe.each([
       expect(await runs.listCallRecords('run-turns', 4)).toEqual([]);
       if (counted) expect(counted).toEqual({ 'DynamoDB:Query': 1 });
     });
-  });
-});
-
-describe('the pause read on DynamoDB', () => {
-  it("reads the run, its owner, its card and the turn's decision in one BatchGetItem", async () => {
-    // Prepare
-    const repository = await startDynamoRepository();
-    const { runs } = repository;
-    const read = runs.getRunAndUser?.bind(runs);
-    await runs.createRun(makeStoredRun('run-pause', { turn: 2 }), Uint8Array.from([1]));
-    await runs.putCard(makeStoredCard('run-pause', { turn: 2 }));
-    await runs.claimDecision(makeDecision('run-pause'));
-    repository.counter?.reset();
-
-    // Act
-    const atTurn = await read?.('run-pause', 'olivia', 2);
-    const otherTurn = await read?.('run-pause', 'olivia', 3);
-    const counted = repository.counter?.snapshot();
-    await repository.close();
-
-    // Assess
-    expect(counted).toEqual({ 'DynamoDB:BatchGetItem': 2 });
-    expect(atTurn?.run?.record.runId).toBe('run-pause');
-    expect(atTurn?.card).toMatchObject({ runId: 'run-pause', turn: 2 });
-    expect(atTurn?.decision).toEqual(makeDecision('run-pause'));
-    expect(otherTurn?.card?.turn).toBe(2);
-    expect(otherTurn?.decision).toBeUndefined();
   });
 });

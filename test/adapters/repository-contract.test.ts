@@ -8,7 +8,6 @@ import { AwsCallCounter } from '../../lambdas/adapters/aws-call-counter.js';
 import { FileBlobStore } from '../../lambdas/adapters/blob-store.js';
 import { DynamoConfigurationRepository } from '../../lambdas/adapters/dynamo/configuration-repository.js';
 import { DynamoPageStore } from '../../lambdas/adapters/dynamo/page-store.js';
-import { DynamoRunAndUserRepository } from '../../lambdas/adapters/dynamo/run-and-user-repository.js';
 import { DynamoRunRepository } from '../../lambdas/adapters/dynamo/run-repository.js';
 import { DynamoUserDirectory } from '../../lambdas/adapters/dynamo/user-directory.js';
 import { InMemoryRunRepository } from '../../lambdas/adapters/memory/in-memory-run-repository.js';
@@ -64,7 +63,7 @@ async function startDynamoAdapters(): Promise<AdapterSet> {
   counter.attachTo(dynamo.client);
   const props = { client: dynamo.documentClient, tableName: dynamo.tableName };
   return {
-    runs: new DynamoRunAndUserRepository({ ...props, blobStore: new FileBlobStore(blobDirectory) }),
+    runs: new DynamoRunRepository({ ...props, blobStore: new FileBlobStore(blobDirectory) }),
     runsWithoutBlobStore: new DynamoRunRepository(props),
     users: new DynamoUserDirectory(props),
     configurations: new DynamoConfigurationRepository(props),
@@ -122,12 +121,6 @@ function makeDecision(
 /** A decision record's `cardShown`, as `serializeCardShown` writes it. */
 function shownCard(calls: Array<Omit<CardShown['calls'][number], 'index'>>): string {
   return canonicalJson({ calls: calls.map((call, index) => ({ index, ...call })) });
-}
-
-/** The one-round-trip read of a run and a user, which the contract's run store must offer. */
-function requireBatchRead(runs: RunRepository): NonNullable<RunRepository['getRunAndUser']> {
-  if (!runs.getRunAndUser) throw new Error('this run store reads the run and a user apart');
-  return runs.getRunAndUser.bind(runs);
 }
 
 async function errorOf(promise: Promise<unknown>): Promise<CountersignError> {
@@ -985,29 +978,6 @@ describe('persistence contract: DynamoDB adapters on dynalite', () => {
       expect(page.unreadableRunIds).toEqual(['run-unreadable']);
       expect(page.cards.map((card) => card.runId)).toContain('run-unreadable-ok');
       expect(error.code).toBe('sealed-state-rejected');
-    });
-
-    it('reads a run and a user in one BatchGetItem, either absent when it does not exist', async () => {
-      // Prepare
-      await adapters.runs.createRun(makeStoredRun('run-with-owner'), Uint8Array.from([1]));
-      await adapters.users.putUser(userProfileSchema.parse({ userId: 'owner-now', pageAccess: ['12'] }));
-      adapters.counter.reset();
-
-      // Act
-      const both = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-now');
-      const noUser = await requireBatchRead(adapters.runs)('run-with-owner', 'owner-gone');
-      const noRun = await requireBatchRead(adapters.runs)('run-never', 'owner-now');
-
-      // Assess
-      expect(adapters.counter.snapshot()).toEqual({ 'DynamoDB:BatchGetItem': 3 });
-      expect(both.run?.record.runId).toBe('run-with-owner');
-      expect(both.run?.sealedState).toEqual(Uint8Array.from([1]));
-      expect(both.user?.pageAccess).toEqual(['12']);
-      expect(noUser.user).toBeUndefined();
-      expect(noUser.run?.record.owner).toBe('olivia');
-      expect(noRun.run).toBeUndefined();
-      expect(noRun.user?.userId).toBe('owner-now');
-      await adapters.deleteRawItem({ pk: 'USERS', sk: 'USER#owner-now' });
     });
 
     it('reads a history page with one query of the history index (and one batch read of run labels), an audit with one query', async () => {

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { describe, expect, it } from 'vitest';
-import { EXTERNAL_RUNS_SCOPE } from '../../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE } from '../../lambdas/contract/route-definition.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { LocalJwtIssuer } from '../../lambdas/local/local-jwt-issuer.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';

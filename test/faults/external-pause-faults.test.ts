@@ -6,7 +6,8 @@ import { type HeldCall, holdCall, type InjectedFault, injectFault } from '../sup
 import { eventually, startTestRuntime, type TestRuntime } from '../support/local-runtime.js';
 
 /** The pause's one read and the write that marks the run waiting (as in pause-faults.test.ts). */
-const pauseRead = (input: string) => input.includes('"CARD"') && input.includes('DECISION#');
+/** The pause's read of the turn's decision (beside the run's and the card's, at once). */
+const decisionRead = (input: string) => input.includes('DECISION#');
 const runWaiting = (input: string) => input.includes('pendingToolNames') && input.includes('"waiting"');
 
 /**
@@ -33,7 +34,7 @@ describe('an external run’s pause under faults', () => {
 
   it('answers the caller once when its turn was approved while its pause was retried', async () => {
     // Prepare: the first attempt put the card and failed marking the run waiting; the retry is
-    // held at its first read until an approver decided on the card the first attempt put.
+    // held at its read of the turn's decision until an approver decided on the card the first put.
     faults.push(
       injectFault(runtime.dynamo.client, {
         command: 'UpdateItem',
@@ -41,7 +42,7 @@ describe('an external run’s pause under faults', () => {
         when: 'before-applied',
       }),
     );
-    const retry = holdCall(runtime.dynamo.client, { command: 'BatchGetItem', matching: pauseRead, nth: 2 });
+    const retry = holdCall(runtime.dynamo.client, { command: 'GetItem', matching: decisionRead, nth: 2 });
     faults.push(retry);
     const agent = machineClientOf(runtime);
     const { runId } = bodyOf(await agent.submitExternalRun({ body: demoTurn() }), 202);

@@ -22,8 +22,8 @@ import {
 
 /** Which stored item a DynamoDB call writes or reads, told by its key and values. */
 const ITEMS = {
-  // The pause's one read: the run, its owner, its card and the turn's decision together.
-  pauseRead: (input: string) => input.includes('"CARD"') && input.includes('DECISION#'),
+  // The pause's read of the turn's decision (beside the run's and the card's, at once).
+  decisionRead: (input: string) => input.includes('DECISION#'),
   card: (input: string) => input.includes('"CARD"') && input.includes('sealedCard'),
   inboxEntry: (input: string) => input.includes('INBOX#'),
   runWaiting: (input: string) => input.includes('pendingToolNames') && input.includes('"waiting"'),
@@ -90,7 +90,7 @@ describe('a pause under faults', () => {
 
   /**
    * Starts a run whose first pause attempt puts the card and fails marking the run waiting; its
-   * retry is held at its first read (released by the test) once it got there.
+   * retry is held at its read of the turn's decision (released by the test) once it got there.
    */
   async function startWithPauseRetryHeld(keywords: string): Promise<{ runId: string; retry: HeldCall }> {
     faults.push(
@@ -101,8 +101,8 @@ describe('a pause under faults', () => {
       }),
     );
     const retry = holdCall(runtime.dynamo.client, {
-      command: 'BatchGetItem',
-      matching: ITEMS.pauseRead,
+      command: 'GetItem',
+      matching: ITEMS.decisionRead,
       nth: 2,
     });
     faults.push(retry);
@@ -114,7 +114,7 @@ describe('a pause under faults', () => {
   }
 
   const cases = [
-    ['the pause read (run, owner, card, decision)', 'BatchGetItem', ITEMS.pauseRead],
+    ["the pause's read of the turn's decision", 'GetItem', ITEMS.decisionRead],
     ['the card', 'PutItem', ITEMS.card],
     ["the card's approver entry", 'PutItem', ITEMS.inboxEntry],
     ['the run moving to waiting', 'UpdateItem', ITEMS.runWaiting],

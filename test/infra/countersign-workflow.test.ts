@@ -321,17 +321,17 @@ describe('Countersign workflow', () => {
     const handlers: Record<string, Handler> = {
       Prepare: async (input) => {
         visited.push('Prepare');
-        return { runId: input.runId, turn: 0, next: 'model', owner: 'owner-1' };
+        return { runId: input.runId, turn: 0, next: 'model' };
       },
       ModelTurn: async (input) => {
         visited.push('ModelTurn');
         const turn = Number(input.turn) + 1;
-        return { runId: input.runId, turn, route: turn === 1 ? 'approval' : 'final', owner: 'owner-1' };
+        return { runId: input.runId, turn, route: turn === 1 ? 'approval' : 'final' };
       },
       AwaitApproval: async (input) => {
-        // The owner rides along so the pause reads the run and the owner in one round trip.
-        const payload = (input.Payload ?? input) as { owner?: unknown };
-        visited.push(`AwaitApproval:${String(payload.owner)}`);
+        // The run, the turn, the execution and the token: the pause reads the rest from the table.
+        const payload = (input.Payload ?? input) as Record<string, unknown>;
+        visited.push(`AwaitApproval:${Object.keys(payload).sort().join(',')}`);
         return { approved: true };
       },
       ExecuteTools: async (input) => {
@@ -361,7 +361,7 @@ describe('Countersign workflow', () => {
     expect(visited).toEqual([
       'Prepare',
       'ModelTurn',
-      'AwaitApproval:owner-1',
+      'AwaitApproval:executionId,runId,taskToken,turn',
       'ExecuteTools',
       'ModelTurn',
       'Finish:run-1',

@@ -1,6 +1,7 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { describe, expect, it } from 'vitest';
-import { EXTERNAL_RUNS_SCOPE, ROUTES } from '../../lambdas/contract/routes.js';
+import { EXTERNAL_RUNS_SCOPE } from '../../lambdas/contract/route-definition.js';
+import { ROUTES } from '../../lambdas/contract/routes.js';
 import { synthesizeTestStack } from './synthesize-test-stack.js';
 
 type Resource = { Properties: Record<string, unknown> };

@@ -38,7 +38,10 @@ export interface ExecuteToolsOutput {
   runId: string;
   turn: number;
   route: 'model' | 'review';
-  /** The run's owner (an identifier): the pause reads their current record with the run. */
+  /**
+   * The run's owner (an identifier). No step reads it: an execution started before 0.3 names
+   * `$.owner` in its AwaitApproval payload, so the output keeps it while one may still run.
+   */
   owner: string;
   /** An external run's edit going back to its card: the state after the wait chooses by it. */
   kind?: 'external';

@@ -17,7 +17,10 @@ export interface PrepareRunOutput {
    * `execute` or `reject` carries out a decision already on record whose delivery was lost.
    */
   next: 'model' | 'await' | 'execute' | 'reject' | 'answer';
-  /** The run's owner (an identifier): a re-entered pause reads their current record with the run. */
+  /**
+   * The run's owner (an identifier). No step reads it: an execution started before 0.3 names
+   * `$.owner` in its AwaitApproval payload, so the output keeps it while one may still run.
+   */
   owner: string;
   /**
    * `external`: an agent that runs elsewhere submitted the turn. It waits on its card at once

@@ -26,7 +26,10 @@ export interface ModelTurnOutput {
   runId: string;
   turn: number;
   route: ModelTurnRoute;
-  /** The run's owner (an identifier): the pause reads their current record with the run. */
+  /**
+   * The run's owner (an identifier). No step reads it: an execution started before 0.3 names
+   * `$.owner` in its AwaitApproval payload, so the output keeps it while one may still run.
+   */
   owner: string;
 }
 

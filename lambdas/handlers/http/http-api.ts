@@ -3,10 +3,22 @@ import httpContentNegotiation from '@middy/http-content-negotiation';
 import httpErrorHandler from '@middy/http-error-handler';
 import httpRouterHandler from '@middy/http-router';
 import type { APIGatewayProxyStructuredResultV2 } from 'aws-lambda';
+import type * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import { type InvocationFields, runInInvocationScope } from '../../adapters/invocation-scope.js';
-import type { RouteAuth, RouteFunction } from '../../contract/routes.js';
-import { type OperationOf, type Route, routesOfFunction } from '../../contract/routes.js';
+import {
+  mediaTypesOf,
+  type RouteAuth,
+  type RouteDefinition,
+  type RouteFunction,
+} from '../../contract/route-definition.js';
+import {
+  type OperationId,
+  type OperationOf,
+  type Route,
+  type RouteOf,
+  routesOfFunction,
+} from '../../contract/routes.js';
 import { CountersignError } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';
@@ -27,9 +39,6 @@ import {
 
 export { MAX_BODY_BYTES } from './http-middlewares.js';
 
-/** JSON for clients, or the escaped HTML the inbox page inserts (it asks with `Accept: text/html`). */
-export const JSON_OR_HTML = ['application/json', 'text/html'] as const;
-
 export interface HttpRequest<Body = unknown, Query = Record<string, string | undefined>> {
   principal: UserProfile;
   /** Whether the principal has a user record, or only their identity provider's groups. */
@@ -37,9 +46,9 @@ export interface HttpRequest<Body = unknown, Query = Record<string, string | und
   pathParameters: Record<string, string | undefined>;
   query: Query;
   headers: Record<string, string | undefined>;
-  /** The body as the route's schema parsed it; without a schema, the parsed JSON or `undefined`. */
+  /** The body as the manifest entry's schema parsed it; without a schema, the parsed JSON or `undefined`. */
   body: Body;
-  /** The media type content negotiation chose among the route's `mediaTypes` (JSON otherwise). */
+  /** The media type content negotiation chose among those the route answers (JSON otherwise). */
   mediaType: string;
 }
 
@@ -49,33 +58,25 @@ export type HttpResponse =
   /** A script module the page loads (its sign-in library). */
   | { statusCode: number; script: string; headers?: Record<string, string> };
 
-/** One operation of the manifest: the schemas its input must satisfy, and what it answers. */
-export interface RouteImplementation<Body = unknown, Query = Record<string, string | undefined>> {
-  readonly body?: zc.$ZodType<Body>;
-  /** A missing body reads as `{}` (a bare POST cancel), instead of a 400. */
-  readonly bodyOptional?: boolean;
-  readonly query?: zc.$ZodType<Query>;
-  /** The media types it answers, the default first (`Accept` picks among them). */
-  readonly mediaTypes?: readonly [string, ...string[]];
-  /** A 200 carries an ETag of its body; `If-None-Match` naming it gets 304 (the operation's `conditional`). */
-  readonly conditional?: boolean;
-  handle(request: HttpRequest<Body, Query>): Promise<HttpResponse>;
-}
+type BodyOf<Entry> = Entry extends { body: infer Schema extends zc.$ZodType } ? z.output<Schema> : unknown;
+type QueryOf<Entry> = Entry extends { query: infer Schema extends zc.$ZodType }
+  ? z.output<Schema>
+  : Record<string, string | undefined>;
 
-/** Infers a route's body and query types from its schemas. */
-export function defineRoute<Body = unknown, Query = Record<string, string | undefined>>(
-  route: RouteImplementation<Body, Query>,
-): RouteImplementation<Body, Query> {
-  return route;
-}
+/** A request of one operation: its body and query as its manifest entry's schemas parsed them. */
+export type RequestOf<Id extends OperationId> = HttpRequest<BodyOf<RouteOf<Id>>, QueryOf<RouteOf<Id>>>;
 
-/** A route of any body and query types: what a table of routes holds. */
-// biome-ignore lint/suspicious/noExplicitAny: each route has its own body and query types.
-export type AnyRouteImplementation = RouteImplementation<any, any>;
+/**
+ * What one operation does with its request: its schemas, media types and conditional answer are
+ * the manifest's (contract/routes.ts), so the router has validated the input before `handle` runs.
+ */
+export interface RouteImplementation<Id extends OperationId> {
+  handle(request: RequestOf<Id>): Promise<HttpResponse>;
+}
 
 /** The implementations of every operation the manifest gives one function: no more, no fewer. */
 export type RouteImplementations<Function extends RouteFunction> = {
-  readonly [Operation in OperationOf<Function>]: AnyRouteImplementation;
+  readonly [Id in OperationOf<Function>]: RouteImplementation<Id>;
 };
 
 export type HttpLambdaHandler = (event: HttpApiEvent) => Promise<APIGatewayProxyStructuredResultV2>;
@@ -135,6 +136,10 @@ export function createHttpApi<Function extends RouteFunction>(
   return (event) => runInInvocationScope(collectHttpInvocationLogFields(event), () => handler(event));
 }
 
+/** A route of any operation: what the router holds once it matched the manifest's entry. */
+// biome-ignore lint/suspicious/noExplicitAny: each operation has its own request type.
+type AnyRouteImplementation = { handle(request: HttpRequest<any, any>): Promise<HttpResponse> };
+
 function createRouteHandler(
   route: Route & { auth: Exclude<RouteAuth, 'slack-signature'> },
   implementation: AnyRouteImplementation,
@@ -151,10 +156,10 @@ function createRouteHandler(
       query: context.input?.query as Record<string, string | undefined>,
       headers: event.headers ?? {},
       body: context.input?.body,
-      mediaType: context.preferredMediaType ?? implementation.mediaTypes?.[0] ?? 'application/json',
+      mediaType: context.preferredMediaType ?? 'application/json',
     });
     const result = toResult(response);
-    return implementation.conditional
+    return 'conditional' in route && route.conditional
       ? answerConditionally(result, event.headers?.['if-none-match'])
       : result;
   };
@@ -168,20 +173,21 @@ function createRouteHandler(
       ...(authorize && route.auth !== 'none' ? { authorize } : {}),
     }),
   );
-  if (implementation.mediaTypes && implementation.mediaTypes.length > 1) {
+  const mediaTypes = mediaTypesOf(route);
+  if (mediaTypes) {
     handler.use(
       httpContentNegotiation({
         parseCharsets: false,
         parseEncodings: false,
         parseLanguages: false,
-        availableMediaTypes: [...implementation.mediaTypes],
+        availableMediaTypes: [...mediaTypes],
         // An `Accept` that names neither gets the default, as before: never a 406.
         defaultToFirstMediaType: true,
         failOnMismatch: false,
       }),
     );
   }
-  return handler.use(validateRequest(implementation));
+  return handler.use(validateRequest(route as RouteDefinition));
 }
 
 /** The identifiers a request's log lines carry; API Gateway's request id is the correlation id. */

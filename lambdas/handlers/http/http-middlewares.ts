@@ -3,7 +3,7 @@ import httpJsonBodyParser from '@middy/http-json-body-parser';
 import type { APIGatewayProxyStructuredResultV2, Context } from 'aws-lambda';
 import * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
-import type { RouteAuth } from '../../contract/routes.js';
+import type { RouteAuth } from '../../contract/route-definition.js';
 import { CountersignError, nameErrorClass } from '../../core/errors.js';
 import type { UserProfile } from '../../core/identity.js';
 import type { Logger, UserDirectory } from '../../core/ports.js';

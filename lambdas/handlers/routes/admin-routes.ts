@@ -1,9 +1,4 @@
-import type * as zc from 'zod/v4/core';
-import { ADMIN_COLLECTION_SCHEMAS, adminListQuerySchema } from '../../contract/admin-schemas.js';
-import {
-  approverAnalyticsQuerySchema,
-  readApproverAnalytics,
-} from '../../core/analytics/read-approver-analytics.js';
+import { readApproverAnalytics } from '../../core/analytics/read-approver-analytics.js';
 import { slackUserMappingSchema } from '../../core/channels/slack-ports.js';
 import { configurationSchema, type StoredRecordReport, taskSchema } from '../../core/configurations.js';
 import { CountersignError } from '../../core/errors.js';
@@ -15,7 +10,7 @@ import type { RunDependencies } from '../../core/run-dependencies.js';
 import { countWaitingRuns } from '../../core/runs/count-waiting-runs.js';
 import { TEXTS } from '../../core/texts.js';
 import { NO_MCP_HOSTS, refuseDisallowedMcpServers } from '../../core/tools/mcp/mcp-host-policy.js';
-import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import type { HttpRequest, RouteImplementations } from '../http/http-api.js';
 import {
   createSkillsRoutes,
   refuseUnreviewedSkillIds,
@@ -28,15 +23,16 @@ export type AdminDependencies = Pick<
   'configurations' | 'users' | 'slackUsers' | 'pages' | 'runs' | 'settings' | 'clock'
 > & { receipts: Pick<ReceiptDependencies, 'responses'> } & SkillsRouteDependencies;
 
-const adminCollections = {
-  configurations: { schema: configurationSchema, idField: 'configurationId' },
-  tasks: { schema: taskSchema, idField: 'taskId' },
-  users: { schema: userProfileSchema, idField: 'userId' },
-  pages: { schema: pageSchema, idField: 'pageId' },
-  'slack-users': { schema: slackUserMappingSchema, idField: 'slackUserId' },
+/** The field of each collection's record that must equal the path's id. */
+const ID_FIELDS = {
+  configurations: 'configurationId',
+  tasks: 'taskId',
+  users: 'userId',
+  pages: 'pageId',
+  'slack-users': 'slackUserId',
 } as const;
 
-type AdminCollection = keyof typeof adminCollections;
+type AdminCollection = keyof typeof ID_FIELDS;
 
 const MAX_ID_LENGTH = 200;
 
@@ -79,8 +75,7 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
     putSlackUser: slackUsers.put,
     deleteSlackUser: createDeleteRoute(dependencies, 'slack-users'),
     ...createSkillsRoutes(dependencies),
-    getApproverAnalytics: defineRoute({
-      query: approverAnalyticsQuerySchema,
+    getApproverAnalytics: {
       handle: async (request) => ({
         statusCode: 200,
         json: await readApproverAnalytics(
@@ -89,34 +84,33 @@ export function createAdminRoutes(dependencies: AdminDependencies): RouteImpleme
           request.query,
         ),
       }),
-    }),
+    },
   };
 }
 
 function createCollectionRoutes(dependencies: AdminDependencies, name: AdminCollection) {
   const store = adminStoreOf(dependencies, name);
   return {
-    list: defineRoute({
-      query: adminListQuerySchema,
-      handle: async (request) => ({
+    list: {
+      handle: async (request: HttpRequest<unknown, PageRequest>) => ({
         statusCode: 200,
         json: await store.list(request.query),
       }),
-    }),
-    get: defineRoute({
-      handle: async (request) => {
+    },
+    get: {
+      handle: async (request: HttpRequest) => {
         const id = adminIdOf(request, name);
         const item = await store.get(id);
         if (item === undefined)
           throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
         return { statusCode: 200, json: item };
       },
-    }),
-    put: defineRoute({
-      body: ADMIN_COLLECTION_SCHEMAS[name].body as unknown as zc.$ZodType<Record<string, unknown>>,
-      handle: async (request) => {
+    },
+    put: {
+      // The body as the collection's strict schema in the manifest parsed it.
+      handle: async (request: HttpRequest<Record<string, unknown>>) => {
         const id = adminIdOf(request, name);
-        const { idField } = adminCollections[name];
+        const idField = ID_FIELDS[name];
         const item = request.body;
         if (item[idField] !== id) {
           throw new CountersignError('bad-request', TEXTS.adminIdMismatch(`body.${idField}`, id), {
@@ -133,7 +127,7 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
         await store.put(item);
         return { statusCode: 200, json: item };
       },
-    }),
+    },
   };
 }
 
@@ -142,8 +136,8 @@ function createDeleteRoute(
   dependencies: AdminDependencies,
   name: 'configurations' | 'tasks' | 'users' | 'slack-users',
 ) {
-  return defineRoute({
-    handle: async (request) => {
+  return {
+    handle: async (request: HttpRequest) => {
       const id = adminIdOf(request, name);
       if (name === 'configurations' || name === 'tasks') await refuseWhileRunsWait(dependencies, name, id);
       const deleted =
@@ -157,7 +151,7 @@ function createDeleteRoute(
       if (!deleted) throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
       return { statusCode: 200, json: { deleted: id } };
     },
-  });
+  };
 }
 
 /** The record id of an admin path; one longer than any id could be is as unknown as a missing one. */

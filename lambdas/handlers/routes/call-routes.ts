@@ -3,7 +3,7 @@ import { readPendingCall } from '../../core/approvals/read-pending-call.js';
 import { CountersignError } from '../../core/errors.js';
 import type { InboxDependencies } from '../../core/run-dependencies.js';
 import { TEXTS } from '../../core/texts.js';
-import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
+import type { HttpRequest, RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';
 import { runIdOf } from './request-parsing.js';
 
@@ -15,15 +15,14 @@ export function createCallRoutes(
   dependencies: InboxDependencies,
 ): Pick<RouteImplementations<'api-inbox'>, 'getCall'> {
   return {
-    getCall: defineRoute({
-      mediaTypes: JSON_OR_HTML,
+    getCall: {
       handle: async (request) => {
         const runId = runIdOf(request);
         const call = await readPendingCall(dependencies, request.principal, runId, callIndexOf(request));
         if (request.mediaType === 'text/html') return { statusCode: 200, html: renderFullArguments(call) };
         return { statusCode: 200, json: call };
       },
-    }),
+    },
   };
 }
 

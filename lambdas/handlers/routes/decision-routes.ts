@@ -1,9 +1,9 @@
-import { awayRequestSchema, clearAway, setAway } from '../../core/delegation/set-away.js';
+import { clearAway, setAway } from '../../core/delegation/set-away.js';
 import { CountersignError } from '../../core/errors.js';
 import type { DecisionDependencies } from '../../core/run-dependencies.js';
-import { decideRun, decisionRequestSchema } from '../../core/runs/decide-run.js';
+import { decideRun } from '../../core/runs/decide-run.js';
 import { TEXTS } from '../../core/texts.js';
-import { defineRoute, type HttpRequest, type RouteImplementations } from '../http/http-api.js';
+import type { HttpRequest, RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
@@ -14,29 +14,25 @@ export function createDecisionRoutes(
   dependencies: DecisionDependencies,
 ): RouteImplementations<'api-decision'> {
   return {
-    decideRun: defineRoute({
-      body: decisionRequestSchema,
-      // A missing body is an empty one: the 400 names the first field it lacks.
-      bodyOptional: true,
+    decideRun: {
       handle: async (request) => {
         const outcome = await decideRun(dependencies, request.principal, runIdOf(request), request.body);
         // 202: a k-of-n approval is on record, and the write waits for more approvers.
         return { statusCode: outcome.kind === 'approval-recorded' ? 202 : 200, json: outcome };
       },
-    }),
-    setAway: defineRoute({
-      body: awayRequestSchema,
+    },
+    setAway: {
       handle: async (request) => ({
         statusCode: 200,
         json: await setAway(dependencies, request.principal, userIdOf(request), request.body),
       }),
-    }),
-    clearAway: defineRoute({
+    },
+    clearAway: {
       handle: async (request) => ({
         statusCode: 200,
         json: await clearAway(dependencies, request.principal, userIdOf(request)),
       }),
-    }),
+    },
   };
 }
 

@@ -1,18 +1,13 @@
 import {
   type AwaitExternalAnswerDependencies,
   awaitExternalAnswer,
-  externalRunQuerySchema,
 } from '../../core/external-runs/await-external-answer.js';
-import { submitExternalRunRequestSchema } from '../../core/external-runs/external-turn.js';
-import {
-  reportExecutionRequestSchema,
-  reportExternalExecution,
-} from '../../core/external-runs/report-external-execution.js';
+import { reportExternalExecution } from '../../core/external-runs/report-external-execution.js';
 import {
   type SubmitExternalRunDependencies,
   submitExternalRun,
 } from '../../core/external-runs/submit-external-run.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import type { RouteImplementations } from '../http/http-api.js';
 import { runIdOf } from './request-parsing.js';
 
 /**
@@ -23,8 +18,7 @@ export function createExternalRoutes(
   dependencies: SubmitExternalRunDependencies & AwaitExternalAnswerDependencies,
 ): RouteImplementations<'api-external'> {
   return {
-    submitExternalRun: defineRoute({
-      body: submitExternalRunRequestSchema,
+    submitExternalRun: {
       handle: async (request) => {
         const outcome = await submitExternalRun(
           dependencies,
@@ -37,9 +31,8 @@ export function createExternalRoutes(
           json: { runId: outcome.runId, status: 'pending', repeated: outcome.repeated },
         };
       },
-    }),
-    getExternalRun: defineRoute({
-      query: externalRunQuerySchema,
+    },
+    getExternalRun: {
       handle: async (request) => ({
         statusCode: 200,
         json: await awaitExternalAnswer(
@@ -49,13 +42,12 @@ export function createExternalRoutes(
           request.query.wait,
         ),
       }),
-    }),
-    reportExternalExecution: defineRoute({
-      body: reportExecutionRequestSchema,
+    },
+    reportExternalExecution: {
       handle: async (request) => ({
         statusCode: 200,
         json: await reportExternalExecution(dependencies, request.principal, runIdOf(request), request.body),
       }),
-    }),
+    },
   };
 }

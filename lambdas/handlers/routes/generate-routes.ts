@@ -1,19 +1,12 @@
 import { CONFIGURATION_ID_PATTERN } from '../../contract/common-schemas.js';
 import { CountersignError } from '../../core/errors.js';
 import {
-  completeRequestSchema,
   type GenerationDependencies,
   type GenerationRequest,
   generateText,
-  translateRequestSchema,
 } from '../../core/generation/generate-text.js';
 import { TEXTS } from '../../core/texts.js';
-import {
-  defineRoute,
-  type HttpRequest,
-  type HttpResponse,
-  type RouteImplementations,
-} from '../http/http-api.js';
+import type { HttpRequest, HttpResponse, RouteImplementations } from '../http/http-api.js';
 
 /** The configuration of a `/configurations/{id}/...` route; a malformed id is as unknown as a missing one. */
 function configurationIdOf(request: Pick<HttpRequest, 'pathParameters'>): string {
@@ -31,16 +24,14 @@ export function createGenerateRoutes(
   dependencies: GenerationDependencies,
 ): RouteImplementations<'api-generate'> {
   return {
-    completeText: defineRoute({
-      body: completeRequestSchema,
+    completeText: {
       handle: async (request) =>
         generate(dependencies, request, { operation: 'complete', body: request.body }),
-    }),
-    translateText: defineRoute({
-      body: translateRequestSchema,
+    },
+    translateText: {
       handle: async (request) =>
         generate(dependencies, request, { operation: 'translate', body: request.body }),
-    }),
+    },
   };
 }
 

@@ -1,8 +1,7 @@
 import type { InboxSignIn } from '../../contract/inbox-sign-in.js';
-import { inboxQuerySchema } from '../../contract/run-schemas.js';
 import type { InboxDependencies } from '../../core/run-dependencies.js';
 import { listInbox } from '../../core/runs/list-inbox.js';
-import { defineRoute, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
+import type { RouteImplementations } from '../http/http-api.js';
 import { renderCard, renderInboxCards } from '../http/inbox-page.js';
 import { renderInboxPage } from '../http/inbox-page-shell.js';
 import { readSignInLibrary } from '../http/sign-in-library.js';
@@ -24,7 +23,7 @@ export function createInboxRoutes(
   RouteImplementations<'api-inbox'>,
   'listInbox' | 'getInboxPage' | 'getCardPage' | 'getSignInLibrary'
 > {
-  const servePage = defineRoute({
+  const servePage = {
     handle: async () => {
       const { integrity } = await readSignInLibrary();
       const page = renderInboxPage({
@@ -37,12 +36,9 @@ export function createInboxRoutes(
         headers: { 'content-security-policy': page.securityPolicy },
       };
     },
-  });
+  };
   return {
-    listInbox: defineRoute({
-      query: inboxQuerySchema,
-      mediaTypes: JSON_OR_HTML,
-      conditional: true,
+    listInbox: {
       handle: async (request) => {
         const html = request.mediaType === 'text/html';
         const now = dependencies.clock.now();
@@ -63,18 +59,17 @@ export function createInboxRoutes(
         if (html) return { statusCode: 200, html: renderInboxCards(page.cards, page.cursor, now) };
         return { statusCode: 200, json: page };
       },
-    }),
+    },
     getInboxPage: servePage,
     // The same shell: its script reads the run id from the address once the viewer signed in.
     getCardPage: servePage,
-    getSignInLibrary: defineRoute({
-      conditional: true,
+    getSignInLibrary: {
       handle: async () => ({
         statusCode: 200,
         script: (await readSignInLibrary()).source,
         // Revalidated each load (a 304 while unchanged): the page's integrity names one version.
         headers: { 'cache-control': 'no-cache' },
       }),
-    }),
+    },
   };
 }

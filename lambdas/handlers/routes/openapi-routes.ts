@@ -1,5 +1,5 @@
 import openApiDocument from '../../../docs/openapi.json' with { type: 'json' };
-import { defineRoute, type HttpResponse, type RouteImplementations } from '../http/http-api.js';
+import type { HttpResponse, RouteImplementations } from '../http/http-api.js';
 
 /**
  * GET /openapi.json: the committed OpenAPI 3.1 document, bundled into the function exactly as
@@ -11,5 +11,5 @@ export async function serveOpenApiDocument(): Promise<HttpResponse> {
 
 /** The inbox function's implementation of `getOpenApiDocument`. */
 export function createOpenApiRoutes(): Pick<RouteImplementations<'api-inbox'>, 'getOpenApiDocument'> {
-  return { getOpenApiDocument: defineRoute({ handle: serveOpenApiDocument }) };
+  return { getOpenApiDocument: { handle: serveOpenApiDocument } };
 }

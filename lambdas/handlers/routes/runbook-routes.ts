@@ -1,4 +1,4 @@
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import type { RouteImplementations } from '../http/http-api.js';
 import { renderRunbookPage, runbookPagePolicy } from '../http/runbook-page.js';
 
 /**
@@ -7,12 +7,12 @@ import { renderRunbookPage, runbookPagePolicy } from '../http/runbook-page.js';
  */
 export function createRunbookRoutes(): Pick<RouteImplementations<'api-inbox'>, 'getRunbook'> {
   return {
-    getRunbook: defineRoute({
+    getRunbook: {
       handle: async () => ({
         statusCode: 200,
         html: await renderRunbookPage(),
         headers: { 'content-security-policy': await runbookPagePolicy() },
       }),
-    }),
+    },
   };
 }

@@ -1,16 +1,14 @@
-import type * as z from 'zod/mini';
-import { historyQuerySchema } from '../../contract/run-schemas.js';
 import { type ReceiptReadingDependencies, readRunReceipt } from '../../core/receipts/read-run-receipt.js';
 import type { ReceiptDependencies } from '../../core/receipts/receipt-recording.js';
 import type { CardReaderDependencies } from '../../core/run-dependencies.js';
 import { auditRun } from '../../core/runs/audit-run.js';
-import { type CancelRunDependencies, cancelRequestSchema, cancelRun } from '../../core/runs/cancel-run.js';
+import { type CancelRunDependencies, cancelRun } from '../../core/runs/cancel-run.js';
 import { type HistoryPage, listMyDecisions, listMyRuns } from '../../core/runs/list-history.js';
 import { type RedriveRunDependencies, redriveRun } from '../../core/runs/redrive-run.js';
-import { type StartRunDependencies, startRun, startRunRequestSchema } from '../../core/runs/start-run.js';
+import { type StartRunDependencies, startRun } from '../../core/runs/start-run.js';
 import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
-import { defineRoute, type HttpRequest, JSON_OR_HTML, type RouteImplementations } from '../http/http-api.js';
+import type { RequestOf, RouteImplementation, RouteImplementations } from '../http/http-api.js';
 import { renderRunAudit, renderRunView } from '../http/run-page.js';
 import { runIdOf } from './request-parsing.js';
 
@@ -28,8 +26,7 @@ export type RunsRouteDependencies = StartRunDependencies &
  */
 export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImplementations<'api-runs'> {
   return {
-    startRun: defineRoute({
-      body: startRunRequestSchema,
+    startRun: {
       handle: async (request) => {
         const outcome = await startRun(
           dependencies,
@@ -39,9 +36,8 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         );
         return { statusCode: 202, json: { runId: outcome.runId, status: outcome.status } };
       },
-    }),
-    getRun: defineRoute({
-      mediaTypes: JSON_OR_HTML,
+    },
+    getRun: {
       handle: async (request) => {
         const view = await viewRun(dependencies, request.principal, runIdOf(request));
         if (request.mediaType === 'text/html') {
@@ -49,8 +45,8 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         }
         return { statusCode: 200, json: view };
       },
-    }),
-    getRunReceipt: defineRoute({
+    },
+    getRunReceipt: {
       handle: async (request) => ({
         statusCode: 200,
         json: await readRunReceipt(
@@ -59,11 +55,8 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
           runIdOf(request),
         ),
       }),
-    }),
-    cancelRun: defineRoute({
-      // The body is optional: a bare POST cancels without a reason.
-      body: cancelRequestSchema,
-      bodyOptional: true,
+    },
+    cancelRun: {
       handle: async (request) => {
         const { kind: _kind, ...outcome } = await cancelRun(
           dependencies,
@@ -73,15 +66,14 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         );
         return { statusCode: 200, json: outcome };
       },
-    }),
-    getRunAudit: defineRoute({
-      mediaTypes: JSON_OR_HTML,
+    },
+    getRunAudit: {
       handle: async (request) => {
         const audit = await auditRun(dependencies, request.principal, runIdOf(request));
         if (request.mediaType === 'text/html') return { statusCode: 200, html: renderRunAudit(audit) };
         return { statusCode: 200, json: audit };
       },
-    }),
+    },
     listMyDecisions: historyRoute(
       (request) => listMyDecisions(dependencies, request.principal, request.query),
       renderDecisionHistory,
@@ -90,7 +82,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
       (request) => listMyRuns(dependencies, request.principal, request.query),
       renderRunHistory,
     ),
-    redriveRun: defineRoute({
+    redriveRun: {
       handle: async (request) => {
         const { kind: _kind, ...outcome } = await redriveRun(
           dependencies,
@@ -99,23 +91,21 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         );
         return { statusCode: 202, json: outcome };
       },
-    }),
+    },
   };
 }
 
 /** A paged history list: JSON, or escaped HTML for the page. */
-function historyRoute<Item>(
-  list: (request: HttpRequest<unknown, z.infer<typeof historyQuerySchema>>) => Promise<HistoryPage<Item>>,
+function historyRoute<Id extends 'listMyDecisions' | 'listMyRuns', Item>(
+  list: (request: RequestOf<Id>) => Promise<HistoryPage<Item>>,
   render: (items: readonly Item[], cursor?: string) => string,
-) {
-  return defineRoute({
-    query: historyQuerySchema,
-    mediaTypes: JSON_OR_HTML,
+): RouteImplementation<Id> {
+  return {
     handle: async (request) => {
       const page = await list(request);
       if (request.mediaType === 'text/html')
         return { statusCode: 200, html: render(page.items, page.cursor) };
       return { statusCode: 200, json: page };
     },
-  });
+  };
 }

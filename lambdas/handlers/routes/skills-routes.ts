@@ -1,25 +1,15 @@
 import { GitHubSkillSource } from '../../adapters/skills/github-skill-source.js';
 import { UploadSkillSource } from '../../adapters/skills/upload-skill-source.js';
-import { adminListQuerySchema, ingestRequestSchema } from '../../contract/admin-schemas.js';
 import { CountersignError } from '../../core/errors.js';
 import type { RunDependencies } from '../../core/run-dependencies.js';
-import {
-  attachSkills,
-  attachSkillsRequestSchema,
-  refuseSkillIdChanges,
-} from '../../core/skills/attach-skills.js';
+import { attachSkills, refuseSkillIdChanges } from '../../core/skills/attach-skills.js';
 import { ingestSkills } from '../../core/skills/ingest-skills.js';
-import {
-  disableSkill,
-  enableSkill,
-  enableSkillRequestSchema,
-  requireSkill,
-} from '../../core/skills/review-skill.js';
+import { disableSkill, enableSkill, requireSkill } from '../../core/skills/review-skill.js';
 import type { GitHubIngest } from '../../core/skills/skill-ingest-requests.js';
 import { type SkillRepository, summariseSkill } from '../../core/skills/skill-record.js';
 import type { SkillSource } from '../../core/skills/skill-source.js';
 import { TEXTS } from '../../core/texts.js';
-import { defineRoute, type RouteImplementations } from '../http/http-api.js';
+import type { RouteImplementations } from '../http/http-api.js';
 
 /** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
@@ -58,8 +48,7 @@ export function createSkillsRoutes(
 ): Pick<RouteImplementations<'api-admin'>, SkillsOperation> {
   const context = () => ({ ...dependencies, skills: requireSkillStore(dependencies.skills) });
   return {
-    listSkills: defineRoute({
-      query: adminListQuerySchema,
+    listSkills: {
       handle: async (request) => {
         const page = await context().skills.listSkillsPage(request.query);
         // Pages follow the skill id; within a page, skills read in source and folder order.
@@ -72,16 +61,15 @@ export function createSkillsRoutes(
           json: { items, ...(page.cursor === undefined ? {} : { cursor: page.cursor }) },
         };
       },
-    }),
-    getSkill: defineRoute({
+    },
+    getSkill: {
       handle: async (request) => {
         const { skills } = context();
         const skill = await requireSkill(skills, request.pathParameters.skillId ?? '');
         return { statusCode: 200, json: { skill, audit: await skills.listAudit(skill.skillId) } };
       },
-    }),
-    ingestSkills: defineRoute({
-      body: ingestRequestSchema,
+    },
+    ingestSkills: {
       handle: async (request) => {
         const body = request.body;
         const source =
@@ -93,9 +81,8 @@ export function createSkillsRoutes(
         const summary = await ingestSkills(context(), request.principal.userId, await source.readSnapshot());
         return { statusCode: 200, json: summary };
       },
-    }),
-    enableSkill: defineRoute({
-      body: enableSkillRequestSchema,
+    },
+    enableSkill: {
       handle: async (request) => {
         const skill = await enableSkill(
           context(),
@@ -105,8 +92,8 @@ export function createSkillsRoutes(
         );
         return { statusCode: 200, json: summariseSkill(skill) };
       },
-    }),
-    disableSkill: defineRoute({
+    },
+    disableSkill: {
       handle: async (request) => {
         const skill = await disableSkill(
           context(),
@@ -115,9 +102,8 @@ export function createSkillsRoutes(
         );
         return { statusCode: 200, json: summariseSkill(skill) };
       },
-    }),
-    attachSkills: defineRoute({
-      body: attachSkillsRequestSchema,
+    },
+    attachSkills: {
       handle: async (request) => {
         const { owner, id = '' } = request.pathParameters;
         if (owner !== 'tasks' && owner !== 'configurations') {
@@ -133,7 +119,7 @@ export function createSkillsRoutes(
           json: await attachSkills(context(), request.principal.userId, { kind, id }, request.body),
         };
       },
-    }),
+    },
   };
 }
 

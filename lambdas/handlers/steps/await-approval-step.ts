@@ -13,10 +13,8 @@ export function createAwaitApprovalStep(dependencies: StepDependencies<AwaitAppr
   const step = defineStep(
     STATE_NAMES.awaitApproval,
     dependencies.logger,
-    z.extend(stepInputSchema, {
-      taskToken: z.string().check(z.minLength(1)),
-      owner: z.optional(z.string().check(z.minLength(1), z.maxLength(200))),
-    }),
+    // An execution started before 0.3 still sends `owner`: stripped unread, like any unknown key.
+    z.extend(stepInputSchema, { taskToken: z.string().check(z.minLength(1)) }),
     (input) => awaitApproval(dependencies, input),
   );
   return async (event: unknown): Promise<Record<string, never>> => {

@@ -163,7 +163,7 @@ describe('arguments parsed once per step (the pause and the execution)', () => {
     // Act
     await awaitApproval(
       { ...harness.dependencies, tools: pause.tools },
-      { runId, turn, taskToken: 'task-token', owner: owner.userId },
+      { runId, turn, taskToken: 'task-token' },
     );
     const { cards } = await listInbox(harness.dependencies, approver, { limit: 10 });
     const [card] = cards;

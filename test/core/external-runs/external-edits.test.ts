@@ -26,7 +26,7 @@ async function pausedExternalRun() {
     },
     'user-record',
   );
-  await awaitApproval(harness.dependencies, { runId, turn: 0, taskToken: 'token-0', owner: AGENT.userId });
+  await awaitApproval(harness.dependencies, { runId, turn: 0, taskToken: 'token-0' });
   return { harness, runId, digest: await digestShownTo(harness, ANA, runId) };
 }
 

@@ -64,7 +64,6 @@ describe('awaitApproval', () => {
       runId: paused.runId,
       turn: paused.turn,
       taskToken: 'task-token-redriven',
-      owner: OWNER.userId,
     });
     const digestAfter = await digestShownTo(harness, APPROVER, paused.runId);
     await decideRun(harness.dependencies, APPROVER, paused.runId, { decision: 'approve', digest });

@@ -52,7 +52,6 @@ describe('a retried pause (AwaitApproval)', () => {
       runId: first?.runId ?? '',
       turn: first?.turn ?? -1,
       taskToken: 'task-token-retry',
-      owner: OWNER.userId,
     });
     const card = await harness.runs.getCard(first?.runId ?? '');
 
@@ -82,7 +81,6 @@ describe('a retried pause (AwaitApproval)', () => {
       runId: paused.runId,
       turn: paused.turn,
       taskToken: 'task-token-retry',
-      owner: OWNER.userId,
     });
 
     // Assess
@@ -119,7 +117,6 @@ describe('a retried pause (AwaitApproval)', () => {
       runId: paused.runId,
       turn: paused.turn,
       taskToken: 'task-token-retry',
-      owner: OWNER.userId,
     });
     const cardWhileMissing = await harness.runs.getCard(paused.runId);
     harness.clock.advance(31_000);
@@ -179,7 +176,6 @@ describe('a decision under faults (decideRun)', () => {
         runId: paused.runId,
         turn: paused.turn,
         taskToken: 'task-token-newer',
-        owner: OWNER.userId,
       });
       return claimDecision(record);
     };
@@ -334,7 +330,7 @@ describe('a turn whose record changed as a later call wrote (ExecuteTools)', () 
       record,
       await sealJson(harness.dependencies.sealer, 'run-state', runId, state),
     );
-    await awaitApproval(harness.dependencies, { runId, turn: 1, taskToken: 'token-1', owner: OWNER.userId });
+    await awaitApproval(harness.dependencies, { runId, turn: 1, taskToken: 'token-1' });
     return { runId, turn: 1 };
   }
 
@@ -384,7 +380,6 @@ describe('a turn whose record changed as a later call wrote (ExecuteTools)', () 
       runId,
       turn: first.turn,
       taskToken: 'token-2',
-      owner: OWNER.userId,
     });
     const second = await digestShownTo(harness, approver, runId);
     await decideRun(harness.dependencies, approver, runId, { decision: 'approve', digest: second });

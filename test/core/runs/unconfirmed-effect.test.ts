@@ -95,7 +95,6 @@ describe('a tool whose effect cannot be established is a write (issue #20, item 
       runId,
       turn,
       taskToken: `token-${runId}-${turn}`,
-      owner: 'olivia',
     });
     const { cards } = await listInbox(harness.dependencies, TICKET_APPROVER, { limit: 100 });
     const card = cards.find((each) => each.runId === runId);
@@ -256,7 +255,6 @@ describe('a tool whose effect cannot be established is a write (issue #20, item 
         runId,
         turn: executed.turn,
         taskToken: 'token-review',
-        owner: 'olivia',
       });
 
       // Assess: nothing ran; the call waits on a card, guarded at least as the execution found it.
@@ -291,7 +289,6 @@ describe('a tool whose effect cannot be established is a write (issue #20, item 
         runId,
         turn: executed.turn,
         taskToken: 'token-review',
-        owner: 'olivia',
       });
       const { cards } = await listInbox(harness.dependencies, SECOND_TICKET_APPROVER, { limit: 100 });
       const fresh = cards.find((each) => each.runId === runId);

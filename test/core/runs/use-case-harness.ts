@@ -279,7 +279,7 @@ export async function startPausedRun(
   const { turn, route } = await takeModelTurn(harness.dependencies, { runId, turn: 0 });
   if (route !== 'approval') throw new Error(`the scripted turn routed to ${route}, not to an approval`);
   const taskToken = `task-token-${runId}-${turn}`;
-  await awaitApproval(harness.dependencies, { runId, turn, taskToken, owner: owner.userId });
+  await awaitApproval(harness.dependencies, { runId, turn, taskToken });
   return { runId, turn, taskToken };
 }
 

@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
-import type { RouteFunction } from '../../../lambdas/contract/routes.js';
+import type { RouteDefinition, RouteFunction } from '../../../lambdas/contract/route-definition.js';
 import { ROUTES, routesOfFunction } from '../../../lambdas/contract/routes.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
 import type { UserProfile } from '../../../lambdas/core/identity.js';
 import type { Logger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import {
-  type AnyRouteImplementation,
   createHttpApi,
-  defineRoute,
   type HttpRequest,
+  type HttpResponse,
   MAX_BODY_BYTES,
   type RouteImplementations,
 } from '../../../lambdas/handlers/http/http-api.js';
@@ -78,32 +77,33 @@ function eventFor(
   } as never;
 }
 
+type AnyHandle = { handle(request: HttpRequest): Promise<HttpResponse> };
+
 /** Every operation of a function answering its own name, or the given implementations. */
 function echoRoutes<Function extends RouteFunction>(
   name: Function,
-  overrides: Partial<Record<string, AnyRouteImplementation>> = {},
+  overrides: Partial<Record<string, AnyHandle>> = {},
 ): RouteImplementations<Function> {
   return Object.fromEntries(
     routesOfFunction(name).map((route) => [
       route.operationId,
-      overrides[route.operationId] ??
-        defineRoute({
-          handle: async (request: HttpRequest) => ({
-            statusCode: 200,
-            json: { operationId: route.operationId, pathParameters: request.pathParameters },
-          }),
+      overrides[route.operationId] ?? {
+        handle: async (request: HttpRequest) => ({
+          statusCode: 200,
+          json: { operationId: route.operationId, pathParameters: request.pathParameters },
         }),
+      },
     ]),
-  ) as RouteImplementations<Function>;
+  ) as unknown as RouteImplementations<Function>;
 }
 
 /** The inbox API whose page route throws `thrown`. */
 function inboxPageThrowing(thrown: unknown, logger: Logger) {
-  const getInboxPage = defineRoute({
+  const getInboxPage = {
     handle: async () => {
       throw thrown;
     },
-  });
+  };
   return createHttpApi('api-inbox', echoRoutes('api-inbox', { getInboxPage }), { users, logger });
 }
 
@@ -114,8 +114,11 @@ describe('the HTTP API router', () => {
     ROUTES.filter((route) => route.function !== 'api-run-events' && route.auth !== 'slack-signature').map(
       (route) => [`${route.method} ${route.path}`, route],
     ),
-  )('dispatches %s to its manifest operation', async (_name, route) => {
+  )('dispatches %s to its manifest operation, through its schemas', async (_name, route) => {
     // Prepare
+    const body = (route as RouteDefinition).body;
+    // `{}` reaches the operation, unless the entry's body schema refuses it: a 400 naming the body.
+    const refused = body !== undefined && !z.safeParse(body, {}).success;
     const api = createHttpApi(route.function as 'api-runs', echoRoutes(route.function as 'api-runs'), {
       users,
       logger: capturingLogger(),
@@ -127,8 +130,13 @@ describe('the HTTP API router', () => {
     );
 
     // Assess
-    expect(response.statusCode).toBe(200);
-    expect(parse(response).operationId).toBe(route.operationId);
+    if (refused) {
+      expect(response.statusCode).toBe(400);
+      expect(parse(response).error.field).toMatch(/^body\b/);
+    } else {
+      expect(response.statusCode).toBe(200);
+      expect(parse(response).operationId).toBe(route.operationId);
+    }
   });
 
   it('never serves a route that authenticates itself (Slack’s signature) through the router', () => {
@@ -213,22 +221,15 @@ describe('the HTTP API router', () => {
 });
 
 describe('the HTTP API body and validation middlewares', () => {
-  const strictBody = z.strictObject({
-    digest: z.string(),
-    options: z.optional(z.strictObject({ fast: z.boolean() })),
-  });
-  const runsApi = (bodyOptional = false) =>
-    createHttpApi(
-      'api-runs',
-      echoRoutes('api-runs', {
-        startRun: defineRoute({
-          body: strictBody,
-          bodyOptional,
-          handle: async (request) => ({ statusCode: 202, json: { received: request.body } }),
-        }),
-      }),
-      { users, logger: capturingLogger() },
-    );
+  // The decision's body, as the manifest's entry for POST /runs/{id}/decision says it (strict, optional).
+  const received = {
+    handle: async (request: HttpRequest) => ({ statusCode: 202, json: { received: request.body } }),
+  };
+  const decisionApi = () =>
+    createHttpApi('api-decision', echoRoutes('api-decision', { decideRun: received, setAway: received }), {
+      users,
+      logger: capturingLogger(),
+    });
 
   it.each([
     ['malformed JSON', '{"digest": ', 'application/json', 400, TEXTS.bodyNotJson],
@@ -248,17 +249,17 @@ describe('the HTTP API body and validation middlewares', () => {
       TEXTS.bodyTooLarge(MAX_BODY_BYTES),
     ],
     [
-      'an unknown nested field',
-      '{"digest":"x","options":{"fast":true,"slow":1}}',
+      'an unknown field',
+      '{"digest":"x","decision":"approve","slow":1}',
       'application/json',
       400,
-      'body.options.slow: unknown field',
+      'body.slow: unknown field',
     ],
-    ['a mistyped field', '{"digest":1}', 'application/json', 400, /^body\.digest: /],
+    ['a mistyped field', '{"digest":1,"decision":"approve"}', 'application/json', 400, /^body\.digest: /],
   ])('answers %s with %i naming the body', async (_name, body, contentType, status, message) => {
     // Act
-    const response = await runsApi()(
-      eventFor('POST', '/runs', { as: 'ana', body, headers: { 'content-type': contentType } }),
+    const response = await decisionApi()(
+      eventFor('POST', '/runs/{id}/decision', { as: 'ana', body, headers: { 'content-type': contentType } }),
     );
 
     // Assess
@@ -268,31 +269,31 @@ describe('the HTTP API body and validation middlewares', () => {
 
   it('refuses a missing body where one is required, and reads it as {} where it is optional', async () => {
     // Act
-    const required = await runsApi(false)(eventFor('POST', '/runs', { as: 'ana' }));
-    const optional = await runsApi(true)(eventFor('POST', '/runs', { as: 'ana' }));
+    const required = await decisionApi()(eventFor('PUT', '/users/{id}/away', { as: 'ana' }));
+    const optional = await decisionApi()(eventFor('POST', '/runs/{id}/decision', { as: 'ana' }));
 
     // Assess
     expect(parse(required).error).toMatchObject({ message: TEXTS.bodyRequired, field: 'body' });
     expect(optional.statusCode).toBe(400);
-    expect(parse(optional).error.field).toBe('body.digest');
+    expect(parse(optional).error.field).toBe('body.decision');
   });
 
-  it('hands the route the parsed body', async () => {
+  it('hands the route the body as its manifest entry parsed it', async () => {
     // Act
-    const response = await runsApi()(eventFor('POST', '/runs', { as: 'ana', body: '{"digest":"abc"}' }));
+    const response = await decisionApi()(
+      eventFor('POST', '/runs/{id}/decision', { as: 'ana', body: '{"digest":"abc","decision":"approve"}' }),
+    );
 
     // Assess
     expect(response.statusCode).toBe(202);
-    expect(parse(response)).toEqual({ received: { digest: 'abc' } });
+    expect(parse(response)).toEqual({ received: { digest: 'abc', decision: 'approve' } });
   });
 
   it('checks the admin grant before it validates the body (a non-admin learns nothing from a 400)', async () => {
     // Prepare
     const api = createHttpApi(
       'api-admin',
-      echoRoutes('api-admin', {
-        putTask: defineRoute({ body: strictBody, handle: async () => ({ statusCode: 200, json: {} }) }),
-      }),
+      echoRoutes('api-admin'),
       { users, logger: capturingLogger() },
       { authorize: assertAdmin },
     );
@@ -310,13 +311,13 @@ describe('the HTTP API content negotiation', () => {
   const api = createHttpApi(
     'api-inbox',
     echoRoutes('api-inbox', {
-      listInbox: defineRoute({
-        mediaTypes: ['application/json', 'text/html'],
-        handle: async (request) =>
+      // JSON or HTML: the manifest's entry answers both.
+      listInbox: {
+        handle: async (request: HttpRequest) =>
           request.mediaType === 'text/html'
             ? { statusCode: 200, html: '<p>cards</p>' }
             : { statusCode: 200, json: { cards: [] } },
-      }),
+      },
     }),
     { users, logger: capturingLogger() },
   );

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import type * as zc from 'zod/v4/core';
-import { OPERATIONS, type OperationContract } from '../../../lambdas/contract/operations.js';
+import type { RouteDefinition } from '../../../lambdas/contract/route-definition.js';
 import { ROUTES, routeKeyOf } from '../../../lambdas/contract/routes.js';
 
-/** Every route of the manifest that takes a body, with the schema its handler validates it with. */
-const BODY_SCHEMAS = ROUTES.flatMap((route) => {
-  const operation: OperationContract = OPERATIONS[route.operationId];
-  return operation.body ? [[routeKeyOf(route), operation.body] as const] : [];
-});
+/** Every route of the manifest that takes a body, with the schema the router validates it with. */
+const BODY_SCHEMAS = (ROUTES as readonly RouteDefinition[]).flatMap((route) =>
+  route.body ? [[routeKeyOf(route), route.body] as const] : [],
+);
 
 /** Every object inside a schema that does not refuse unknown keys, by its path. */
 function findLooseObjects(schema: zc.$ZodType, path: string, found: string[] = []): string[] {
