@@ -208,8 +208,14 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       entry.kind === 'decision' && entry.approvers !== undefined
         ? ` (approvers: ${entry.approvers.join(', ')})`
         : '';
+    const calls =
+      entry.refusedCalls !== undefined
+        ? ` refusing ${formatCalls(entry.refusedCalls)}`
+        : entry.editedCalls !== undefined
+          ? ` of ${formatCalls(entry.editedCalls)}`
+          : '';
     io.print(
-      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${who}${approvers}${entry.signed ? '  signed' : ''}`,
+      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${calls}${who}${approvers}${entry.signed ? '  signed' : ''}`,
     );
   }
   if (verification.unsignedTail > 0) {
@@ -217,6 +223,11 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       `Note: the last ${verification.unsignedTail} entr${verification.unsignedTail === 1 ? 'y is' : 'ies are'} chained but not signed (a cancel or an expiry); see docs/receipts.md.`,
     );
   }
+}
+
+/** `call 1`, `calls 0, 2`: the calls an entry names, by index. */
+function formatCalls(indexes: readonly number[]): string {
+  return `${indexes.length === 1 ? 'call' : 'calls'} ${indexes.join(', ')}`;
 }
 
 /** The region of a key ARN (`arn:aws:kms:<region>:…`); an id or alias uses the SDK's default region. */

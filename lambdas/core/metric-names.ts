@@ -83,10 +83,10 @@ export const METRIC_GROUPS = {
   /**
    * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
    * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
-   * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so
-   * their average is a share (docs/runbook.md, "Approver analytics").
+   * appearing, and `QuickApprovals` (approvals within 10 s), `ApproverRejects` and
+   * `ApproverEdits` as 0 or 1, so their average is a share (docs/runbook.md, "Approver analytics").
    */
-  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects'],
+  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects', 'ApproverEdits'],
 } as const;
 
 /** Every metric name, flat. */
