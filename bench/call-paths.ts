@@ -208,6 +208,19 @@ export class CallPaths {
     });
   }
 
+  /** POST /runs/{id}/decision with `decision: "edit"` through a cold `decision` Lambda: new arguments for calls. */
+  public async edit(
+    runId: string,
+    digest: string,
+    edits: ReadonlyArray<{ index: number; arguments: unknown }>,
+    as = BENCH_USER_ID,
+  ): Promise<ApiAnswer> {
+    return this.request('decision', 'POST /runs/{id}/decision', as, {
+      pathParameters: { id: runId },
+      body: { digest, decision: 'edit', edits },
+    });
+  }
+
   /** GET /inbox through a cold `inbox` Lambda. */
   public async loadInbox(limit: number, as = BENCH_USER_ID): Promise<ApiAnswer> {
     return this.request('inbox', 'GET /inbox', as, { query: { limit: String(limit) } });

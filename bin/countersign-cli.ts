@@ -1,10 +1,12 @@
 // `countersign <command>`: the published package's command line (package.json `bin`), bundled
-// into dist/cli/countersign.mjs by `npm run build`. Today one command: verify a receipt offline.
+// into dist/cli/countersign.mjs by `npm run build`. Two commands: verify a receipt offline, and
+// serve the MCP approval gateway (bin/mcp-gateway-command.ts).
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import type { ReceiptKey, ReceiptVerification } from '../lambdas/core/receipts/verify-receipt.js';
 import { verifyReceipt } from '../lambdas/core/receipts/verify-receipt.js';
+import { MCP_GATEWAY_USAGE, type McpGatewayCommandIo, runMcpGatewayCommand } from './mcp-gateway-command.js';
 
 const USAGE = `Usage: countersign verify <receipt.json> --public-key <key.pem> [--run <run id>] [--json]
        countersign verify <receipt.json> --key-id <KMS key ARN, id or alias> [--region <region>] [--run <run id>] [--json]
@@ -17,7 +19,11 @@ public key: a PEM file (SPKI), or the KMS key's, fetched with GetPublicKey (AWS 
   --json          print the verification as JSON
 
 Exit status: 0 verified, 1 not verified (the failed check is named), 2 the command could not run.
-See docs/receipts.md.`;
+See docs/receipts.md.
+
+${MCP_GATEWAY_USAGE}
+
+See docs/external-agents.md.`;
 
 export interface CountersignCliIo {
   readonly readFile: (path: string) => Promise<string>;
@@ -25,6 +31,8 @@ export interface CountersignCliIo {
   readonly fetchKmsPublicKey: (keyId: string, region: string | undefined) => Promise<Required<ReceiptKey>>;
   readonly print: (line: string) => void;
   readonly printError: (line: string) => void;
+  /** `mcp-gateway` only: the process's environment and its stop signal. */
+  readonly gateway?: Pick<McpGatewayCommandIo, 'environment' | 'untilStopped'>;
 }
 
 /** The process's own input and output, and KMS through the AWS SDK (loaded only for `--key-id`). */
@@ -44,15 +52,31 @@ export const PROCESS_IO: CountersignCliIo = {
   },
   print: (line) => console.log(line),
   printError: (line) => console.error(line),
+  gateway: {
+    environment: process.env,
+    untilStopped: () =>
+      new Promise<void>((resolve) => {
+        process.once('SIGINT', () => resolve());
+        process.once('SIGTERM', () => resolve());
+      }),
+  },
 };
 
 /**
- * Runs one command and returns the exit status (0 verified, 1 not verified, 2 could not run).
+ * Runs one command and returns the exit status (0 verified or the gateway stopped, 1 not verified,
+ * 2 could not run).
  *
  * @example
  * process.exitCode = await runCountersignCli(['verify', 'receipt.json', '--public-key', 'key.pem'], PROCESS_IO);
  */
 export async function runCountersignCli(args: readonly string[], io: CountersignCliIo): Promise<number> {
+  if (args[0] === 'mcp-gateway') {
+    if (io.gateway === undefined) {
+      io.printError('mcp-gateway runs only as the countersign command.');
+      return 2;
+    }
+    return runMcpGatewayCommand(args.slice(1), { ...io.gateway, print: io.print, printError: io.printError });
+  }
   let parsed: ReturnType<typeof parseVerifyArguments>;
   try {
     parsed = parseVerifyArguments(args);
@@ -184,8 +208,14 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       entry.kind === 'decision' && entry.approvers !== undefined
         ? ` (approvers: ${entry.approvers.join(', ')})`
         : '';
+    const calls =
+      entry.refusedCalls !== undefined
+        ? ` refusing ${formatCalls(entry.refusedCalls)}`
+        : entry.editedCalls !== undefined
+          ? ` of ${formatCalls(entry.editedCalls)}`
+          : '';
     io.print(
-      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${who}${approvers}${entry.signed ? '  signed' : ''}`,
+      `  ${entry.sequence}  ${entry.at}  turn ${entry.turn}  ${entry.decision ?? entry.kind}${calls}${who}${approvers}${entry.signed ? '  signed' : ''}`,
     );
   }
   if (verification.unsignedTail > 0) {
@@ -193,6 +223,11 @@ function printVerification(io: CountersignCliIo, verification: ReceiptVerificati
       `Note: the last ${verification.unsignedTail} entr${verification.unsignedTail === 1 ? 'y is' : 'ies are'} chained but not signed (a cancel or an expiry); see docs/receipts.md.`,
     );
   }
+}
+
+/** `call 1`, `calls 0, 2`: the calls an entry names, by index. */
+function formatCalls(indexes: readonly number[]): string {
+  return `${indexes.length === 1 ? 'call' : 'calls'} ${indexes.join(', ')}`;
 }
 
 /** The region of a key ARN (`arn:aws:kms:<region>:…`); an id or alias uses the SDK's default region. */

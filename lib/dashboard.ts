@@ -147,7 +147,7 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
       // Approver groups are data: a search finds every group that answered (docs/runbook.md).
       [
         new TextWidget({
-          markdown: `## Approvers\nPer approver group: how long after a card appears it is answered, how many approvals come within ${QUICK_APPROVAL_SECONDS} s, how many answers are rejections. Signals of rubber-stamping are explained in the [runbook](${props.runbookUrl}#approver-analytics); per approver, see GET /admin/approver-analytics.`,
+          markdown: `## Approvers\nPer approver group: how long after a card appears it is answered, how many approvals come within ${QUICK_APPROVAL_SECONDS} s, how many answers are rejections, how many are edits. Signals of rubber-stamping are explained in the [runbook](${props.runbookUrl}#approver-analytics); per approver, see GET /admin/approver-analytics.`,
           width: 24,
           height: 2,
         }),
@@ -159,8 +159,11 @@ export function createCountersignDashboard(scope: Construct, props: CountersignD
         graphOf(`Share of approvals within ${QUICK_APPROVAL_SECONDS} s`, 8, [
           searchByApproverGroup(props.serviceName, 'QuickApprovals', 'Average'),
         ]),
-        graphOf('Share of answers that reject', 8, [
+        graphOf('Share of answers that reject', 4, [
           searchByApproverGroup(props.serviceName, 'ApproverRejects', 'Average'),
+        ]),
+        graphOf('Share of answers that edit', 4, [
+          searchByApproverGroup(props.serviceName, 'ApproverEdits', 'Average'),
         ]),
       ],
       [
@@ -251,7 +254,7 @@ function searchByDimensions(
 
 /**
  * One line per approver group of an approver metric (`approverGroup`), over an hour: the flags
- * `QuickApprovals` and `ApproverRejects` are 0 or 1, so their average is a share.
+ * `QuickApprovals`, `ApproverRejects` and `ApproverEdits` are 0 or 1, so their average is a share.
  */
 function searchByApproverGroup(
   serviceName: string,

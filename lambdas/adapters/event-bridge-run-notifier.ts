@@ -37,6 +37,22 @@ export function buildAwaitingApprovalDetail(
   };
 }
 
+/** The fields an event's detail carries, and no other the event holds. */
+const DETAIL_FIELDS = {
+  cardClosed: ['runId', 'turn', 'because', 'closedAt', 'approverGroups'],
+  externalRunAnswered: ['runId', 'owner', 'configurationId', 'status', 'calls'],
+} as const satisfies {
+  cardClosed: ReadonlyArray<keyof CardClosedEvent>;
+  externalRunAnswered: ReadonlyArray<keyof ExternalRunAnsweredEvent>;
+};
+
+function pickFields<Event extends object, Field extends keyof Event>(
+  event: Event,
+  fields: readonly Field[],
+): Pick<Event, Field> {
+  return Object.fromEntries(fields.map((field) => [field, event[field]])) as Pick<Event, Field>;
+}
+
 /**
  * Puts `Run Awaiting Approval` and `Card Closed` on an EventBridge bus so teams (and the Slack
  * and email channels) can route them to chat or mail. The details name the run, its turn, its
@@ -71,13 +87,7 @@ export class EventBridgeRunNotifier implements RunNotifier {
   }
 
   public async cardClosed(event: CardClosedEvent): Promise<void> {
-    await this.put(NOTIFICATION_DETAIL_TYPES.cardClosed, {
-      runId: event.runId,
-      turn: event.turn,
-      because: event.because,
-      closedAt: event.closedAt,
-      approverGroups: event.approverGroups,
-    });
+    await this.put(NOTIFICATION_DETAIL_TYPES.cardClosed, pickFields(event, DETAIL_FIELDS.cardClosed));
   }
 
   /**
@@ -86,13 +96,10 @@ export class EventBridgeRunNotifier implements RunNotifier {
    * edited arguments among it, from the API.
    */
   public async externalRunAnswered(event: ExternalRunAnsweredEvent): Promise<void> {
-    await this.put(NOTIFICATION_DETAIL_TYPES.externalRunAnswered, {
-      runId: event.runId,
-      owner: event.owner,
-      configurationId: event.configurationId,
-      status: event.status,
-      calls: event.calls,
-    });
+    await this.put(
+      NOTIFICATION_DETAIL_TYPES.externalRunAnswered,
+      pickFields(event, DETAIL_FIELDS.externalRunAnswered),
+    );
   }
 
   private async put(detailType: string, detail: object): Promise<void> {

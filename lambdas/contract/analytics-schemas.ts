@@ -11,6 +11,8 @@ const statistics = {
   approvals: count,
   rejects: count,
   rejectRate: share,
+  edits: count,
+  editShare: share,
   medianResponseSeconds: seconds,
   p90ResponseSeconds: seconds,
   quickApprovals: count,

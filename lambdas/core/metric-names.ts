@@ -2,7 +2,7 @@
  * countersign's own metrics: the names the core emits through the `Metrics` port and the
  * dashboard and alarms read. One table, so a metric the core emits cannot be missing from the
  * dashboard (the port accepts only these names; test/core/metric-names.test.ts and
- * test/infra/observability.test.ts check both ends).
+ * test/infra/observability-dashboard-and-settings.test.ts check both ends).
  */
 
 /** The CloudWatch namespace of countersign's own metrics. */
@@ -83,10 +83,10 @@ export const METRIC_GROUPS = {
   /**
    * Each approver response (a k-of-n approval, or a decision its decider gave alone) by
    * `approverGroup` (`(every approver)` for a card routed to no group): the time from the card
-   * appearing, and `QuickApprovals` (approvals within 10 s) and `ApproverRejects` as 0 or 1, so
-   * their average is a share (docs/runbook.md, "Approver analytics").
+   * appearing, and `QuickApprovals` (approvals within 10 s), `ApproverRejects` and
+   * `ApproverEdits` as 0 or 1, so their average is a share (docs/runbook.md, "Approver analytics").
    */
-  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects'],
+  approvers: ['ApproverResponseTime', 'QuickApprovals', 'ApproverRejects', 'ApproverEdits'],
 } as const;
 
 /** Every metric name, flat. */

@@ -231,6 +231,52 @@ export const TEXTS = {
     `countersign run ${runId} was not answered within ${seconds} s; it still waits on its card. Wait again with its run id, or cancel it.`,
   agentAnswerMismatch: (runId: string) =>
     `countersign's answer for run ${runId} does not match the submitted turn; no call was run.`,
+  // The MCP approval gateway (docs/external-agents.md#mcp-approval-gateway): what an MCP client reads.
+  mcpGatewaySummary: (tool: string) =>
+    `An MCP client calls "${tool}" through the countersign MCP gateway; it runs on the upstream server once approved.`,
+  mcpGatewayWaiting: (tool: string, runId: string, cardUrl: string) =>
+    `Waiting for approval: "${tool}" has not run. A person must countersign it first (run ${runId}, card ${cardUrl}). To get the decision, call "${tool}" again with the same arguments: the same run answers and no second card is made.`,
+  mcpGatewayWaitingProgress: (runId: string) =>
+    `Waiting for a person to countersign this call (run ${runId}).`,
+  mcpGatewayEdited: (tool: string, editor: string, approvedArguments: string) =>
+    `An approver (${editor}) changed the arguments of "${tool}" before approving it; it ran with ${approvedArguments}.`,
+  mcpGatewayRejected: (tool: string, reason: string | undefined) =>
+    `Not run: an approver rejected this call of "${tool}"${reason === undefined ? ' (the reason is not shown to callers)' : `: ${reason}`}.`,
+  mcpGatewayNotDecided: (
+    tool: string,
+    status: 'expired' | 'cancelled' | 'failed',
+    reason: string | undefined,
+  ) =>
+    `Not run: the approval of this call of "${tool}" ${status === 'expired' ? 'expired without a decision' : status === 'cancelled' ? 'was cancelled' : 'failed'}${reason === undefined ? '' : ` (${reason})`}. Calling it again asks for a new approval.`,
+  mcpGatewayAlreadyRun: (tool: string, runId: string, outcome: string) =>
+    `Not run again: this call of "${tool}" was approved and already ran (run ${runId}, reported ${outcome}). Calling it again asks for a new approval.`,
+  mcpGatewayStatusToolDescription:
+    'countersign: how a call that waited for approval stands, by the run id its "waiting for approval" answer named. Reads only; to run an approved call, call its tool again with the same arguments.',
+  mcpGatewayStatusPending: (runId: string, cardUrl: string) =>
+    `Run ${runId} waits for approval: card ${cardUrl}.`,
+  mcpGatewayStatusApproved: (runId: string) =>
+    `Run ${runId} is approved and has not run: call its tool again with the same arguments to run it.`,
+  mcpGatewayStatusRan: (runId: string, outcome: string) =>
+    `Run ${runId} was approved and ran (reported ${outcome}).`,
+  mcpGatewayStatusRejected: (runId: string, reason: string | undefined) =>
+    `Run ${runId} was rejected${reason === undefined ? ' (the reason is not shown to callers)' : `: ${reason}`}; its call will not run.`,
+  mcpGatewayStatusEnded: (runId: string, status: string, reason: string | undefined) =>
+    `Run ${runId} ended ${status} without a decision${reason === undefined ? '' : ` (${reason})`}; its call will not run.`,
+  mcpGatewayStatusNotFound: (runId: string) => `No run "${runId}" of this gateway's machine client.`,
+  mcpGatewayApprovalUnavailable:
+    "Not run: the gateway could not ask countersign for approval (countersign or its token endpoint did not answer, or refused the gateway's credentials), and a write never runs without one. Try again later.",
+  mcpGatewayApprovalRefused: (status: number, message: string | undefined) =>
+    `Not run: countersign refused to put this call on a card (HTTP ${status}${message === undefined ? '' : `: ${message}`}).`,
+  mcpGatewayUpstreamUnavailable: (tool: string) =>
+    `"${tool}" was approved but the upstream MCP server could not be reached; the failure is reported to countersign. Calling it again asks for a new approval.`,
+  mcpGatewayReadUnavailable: (tool: string) =>
+    `"${tool}" did not run: the upstream MCP server could not be reached.`,
+  mcpGatewayListingFailed: 'The upstream MCP server did not list its tools; try again later.',
+  mcpGatewayUnknownTool: (tool: string) => `No tool "${tool}": the upstream MCP server does not list it.`,
+  mcpGatewayArgumentsTooLarge: (limit: number) =>
+    `Not run: the arguments are larger than ${limit.toLocaleString('en-US')} bytes of JSON, more than an approval card takes from the gateway.`,
+  mcpGatewayBusy: (limit: number) =>
+    `Not run: ${limit} calls already wait for approval through this gateway; try again once one is decided.`,
   // The HTTP edge: what a client reads when its request is refused before any use case runs.
   bearerTokenInvalid: 'The bearer token is missing or invalid.',
   internalError: 'Internal error.',

@@ -2,6 +2,7 @@ import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsEscalationTimers } from './composition/aws-escalation-timers.js';
 import { awsMcp } from './composition/aws-mcp.js';
 import { awsNotifier } from './composition/aws-notifier.js';
+import { awsReceipts } from './composition/aws-receipts.js';
 import { awsSealer } from './composition/aws-sealer.js';
 import { awsTools } from './composition/aws-tools.js';
 import { composeOnFirstInvocation } from './composition/compose-on-first-invocation.js';
@@ -17,5 +18,7 @@ export const handler: StepHandlers['AwaitApproval'] = composeOnFirstInvocation((
     mcp: awsMcp(),
     notifier: awsNotifier(),
     escalations: awsEscalationTimers(),
+    // Read only: a decision found on record is carried on once its receipt entry is there.
+    receipts: awsReceipts(),
   }),
 );

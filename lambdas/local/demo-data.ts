@@ -9,6 +9,14 @@ export const DEMO_EXTERNAL_CONFIGURATION_ID = 'demo-external';
 /** Every tool of that configuration's agents: what the demo approvers' tool access names. */
 const DEMO_EXTERNAL_TOOLS = `${DEMO_EXTERNAL_CONFIGURATION_ID}/*`;
 
+/** What an approver of the demo pages may do: two people hold it, so a k-of-n turn can be released. */
+const PAGE_APPROVER_RIGHTS = {
+  grants: ['agent_approve'],
+  pageAccess: ['12', '14', '20'],
+  languageAccess: '*',
+  toolAccess: ['update_page_metadata', DEMO_EXTERNAL_TOOLS],
+} satisfies Partial<UserProfile>;
+
 /**
  * The demo users of local mode, one per kind of person the product serves: an editor who
  * starts runs, two approvers with rights on the demo pages (a two-approver configuration needs
@@ -25,23 +33,8 @@ export const DEMO_USERS: readonly UserProfile[] = [
     languageAccess: ['en', 'de'],
     toolAccess: [],
   },
-  {
-    userId: 'approver',
-    displayName: 'Abe Approver',
-    grants: ['agent_approve'],
-    pageAccess: ['12', '14', '20'],
-    languageAccess: '*',
-    toolAccess: ['update_page_metadata', DEMO_EXTERNAL_TOOLS],
-  },
-  {
-    // A second approver with the same rights, so a two-approver (k-of-n) turn can be released.
-    userId: 'reviewer',
-    displayName: 'Rhea Reviewer',
-    grants: ['agent_approve'],
-    pageAccess: ['12', '14', '20'],
-    languageAccess: '*',
-    toolAccess: ['update_page_metadata', DEMO_EXTERNAL_TOOLS],
-  },
+  { userId: 'approver', displayName: 'Abe Approver', ...PAGE_APPROVER_RIGHTS },
+  { userId: 'reviewer', displayName: 'Rhea Reviewer', ...PAGE_APPROVER_RIGHTS },
   {
     userId: 'ops-approver',
     displayName: 'Ola Operations',

@@ -7,7 +7,7 @@ describe('approver analytics', () => {
   const runtime = useTestRuntime();
 
   it('counts each answer per group and per approver for admins, with its metrics, and refuses anyone else', async () => {
-    // Prepare: one approval, one rejection, on cards routed to every approver
+    // Prepare: one approval, one rejection, one edit, on cards routed to every approver
     for (const [approver, decision, input] of [
       ['approver', 'approve', "Set the title of page 12 to 'Counted'"],
       ['reviewer', 'reject', "Set the title of page 14 to 'Refused'"],
@@ -18,6 +18,18 @@ describe('approver analytics', () => {
         .decideRun({ path: { id: runId }, body: { digest: view.digest, decision } });
       await settle(runtime, runId, 'editor', view.turn);
     }
+    // and one edit (issue #25): the edited call waits on a fresh card
+    const { runId, view } = await startRunAndSettle(runtime, "Set the title of page 12 to 'Typo'");
+    const edited = await runtime.client('approver').decideRun({
+      path: { id: runId },
+      body: {
+        digest: view.digest,
+        decision: 'edit',
+        edits: [{ index: 0, arguments: { pageId: '12', title: 'Typo fixed' } }],
+      },
+    });
+    expect(bodyOf(edited, 200)).toMatchObject({ decision: 'edit' });
+    await settle(runtime, runId, 'editor', view.turn);
 
     // Act
     const asAdmin = await runtime
@@ -29,23 +41,25 @@ describe('approver analytics', () => {
     // Assess
     expect(asAdmin.status).toBe(200);
     expect(bodyOf(asAdmin)).toMatchObject({
-      responses: 2,
+      responses: 3,
       truncated: false,
       quickSeconds: 3600,
       groups: [
         {
           group: '(every approver)',
-          responses: 2,
+          responses: 3,
           approvals: 1,
           rejects: 1,
-          rejectRate: 0.5,
+          rejectRate: 0.333,
+          edits: 1,
+          editShare: 0.333,
           quickApprovals: 1,
           quickApprovalShare: 1,
         },
       ],
       approvers: [
-        { approver: 'approver', approvals: 1, rejects: 0 },
-        { approver: 'reviewer', approvals: 0, rejects: 1 },
+        { approver: 'approver', approvals: 1, rejects: 0, edits: 1, editShare: 0.5 },
+        { approver: 'reviewer', approvals: 0, rejects: 1, edits: 0 },
       ],
     });
     expect(asApprover.status).toBe(403);

@@ -2,6 +2,7 @@ import { mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { importJWK, type JWK, SignJWT } from 'jose';
+import { expect } from 'vitest';
 import type { ApiClient, ApiRequest, ApiResponse } from '../../lambdas/contract/api-client.js';
 import type { UserProfile } from '../../lambdas/core/identity.js';
 import { DEMO_USERS } from '../../lambdas/local/demo-data.js';
@@ -12,13 +13,14 @@ import {
   LOCAL_JWT_AUDIENCE,
   LOCAL_JWT_KEY_FILE_NAME,
 } from '../../lambdas/local/local-jwt-issuer.js';
-import type { RequestBody } from '../support/api-answers.js';
+import { bodyOf, type RequestBody } from '../support/api-answers.js';
 import {
   apiClientOf,
   apiClientWithToken,
   GENEROUS_QUOTAS,
   type ResponseJson,
   sendThroughClient,
+  startRunAndSettle,
   stateMachineDefinition,
   type TestRuntime,
 } from '../support/local-runtime.js';
@@ -196,4 +198,20 @@ export function preparePeople(
     return client;
   };
   return { as, prepare };
+}
+
+/** Starts a run that pauses on a card, and the digest and turn a decision on it names. */
+export async function waitingRun(
+  runtime: TestRuntime,
+  input: string,
+  options: { as?: string; configurationId?: string } = {},
+): Promise<{ runId: string; digest: string; turn: number }> {
+  const { runId, view } = await startRunAndSettle(runtime, input, options);
+  expect(view.status).toBe('waiting');
+  return { runId, digest: view.digest as string, turn: view.turn as number };
+}
+
+/** A run's status as the admin reads it. */
+export async function statusOf(runtime: TestRuntime, runId: string): Promise<string> {
+  return bodyOf(await runtime.client('admin').getRun({ path: { id: runId } })).status;
 }

@@ -3,6 +3,7 @@ import {
   BENCH_USER_ID,
   CallPaths,
   FIVE_PREVIEWING_CALLS,
+  type ModelReply,
   ONE_PREVIEWING_CALL,
 } from '../../bench/call-paths.js';
 import { readPrincipal } from '../../lambdas/handlers/http/read-principal.js';
@@ -49,6 +50,14 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     runtime.calls.reset();
     await paths.suspend(runId, reply);
     return { runId, snapshot: runtime.calls.snapshot() };
+  }
+
+  /** A run paused on its card, each step a cold container, nothing measured yet. */
+  async function pausedRun(input = ONE_PREVIEWING_CALL): Promise<{ runId: string; reply: ModelReply }> {
+    const runId = await paths.startRun(input);
+    const reply = await paths.runToModelReply(runId);
+    await paths.suspend(runId, reply);
+    return { runId, reply };
   }
 
   it('pauses with reads of the run, its card, the decision and its owner, one page read for its one preview, four writes and one KMS call', async () => {
@@ -131,6 +140,56 @@ describe('the AWS calls of pausing and resuming a run (issue #2 budget), each st
     // decrypts once; issue #25 adds the chain's one Query and one signature.
     expect(dynamoReads(snapshot) - dynamoReads(approverRead)).toBeLessThanOrEqual(1 + 1);
     expect(snapshot['KMS:Decrypt']).toBe(1);
+  });
+
+  it('records an edit like an approval: the claim, its signed receipt entry and the delivery (issue #25)', async () => {
+    // Prepare
+    const { runId } = await pausedRun();
+    const digest = await paths.digestOf(runId);
+    runtime.calls.reset();
+
+    // Act
+    const answer = await paths.edit(runId, digest, [
+      { index: 0, arguments: { pageId: 'bench-1', description: 'Spring sale, edited' } },
+    ]);
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess: an edit appended no entry before issue #25; now it is signed like a decision, so it
+    // gains the chain's Query, the entry's PutItem, its KMS Sign and the editor's response
+    expect(answer.statusCode).toBe(200);
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 2, // the approver's grants; the card
+      'DynamoDB:PutItem': 3, // the edit's claim; its receipt entry; the editor's response (analytics)
+      'DynamoDB:Query': 1, // the run's receipt chain, whose last entry the new one names
+      'DynamoDB:UpdateItem': 3, // the card and its approver entry closed; the claim marked delivered
+      'EventBridge:PutEvents': 1, // "Card Closed"
+      'KMS:Decrypt': 1, // the card's sealing key, which also opens the sealed token
+      'KMS:Sign': 1, // the edit entry's signature
+      'SFN:SendTaskSuccess': 1,
+    });
+  });
+
+  it('carries a decision on at a retried pause after checking its receipt entry: one chain Query more (issue #25)', async () => {
+    // Prepare: decided and delivered, then the pause of the same turn runs again (a retry)
+    const { runId, reply } = await pausedRun();
+    await paths.decide(runId, await paths.digestOf(runId), 'approve');
+    runtime.calls.reset();
+
+    // Act
+    const retried = await paths.suspend(runId, reply).then(
+      () => 'waiting',
+      (error: Error) => error.name,
+    );
+    const snapshot = runtime.calls.snapshot();
+
+    // Assess
+    expect(retried).toBe('countersign.Approved');
+    expect(snapshot).toEqual({
+      'DynamoDB:GetItem': 3, // the run, its card and the turn's decision, at once
+      'DynamoDB:Query': 1, // the run's receipt chain: the decision's entry is there (issue #25)
+      // the card and its approver entry closed (already, by the delivery); the decision marked delivered
+      'DynamoDB:UpdateItem': 3,
+    });
   });
 
   it('executes an approved call under the call ledger: one query of the turn, a write before and after the call', async () => {

@@ -79,6 +79,39 @@ describe('countersign verify (bin/countersign-cli.ts)', () => {
     expect(answer.out).toContain('the last 1 entry is chained but not signed');
   });
 
+  it('lists what a version 3 receipt says of each call: refusals, edits, and a choice that contradicts its decision', async () => {
+    // Prepare: the version 3 fixtures, one run's chain (docs/receipts.md, "A worked verification")
+    const fixture = (name: string) =>
+      readFile(new URL(`../fixtures/chain-entry/${name}`, import.meta.url), 'utf8');
+    const names = [
+      'v3-edit.json',
+      'v3-decision-per-call.json',
+      'v3-approval-per-call.json',
+      'v3-cancel.json',
+    ];
+    const entries = await Promise.all(names.map(async (name) => JSON.parse(await fixture(name))));
+    const receipt = { format: 'countersign-receipt', formatVersion: 1, runId: 'run-fixture-v3', entries };
+    const refusesAll = structuredClone(receipt);
+    refusesAll.entries[1].choices[0].decision = 'reject';
+    await writeFile(join(folder, 'v3.json'), JSON.stringify(receipt));
+    await writeFile(join(folder, 'v3-refuses-all.json'), JSON.stringify(refusesAll));
+    await writeFile(join(folder, 'v3-key.pem'), await fixture('v3-public-key.pem'));
+
+    // Act
+    const verified = await run('verify', 'v3.json', '--public-key', 'v3-key.pem');
+    const refused = await run('verify', 'v3-refuses-all.json', '--public-key', 'v3-key.pem');
+
+    // Assess
+    expect(verified.status).toBe(0);
+    expect(verified.out).toContain('turn 2  edit of call 0 by ana  signed');
+    expect(verified.out).toContain('turn 3  approve refusing call 1 by bo (approvers: bo)  signed');
+    expect(verified.out).toContain('turn 4  approval refusing call 1 by cy  signed');
+    expect(refused.status).toBe(1);
+    expect(refused.err).toBe(
+      'NOT VERIFIED: the calls check failed at entry 1. Entry 1 is an approval that refuses every call.',
+    );
+  });
+
   it('verifies with the KMS key id (GetPublicKey), and refuses a receipt signed by another key id', async () => {
     // Act
     const byKms = await run('verify', 'kms-receipt.json', '--key-id', kms.signingKeyAlias);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { hashJson } from '../../lambdas/core/receipts/entry-hashes.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { DEMO_EXTERNAL_CONFIGURATION_ID } from '../../lambdas/local/demo-data.js';
 import { bodyOf, refusalOf } from '../support/api-answers.js';
@@ -120,6 +121,17 @@ describe('external runs: an approver edits a call, someone approves the edit, th
       { index: 0, tool: 'lookup_customer', decision: 'approved' },
       { index: 1, tool: 'send_invoice', decision: 'approved', edited: { by: 'approver' } },
       { index: 2, tool: 'notify_sales', decision: 'approved' },
+    ]);
+    // The receipt signs the edit as it signs ours (issue #25): the editor and both arguments' hashes
+    const receipt = bodyOf(await runtime.client('admin').getRunReceipt({ path: { id: runId } }));
+    expect(receipt.entries).toMatchObject([
+      {
+        kind: 'edit',
+        editedBy: { userId: 'approver', subject: 'approver' },
+        edits: [{ index: 1, argumentsHash: hashJson(correctedInvoice) }],
+        signature: expect.any(String),
+      },
+      { kind: 'decision', decision: 'approve', decidedBy: { userId: 'reviewer' } },
     ]);
   });
 

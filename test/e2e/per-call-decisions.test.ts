@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LOCAL_RECEIPT_PUBLIC_KEY_FILE } from '../../lambdas/adapters/local-receipt-signer.js';
+import { hashJson, hashOf } from '../../lambdas/core/receipts/entry-hashes.js';
 import { verifyReceipt } from '../../lambdas/core/receipts/verify-receipt.js';
 import { TEXTS } from '../../lambdas/core/texts.js';
 import { bodyOf, openedCard, refusalOf } from '../support/api-answers.js';
@@ -58,6 +59,17 @@ describe('per-call decisions and edits (issue #22, parts 1 and 2)', () => {
     expect(view.status).toBe('waiting');
     return { runId, view };
   };
+  /** The run's receipt (GET /runs/{id}/receipt) as the verifier reads it, and its stored entries. */
+  const verifiedReceiptOf = async (runId: string) => {
+    const receipt = bodyOf(await runtime.client('admin').getRunReceipt({ path: { id: runId } }));
+    const publicKey = createPublicKey(
+      await readFile(
+        join(runtime.baseDirectory, '.countersign', 'keys', LOCAL_RECEIPT_PUBLIC_KEY_FILE),
+        'utf8',
+      ),
+    );
+    return { verification: verifyReceipt(receipt, { publicKey }, { runId }), entries: receipt.entries };
+  };
   const titleOf = async (pageId: string) => (await runtime.dependencies.pages.getPage(pageId))?.title;
   const cardOf = async (userId: string, runId: string) =>
     openedCard(
@@ -102,6 +114,18 @@ describe('per-call decisions and edits (issue #22, parts 1 and 2)', () => {
       decision: 'approve',
       decidedBy: 'alice',
       choices: [{ decision: 'approve' }, { decision: 'reject' }],
+    });
+    // The receipt binds each call's choice, the refusal's reason by its hash (issue #25).
+    const { verification, entries } = await verifiedReceiptOf(runId);
+    expect(verification).toMatchObject({
+      kind: 'verified',
+      entries: [{ kind: 'decision', decision: 'approve', by: 'alice', refusedCalls: [1] }],
+    });
+    expect(entries[0]).toMatchObject({
+      choices: [
+        { index: 0, decision: 'approve' },
+        { index: 1, decision: 'reject', reasonHash: hashOf('Page 14 is frozen.') },
+      ],
     });
   });
 
@@ -249,17 +273,25 @@ describe('per-call decisions and edits (issue #22, parts 1 and 2)', () => {
     expect(finished.transcript.finalAnswer).toContain(
       TEXTS.callEditedNote('alice', JSON.stringify({ pageId: '12', title: 'Typo fixed' })),
     );
-    // The receipt: the edit released nothing and adds no entry; the edited card's approval is signed.
-    const receipt = bodyOf(await runtime.client('admin').getRunReceipt({ path: { id: runId } }));
-    const publicKey = createPublicKey(
-      await readFile(
-        join(runtime.baseDirectory, '.countersign', 'keys', LOCAL_RECEIPT_PUBLIC_KEY_FILE),
-        'utf8',
-      ),
-    );
-    expect(verifyReceipt(receipt, { publicKey }, { runId })).toMatchObject({
+    // The receipt: the edit is signed, binding its editor and both arguments by their hashes
+    // (issue #25); then the edited card's approval.
+    const { verification, entries } = await verifiedReceiptOf(runId);
+    expect(verification).toMatchObject({
       kind: 'verified',
-      entries: [{ kind: 'decision', decision: 'approve', by: 'ben' }],
+      entries: [
+        { kind: 'edit', by: 'alice', editedCalls: [0], signed: true },
+        { kind: 'decision', decision: 'approve', by: 'ben' },
+      ],
+    });
+    expect(entries[0]).toMatchObject({
+      editedBy: { userId: 'alice', subject: 'alice' },
+      edits: [
+        {
+          index: 0,
+          argumentsHash: hashJson({ pageId: '12', title: 'Typo fixed' }),
+          originalArgumentsHash: hashJson({ pageId: '12', title: 'Typo twelve' }),
+        },
+      ],
     });
   });
 

@@ -1,5 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { CountersignError } from '../../lambdas/core/errors.js';
 import type { AwaitingApprovalEvent } from '../../lambdas/core/ports.js';
+import { UNDELIVERED_CLAIM_RETRY_MS } from '../../lambdas/core/runs/decide-run.js';
 import { decide, recordWritesAndDeliveries } from '../e2e/approvers-support.js';
 import { bodyOf } from '../support/api-answers.js';
 import {
@@ -86,6 +88,31 @@ describe('a pause under faults', () => {
     expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords })]);
   }
 
+  /**
+   * Starts a run whose first pause attempt puts the card and fails marking the run waiting; its
+   * retry is held at its read of the turn's decision (released by the test) once it got there.
+   */
+  async function startWithPauseRetryHeld(keywords: string): Promise<{ runId: string; retry: HeldCall }> {
+    faults.push(
+      injectFault(runtime.dynamo.client, {
+        command: 'UpdateItem',
+        matching: ITEMS.runWaiting,
+        when: 'before-applied',
+      }),
+    );
+    const retry = holdCall(runtime.dynamo.client, {
+      command: 'GetItem',
+      matching: ITEMS.decisionRead,
+      nth: 2,
+    });
+    faults.push(retry);
+    const started = await runtime.client('editor').startRun({
+      body: { taskId: 'page-metadata', input: `Set the keywords of page 12 to '${keywords}'` },
+    });
+    await retry.entered();
+    return { runId: bodyOf(started).runId, retry };
+  }
+
   const cases = [
     ["the pause's read of the turn's decision", 'GetItem', ITEMS.decisionRead],
     ['the card', 'PutItem', ITEMS.card],
@@ -149,29 +176,11 @@ describe('a pause under faults', () => {
   });
 
   it('never reopens a card whose turn was decided while its pause was retried: the retry carries the approval on', async () => {
-    // Prepare: the first attempt put the card and failed marking the run waiting; the retry is held
-    // at its read of the turn's decision until an approver decided on the card the first attempt put.
-    faults.push(
-      injectFault(runtime.dynamo.client, {
-        command: 'UpdateItem',
-        matching: ITEMS.runWaiting,
-        when: 'before-applied',
-      }),
-    );
-    const retry = holdCall(runtime.dynamo.client, {
-      command: 'GetItem',
-      matching: ITEMS.decisionRead,
-      nth: 2,
-    });
-    faults.push(retry);
+    // Prepare: the retry is held until an approver decided on the card the first attempt put.
     const writesBefore = pageWrites.length;
-    const started = await runtime.client('editor').startRun({
-      body: { taskId: 'page-metadata', input: "Set the keywords of page 12 to 'decided meanwhile'" },
-    });
-    const runId = bodyOf(started).runId;
+    const { runId, retry } = await startWithPauseRetryHeld('decided meanwhile');
 
     // Act
-    await retry.entered();
     const card = await runtime.dependencies.runs.getCard(runId);
     const answer = await decide(runtime, runId, { digest: card?.digest ?? '', decision: 'approve' });
     const cardAfterDecision = await runtime.dependencies.runs.getCard(runId);
@@ -188,5 +197,61 @@ describe('a pause under faults', () => {
       runtime.logLines.some((line) => line.includes('approval wait not reopened: the turn is decided')),
     ).toBe(true);
     expect(eventsOf(runId).length).toBeLessThanOrEqual(1);
+  });
+
+  it('carries a decision on only with its receipt entry: a retried pause that finds none waits for the repeat, which appends it', async () => {
+    // Prepare: the retry is held while an approver decides and signing fails (the claim is made,
+    // its entry is not: the second fault within seconds, issue #25)
+    const signer = runtime.dependencies.receipts.signer as NonNullable<
+      typeof runtime.dependencies.receipts.signer
+    >;
+    const sign = signer.sign;
+    signer.sign = async () => {
+      throw new CountersignError('unavailable', 'KMS is throttling.');
+    };
+    const writesBefore = pageWrites.length;
+    const { runId, retry } = await startWithPauseRetryHeld('entry missing');
+    const card = await runtime.dependencies.runs.getCard(runId);
+    const decision = { digest: card?.digest ?? '', decision: 'approve' } as const;
+
+    // Act: the decision is claimed without its entry; then the retried pause reads it
+    const failed = await runtime.sendRaw('POST', `/runs/${runId}/decision`, {
+      as: 'approver',
+      body: decision,
+    });
+    retry.release();
+    await runtime.runner.idle();
+    const whileMissing = {
+      run: bodyOf(await runtime.client('editor').getRun({ path: { id: runId } })),
+      card: await runtime.dependencies.runs.getCard(runId),
+      receipt: bodyOf(await runtime.client('editor').getRunReceipt({ path: { id: runId } })),
+      writes: pageWrites.slice(writesBefore),
+    };
+    // the approver sends it again once the first may no longer be in flight: it appends, then delivers
+    signer.sign = sign;
+    const clock = runtime.dependencies.clock;
+    runtime.dependencies.clock = { now: () => new Date(Date.now() + UNDELIVERED_CLAIM_RETRY_MS + 1000) };
+    const repeat = await decide(runtime, runId, decision).finally(() => {
+      runtime.dependencies.clock = clock;
+    });
+    const finished = await settle(runtime, runId, 'editor', card?.turn);
+
+    // Assess: nothing ran and the run waited on its card until the entry was on the chain
+    expect(failed.status).toBe(503);
+    expect(await runtime.dependencies.runs.getDecision(runId, card?.turn ?? 0)).toMatchObject({
+      decision: 'approve',
+    });
+    expect(whileMissing.run.status).toBe('waiting');
+    expect(whileMissing.card).toMatchObject({ state: 'open' });
+    expect(whileMissing.receipt.entries).toEqual([]);
+    expect(whileMissing.writes).toEqual([]);
+    expect(
+      runtime.logLines.some((line) => line.includes('decision on record without its receipt entry')),
+    ).toBe(true);
+    expect(repeat.status).toBe(200);
+    expect(finished.status).toBe('completed');
+    expect(pageWrites.slice(writesBefore)).toEqual([JSON.stringify({ keywords: 'entry missing' })]);
+    const receipt = bodyOf(await runtime.client('editor').getRunReceipt({ path: { id: runId } }));
+    expect(receipt.entries).toMatchObject([{ kind: 'decision', decision: 'approve', turn: card?.turn }]);
   });
 });

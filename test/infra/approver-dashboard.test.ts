@@ -24,6 +24,7 @@ describe('the approvers on the dashboard', () => {
       ['ApproverResponseTime', 'p50'],
       ['QuickApprovals', 'Average'],
       ['ApproverRejects', 'Average'],
+      ['ApproverEdits', 'Average'],
     ]);
     expect(dashboardBody).toContain('#approver-analytics');
   });

@@ -81,7 +81,7 @@ describe('the run events endpoint (GET /runs/{id}/events, streamed)', () => {
     const actions = synthesized.actionsOf(synthesized.roleOf('api-run-events'));
 
     // Assess: the card reader's refusal marks the run failed (UpdateItem on RUN#* keys, asserted
-    // with the inbox's in countersign-permissions.test.ts) and stops its execution by id; the
+    // with the inbox's in countersign-permissions-data.test.ts) and stops its execution by id; the
     // open-stream quota puts and deletes its slot, on QUOTA# partitions only. Nothing is sealed.
     expect(actions.has('dynamodb:GetItem')).toBe(true);
     expect(actions.has('kms:Decrypt')).toBe(true);

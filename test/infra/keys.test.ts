@@ -31,7 +31,7 @@ const EXPECTED_KEY_USES: Record<HandlerName, Partial<Record<KeyUse, readonly str
   'api-inbox': { 'data dynamodb': DATA_READ, 'sealing direct': UNSEAL },
   'api-decision': { 'data dynamodb': DATA_WRITE, 'sealing direct': UNSEAL },
   'api-admin': { 'data dynamodb': DATA_WRITE },
-  // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions.test.ts).
+  // Both write their callers' quota counters (QUOTA# partitions only: countersign-permissions-data.test.ts).
   'api-generate': { 'data dynamodb': DATA_WRITE },
   'api-run-events': { 'data dynamodb': DATA_WRITE, 'data s3': DATA_READ, 'sealing direct': UNSEAL },
   // It opens the task token of a claimed decision it redelivers, and marks the decision delivered.

@@ -1,8 +1,8 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import * as z from 'zod';
+import { serveStatelessMcpRequest } from '../../lambdas/agents/mcp-gateway/stateless-mcp-request.js';
 
 /** The token the test server accepts; the runtime reads it from the environment. */
 export const MCP_TEST_TOKEN = 'mcp-test-token-7f3a';
@@ -60,13 +60,7 @@ export async function startMcpTestServer(): Promise<McpTestServer> {
     if (body?.method === 'tools/call')
       calls.push({ tool: body.params.name, arguments: body.params.arguments });
     const mcp = createMcpServer(listing === 'as-listed' ? {} : listing.readOnlyHints);
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
-    response.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(request, response, body);
+    await serveStatelessMcpRequest(mcp, request, response, body);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;

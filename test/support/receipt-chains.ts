@@ -16,6 +16,7 @@ import {
   draftApprovalEntry,
   draftCancelEntry,
   draftDecisionEntry,
+  draftEditEntry,
   draftExpiryEntry,
 } from '../../lambdas/core/receipts/draft-chain-entries.js';
 import { makeStoredCard } from './stored-run-fixtures.js';
@@ -60,14 +61,33 @@ export async function createChainDependencies(): Promise<
 
 const POLICY = { fourEyes: true, requiredApprovals: 2, decisionGate: 'tool' } as const;
 
+/** What a card of two calls showed, as a decision record keeps it. */
+export const TWO_CALLS_SHOWN = JSON.stringify({
+  calls: [
+    {
+      arguments: { pageId: '12', title: 'Spring' },
+      index: 0,
+      preview: 'captured',
+      tool: 'update_page_metadata',
+    },
+    {
+      arguments: { pageId: '14', title: 'Sale' },
+      index: 1,
+      preview: 'captured',
+      tool: 'update_page_metadata',
+    },
+  ],
+});
+
 /**
  * A run's chain as countersign records it: two k-of-n approvals of turn 2, the decision that
- * released it, then (`ending`) a reject of turn 3, or a cancel, or an expiry of turn 3.
+ * released it, then (`ending`) of turn 3: a reject, a per-call approval (call 1 refused with its
+ * reason), an edit of call 0, a cancel or an expiry.
  */
 export async function recordSampleChain(
   dependencies: ChainDependencies & { clock: ReturnType<typeof steppingClock> },
   runId: string,
-  ending: 'reject' | 'cancel' | 'expiry' = 'reject',
+  ending: 'reject' | 'per-call' | 'edit' | 'cancel' | 'expiry' = 'reject',
 ): Promise<void> {
   const card = makeStoredCard(runId, { approverGroups: ['marketing'], requiredApprovals: 2, turn: 2 });
   const digest = card.digest;
@@ -92,7 +112,7 @@ export async function recordSampleChain(
     digest,
     decidedBy: 'bo',
     decidedAt: at(),
-    cardShown: '{"calls":[]}',
+    cardShown: TWO_CALLS_SHOWN,
   } as const;
   await appendChainEntry(
     dependencies,
@@ -111,6 +131,22 @@ export async function recordSampleChain(
       dependencies,
       draftDecisionEntry({ ...reject, decision: 'reject', reason: 'Not this title.' }, nextCard, POLICY),
     );
+  } else if (ending === 'per-call') {
+    const choices = [
+      { index: 0, tool: 'update_page_metadata', decision: 'approve' },
+      { index: 1, tool: 'update_page_metadata', decision: 'reject', reason: 'Page 14 is frozen.' },
+    ] as const;
+    const partial = { ...decision, turn: 3, digest: nextCard.digest, decidedBy: 'ana', decidedAt: at() };
+    await appendChainEntry(
+      dependencies,
+      draftDecisionEntry({ ...partial, decision: 'approve', choices: [...choices] }, nextCard, POLICY),
+    );
+  } else if (ending === 'edit') {
+    const edits = JSON.stringify([
+      { index: 0, tool: 'update_page_metadata', arguments: { pageId: '12', title: 'Spring sale' } },
+    ]);
+    const edit = { ...decision, turn: 3, digest: nextCard.digest, decidedBy: 'ana', decidedAt: at(), edits };
+    await appendChainEntry(dependencies, draftEditEntry({ ...edit, decision: 'edit' }, nextCard, POLICY));
   } else if (ending === 'cancel') {
     await appendChainEntry(
       dependencies,

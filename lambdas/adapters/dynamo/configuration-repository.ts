@@ -15,7 +15,7 @@ import type { Logger, PageRequest } from '../../core/ports.js';
 import { parseWithUnknownKeys } from '../../core/unknown-keys.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { withoutUndefined } from './item-codec.js';
-import type { DynamoRepositoryProps } from './run-repository.js';
+import type { DynamoTableProps } from './run-repository.js';
 
 interface RecordKind<Schema extends zc.$ZodType> {
   readonly partition: string;
@@ -54,9 +54,7 @@ export class DynamoConfigurationRepository implements ConfigurationRepository {
    * @param props.logger where a stored record with unknown keys is reported on every read
    *   @default - not reported on reads (the admin GET still names the keys)
    */
-  public constructor(
-    props: Pick<DynamoRepositoryProps, 'client' | 'tableName'> & { readonly logger?: Logger },
-  ) {
+  public constructor(props: DynamoTableProps & { readonly logger?: Logger }) {
     this.client = props.client;
     this.tableName = props.tableName;
     this.logger = props.logger;

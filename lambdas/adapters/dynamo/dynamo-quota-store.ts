@@ -1,10 +1,4 @@
-import {
-  DeleteCommand,
-  type DynamoDBDocumentClient,
-  PutCommand,
-  QueryCommand,
-  UpdateCommand,
-} from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, PutCommand, QueryCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import type {
   LeaseOutcome,
@@ -14,7 +8,7 @@ import type {
   WindowOutcome,
 } from '../../core/quotas/quota-store.js';
 import { isConditionalCheckFailed } from './item-codec.js';
-import type { DynamoRepositoryProps } from './run-repository.js';
+import type { DynamoTableProps } from './run-repository.js';
 
 const { partitionKey: PK, sortKey: SK, timeToLiveAttribute: REMOVE_AFTER } = TABLE_LAYOUT;
 /** Kept an hour past its end: TTL removes it (the local sweep does, for dynalite), nothing reads it by then. */
@@ -35,19 +29,13 @@ const LEASE_ATTEMPTS = 3;
  * await quotas.countInWindow({ principalId: 'ana', counter: 'runs-started', windowStartSeconds, windowSeconds: 60, limit: 20 });
  */
 export class DynamoQuotaStore implements QuotaStore {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  public constructor(props: Pick<DynamoRepositoryProps, 'client' | 'tableName'>) {
-    this.client = props.client;
-    this.tableName = props.tableName;
-  }
+  public constructor(private readonly table: DynamoTableProps) {}
 
   public async countInWindow(request: Parameters<QuotaStore['countInWindow']>[0]): Promise<WindowOutcome> {
     try {
-      await this.client.send(
+      await this.table.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           Key: {
             [PK]: partitionOf(request.principalId),
             [SK]: `WINDOW#${request.counter}#${request.windowStartSeconds}`,
@@ -85,9 +73,9 @@ export class DynamoQuotaStore implements QuotaStore {
         return { kind: 'over-limit', freeAtSeconds };
       }
       try {
-        await this.client.send(
+        await this.table.client.send(
           new PutCommand({
-            TableName: this.tableName,
+            TableName: this.table.tableName,
             Item: {
               [PK]: partitionOf(request.principalId),
               [SK]: slotKey(slot),
@@ -111,9 +99,9 @@ export class DynamoQuotaStore implements QuotaStore {
 
   public async releaseLease(lease: TakenLease): Promise<void> {
     try {
-      await this.client.send(
+      await this.table.client.send(
         new DeleteCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           Key: { [PK]: partitionOf(lease.principalId), [SK]: slotKey(lease.slot) },
           ConditionExpression: 'leaseId = :leaseId',
           ExpressionAttributeValues: { ':leaseId': lease.leaseId },
@@ -130,9 +118,9 @@ export class DynamoQuotaStore implements QuotaStore {
     run: StartedRun,
     removeAfterSeconds: number,
   ): Promise<void> {
-    await this.client.send(
+    await this.table.client.send(
       new PutCommand({
-        TableName: this.tableName,
+        TableName: this.table.tableName,
         Item: {
           [PK]: partitionOf(principalId),
           [SK]: `STARTED#${run.runId}`,
@@ -153,9 +141,9 @@ export class DynamoQuotaStore implements QuotaStore {
 
   public async forgetStartedRuns(principalId: string, runIds: readonly string[]): Promise<void> {
     for (const runId of runIds) {
-      await this.client.send(
+      await this.table.client.send(
         new DeleteCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           Key: { [PK]: partitionOf(principalId), [SK]: `STARTED#${runId}` },
         }),
       );
@@ -174,9 +162,9 @@ export class DynamoQuotaStore implements QuotaStore {
     const items: Array<Record<string, unknown>> = [];
     let startKey: Record<string, unknown> | undefined;
     do {
-      const page = await this.client.send(
+      const page = await this.table.client.send(
         new QueryCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           KeyConditionExpression: '#pk = :pk AND begins_with(#sk, :prefix)',
           ExpressionAttributeNames: { '#pk': PK, '#sk': SK },
           ExpressionAttributeValues: { ':pk': partitionOf(principalId), ':prefix': prefix },

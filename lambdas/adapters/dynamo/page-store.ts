@@ -19,7 +19,7 @@ import { type Clock, systemClock } from '../../core/ports.js';
 import { batchGetItems } from './batch-get-items.js';
 import { queryPartitionPage } from './fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
-import type { DynamoRepositoryProps } from './run-repository.js';
+import type { DynamoTableProps } from './run-repository.js';
 import { UpdateExpression } from './update-expression.js';
 
 const PK = TABLE_LAYOUT.partitionKey;
@@ -41,7 +41,7 @@ const metadataPatchSchema = z.strictObject(
   ) as Record<PageMetadataField, z.ZodMiniOptional<z.ZodMiniString>>,
 );
 
-export interface DynamoPageStoreProps extends Pick<DynamoRepositoryProps, 'client' | 'tableName'> {
+export interface DynamoPageStoreProps extends DynamoTableProps {
   /** Stamps `updatedAt`. @default systemClock */
   readonly clock?: Clock;
 }

@@ -96,6 +96,9 @@ import { type RunRetention, RunTable } from './run-table.js';
 import { SealedStateOverflow, sealedStateAttributes, updateSealedState } from './sealed-state-overflow.js';
 import { UpdateExpression } from './update-expression.js';
 
+/** The table a store reads and writes, and the client it goes through. */
+export type DynamoTableProps = Pick<DynamoRepositoryProps, 'client' | 'tableName'>;
+
 export interface DynamoRepositoryProps {
   readonly client: DynamoDBDocumentClient;
   readonly tableName: string;

@@ -1,4 +1,4 @@
-import { DeleteCommand, type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { TABLE_LAYOUT } from '../../contract/table-layout.js';
 import {
   type Away,
@@ -9,7 +9,7 @@ import {
 import type { ConditionalOutcome, PageRequest, UserDirectory } from '../../core/ports.js';
 import { queryPartitionPage, queryWholePartition } from './fixed-partition.js';
 import { isConditionalCheckFailed, parseItem, withoutUndefined } from './item-codec.js';
-import type { DynamoRepositoryProps } from './run-repository.js';
+import type { DynamoTableProps } from './run-repository.js';
 import { UpdateExpression } from './update-expression.js';
 
 const USERS = { partition: 'USERS', sortKeyPrefix: 'USER#' };
@@ -46,18 +46,12 @@ export function parseUserItem(item: Record<string, unknown>): UserProfile {
  * const approver = await users.getUser('alice');
  */
 export class DynamoUserDirectory implements UserDirectory {
-  private readonly client: DynamoDBDocumentClient;
-  private readonly tableName: string;
-
-  public constructor(props: Pick<DynamoRepositoryProps, 'client' | 'tableName'>) {
-    this.client = props.client;
-    this.tableName = props.tableName;
-  }
+  public constructor(private readonly table: DynamoTableProps) {}
 
   public async getUser(userId: string): Promise<UserProfile | undefined> {
-    const { Item: item } = await this.client.send(
+    const { Item: item } = await this.table.client.send(
       new GetCommand({
-        TableName: this.tableName,
+        TableName: this.table.tableName,
         Key: userItemKey(userId),
       }),
     );
@@ -71,8 +65,12 @@ export class DynamoUserDirectory implements UserDirectory {
     for (const field of Object.keys(adminUserProfileSchema.shape)) {
       if (!(field in profile)) update.remove(field);
     }
-    await this.client.send(
-      new UpdateCommand({ TableName: this.tableName, Key: userItemKey(profile.userId), ...update.toInput() }),
+    await this.table.client.send(
+      new UpdateCommand({
+        TableName: this.table.tableName,
+        Key: userItemKey(profile.userId),
+        ...update.toInput(),
+      }),
     );
   }
 
@@ -81,9 +79,9 @@ export class DynamoUserDirectory implements UserDirectory {
     if (away === undefined) update.remove('away');
     else update.set('away', away);
     try {
-      await this.client.send(
+      await this.table.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           Key: userItemKey(userId),
           ...update.toInput(`attribute_exists(${update.name(TABLE_LAYOUT.partitionKey)})`),
         }),
@@ -102,9 +100,9 @@ export class DynamoUserDirectory implements UserDirectory {
         ? new UpdateExpression().addToSet('delegatedBy', members)
         : new UpdateExpression().deleteFromSet('delegatedBy', members);
     try {
-      await this.client.send(
+      await this.table.client.send(
         new UpdateCommand({
-          TableName: this.tableName,
+          TableName: this.table.tableName,
           Key: userItemKey(delegate),
           ...update.toInput(`attribute_exists(${update.name(TABLE_LAYOUT.partitionKey)})`),
         }),
@@ -116,14 +114,14 @@ export class DynamoUserDirectory implements UserDirectory {
   }
 
   public async listUsersPage(options: PageRequest): Promise<{ items: UserProfile[]; cursor?: string }> {
-    const page = await queryPartitionPage(this.client, this.tableName, USERS, options);
+    const page = await queryPartitionPage(this.table.client, this.table.tableName, USERS, options);
     return { ...page, items: page.items.map(parseUserItem) };
   }
 
   public async deleteUser(userId: string): Promise<boolean> {
-    const { Attributes: previous } = await this.client.send(
+    const { Attributes: previous } = await this.table.client.send(
       new DeleteCommand({
-        TableName: this.tableName,
+        TableName: this.table.tableName,
         Key: userItemKey(userId),
         ReturnValues: 'ALL_OLD',
       }),
@@ -132,7 +130,7 @@ export class DynamoUserDirectory implements UserDirectory {
   }
 
   public async listUsers(): Promise<UserProfile[]> {
-    const items = await queryWholePartition(this.client, this.tableName, USERS.partition);
+    const items = await queryWholePartition(this.table.client, this.table.tableName, USERS.partition);
     return items.map(parseUserItem);
   }
 }

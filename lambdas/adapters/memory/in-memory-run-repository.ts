@@ -70,7 +70,7 @@ interface RunEntry {
 
 /**
  * `RunRepository` in memory, for use-case unit tests that run in milliseconds. It is held to
- * the same contract suite as `DynamoRunRepository` (test/adapters/repository-contract.test.ts)
+ * the same contract suite as `DynamoRunRepository` (test/adapters/repository-contract-*.test.ts)
  * and shares its schemas, cursor format, inbox routing and sealed-state limit, so a use case
  * sees what it would see on DynamoDB:
  *

@@ -16,8 +16,8 @@ export interface ApproverResponseRecording {
 
 /**
  * Records the approver response a receipt entry holds, if any: its metrics per approver group
- * (`ApproverResponseTime`; `QuickApprovals` and `ApproverRejects` as 0 or 1, whose average is a
- * share) and the response itself for the admin route. Observation only: nothing here changes or
+ * (`ApproverResponseTime`; `QuickApprovals`, `ApproverRejects` and `ApproverEdits` as 0 or 1,
+ * whose average is a share) and the response itself for the admin route. Observation only: nothing here changes or
  * delays a decision beyond the write.
  *
  * @example
@@ -38,6 +38,7 @@ export async function recordApproverResponse(
       dimensions,
     );
     dependencies.metrics.count('ApproverRejects', response.outcome === 'reject' ? 1 : 0, dimensions);
+    dependencies.metrics.count('ApproverEdits', response.outcome === 'edit' ? 1 : 0, dimensions);
     if (response.outcome === 'approve') {
       const quick = response.responseMilliseconds <= QUICK_APPROVAL_SECONDS * 1000;
       dependencies.metrics.count('QuickApprovals', quick ? 1 : 0, dimensions);

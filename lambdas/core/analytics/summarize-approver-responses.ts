@@ -7,6 +7,10 @@ export interface ResponseStatistics {
   rejects: number;
   /** Rejects over responses; null without responses. */
   rejectRate: number | null;
+  /** Edits: calls an approver rewrote instead of approving or rejecting them. */
+  edits: number;
+  /** Edits over responses; null without responses. */
+  editShare: number | null;
   /** Seconds from the card appearing to the answer: the median and the 90th percentile (nearest rank). */
   medianResponseSeconds: number | null;
   p90ResponseSeconds: number | null;
@@ -60,6 +64,8 @@ function computeResponseStatistics(
   quickSeconds: number,
 ): ResponseStatistics {
   const approvals = responses.filter((response) => response.outcome === 'approve');
+  const rejects = responses.filter((response) => response.outcome === 'reject').length;
+  const edits = responses.filter((response) => response.outcome === 'edit').length;
   const quick = approvals.filter((response) => response.responseMilliseconds <= quickSeconds * 1000);
   const times = responses
     .map((response) => response.responseMilliseconds)
@@ -67,8 +73,10 @@ function computeResponseStatistics(
   return {
     responses: responses.length,
     approvals: approvals.length,
-    rejects: responses.length - approvals.length,
-    rejectRate: ratio(responses.length - approvals.length, responses.length),
+    rejects,
+    rejectRate: ratio(rejects, responses.length),
+    edits,
+    editShare: ratio(edits, responses.length),
     medianResponseSeconds: percentileSeconds(times, 0.5),
     p90ResponseSeconds: percentileSeconds(times, 0.9),
     quickApprovals: quick.length,

@@ -1,14 +1,15 @@
+import type { DecisionRecord } from '../approvals/decision-record.js';
 import { CountersignError } from '../errors.js';
 import { refusal } from '../persisted-shape.js';
 import type { Clock } from '../ports.js';
 import { TEXTS } from '../texts.js';
 import {
-  type ApprovalEntry,
   CHAIN_ENTRY_SCHEMA_VERSION,
   type ChainEntry,
-  type DecisionEntry,
+  type CurrentChainEntry,
   RECEIPT_SIGNING_ALGORITHM,
   readableChainEntrySchema,
+  type SignedChainEntry,
 } from './chain-entry.js';
 import { hashEntry, signedMessageOf } from './entry-hashes.js';
 import type { ReceiptChainStore, ReceiptSigner } from './receipt-ports.js';
@@ -17,8 +18,8 @@ import type { ReceiptChainStore, ReceiptSigner } from './receipt-ports.js';
 type AppendedField = 'schemaVersion' | 'sequence' | 'previousHash' | 'recordedAt' | 'signer' | 'signature';
 type DraftOf<Entry> = Entry extends ChainEntry ? Omit<Entry, AppendedField> : never;
 
-/** An entry as its recorder describes it, before it is linked into the chain (and signed). */
-export type EntryDraft = DraftOf<ChainEntry>;
+/** An entry as its recorder describes it, before it is linked into the chain (and signed): the current version. */
+export type EntryDraft = DraftOf<CurrentChainEntry>;
 
 export interface ChainDependencies {
   chain: ReceiptChainStore;
@@ -81,17 +82,36 @@ export async function isDecisionOnChain(
   return (await readChain(store, runId)).some((entry) => originOf(entry) === origin);
 }
 
+/**
+ * Whether a decision on record still lacks its receipt entry (its request failed between the claim
+ * and the entry), so what may not sign (the probe, a retried pause) must not deliver or carry it
+ * on: the approver's repeat appends it. A cancel's entry is its run's, and a claim without a
+ * claim id was made before receipts were kept.
+ *
+ * @example
+ * if (await lacksDecisionEntry(chain, claim)) throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
+ */
+export async function lacksDecisionEntry(
+  store: ReceiptChainStore,
+  decision: Pick<DecisionRecord, 'runId' | 'turn' | 'decision' | 'claimId'>,
+): Promise<boolean> {
+  if (decision.decision === 'cancel' || decision.claimId === undefined) return false;
+  return !(await isDecisionOnChain(store, decision.runId, decision.turn));
+}
+
 const decisionOrigin = (turn: number): string => `decision:${turn}`;
 
 /**
  * Which record an entry stands for: a chain holds one entry per record. An approver who approves
- * a reopened turn (a new digest) approves something new.
+ * a reopened turn (a new digest) approves something new. An edit is its turn's decision (the one
+ * claim of the turn), so it stands where a decision would.
  */
 export function originOf(entry: EntryDraft | ChainEntry): string {
   switch (entry.kind) {
     case 'approval':
       return `approval:${entry.turn}:${entry.approver.userId}:${entry.digest}`;
     case 'decision':
+    case 'edit':
       return decisionOrigin(entry.turn);
     case 'cancel':
       return 'cancel';
@@ -130,11 +150,7 @@ async function completeEntry(
     throw new CountersignError('internal', 'This function may not sign receipt entries.', { expose: false });
   }
   const signer = { keyId: await dependencies.signer.signingKeyId(), algorithm: RECEIPT_SIGNING_ALGORITHM };
-  const content = { ...link, ...draft, signer } as
-    | Omit<ApprovalEntry, 'signature'>
-    | Omit<DecisionEntry, 'signature'>;
+  const content = { ...link, ...draft, signer } as Omit<SignedChainEntry, 'signature'>;
   const signature = await dependencies.signer.sign(signedMessageOf(content));
-  return { ...content, signature: Buffer.from(signature).toString('base64') } as
-    | ApprovalEntry
-    | DecisionEntry;
+  return { ...content, signature: Buffer.from(signature).toString('base64') } as SignedChainEntry;
 }

@@ -1,9 +1,16 @@
-import type { ApprovalRecord, DecisionRecord } from '../approvals/decision-record.js';
+import type { CallChoice } from '../approvals/call-choices.js';
+import {
+  type ApprovalRecord,
+  type DecisionRecord,
+  readCardShown,
+  readEditsOnRecord,
+} from '../approvals/decision-record.js';
 import type { StoredCard } from '../approvals/stored-card.js';
+import { refusal } from '../persisted-shape.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { EntryDraft } from './append-chain-entry.js';
-import type { PolicyInForce, ReceiptPerson } from './chain-entry.js';
-import { hashOf, hashPolicy } from './entry-hashes.js';
+import type { CallChoiceEntry, CallEditEntry, PolicyInForce, ReceiptPerson } from './chain-entry.js';
+import { hashJson, hashOf, hashPolicy } from './entry-hashes.js';
 
 // The chain's account of the records countersign already writes: each entry is described from a
 // record (and the card it was decided on), never from the request, so the chain says what the
@@ -63,6 +70,7 @@ export function draftApprovalEntry(
     turn: approval.turn,
     approver: toReceiptPerson(approval.approvedBy),
     approvedAt: approval.approvedAt,
+    ...(approval.choices ? { choices: toChoiceEntries(approval.choices) } : {}),
     ...draftCardFields(card, policy, channelOf(approval)),
     // The approval names its digest; the card's is the same, or the approval did not count.
     digest: approval.digest,
@@ -91,9 +99,66 @@ export function draftDecisionEntry(
     decidedAt: record.decidedAt,
     callsHash: hashOf(record.cardShown),
     ...(record.reason ? { reasonHash: hashOf(record.reason) } : {}),
+    // A whole-turn decision gives every call its decision, a rejected call the body's reason.
+    choices: toChoiceEntries(
+      record.choices ??
+        readCardShown(record.cardShown).calls.map((call) => ({
+          index: call.index,
+          tool: call.tool,
+          decision: record.decision,
+          ...(record.decision === 'reject' && record.reason ? { reason: record.reason } : {}),
+        })),
+    ),
     ...draftCardFields(card, policy, channelOf(record)),
     digest: record.digest,
   };
+}
+
+/**
+ * An edit's entry, from its decision record (`edits`) and the card it edited: each edited call
+ * with the hashes of its new arguments and of the arguments the card showed. Whatever kind of run
+ * the card is of: the record's account of the card is the original.
+ *
+ * @example
+ * const draft = draftEditEntry(record, card, effectiveTurnPolicy(card, floor));
+ */
+export function draftEditEntry(
+  record: DecisionRecord & { decision: 'edit' },
+  card: CardOfEntry,
+  policy: TurnPolicy,
+): EntryDraft {
+  const shown = new Map(readCardShown(record.cardShown).calls.map((call) => [call.index, call.arguments]));
+  const edits = readEditsOnRecord(record).map((edit): CallEditEntry => {
+    // An edit names a call of the card it edited; a record that says otherwise is not one we wrote.
+    if (!shown.has(edit.index)) throw refusal('decision record');
+    return {
+      index: edit.index,
+      argumentsHash: hashJson(edit.arguments),
+      originalArgumentsHash: hashJson(shown.get(edit.index)),
+    };
+  });
+  return {
+    kind: 'edit',
+    runId: record.runId,
+    turn: record.turn,
+    editedBy: toReceiptPerson(record.decidedBy),
+    editedAt: record.decidedAt,
+    callsHash: hashOf(record.cardShown),
+    edits: edits.sort((left, right) => left.index - right.index),
+    ...draftCardFields(card, policy, channelOf(record)),
+    digest: record.digest,
+  };
+}
+
+/** Each call's choice as a receipt binds it: its reason by hash, in the order of the calls. */
+function toChoiceEntries(choices: readonly CallChoice[]): CallChoiceEntry[] {
+  return [...choices]
+    .sort((left, right) => left.index - right.index)
+    .map((choice) => ({
+      index: choice.index,
+      decision: choice.decision,
+      ...(choice.decision === 'reject' && choice.reason ? { reasonHash: hashOf(choice.reason) } : {}),
+    }));
 }
 
 /** The cancel of a run, from what the cancel wrote on its record. */

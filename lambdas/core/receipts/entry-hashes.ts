@@ -7,7 +7,21 @@ import type { ChainEntry, PolicyInForce, SignedChainEntry } from './chain-entry.
  */
 export type SignedContent<Entry extends SignedChainEntry = SignedChainEntry> = Omit<Entry, 'signature'>;
 
-/** Names the bytes a receipt signature is over, so they cannot be mistaken for anything else signed. */
+/**
+ * `sha256:<hex>` of a value's canonical JSON (RFC 8785): how a receipt binds arguments without
+ * writing them.
+ *
+ * @example
+ * hashJson({ pageId: '12', title: 'Spring sale' })
+ */
+export function hashJson(value: unknown): string {
+  return hashOf(canonicalJson(value ?? null));
+}
+
+/**
+ * Names the bytes a receipt signature is over, so they cannot be mistaken for anything else
+ * signed. `v1` is the signing scheme, not the entry's version (the content names that).
+ */
 const SIGNED_MESSAGE_PREFIX = 'countersign-receipt-entry:v1:';
 
 /**
@@ -39,7 +53,7 @@ export function hashEntry(entry: ChainEntry): string {
  * @example
  * await signer.sign(signedMessageOf(content)) // DER-encoded ECDSA P-256 over SHA-256 of these bytes
  */
-export function signedMessageOf(content: SignedContent): Uint8Array {
+export function signedMessageOf(content: Omit<SignedChainEntry, 'signature'>): Uint8Array {
   return new TextEncoder().encode(`${SIGNED_MESSAGE_PREFIX}${hashOf(canonicalJson(content))}`);
 }
 

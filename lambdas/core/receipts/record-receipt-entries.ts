@@ -15,6 +15,7 @@ import {
   draftApprovalEntry,
   draftCancelEntry,
   draftDecisionEntry,
+  draftEditEntry,
   draftExpiryEntry,
 } from './draft-chain-entries.js';
 
@@ -34,7 +35,7 @@ const REMEMBERED_RUNS = 256;
  * repository that appends a chain entry whenever the records countersign already writes say
  * something happened, so the decision, cancel and expiry use cases never know about the chain:
  * - an approval (k-of-n) appends that approval as its record is written, after the gates passed;
- * - a decision claimed (approve or reject) appends the decision before the claim is answered,
+ * - a decision claimed (approve, reject or edit) appends it before the claim is answered,
  *   so a decision whose entry cannot be appended is never delivered; a claim found already made,
  *   or read back (after a fault on its write, or to answer a repeat), appends it if an earlier
  *   request could not: one entry per claim (per turn), however often a request is retried;
@@ -85,12 +86,15 @@ export function recordReceiptEntries(
 
   const recordDecision = async (record: DecisionRecord): Promise<void> => {
     if (record.decision === 'cancel' || !dependencies.signer) return; // a cancel's entry: its run record
-    // An edit releases and refuses nothing: the edited calls are signed when their fresh card is decided.
-    if (record.decision === 'edit') return;
     const card = await cardOf(record.runId, record.turn, record.digest);
     if (!card) return;
-    const decided = { ...record, decision: record.decision };
-    await append(draftDecisionEntry(decided, card, effectiveTurnPolicy(card, dependencies.policyFloor)));
+    const policy = effectiveTurnPolicy(card, dependencies.policyFloor);
+    // An edit is the turn's decision too: signed, though it released and refused nothing.
+    await append(
+      record.decision === 'edit'
+        ? draftEditEntry({ ...record, decision: record.decision }, card, policy)
+        : draftDecisionEntry({ ...record, decision: record.decision }, card, policy),
+    );
   };
 
   // Read after the write: the turn a running run was cancelled at can move until the cancel lands.

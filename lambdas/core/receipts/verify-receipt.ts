@@ -10,7 +10,16 @@ import {
 import { hashEntry, hashPolicy, signedContentOf, signedMessageOf } from './entry-hashes.js';
 
 /** The checks a receipt passes, in the order they are made (docs/receipts.md, "Verifying"). */
-export const RECEIPT_CHECKS = ['format', 'key', 'run', 'sequence', 'chain', 'policy', 'signature'] as const;
+export const RECEIPT_CHECKS = [
+  'format',
+  'key',
+  'run',
+  'sequence',
+  'chain',
+  'policy',
+  'calls',
+  'signature',
+] as const;
 export type ReceiptCheck = (typeof RECEIPT_CHECKS)[number];
 
 /** The public key a receipt is verified against, and the key id its signed entries must name, when known. */
@@ -25,11 +34,15 @@ export interface VerifiedEntry {
   sequence: number;
   kind: ChainEntry['kind'];
   turn: number;
-  /** The approver, the decider, or who cancelled; absent for an expiry. */
+  /** The approver, the decider, the editor, or who cancelled; absent for an expiry. */
   by?: string;
   decision?: 'approve' | 'reject';
   /** A decision's approvers (k-of-n), or the approver of an approval. */
   approvers?: string[];
+  /** The calls an approval or a decision refused (entry version 3), when it refused some. */
+  refusedCalls?: number[];
+  /** The calls an edit rewrote. */
+  editedCalls?: number[];
   at: string;
   signed: boolean;
 }
@@ -57,7 +70,7 @@ export type ReceiptVerification =
 /**
  * Verifies a run's receipt offline: the receipt's shape, then each entry in order: its shape,
  * its run, its sequence (no gap, no repeat, no reordering), the hash of the entry before it, its
- * policy hash, and for an approval or a decision the signature (ECDSA P-256 over SHA-256, DER,
+ * policy hash, the calls a version 3 entry names, and for an approval, a decision or an edit the signature (ECDSA P-256 over SHA-256, DER,
  * as KMS `Sign` returns it) against `key`. The first check that fails is named with the entry.
  * A pure function of its inputs: the CLI (`countersign verify`) and the tests share it.
  *
@@ -138,6 +151,8 @@ function checkEntry(
   if (entry.policyHash !== hashPolicy(entry.policy)) {
     return { check: 'policy', message: `Entry ${position}'s policy does not match its policy hash.` };
   }
+  const calls = findCallsProblem(entry);
+  if (calls) return { check: 'calls', message: `Entry ${position} ${calls}` };
   if (key.keyId !== undefined && entry.signer.keyId !== key.keyId) {
     return {
       check: 'key',
@@ -150,6 +165,27 @@ function checkEntry(
       message: `Entry ${position}'s signature does not verify: the entry was changed, or signed with another key.`,
     };
   }
+  return undefined;
+}
+
+/**
+ * What is wrong with the calls a version 3 entry names, read on their own: each call named once;
+ * a decision's choices agree with its decision (an approval approves some call, a rejection none);
+ * an edit changes each call it names. Anything else changed is the signature's to find.
+ */
+function findCallsProblem(entry: SignedChainEntry): string | undefined {
+  if (entry.schemaVersion === 1) return undefined;
+  const named = entry.kind === 'edit' ? entry.edits : (entry.choices ?? []);
+  const indexes = named.map((call) => call.index);
+  if (new Set(indexes).size !== indexes.length) return 'names a call twice.';
+  if (entry.kind === 'edit') {
+    const unchanged = entry.edits.find((edit) => edit.argumentsHash === edit.originalArgumentsHash);
+    return unchanged && `says call ${unchanged.index} was edited to the arguments it had.`;
+  }
+  if (entry.kind !== 'decision') return undefined;
+  const approves = entry.choices.some((choice) => choice.decision === 'approve');
+  if (entry.decision === 'approve' && !approves) return 'is an approval that refuses every call.';
+  if (entry.decision === 'reject' && approves) return 'is a rejection that approves a call.';
   return undefined;
 }
 
@@ -179,7 +215,13 @@ function toVerifiedEntry(entry: ChainEntry): VerifiedEntry {
   const base = { sequence: entry.sequence, kind: entry.kind, turn: entry.turn, signed: isSignedEntry(entry) };
   switch (entry.kind) {
     case 'approval':
-      return { ...base, by: entry.approver.userId, approvers: [entry.approver.userId], at: entry.approvedAt };
+      return {
+        ...base,
+        by: entry.approver.userId,
+        approvers: [entry.approver.userId],
+        at: entry.approvedAt,
+        ...refusedCallsOf(entry),
+      };
     case 'decision':
       return {
         ...base,
@@ -187,12 +229,29 @@ function toVerifiedEntry(entry: ChainEntry): VerifiedEntry {
         decision: entry.decision,
         approvers: entry.approvers.map((approver) => approver.userId),
         at: entry.decidedAt,
+        ...refusedCallsOf(entry),
+      };
+    case 'edit':
+      return {
+        ...base,
+        by: entry.editedBy.userId,
+        at: entry.editedAt,
+        editedCalls: entry.edits.map((edit) => edit.index),
       };
     case 'cancel':
       return { ...base, by: entry.cancelledBy.userId, at: entry.cancelledAt };
     case 'expiry':
       return { ...base, at: entry.expiredAt };
   }
+}
+
+/** The calls a version 3 approval or approve decision refused, when it refused some but not all. */
+function refusedCallsOf(entry: SignedChainEntry): Pick<VerifiedEntry, 'refusedCalls'> {
+  if (entry.kind === 'edit' || entry.schemaVersion === 1 || !entry.choices) return {};
+  const refused = entry.choices
+    .filter((choice) => choice.decision === 'reject')
+    .map((choice) => choice.index);
+  return refused.length > 0 && refused.length < entry.choices.length ? { refusedCalls: refused } : {};
 }
 
 function failed(check: ReceiptCheck, message: string, entry?: number): ReceiptVerification {

@@ -23,8 +23,11 @@ import type { UserProfile } from '../identity.js';
 import { applyPolicyFloor } from '../policy/policy-floor.js';
 import type { StoredRun } from '../ports.js';
 import { capturePreviews } from '../previews/capture-previews.js';
+import { lacksDecisionEntry } from '../receipts/append-chain-entry.js';
+import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { RunDependencies, ToolStepDependencies } from '../run-dependencies.js';
 import { sealJson, unsealJson } from '../sealed-json.js';
+import { TEXTS } from '../texts.js';
 import { toolsForPendingCalls } from '../tools/mcp/run-tools.js';
 import { finishClaimedCancel } from './cancel-run.js';
 import { loadRun, unsealRunState } from './load-run.js';
@@ -39,7 +42,10 @@ export interface AwaitApprovalInput {
 }
 
 export type AwaitApprovalDependencies = ToolStepDependencies &
-  Pick<RunDependencies, 'notifier' | 'settings' | 'escalations'>;
+  Pick<RunDependencies, 'notifier' | 'settings' | 'escalations'> & {
+    /** The receipt chains: a decision on record is carried on only once its entry is there. */
+    receipts: Pick<ReceiptDependencies, 'chain'>;
+  };
 
 /**
  * `waiting`: the card is in the inbox with this attempt's task token. `decided`: the turn's
@@ -56,7 +62,9 @@ export type AwaitApprovalOutcome = { kind: 'waiting' } | { kind: 'decided'; deci
  * Idempotent end to end: a retried or re-driven wait for a turn that already has its open card
  * only seals the new token into it (conditionally, so a card closed meanwhile stays closed), so
  * the previews and the digest stay those the approver may already be deciding on; a turn whose
- * decision is on record is never reopened but carried on; and `Run Awaiting Approval` goes out
+ * decision is on record is never reopened but carried on, once its receipt entry is on the chain
+ * (else the wait is re-entered for the approver's repeat, which appends it and delivers); and
+ * `Run Awaiting Approval` goes out
  * once per pause: the card is written with its outbox `pending`, marked `sent` after the event.
  */
 export async function awaitApproval(
@@ -72,13 +80,23 @@ export async function awaitApproval(
       `The run is ${record.status} at turn ${record.turn}, not waiting at ${input.turn}.`,
     );
   }
-  if (decision) return carryOnDecision(dependencies, decision);
+  const waitsForEntry =
+    decision !== undefined && (await lacksDecisionEntry(dependencies.receipts.chain, decision));
+  if (decision && !waitsForEntry) return carryOnDecision(dependencies, decision);
   const waitId = dependencies.newId();
   const sealTaskToken = () =>
     sealJson(dependencies.sealer, 'task-token', input.runId, { taskToken: input.taskToken });
   if (existing && existing.turn === input.turn && isCardUndecided(existing)) {
+    if (waitsForEntry) {
+      dependencies.logger.warn('decision on record without its receipt entry: waiting for its repeat', {
+        runId: input.runId,
+        turn: input.turn,
+      });
+    }
     return reenterWait(dependencies, input, run, existing, { waitId, sealedToken: await sealTaskToken() });
   }
+  // Decided without an entry (this step may not sign), its card no longer undecided: nothing to carry on or reopen.
+  if (waitsForEntry) throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
 
   // Unseal before sealing anything: a cold container then unwraps the state's sealing key (one
   // KMS call) and seals the token and the card with it, instead of first generating a new key.
@@ -208,10 +226,7 @@ export async function awaitApproval(
     turn: input.turn,
     tools: toolNames,
   });
-  await sendNotification(dependencies, storedCard);
-  // Armed once the card is up and announced: a step fires only for a card that waits.
-  await dependencies.escalations.arm(escalationTimersOf(storedCard));
-  return { kind: 'waiting' };
+  return announceWaitingCard(dependencies, storedCard);
 }
 
 /**
@@ -252,10 +267,8 @@ async function reenterWait(
     );
   }
   dependencies.logger.info('approval wait re-entered', { runId: input.runId, turn: input.turn });
-  await sendNotification(dependencies, card);
   // A re-entered wait re-arms the steps not yet announced (a restarted local process lost its timers).
-  await dependencies.escalations.arm(escalationTimersOf(card));
-  return { kind: 'waiting' };
+  return announceWaitingCard(dependencies, card);
 }
 
 /** The run waits (and, with preconditions, its state holds the versions the card sealed). */
@@ -284,6 +297,19 @@ async function markWaiting(
     await dependencies.runs.closeCard(input.runId, 'ended');
     throw new CountersignError('conflict', 'The run ended while it was pausing.');
   }
+}
+
+/**
+ * The card waits: `Run Awaiting Approval` goes out (once), then the escalation steps are armed,
+ * so a step fires only for a card that is up and announced.
+ */
+async function announceWaitingCard(
+  dependencies: AwaitApprovalDependencies,
+  card: StoredCard,
+): Promise<AwaitApprovalOutcome> {
+  await sendNotification(dependencies, card);
+  await dependencies.escalations.arm(escalationTimersOf(card));
+  return { kind: 'waiting' };
 }
 
 /**
@@ -320,8 +346,11 @@ async function afterCardClosed(
   input: AwaitApprovalInput,
 ): Promise<AwaitApprovalOutcome> {
   const decision = await dependencies.runs.getDecision(input.runId, input.turn);
-  if (decision) return carryOnDecision(dependencies, decision);
-  throw new CountersignError('conflict', 'The run ended while it was pausing.');
+  if (!decision) throw new CountersignError('conflict', 'The run ended while it was pausing.');
+  if (await lacksDecisionEntry(dependencies.receipts.chain, decision)) {
+    throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
+  }
+  return carryOnDecision(dependencies, decision);
 }
 
 /**

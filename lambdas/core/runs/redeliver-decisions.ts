@@ -2,7 +2,7 @@ import { unsealCardToken } from '../approvals/card-reader.js';
 import type { DecisionRecord } from '../approvals/decision-record.js';
 import { isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { CountersignError, isCountersignError, nameErrorClass } from '../errors.js';
-import { isDecisionOnChain } from '../receipts/append-chain-entry.js';
+import { lacksDecisionEntry } from '../receipts/append-chain-entry.js';
 import type { ReceiptDependencies } from '../receipts/receipt-recording.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
 import { TEXTS } from '../texts.js';
@@ -77,12 +77,8 @@ async function redeliver(dependencies: RedeliveryDependencies, claim: DecisionRe
     return false;
   }
   // A claim whose request failed before its receipt entry waits for the approver's repeat,
-  // which appends it: no decision is delivered without one (docs/receipts.md). A claim without
-  // a claim id was made before receipts were kept, and has none to wait for.
-  if (
-    claim.claimId !== undefined &&
-    !(await isDecisionOnChain(dependencies.receipts.chain, claim.runId, claim.turn))
-  )
+  // which appends it: no decision is delivered without one (docs/receipts.md).
+  if (await lacksDecisionEntry(dependencies.receipts.chain, claim))
     throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
   const outcome = await deliverDecision(dependencies, card, claim, (current) =>
     unsealTaskToken(dependencies, current),

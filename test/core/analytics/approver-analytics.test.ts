@@ -42,6 +42,17 @@ function recordingMetrics() {
   };
 }
 
+/** The sample chain's entries recorded as approver responses: the metrics emitted and the store. */
+async function recordSampleResponses(ending: 'reject' | 'edit') {
+  const dependencies = await createChainDependencies();
+  await recordSampleChain(dependencies, 'run-1', ending);
+  const metrics = recordingMetrics();
+  const responses = new InMemoryApproverResponseStore();
+  for (const entry of (await dependencies.chain.readEntries('run-1')) as ChainEntry[])
+    await recordApproverResponse({ responses, metrics, logger: silentLogger }, entry);
+  return { metrics, responses };
+}
+
 describe('approver responses from receipt entries', () => {
   it('takes each k-of-n approval and each decision its decider gave alone, never the decision that completed a tally', async () => {
     // Prepare: two approvals of turn 2 and the decision releasing it, then a rejection of turn 3
@@ -61,27 +72,22 @@ describe('approver responses from receipt entries', () => {
   });
 
   it('emits the response time, the quick-approval and the reject flags per group, and keeps the response', async () => {
-    // Prepare
-    const dependencies = await createChainDependencies();
-    await recordSampleChain(dependencies, 'run-1', 'reject');
-    const entries = (await dependencies.chain.readEntries('run-1')) as ChainEntry[];
-    const metrics = recordingMetrics();
-    const responses = new InMemoryApproverResponseStore();
-
     // Act
-    for (const entry of entries)
-      await recordApproverResponse({ responses, metrics, logger: silentLogger }, entry);
+    const { metrics, responses } = await recordSampleResponses('reject');
 
     // Assess
     expect(metrics.calls).toEqual([
       ['ApproverResponseTime', 30_000, { approverGroup: 'marketing' }],
       ['ApproverRejects', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
       ['QuickApprovals', 0, { approverGroup: 'marketing' }],
       ['ApproverResponseTime', 60_000, { approverGroup: 'marketing' }],
       ['ApproverRejects', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
       ['QuickApprovals', 0, { approverGroup: 'marketing' }],
       ['ApproverResponseTime', 60_000, { approverGroup: EVERY_APPROVER_GROUP }],
       ['ApproverRejects', 1, { approverGroup: EVERY_APPROVER_GROUP }],
+      ['ApproverEdits', 0, { approverGroup: EVERY_APPROVER_GROUP }],
     ]);
     const listed = await responses.listResponses({
       from: new Date(0),
@@ -89,6 +95,40 @@ describe('approver responses from receipt entries', () => {
       limit: 10,
     });
     expect(listed.items).toHaveLength(3);
+  });
+});
+
+describe('edits in approver analytics (issue #25)', () => {
+  it('takes an edit as its editor’s response, flags it per group, and counts it apart from approvals and rejects', async () => {
+    // Act: the sample's k-of-n turn, then ana edits a call of turn 3
+    const { metrics, responses } = await recordSampleResponses('edit');
+    const listed = await responses.listResponses({
+      from: new Date(0),
+      to: new Date('2030-01-01'),
+      limit: 10,
+    });
+    const summary = summarizeApproverResponses(
+      [...listed.items, response({ approver: 'ana', outcome: 'reject', sequence: 9 })],
+      10,
+    );
+
+    // Assess
+    expect(listed.items.map((each) => [each.approver, each.outcome])).toEqual([
+      ['ana', 'approve'],
+      ['bo', 'approve'],
+      ['ana', 'edit'],
+    ]);
+    expect(metrics.calls.filter(([name]) => name === 'ApproverEdits')).toEqual([
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 0, { approverGroup: 'marketing' }],
+      ['ApproverEdits', 1, { approverGroup: EVERY_APPROVER_GROUP }],
+    ]);
+    expect(metrics.calls.filter(([name]) => name === 'QuickApprovals')).toHaveLength(2);
+    // an edit is neither an approval nor a rejection: a third of ana's three responses each
+    const ana = summary.approvers[0];
+    expect([ana?.approver, ana?.approvals, ana?.rejects, ana?.edits]).toEqual(['ana', 1, 1, 1]);
+    expect([ana?.rejectRate, ana?.editShare]).toEqual([0.333, 0.333]);
+    expect(summary.approvers[1]).toMatchObject({ approver: 'bo', edits: 0, editShare: 0 });
   });
 });
 
@@ -119,6 +159,8 @@ describe('summarizeApproverResponses', () => {
         approvals: 3,
         rejects: 1,
         rejectRate: 0.25,
+        edits: 0,
+        editShare: 0,
         medianResponseSeconds: 3,
         p90ResponseSeconds: 90,
         quickApprovals: 2,

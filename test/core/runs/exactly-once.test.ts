@@ -74,7 +74,7 @@ describe('a retried pause (AwaitApproval)', () => {
     const harness = createHarness();
     const paused = await startPausedRun(harness);
     const digest = await digestShownTo(harness, APPROVER, paused.runId);
-    await decideRun(harness.dependencies, APPROVER, paused.runId, { decision: 'reject', digest });
+    await decideRun(asDecidingFunction(harness), APPROVER, paused.runId, { decision: 'reject', digest });
 
     // Act
     const retried = await awaitApproval(harness.dependencies, {
@@ -91,6 +91,50 @@ describe('a retried pause (AwaitApproval)', () => {
     });
     expect(await harness.runs.listUndeliveredDecisions({ decidedBefore: '9999', limit: 10 })).toEqual([]);
     expect(harness.notifier.events).toHaveLength(1);
+  });
+
+  it('carries no decision on without its receipt entry: it re-enters the wait, and the repeat appends and delivers', async () => {
+    // Prepare: the decision is claimed, then signing its entry fails (issue #25: two faults)
+    const harness = createHarness();
+    const paused = await startPausedRun(harness);
+    const digest = await digestShownTo(harness, APPROVER, paused.runId);
+    const signer = harness.dependencies.receipts.signer as NonNullable<
+      typeof harness.dependencies.receipts.signer
+    >;
+    const sign = signer.sign.bind(signer);
+    signer.sign = async () => {
+      throw unavailable();
+    };
+    const failed = decideRun(asDecidingFunction(harness), APPROVER, paused.runId, {
+      decision: 'approve',
+      digest,
+    });
+    await expect(failed).rejects.toMatchObject({ code: 'unavailable' });
+    signer.sign = sign;
+
+    // Act
+    const retried = await awaitApproval(harness.dependencies, {
+      runId: paused.runId,
+      turn: paused.turn,
+      taskToken: 'task-token-retry',
+    });
+    const cardWhileMissing = await harness.runs.getCard(paused.runId);
+    harness.clock.advance(31_000);
+    const repeat = await decideRun(asDecidingFunction(harness), APPROVER, paused.runId, {
+      decision: 'approve',
+      digest,
+    });
+
+    // Assess
+    expect(retried).toEqual({ kind: 'waiting' });
+    expect(cardWhileMissing).toMatchObject({ state: 'open', turn: paused.turn });
+    expect(repeat).toMatchObject({ kind: 'decided', decision: 'approve' });
+    expect(harness.executions.resumed).toEqual([
+      { taskToken: 'task-token-retry', decision: { kind: 'approve' } },
+    ]);
+    expect(await harness.dependencies.receipts.chain.readEntries(paused.runId)).toMatchObject([
+      { kind: 'decision', decision: 'approve', turn: paused.turn },
+    ]);
   });
 });
 
