@@ -135,7 +135,7 @@ function createGatewayDependencies(options: McpGatewayOptions): GatewayCallDepen
     secrets: { read: async () => token ?? '' },
     hostPolicy: { allowedHosts: [upstream.host], allowLoopback: options.allowLoopbackUpstream === true },
   });
-  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const apiUrl = options.apiUrl.replace(/(?<!\/)\/+$/, '');
   const api = createApiClient({
     baseUrl: apiUrl,
     token: clientCredentialsTokens({
@@ -154,7 +154,7 @@ function createGatewayDependencies(options: McpGatewayOptions): GatewayCallDepen
     now: Date.now,
     settings: {
       configurationId: options.configurationId,
-      inboxUrl: (options.inboxUrl ?? apiUrl).replace(/\/+$/, ''),
+      inboxUrl: (options.inboxUrl ?? apiUrl).replace(/(?<!\/)\/+$/, ''),
       waitMs: positive(options.waitSeconds ?? 45, 'waitSeconds') * 1000,
       pollSeconds: Math.min(25, positive(options.pollSeconds ?? 15, 'pollSeconds')),
       maxArgumentBytes: positive(options.maxArgumentBytes ?? 64 * 1024, 'maxArgumentBytes'),
