@@ -150,7 +150,7 @@ describe('the npm package', () => {
     if (workDirectory) rmSync(workDirectory, { recursive: true, force: true });
   });
 
-  it('is under 10 MB, licensed Apache-2.0 with its LICENSE, and says where it comes from', () => {
+  it('is under 12 MB, licensed Apache-2.0 with its LICENSE, and says where it comes from', () => {
     // Act
     const size = statSync(tarball).size;
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
@@ -165,7 +165,9 @@ describe('the npm package', () => {
     const license = execFileSync('tar', ['-xzOf', tarball, 'package/LICENSE'], { encoding: 'utf8' });
 
     // Assess
-    expect(size).toBeLessThan(10 * 1024 * 1024);
+    // A budget against shipping what should not ship (fixtures, node_modules, maps): 30 prebuilt,
+    // self-contained handler bundles and the CLI with the MCP gateway are 10.6 MB (was 7.5 MB).
+    expect(size).toBeLessThan(12 * 1024 * 1024);
     expect(files).toContain('package/LICENSE');
     expect(license).toContain('Apache License');
     expect(license).toContain('Version 2.0, January 2004');
