@@ -3,6 +3,7 @@ import * as z from 'zod/mini';
 import type { RouteDefinition } from '../../../lambdas/contract/route-definition.js';
 import { ROUTES } from '../../../lambdas/contract/routes.js';
 import { CountersignError } from '../../../lambdas/core/errors.js';
+import type { UserProfile } from '../../../lambdas/core/identity.js';
 import { silentLogger } from '../../../lambdas/core/ports.js';
 import { TEXTS } from '../../../lambdas/core/texts.js';
 import { createHttpApi, type RouteImplementations } from '../../../lambdas/handlers/http/http-api.js';
@@ -120,7 +121,7 @@ function eventFor(method: string, path: string, pathParameters: Record<string, s
   } as never;
 }
 
-const ROOT = {
+const ROOT: UserProfile = {
   userId: 'root',
   displayName: 'Root',
   grants: ['admin', 'agent_run', 'agent_approve'],
