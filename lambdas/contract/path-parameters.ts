@@ -1,6 +1,6 @@
 import * as z from 'zod/mini';
 import { TEXTS } from '../core/texts.js';
-import { CALL_INDEX_PATTERN, CONFIGURATION_ID_PATTERN, RUN_ID_PATTERN } from './common-schemas.js';
+import { CONFIGURATION_ID_PATTERN } from './common-schemas.js';
 import { asUnknown } from './route-definition.js';
 
 /**
@@ -9,16 +9,23 @@ import { asUnknown } from './route-definition.js';
  * nothing; a route entry spreads one of these beside its other fields.
  */
 
+/** A run id as countersign mints them. */
+const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,100}$/;
+const runId = z.string().check(z.regex(RUN_ID_PATTERN));
+
+/** Six digits are more than any card holds, and keep what a client sends an exact integer. */
+const CALL_INDEX_PATTERN = /^(0|[1-9][0-9]{0,5})$/;
+
 /** `/runs/{id}`, `/external-runs/{id}`: a malformed run id is answered like an unknown run. */
 export const runPathParameters = {
-  pathParameters: z.object({ id: z.string().check(z.regex(RUN_ID_PATTERN)) }),
+  pathParameters: z.object({ id: runId }),
   pathRefusals: { id: asUnknown(TEXTS.runNotFound) },
 } as const;
 
 /** `/runs/{id}/calls/{index}`: the run as above, then the call's position on its card (a 400). */
 export const callPathParameters = {
   pathParameters: z.object({
-    id: z.string().check(z.regex(RUN_ID_PATTERN)),
+    id: runId,
     index: z.string().check(z.regex(CALL_INDEX_PATTERN)),
   }),
   pathRefusals: {
@@ -64,7 +71,7 @@ export const skillPathParameters = {
   pathRefusals: { skillId: asUnknown((path) => TEXTS.skillNotFound(path.skillId ?? '')) },
 } as const;
 
-/** The longest task or configuration id (`identifier` in core/configurations.ts): a longer one would reach DynamoDB as a key it refuses. */
+/** The longest task or configuration id (`identifier` in core/configurations.ts). */
 const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
 
 /** `/admin/skills/attachments/{owner}/{id}`: a task's or a configuration's skills. */
