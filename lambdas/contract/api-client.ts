@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import type { ErrorBody } from './common-schemas.js';
 import type { ErrorStatus } from './route-definition.js';
-import { type OperationId, ROUTES, type Route, type RouteOf } from './routes.js';
+import { type OperationId, ROUTES, type RouteOf, routeOf } from './routes.js';
 
 /** The names in a path template: `/runs/{id}/calls/{index}` → `'id' | 'index'`. */
 type PathParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
@@ -185,7 +185,7 @@ export function routeTableOf<Id extends OperationId>(
 ): Record<Id, { method: string; path: string }> {
   return Object.fromEntries(
     operationIds.map((operationId) => {
-      const route = ROUTES.find((candidate) => candidate.operationId === operationId) as Route;
+      const route = routeOf(operationId);
       return [operationId, { method: route.method, path: route.path }];
     }),
   ) as Record<Id, { method: string; path: string }>;

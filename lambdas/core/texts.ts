@@ -295,6 +295,8 @@ export const TEXTS = {
   bodyForbiddenKey: 'body: a key named "__proto__" or "constructor" is not accepted.',
   adminRecordNotFound: (kind: string, id: string) => `No ${kind} "${id}".`,
   adminIdTooLong: (kind: string) => `No ${kind} with this id.`,
+  // The id as the client sent it, cut to what no skill id exceeds.
+  skillNotFound: (skillId: string) => `No skill "${skillId.slice(0, 100)}".`,
   adminIdMismatch: (field: string, id: string) => `${field}: must equal the id in the path ("${id}").`,
   skillsResourceNotFound: 'No such skills resource.',
   // The inbox page's own sentences (its script shows them beside the API's messages).
