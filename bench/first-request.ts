@@ -213,6 +213,8 @@ export async function measureFirstRequests(
       AWS_ENDPOINT_URL_EVENTBRIDGE: standIns.awsJsonEndpoint,
       COUNTERSIGN_TABLE_NAME: runtime.dynamo.tableName,
       COUNTERSIGN_SEALING_KEY_ARN: kms.keyArn,
+      // The deciding functions sign receipt entries (issue #25) with the fake KMS's P-256 key.
+      COUNTERSIGN_RECEIPT_KEY_ARN: kms.signingKeyArn,
       COUNTERSIGN_OVERFLOW_BUCKET: 'countersign-bench-overflow',
       COUNTERSIGN_OVERFLOW_KEY_ARN: `arn:aws:kms:${kms.region}:111122223333:key/overflow`,
       COUNTERSIGN_STATE_MACHINE_ARN: `arn:aws:states:${kms.region}:111122223333:stateMachine:bench`,
