@@ -50,14 +50,14 @@ export async function awaitApproval(
   input: AwaitApprovalInput,
 ): Promise<AwaitApprovalOutcome> {
   const pause = await readPause(dependencies, input);
-  const branch = await choosePauseBranch(dependencies, input, pause);
+  const branch = await choosePauseBranch(dependencies, pause);
   if (branch.kind === 'conflict') throw new CountersignError('conflict', branch.message);
   if (branch.kind === 'carry-on') return carryOnDecision(dependencies, branch.decision);
   const up =
     branch.kind === 'reenter'
       ? await reenterWait(dependencies, pause.run, branch.card, input.taskToken)
       : await putFreshCard(dependencies, pause.run, input.taskToken);
-  if (up.kind === 'card-closed') return afterCardClosed(dependencies, input);
+  if (up.kind === 'card-closed') return afterCardClosed(dependencies, pause.run);
   if (up.runWaits) await markWaiting(dependencies, up.card, up.runWaits.state);
   reportWaitingCard(dependencies, up);
   // A re-entered wait re-arms the steps not yet announced (a restarted local process lost its timers).
@@ -67,7 +67,7 @@ export async function awaitApproval(
 /** A card that holds this attempt's token, put fresh or renewed. */
 type WaitingCard = Exclude<FreshCard | RenewedCard, { kind: 'card-closed' }>;
 
-/** The pause as read once: the run, and its card and decision when they are on record. */
+/** The pause as read once: the run at the turn asked, and its card and decision when they are on record. */
 interface Pause {
   run: StoredRun;
   card?: StoredCard;
@@ -87,23 +87,16 @@ type PauseBranch =
  */
 async function choosePauseBranch(
   dependencies: AwaitApprovalDependencies,
-  input: AwaitApprovalInput,
   { run: { record }, card, decision }: Pause,
 ): Promise<PauseBranch> {
-  if (record.turn !== input.turn || (record.status !== 'running' && record.status !== 'waiting')) {
-    return {
-      kind: 'conflict',
-      message: `The run is ${record.status} at turn ${record.turn}, not waiting at ${input.turn}.`,
-    };
-  }
   const waitsForEntry =
     decision !== undefined && (await lacksDecisionEntry(dependencies.receipts.chain, decision));
   if (decision && !waitsForEntry) return { kind: 'carry-on', decision };
-  if (card && card.turn === input.turn && isCardUndecided(card)) {
+  if (card && card.turn === record.turn && isCardUndecided(card)) {
     if (waitsForEntry) {
       dependencies.logger.warn('decision on record without its receipt entry: waiting for its repeat', {
-        runId: input.runId,
-        turn: input.turn,
+        runId: record.runId,
+        turn: record.turn,
       });
     }
     return { kind: 'reenter', card };
@@ -200,9 +193,9 @@ async function sendNotification(dependencies: AwaitApprovalDependencies, card: S
  */
 async function afterCardClosed(
   dependencies: AwaitApprovalDependencies,
-  input: AwaitApprovalInput,
+  { record }: StoredRun,
 ): Promise<AwaitApprovalOutcome> {
-  const decision = await dependencies.runs.getDecision(input.runId, input.turn);
+  const decision = await dependencies.runs.getDecision(record.runId, record.turn);
   if (!decision) throw new CountersignError('conflict', 'The run ended while it was pausing.');
   if (await lacksDecisionEntry(dependencies.receipts.chain, decision)) {
     throw new CountersignError('conflict', TEXTS.decisionWithoutReceipt);
@@ -234,7 +227,7 @@ async function carryOnDecision(
 
 /**
  * The run, its card and the decision on record for the turn, read together (a retried pause must
- * see both). The owner is read only by a fresh card, whose previews need their rights: one round
+ * see both); a run that is not running or waiting at that turn is a conflict. The owner is read only by a fresh card, whose previews need their rights: one round
  * trip more than a batched read with the owner named by the step input would take, which the
  * bench measured as not worth a port method, an adapter and a field in the state machine.
  */
@@ -248,5 +241,12 @@ async function readPause(dependencies: AwaitApprovalDependencies, input: AwaitAp
     }),
     dependencies.runs.getDecision(input.runId, input.turn),
   ]);
+  const { record } = run;
+  if (record.turn !== input.turn || (record.status !== 'running' && record.status !== 'waiting')) {
+    throw new CountersignError(
+      'conflict',
+      `The run is ${record.status} at turn ${record.turn}, not waiting at ${input.turn}.`,
+    );
+  }
   return { run, ...(card ? { card } : {}), ...(decision ? { decision } : {}) };
 }
