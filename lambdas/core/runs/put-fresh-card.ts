@@ -83,9 +83,11 @@ export async function putFreshCard(
   };
   const stored: StoredCard = {
     ...draftStoredCard(dependencies, run, captured),
+    state: 'open',
     sealedCard: await sealJson(dependencies.sealer, 'approval-card', record.runId, card),
     sealedToken,
     waitId,
+    notification: 'pending',
   };
   // Never over a card of this turn that closed meanwhile (decided, or its run ended).
   const put = await dependencies.runs.putCard(stored, { unlessClosedAtItsTurn: true });
@@ -155,7 +157,7 @@ function draftStoredCard(
   dependencies: FreshCardDependencies,
   { record }: StoredRun,
   { calls, digest, tools }: CapturedCalls,
-): Omit<StoredCard, 'sealedCard' | 'sealedToken' | 'waitId'> {
+): Omit<StoredCard, 'state' | 'sealedCard' | 'sealedToken' | 'waitId' | 'notification'> {
   const now = dependencies.clock.now();
   const expiresAt = approvalDeadline(now, dependencies.settings.approvalTimeoutSeconds);
   const escalation = planCardEscalation(record.policy.escalation, now, expiresAt);
@@ -191,8 +193,6 @@ function draftStoredCard(
     ...(escalation === undefined ? {} : { escalation }),
     ...(editedBy === undefined ? {} : { editedBy }),
     ...(decisionGroups.length > 0 ? { decisionGroups } : {}),
-    state: 'open',
-    notification: 'pending',
   };
 }
 
