@@ -6,13 +6,16 @@ import type { McpGatewayOptions } from '../lambdas/agents/mcp-gateway/mcp-gatewa
 export const CLIENT_SECRET_VARIABLE = 'COUNTERSIGN_CLIENT_SECRET';
 /** The environment variable the upstream's bearer token is read from, if it wants one. */
 export const UPSTREAM_TOKEN_VARIABLE = 'COUNTERSIGN_UPSTREAM_TOKEN';
+/** The environment variable the token MCP clients must present is read from (required off loopback). */
+export const GATEWAY_TOKEN_VARIABLE = 'COUNTERSIGN_GATEWAY_TOKEN';
 
 export const MCP_GATEWAY_USAGE = `Usage: countersign mcp-gateway --upstream <url> --api <url> --token-url <url> --client-id <id> --configuration <id> [options]
 
 Serves an MCP endpoint (streamable HTTP) that offers the upstream MCP server's tools: a tool the
 upstream marks readOnlyHint passes through; every other call waits for a person to countersign it.
 The machine client's secret is read from ${CLIENT_SECRET_VARIABLE}, the upstream's bearer token (if
-any) from ${UPSTREAM_TOKEN_VARIABLE}.
+any) from ${UPSTREAM_TOKEN_VARIABLE}, and the bearer token MCP clients must send from
+${GATEWAY_TOKEN_VARIABLE} (required with a --host that is not loopback; at least 32 characters).
 
   --host <address>              listen on this address (default 127.0.0.1)
   --allowed-host <host:port>    another Host header to accept (repeatable), for a non-loopback --host
@@ -111,6 +114,7 @@ function readGatewayOptions(
     throw new Error(`Set ${CLIENT_SECRET_VARIABLE} to the machine client's secret.`);
   }
   const upstreamToken = environment[UPSTREAM_TOKEN_VARIABLE];
+  const clientToken = environment[GATEWAY_TOKEN_VARIABLE];
   const number = (name: keyof typeof values): number | undefined => {
     const value = values[name];
     if (value === undefined) return undefined;
@@ -131,6 +135,7 @@ function readGatewayOptions(
     clientSecret,
     port: number('port') ?? 8788,
     ...optional('upstreamToken', upstreamToken === '' ? undefined : upstreamToken),
+    ...optional('clientToken', clientToken === '' ? undefined : clientToken),
     ...optional('inboxUrl', values['inbox-url']),
     ...optional('host', values.host),
     ...optional('allowedHosts', values['allowed-host']),

@@ -56,7 +56,7 @@ export async function runSmokeTest(args: readonly string[], io: SmokeIo): Promis
   }
   const now = io.now ?? Date.now;
   const sleep = io.sleep ?? ((milliseconds) => new Promise((done) => setTimeout(done, milliseconds)));
-  const baseUrl = options.url.replace(/\/+$/, '');
+  const baseUrl = options.url.replace(/(?<!\/)\/+$/, '');
   const clientWith = (token: string): ApiClient =>
     createApiClient({ baseUrl, token, ...(io.fetch ? { fetch: io.fetch } : {}) });
   const owner = clientWith(options.token);

@@ -5,18 +5,16 @@ import { ingestSummarySchema } from '../core/skills/ingest-skills.js';
 import { enableSkillRequestSchema } from '../core/skills/review-skill.js';
 import {
   ADMIN_COLLECTION_SCHEMAS,
-  adminItemPathSchema,
   adminListQuerySchema,
-  attachmentPathSchema,
   attachmentSchema,
   deletedSchema,
   ingestRequestSchema,
-  skillPathSchema,
   skillSummarySchema,
   skillWithAuditSchema,
 } from './admin-schemas.js';
 import { approverAnalyticsSchema } from './analytics-schemas.js';
 import { pagedListSchema } from './common-schemas.js';
+import { adminItemPathParameters, attachmentPathParameters, skillPathParameters } from './path-parameters.js';
 import { json } from './route-definition.js';
 
 type AdminCollection = keyof typeof ADMIN_COLLECTION_SCHEMAS;
@@ -41,6 +39,7 @@ function adminCollectionRoutes<
   schemas: { readonly body: Body; readonly item: Item; readonly page: Page },
 ) {
   const item = `/admin/${collection}/{id}` as const;
+  const itemPath = adminItemPathParameters(singularOf(collection));
   const admin = { function: 'api-admin', auth: 'jwt' } as const;
   return [
     {
@@ -58,7 +57,7 @@ function adminCollectionRoutes<
       path: item,
       ...admin,
       summary: `Read one ${label}.`,
-      pathParameters: adminItemPathSchema,
+      ...itemPath,
       success: { 200: json(`The ${label}.`, schemas.item) },
     },
     {
@@ -67,7 +66,7 @@ function adminCollectionRoutes<
       path: item,
       ...admin,
       summary: `Create or replace one ${label}; the body's id must equal the path's.`,
-      pathParameters: adminItemPathSchema,
+      ...itemPath,
       body: schemas.body,
       success: { 200: json(`The ${label} as stored.`, schemas.item) },
     },
@@ -87,10 +86,15 @@ function adminDeleteRoute<const Collection extends AdminCollection, const Noun e
     function: 'api-admin',
     auth: 'jwt',
     summary: `Delete one ${label}.`,
-    pathParameters: adminItemPathSchema,
+    ...adminItemPathParameters(singularOf(collection)),
     success: { 200: json('What was deleted.', deletedSchema) },
     errors: [409],
   } as const;
+}
+
+/** What one item of a collection is called in a refusal: `slack-users` holds `slack-user`s. */
+function singularOf(collection: AdminCollection): string {
+  return collection.slice(0, -1);
 }
 
 const collections = ADMIN_COLLECTION_SCHEMAS;
@@ -140,7 +144,7 @@ export const ADMIN_READ_ROUTES = [
     path: '/admin/skills/{skillId}',
     ...admin,
     summary: 'One skill with its body and its audit.',
-    pathParameters: skillPathSchema,
+    ...skillPathParameters,
     success: { 200: json('The skill and its audit.', skillWithAuditSchema) },
   },
   {
@@ -159,7 +163,7 @@ export const ADMIN_READ_ROUTES = [
     path: '/admin/skills/{skillId}/enable',
     ...admin,
     summary: 'Enable a skill whose reviewed body checksum is given.',
-    pathParameters: skillPathSchema,
+    ...skillPathParameters,
     body: enableSkillRequestSchema,
     success: { 200: json('The skill.', skillSummarySchema) },
     errors: [409],
@@ -170,7 +174,7 @@ export const ADMIN_READ_ROUTES = [
     path: '/admin/skills/{skillId}/disable',
     ...admin,
     summary: 'Disable a skill.',
-    pathParameters: skillPathSchema,
+    ...skillPathParameters,
     success: { 200: json('The skill.', skillSummarySchema) },
     errors: [409],
   },
@@ -180,7 +184,7 @@ export const ADMIN_READ_ROUTES = [
     path: '/admin/skills/attachments/{owner}/{id}',
     ...admin,
     summary: 'Set the skills attached to a task or a configuration, in order.',
-    pathParameters: attachmentPathSchema,
+    ...attachmentPathParameters,
     body: attachSkillsRequestSchema,
     success: { 200: json('The attached skills.', attachmentSchema) },
     errors: [409],

@@ -15,14 +15,6 @@ export const adminListQuerySchema = pageQuerySchema(ADMIN_PAGE_SIZE_MAX, ADMIN_P
 /** POST /admin/skills/ingest: an upload or a GitHub source, strict at every depth. */
 export const ingestRequestSchema = z.discriminatedUnion('source', [skillUploadSchema, gitHubIngestSchema]);
 
-const adminIdentifier = z.string().check(z.minLength(1), z.maxLength(200));
-export const adminItemPathSchema = z.object({ id: adminIdentifier });
-export const skillPathSchema = z.object({ skillId: adminIdentifier });
-export const attachmentPathSchema = z.object({
-  owner: z.enum(['tasks', 'configurations']),
-  id: z.string().check(z.minLength(1), z.maxLength(100)),
-});
-
 /**
  * A stored record carries `unknownKeys` beside its fields when it holds keys today's schema does
  * not know: reported to the admin, never reinterpreted.

@@ -2,7 +2,7 @@ import type * as z from 'zod/mini';
 import type * as zc from 'zod/v4/core';
 import type { ErrorBody } from './common-schemas.js';
 import type { ErrorStatus } from './route-definition.js';
-import { type OperationId, ROUTES, type Route, type RouteOf } from './routes.js';
+import { type OperationId, ROUTES, type RouteOf, routeOf } from './routes.js';
 
 /** The names in a path template: `/runs/{id}/calls/{index}` → `'id' | 'index'`. */
 type PathParameterNames<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
@@ -30,6 +30,8 @@ export type ApiRequest<Id extends OperationId> = PathPart<Id> &
   BodyPart<Id> & {
     /** Extra headers, e.g. `accept: text/html` for the page's HTML answers. */
     readonly headers?: Readonly<Record<string, string>>;
+    /** Aborts the request (a long poll the caller stops waiting for). */
+    readonly signal?: AbortSignal;
   };
 
 type Success<Id extends OperationId> = {
@@ -72,6 +74,7 @@ export interface RawApiRequest {
   readonly headers?: Readonly<Record<string, string>>;
   /** Sends this token instead of the client's (`''`: none). */
   readonly token?: string;
+  readonly signal?: AbortSignal;
 }
 
 export interface RawApiResponse {
@@ -120,6 +123,7 @@ export function createApiClient(options: ApiClientOptions): ApiClient {
           path: `${fillPath(route.path, request.path ?? {})}${queryStringOf(request.query)}`,
           ...(request.body === undefined ? {} : { body: request.body }),
           ...(request.headers ? { headers: request.headers } : {}),
+          ...(request.signal ? { signal: request.signal } : {}),
         }),
     ]),
   );
@@ -132,6 +136,7 @@ interface OperationRequest {
   query?: Readonly<Record<string, unknown>>;
   body?: unknown;
   headers?: Readonly<Record<string, string>>;
+  signal?: AbortSignal;
 }
 
 /** `/runs/{id}` with `{id: 'a b'}` → `/runs/a%20b`; a missing parameter is a programming error. */
@@ -159,6 +164,7 @@ async function sendApiRequest(options: ApiClientOptions, request: RawApiRequest)
   const response = await (options.fetch ?? fetch)(`${options.baseUrl}${request.path}`, {
     method: request.method,
     headers,
+    ...(request.signal ? { signal: request.signal } : {}),
     ...(request.body === undefined
       ? {}
       : { body: typeof request.body === 'string' ? request.body : JSON.stringify(request.body) }),
@@ -179,7 +185,7 @@ export function routeTableOf<Id extends OperationId>(
 ): Record<Id, { method: string; path: string }> {
   return Object.fromEntries(
     operationIds.map((operationId) => {
-      const route = ROUTES.find((candidate) => candidate.operationId === operationId) as Route;
+      const route = routeOf(operationId);
       return [operationId, { method: route.method, path: route.path }];
     }),
   ) as Record<Id, { method: string; path: string }>;

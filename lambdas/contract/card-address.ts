@@ -1,6 +1,6 @@
-import { ROUTES } from './routes.js';
+import { routeOf } from './routes.js';
 
-const CARD_PAGE_PATH = ROUTES.find((route) => route.operationId === 'getCardPage')?.path ?? '';
+const CARD_PAGE_PATH = routeOf('getCardPage').path;
 
 /**
  * A card's own address on the inbox page (the manifest's `getCardPage` route), relative to the

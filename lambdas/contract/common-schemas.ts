@@ -51,20 +51,8 @@ export function pagedListSchema<Item extends zc.$ZodType>(item: Item) {
   return z.object({ items: z.array(item), cursor: z.optional(z.string()) });
 }
 
-/** `/runs/{id}`: a run id as countersign mints them. A malformed one is answered like an unknown run (404). */
-export const RUN_ID_PATTERN = /^[A-Za-z0-9-]{1,100}$/;
-
-/** Six digits are more than any card holds, and keep what a client sends an exact integer. */
-export const CALL_INDEX_PATTERN = /^(0|[1-9][0-9]{0,5})$/;
-
 /** `/configurations/{id}/…`: a configuration id; a malformed one is as unknown as a missing one (404). */
 export const CONFIGURATION_ID_PATTERN = /^[a-zA-Z0-9][a-zA-Z0-9._-]{0,99}$/;
-
-export const runPathSchema = z.object({ id: z.string().check(z.regex(RUN_ID_PATTERN)) });
-export const callPathSchema = z.object({
-  id: z.string().check(z.regex(RUN_ID_PATTERN)),
-  index: z.string().check(z.regex(CALL_INDEX_PATTERN)),
-});
 
 /**
  * True when two types are the same shape: each is assignable to the other and they name the same

@@ -76,8 +76,16 @@ export interface RouteDefinition {
    */
   readonly transport?: 'http-api' | 'function-url';
   readonly summary: string;
-  /** The path parameters as the document describes them (the route reads each one itself). */
+  /**
+   * The path parameters: the router parses them (after the body and the query, as an unknown id
+   * is only found out after them) and `handle` receives them typed; the document describes them.
+   */
   readonly pathParameters?: zc.$ZodObject;
+  /**
+   * How a path parameter its schema refuses is answered, by name, checked in the schema's order.
+   * @default - a 400 naming `path.<name>`
+   */
+  readonly pathRefusals?: Readonly<Record<string, PathParameterRefusal>>;
   readonly query?: zc.$ZodObject;
   readonly body?: zc.$ZodType;
   /** Whether the body may be left out: a missing one reads as `{}` (a bare POST). @default false */
@@ -96,6 +104,26 @@ export interface RouteDefinition {
   /** A refusal whose body says more than `{"error": {"code", "message"}}`, by status. */
   readonly errorBodies?: Readonly<Partial<Record<ErrorStatus, { description: string; json: zc.$ZodType }>>>;
 }
+
+/** The path parameters a refusal message may name (as the request sent them, unchecked). */
+export type RawPathParameters = Readonly<Record<string, string | undefined>>;
+
+/**
+ * How a route refuses a path parameter its schema does not accept:
+ * - `not-found`: exactly as an unknown resource (404 and its message), so a malformed id tells a
+ *   caller nothing an unknown one would not;
+ * - `bad-request`: a 400 with this message, naming the parameter;
+ * - `unread`: never refused, because the route answers every value alike (the page shell, whose
+ *   script reads its own address).
+ */
+export type PathParameterRefusal =
+  | { readonly kind: 'not-found'; readonly message: string | ((path: RawPathParameters) => string) }
+  | { readonly kind: 'bad-request'; readonly message: string }
+  | { readonly kind: 'unread' };
+
+/** A malformed path parameter answered as an unknown resource: a 404 with the unknown one's message. */
+export const asUnknown = (message: string | ((path: RawPathParameters) => string)) =>
+  ({ kind: 'not-found', message }) as const;
 
 /** A success answered as JSON, described. */
 export const json = <Schema extends zc.$ZodType>(description: string, schema: Schema) => ({

@@ -10,14 +10,15 @@ import { cancelRequestSchema } from '../core/runs/cancel-run.js';
 import { decisionRequestSchema } from '../core/runs/decide-run.js';
 import { startRunRequestSchema } from '../core/runs/start-run.js';
 import { ADMIN_COLLECTION_ROUTES, ADMIN_READ_ROUTES } from './admin-routes.js';
-import {
-  CONFIGURATION_ID_PATTERN,
-  callPathSchema,
-  decisionUnavailableBodySchema,
-  pagedListSchema,
-  runPathSchema,
-} from './common-schemas.js';
+import { decisionUnavailableBodySchema, pagedListSchema } from './common-schemas.js';
 import { externalRunViewSchema, submitExternalRunResponseSchema } from './external-schemas.js';
+import {
+  callPathParameters,
+  cardPagePathParameters,
+  configurationPathParameters,
+  runPathParameters,
+  userPathParameters,
+} from './path-parameters.js';
 import { receiptResponseSchema } from './receipt-schemas.js';
 import { json, type RouteDefinition, type RouteFunction, withHtml } from './route-definition.js';
 import {
@@ -45,9 +46,6 @@ import {
  * its own, and a route's handler receives its input as the entry's schemas parsed it.
  */
 
-const configurationPathSchema = z.object({ id: z.string().check(z.regex(CONFIGURATION_ID_PATTERN)) });
-const userPathSchema = z.object({ id: z.string().check(z.minLength(1), z.maxLength(200)) });
-
 const runs = { function: 'api-runs', auth: 'jwt' } as const;
 const external = { function: 'api-external', auth: 'machine' } as const;
 const decision = { function: 'api-decision', auth: 'jwt' } as const;
@@ -58,7 +56,7 @@ const publicPage = { function: 'api-inbox', auth: 'none' } as const;
 const generate = {
   function: 'api-generate',
   auth: 'jwt',
-  pathParameters: configurationPathSchema,
+  ...configurationPathParameters,
   errors: [502, 503, 504],
 } as const;
 
@@ -91,7 +89,7 @@ export const ROUTES = [
     ...external,
     summary:
       'The answer to a submitted turn: per call, approved or rejected. `?wait=` holds the request up to 25 s until it is decided (long poll).',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     query: externalRunQuerySchema,
     success: {
       200: json(
@@ -107,7 +105,7 @@ export const ROUTES = [
     ...external,
     summary:
       'What the agent did with each call of its answered turn, for the audit; the first report of a call stands.',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     body: reportExecutionRequestSchema,
     success: { 200: json('The run with every report on record.', externalRunViewSchema) },
     errors: [409],
@@ -119,7 +117,7 @@ export const ROUTES = [
     ...runs,
     summary:
       'A run as its owner, an admin or an approver its card was routed to sees it, with its pending calls while it waits.',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     success: {
       200: withHtml(
         'The run.',
@@ -134,7 +132,7 @@ export const ROUTES = [
     path: '/runs/{id}/cancel',
     ...runs,
     summary: 'Stop a run, close its card and record who cancelled it and why (owner or admin).',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     body: cancelRequestSchema,
     // A bare POST cancels without a reason.
     bodyOptional: true,
@@ -149,7 +147,7 @@ export const ROUTES = [
     ...runs,
     summary:
       'The run’s receipt: every approval, decision, cancel and expiry as a hash chain, decisions signed; verify it offline with `countersign verify` (owner, routed approvers, admin).',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     success: { 200: json('The receipt, entries oldest first, as stored.', receiptResponseSchema) },
   },
   // History (issue #21): a run's audit, and what the signed-in user decided and started.
@@ -160,7 +158,7 @@ export const ROUTES = [
     ...runs,
     summary:
       'A run’s audit: each decision record, each k-of-n approval (who, when, digest, tally), a cancel, an expiry.',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     success: {
       200: withHtml('The audit, oldest first.', runAuditSchema, 'The audit as escaped HTML, for the page.'),
     },
@@ -202,7 +200,7 @@ export const ROUTES = [
     ...runs,
     summary:
       'Resume a run that failed on a transient cause from the step that failed, in a new execution (owner or admin).',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     success: {
       202: json(
         'The run is back at work from the failed step (`repeated` when this redrive was already made).',
@@ -219,7 +217,7 @@ export const ROUTES = [
     auth: 'jwt',
     transport: 'function-url',
     summary: 'Server-sent events of a run: turns, tool results, `awaiting_approval`, the final state.',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     success: {
       200: {
         description: 'The event stream, until the run ends or waits.',
@@ -237,7 +235,7 @@ export const ROUTES = [
     path: '/runs/{id}/decision',
     ...decision,
     summary: 'Approve or reject the waiting turn whose digest the card showed.',
-    pathParameters: runPathSchema,
+    ...runPathParameters,
     body: decisionRequestSchema,
     // A bare POST reads as `{}`: refused for its missing decision, like any incomplete body.
     bodyOptional: true,
@@ -262,7 +260,7 @@ export const ROUTES = [
     ...decision,
     summary:
       'Set an approver away until a date with a delegate, who decides the cards routed to them acting for them (the approver themself or an admin).',
-    pathParameters: userPathSchema,
+    ...userPathParameters,
     body: awayRequestSchema,
     success: { 200: json('The approver’s delegation as it now stands.', awayResponseSchema) },
   },
@@ -272,7 +270,7 @@ export const ROUTES = [
     path: '/users/{id}/away',
     ...decision,
     summary: 'The approver is back: their cards reach only them again (the approver themself or an admin).',
-    pathParameters: userPathSchema,
+    ...userPathParameters,
     success: { 200: json('The approver, no longer away.', awayResponseSchema) },
   },
   // The whole arguments of a call a card excerpts: the inbox's reader, with the inbox's reads.
@@ -282,7 +280,7 @@ export const ROUTES = [
     path: '/runs/{id}/calls/{index}',
     ...inbox,
     summary: 'The whole arguments of a pending call whose card shows an excerpt.',
-    pathParameters: callPathSchema,
+    ...callPathParameters,
     success: {
       200: withHtml(
         'The call with its whole arguments.',
@@ -326,7 +324,7 @@ export const ROUTES = [
     path: '/inbox/runs/{id}',
     ...publicPage,
     summary: 'A card’s own address: the inbox page, which opens this run’s card once the viewer signed in.',
-    pathParameters: runPathSchema,
+    ...cardPagePathParameters,
     success: { 200: { description: 'The page.', html: 'The inbox page.' } },
   },
   // The page's OAuth client library (oauth4webapi), pinned by the page's import map integrity. Its
@@ -407,6 +405,11 @@ export type Route = (typeof ROUTES)[number];
 export type OperationId = Route['operationId'];
 /** The manifest's entry of one operation. */
 export type RouteOf<Id extends OperationId> = Extract<Route, { operationId: Id }>;
+
+/** The manifest's entry of one operation. */
+export function routeOf<Id extends OperationId>(operationId: Id): RouteOf<Id> {
+  return ROUTES.find((route) => route.operationId === operationId) as RouteOf<Id>;
+}
 
 /** API Gateway's route key of a route: `METHOD /path`. */
 export function routeKeyOf(route: Pick<RouteDefinition, 'method' | 'path'>): string {

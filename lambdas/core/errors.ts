@@ -30,6 +30,8 @@ export type ErrorCode =
   | 'model-provider-unavailable'
   /** The model did not answer within a synchronous request's bound (504). */
   | 'model-timeout'
+  /** An agent stopped waiting for a countersign answer before its run was answered (lambdas/agents/). */
+  | 'approval-timeout'
   | 'tool-failed'
   /** An external run's webhook was not delivered this time; the workflow tries again. */
   | 'webhook-failed'

@@ -212,6 +212,25 @@ export const TEXTS = {
   externalReportConflict: (index: number) =>
     `reports: call ${index} was already reported with another outcome; a report is kept as first sent.`,
   externalReportsRepeated: 'reports: name each call once.',
+  // The SDK adapters (docs/external-agents.md): what a model reads for a call, what an agent's error says.
+  agentCallRejected: (reason: string | undefined) =>
+    reason === undefined ? 'Rejected in countersign by an approver.' : `Rejected in countersign: ${reason}`,
+  agentCallEditedNotRunnable:
+    'Not run: an approver edited the arguments of this call in countersign, and this adapter cannot run other arguments than the ones proposed. Propose the call again with the arguments the approver wants.',
+  agentRanEditedArguments: (editor: string) => `ran the arguments ${editor} edited`,
+  agentTurnInvalid: (problems: string) => `The turn cannot be submitted to countersign: ${problems}`,
+  agentCountersignUnreachable: (action: string, problem: string) =>
+    `countersign could not be reached to ${action} (${problem}); no call was run.`,
+  agentCountersignFailing: (action: string, status: number) =>
+    `countersign answered ${status} when asked to ${action}, after retries; no call was run.`,
+  agentCountersignRefused: (action: string, status: number, message: string) =>
+    `countersign refused to ${action} (${status}): ${message}`,
+  agentRunEnded: (runId: string, status: string, reason: string | undefined) =>
+    `countersign run ${runId} ended ${status}${reason === undefined ? '' : ` (${reason})`}; no call was approved.`,
+  agentWaitElapsed: (runId: string, seconds: number) =>
+    `countersign run ${runId} was not answered within ${seconds} s; it still waits on its card. Wait again with its run id, or cancel it.`,
+  agentAnswerMismatch: (runId: string) =>
+    `countersign's answer for run ${runId} does not match the submitted turn; no call was run.`,
   // The MCP approval gateway (docs/external-agents.md#mcp-approval-gateway): what an MCP client reads.
   mcpGatewaySummary: (tool: string) =>
     `An MCP client calls "${tool}" through the countersign MCP gateway; it runs on the upstream server once approved.`,
@@ -276,6 +295,8 @@ export const TEXTS = {
   bodyForbiddenKey: 'body: a key named "__proto__" or "constructor" is not accepted.',
   adminRecordNotFound: (kind: string, id: string) => `No ${kind} "${id}".`,
   adminIdTooLong: (kind: string) => `No ${kind} with this id.`,
+  // The id as the client sent it, cut to what no skill id exceeds.
+  skillNotFound: (skillId: string) => `No skill "${skillId.slice(0, 100)}".`,
   adminIdMismatch: (field: string, id: string) => `${field}: must equal the id in the path ("${id}").`,
   skillsResourceNotFound: 'No such skills resource.',
   // The inbox page's own sentences (its script shows them beside the API's messages).

@@ -1,3 +1,4 @@
+import { awsAnnouncingRuns } from './composition/aws-announcing-runs.js';
 import { awsBaseDependencies } from './composition/aws-base-dependencies.js';
 import { awsEscalationTimers } from './composition/aws-escalation-timers.js';
 import { awsMcp } from './composition/aws-mcp.js';
@@ -13,6 +14,8 @@ import { createAwaitApprovalStep } from './steps/await-approval-step.js';
 export const handler: StepHandlers['AwaitApproval'] = composeOnFirstInvocation(() =>
   createAwaitApprovalStep({
     ...awsBaseDependencies(),
+    // A pause may close the card it replaces: its channels hear of it (`Card Closed`).
+    runs: awsAnnouncingRuns(),
     sealer: awsSealer(),
     tools: awsTools(),
     mcp: awsMcp(),

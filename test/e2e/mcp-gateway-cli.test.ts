@@ -119,6 +119,10 @@ describe('countersign mcp-gateway (the bundled command)', () => {
     const badNumber = await runInProcess(['mcp-gateway', ...argumentsOf({ 'wait-seconds': '1.5' })], {
       COUNTERSIGN_CLIENT_SECRET: 'secret-value-1',
     });
+    const exposed = await runInProcess(
+      ['mcp-gateway', ...argumentsOf({ host: '0.0.0.0' }), '--allow-loopback-upstream'],
+      { COUNTERSIGN_CLIENT_SECRET: 'secret-value-1' },
+    );
 
     // Assess
     expect(noSecret).toMatchObject({ status: 2 });
@@ -129,6 +133,8 @@ describe('countersign mcp-gateway (the bundled command)', () => {
     );
     expect(loopback.err).toContain('allow a loopback upstream');
     expect(badNumber.err).toContain('--wait-seconds: a whole number, not "1.5"');
+    expect(exposed).toMatchObject({ status: 2 });
+    expect(exposed.err).toContain('A gateway on 0.0.0.0 needs a client token');
     for (const answer of [metadata, loopback]) expect(answer.err).not.toContain('secret-value-1');
   });
 });

@@ -28,9 +28,11 @@ export function startGateway(
 }
 
 /** An MCP client of the official SDK, connected to the gateway over streamable HTTP. */
-export async function connectClient(gateway: McpGateway): Promise<Client> {
+export async function connectClient(gateway: McpGateway, token?: string): Promise<Client> {
   const client = new Client({ name: 'test-ide', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url)));
+  const requestInit =
+    token === undefined ? {} : { requestInit: { headers: { authorization: `Bearer ${token}` } } };
+  await client.connect(new StreamableHTTPClientTransport(new URL(gateway.url), requestInit));
   return client;
 }
 

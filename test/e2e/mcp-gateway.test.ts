@@ -8,6 +8,7 @@ import {
   callsOf,
   cardOfCall,
   cardsOfCall,
+  connectClient,
   startGateway,
   statusWithHost,
   textOf,
@@ -311,5 +312,44 @@ describe('the MCP approval gateway', () => {
     expect(rebound).toBe(403);
     expect(byName).not.toBe(403);
     expect(byListedName).not.toBe(403);
+  });
+
+  it('asks every client for its bearer token when given one, and refuses a network address without one', async () => {
+    // Arrange
+    const token = 'gateway-token-0123456789abcdefghijklmnopqrstuv';
+    const guarded = await startGateway(runtime, fixture.upstream, { clientToken: token });
+    const post = (authorization?: string) =>
+      fetch(guarded.url, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...(authorization === undefined ? {} : { authorization }),
+        },
+        body: '{"jsonrpc":"2.0","id":1,"method":"tools/list"}',
+      });
+
+    try {
+      // Act
+      const missing = await post();
+      const wrong = await post(`Bearer ${token.slice(0, -1)}x`);
+      const otherScheme = await post(`Basic ${token}`);
+      const client = await connectClient(guarded, token);
+      const listed = await client.listTools();
+      await client.close();
+      const exposed = startGateway(runtime, fixture.upstream, { host: '0.0.0.0' });
+      const shortToken = startGateway(runtime, fixture.upstream, { clientToken: 'short' });
+
+      // Assess: nothing reaches the transport (or the upstream) without the token
+      for (const answer of [missing, wrong, otherScheme]) {
+        expect(answer.status).toBe(401);
+        expect(answer.headers.get('www-authenticate')).toBe('Bearer');
+      }
+      expect(listed.tools.map((tool) => tool.name)).toContain('lookup');
+      await expect(exposed).rejects.toThrow('needs a client token');
+      await expect(shortToken).rejects.toThrow('at least 32 printable ASCII characters');
+    } finally {
+      await guarded.stop();
+    }
   });
 });

@@ -322,7 +322,16 @@ describe('the notification channels (issue #23)', () => {
     const announcing = await Promise.all(
       [...HANDLER_NAMES, ...CHANNEL_HANDLER_NAMES].map(async (name) => {
         const entry = await readFile(resolveProjectPath(`lambdas/handlers/${name}.ts`), 'utf8');
-        return [name, /awsAnnouncingRuns\(\)|awsPausingRuns\(\)/.test(entry)] as const;
+        // The entry composes the announcing store itself or through a composition file it imports.
+        const compositions = [...entry.matchAll(/from '\.\/composition\/([a-z-]+)\.js'/g)]
+          .map((match) => match[1])
+          .filter((file) => file !== 'aws-announcing-runs');
+        const composed = await Promise.all(
+          compositions.map((file) =>
+            readFile(resolveProjectPath(`lambdas/handlers/composition/${file}.ts`), 'utf8'),
+          ),
+        );
+        return [name, [entry, ...composed].some((source) => /awsAnnouncingRuns\(\)/.test(source))] as const;
       }),
     );
 

@@ -68,8 +68,11 @@ describe('Countersign workflow: external runs', () => {
     const handlers: Record<string, Handler> = {
       Prepare: async (input) => ({ runId: input.runId, turn: 0, next: 'await', ...external }),
       AwaitApproval: async (input) => {
+        // The pause is handed its run and turn only (the owner is read from the run record).
         const payload = (input.Payload ?? input) as { turn?: unknown; owner?: unknown };
-        visited.push(`AwaitApproval:${String(payload.turn)}:${String(payload.owner)}`);
+        visited.push(
+          `AwaitApproval:${String(payload.turn)}:${payload.owner === undefined ? 'no owner' : 'owner'}`,
+        );
         return { approved: true };
       },
       RecordExternalDecision: async ({ runId, turn }) => {
@@ -95,10 +98,10 @@ describe('Countersign workflow: external runs', () => {
 
     // Assess: the edit pauses again at the next turn, and the run stays external (no model turn)
     expect(visited).toEqual([
-      'AwaitApproval:0:agent-1',
+      'AwaitApproval:0:no owner',
       'RecordExternalDecision:0',
       'ExecuteTools:0',
-      'AwaitApproval:1:agent-1',
+      'AwaitApproval:1:no owner',
       'RecordExternalDecision:1',
       'NotifyCaller',
     ]);

@@ -150,7 +150,7 @@ describe('the npm package', () => {
     if (workDirectory) rmSync(workDirectory, { recursive: true, force: true });
   });
 
-  it('is under 10 MB, licensed Apache-2.0 with its LICENSE, and says where it comes from', () => {
+  it('is under 12 MB, licensed Apache-2.0 with its LICENSE, and says where it comes from', () => {
     // Act
     const size = statSync(tarball).size;
     const files = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' }).split('\n');
@@ -165,7 +165,9 @@ describe('the npm package', () => {
     const license = execFileSync('tar', ['-xzOf', tarball, 'package/LICENSE'], { encoding: 'utf8' });
 
     // Assess
-    expect(size).toBeLessThan(10 * 1024 * 1024);
+    // A budget against shipping what should not ship (fixtures, node_modules, maps): 30 prebuilt,
+    // self-contained handler bundles and the CLI with the MCP gateway are 10.6 MB (was 7.5 MB).
+    expect(size).toBeLessThan(12 * 1024 * 1024);
     expect(files).toContain('package/LICENSE');
     expect(license).toContain('Apache License');
     expect(license).toContain('Version 2.0, January 2004');
@@ -231,6 +233,33 @@ describe('the npm package', () => {
       status: 1,
       stderr: expect.stringContaining('the signature check failed at entry 2'),
     });
+  });
+
+  it('exports the agent adapters as subpaths, each loading no SDK but its own (none is installed here)', () => {
+    // Prepare: the scratch app installed no SDK, as a team that uses none of them
+    const script = `
+      const results = {};
+      for (const path of ['countersign/agents', 'countersign/agents/openai', 'countersign/agents/ai-sdk', 'countersign/agents/langgraph']) {
+        try { results[path] = Object.keys(await import(path)).sort(); } catch (error) { results[path] = error.code + ' ' + error.message; }
+      }
+      console.log(JSON.stringify(results));`;
+
+    // Act
+    const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: appDirectory,
+      encoding: 'utf8',
+    });
+    const results = JSON.parse(run.stdout) as Record<string, string[] | string>;
+
+    // Assess
+    expect(results['countersign/agents']).toEqual(
+      expect.arrayContaining(['clientCredentialsTokens', 'createApiClient', 'createCountersignApprovals']),
+    );
+    expect(results['countersign/agents/openai']).toEqual(['countersignInterruptions']);
+    expect(results['countersign/agents/ai-sdk']).toEqual(['countersignToolApprovals']);
+    expect(results['countersign/agents/langgraph']).toMatch(
+      /^ERR_MODULE_NOT_FOUND .*'@langchain\/langgraph'/,
+    );
   });
 
   it('documents every prop of the construct, with its default, in the API reference', () => {

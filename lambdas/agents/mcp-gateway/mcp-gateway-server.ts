@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
@@ -40,6 +41,13 @@ export interface McpGatewayOptions {
   readonly clientSecret: string;
   /** The configuration the gateway submits every write under. */
   readonly configurationId: string;
+  /**
+   * The bearer token every MCP client must send (`Authorization: Bearer …`), at least 32
+   * characters. Required when `host` is not loopback: the gateway reads the upstream with its own
+   * credentials and files cards in its client's name, so the network must not reach it unasked.
+   * @default - none (loopback only)
+   */
+  readonly clientToken?: string;
   /** @default '127.0.0.1' */
   readonly host?: string;
   /** @default 0 (any free port) */
@@ -92,9 +100,11 @@ export async function startMcpGateway(options: McpGatewayOptions): Promise<McpGa
   const dependencies = createGatewayDependencies(options);
   const maxRequestBytes = options.maxRequestBytes ?? 1024 * 1024;
   const host = options.host ?? '127.0.0.1';
+  const clientTokenDigest = checkedClientTokenDigest(options.clientToken, host);
   let allowedHosts: readonly string[] = [];
   const server = createServer((request, response) => {
-    void serveRequest(request, response, { dependencies, maxRequestBytes, allowedHosts }).catch(() => {
+    const context = { dependencies, maxRequestBytes, allowedHosts, clientTokenDigest };
+    void serveRequest(request, response, context).catch(() => {
       if (!response.headersSent) response.writeHead(500).end();
     });
   });
@@ -135,7 +145,7 @@ function createGatewayDependencies(options: McpGatewayOptions): GatewayCallDepen
     secrets: { read: async () => token ?? '' },
     hostPolicy: { allowedHosts: [upstream.host], allowLoopback: options.allowLoopbackUpstream === true },
   });
-  const apiUrl = options.apiUrl.replace(/\/+$/, '');
+  const apiUrl = options.apiUrl.replace(/(?<!\/)\/+$/, '');
   const api = createApiClient({
     baseUrl: apiUrl,
     token: clientCredentialsTokens({
@@ -154,7 +164,7 @@ function createGatewayDependencies(options: McpGatewayOptions): GatewayCallDepen
     now: Date.now,
     settings: {
       configurationId: options.configurationId,
-      inboxUrl: (options.inboxUrl ?? apiUrl).replace(/\/+$/, ''),
+      inboxUrl: (options.inboxUrl ?? apiUrl).replace(/(?<!\/)\/+$/, ''),
       waitMs: positive(options.waitSeconds ?? 45, 'waitSeconds') * 1000,
       pollSeconds: Math.min(25, positive(options.pollSeconds ?? 15, 'pollSeconds')),
       maxArgumentBytes: positive(options.maxArgumentBytes ?? 64 * 1024, 'maxArgumentBytes'),
@@ -231,6 +241,7 @@ async function serveRequest(
     dependencies: GatewayCallDependencies;
     maxRequestBytes: number;
     allowedHosts: readonly string[];
+    clientTokenDigest: Buffer | undefined;
   },
 ): Promise<void> {
   const path = new URL(request.url ?? '/', 'http://gateway').pathname;
@@ -238,6 +249,10 @@ async function serveRequest(
     return answerError(response, 404, ErrorCode.InvalidRequest, 'Not found: use /mcp.');
   if (!context.allowedHosts.includes((request.headers.host ?? '').toLowerCase())) {
     return answerError(response, 403, ErrorCode.InvalidRequest, 'Host not allowed.');
+  }
+  if (context.clientTokenDigest && !presentsToken(request, context.clientTokenDigest)) {
+    response.setHeader('www-authenticate', 'Bearer');
+    return answerError(response, 401, ErrorCode.InvalidRequest, 'Send the gateway token as a bearer token.');
   }
   let body: unknown;
   if (request.method === 'POST') {
@@ -320,6 +335,32 @@ async function readBoundedBody(request: IncomingMessage, limit: number): Promise
     chunks.push(chunk as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+/** The client token's SHA-256, compared in constant time; refuses a network gateway without one. */
+function checkedClientTokenDigest(token: string | undefined, host: string): Buffer | undefined {
+  if (token === undefined) {
+    if (isLoopbackHost(host)) return undefined;
+    throw new CountersignError(
+      'bad-request',
+      `A gateway on ${host} needs a client token: MCP clients on the network must authenticate.`,
+    );
+  }
+  if (token.length < 32 || !/^[\x21-\x7e]+$/.test(token)) {
+    throw new CountersignError(
+      'bad-request',
+      'The client token must be at least 32 printable ASCII characters.',
+    );
+  }
+  return createHash('sha256').update(token).digest();
+}
+
+function presentsToken(request: IncomingMessage, expected: Buffer): boolean {
+  const header = request.headers.authorization ?? '';
+  const scheme = header.slice(0, 7).toLowerCase();
+  if (scheme !== 'bearer ') return false;
+  const presented = createHash('sha256').update(header.slice(7).trim()).digest();
+  return timingSafeEqual(presented, expected);
 }
 
 function answerError(response: ServerResponse, status: number, code: number, message: string): void {

@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { CountersignError } from '../errors.js';
 import type { Clock } from '../ports.js';
+import { TEXTS } from '../texts.js';
 import { auditEntriesFor } from './ingest-skills.js';
 import { nextSkillVersion, type SkillRecord, type SkillRepository } from './skill-record.js';
 
@@ -83,7 +84,7 @@ async function recordReview(
 
 export async function requireSkill(skills: SkillRepository, skillId: string): Promise<SkillRecord> {
   const skill = /^skl-[0-9a-f]{24}$/.test(skillId) ? await skills.getSkill(skillId) : undefined;
-  if (!skill) throw new CountersignError('not-found', `No skill "${skillId.slice(0, 100)}".`);
+  if (!skill) throw new CountersignError('not-found', TEXTS.skillNotFound(skillId));
   return skill;
 }
 

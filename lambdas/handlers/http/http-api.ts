@@ -36,14 +36,20 @@ import {
   resolvePrincipal,
   validateRequest,
 } from './http-middlewares.js';
+import type { PathOf } from './path-parameters.js';
 
 export { MAX_BODY_BYTES } from './http-middlewares.js';
 
-export interface HttpRequest<Body = unknown, Query = Record<string, string | undefined>> {
+export interface HttpRequest<
+  Body = unknown,
+  Query = Record<string, string | undefined>,
+  Path = Record<string, never>,
+> {
   principal: UserProfile;
   /** Whether the principal has a user record, or only their identity provider's groups. */
   principalSource: PrincipalSource;
-  pathParameters: Record<string, string | undefined>;
+  /** The path parameters as the manifest entry's schemas parsed them (a refused one never gets here). */
+  path: Path;
   query: Query;
   headers: Record<string, string | undefined>;
   /** The body as the manifest entry's schema parsed it; without a schema, the parsed JSON or `undefined`. */
@@ -63,8 +69,12 @@ type QueryOf<Entry> = Entry extends { query: infer Schema extends zc.$ZodType }
   ? z.output<Schema>
   : Record<string, string | undefined>;
 
-/** A request of one operation: its body and query as its manifest entry's schemas parsed them. */
-export type RequestOf<Id extends OperationId> = HttpRequest<BodyOf<RouteOf<Id>>, QueryOf<RouteOf<Id>>>;
+/** A request of one operation: its body, query and path as its manifest entry's schemas parsed them. */
+export type RequestOf<Id extends OperationId> = HttpRequest<
+  BodyOf<RouteOf<Id>>,
+  QueryOf<RouteOf<Id>>,
+  PathOf<RouteOf<Id>>
+>;
 
 /**
  * What one operation does with its request: its schemas, media types and conditional answer are
@@ -138,7 +148,7 @@ export function createHttpApi<Function extends RouteFunction>(
 
 /** A route of any operation: what the router holds once it matched the manifest's entry. */
 // biome-ignore lint/suspicious/noExplicitAny: each operation has its own request type.
-type AnyRouteImplementation = { handle(request: HttpRequest<any, any>): Promise<HttpResponse> };
+type AnyRouteImplementation = { handle(request: HttpRequest<any, any, any>): Promise<HttpResponse> };
 
 function createRouteHandler(
   route: Route & { auth: Exclude<RouteAuth, 'slack-signature'> },
@@ -152,7 +162,7 @@ function createRouteHandler(
     const response = await implementation.handle({
       principal: principal.profile,
       principalSource: principal.source,
-      pathParameters: event.pathParameters ?? {},
+      path: context.input?.path,
       query: context.input?.query as Record<string, string | undefined>,
       headers: event.headers ?? {},
       body: context.input?.body,

@@ -21,6 +21,7 @@ const STATUS_BY_CODE: Record<ErrorCode, number> = {
   'model-provider-failed': 502,
   'model-provider-unavailable': 503,
   'model-timeout': 504,
+  'approval-timeout': 504,
   'tool-failed': 500,
   'webhook-failed': 500,
   unavailable: 503,

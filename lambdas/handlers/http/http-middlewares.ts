@@ -11,6 +11,7 @@ import type { IdentityGroupGrants } from '../../core/principal.js';
 import { TEXTS } from '../../core/texts.js';
 import type { HttpApiEvent } from './http-api-event.js';
 import { badRequestFrom, errorResponse, JSON_HEADERS } from './http-errors.js';
+import { type PathSchemas, parsePathParameters } from './path-parameters.js';
 import { identifyPrincipal, type Principal } from './read-principal.js';
 
 /** Request bodies are small JSON documents; anything larger is refused before parsing. */
@@ -21,8 +22,8 @@ export interface RouteContext extends Context {
   principal?: Principal;
   /** Set by `@middy/http-content-negotiation` on routes that answer more than one media type. */
   preferredMediaType?: string;
-  /** The body and query as the route's schemas parsed them. */
-  input?: { body: unknown; query: unknown };
+  /** The body, query and path parameters as the route's schemas parsed them. */
+  input?: { body: unknown; query: unknown; path: unknown };
 }
 
 type Result = APIGatewayProxyStructuredResultV2;
@@ -91,8 +92,8 @@ const ANONYMOUS: Principal = {
   source: 'identity-provider',
 };
 
-/** The zod schemas a route's input must satisfy. */
-export interface RequestSchemas {
+/** The zod schemas a route's input must satisfy, and how its path parameters are refused. */
+export interface RequestSchemas extends PathSchemas {
   readonly body?: zc.$ZodType;
   /** A route whose body may be left out reads a missing one as `{}`. */
   readonly bodyOptional?: boolean;
@@ -101,7 +102,8 @@ export interface RequestSchemas {
 
 /**
  * Validates the body and query against the route's zod schemas (a 400 naming the first
- * offending field). By hand rather than `@middy/validator`: that one compiles JSON Schema with
+ * offending field), then the path parameters: a malformed id is found out where an unknown one
+ * would be, after the body and query (as each route's entry says to refuse it). By hand rather than `@middy/validator`: that one compiles JSON Schema with
  * Ajv, and these schemas are zod, with zod's coercions, defaults and messages.
  */
 export function validateRequest(schemas: RequestSchemas): Middleware {
@@ -110,12 +112,12 @@ export function validateRequest(schemas: RequestSchemas): Middleware {
       const { event } = request;
       const body: unknown = event.body;
       const query = event.queryStringParameters ?? {};
-      request.context.input = {
-        body: schemas.body
-          ? parseInput(schemas.body, body === undefined && schemas.bodyOptional ? {} : body, 'body')
-          : body,
-        query: schemas.query ? parseInput(schemas.query, query, 'query') : query,
-      };
+      const parsedBody = schemas.body
+        ? parseInput(schemas.body, body === undefined && schemas.bodyOptional ? {} : body, 'body')
+        : body;
+      const parsedQuery = schemas.query ? parseInput(schemas.query, query, 'query') : query;
+      const path = parsePathParameters(schemas, event.pathParameters ?? {});
+      request.context.input = { body: parsedBody, query: parsedQuery, path };
     },
   };
 }

@@ -34,7 +34,8 @@ const ID_FIELDS = {
 
 type AdminCollection = keyof typeof ID_FIELDS;
 
-const MAX_ID_LENGTH = 200;
+/** A request to one record, `/admin/<collection>/{id}`: its id as the manifest's schema parsed it. */
+type ItemRequest<Body = unknown> = HttpRequest<Body, unknown, { id: string }>;
 
 /** The admin grant, checked by the admin API before any admin route reads its input. */
 export function assertAdmin(principal: UserProfile): void {
@@ -98,8 +99,8 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
       }),
     },
     get: {
-      handle: async (request: HttpRequest) => {
-        const id = adminIdOf(request, name);
+      handle: async (request: ItemRequest) => {
+        const id = request.path.id;
         const item = await store.get(id);
         if (item === undefined)
           throw new CountersignError('not-found', TEXTS.adminRecordNotFound(singular(name), id));
@@ -108,8 +109,8 @@ function createCollectionRoutes(dependencies: AdminDependencies, name: AdminColl
     },
     put: {
       // The body as the collection's strict schema in the manifest parsed it.
-      handle: async (request: HttpRequest<Record<string, unknown>>) => {
-        const id = adminIdOf(request, name);
+      handle: async (request: ItemRequest<Record<string, unknown>>) => {
+        const id = request.path.id;
         const idField = ID_FIELDS[name];
         const item = request.body;
         if (item[idField] !== id) {
@@ -137,8 +138,8 @@ function createDeleteRoute(
   name: 'configurations' | 'tasks' | 'users' | 'slack-users',
 ) {
   return {
-    handle: async (request: HttpRequest) => {
-      const id = adminIdOf(request, name);
+    handle: async (request: ItemRequest) => {
+      const id = request.path.id;
       if (name === 'configurations' || name === 'tasks') await refuseWhileRunsWait(dependencies, name, id);
       const deleted =
         name === 'users'
@@ -152,14 +153,6 @@ function createDeleteRoute(
       return { statusCode: 200, json: { deleted: id } };
     },
   };
-}
-
-/** The record id of an admin path; one longer than any id could be is as unknown as a missing one. */
-function adminIdOf(request: Pick<HttpRequest, 'pathParameters'>, name: AdminCollection): string {
-  const id = request.pathParameters.id ?? '';
-  if (id.length > MAX_ID_LENGTH)
-    throw new CountersignError('not-found', TEXTS.adminIdTooLong(singular(name)));
-  return id;
 }
 
 function singular(name: AdminCollection): string {

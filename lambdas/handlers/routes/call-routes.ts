@@ -1,11 +1,7 @@
-import { CALL_INDEX_PATTERN } from '../../contract/common-schemas.js';
 import { readPendingCall } from '../../core/approvals/read-pending-call.js';
-import { CountersignError } from '../../core/errors.js';
 import type { InboxDependencies } from '../../core/run-dependencies.js';
-import { TEXTS } from '../../core/texts.js';
-import type { HttpRequest, RouteImplementations } from '../http/http-api.js';
+import type { RouteImplementations } from '../http/http-api.js';
 import { renderFullArguments } from '../http/render-arguments.js';
-import { runIdOf } from './request-parsing.js';
 
 /**
  * GET /runs/{id}/calls/{index}: the whole arguments of a call whose card shows an excerpt, as
@@ -17,19 +13,11 @@ export function createCallRoutes(
   return {
     getCall: {
       handle: async (request) => {
-        const runId = runIdOf(request);
-        const call = await readPendingCall(dependencies, request.principal, runId, callIndexOf(request));
+        const { id, index } = request.path;
+        const call = await readPendingCall(dependencies, request.principal, id, Number(index));
         if (request.mediaType === 'text/html') return { statusCode: 200, html: renderFullArguments(call) };
         return { statusCode: 200, json: call };
       },
     },
   };
-}
-
-function callIndexOf(request: Pick<HttpRequest, 'pathParameters'>): number {
-  const index = request.pathParameters.index ?? '';
-  if (!CALL_INDEX_PATTERN.test(index)) {
-    throw new CountersignError('bad-request', TEXTS.callIndexInvalid, { field: 'index' });
-  }
-  return Number(index);
 }

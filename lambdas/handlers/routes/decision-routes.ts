@@ -1,10 +1,7 @@
 import { clearAway, setAway } from '../../core/delegation/set-away.js';
-import { CountersignError } from '../../core/errors.js';
 import type { DecisionDependencies } from '../../core/run-dependencies.js';
 import { decideRun } from '../../core/runs/decide-run.js';
-import { TEXTS } from '../../core/texts.js';
-import type { HttpRequest, RouteImplementations } from '../http/http-api.js';
-import { runIdOf } from './request-parsing.js';
+import type { RouteImplementations } from '../http/http-api.js';
 
 /**
  * POST /runs/{id}/decision, the only route that resumes a run, and PUT and DELETE
@@ -16,7 +13,7 @@ export function createDecisionRoutes(
   return {
     decideRun: {
       handle: async (request) => {
-        const outcome = await decideRun(dependencies, request.principal, runIdOf(request), request.body);
+        const outcome = await decideRun(dependencies, request.principal, request.path.id, request.body);
         // 202: a k-of-n approval is on record, and the write waits for more approvers.
         return { statusCode: outcome.kind === 'approval-recorded' ? 202 : 200, json: outcome };
       },
@@ -24,22 +21,14 @@ export function createDecisionRoutes(
     setAway: {
       handle: async (request) => ({
         statusCode: 200,
-        json: await setAway(dependencies, request.principal, userIdOf(request), request.body),
+        json: await setAway(dependencies, request.principal, request.path.id, request.body),
       }),
     },
     clearAway: {
       handle: async (request) => ({
         statusCode: 200,
-        json: await clearAway(dependencies, request.principal, userIdOf(request)),
+        json: await clearAway(dependencies, request.principal, request.path.id),
       }),
     },
   };
-}
-
-/** The user id of a `/users/{id}` route; one longer than any id could be is as unknown as a missing one. */
-function userIdOf(request: Pick<HttpRequest, 'pathParameters'>): string {
-  const userId = request.pathParameters.id ?? '';
-  if (userId.length === 0 || userId.length > 200)
-    throw new CountersignError('not-found', TEXTS.adminIdTooLong('user'));
-  return userId;
 }

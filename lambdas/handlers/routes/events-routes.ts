@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { APIGatewayProxyEventV2WithJWTAuthorizer } from 'aws-lambda';
+import { routeOf } from '../../contract/routes.js';
 import { nameErrorClass } from '../../core/errors.js';
 import {
   type QuotaDependencies,
@@ -12,8 +13,11 @@ import { openRunEvents, type RunEvent, type RunEventsOptions } from '../../core/
 import { EVENT_STREAM_HEADERS, type EventStreamResponse } from '../http/event-stream.js';
 import type { HttpApiDependencies } from '../http/http-api.js';
 import { errorResponse } from '../http/http-errors.js';
+import { parsePathParameters } from '../http/path-parameters.js';
 import { identifyPrincipal } from '../http/read-principal.js';
-import { runIdOf } from './request-parsing.js';
+
+/** The manifest's entry this route serves: its path parameter is read as the entry says. */
+const STREAM_ROUTE = routeOf('streamRunEvents');
 
 /** A streaming route: an HTTP API payload v2 event in, a stream of bytes out. */
 export type StreamRouteHandler = (
@@ -56,7 +60,7 @@ export function createRunEventsRoute(
         dependencies.users,
         dependencies.settings?.identityGroupGrants,
       );
-      const runId = runIdOf({ pathParameters: event.pathParameters ?? {} });
+      const { id: runId } = parsePathParameters(STREAM_ROUTE, event.pathParameters ?? {});
       events = await openRunEvents(dependencies, principal, runId, { ...options, signal: aborted.signal });
       // After the visibility check (a 404 costs no slot); 429 when the principal holds its limit.
       stream = await takeEventStream(

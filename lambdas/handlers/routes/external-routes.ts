@@ -8,7 +8,6 @@ import {
   submitExternalRun,
 } from '../../core/external-runs/submit-external-run.js';
 import type { RouteImplementations } from '../http/http-api.js';
-import { runIdOf } from './request-parsing.js';
 
 /**
  * POST /external-runs, GET /external-runs/{id} and POST /external-runs/{id}/report: what an agent
@@ -35,18 +34,13 @@ export function createExternalRoutes(
     getExternalRun: {
       handle: async (request) => ({
         statusCode: 200,
-        json: await awaitExternalAnswer(
-          dependencies,
-          request.principal,
-          runIdOf(request),
-          request.query.wait,
-        ),
+        json: await awaitExternalAnswer(dependencies, request.principal, request.path.id, request.query.wait),
       }),
     },
     reportExternalExecution: {
       handle: async (request) => ({
         statusCode: 200,
-        json: await reportExternalExecution(dependencies, request.principal, runIdOf(request), request.body),
+        json: await reportExternalExecution(dependencies, request.principal, request.path.id, request.body),
       }),
     },
   };

@@ -10,7 +10,6 @@ import { viewRun } from '../../core/runs/view-run.js';
 import { renderDecisionHistory, renderRunHistory } from '../http/history-page.js';
 import type { RequestOf, RouteImplementation, RouteImplementations } from '../http/http-api.js';
 import { renderRunAudit, renderRunView } from '../http/run-page.js';
-import { runIdOf } from './request-parsing.js';
 
 /** What the run routes need: each use case's dependencies, and the receipt chain a receipt is read from. */
 export type RunsRouteDependencies = StartRunDependencies &
@@ -39,7 +38,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
     },
     getRun: {
       handle: async (request) => {
-        const view = await viewRun(dependencies, request.principal, runIdOf(request));
+        const view = await viewRun(dependencies, request.principal, request.path.id);
         if (request.mediaType === 'text/html') {
           return { statusCode: 200, html: renderRunView(view, dependencies.clock.now()) };
         }
@@ -52,7 +51,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         json: await readRunReceipt(
           { runs: dependencies.runs, chain: dependencies.receipts.chain },
           request.principal,
-          runIdOf(request),
+          request.path.id,
         ),
       }),
     },
@@ -61,7 +60,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         const { kind: _kind, ...outcome } = await cancelRun(
           dependencies,
           request.principal,
-          runIdOf(request),
+          request.path.id,
           request.body,
         );
         return { statusCode: 200, json: outcome };
@@ -69,7 +68,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
     },
     getRunAudit: {
       handle: async (request) => {
-        const audit = await auditRun(dependencies, request.principal, runIdOf(request));
+        const audit = await auditRun(dependencies, request.principal, request.path.id);
         if (request.mediaType === 'text/html') return { statusCode: 200, html: renderRunAudit(audit) };
         return { statusCode: 200, json: audit };
       },
@@ -87,7 +86,7 @@ export function createRunsRoutes(dependencies: RunsRouteDependencies): RouteImpl
         const { kind: _kind, ...outcome } = await redriveRun(
           dependencies,
           request.principal,
-          runIdOf(request),
+          request.path.id,
         );
         return { statusCode: 202, json: outcome };
       },

@@ -8,11 +8,7 @@ import { disableSkill, enableSkill, requireSkill } from '../../core/skills/revie
 import type { GitHubIngest } from '../../core/skills/skill-ingest-requests.js';
 import { type SkillRepository, summariseSkill } from '../../core/skills/skill-record.js';
 import type { SkillSource } from '../../core/skills/skill-source.js';
-import { TEXTS } from '../../core/texts.js';
 import type { RouteImplementations } from '../http/http-api.js';
-
-/** The longest task or configuration id (`identifier` in core/configurations.ts). */
-const MAX_ATTACHMENT_TARGET_ID_LENGTH = 100;
 
 /** What the skills routes use (the admin Lambda's part of the table, clock, logger and metrics). */
 export type SkillsRouteDependencies = Pick<
@@ -65,7 +61,7 @@ export function createSkillsRoutes(
     getSkill: {
       handle: async (request) => {
         const { skills } = context();
-        const skill = await requireSkill(skills, request.pathParameters.skillId ?? '');
+        const skill = await requireSkill(skills, request.path.skillId);
         return { statusCode: 200, json: { skill, audit: await skills.listAudit(skill.skillId) } };
       },
     },
@@ -87,7 +83,7 @@ export function createSkillsRoutes(
         const skill = await enableSkill(
           context(),
           request.principal.userId,
-          request.pathParameters.skillId ?? '',
+          request.path.skillId,
           request.body,
         );
         return { statusCode: 200, json: summariseSkill(skill) };
@@ -95,25 +91,14 @@ export function createSkillsRoutes(
     },
     disableSkill: {
       handle: async (request) => {
-        const skill = await disableSkill(
-          context(),
-          request.principal.userId,
-          request.pathParameters.skillId ?? '',
-        );
+        const skill = await disableSkill(context(), request.principal.userId, request.path.skillId);
         return { statusCode: 200, json: summariseSkill(skill) };
       },
     },
     attachSkills: {
       handle: async (request) => {
-        const { owner, id = '' } = request.pathParameters;
-        if (owner !== 'tasks' && owner !== 'configurations') {
-          throw new CountersignError('not-found', TEXTS.skillsResourceNotFound);
-        }
+        const { owner, id } = request.path;
         const kind = owner === 'tasks' ? 'task' : 'configuration';
-        // No task or configuration id is longer; a longer one would reach DynamoDB as a key it refuses (a 500).
-        if (id.length > MAX_ATTACHMENT_TARGET_ID_LENGTH) {
-          throw new CountersignError('not-found', TEXTS.adminIdTooLong(kind));
-        }
         return {
           statusCode: 200,
           json: await attachSkills(context(), request.principal.userId, { kind, id }, request.body),

@@ -43,6 +43,9 @@ const USERS: UserProfile[] = [
 ];
 const users = { getUser: async (userId: string) => USERS.find((user) => user.userId === userId) };
 
+/** A value each path parameter's schema accepts (an id otherwise). */
+const SAMPLE_PATH_VALUES: Record<string, string> = { index: '0', owner: 'tasks' };
+
 /** A payload v2 event as API Gateway sends it, for a manifest path with its parameters filled in. */
 function eventFor(
   method: string,
@@ -56,8 +59,8 @@ function eventFor(
 ) {
   const pathParameters: Record<string, string> = {};
   const rawPath = path.replace(/\{(\w+)\}/g, (_, name: string) => {
-    pathParameters[name] = `${name}-1`;
-    return `${name}-1`;
+    pathParameters[name] = SAMPLE_PATH_VALUES[name] ?? `${name}-1`;
+    return pathParameters[name];
   });
   return {
     version: '2.0',
@@ -90,7 +93,7 @@ function echoRoutes<Function extends RouteFunction>(
       overrides[route.operationId] ?? {
         handle: async (request: HttpRequest) => ({
           statusCode: 200,
-          json: { operationId: route.operationId, pathParameters: request.pathParameters },
+          json: { operationId: route.operationId, path: request.path },
         }),
       },
     ]),
