@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { approvalDeadline } from '../../../lambdas/core/runs/await-approval.js';
+import { approvalDeadline } from '../../../lambdas/core/runs/put-fresh-card.js';
 
 describe('approvalDeadline', () => {
   const pausedAt = new Date('2026-11-29T12:00:00.000Z');
