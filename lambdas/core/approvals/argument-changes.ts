@@ -1,5 +1,4 @@
-/** Where in the arguments a value sits: object keys and array positions, from the top. */
-export type ArgumentPath = Array<string | number>;
+import { type ArgumentPath, CARD_CALL_ARGUMENT_CHARACTERS } from '../previews/excerpt-arguments.js';
 
 /** One difference between what the model proposed and what an approver's edit holds. */
 export type ArgumentChange =
@@ -17,14 +16,20 @@ interface PendingPair {
 
 /** A card lists at most this many changes of one call; the rest are counted. */
 export const MAX_LISTED_ARGUMENT_CHANGES = 50;
+/**
+ * The listed changes of one call take at most this many characters of JSON, as the call's own
+ * arguments on the card do: a change that would pass it is counted, not listed (the whole
+ * arguments are one request away), so a long edited value cannot swell every inbox page.
+ */
+const LISTED_CHANGES_CHARACTERS = CARD_CALL_ARGUMENT_CHARACTERS;
 /** Below this depth a differing value is shown whole as one change instead of walked into. */
 const MAX_WALKED_DEPTH = 10;
 
 /**
  * The differences between two argument values, for the card's "edited by" diff: objects walked
  * key by key (in sorted order) and arrays position by position, down to 10 levels; a scalar, a
- * type change or anything deeper is one `changed` entry. At most 50 are listed; `more` counts the
- * rest, so a large rewrite cannot make the card unbounded.
+ * type change or anything deeper is one `changed` entry. At most 50 are listed, within 8,000
+ * characters of JSON; `more` counts the rest, so a large rewrite cannot make the card unbounded.
  *
  * @example
  * listArgumentChanges({ pageId: '12', title: 'Sale' }, { pageId: '12', title: 'Spring sale' })
@@ -36,9 +41,14 @@ export function listArgumentChanges(
 ): { changes: ArgumentChange[]; more: number } {
   const changes: ArgumentChange[] = [];
   let more = 0;
+  let remaining = LISTED_CHANGES_CHARACTERS;
   const add = (change: ArgumentChange) => {
-    if (changes.length < MAX_LISTED_ARGUMENT_CHANGES) changes.push(change);
-    else more += 1;
+    const characters =
+      changes.length < MAX_LISTED_ARGUMENT_CHANGES ? JSON.stringify(change).length : Infinity;
+    if (characters <= remaining) {
+      changes.push(change);
+      remaining -= characters;
+    } else more += 1;
   };
   // Depth first, keys sorted and positions in order, so the list reads like the arguments do.
   const pending: PendingPair[] = [{ before, after, path: [], inBefore: true, inAfter: true }];

@@ -138,6 +138,21 @@ describe('the diff of an edit against the model’s proposal', () => {
     expect(diff.changes).toHaveLength(50);
     expect(diff.more).toBe(30);
   });
+
+  it('counts rather than lists what would take the changes past 8,000 characters', () => {
+    // Act: a 64 KB rewrite of one value, beside a small change listed after it
+    const diff = listArgumentChanges(
+      { body: 'a'.repeat(65_536), title: 'Sale' },
+      { body: 'b'.repeat(65_536), title: 'Spring sale' },
+    );
+
+    // Assess: the card stays small and still says a change was left out
+    expect(diff.changes).toEqual([
+      { kind: 'changed', path: ['title'], before: 'Sale', after: 'Spring sale' },
+    ]);
+    expect(diff.more).toBe(1);
+    expect(JSON.stringify(diff).length).toBeLessThan(8_000);
+  });
 });
 
 describe('what the model reads of a decided call', () => {
