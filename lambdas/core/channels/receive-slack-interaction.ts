@@ -109,11 +109,12 @@ export async function receiveSlackInteraction(
 
   const link = await dependencies.slackUsers.getSlackUser(payload.user.id);
   if (link === undefined || link.slackTeamId !== payload.team.id) {
-    return refuse(dependencies, presser, 'unlinked', TEXTS.slackNotLinked(payload.user.id), button);
+    // Nothing about the card changed: no refresh (each costs a user scan and an unseal per route).
+    return refuse(dependencies, presser, 'unlinked', TEXTS.slackNotLinked(payload.user.id));
   }
   const principal = await dependencies.users.getUser(link.userId);
   if (principal === undefined) {
-    return refuse(dependencies, presser, 'no-user-record', TEXTS.slackLinkedUserMissing(link.userId), button);
+    return refuse(dependencies, presser, 'no-user-record', TEXTS.slackLinkedUserMissing(link.userId));
   }
   let outcome: DecisionOutcome;
   try {
@@ -144,7 +145,7 @@ function refuseRequest(
   return { kind: 'unauthenticated', reason };
 }
 
-/** A refusal of a signed press: counted, shown to the presser alone, and their message refreshed. */
+/** A refusal of a signed press: counted, shown to the presser alone, and (given the button) its messages refreshed. */
 async function refuse(
   dependencies: SlackInteractionDependencies,
   presser: { channel: string | undefined; user: string } | undefined,
