@@ -90,9 +90,20 @@ export function routedGroupsOf(card: RoutedCard): string[] {
  * added). A card not routed to a viewer is, for them, a card that does not exist (404).
  */
 export function isCardRoutedTo(card: RoutedCard, viewer: UserProfile): boolean {
-  if (isAdmin(viewer)) return true;
+  return isAdmin(viewer) || reachesThroughGroups(card, viewer);
+}
+
+/**
+ * Whether a card reaches `delegator` by routing, as it would reach them as an approver: routed
+ * to every approver, or to one of their groups. An admin's view of every card is not routing
+ * and is not passed on: a delegate acting for an admin reaches what the admin's groups reach.
+ *
+ * @example
+ * reachesThroughGroups({ approverGroups: ['finance'] }, alice) // true when alice is in finance
+ */
+export function reachesThroughGroups(card: RoutedCard, delegator: UserProfile): boolean {
   const groups = routedGroupsOf(card);
   if (groups.length === 0) return true;
-  const member = new Set(viewer.groups ?? []);
+  const member = new Set(delegator.groups ?? []);
   return groups.some((group) => member.has(group));
 }

@@ -1,9 +1,9 @@
-import { isDelegationActive, reachesThroughGroups } from '../delegation/delegation.js';
+import { isDelegationActive } from '../delegation/delegation.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { PageStore } from '../pages.js';
 import type { TurnPolicy } from '../policy/policy-floor.js';
 import type { Logger, UserDirectory } from '../ports.js';
-import { isCardRoutedTo } from './card-routing.js';
+import { isCardRoutedTo, reachesThroughGroups } from './card-routing.js';
 import { evaluateApproveGate } from './decision-gate.js';
 import type { ResolvedCall } from './resolve-calls.js';
 import type { DelegatedApproval, StoredCard } from './stored-card.js';

@@ -1,4 +1,4 @@
-import { type RoutedCard, routedGroupsOf } from '../approvals/card-routing.js';
+import { type RoutedCard, reachesThroughGroups } from '../approvals/card-routing.js';
 import { hasGrant, type UserProfile } from '../identity.js';
 import type { UserDirectory } from '../ports.js';
 
@@ -40,21 +40,6 @@ export async function activeDelegatorsOf(
     .filter((record): record is UserProfile => record !== undefined)
     .filter((record) => isDelegationActive(record, viewer.userId, now))
     .sort((left, right) => (left.userId < right.userId ? -1 : left.userId > right.userId ? 1 : 0));
-}
-
-/**
- * Whether a card reaches `delegator` by routing, as it would reach them as an approver: routed
- * to every approver, or to one of their groups. An admin's view of every card is not routing
- * and is not passed on: a delegate acting for an admin reaches what the admin's groups reach.
- *
- * @example
- * reachesThroughGroups({ approverGroups: ['finance'] }, alice) // true when alice is in finance
- */
-export function reachesThroughGroups(card: RoutedCard, delegator: UserProfile): boolean {
-  const groups = routedGroupsOf(card);
-  if (groups.length === 0) return true;
-  const member = new Set(delegator.groups ?? []);
-  return groups.some((group) => member.has(group));
 }
 
 /**

@@ -3,7 +3,7 @@ import { type CallChoice, callChoicesRequestSchema } from '../approvals/call-cho
 import { callEditsRequestSchema } from '../approvals/call-edits.js';
 import { isNothingRunnable } from '../approvals/call-runnability.js';
 import { readStoredCard, type UnsealedCard, unsealCard, unsealCardToken } from '../approvals/card-reader.js';
-import { isCardRoutedTo } from '../approvals/card-routing.js';
+import { isCardRoutedTo, reachesThroughGroups } from '../approvals/card-routing.js';
 import { effectiveTurnPolicy } from '../approvals/decision-gate.js';
 import {
   DECISION_RECORD_SCHEMA_VERSION,
@@ -16,7 +16,6 @@ import {
 } from '../approvals/decision-record.js';
 import { type DelegatedApproval, isCardUndecided, type StoredCard } from '../approvals/stored-card.js';
 import { type ApprovalTally, tallyApproval } from '../approvals/tally-approval.js';
-import { reachesThroughGroups } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { requireGrant, type UserProfile } from '../identity.js';
 import type { ClaimOutcome } from '../ports.js';
