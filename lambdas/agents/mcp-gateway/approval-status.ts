@@ -1,3 +1,4 @@
+import { cardPageUrl } from '../../contract/card-address.js';
 import { TEXTS } from '../../core/texts.js';
 import { answerOf } from './approval-wait.js';
 import type { GatewayCallDependencies, GatewayToolResult } from './gateway-call.js';
@@ -41,9 +42,9 @@ export async function readApprovalStatus(
     return failed(TEXTS.mcpGatewayApprovalUnavailable);
   }
   if (polled.status === 404) return failed(TEXTS.mcpGatewayStatusNotFound(runId));
-  if (!polled.ok || polled.body === undefined) return failed(TEXTS.mcpGatewayApprovalUnavailable);
+  if (!polled.ok) return failed(TEXTS.mcpGatewayApprovalUnavailable);
   const answer = answerOf(runId, polled.body, {});
-  const card = `${dependencies.settings.inboxUrl}/inbox/runs/${encodeURIComponent(runId)}`;
+  const card = cardPageUrl(`${dependencies.settings.inboxUrl}/`, runId);
   switch (answer.kind) {
     case 'waiting':
       return read(TEXTS.mcpGatewayStatusPending(runId, card));

@@ -1,8 +1,7 @@
 import type { ApiClient } from '../../contract/api-client.js';
+import { externalRunViewSchema } from '../../contract/external-schemas.js';
+import { MAX_EXTERNAL_WAIT_SECONDS } from '../../core/external-runs/await-external-answer.js';
 import type { DeclaredEffect } from '../../core/external-runs/external-turn.js';
-
-/** The longest long poll the API holds (docs/external-agents.md: at most 25 s). */
-const MAX_POLL_SECONDS = 25;
 
 /** What countersign answered for one gateway call, read from its external run. */
 export type ApprovalAnswer =
@@ -79,9 +78,9 @@ export async function submitAndAwaitApproval(
     await options.onPending?.(runId);
     for (;;) {
       const remainingSeconds = Math.floor((options.deadline - options.now()) / 1000);
-      const wait = Math.max(0, Math.min(options.pollSeconds, MAX_POLL_SECONDS, remainingSeconds));
+      const wait = Math.max(0, Math.min(options.pollSeconds, MAX_EXTERNAL_WAIT_SECONDS, remainingSeconds));
       const polled = await api.getExternalRun({ path: { id: runId }, query: { wait } });
-      if (!polled.ok || polled.body === undefined) return { kind: 'unavailable' };
+      if (!polled.ok) return { kind: 'unavailable' };
       // Nobody reads an answer now: the next call of the same call picks the run up where it is.
       if (options.signal?.aborted) return { kind: 'waiting', runId };
       const answer = answerOf(runId, polled.body, request.arguments);
@@ -94,16 +93,18 @@ export async function submitAndAwaitApproval(
   }
 }
 
-export type ExternalRunBody = NonNullable<Awaited<ReturnType<ApiClient['getExternalRun']>>['body']>;
-type ExternalRunView = Extract<ExternalRunBody, { runId: string; status: string }>;
-
-/** The answer a run's view gives for its one call, for the arguments the caller submitted. */
+/**
+ * The answer a run's view gives for its one call, for the arguments the caller submitted. The
+ * body is read as the contract says, and of this run only: anything else approves nothing.
+ */
 export function answerOf(
   runId: string,
-  run: ExternalRunBody,
+  body: unknown,
   submittedArguments: Record<string, unknown>,
 ): ApprovalAnswer {
-  const view = run as ExternalRunView;
+  const parsed = externalRunViewSchema.safeParse(body);
+  if (!parsed.success || parsed.data.runId !== runId) return { kind: 'unavailable' };
+  const view = parsed.data;
   if (view.status === 'pending') return { kind: 'waiting', runId };
   if (view.status !== 'decided') {
     return {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ApiClient } from '../../contract/api-client.js';
+import { cardPageUrl } from '../../contract/card-address.js';
 import { canonicalJson } from '../../core/canonical-json.js';
 import type { DeclaredEffect } from '../../core/external-runs/external-turn.js';
 import { TEXTS } from '../../core/texts.js';
@@ -148,7 +149,7 @@ async function resultOfAnswer(
     case 'not-decided':
       return errorResult(TEXTS.mcpGatewayNotDecided(tool, answer.status, answer.reason));
     case 'waiting': {
-      const card = `${dependencies.settings.inboxUrl}/inbox/runs/${encodeURIComponent(answer.runId)}`;
+      const card = cardPageUrl(`${dependencies.settings.inboxUrl}/`, answer.runId);
       return textResult(TEXTS.mcpGatewayWaiting(tool, answer.runId, card), false);
     }
     case 'refused':
