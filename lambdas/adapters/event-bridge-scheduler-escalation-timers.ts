@@ -84,7 +84,7 @@ export class EventBridgeSchedulerEscalationTimers implements EscalationTimers {
  * @example
  * scheduleNameOf({ runId: '4f0c…', turn: 3, step: 1 }) // 'esc-4f0c…-3-1'
  */
-export function scheduleNameOf(timer: Pick<EscalationTimer, 'runId' | 'turn' | 'step'>): string {
+function scheduleNameOf(timer: Pick<EscalationTimer, 'runId' | 'turn' | 'step'>): string {
   const runId = /^[0-9a-zA-Z-]{1,40}$/.test(timer.runId)
     ? timer.runId
     : createHash('sha256').update(timer.runId).digest('hex').slice(0, 40);

@@ -3,7 +3,7 @@ import type { SlackApi } from '../../core/channels/slack-ports.js';
 import { callOutbound } from '../outbound/outbound-fetch.js';
 
 /** Slack's Web API, where the deployed channel posts. */
-export const SLACK_API_URL = 'https://slack.com/api';
+const SLACK_API_URL = 'https://slack.com/api';
 
 /** One Slack call's deadline: an event's retry comes later, and an interaction has 3 s in all. */
 const SLACK_CALL_TIMEOUT_MILLISECONDS = 5_000;

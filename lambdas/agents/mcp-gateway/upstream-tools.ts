@@ -56,7 +56,7 @@ export function offerUpstreamTools(listed: readonly McpToolDescriptor[]): Gatewa
 }
 
 /** `readOnlyHint: true` is a read, `false` a write, anything else an effect nobody confirmed. */
-export function effectOfAnnotations(annotations: McpToolDescriptor['annotations']): DeclaredEffect {
+function effectOfAnnotations(annotations: McpToolDescriptor['annotations']): DeclaredEffect {
   if (annotations?.readOnlyHint === true) return 'read';
   return annotations?.readOnlyHint === false ? 'write' : 'unknown';
 }

@@ -73,11 +73,7 @@ export async function appendChainEntry(
  * Whether the run's chain holds the entry of a turn's decision: what delivers a decision without
  * being able to sign (the probe) checks it first, since no decision is delivered without one.
  */
-export async function isDecisionOnChain(
-  store: ReceiptChainStore,
-  runId: string,
-  turn: number,
-): Promise<boolean> {
+async function isDecisionOnChain(store: ReceiptChainStore, runId: string, turn: number): Promise<boolean> {
   const origin = decisionOrigin(turn);
   return (await readChain(store, runId)).some((entry) => originOf(entry) === origin);
 }
@@ -106,7 +102,7 @@ const decisionOrigin = (turn: number): string => `decision:${turn}`;
  * a reopened turn (a new digest) approves something new. An edit is its turn's decision (the one
  * claim of the turn), so it stands where a decision would.
  */
-export function originOf(entry: EntryDraft | ChainEntry): string {
+function originOf(entry: EntryDraft | ChainEntry): string {
   switch (entry.kind) {
     case 'approval':
       return `approval:${entry.turn}:${entry.approver.userId}:${entry.digest}`;

@@ -43,7 +43,7 @@ export interface ShapedCall {
  * shapeDecision({ digest, decision: 'approve', calls: [{ index: 1, decision: 'reject' }] }, calls, [])
  * // { decision: 'approve', choices: [{ index: 0, …, decision: 'approve' }, { index: 1, …, decision: 'reject' }] }
  */
-export function shapeDecision(
+function shapeDecision(
   request: DecisionRequest,
   calls: readonly ShapedCall[],
   groups: ReadonlyArray<readonly number[]>,
@@ -77,7 +77,7 @@ export function shapeDecision(
  * @example
  * contentOfShaped({ decision: 'approve' }) === contentOfRecord(existing) // a repeat
  */
-export function contentOfShaped(shaped: ShapedDecision): string {
+function contentOfShaped(shaped: ShapedDecision): string {
   if (shaped.decision === 'edit') return contentOfEdits(shaped.edits);
   if (shaped.decision === 'approve' && shaped.choices) return contentOfChoices(shaped.choices);
   return shaped.decision;

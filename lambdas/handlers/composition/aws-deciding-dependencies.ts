@@ -7,7 +7,7 @@ import { awsSealer } from './aws-sealer.js';
 import { awsTools } from './aws-tools.js';
 
 /** What a function that decides cards uses beside the base part. */
-export type AwsDecidingDependencies = AwsBaseDependencies &
+type AwsDecidingDependencies = AwsBaseDependencies &
   Pick<RunDependencies, 'sealer' | 'executions' | 'tools' | 'receipts'>;
 
 /**

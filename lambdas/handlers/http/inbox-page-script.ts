@@ -21,7 +21,7 @@ const PAGE_ROUTES = routeTableOf([
 ]);
 
 /** Where the page loads its sign-in library from: the manifest's route. */
-export const SIGN_IN_LIBRARY_PATH = routeTableOf(['getSignInLibrary']).getSignInLibrary.path;
+const SIGN_IN_LIBRARY_PATH = routeTableOf(['getSignInLibrary']).getSignInLibrary.path;
 
 /**
  * The page's one script, a module: the session (sign-in), the views, the live inbox, decisions

@@ -8,9 +8,6 @@ import {
   escalationTimerInputSchema,
 } from '../../core/runs/escalate-card.js';
 
-/** What an escalation timer's handler needs: the card, the notifier and what it logs and counts with. */
-export type EscalationTimerDependencies = EscalationDependencies;
-
 /**
  * The handler an escalation timer invokes (EventBridge Scheduler deployed, the local timers
  * locally), with the identifiers the timer carries. A malformed payload is logged and dropped
@@ -21,7 +18,7 @@ export type EscalationTimerDependencies = EscalationDependencies;
  * await escalate({ runId, turn: 2, digest, step: 0 });
  */
 export function createEscalationTimerHandler(
-  dependencies: EscalationTimerDependencies,
+  dependencies: EscalationDependencies,
 ): (event: unknown) => Promise<EscalationTimerOutcome | { kind: 'malformed' }> {
   return async (event) => {
     const input = z.safeParse(escalationTimerInputSchema, event);

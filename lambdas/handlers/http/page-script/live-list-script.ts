@@ -1,7 +1,7 @@
 import { TEXTS } from '../../../core/texts.js';
 
 /** How often the inbox asks whether its cards changed (a 304 costs no transfer and no re-render). */
-export const LIVE_LIST_INTERVAL_MS = 10_000;
+const LIVE_LIST_INTERVAL_MS = 10_000;
 
 /**
  * The page script's inbox: the cards as escaped HTML from GET /inbox (filtered and sorted as the
