@@ -1,6 +1,7 @@
 import { delegatorReaching } from '../delegation/delegation.js';
 import { CountersignError, isCountersignError } from '../errors.js';
 import { hasGrant, isAdmin, type UserProfile } from '../identity.js';
+import type { StateSealer } from '../ports.js';
 import type { CardReaderDependencies } from '../run-dependencies.js';
 import { unsealJson } from '../sealed-json.js';
 import { TEXTS } from '../texts.js';
@@ -123,14 +124,21 @@ export async function unsealCard(
   stored: StoredCard,
 ): Promise<CardUnsealing> {
   return refusingCard(dependencies, stored.runId, async () => {
-    const card = parseApprovalCard(
-      await unsealJson(dependencies.sealer, 'approval-card', stored.runId, stored.sealedCard),
-    );
-    if (card.runId !== stored.runId || card.turn !== stored.turn || card.digest !== stored.digest) {
-      throw new CountersignError('sealed-state-rejected', 'The sealed approval card names another turn.');
-    }
+    const card = await unsealApprovalCard(dependencies.sealer, stored);
     return { kind: 'unsealed', stored, card, calls: resolveCalls(card.pendingCalls, dependencies.tools) };
   });
+}
+
+/**
+ * The sealed card of a stored card, refused (`sealed-state-rejected`) unless it names the stored
+ * card's run, turn and digest: a sealed card moved onto another item approves nothing there.
+ */
+export async function unsealApprovalCard(sealer: StateSealer, stored: StoredCard): Promise<ApprovalCard> {
+  const card = parseApprovalCard(await unsealJson(sealer, 'approval-card', stored.runId, stored.sealedCard));
+  if (card.runId !== stored.runId || card.turn !== stored.turn || card.digest !== stored.digest) {
+    throw new CountersignError('sealed-state-rejected', 'The sealed approval card names another turn.');
+  }
+  return card;
 }
 
 /**

@@ -1,8 +1,8 @@
-import { parseApprovalCard } from '../approvals/approval-card.js';
+import { unsealApprovalCard } from '../approvals/card-reader.js';
 import type { StoredCard } from '../approvals/stored-card.js';
 import type { StoredRun } from '../ports.js';
 import type { ToolStepDependencies } from '../run-dependencies.js';
-import { sealJson, unsealJson } from '../sealed-json.js';
+import { sealJson } from '../sealed-json.js';
 import { unsealRunState } from './load-run.js';
 import type { RunState } from './run-state.js';
 
@@ -57,9 +57,8 @@ async function restorePreconditions(
   card: StoredCard,
 ): Promise<RunState | undefined> {
   const state = await unsealRunState(dependencies, run);
-  const sealed = parseApprovalCard(
-    await unsealJson(dependencies.sealer, 'approval-card', card.runId, card.sealedCard),
-  );
+  // The versions restored are those the approval binds to: only from this turn's own card.
+  const sealed = await unsealApprovalCard(dependencies.sealer, card);
   const versions = new Map(sealed.pendingCalls.map((call) => [call.index, call.precondition]));
   const calls: RunState['pendingCalls'] = state.pendingCalls.map(({ precondition: _unsealed, ...call }) => {
     const version = versions.get(call.index);
