@@ -33,11 +33,11 @@ export type ApprovalCoverage =
  * guarded now was guarded on the card, no gate asks more than the approval passed (the floor is
  * the deployment's: one tightened after a decision was delivered applies to decisions after it).
  *
- * Reads the decision when a call needs approval, and then the card. An approval of another
+ * Reads the card when a call needs approval (the caller hands in the decision). An approval of another
  * digest, a rejection or a cancel on record refuses (`forbidden`), as before.
  *
  * @example
- * const coverage = await checkApprovalCoverage(dependencies, { runId, turn, calls, runTools });
+ * const coverage = await checkApprovalCoverage(dependencies, { runId, turn, calls, runTools, decision });
  * if (coverage.kind === 'stricter') // put the calls on a fresh card
  */
 export async function checkApprovalCoverage(
@@ -47,8 +47,8 @@ export async function checkApprovalCoverage(
     turn: number;
     calls: readonly PendingCall[];
     runTools: RunTools;
-    /** The turn's decision when the caller read it already (`null`: none on record). @default read here */
-    decision?: DecisionRecord | null;
+    /** The turn's decision on record, as the caller read it (`undefined`: none). */
+    decision: DecisionRecord | undefined;
     /** Calls that will not run (a per-call decision rejected them): they need nothing. */
     notRun?: ReadonlySet<number>;
   },
@@ -61,8 +61,9 @@ export async function checkApprovalCoverage(
   );
   if (![...now.values()].some(needsHumanApproval)) return { kind: 'covered' };
   const covered = await readCoveredGuards(dependencies, input);
-  const stricter = input.calls.filter(
-    (call) => runs(call) && isGuardedMoreThan(now.get(call.index) ?? 'none', covered(call)),
+  // A call that will not run is not in `now`: 'none' is guarded more than nothing.
+  const stricter = input.calls.filter((call) =>
+    isGuardedMoreThan(now.get(call.index) ?? 'none', covered(call)),
   );
   if (stricter.length === 0) return { kind: 'covered' };
   return {
@@ -81,12 +82,9 @@ export async function checkApprovalCoverage(
 /** How each call was guarded when the turn's approval was taken; `none` for a turn that never paused. */
 async function readCoveredGuards(
   dependencies: Pick<RunDependencies, 'runs'>,
-  input: { runId: string; turn: number; calls: readonly PendingCall[]; decision?: DecisionRecord | null },
+  input: { runId: string; turn: number; calls: readonly PendingCall[]; decision: DecisionRecord | undefined },
 ): Promise<(call: PendingCall) => CallGuard> {
-  const decision =
-    input.decision === undefined
-      ? await dependencies.runs.getDecision(input.runId, input.turn)
-      : (input.decision ?? undefined);
+  const { decision } = input;
   if (decision === undefined) return () => 'none';
   const digest = computeTurnDigest(input.runId, input.turn, input.calls);
   if (decision.decision !== 'approve' || decision.digest !== digest) {

@@ -124,7 +124,7 @@ export async function executeTools(
     ...input,
     calls: state.pendingCalls,
     runTools,
-    decision: decision.record ?? null,
+    decision: decision.record,
     notRun: new Set(refused.keys()),
   });
   if (coverage.kind === 'stricter') {
