@@ -107,7 +107,15 @@ export function startLocalChannels(
     });
     targets.push(notify);
     mailDueDigests = () => notify({ source: 'aws.events', 'detail-type': 'Scheduled Event', detail: {} });
-    timer = setInterval(() => void mailDueDigests().catch(() => undefined), DIGEST_INTERVAL_MILLISECONDS);
+    // A failing digest run is logged as a failing delivery is, not dropped (the next run retries).
+    const mailDigestsLogged = () =>
+      mailDueDigests().catch((error: unknown) =>
+        dependencies.logger.error('channel event failed', {
+          detailType: 'Scheduled Event',
+          errorClass: nameErrorClass(error),
+        }),
+      );
+    timer = setInterval(() => void mailDigestsLogged(), DIGEST_INTERVAL_MILLISECONDS);
     timer.unref();
   }
   const pending = new Set<Promise<void>>();
